@@ -1,0 +1,31 @@
+/* cli.h - the subcommands of the `oomsim` command.
+ *
+ * Each subcommand gets argv after the subcommand name and returns an exit
+ * status: CLI_OK, CLI_INPUT (invalid input), CLI_USAGE, CLI_FAILURE (I/O
+ * or internal).  Only cli/ prints and decides exit statuses. */
+#ifndef OOMSIM_CLI_H
+#define OOMSIM_CLI_H
+
+#include "sim/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+enum { CLI_OK = 0, CLI_INPUT = 1, CLI_USAGE = 2, CLI_FAILURE = 3 };
+
+/* Maps a SIM_E* code to the exit status spec/RESULTS.md gives it. */
+int cli_status(int code);
+/* Prints "oomsim: <msg>" (or the bare message for probe parity) and
+ * returns the exit status for err. */
+int cli_report(const sim_error *err);
+/* Writes len bytes and a newline to stdout; CLI_OK or CLI_FAILURE. */
+int cli_write_stdout(const char *text, size_t len);
+
+int cli_probe(int argc, char **argv);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

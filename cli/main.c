@@ -1,0 +1,81 @@
+/* main.c - `oomsim`: subcommand dispatch, help and exit statuses. */
+#include "cli.h"
+
+#include <stdio.h>
+#include <string.h>
+
+typedef struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+    const char *synopsis;
+} command;
+
+static const command commands[] = {
+    {"probe", cli_probe, "probe EVENTS.json   report peak, over-budget events, exit reason"},
+};
+
+static void usage(FILE *out)
+{
+    fprintf(out, "usage: oomsim COMMAND [ARGS]\n\ncommands:\n");
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        fprintf(out, "  %s\n", commands[i].synopsis);
+    fprintf(out, "\n  oomsim --version    print the version\n"
+                 "\nexit status: 0 ok, 1 invalid input, 2 usage error, 3 I/O or internal "
+                 "failure\n");
+}
+
+int cli_status(int code)
+{
+    switch (code) {
+    case SIM_OK:
+        return CLI_OK;
+    case SIM_EINPUT:
+    case SIM_ERANGE:
+    case SIM_ELIMIT:
+    case SIM_ENOTFOUND:
+    case SIM_EINVAL:
+        return CLI_INPUT;
+    default:
+        return CLI_FAILURE;
+    }
+}
+
+int cli_report(const sim_error *err)
+{
+    const char *msg = err->msg[0] != '\0' ? err->msg : sim_strerror(err->code);
+    fprintf(stderr, "%s\n", msg);
+    return cli_status(err->code);
+}
+
+int cli_write_stdout(const char *text, size_t len)
+{
+    if (fwrite(text, 1, len, stdout) != len || fputc('\n', stdout) == EOF ||
+        fflush(stdout) != 0) {
+        fprintf(stderr, "oomsim: cannot write the output\n");
+        return CLI_FAILURE;
+    }
+    return CLI_OK;
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    const char *name = argv[1];
+    if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
+        usage(stdout);
+        return CLI_OK;
+    }
+    if (strcmp(name, "--version") == 0) {
+        printf("oomsim %s\n", SIM_VERSION);
+        return CLI_OK;
+    }
+    for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+        if (strcmp(name, commands[i].name) == 0)
+            return commands[i].fn(argc - 2, argv + 2);
+    fprintf(stderr, "oomsim: unknown command '%s'\n", name);
+    usage(stderr);
+    return CLI_USAGE;
+}

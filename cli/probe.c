@@ -1,0 +1,27 @@
+/* probe.c - `oomsim probe EVENTS.json`.
+ *
+ * Messages go to stderr bare (no "oomsim:" prefix): for the inputs the
+ * reference rejects they must be its exact text. */
+#include "cli.h"
+#include "replay/replay.h"
+
+#include <stdio.h>
+#include <string.h>
+
+int cli_probe(int argc, char **argv)
+{
+    if (argc != 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
+        int help = argc == 1;
+        fprintf(help ? stdout : stderr, "usage: oomsim probe EVENTS.json\n");
+        return help ? CLI_OK : CLI_USAGE;
+    }
+    sim_error err;
+    sim_error_clear(&err);
+    char *report = NULL;
+    int rc = rpl_probe_file(argv[0], &report, &err);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    int status = cli_write_stdout(report, strlen(report));
+    rpl_probe_free(report);
+    return status;
+}

@@ -1,0 +1,201 @@
+/* arena.c - per-replication arenas.
+ *
+ * jemalloc backend: one jemalloc arena per replication (arenas.create),
+ * blocks from mallocx(MALLOCX_ARENA | MALLOCX_TCACHE_NONE) so no thread
+ * cache keeps pointers into it, and arena.<i>.destroy frees every block
+ * at once.  jemalloc recycles destroyed arena indices, so a run of many
+ * replications uses as many arenas as it has threads.
+ *
+ * malloc backend (OOMSIM_NO_JEMALLOC, the sanitizer builds): blocks carry
+ * a header linking them into a list that destroy walks, so AddressSanitizer
+ * sees every allocation and LeakSanitizer every leak. */
+#include "sim.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+
+#ifndef OOMSIM_NO_JEMALLOC
+#include <jemalloc/jemalloc.h>
+
+struct sim_arena {
+    sim_alloc alloc;
+    unsigned index;
+    int flags;
+    size_t bytes;
+};
+
+static void *ar_malloc(void *ctx, size_t n)
+{
+    sim_arena *a = ctx;
+    void *p = mallocx(n == 0 ? 1 : n, a->flags);
+    if (p != NULL)
+        a->bytes += n;
+    return p;
+}
+
+static void *ar_realloc(void *ctx, void *p, size_t old, size_t n)
+{
+    sim_arena *a = ctx;
+    if (p == NULL)
+        return ar_malloc(ctx, n);
+    void *q = rallocx(p, n == 0 ? 1 : n, a->flags);
+    if (q != NULL)
+        a->bytes = a->bytes - old + n;
+    return q;
+}
+
+static void ar_free(void *ctx, void *p, size_t n)
+{
+    sim_arena *a = ctx;
+    sdallocx(p, n == 0 ? 1 : n, a->flags);
+    a->bytes -= n;
+}
+
+sim_arena *sim_arena_create(sim_error *err)
+{
+    unsigned index;
+    size_t sz = sizeof index;
+    if (mallctl("arenas.create", &index, &sz, NULL, 0) != 0) {
+        sim_error_set(err, SIM_ENOMEM, "arena: jemalloc could not create an arena");
+        return NULL;
+    }
+    int flags = MALLOCX_ARENA(index) | MALLOCX_TCACHE_NONE;
+    /* The arena struct lives in the arena, so destroy frees it too. */
+    sim_arena *a = mallocx(sizeof *a, flags);
+    if (a == NULL) {
+        char name[64];
+        snprintf(name, sizeof name, "arena.%u.destroy", index);
+        mallctl(name, NULL, NULL, NULL, 0);
+        sim_error_set(err, SIM_ENOMEM, "arena: out of memory");
+        return NULL;
+    }
+    a->alloc.malloc_fn = ar_malloc;
+    a->alloc.realloc_fn = ar_realloc;
+    a->alloc.free_fn = ar_free;
+    a->alloc.ctx = a;
+    a->index = index;
+    a->flags = flags;
+    a->bytes = 0;
+    return a;
+}
+
+void sim_arena_destroy(sim_arena *a)
+{
+    if (a == NULL)
+        return;
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.destroy", a->index);
+    mallctl(name, NULL, NULL, NULL, 0);
+}
+
+const char *sim_arena_backend(void) { return "jemalloc"; }
+
+#else /* OOMSIM_NO_JEMALLOC */
+
+typedef struct block {
+    struct block *prev, *next;
+    size_t size;
+    size_t pad; /* keeps the payload 16-byte aligned on LP64 */
+} block;
+
+struct sim_arena {
+    sim_alloc alloc;
+    block head; /* circular list of live blocks */
+    size_t bytes;
+};
+
+static void link_block(sim_arena *a, block *b)
+{
+    b->next = a->head.next;
+    b->prev = &a->head;
+    a->head.next->prev = b;
+    a->head.next = b;
+}
+
+static void unlink_block(block *b)
+{
+    b->prev->next = b->next;
+    b->next->prev = b->prev;
+}
+
+static void *ar_malloc(void *ctx, size_t n)
+{
+    sim_arena *a = ctx;
+    if (n > SIZE_MAX - sizeof(block))
+        return NULL;
+    block *b = malloc(sizeof(block) + n);
+    if (b == NULL)
+        return NULL;
+    b->size = n;
+    link_block(a, b);
+    a->bytes += n;
+    return b + 1;
+}
+
+static void *ar_realloc(void *ctx, void *p, size_t old, size_t n)
+{
+    sim_arena *a = ctx;
+    (void)old;
+    if (p == NULL)
+        return ar_malloc(ctx, n);
+    if (n > SIZE_MAX - sizeof(block))
+        return NULL;
+    block *b = (block *)p - 1;
+    size_t was = b->size;
+    unlink_block(b);
+    block *nb = realloc(b, sizeof(block) + n);
+    if (nb == NULL) {
+        link_block(a, b);
+        return NULL;
+    }
+    nb->size = n;
+    link_block(a, nb);
+    a->bytes = a->bytes - was + n;
+    return nb + 1;
+}
+
+static void ar_free(void *ctx, void *p, size_t n)
+{
+    sim_arena *a = ctx;
+    (void)n;
+    block *b = (block *)p - 1;
+    unlink_block(b);
+    a->bytes -= b->size;
+    free(b);
+}
+
+sim_arena *sim_arena_create(sim_error *err)
+{
+    sim_arena *a = malloc(sizeof *a);
+    if (a == NULL) {
+        sim_error_set(err, SIM_ENOMEM, "arena: out of memory");
+        return NULL;
+    }
+    a->alloc.malloc_fn = ar_malloc;
+    a->alloc.realloc_fn = ar_realloc;
+    a->alloc.free_fn = ar_free;
+    a->alloc.ctx = a;
+    a->head.next = a->head.prev = &a->head;
+    a->bytes = 0;
+    return a;
+}
+
+void sim_arena_destroy(sim_arena *a)
+{
+    if (a == NULL)
+        return;
+    block *b = a->head.next;
+    while (b != &a->head) {
+        block *next = b->next;
+        free(b);
+        b = next;
+    }
+    free(a);
+}
+
+const char *sim_arena_backend(void) { return "malloc"; }
+
+#endif
+
+const sim_alloc *sim_arena_alloc(sim_arena *a) { return &a->alloc; }
+size_t sim_arena_bytes(const sim_arena *a) { return a->bytes; }

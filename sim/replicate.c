@@ -1,0 +1,117 @@
+/* replicate.c - replications on threads, results in replication order.
+ *
+ * Workers take replication indices from one atomic counter, in increasing
+ * order.  So when replication k fails, every replication below k has
+ * already been handed out and runs to its end: the lowest failing index
+ * is always found, and the reported error does not depend on the thread
+ * count or the schedule.  No index is handed out after a failure. */
+#include "sim.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+#include <string.h>
+
+typedef struct job {
+    uint64_t count;
+    sim_rep_fn fn;
+    void *ctx;
+    char *outs;
+    size_t out_size;
+    atomic_uint_fast64_t next;
+    atomic_int failed;
+    pthread_mutex_t mu;
+    uint64_t err_rep; /* lowest failing replication so far */
+    int rc;
+    sim_error err;
+} job;
+
+static void record_failure(job *j, uint64_t k, int rc, const sim_error *err)
+{
+    pthread_mutex_lock(&j->mu);
+    if (j->rc == SIM_OK || k < j->err_rep) {
+        j->err_rep = k;
+        j->rc = rc;
+        sim_error_set(&j->err, rc, "replication %llu: %s", (unsigned long long)k,
+                      err->msg[0] != '\0' ? err->msg : sim_strerror(rc));
+    }
+    pthread_mutex_unlock(&j->mu);
+    atomic_store(&j->failed, 1);
+}
+
+static void run_one(job *j, uint64_t k)
+{
+    sim_error err;
+    sim_error_clear(&err);
+    sim_arena *arena = sim_arena_create(&err);
+    if (arena == NULL) {
+        record_failure(j, k, err.code, &err);
+        return;
+    }
+    sim_rep_env env = {k, sim_arena_alloc(arena)};
+    int rc = j->fn(j->ctx, &env, j->outs + k * j->out_size, &err);
+    sim_arena_destroy(arena);
+    if (rc != SIM_OK)
+        record_failure(j, k, rc, &err);
+}
+
+static void *worker(void *arg)
+{
+    job *j = arg;
+    while (!atomic_load(&j->failed)) {
+        uint64_t k = atomic_fetch_add(&j->next, 1);
+        if (k >= j->count)
+            break;
+        run_one(j, k);
+    }
+    return NULL;
+}
+
+int sim_replicate(uint64_t count, unsigned threads, sim_rep_fn fn, void *ctx, void *outs,
+                  size_t out_size, sim_error *err)
+{
+    if (fn == NULL || (outs == NULL && out_size != 0) ||
+        (out_size != 0 && count > SIZE_MAX / out_size))
+        return sim_error_set(err, SIM_EINVAL, "replicate: invalid arguments");
+    if (count == 0)
+        return SIM_OK;
+    if (threads == 0)
+        threads = 1;
+    if (threads > count)
+        threads = (unsigned)count;
+
+    job j;
+    memset(&j, 0, sizeof j);
+    j.count = count;
+    j.fn = fn;
+    j.ctx = ctx;
+    j.outs = outs;
+    j.out_size = out_size;
+    atomic_init(&j.next, 0);
+    atomic_init(&j.failed, 0);
+    j.rc = SIM_OK;
+    if (pthread_mutex_init(&j.mu, NULL) != 0)
+        return sim_error_set(err, SIM_EINTERNAL, "replicate: cannot create a mutex");
+
+    /* The calling thread is worker 0; a thread that cannot be started
+     * only lowers the parallelism, never the result. */
+    pthread_t tids[256];
+    unsigned started = 0;
+    if (threads > 256)
+        threads = 256;
+    for (unsigned t = 1; t < threads; t++) {
+        if (pthread_create(&tids[started], NULL, worker, &j) != 0)
+            break;
+        started++;
+    }
+    worker(&j);
+    for (unsigned t = 0; t < started; t++)
+        pthread_join(tids[t], NULL);
+    pthread_mutex_destroy(&j.mu);
+
+    if (j.rc != SIM_OK) {
+        if (err != NULL)
+            *err = j.err;
+        return j.rc;
+    }
+    return SIM_OK;
+}

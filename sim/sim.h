@@ -1,0 +1,304 @@
+/* sim.h - the generic discrete-event engine of oomsim.
+ *
+ * This header is the whole contract of sim/: errors, the allocator hook,
+ * the engine (virtual clock and pending-event set), random-number streams,
+ * per-replication arenas and the replication runner.  Nothing here knows
+ * about memory, devices or models; sim/ could drive any other model.
+ *
+ * Threading: an engine, a stream and an arena belong to one thread at a
+ * time.  sim_replicate() is the only function that starts threads.
+ */
+#ifndef OOMSIM_SIM_H
+#define OOMSIM_SIM_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <gsl/gsl_rng.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define SIM_VERSION "0.1.0"
+
+/* ---------------------------------------------------------------- errors */
+
+/* The one error table of the project.  X(name, message): codes are
+ * negative, SIM_OK is 0.  Every layer reports failures with these codes
+ * and puts the context (file:line:col, event index, field, limit) in a
+ * sim_error. */
+#define SIM_ERRNO_MAP(X)                                   \
+    X(NOMEM, "out of memory")                              \
+    X(INVAL, "invalid argument")                           \
+    X(INPUT, "invalid input")                              \
+    X(RANGE, "value out of range")                         \
+    X(LIMIT, "limit exceeded")                             \
+    X(NOTFOUND, "not found")                               \
+    X(IO, "input/output error")                            \
+    X(STATE, "operation not valid in this state")          \
+    X(INTERNAL, "internal error")
+
+enum {
+    SIM_OK = 0,
+#define SIM__ERR_ENUM(name, msg) SIM_E##name,
+    SIM__ERR_FIRST = -100,
+    SIM_ERRNO_MAP(SIM__ERR_ENUM)
+#undef SIM__ERR_ENUM
+    SIM__ERR_END
+};
+/* The codes are SIM__ERR_FIRST+1 .. SIM__ERR_END-1: all negative. */
+
+#define SIM_ERROR_MSG_MAX 512
+
+/* An error with its context.  The message is complete and meant for a
+ * person ("events.json:3:14: invalid JSON: ...").  Caller-owned. */
+typedef struct sim_error {
+    int code;                     /* SIM_OK or a SIM_E* code */
+    char msg[SIM_ERROR_MSG_MAX];  /* NUL-terminated, truncated if longer */
+} sim_error;
+
+/* Short name of a code ("NOMEM"), or "UNKNOWN".  Never NULL. */
+const char *sim_err_name(int code);
+/* Default message of a code ("out of memory").  Never NULL. */
+const char *sim_strerror(int code);
+/* Sets err (if not NULL) to code and the printf-style message; returns
+ * code so callers can write `return sim_error_set(err, SIM_EINPUT, ...)`. */
+int sim_error_set(sim_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+/* Resets err to SIM_OK with an empty message.  NULL is allowed. */
+void sim_error_clear(sim_error *err);
+
+/* -------------------------------------------------------- allocator hook */
+
+/* The one allocator interface.  Every allocation of the engine and the
+ * models goes through one of these, so tests can fail the Nth allocation
+ * and replications can allocate from their own arena.  free_fn and
+ * realloc_fn receive the size given at allocation (sized deallocation). */
+typedef struct sim_alloc {
+    void *(*malloc_fn)(void *ctx, size_t size);
+    void *(*realloc_fn)(void *ctx, void *ptr, size_t old_size, size_t size);
+    void (*free_fn)(void *ctx, void *ptr, size_t size);
+    void *ctx;
+} sim_alloc;
+
+/* The process-wide default: jemalloc, or the C library in sanitizer
+ * builds.  Thread-safe; the returned object is static. */
+const sim_alloc *sim_alloc_default(void);
+
+static inline void *sim_malloc(const sim_alloc *a, size_t n)
+{
+    return a->malloc_fn(a->ctx, n);
+}
+static inline void *sim_realloc(const sim_alloc *a, void *p, size_t old, size_t n)
+{
+    return a->realloc_fn(a->ctx, p, old, n);
+}
+static inline void sim_free(const sim_alloc *a, void *p, size_t n)
+{
+    if (p != NULL)
+        a->free_fn(a->ctx, p, n);
+}
+
+/* Test allocator: wraps `base` and fails the fail_at-th allocation
+ * (1-based, counting malloc and realloc; 0 never fails).  It counts live
+ * blocks so tests can prove that every error path released what it took. */
+typedef struct sim_failalloc {
+    sim_alloc alloc;       /* pass &fa.alloc to the code under test */
+    const sim_alloc *base;
+    uint64_t calls;        /* allocations attempted so far */
+    uint64_t fail_at;
+    int64_t live_blocks;   /* allocations minus frees */
+    int64_t live_bytes;
+} sim_failalloc;
+
+void sim_failalloc_init(sim_failalloc *fa, const sim_alloc *base, uint64_t fail_at);
+
+/* ---------------------------------------------------------------- engine */
+
+/* Virtual time: microseconds since the start of the run. */
+typedef int64_t sim_time;
+
+#define SIM_TIME_MAX INT64_MAX
+#define SIM_US_PER_MS INT64_C(1000)
+#define SIM_US_PER_S INT64_C(1000000)
+
+typedef struct sim_engine sim_engine;
+
+/* Names a scheduled event.  0 is never a valid handle.  A handle goes
+ * stale when its event fires or is cancelled; stale handles are detected
+ * (generation count), never confused with a later event. */
+typedef uint64_t sim_handle;
+
+/* Event handler.  ctx and arg are what was given to sim_schedule(). */
+typedef void (*sim_event_fn)(sim_engine *e, void *ctx, uint64_t arg);
+
+/* Priorities break ties at equal times: lower values fire first.
+ * Events with equal time and priority fire in insertion order (FIFO). */
+#define SIM_PRIO_MIN (-32768)
+#define SIM_PRIO_MAX 32767
+
+typedef struct sim_engine_config {
+    const sim_alloc *alloc;    /* NULL: sim_alloc_default() */
+    unsigned heap_arity_log2;  /* pending set is a 2^k-ary heap; 0: default (4-ary) */
+    uint32_t max_pending;      /* 0: default SIM_MAX_PENDING_DEFAULT */
+} sim_engine_config;
+
+#define SIM_MAX_PENDING_DEFAULT (UINT32_C(1) << 26)
+
+/* Creates an engine at time 0 with no pending events.  cfg may be NULL.
+ * Returns NULL on allocation failure or a bad config (err says which). */
+sim_engine *sim_engine_create(const sim_engine_config *cfg, sim_error *err);
+/* Frees the engine and every pending event (handlers are not called).
+ * NULL is allowed. */
+void sim_engine_destroy(sim_engine *e);
+
+/* Current virtual time. */
+sim_time sim_now(const sim_engine *e);
+/* Number of pending events. */
+size_t sim_pending(const sim_engine *e);
+
+/* Schedules fn(e, ctx, arg) at absolute time t >= sim_now(e) with the
+ * given priority.  Stores the handle in *h when h is not NULL.
+ * Returns SIM_OK, SIM_EINVAL (t in the past, fn NULL, priority out of
+ * range), SIM_ELIMIT (max_pending reached) or SIM_ENOMEM; on failure
+ * nothing changed. */
+int sim_schedule(sim_engine *e, sim_time t, int prio, sim_event_fn fn, void *ctx,
+                 uint64_t arg, sim_handle *h);
+/* Same with a delay relative to now (delay >= 0). */
+int sim_schedule_in(sim_engine *e, sim_time delay, int prio, sim_event_fn fn,
+                    void *ctx, uint64_t arg, sim_handle *h);
+/* Cancels a pending event.  Returns SIM_OK, or SIM_ENOTFOUND when the
+ * handle is stale (already fired or cancelled) or was never issued. */
+int sim_cancel(sim_engine *e, sim_handle h);
+/* Moves a pending event to time t >= now, keeping its priority, handle and
+ * payload.  It takes a new insertion sequence: among equal (time,
+ * priority) it now fires after the events already scheduled.
+ * Returns SIM_OK, SIM_ENOTFOUND or SIM_EINVAL; on failure nothing changed. */
+int sim_reschedule(sim_engine *e, sim_handle h, sim_time t);
+/* True when h names a pending event; stores its time in *t if not NULL. */
+int sim_is_pending(const sim_engine *e, sim_handle h, sim_time *t);
+
+enum {
+    SIM_RUN_EMPTY = 0,   /* no pending event left */
+    SIM_RUN_HORIZON = 1, /* next event lies after the horizon; now == horizon */
+    SIM_RUN_STOPPED = 2  /* a handler called sim_stop() */
+};
+
+/* Fires events in (time, priority, sequence) order while their time is
+ * <= horizon.  Returns SIM_RUN_*, or the negative code a handler passed
+ * to sim_abort().  The engine can be run again afterwards. */
+int sim_run(sim_engine *e, sim_time horizon);
+/* Fires the single next event regardless of time.  Returns 1 if one
+ * fired, 0 if none was pending, or a sim_abort() code. */
+int sim_step(sim_engine *e);
+/* From a handler: return from sim_run() after this handler. */
+void sim_stop(sim_engine *e);
+/* From a handler: stop and make sim_run() return code (< 0), for errors a
+ * handler cannot report otherwise.  The first code wins until the next run. */
+void sim_abort(sim_engine *e, int code);
+
+/* Checks the pending set: heap order, handle table consistency, free list.
+ * Returns SIM_OK or SIM_EINTERNAL with the first broken invariant in err.
+ * O(n); for tests and debug builds. */
+int sim_queue_validate(const sim_engine *e, sim_error *err);
+
+/* Events fired since creation. */
+uint64_t sim_events_fired(const sim_engine *e);
+
+/* --------------------------------------------------------------- streams */
+
+/* A random-number stream: a GSL mt19937 generator whose whole state is
+ * derived from (seed, replication, purpose) by sim_stream_key() (see
+ * docs/design/rng.md).  One purpose draws the same numbers whatever the
+ * other purposes draw: the basis of common random numbers. */
+typedef struct sim_stream {
+    gsl_rng rng;           /* pass &s->rng to any gsl_ran_* function */
+    const sim_alloc *alloc;
+    size_t state_size;
+} sim_stream;
+
+/* The 64-bit key of a stream: a splitmix64-based mix of its three
+ * coordinates.  Pure; documented so other tools can reproduce it. */
+uint64_t sim_stream_key(uint64_t seed, uint64_t replication, uint64_t purpose);
+
+/* Initialises s (caller-owned storage) for (seed, replication, purpose),
+ * allocating the generator state from alloc (NULL: default).  Returns
+ * SIM_OK or SIM_ENOMEM (s untouched). */
+int sim_stream_init(sim_stream *s, const sim_alloc *alloc, uint64_t seed,
+                    uint64_t replication, uint64_t purpose);
+/* Releases the state.  Safe on a zeroed stream. */
+void sim_stream_release(sim_stream *s);
+
+static inline gsl_rng *sim_stream_rng(sim_stream *s) { return &s->rng; }
+
+/* An exponential duration in microseconds with the given mean (us),
+ * rounded to the nearest microsecond. */
+sim_time sim_stream_exp_us(sim_stream *s, double mean_us);
+
+/* ---------------------------------------------------------------- arenas */
+
+/* A per-replication arena: everything allocated from it is freed at once
+ * by sim_arena_destroy().  Backed by a jemalloc arena (arenas.create,
+ * mallocx with MALLOCX_ARENA, arena.<i>.destroy); in sanitizer builds by
+ * a tracked list of C-library blocks, so the sanitizers see every block.
+ * Used by one thread at a time. */
+typedef struct sim_arena sim_arena;
+
+sim_arena *sim_arena_create(sim_error *err);
+/* Frees every block of the arena and the arena.  NULL is allowed. */
+void sim_arena_destroy(sim_arena *a);
+/* The allocator of the arena; valid until sim_arena_destroy(). */
+const sim_alloc *sim_arena_alloc(sim_arena *a);
+/* Bytes currently allocated from the arena (as requested). */
+size_t sim_arena_bytes(const sim_arena *a);
+/* "jemalloc" or "malloc": the backend compiled in. */
+const char *sim_arena_backend(void);
+
+/* ---------------------------------------------------------- replications */
+
+/* What one replication gets: its index and its arena's allocator. */
+typedef struct sim_rep_env {
+    uint64_t replication;
+    const sim_alloc *alloc;  /* freed wholesale when the replication returns */
+} sim_rep_env;
+
+/* Runs one replication and writes its result into `out` (out_size bytes
+ * of caller memory, not from env->alloc, which is gone afterwards).
+ * Returns SIM_OK or a SIM_E* code with err filled.  Called concurrently
+ * from several threads: it must only touch its own replication's state. */
+typedef int (*sim_rep_fn)(void *ctx, const sim_rep_env *env, void *out, sim_error *err);
+
+/* Runs replications 0..count-1 on `threads` threads (clamped to
+ * [1, count]); replication k writes outs + k * out_size.  Results are in
+ * replication order whatever the thread count.  On failure returns the
+ * error of the lowest-numbered failing replication (deterministic), and
+ * replications after it may not have run. */
+int sim_replicate(uint64_t count, unsigned threads, sim_rep_fn fn, void *ctx,
+                  void *outs, size_t out_size, sim_error *err);
+
+/* ------------------------------------------------------- engine self-check */
+
+/* The M/M/1 queue on the engine alone, used by the tests and benchmarks to
+ * check the engine against queueing theory.  Times in microseconds. */
+typedef struct sim_mm1_result {
+    uint64_t customers;    /* customers that started service */
+    double mean_wait_us;   /* mean time in queue before service */
+    uint64_t events;       /* events fired */
+    sim_time end_time;
+} sim_mm1_result;
+
+/* Simulates until `customers` customers started service, with arrival
+ * rate lambda and service rate mu per second, streams (seed, rep, 1) for
+ * arrivals and (seed, rep, 2) for service.  alloc NULL: default. */
+int sim_mm1_run(const sim_alloc *alloc, uint64_t seed, uint64_t rep, double lambda,
+                double mu, uint64_t customers, sim_mm1_result *res, sim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OOMSIM_SIM_H */
