@@ -141,9 +141,19 @@ typedef void (*sim_event_fn)(sim_engine *e, void *ctx, uint64_t arg);
 #define SIM_PRIO_MIN (-32768)
 #define SIM_PRIO_MAX 32767
 
+/* The pending-event set.  Both give the same order; they differ in speed
+ * (docs/design/engine.md has the measurements behind the default). */
+typedef enum sim_pending_kind {
+    SIM_PENDING_DEFAULT = 0, /* the radix heap */
+    SIM_PENDING_RADIX = 1,   /* monotone radix heap: 65 buckets by the highest
+                                bit in which a time differs from now */
+    SIM_PENDING_HEAP = 2     /* implicit 2^k-ary heap */
+} sim_pending_kind;
+
 typedef struct sim_engine_config {
     const sim_alloc *alloc;    /* NULL: sim_alloc_default() */
-    unsigned heap_arity_log2;  /* pending set is a 2^k-ary heap; 0: default (4-ary) */
+    sim_pending_kind pending;  /* SIM_PENDING_DEFAULT: the radix heap */
+    unsigned heap_arity_log2;  /* SIM_PENDING_HEAP only: arity 2^k; 0: 4-ary */
     uint32_t max_pending;      /* 0: default SIM_MAX_PENDING_DEFAULT */
 } sim_engine_config;
 

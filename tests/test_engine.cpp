@@ -20,9 +20,10 @@ void record(sim_engine *, void *ctx, uint64_t arg)
 
 struct Engine {
     sim_engine *e;
-    explicit Engine(unsigned k = 0, const sim_alloc *a = nullptr, uint32_t maxp = 0)
+    explicit Engine(sim_pending_kind kind = SIM_PENDING_DEFAULT, unsigned k = 0,
+                    const sim_alloc *a = nullptr, uint32_t maxp = 0)
     {
-        sim_engine_config cfg{a, k, maxp};
+        sim_engine_config cfg{a, kind, k, maxp};
         sim_error err;
         e = sim_engine_create(&cfg, &err);
         REQUIRE(e != nullptr);
@@ -42,9 +43,10 @@ void require_valid(const sim_engine *e)
 // Reference: a sorted set of (time, priority, sequence, id).
 using Key = std::tuple<int64_t, int, uint64_t, uint64_t>;
 
-void random_ops_against_reference(unsigned arity_log2, uint64_t seed, int ops)
+void random_ops_against_reference(sim_pending_kind kind, unsigned arity_log2, uint64_t seed,
+                                  int ops, int64_t spread)
 {
-    Engine eng(arity_log2);
+    Engine eng(kind, arity_log2);
     sim_engine *e = eng.e;
     std::mt19937_64 rng(seed);
     std::set<Key> ref;
@@ -60,7 +62,7 @@ void random_ops_against_reference(unsigned arity_log2, uint64_t seed, int ops)
     for (int op = 0; op < ops; op++) {
         unsigned dice = static_cast<unsigned>(rng() % 100);
         if (dice < 45 || live_ids.empty()) {
-            int64_t t = sim_now(e) + static_cast<int64_t>(rng() % 50);
+            int64_t t = sim_now(e) + static_cast<int64_t>(rng() % static_cast<uint64_t>(spread));
             int prio = static_cast<int>(rng() % 3) - 1;
             uint64_t id = next_id++;
             sim_handle h = 0;
@@ -81,7 +83,7 @@ void random_ops_against_reference(unsigned arity_log2, uint64_t seed, int ops)
         } else if (dice < 70) {
             size_t pos = rng() % live_ids.size();
             uint64_t id = live_ids[pos];
-            int64_t t = sim_now(e) + static_cast<int64_t>(rng() % 50);
+            int64_t t = sim_now(e) + static_cast<int64_t>(rng() % static_cast<uint64_t>(spread));
             REQUIRE(sim_reschedule(e, live[id].second, t) == SIM_OK);
             Key old = live[id].first;
             Key k{t, std::get<1>(old), seq++, id};
@@ -128,14 +130,18 @@ void random_ops_against_reference(unsigned arity_log2, uint64_t seed, int ops)
 TEST_CASE("engine: 100k random schedule/cancel/reschedule match a sorted reference",
           "[engine]")
 {
-    unsigned k = GENERATE(1u, 2u, 3u);
-    INFO("heap arity 2^" << k);
-    random_ops_against_reference(k, 20261202u + k, 100000);
+    // Kind 1 is the radix heap; kind 2 the d-ary heap with arity 2^k.
+    auto kind = static_cast<sim_pending_kind>(GENERATE(1, 2));
+    unsigned k = kind == SIM_PENDING_HEAP ? GENERATE(1u, 2u, 3u) : 0u;
+    // Narrow spreads make many ties; wide ones spread over many buckets.
+    int64_t spread = GENERATE(int64_t{50}, int64_t{1} << 40);
+    INFO("kind " << kind << " arity 2^" << k << " spread " << spread);
+    random_ops_against_reference(kind, k, 20261202u + k, 100000, spread);
 }
 
 TEST_CASE("engine: equal time and priority fire in insertion order", "[engine]")
 {
-    Engine eng;
+    Engine eng(static_cast<sim_pending_kind>(GENERATE(1, 2)));
     std::vector<uint64_t> fired;
     for (uint64_t i = 0; i < 1000; i++)
         REQUIRE(sim_schedule(eng.e, 5, 0, record, &fired, i, nullptr) == SIM_OK);
@@ -147,7 +153,7 @@ TEST_CASE("engine: equal time and priority fire in insertion order", "[engine]")
 
 TEST_CASE("engine: time first, then priority, then sequence", "[engine]")
 {
-    Engine eng;
+    Engine eng(static_cast<sim_pending_kind>(GENERATE(1, 2)));
     std::vector<uint64_t> fired;
     sim_engine *e = eng.e;
     REQUIRE(sim_schedule(e, 10, 5, record, &fired, 1, nullptr) == SIM_OK);
@@ -200,12 +206,14 @@ TEST_CASE("engine: handles go stale and are never confused with later events", "
 
 TEST_CASE("engine: horizon, empty and the clock", "[engine]")
 {
-    Engine eng;
+    Engine eng(static_cast<sim_pending_kind>(GENERATE(1, 2)));
     std::vector<uint64_t> fired;
     sim_engine *e = eng.e;
     for (uint64_t t : {10, 20, 30})
         REQUIRE(sim_schedule(e, static_cast<sim_time>(t), 0, record, &fired, t, nullptr) ==
                 SIM_OK);
+    REQUIRE(sim_run(e, 5) == SIM_RUN_HORIZON);
+    REQUIRE(sim_now(e) == 5);
     REQUIRE(sim_run(e, 20) == SIM_RUN_HORIZON);
     REQUIRE(fired == std::vector<uint64_t>{10, 20});
     REQUIRE(sim_now(e) == 20);
@@ -214,9 +222,14 @@ TEST_CASE("engine: horizon, empty and the clock", "[engine]")
     REQUIRE(sim_schedule(e, 24, 0, record, &fired, 99, nullptr) == SIM_EINVAL);
     REQUIRE(sim_schedule_in(e, -1, 0, record, &fired, 99, nullptr) == SIM_EINVAL);
     REQUIRE(sim_schedule(e, 25, 0, nullptr, &fired, 99, nullptr) == SIM_EINVAL);
+    // Between the clock and the next pending event: must still come first
+    // (the radix heap must not have moved its base past the clock).
+    REQUIRE(sim_schedule(e, 27, 0, record, &fired, 27, nullptr) == SIM_OK);
+    require_valid(e);
     REQUIRE(sim_run(e, SIM_TIME_MAX) == SIM_RUN_EMPTY);
+    REQUIRE(fired == std::vector<uint64_t>{10, 20, 27, 30});
     REQUIRE(sim_now(e) == 30);
-    REQUIRE(sim_events_fired(e) == 3);
+    REQUIRE(sim_events_fired(e) == 4);
     REQUIRE(sim_step(e) == 0);
 }
 
@@ -258,7 +271,7 @@ TEST_CASE("engine: stop and abort from a handler", "[engine]")
 
 TEST_CASE("engine: max_pending is a hard limit", "[engine]")
 {
-    Engine eng(0, nullptr, 100);
+    Engine eng(SIM_PENDING_DEFAULT, 0, nullptr, 100);
     std::vector<uint64_t> fired;
     for (uint64_t i = 0; i < 100; i++)
         REQUIRE(sim_schedule(eng.e, 1, 0, record, &fired, i, nullptr) == SIM_OK);
@@ -270,10 +283,11 @@ TEST_CASE("engine: max_pending is a hard limit", "[engine]")
 
 TEST_CASE("engine: every allocation failure leaves the engine whole", "[engine][alloc]")
 {
+    auto kind = static_cast<sim_pending_kind>(GENERATE(1, 2));
     for (uint64_t n = 1;; n++) {
         sim_failalloc fa;
         sim_failalloc_init(&fa, nullptr, n);
-        sim_engine_config cfg{&fa.alloc, 0, 0};
+        sim_engine_config cfg{&fa.alloc, kind, 0, 0};
         sim_error err;
         sim_engine *e = sim_engine_create(&cfg, &err);
         if (e == nullptr) {

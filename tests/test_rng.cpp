@@ -101,6 +101,16 @@ TEST_CASE("rng: exponential durations have the requested mean", "[rng]")
     REQUIRE(std::fabs(sum / n - mean) < 4 * mean / std::sqrt(static_cast<double>(n)));
 }
 
+TEST_CASE("rng: sim_stream_exp_us draws what gsl_ran_exponential draws", "[rng]")
+{
+    Stream a(5, 1, 3), b(5, 1, 3);
+    for (int i = 0; i < 10000; i++) {
+        double mean = 1000.0 * (1 + i % 17);
+        double x = gsl_ran_exponential(sim_stream_rng(&b.s), mean);
+        REQUIRE(sim_stream_exp_us(&a.s, mean) == static_cast<sim_time>(std::floor(x + 0.5)));
+    }
+}
+
 TEST_CASE("rng: a failed allocation leaves the stream untouched", "[rng][alloc]")
 {
     sim_failalloc fa;
