@@ -16,7 +16,7 @@ typedef struct mm1 {
     const sim_alloc *alloc;
     sim_stream arrivals, service;
     double mean_gap_us, mean_service_us;
-    sim_time *ring; /* arrival times of waiting customers */
+    sim_time *ring; /* arrival times of waiting customers; capacity a power of 2 */
     uint64_t ring_cap, head, len;
     int busy;
     uint64_t target, started;
@@ -33,13 +33,13 @@ static int ring_push(mm1 *q, sim_time t)
         if (nr == NULL)
             return SIM_ENOMEM;
         for (uint64_t i = 0; i < q->len; i++)
-            nr[i] = q->ring[(q->head + i) % q->ring_cap];
+            nr[i] = q->ring[(q->head + i) & (q->ring_cap - 1)];
         sim_free(q->alloc, q->ring, sizeof(sim_time) * q->ring_cap);
         q->ring = nr;
         q->ring_cap = ncap;
         q->head = 0;
     }
-    q->ring[(q->head + q->len) % q->ring_cap] = t;
+    q->ring[(q->head + q->len) & (q->ring_cap - 1)] = t;
     q->len++;
     return SIM_OK;
 }
@@ -47,7 +47,7 @@ static int ring_push(mm1 *q, sim_time t)
 static sim_time ring_pop(mm1 *q)
 {
     sim_time t = q->ring[q->head];
-    q->head = (q->head + 1) % q->ring_cap;
+    q->head = (q->head + 1) & (q->ring_cap - 1);
     q->len--;
     return t;
 }

@@ -283,7 +283,7 @@ typedef struct sim_rep_env {
 typedef int (*sim_rep_fn)(void *ctx, const sim_rep_env *env, void *out, sim_error *err);
 
 /* Runs replications 0..count-1 on `threads` threads (clamped to
- * [1, count]); replication k writes outs + k * out_size.  Results are in
+ * [1, min(count, 256)]); replication k writes outs + k * out_size.  Results are in
  * replication order whatever the thread count.  On failure returns the
  * error of the lowest-numbered failing replication (deterministic), and
  * replications after it may not have run. */
