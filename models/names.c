@@ -1,0 +1,53 @@
+/* names.c - names of categories, stages and owner kinds, and their parsers. */
+#include "models.h"
+
+#include <string.h>
+
+static const char *const category_names[MDL_CAT_COUNT] = {"java", "native", "gpu", "file"};
+static const char *const stage_names[MDL_STAGE_COUNT] = {
+    "download", "load", "runtime_prepare", "delegate_prepare",
+    "inference", "cache", "release", "exit"};
+static const char *const owner_names[MDL_OWNER_KIND_COUNT] = {"part", "session", "request",
+                                                              "cache"};
+
+const char *mdl_category_name(mdl_category c)
+{
+    return (unsigned)c < MDL_CAT_COUNT ? category_names[c] : "?";
+}
+
+const char *mdl_stage_name(mdl_stage s)
+{
+    return (unsigned)s < MDL_STAGE_COUNT ? stage_names[s] : "?";
+}
+
+const char *mdl_owner_kind_name(mdl_owner_kind k)
+{
+    return (unsigned)k < MDL_OWNER_KIND_COUNT ? owner_names[k] : "?";
+}
+
+/* Index of s[0..len) in names[0..n), or -1. */
+static int find_name(const char *const *names, int n, const char *s, size_t len)
+{
+    for (int i = 0; i < n; i++)
+        if (strlen(names[i]) == len && memcmp(names[i], s, len) == 0)
+            return i;
+    return -1;
+}
+
+int mdl_category_parse(const char *s, size_t len, mdl_category *out)
+{
+    int i = find_name(category_names, MDL_CAT_COUNT, s, len);
+    if (i < 0)
+        return SIM_ENOTFOUND;
+    *out = (mdl_category)i;
+    return SIM_OK;
+}
+
+int mdl_stage_parse(const char *s, size_t len, mdl_stage *out)
+{
+    int i = find_name(stage_names, MDL_STAGE_COUNT, s, len);
+    if (i < 0)
+        return SIM_ENOTFOUND;
+    *out = (mdl_stage)i;
+    return SIM_OK;
+}
