@@ -67,6 +67,48 @@ const char *mdl_owner_kind_name(mdl_owner_kind k);
 int mdl_category_parse(const char *s, size_t len, mdl_category *out);
 int mdl_stage_parse(const char *s, size_t len, mdl_stage *out);
 
+/* ----------------------------------------------------------- distributions */
+
+/* The distributions of spec/SCENARIO.md, in the scenario's integer unit
+ * (bytes or microseconds).  A lognormal, exponential, uniform or normal
+ * sample takes exactly one uniform draw from its stream, whatever the
+ * parameters; gamma (GSL's Marsaglia-Tsang method) and empirical (GSL's
+ * unbiased integer pick) take a variable number; fixed takes none. */
+typedef enum mdl_dist_kind {
+    MDL_DIST_FIXED = 0,
+    MDL_DIST_LOGNORMAL,   /* by median and p95 */
+    MDL_DIST_EXPONENTIAL, /* by mean */
+    MDL_DIST_UNIFORM,     /* min, max */
+    MDL_DIST_NORMAL,      /* mean, sd, truncated at 0 (inverse-CDF, one draw) */
+    MDL_DIST_GAMMA,       /* by mean and coefficient of variation */
+    MDL_DIST_EMPIRICAL    /* a uniform pick among values */
+} mdl_dist_kind;
+
+#define MDL_DIST_EMPIRICAL_MAX 100000 /* values in an empirical distribution */
+
+typedef struct mdl_dist {
+    mdl_dist_kind kind;
+    double p1, p2;          /* kind-specific, derived by the constructors */
+    const int64_t *values;  /* empirical: borrowed, must outlive the dist */
+    uint32_t nvalues;
+} mdl_dist;
+
+/* Constructors: validate the parameters and fill *d.  Return SIM_OK, or
+ * SIM_EINPUT with err saying which parameter is wrong (d untouched). */
+int mdl_dist_fixed(mdl_dist *d, int64_t value, sim_error *err);
+int mdl_dist_lognormal(mdl_dist *d, double median, double p95, sim_error *err);
+int mdl_dist_exponential(mdl_dist *d, double mean, sim_error *err);
+int mdl_dist_uniform(mdl_dist *d, double min, double max, sim_error *err);
+int mdl_dist_normal(mdl_dist *d, double mean, double sd, sim_error *err);
+int mdl_dist_gamma(mdl_dist *d, double mean, double cv, sim_error *err);
+int mdl_dist_empirical(mdl_dist *d, const int64_t *values, uint32_t n, sim_error *err);
+
+/* A sample, rounded to the nearest integer and clamped to [0, 2^62]. */
+int64_t mdl_dist_sample(const mdl_dist *d, gsl_rng *r);
+/* The distribution's mean (before rounding), for estimates and tests. */
+double mdl_dist_mean(const mdl_dist *d);
+const char *mdl_dist_name(mdl_dist_kind k);
+
 /* ------------------------------------------------------------------ ledger */
 
 /* The memory ledger of one app process: every allocation and release by
