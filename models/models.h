@@ -109,6 +109,43 @@ int64_t mdl_dist_sample(const mdl_dist *d, gsl_rng *r);
 double mdl_dist_mean(const mdl_dist *d);
 const char *mdl_dist_name(mdl_dist_kind k);
 
+/* ----------------------------------------------------------------- device */
+
+/* A device memory profile (spec/SCENARIO.md "Device"), every value
+ * resolved: sizes in bytes, durations in microseconds. */
+typedef enum mdl_os { MDL_OS_ANDROID = 0, MDL_OS_IOS = 1 } mdl_os;
+typedef enum mdl_kill_rule { MDL_KILL_LMK = 0, MDL_KILL_JETSAM = 1 } mdl_kill_rule;
+
+#define MDL_NAME_MAX 64
+#define MDL_MINFREE_MAX 16
+
+typedef struct mdl_minfree {
+    int adj;      /* oom_score_adj of the level */
+    int64_t free; /* kill at or above adj when available memory is below this */
+} mdl_minfree;
+
+typedef struct mdl_device {
+    char name[MDL_NAME_MAX];
+    mdl_os os;
+    int64_t ram, system;
+    mdl_dist cached_apps;       /* other apps' memory at start */
+    int64_t cached_app_size;    /* freed by each cached-app kill */
+    int has_pressure;
+    mdl_dist pressure;          /* time between background pressure spikes */
+    mdl_dist pressure_size;
+    mdl_kill_rule rule;
+    mdl_minfree minfree[MDL_MINFREE_MAX]; /* lmk: increasing adj */
+    unsigned nminfree;
+    int64_t jetsam_limit, jetsam_background_limit; /* jetsam */
+    unsigned counts_mask;       /* MDL_CAT_BIT set */
+    int64_t java_heap_limit;    /* 0: none */
+    sim_time anr_timeout;       /* 0: none */
+    sim_time launch_watchdog;   /* 0: none */
+    int64_t warning_at;         /* 0: no memory warnings */
+    int64_t *owned[3];          /* empirical values the loader allocated
+                                   (scn_device_release frees them) */
+} mdl_device;
+
 /* ------------------------------------------------------------------ ledger */
 
 /* The memory ledger of one app process: every allocation and release by

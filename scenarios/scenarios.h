@@ -1,11 +1,11 @@
 /* scenarios.h - scenario schema, loader and shipped catalog.
  *
  * So far: the unit parsers every scenario value goes through (sizes,
- * durations, rates, probabilities; spec/SCENARIO.md "Units").  The YAML
- * loader, which prefixes their messages with file:line:col and the key
- * path, arrives with the modelled-world issue.
+ * durations, rates, probabilities; spec/SCENARIO.md "Units") and the
+ * device-profile loader (docs/scenario-loader.md), whose messages carry
+ * file:line:col and the key path.
  *
- * Each parser takes the scalar's text (len bytes, not NUL-terminated),
+ * Each unit parser takes the scalar's text (len bytes, not NUL-terminated),
  * stores the value in *out and returns SIM_OK; or returns SIM_EINPUT
  * (malformed) or SIM_ELIMIT (beyond the bound), err->msg saying what was
  * expected and what was found (at most 40 bytes of it), and *out is
@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "models/models.h"
 #include "sim/sim.h"
 
 #ifdef __cplusplus
@@ -40,6 +41,19 @@ int scn_parse_rate(const char *s, size_t len, double *per_second, sim_error *err
 
 /* A probability: a number in [0, 1]. */
 int scn_parse_probability(const char *s, size_t len, double *p, sim_error *err);
+
+/* ------------------------------------------------------------- devices */
+
+/* Loads a device profile (spec/SCENARIO.md "Device") from a YAML file into
+ * *dev.  Returns SIM_OK, or SIM_EINPUT / SIM_ELIMIT / SIM_EIO with
+ * "file:line:col: key.path: what" in err; on failure *dev holds nothing to
+ * release.  Release a loaded device with scn_device_release(). */
+int scn_device_load(const char *path, mdl_device *dev, sim_error *err);
+/* The same from memory; `file` names the text in messages. */
+int scn_device_parse(const char *text, size_t len, const char *file, mdl_device *dev,
+                     sim_error *err);
+/* Frees what the loader allocated for dev.  Safe on a zeroed device. */
+void scn_device_release(mdl_device *dev);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,84 @@
+/* yaml_int.h - the YAML layer the scenario loaders share (internal).
+ *
+ * A scn__node is a libfyaml node plus where it is (file, line, column,
+ * 1-based) and its key path ("kill.minfree[2].free"), so every message
+ * can say `file:line:col: path: what`. */
+#ifndef OOMSIM_SCENARIOS_YAML_INT_H
+#define OOMSIM_SCENARIOS_YAML_INT_H
+
+#include <libfyaml.h>
+
+#include "scenarios.h"
+#include "models/models.h"
+
+#define SCN__PATH_MAX 256
+#define SCN__FILE_MAX_BYTES ((size_t)16 << 20)
+
+typedef struct scn__doc scn__doc;
+
+typedef struct scn__node {
+    struct fy_node *n;   /* NULL: the key is absent */
+    const scn__doc *doc; /* its file name and source text */
+    int line, col;
+    char path[SCN__PATH_MAX];
+} scn__node;
+
+struct scn__doc {
+    struct fy_parser *fyp; /* kept alive with its document (see yaml.c) */
+    struct fy_document *doc;
+    char *text;
+    size_t len;
+    const char *file;
+};
+
+/* Loads one YAML document from path: SIM_OK, or SIM_EINPUT with
+ * file:line:col (syntax, empty, binary, several documents), SIM_ELIMIT
+ * (over SCN__FILE_MAX_BYTES) or SIM_EIO. */
+int scn__doc_load(scn__doc *d, const char *path, sim_error *err);
+/* The same from memory; `file` names it in messages. */
+int scn__doc_parse(scn__doc *d, const char *text, size_t len, const char *file,
+                   sim_error *err);
+void scn__doc_free(scn__doc *d);
+/* The root node (a mapping is required: SIM_EINPUT otherwise). */
+int scn__doc_root(scn__doc *d, scn__node *root, sim_error *err);
+
+/* Fails with "file:line:col: path: message". */
+int scn__fail(const scn__node *at, sim_error *err, int code, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+
+/* Checks that every key of mapping m is one of keys[0..n): an unknown key
+ * fails naming it, with "did you mean" for a near miss. */
+int scn__check_keys(const scn__node *m, const char *const *keys, size_t n, sim_error *err);
+/* The value of key in mapping m (child->n NULL when absent). */
+void scn__get(const scn__node *m, const char *key, scn__node *child);
+/* The i-th item of sequence s. */
+void scn__item(const scn__node *s, size_t i, struct fy_node *item, scn__node *child);
+/* Fails when the key is absent: "missing required key". */
+int scn__require(const scn__node *m, const char *key, scn__node *child, sim_error *err);
+
+int scn__expect_mapping(const scn__node *v, sim_error *err);
+int scn__expect_sequence(const scn__node *v, sim_error *err);
+/* A scalar's text; fails for mappings and sequences. */
+int scn__scalar(const scn__node *v, const char **s, size_t *len, sim_error *err);
+
+int scn__size(const scn__node *v, int64_t *out, sim_error *err);
+int scn__duration(const scn__node *v, sim_time *out, sim_error *err);
+int scn__probability(const scn__node *v, double *out, sim_error *err);
+/* An integer in [min, max]. */
+int scn__int(const scn__node *v, int64_t min, int64_t max, int64_t *out, sim_error *err);
+/* One of names[0..n) (index in *out). */
+int scn__enum(const scn__node *v, const char *const *names, size_t n, int *out,
+              sim_error *err);
+/* A name: [a-z0-9-]+, at most MDL_NAME_MAX - 1 bytes. */
+int scn__name(const scn__node *v, char *out, sim_error *err);
+
+/* A size or a duration, fixed or a distribution map. */
+enum { SCN__UNIT_SIZE, SCN__UNIT_DURATION };
+/* An empirical distribution's values are malloc'ed into *store (the caller
+ * frees it); *store is left NULL for the other kinds. */
+int scn__dist(const scn__node *v, int unit, mdl_dist *out, int64_t **store, sim_error *err);
+
+#endif
