@@ -2,6 +2,8 @@
 // error named with file:line:col and the key path.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include "scenarios/scenarios.h"
@@ -235,4 +237,45 @@ TEST_CASE("device: a missing file", "[scenario][device][errors]")
     std::string path = dir.file("none.yaml");
     REQUIRE(scn_device_load(path.c_str(), &dev, &err) == SIM_EINPUT);
     REQUIRE(std::string(err.msg) == "cannot read " + path + ": No such file or directory");
+}
+
+TEST_CASE("device: every shipped device profile loads and is what its name says",
+          "[scenario][device][catalog]")
+{
+    namespace fs = std::filesystem;
+    std::set<std::string> names;
+    for (const auto &entry : fs::directory_iterator(shim::source_path("scenarios/catalog/devices"))) {
+        std::string path = entry.path().string();
+        mdl_device dev;
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = scn_device_load(path.c_str(), &dev, &err);
+        INFO(path << ": " << err.msg);
+        REQUIRE(rc == SIM_OK);
+        std::string name = dev.name;
+        REQUIRE(name == entry.path().stem().string());
+        names.insert(name);
+        // The RAM in the name ("-4g") is the profile's RAM.
+        size_t dash = name.rfind('-');
+        int64_t gib = std::stoll(name.substr(dash + 1, name.size() - dash - 2));
+        REQUIRE(dev.ram == gib * 1024 * MiB);
+        if (name.rfind("android", 0) == 0) {
+            REQUIRE(dev.os == MDL_OS_ANDROID);
+            REQUIRE(dev.nminfree == 6);
+            REQUIRE(dev.java_heap_limit > 0);
+            REQUIRE(dev.anr_timeout == 5000000);
+        } else {
+            REQUIRE(dev.os == MDL_OS_IOS);
+            REQUIRE(dev.rule == MDL_KILL_JETSAM);
+            REQUIRE(dev.jetsam_limit < dev.ram);
+            REQUIRE(dev.jetsam_background_limit < dev.jetsam_limit);
+            REQUIRE(dev.launch_watchdog == 20000000);
+        }
+        REQUIRE(dev.warning_at > 0);
+        scn_device_release(&dev);
+    }
+    // The profiles issue 3 asks for, at least.
+    for (const char *want : {"android-go-2g", "android-3g", "android-4g", "android-6g",
+                             "android-8g", "iphone-2g", "iphone-4g", "iphone-6g"})
+        REQUIRE(names.count(want) == 1);
 }
