@@ -146,6 +146,64 @@ typedef struct mdl_device {
                                    (scn_device_release frees them) */
 } mdl_device;
 
+/* -------------------------------------------------------------- candidate */
+
+/* A model candidate (spec/SCENARIO.md "Candidate"), every value resolved. */
+#define MDL_PARTS_MAX 16
+#define MDL_TEXT_MAX 64
+
+/* Memory per category, each a size distribution; `mask` has the
+ * categories given (MDL_CAT_BIT). */
+typedef struct mdl_amounts {
+    mdl_dist cat[MDL_CAT_COUNT];
+    unsigned mask;
+} mdl_amounts;
+
+typedef enum mdl_load_mode {
+    MDL_LOAD_MMAP = 0,  /* the file as resident `file` pages */
+    MDL_LOAD_COPY,      /* the file copied into `native` */
+    MDL_LOAD_DECOMPRESS /* the file expanded into `native`, plus its transient */
+} mdl_load_mode;
+
+/* One preparation stage of a part: its time, what it holds while it runs
+ * and what stays afterwards. */
+typedef struct mdl_phase {
+    mdl_dist time;
+    mdl_amounts transient, resident;
+    int main_thread; /* runs on the main thread (ANR / watchdog rules) */
+} mdl_phase;
+
+typedef struct mdl_part {
+    char name[MDL_NAME_MAX];
+    int64_t file;                 /* bytes on disk */
+    mdl_load_mode load_mode;
+    mdl_phase load, prepare, delegate_prepare;
+    int has_delegate_prepare;     /* given, and the candidate has a delegate */
+    double delegate_fail, delegate_crash;
+    mdl_dist inference_time;
+    mdl_amounts working_set, output, session;
+} mdl_part;
+
+typedef struct mdl_candidate {
+    char id[MDL_NAME_MAX];
+    char digest[MDL_TEXT_MAX];
+    char runtime[MDL_TEXT_MAX];
+    char delegate[MDL_TEXT_MAX];  /* "none" when there is none */
+    char fallback[MDL_TEXT_MAX];  /* "none": a delegate failure fails the load */
+    int fallback_overlap;
+    int receipt_complete;
+    char last_known_good[MDL_NAME_MAX]; /* "" when absent */
+    mdl_part parts[MDL_PARTS_MAX];
+    unsigned nparts;
+    int has_cache;
+    int64_t cache_size;
+    double cache_hit;
+    sim_time cache_miss_time;
+    mdl_amounts cache_miss_transient;
+    int64_t **owned;              /* empirical values the loader allocated */
+    unsigned nowned, owned_cap;
+} mdl_candidate;
+
 /* ------------------------------------------------------------------ ledger */
 
 /* The memory ledger of one app process: every allocation and release by

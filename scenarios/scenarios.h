@@ -2,8 +2,8 @@
  *
  * So far: the unit parsers every scenario value goes through (sizes,
  * durations, rates, probabilities; spec/SCENARIO.md "Units") and the
- * device-profile loader (docs/scenario-loader.md), whose messages carry
- * file:line:col and the key path.
+ * device and candidate profile loaders (docs/scenario-loader.md), whose
+ * messages carry file:line:col and the key path.
  *
  * Each unit parser takes the scalar's text (len bytes, not NUL-terminated),
  * stores the value in *out and returns SIM_OK; or returns SIM_EINPUT
@@ -54,6 +54,16 @@ int scn_device_parse(const char *text, size_t len, const char *file, mdl_device 
                      sim_error *err);
 /* Frees what the loader allocated for dev.  Safe on a zeroed device. */
 void scn_device_release(mdl_device *dev);
+
+/* ---------------------------------------------------------- candidates */
+
+/* Loads a candidate profile (spec/SCENARIO.md "Candidate"); the same
+ * contract as scn_device_load.  Release with scn_candidate_release(). */
+int scn_candidate_load(const char *path, mdl_candidate *cand, sim_error *err);
+int scn_candidate_parse(const char *text, size_t len, const char *file, mdl_candidate *cand,
+                        sim_error *err);
+/* Frees what the loader allocated for cand.  Safe on a zeroed candidate. */
+void scn_candidate_release(mdl_candidate *cand);
 
 #ifdef __cplusplus
 }

@@ -1,0 +1,365 @@
+/* candidate.c - candidate profiles: YAML to mdl_candidate
+ * (spec/SCENARIO.md "Candidate").
+ *
+ * Identity fields are short tokens, never paths or free text: a digest is
+ * hex, a runtime and a delegate are [A-Za-z0-9._-]+.  Parts keep their
+ * listed order.  A part's delegate_prepare is required exactly when the
+ * candidate has a delegate. */
+#include "yaml_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const cats[] = {"java", "native", "gpu", "file"};
+
+/* Takes ownership of an empirical store (NULL is ignored). */
+static int keep(mdl_candidate *c, int64_t *store, const scn__node *at, sim_error *err)
+{
+    if (store == NULL)
+        return SIM_OK;
+    if (c->nowned == c->owned_cap) {
+        unsigned ncap = c->owned_cap == 0 ? 8 : c->owned_cap * 2;
+        int64_t **n = realloc(c->owned, sizeof *n * ncap);
+        if (n == NULL) {
+            free(store);
+            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", at->doc->file);
+        }
+        c->owned = n;
+        c->owned_cap = ncap;
+    }
+    c->owned[c->nowned++] = store;
+    return SIM_OK;
+}
+
+static int dist(mdl_candidate *c, const scn__node *v, int unit, mdl_dist *out, sim_error *err)
+{
+    int64_t *store = NULL;
+    int rc = scn__dist(v, unit, out, &store, err);
+    return rc != SIM_OK ? rc : keep(c, store, v, err);
+}
+
+/* A token of 1..MDL_TEXT_MAX-1 bytes from [A-Za-z0-9._-] (hex only when
+ * `hex`). */
+static int token(const scn__node *v, int hex, char *out, sim_error *err)
+{
+    const char *s;
+    size_t len;
+    int rc = scn__scalar(v, &s, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    int ok = len > 0 && len < MDL_TEXT_MAX;
+    for (size_t i = 0; ok && i < len; i++) {
+        char ch = s[i];
+        int is_hex = (ch >= '0' && ch <= '9') || (ch >= 'a' && ch <= 'f');
+        int is_word = is_hex || (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+                      ch == '.' || ch == '_' || ch == '-';
+        ok = hex ? is_hex : is_word;
+    }
+    if (!ok)
+        return scn__fail(v, err, SIM_EINPUT, "expected %s of 1 to %d characters, got \"%.*s\"",
+                         hex ? "a lowercase hex digest" : "a token from [A-Za-z0-9._-]",
+                         MDL_TEXT_MAX - 1, (int)(len > 40 ? 40 : len), s);
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return SIM_OK;
+}
+
+static int boolean(const scn__node *v, int *out, sim_error *err)
+{
+    static const char *const names[] = {"false", "true"};
+    return scn__enum(v, names, 2, out, err);
+}
+
+static int amounts(mdl_candidate *c, const scn__node *v, mdl_amounts *out, sim_error *err)
+{
+    memset(out, 0, sizeof *out);
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, cats, MDL_CAT_COUNT, err);
+    for (unsigned k = 0; rc == SIM_OK && k < MDL_CAT_COUNT; k++) {
+        scn__node a;
+        scn__get(v, cats[k], &a);
+        if (a.n == NULL)
+            continue;
+        rc = dist(c, &a, SCN__UNIT_SIZE, &out->cat[k], err);
+        out->mask |= MDL_CAT_BIT(k);
+    }
+    return rc;
+}
+
+static int opt_amounts(mdl_candidate *c, const scn__node *m, const char *key,
+                       mdl_amounts *out, sim_error *err)
+{
+    scn__node v;
+    scn__get(m, key, &v);
+    memset(out, 0, sizeof *out);
+    return v.n == NULL ? SIM_OK : amounts(c, &v, out, err);
+}
+
+/* load, prepare or delegate_prepare; `extra` lists the phase's own keys. */
+static int phase(mdl_candidate *c, const scn__node *v, const char *const *keys, size_t nkeys,
+                 mdl_phase *out, sim_error *err)
+{
+    static const char *const threads[] = {"worker", "main"};
+    scn__node t;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, keys, nkeys, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "time", &t, err);
+    if (rc == SIM_OK)
+        rc = dist(c, &t, SCN__UNIT_DURATION, &out->time, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, v, "transient", &out->transient, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, v, "resident", &out->resident, err);
+    if (rc != SIM_OK)
+        return rc;
+    scn__get(v, "thread", &t);
+    out->main_thread = 0;
+    return t.n == NULL ? SIM_OK : scn__enum(&t, threads, 2, &out->main_thread, err);
+}
+
+static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_error *err)
+{
+    static const char *const part_keys[] = {"file", "load", "prepare", "delegate_prepare",
+                                            "inference", "session"};
+    static const char *const load_keys[] = {"mode", "time", "transient", "resident", "thread"};
+    static const char *const prep_keys[] = {"time", "transient", "resident", "thread"};
+    static const char *const dele_keys[] = {"time", "transient", "resident", "thread", "fail",
+                                            "crash"};
+    static const char *const inf_keys[] = {"time", "working_set", "output"};
+    static const char *const modes[] = {"mmap", "copy", "decompress"};
+    scn__node f, ld, mode, pr, dp, inf, t;
+    int m = 0;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, part_keys, 6, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "file", &f, err);
+    if (rc == SIM_OK)
+        rc = scn__size(&f, &p->file, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "load", &ld, err);
+    if (rc == SIM_OK)
+        rc = phase(c, &ld, load_keys, 5, &p->load, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&ld, "mode", &mode, err);
+    if (rc == SIM_OK)
+        rc = scn__enum(&mode, modes, 3, &m, err);
+    p->load_mode = (mdl_load_mode)m;
+    if (rc == SIM_OK && p->load_mode == MDL_LOAD_DECOMPRESS && p->load.transient.mask == 0)
+        rc = scn__fail(&ld, err, SIM_EINPUT, "decompress needs a transient (the expanded "
+                       "copy is built beside the file)");
+    if (rc == SIM_OK)
+        rc = scn__require(v, "prepare", &pr, err);
+    if (rc == SIM_OK)
+        rc = phase(c, &pr, prep_keys, 4, &p->prepare, err);
+    if (rc != SIM_OK)
+        return rc;
+
+    scn__get(v, "delegate_prepare", &dp);
+    int has_delegate = strcmp(c->delegate, "none") != 0;
+    if (has_delegate && dp.n == NULL)
+        return scn__fail(v, err, SIM_EINPUT, "missing required key \"delegate_prepare\" "
+                         "(the candidate's delegate is %s)", c->delegate);
+    if (!has_delegate && dp.n != NULL)
+        return scn__fail(&dp, err, SIM_EINPUT, "delegate_prepare with delegate: none");
+    p->has_delegate_prepare = dp.n != NULL;
+    if (p->has_delegate_prepare) {
+        rc = phase(c, &dp, dele_keys, 6, &p->delegate_prepare, err);
+        scn__node fa, cr;
+        scn__get(&dp, "fail", &fa);
+        scn__get(&dp, "crash", &cr);
+        if (rc == SIM_OK && fa.n != NULL)
+            rc = scn__probability(&fa, &p->delegate_fail, err);
+        if (rc == SIM_OK && cr.n != NULL)
+            rc = scn__probability(&cr, &p->delegate_crash, err);
+        if (rc == SIM_OK && p->delegate_fail + p->delegate_crash > 1)
+            rc = scn__fail(&dp, err, SIM_EINPUT, "fail + crash exceed 1");
+        if (rc != SIM_OK)
+            return rc;
+    }
+
+    rc = scn__require(v, "inference", &inf, err);
+    if (rc == SIM_OK)
+        rc = scn__expect_mapping(&inf, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&inf, inf_keys, 3, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&inf, "time", &t, err);
+    if (rc == SIM_OK)
+        rc = dist(c, &t, SCN__UNIT_DURATION, &p->inference_time, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, &inf, "working_set", &p->working_set, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, &inf, "output", &p->output, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, v, "session", &p->session, err);
+    return rc;
+}
+
+static int load_parts(mdl_candidate *c, const scn__node *root, sim_error *err)
+{
+    scn__node parts;
+    int rc = scn__require(root, "parts", &parts, err);
+    if (rc == SIM_OK)
+        rc = scn__expect_mapping(&parts, err);
+    if (rc != SIM_OK)
+        return rc;
+    int count = fy_node_mapping_item_count(parts.n);
+    if (count < 1)
+        return scn__fail(&parts, err, SIM_EINPUT, "expected at least one part");
+    if (count > MDL_PARTS_MAX)
+        return scn__fail(&parts, err, SIM_ELIMIT, "%d parts exceed the limit of %d", count,
+                         MDL_PARTS_MAX);
+    void *it = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(parts.n, &it)) != NULL) {
+        scn__node key;
+        scn__item(&parts, c->nparts, fy_node_pair_key(pair), &key);
+        memcpy(key.path, parts.path, sizeof key.path);
+        mdl_part *p = &c->parts[c->nparts];
+        /* Part names follow the device-name rule: [a-z0-9-]; '_' too. */
+        const char *s;
+        size_t len;
+        rc = scn__scalar(&key, &s, &len, err);
+        int ok = rc == SIM_OK && len > 0 && len < MDL_NAME_MAX;
+        for (size_t i = 0; ok && i < len; i++)
+            ok = (s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '-' ||
+                 s[i] == '_';
+        if (rc != SIM_OK)
+            return rc;
+        if (!ok)
+            return scn__fail(&key, err, SIM_EINPUT, "a part name is 1 to %d characters from "
+                             "[a-z0-9_-], got \"%.*s\"", MDL_NAME_MAX - 1,
+                             (int)(len > 40 ? 40 : len), s);
+        memcpy(p->name, s, len);
+        p->name[len] = '\0';
+        scn__node v;
+        scn__get(&parts, p->name, &v);
+        rc = load_part(c, &v, p, err);
+        if (rc != SIM_OK)
+            return rc;
+        c->nparts++;
+    }
+    return SIM_OK;
+}
+
+static int load_cache(mdl_candidate *c, const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"size", "hit", "miss_time", "miss_transient"};
+    scn__node v, x;
+    scn__get(root, "cache", &v);
+    c->has_cache = v.n != NULL;
+    if (!c->has_cache)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&v, keys, 4, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "size", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__size(&x, &c->cache_size, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "hit", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__probability(&x, &c->cache_hit, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "miss_time", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__duration(&x, &c->cache_miss_time, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, &v, "miss_transient", &c->cache_miss_transient, err);
+    return rc;
+}
+
+static int load_candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
+{
+    static const char *const keys[] = {"id",       "about",          "digest",
+                                       "runtime",  "delegate",       "fallback",
+                                       "fallback_overlap", "receipt_complete", "last_known_good",
+                                       "parts",    "cache"};
+    scn__node v;
+    int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
+    if (rc == SIM_OK)
+        rc = scn__require(root, "id", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__name(&v, c->id, err);
+    if (rc == SIM_OK)
+        rc = scn__require(root, "digest", &v, err);
+    if (rc == SIM_OK)
+        rc = token(&v, 1, c->digest, err);
+    if (rc == SIM_OK)
+        rc = scn__require(root, "runtime", &v, err);
+    if (rc == SIM_OK)
+        rc = token(&v, 0, c->runtime, err);
+    if (rc != SIM_OK)
+        return rc;
+    strcpy(c->delegate, "none");
+    strcpy(c->fallback, "none");
+    scn__get(root, "delegate", &v);
+    if (v.n != NULL && (rc = token(&v, 0, c->delegate, err)) != SIM_OK)
+        return rc;
+    scn__get(root, "fallback", &v);
+    if (v.n != NULL && (rc = token(&v, 0, c->fallback, err)) != SIM_OK)
+        return rc;
+    scn__get(root, "fallback_overlap", &v);
+    if (v.n != NULL && (rc = boolean(&v, &c->fallback_overlap, err)) != SIM_OK)
+        return rc;
+    scn__get(root, "receipt_complete", &v);
+    if (v.n != NULL && (rc = boolean(&v, &c->receipt_complete, err)) != SIM_OK)
+        return rc;
+    scn__get(root, "last_known_good", &v);
+    if (v.n != NULL && (rc = scn__name(&v, c->last_known_good, err)) != SIM_OK)
+        return rc;
+    if (v.n != NULL && strcmp(c->last_known_good, c->id) == 0)
+        return scn__fail(&v, err, SIM_EINPUT, "a candidate cannot be its own last known good");
+    scn__get(root, "about", &v);
+    if (v.n != NULL) {
+        const char *s;
+        size_t len;
+        if ((rc = scn__scalar(&v, &s, &len, err)) != SIM_OK)
+            return rc;
+    }
+    rc = load_parts(c, root, err);
+    return rc != SIM_OK ? rc : load_cache(c, root, err);
+}
+
+static int finish(scn__doc *doc, mdl_candidate *c, sim_error *err)
+{
+    scn__node root;
+    int rc = scn__doc_root(doc, &root, err);
+    if (rc == SIM_OK)
+        rc = load_candidate(&root, c, err);
+    scn__doc_free(doc);
+    if (rc != SIM_OK)
+        scn_candidate_release(c);
+    return rc;
+}
+
+int scn_candidate_parse(const char *text, size_t len, const char *file, mdl_candidate *c,
+                        sim_error *err)
+{
+    scn__doc doc;
+    memset(c, 0, sizeof *c);
+    int rc = scn__doc_parse(&doc, text, len, file, err);
+    return rc != SIM_OK ? rc : finish(&doc, c, err);
+}
+
+int scn_candidate_load(const char *path, mdl_candidate *c, sim_error *err)
+{
+    scn__doc doc;
+    memset(c, 0, sizeof *c);
+    int rc = scn__doc_load(&doc, path, err);
+    return rc != SIM_OK ? rc : finish(&doc, c, err);
+}
+
+void scn_candidate_release(mdl_candidate *c)
+{
+    for (unsigned i = 0; i < c->nowned; i++)
+        free(c->owned[i]);
+    free(c->owned);
+    c->owned = NULL;
+    c->nowned = c->owned_cap = 0;
+}
