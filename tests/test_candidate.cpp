@@ -2,9 +2,12 @@
 // delegate rules, and the error classes with file:line:col and key path.
 #include <catch2/catch.hpp>
 
+#include <filesystem>
+#include <set>
 #include <string>
 
 #include "scenarios/scenarios.h"
+#include "shim/shim.hpp"
 
 namespace {
 constexpr int64_t MiB = int64_t{1} << 20;
@@ -194,4 +197,41 @@ TEST_CASE("candidate: errors name the place and the key", "[scenario][candidate]
     REQUIRE(error_of(edit("    load: {mode: copy, time: 60ms, thread: main}",
                           "    load: {mode: decompress, time: 60ms}")).find(
                 "parts.recognizer.load: decompress needs a transient") != std::string::npos);
+}
+
+TEST_CASE("candidate: every shipped candidate profile loads", "[scenario][candidate][catalog]")
+{
+    namespace fs = std::filesystem;
+    std::set<std::string> ids;
+    for (const auto &entry :
+         fs::directory_iterator(shim::source_path("scenarios/catalog/candidates"))) {
+        std::string path = entry.path().string();
+        mdl_candidate c;
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = scn_candidate_load(path.c_str(), &c, &err);
+        INFO(path << ": " << err.msg);
+        REQUIRE(rc == SIM_OK);
+        REQUIRE(std::string(c.id) == entry.path().stem().string());
+        ids.insert(c.id);
+        scn_candidate_release(&c);
+    }
+    REQUIRE(ids == std::set<std::string>{"classifier-v1", "llm-1b", "ocr-v3"});
+    // The shapes issue 3 asks for: one part on XNNPACK; two parts on the GPU with a CPU
+    // fallback; mmapped weights with a large working set on the GPU.
+    mdl_candidate c;
+    sim_error err;
+    REQUIRE(scn_candidate_load(shim::source_path("scenarios/catalog/candidates/classifier-v1.yaml").c_str(), &c, &err) == SIM_OK);
+    REQUIRE(c.nparts == 1);
+    REQUIRE(std::string(c.delegate) == "xnnpack");
+    scn_candidate_release(&c);
+    REQUIRE(scn_candidate_load(shim::source_path("scenarios/catalog/candidates/ocr-v3.yaml").c_str(), &c, &err) == SIM_OK);
+    REQUIRE(c.nparts == 2);
+    REQUIRE(std::string(c.delegate) == "gpu");
+    REQUIRE(std::string(c.fallback) == "cpu");
+    scn_candidate_release(&c);
+    REQUIRE(scn_candidate_load(shim::source_path("scenarios/catalog/candidates/llm-1b.yaml").c_str(), &c, &err) == SIM_OK);
+    REQUIRE(c.parts[0].load_mode == MDL_LOAD_MMAP);
+    REQUIRE(mdl_dist_mean(&c.parts[0].working_set.cat[MDL_CAT_NATIVE]) > 100.0 * MiB);
+    scn_candidate_release(&c);
 }
