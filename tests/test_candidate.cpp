@@ -2,7 +2,6 @@
 // delegate rules, and the error classes with file:line:col and key path.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <set>
 #include <string>
 
@@ -201,18 +200,15 @@ TEST_CASE("candidate: errors name the place and the key", "[scenario][candidate]
 
 TEST_CASE("candidate: every shipped candidate profile loads", "[scenario][candidate][catalog]")
 {
-    namespace fs = std::filesystem;
     std::set<std::string> ids;
-    for (const auto &entry :
-         fs::directory_iterator(shim::source_path("scenarios/catalog/candidates"))) {
-        std::string path = entry.path().string();
+    for (const shim::Entry &entry : shim::yaml_files("scenarios/catalog/candidates")) {
         mdl_candidate c;
         sim_error err;
         sim_error_clear(&err);
-        int rc = scn_candidate_load(path.c_str(), &c, &err);
-        INFO(path << ": " << err.msg);
+        int rc = scn_candidate_load(entry.path.c_str(), &c, &err);
+        INFO(entry.path << ": " << err.msg);
         REQUIRE(rc == SIM_OK);
-        REQUIRE(std::string(c.id) == entry.path().stem().string());
+        REQUIRE(std::string(c.id) == entry.stem);
         ids.insert(c.id);
         scn_candidate_release(&c);
     }

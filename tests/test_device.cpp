@@ -2,7 +2,6 @@
 // error named with file:line:col and the key path.
 #include <catch2/catch.hpp>
 
-#include <filesystem>
 #include <set>
 #include <string>
 
@@ -242,18 +241,16 @@ TEST_CASE("device: a missing file", "[scenario][device][errors]")
 TEST_CASE("device: every shipped device profile loads and is what its name says",
           "[scenario][device][catalog]")
 {
-    namespace fs = std::filesystem;
     std::set<std::string> names;
-    for (const auto &entry : fs::directory_iterator(shim::source_path("scenarios/catalog/devices"))) {
-        std::string path = entry.path().string();
+    for (const shim::Entry &entry : shim::yaml_files("scenarios/catalog/devices")) {
         mdl_device dev;
         sim_error err;
         sim_error_clear(&err);
-        int rc = scn_device_load(path.c_str(), &dev, &err);
-        INFO(path << ": " << err.msg);
+        int rc = scn_device_load(entry.path.c_str(), &dev, &err);
+        INFO(entry.path << ": " << err.msg);
         REQUIRE(rc == SIM_OK);
         std::string name = dev.name;
-        REQUIRE(name == entry.path().stem().string());
+        REQUIRE(name == entry.stem);
         names.insert(name);
         // The RAM in the name ("-4g") is the profile's RAM.
         size_t dash = name.rfind('-');

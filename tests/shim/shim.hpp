@@ -6,6 +6,7 @@
 #define OOMSIM_TEST_SHIM_HPP
 
 #include <fcntl.h>
+#include <dirent.h>
 #include <ftw.h>
 #include <spawn.h>
 #include <sys/stat.h>
@@ -16,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <algorithm>
 #include <sstream>
 #include <stdexcept>
 #include <string>
@@ -139,6 +141,30 @@ inline RunResult oomsim(const std::vector<std::string> &args)
 inline std::string source_path(const std::string &rel)
 {
     return std::string(OOMSIM_SOURCE_DIR) + "/" + rel;
+}
+
+struct Entry {
+    std::string path; // full path
+    std::string stem; // file name without its extension
+};
+
+// The regular .yaml files of a source folder, sorted by name.
+inline std::vector<Entry> yaml_files(const std::string &rel)
+{
+    std::string dir = source_path(rel);
+    std::vector<Entry> out;
+    DIR *d = ::opendir(dir.c_str());
+    if (d == nullptr)
+        throw std::runtime_error("cannot list " + dir);
+    while (struct dirent *e = ::readdir(d)) {
+        std::string name = e->d_name;
+        const std::string ext = ".yaml";
+        if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
+            out.push_back({dir + "/" + name, name.substr(0, name.size() - ext.size())});
+    }
+    ::closedir(d);
+    std::sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) { return a.stem < b.stem; });
+    return out;
 }
 
 } // namespace shim
