@@ -7,7 +7,6 @@
  * probe rejects with a clean message.  docs/probe.md lists each case. */
 #include "replay.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -182,53 +181,6 @@ int rpl_probe_buffer(const char *data, size_t len, const char *name, char **repo
     return rc;
 }
 
-/* Reads a regular file whole, refusing more than RPL_PROBE_MAX_BYTES. */
-static int read_file(const char *path, char **data, size_t *len, sim_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sim_error_set(err, SIM_EINPUT, "cannot read %s: %s", path, strerror(errno));
-    size_t cap = 1 << 16, n = 0;
-    char *buf = malloc(cap);
-    int rc = buf != NULL ? SIM_OK : SIM_ENOMEM;
-    while (rc == SIM_OK) {
-        if (n == cap) {
-            if (cap > RPL_PROBE_MAX_BYTES) {
-                rc = sim_error_set(err, SIM_ELIMIT, "%s: file exceeds the limit of %zu bytes",
-                                   path, RPL_PROBE_MAX_BYTES);
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                rc = SIM_ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = sim_error_set(err, SIM_EIO, "cannot read %s: %s", path, strerror(errno));
-            break;
-        }
-    }
-    fclose(f);
-    if (rc == SIM_OK && n > RPL_PROBE_MAX_BYTES)
-        rc = sim_error_set(err, SIM_ELIMIT, "%s: file exceeds the limit of %zu bytes", path,
-                           RPL_PROBE_MAX_BYTES);
-    if (rc == SIM_ENOMEM)
-        sim_error_set(err, rc, "%s: out of memory", path);
-    if (rc != SIM_OK) {
-        free(buf);
-        return rc;
-    }
-    *data = buf;
-    *len = n;
-    return SIM_OK;
-}
-
 int rpl_probe_file(const char *path, char **report, sim_error *err)
 {
     struct stat st;
@@ -237,7 +189,7 @@ int rpl_probe_file(const char *path, char **report, sim_error *err)
         return sim_error_set(err, SIM_EINPUT, "event file does not exist");
     char *data = NULL;
     size_t len = 0;
-    int rc = read_file(path, &data, &len, err);
+    int rc = sim_read_file(path, RPL_PROBE_MAX_BYTES, &data, &len, err);
     if (rc != SIM_OK)
         return rc;
     rc = rpl_probe_buffer(data, len, path, report, err);

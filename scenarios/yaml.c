@@ -7,7 +7,6 @@
  * a collection is placed where its key (or first item) is. */
 #include "yaml_int.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -157,42 +156,9 @@ int scn__doc_parse(scn__doc *d, const char *text, size_t len, const char *file,
 int scn__doc_load(scn__doc *d, const char *path, sim_error *err)
 {
     memset(d, 0, sizeof *d);
-    FILE *f = fopen(path, "rb");
-    if (f == NULL)
-        return sim_error_set(err, errno == ENOENT ? SIM_EINPUT : SIM_EIO, "cannot read %s: %s",
-                             path, strerror(errno));
-    size_t cap = 1 << 14, n = 0;
-    char *buf = malloc(cap);
-    int rc = buf != NULL ? SIM_OK : SIM_ENOMEM;
-    while (rc == SIM_OK) {
-        if (n == cap) {
-            if (cap > SCN__FILE_MAX_BYTES) {
-                rc = sim_error_set(err, SIM_ELIMIT, "%s: file exceeds the limit of %zu bytes",
-                                   path, SCN__FILE_MAX_BYTES);
-                break;
-            }
-            char *nb = realloc(buf, cap * 2);
-            if (nb == NULL) {
-                rc = SIM_ENOMEM;
-                break;
-            }
-            buf = nb;
-            cap *= 2;
-        }
-        size_t got = fread(buf + n, 1, cap - n, f);
-        n += got;
-        if (got == 0) {
-            if (ferror(f))
-                rc = sim_error_set(err, SIM_EIO, "cannot read %s", path);
-            break;
-        }
-    }
-    fclose(f);
-    if (rc == SIM_OK && n > SCN__FILE_MAX_BYTES)
-        rc = sim_error_set(err, SIM_ELIMIT, "%s: file exceeds the limit of %zu bytes", path,
-                           SCN__FILE_MAX_BYTES);
-    if (rc == SIM_ENOMEM)
-        sim_error_set(err, rc, "%s: out of memory", path);
+    char *buf = NULL;
+    size_t n = 0;
+    int rc = sim_read_file(path, SCN__FILE_MAX_BYTES, &buf, &n, err);
     if (rc == SIM_OK)
         rc = scn__doc_parse(d, buf, n, path, err);
     free(buf);

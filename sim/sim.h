@@ -72,6 +72,15 @@ int sim_error_set(sim_error *err, int code, const char *fmt, ...)
 /* Resets err to SIM_OK with an empty message.  NULL is allowed. */
 void sim_error_clear(sim_error *err);
 
+/* ------------------------------------------------------------------ files */
+
+/* Reads the file at path whole into a malloc'ed buffer (*data, *len bytes;
+ * free it with free()).  Returns SIM_OK, SIM_EINPUT (cannot open: the
+ * message names the path and the reason), SIM_ELIMIT (more than
+ * max_bytes), SIM_EIO or SIM_ENOMEM; on failure *data is untouched. */
+int sim_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
+                  sim_error *err);
+
 /* -------------------------------------------------------- allocator hook */
 
 /* The one allocator interface.  Every allocation of the engine and the
