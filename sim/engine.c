@@ -121,20 +121,26 @@ static void sift_up(sim_engine *e, uint32_t i, hnode x)
     place(e, i, &x);
 }
 
+/* The smallest child of node i in a heap of n nodes, or SLOT_FREE_END
+ * when i is a leaf. */
+static inline uint32_t smallest_child(const sim_engine *e, uint32_t i, uint32_t n)
+{
+    uint64_t first = ((uint64_t)i << e->k) + 1;
+    if (first >= n)
+        return SLOT_FREE_END;
+    uint64_t last = first + (UINT64_C(1) << e->k);
+    return min_child(e->heap, (uint32_t)first, (uint32_t)(last > n ? n : last));
+}
+
 /* Moves the hole at i down until x fits, then stores x. */
 static void sift_down(sim_engine *e, uint32_t i, hnode x)
 {
-    const unsigned k = e->k;
     const uint32_t n = e->n;
     hnode *h = e->heap;
     for (;;) {
-        uint64_t first = ((uint64_t)i << k) + 1;
-        if (first >= n)
+        uint32_t best = smallest_child(e, i, n);
+        if (best == SLOT_FREE_END)
             break;
-        uint64_t last = first + (UINT64_C(1) << k);
-        if (last > n)
-            last = n;
-        uint32_t best = min_child(h, (uint32_t)first, (uint32_t)last);
         if (!node_less(&h[best], &x))
             break;
         place(e, i, &h[best]);
@@ -152,18 +158,13 @@ static void heap_pop_root(sim_engine *e)
     uint32_t n = --e->n;
     if (n == 0)
         return;
-    const unsigned k = e->k;
     hnode *h = e->heap;
     hnode x = h[n];
     uint32_t i = 0;
     for (;;) {
-        uint64_t first = ((uint64_t)i << k) + 1;
-        if (first >= n)
+        uint32_t best = smallest_child(e, i, n);
+        if (best == SLOT_FREE_END)
             break;
-        uint64_t last = first + (UINT64_C(1) << k);
-        if (last > n)
-            last = n;
-        uint32_t best = min_child(h, (uint32_t)first, (uint32_t)last);
         place(e, i, &h[best]);
         i = best;
     }
