@@ -1,7 +1,8 @@
 /* models.h - the modelled world of oomsim.
  *
- * So far: the memory ledger, the hot path of every replication.  Device,
- * candidate, process and policies arrive with the modelled-world issue.
+ * The vocabulary (categories, stages), distributions, device and candidate
+ * profiles, the workload and policies, the memory ledger (the hot path of
+ * every replication) and the replication of one grid cell (world.c).
  * Nothing in models/ prints or exits; failures are SIM_E* codes with a
  * message in a sim_error.
  */
@@ -165,6 +166,13 @@ typedef enum mdl_load_mode {
     MDL_LOAD_DECOMPRESS /* the file expanded into `native`, plus its transient */
 } mdl_load_mode;
 
+/* Empirical value arrays a loader allocated for a profile (freed by the
+ * loader's release function). */
+typedef struct mdl_owned {
+    int64_t **v;
+    unsigned n, cap;
+} mdl_owned;
+
 /* One preparation stage of a part: its time, what it holds while it runs
  * and what stays afterwards. */
 typedef struct mdl_phase {
@@ -200,9 +208,153 @@ typedef struct mdl_candidate {
     double cache_hit;
     sim_time cache_miss_time;
     mdl_amounts cache_miss_transient;
-    int64_t **owned;              /* empirical values the loader allocated */
-    unsigned nowned, owned_cap;
+    mdl_owned owned;              /* empirical values the loader allocated */
 } mdl_candidate;
+
+/* ----------------------------------------------------------- exit reasons */
+
+/* Why a modelled process died (spec/SCENARIO.md "Kill rules"; the keys of
+ * deaths.by_reason in spec/RESULTS.md). */
+typedef enum mdl_exit {
+    MDL_EXIT_LOW_MEMORY = 0, /* lmk in the foreground, or jetsam */
+    MDL_EXIT_JAVA_CRASH,     /* OutOfMemoryError past java_heap_limit */
+    MDL_EXIT_NATIVE_CRASH,   /* a delegate crash */
+    MDL_EXIT_ANR,            /* a main-thread stage past anr_timeout */
+    MDL_EXIT_SYSTEM_RECLAIM, /* lmk in the background */
+    MDL_EXIT_WATCHDOG,       /* iOS launch past launch_watchdog */
+    MDL_EXIT_COUNT
+} mdl_exit;
+
+const char *mdl_exit_name(mdl_exit x);
+
+/* --------------------------------------------------------------- workload */
+
+/* One requests step (spec/SCENARIO.md "Workload"). */
+typedef struct mdl_requests {
+    int poisson;              /* 1: `rate` (exponential gaps); 0: `every` */
+    double mean_gap_us;       /* poisson */
+    sim_time every;           /* fixed interval */
+    sim_time duration;        /* `for`; with `count` and `every`: count x every */
+    uint64_t count;           /* 0: the step lasts `duration` */
+    char needs[MDL_PARTS_MAX][MDL_NAME_MAX]; /* part names, in order */
+    unsigned nneeds;          /* 0: every part of the candidate, in listed order */
+    mdl_amounts payload;      /* held from arrival until the request leaves */
+} mdl_requests;
+
+typedef enum mdl_step_kind {
+    MDL_STEP_COLD_START = 0,
+    MDL_STEP_ENTER,
+    MDL_STEP_LEAVE,
+    MDL_STEP_REQUESTS,
+    MDL_STEP_BACKGROUND
+} mdl_step_kind;
+
+/* One step of the user path, `repeat` blocks already unrolled. */
+typedef struct mdl_step {
+    mdl_step_kind kind;
+    uint32_t index;    /* ENTER/LEAVE: page index; REQUESTS: index in requests[] */
+    sim_time duration; /* BACKGROUND */
+} mdl_step;
+
+#define MDL_STEPS_MAX 100000u /* path steps once `repeat` is unrolled */
+
+typedef struct mdl_workload {
+    mdl_step *steps;          /* owned by whoever built it (scenarios/) */
+    uint32_t nsteps;
+    mdl_requests *requests;
+    uint32_t nrequests;
+    char (*pages)[MDL_NAME_MAX]; /* names of enter/leave markers */
+    uint32_t npages;
+    int has_relaunch;
+    mdl_dist relaunch;        /* user reopens the app this long after a death */
+    mdl_owned owned;          /* empirical values the loader allocated */
+} mdl_workload;
+
+/* --------------------------------------------------------------- policies */
+
+typedef enum mdl_residency {
+    MDL_RES_PRELOAD = 0,      /* every part at cold start, kept */
+    MDL_RES_OVERLAP,          /* on_demand_overlap: one part kept; the switch holds both */
+    MDL_RES_RELEASE_FIRST,    /* on_demand_release_first */
+    MDL_RES_LRU               /* lru:K */
+} mdl_residency;
+
+#define MDL_SESSIONS_MAX 1024u
+#define MDL_QUEUE_MAX 100000u
+#define MDL_QUEUE_UNBOUNDED UINT32_MAX
+
+/* The policy of one cell (spec/SCENARIO.md "Policies"), resolved. */
+typedef struct mdl_policy {
+    uint32_t sessions;        /* concurrent executions, >= 1 */
+    uint32_t queue;           /* waiting requests; MDL_QUEUE_UNBOUNDED */
+    mdl_residency residency;
+    uint32_t lru_k;           /* MDL_RES_LRU: parts kept */
+    char prewarm[MDL_PARTS_MAX][MDL_NAME_MAX];
+    unsigned nprewarm;
+} mdl_policy;
+
+/* ------------------------------------------------------------ replication */
+
+/* One cell of the grid: what a replication runs.  Every pointer is
+ * borrowed and must outlive the run. */
+typedef struct mdl_cell {
+    const mdl_device *device;
+    const mdl_candidate *candidate;
+    const mdl_workload *workload;
+    mdl_policy policy;
+    sim_time horizon;
+    uint64_t seed;
+} mdl_cell;
+
+/* A completed request's times, for the pooled wait and latency figures. */
+typedef struct mdl_req_times {
+    sim_time wait, latency;
+} mdl_req_times;
+
+/* What one replication measured (spec/RESULTS.md, per replication). */
+typedef struct mdl_rep {
+    int64_t peak;                       /* peak.app_bytes */
+    mdl_stage peak_stage;               /* MDL_STAGE_NONE: nothing allocated */
+    int64_t stage_peak[MDL_STAGE_COUNT]; /* -1: stage never allocated */
+    uint32_t deaths[MDL_EXIT_COUNT];
+    uint32_t deaths_total;
+    int boot_loop;                      /* two consecutive start-up deaths */
+    mdl_exit first_death;               /* valid when deaths_total > 0 */
+    mdl_stage first_death_stage;
+    sim_time first_death_time;
+    int64_t first_death_counted;        /* counted memory at that death */
+    uint64_t arrived, completed, rejected, lost, failed;
+    uint64_t warnings, cached_kills, pressure_spikes;
+    sim_time alive_us;                  /* time alive within the horizon */
+    sim_time accepting_us;              /* alive and accepting inference */
+    double queue_area;                  /* integral of waiting requests, request x us */
+    double wait_sum, latency_sum;       /* over completed requests, us */
+    uint32_t leaks;                     /* owners still holding after teardown */
+    uint64_t events;                    /* engine events fired */
+    mdl_req_times *times;               /* completed requests (NULL when none or
+                                           not asked); free with mdl_rep_free */
+    uint64_t ntimes, times_cap;
+    const sim_alloc *times_alloc;
+} mdl_rep;
+
+/* Checks that the cell can run: every part named in needs and prewarm
+ * exists in the candidate, the policy fits.  Returns SIM_OK or SIM_EINPUT
+ * with err naming the part and the candidate. */
+int mdl_cell_check(const mdl_cell *cell, sim_error *err);
+
+/* Runs replication `rep` of the cell to its horizon and fills *out.
+ * `alloc` serves the world (a per-replication arena is intended);
+ * `times_alloc`, when not NULL, receives out->times (which must outlive
+ * the arena); NULL records no per-request times.  Streams come from
+ * (cell->seed, rep, purpose), never from the cell, so cells differing
+ * only in policy see the same arrivals and draws first.  Returns SIM_OK,
+ * or SIM_ENOMEM / SIM_EINTERNAL (an invariant of the ledger broke) with
+ * err set; *out then holds nothing to free.  Thread-safe for distinct
+ * outs. */
+int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
+                        const sim_alloc *times_alloc, mdl_rep *out, sim_error *err);
+/* Frees out->times. */
+void mdl_rep_free(mdl_rep *out);
 
 /* ------------------------------------------------------------------ ledger */
 

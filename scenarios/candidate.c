@@ -10,32 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const char *const cats[] = {"java", "native", "gpu", "file"};
-
-/* Takes ownership of an empirical store (NULL is ignored). */
-static int keep(mdl_candidate *c, int64_t *store, const scn__node *at, sim_error *err)
-{
-    if (store == NULL)
-        return SIM_OK;
-    if (c->nowned == c->owned_cap) {
-        unsigned ncap = c->owned_cap == 0 ? 8 : c->owned_cap * 2;
-        int64_t **n = realloc(c->owned, sizeof *n * ncap);
-        if (n == NULL) {
-            free(store);
-            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", at->doc->file);
-        }
-        c->owned = n;
-        c->owned_cap = ncap;
-    }
-    c->owned[c->nowned++] = store;
-    return SIM_OK;
-}
-
 static int dist(mdl_candidate *c, const scn__node *v, int unit, mdl_dist *out, sim_error *err)
 {
-    int64_t *store = NULL;
-    int rc = scn__dist(v, unit, out, &store, err);
-    return rc != SIM_OK ? rc : keep(c, store, v, err);
+    return scn__owned_dist(&c->owned, v, unit, out, err);
 }
 
 /* A token of 1..MDL_TEXT_MAX-1 bytes from [A-Za-z0-9._-] (hex only when
@@ -70,30 +47,13 @@ static int boolean(const scn__node *v, int *out, sim_error *err)
     return scn__enum(v, names, 2, out, err);
 }
 
-static int amounts(mdl_candidate *c, const scn__node *v, mdl_amounts *out, sim_error *err)
-{
-    memset(out, 0, sizeof *out);
-    int rc = scn__expect_mapping(v, err);
-    if (rc == SIM_OK)
-        rc = scn__check_keys(v, cats, MDL_CAT_COUNT, err);
-    for (unsigned k = 0; rc == SIM_OK && k < MDL_CAT_COUNT; k++) {
-        scn__node a;
-        scn__get(v, cats[k], &a);
-        if (a.n == NULL)
-            continue;
-        rc = dist(c, &a, SCN__UNIT_SIZE, &out->cat[k], err);
-        out->mask |= MDL_CAT_BIT(k);
-    }
-    return rc;
-}
-
 static int opt_amounts(mdl_candidate *c, const scn__node *m, const char *key,
                        mdl_amounts *out, sim_error *err)
 {
     scn__node v;
     scn__get(m, key, &v);
     memset(out, 0, sizeof *out);
-    return v.n == NULL ? SIM_OK : amounts(c, &v, out, err);
+    return v.n == NULL ? SIM_OK : scn__amounts(&c->owned, &v, out, err);
 }
 
 /* load, prepare or delegate_prepare; `extra` lists the phase's own keys. */
@@ -274,7 +234,7 @@ static int load_cache(mdl_candidate *c, const scn__node *root, sim_error *err)
     return rc;
 }
 
-static int load_candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
+int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
 {
     static const char *const keys[] = {"id",       "about",          "digest",
                                        "runtime",  "delegate",       "fallback",
@@ -331,7 +291,7 @@ static int finish(scn__doc *doc, mdl_candidate *c, sim_error *err)
     scn__node root;
     int rc = scn__doc_root(doc, &root, err);
     if (rc == SIM_OK)
-        rc = load_candidate(&root, c, err);
+        rc = scn__candidate(&root, c, err);
     scn__doc_free(doc);
     if (rc != SIM_OK)
         scn_candidate_release(c);
@@ -357,9 +317,5 @@ int scn_candidate_load(const char *path, mdl_candidate *c, sim_error *err)
 
 void scn_candidate_release(mdl_candidate *c)
 {
-    for (unsigned i = 0; i < c->nowned; i++)
-        free(c->owned[i]);
-    free(c->owned);
-    c->owned = NULL;
-    c->nowned = c->owned_cap = 0;
+    scn__owned_free(&c->owned);
 }

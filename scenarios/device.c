@@ -202,7 +202,7 @@ static int load_memory(const scn__node *root, mdl_device *dev, sim_error *err)
     return rc;
 }
 
-static int load_device(const scn__node *root, mdl_device *dev, sim_error *err)
+int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
 {
     static const char *const oses[] = {"android", "ios"};
     scn__node v;
@@ -249,7 +249,7 @@ static int finish(scn__doc *doc, mdl_device *dev, sim_error *err)
     memset(dev, 0, sizeof *dev);
     int rc = scn__doc_root(doc, &root, err);
     if (rc == SIM_OK)
-        rc = load_device(&root, dev, err);
+        rc = scn__device(&root, dev, err);
     scn__doc_free(doc);
     if (rc != SIM_OK)
         scn_device_release(dev);

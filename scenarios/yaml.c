@@ -665,3 +665,53 @@ int scn__dist(const scn__node *v, int unit, mdl_dist *out, int64_t **store, sim_
         return dist_empirical(v, unit, out, store, err);
     }
 }
+
+/* ------------------------------------------------------ owned values */
+
+int scn__owned_dist(mdl_owned *owned, const scn__node *v, int unit, mdl_dist *out,
+                    sim_error *err)
+{
+    int64_t *store = NULL;
+    int rc = scn__dist(v, unit, out, &store, err);
+    if (rc != SIM_OK || store == NULL)
+        return rc;
+    if (owned->n == owned->cap) {
+        unsigned ncap = owned->cap == 0 ? 8 : owned->cap * 2;
+        int64_t **n = realloc(owned->v, sizeof *n * ncap);
+        if (n == NULL) {
+            free(store);
+            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", v->doc->file);
+        }
+        owned->v = n;
+        owned->cap = ncap;
+    }
+    owned->v[owned->n++] = store;
+    return SIM_OK;
+}
+
+int scn__amounts(mdl_owned *owned, const scn__node *v, mdl_amounts *out, sim_error *err)
+{
+    static const char *const cats[] = {"java", "native", "gpu", "file"};
+    memset(out, 0, sizeof *out);
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, cats, MDL_CAT_COUNT, err);
+    for (unsigned k = 0; rc == SIM_OK && k < MDL_CAT_COUNT; k++) {
+        scn__node a;
+        scn__get(v, cats[k], &a);
+        if (a.n == NULL)
+            continue;
+        rc = scn__owned_dist(owned, &a, SCN__UNIT_SIZE, &out->cat[k], err);
+        out->mask |= MDL_CAT_BIT(k);
+    }
+    return rc;
+}
+
+void scn__owned_free(mdl_owned *owned)
+{
+    for (unsigned i = 0; i < owned->n; i++)
+        free(owned->v[i]);
+    free(owned->v);
+    owned->v = NULL;
+    owned->n = owned->cap = 0;
+}

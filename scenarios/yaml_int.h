@@ -81,4 +81,17 @@ enum { SCN__UNIT_SIZE, SCN__UNIT_DURATION };
  * frees it); *store is left NULL for the other kinds. */
 int scn__dist(const scn__node *v, int unit, mdl_dist *out, int64_t **store, sim_error *err);
 
+/* A distribution whose empirical values (if any) `owned` takes. */
+int scn__owned_dist(mdl_owned *owned, const scn__node *v, int unit, mdl_dist *out,
+                    sim_error *err);
+/* Memory per category ({native: 48MiB, gpu: {dist: ...}}), into *out. */
+int scn__amounts(mdl_owned *owned, const scn__node *v, mdl_amounts *out, sim_error *err);
+void scn__owned_free(mdl_owned *owned);
+
+/* A device or candidate profile from a mapping node (the loaders of
+ * device.c and candidate.c, shared with scenario.c for inline profiles).
+ * The struct must be zeroed; on failure release it. */
+int scn__device(const scn__node *root, mdl_device *dev, sim_error *err);
+int scn__candidate(const scn__node *root, mdl_candidate *cand, sim_error *err);
+
 #endif

@@ -72,7 +72,7 @@ std::string error_of(const std::string &text, int code = SIM_EINPUT)
     int rc = scn_candidate_parse(text.data(), text.size(), "ocr.yaml", &c, &err);
     INFO(err.msg);
     REQUIRE(rc == code);
-    REQUIRE(c.owned == nullptr);
+    REQUIRE(c.owned.v == nullptr);
     return err.msg;
 }
 } // namespace
@@ -147,7 +147,7 @@ parts:
     REQUIRE(c.parts[0].has_delegate_prepare == 0);
     REQUIRE(c.has_cache == 0);
     REQUIRE(std::string(c.fallback) == "none");
-    REQUIRE(c.nowned == 1); // the empirical values
+    REQUIRE(c.owned.n == 1); // the empirical values
     REQUIRE(c.parts[0].inference_time.values[2] == 15000);
     scn_candidate_release(&c);
     REQUIRE(error_of(small + "    delegate_prepare: {time: 1ms}\n").find(
