@@ -22,7 +22,16 @@ int cli_report(const sim_error *err);
 /* Writes len bytes and a newline to stdout; CLI_OK or CLI_FAILURE. */
 int cli_write_stdout(const char *text, size_t len);
 
+/* Makes sure dir exists (created when missing, one level). */
+int cli_output_dir(const char *dir);
+/* Writes text and a newline to dir/name through a temporary file and a
+ * rename; on failure nothing is left under either name. */
+int cli_write_file(const char *dir, const char *name, const char *text, size_t len);
+
 int cli_probe(int argc, char **argv);
+int cli_run(int argc, char **argv);
+int cli_validate(int argc, char **argv);
+int cli_catalog(int argc, char **argv);
 
 #ifdef __cplusplus
 }

@@ -11,6 +11,10 @@ typedef struct command {
 } command;
 
 static const command commands[] = {
+    {"run", cli_run, "run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j N] [--format F]\n"
+                     "                      predict peaks and deaths for every cell"},
+    {"validate", cli_validate, "validate FILE...    check scenario and profile files"},
+    {"catalog", cli_catalog, "catalog             list the shipped devices, candidates, scenarios"},
     {"probe", cli_probe, "probe EVENTS.json   report peak, over-budget events, exit reason"},
 };
 

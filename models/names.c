@@ -1,4 +1,4 @@
-/* names.c - names of categories, stages and owner kinds, and their parsers. */
+/* names.c - names of categories, stages, exit reasons and owner kinds, and their parsers. */
 #include "models.h"
 
 #include <string.h>
@@ -7,6 +7,8 @@ static const char *const category_names[MDL_CAT_COUNT] = {"java", "native", "gpu
 static const char *const stage_names[MDL_STAGE_COUNT] = {
     "download", "load", "runtime_prepare", "delegate_prepare",
     "inference", "cache", "release", "exit"};
+static const char *const exit_names[MDL_EXIT_COUNT] = {
+    "low_memory", "java_crash", "native_crash", "anr", "system_reclaim", "watchdog"};
 static const char *const owner_names[MDL_OWNER_KIND_COUNT] = {"part", "session", "request",
                                                               "cache"};
 
@@ -23,6 +25,11 @@ const char *mdl_stage_name(mdl_stage s)
 const char *mdl_owner_kind_name(mdl_owner_kind k)
 {
     return (unsigned)k < MDL_OWNER_KIND_COUNT ? owner_names[k] : "?";
+}
+
+const char *mdl_exit_name(mdl_exit x)
+{
+    return (unsigned)x < MDL_EXIT_COUNT ? exit_names[x] : "?";
 }
 
 /* Index of s[0..len) in names[0..n), or -1. */

@@ -1,14 +1,18 @@
 /* results.h - statistics over replications, result documents, tables and plots.
  *
- * So far: the statistics the result document is built from
- * (spec/RESULTS.md): quantiles, Wilson intervals for rates, t intervals
- * for means and paired differences, and the Erlang C reference the
- * queueing tests compare against.  Pure functions, thread-safe. */
+ * The statistics the result document is built from (spec/RESULTS.md):
+ * quantiles, Wilson intervals for rates, t intervals for means and paired
+ * differences, the Erlang C reference the queueing tests compare against
+ * (pure functions, thread-safe); the run driver that replicates every
+ * cell of a plan and aggregates it (run.c); the result document, the
+ * table and the CSV (document.c). */
 #ifndef OOMSIM_RESULTS_H
 #define OOMSIM_RESULTS_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+#include "models/models.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -45,6 +49,87 @@ typedef struct res_erlang_c {
 
 /* Returns 0 and fills *out, or -1 for parameters outside the domain. */
 int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out);
+
+/* ---------------------------------------------------------------- runs */
+
+/* A plan to run: the cells of a scenario and what the document says of
+ * it.  Every pointer is borrowed. */
+typedef struct res_plan {
+    const char *name, *about;
+    uint64_t seed, replications;
+    sim_time horizon;
+    const mdl_cell *cells;
+    const char *const *policy_json; /* per cell: its axis values, a JSON object */
+    unsigned ncells;
+} res_plan;
+
+/* Pooled wait and latency: a log-linear histogram (exact below 256 us,
+ * then 128 buckets per power of two: a reported quantile is within 0.4 %
+ * of the true order statistic). */
+#define RES_HIST_BUCKETS 7424
+typedef struct res_hist {
+    uint64_t count[RES_HIST_BUCKETS];
+    uint64_t n;
+} res_hist;
+
+void res_hist_add(res_hist *h, int64_t v);
+/* The nearest-rank p-quantile (0 <= p <= 1): the midpoint of the bucket
+ * holding rank ceil(p n), rounded; 0 when empty. */
+int64_t res_hist_quantile(const res_hist *h, double p);
+
+typedef struct res_q {
+    double mean, p50, p95, p99, max;
+} res_q;
+
+/* The aggregates of one cell (spec/RESULTS.md "cells"). */
+typedef struct res_cell {
+    res_q peak;                          /* peak.app_bytes */
+    double stage_at_peak[MDL_STAGE_COUNT]; /* share of replications */
+    int has_stage[MDL_STAGE_COUNT];      /* some replication allocated in it */
+    res_q by_stage[MDL_STAGE_COUNT];     /* p50, p95, max over those replications */
+    double deaths_mean;                  /* deaths per replication */
+    uint64_t with_death;                 /* replications with a death */
+    double any_rate;
+    res_interval any_ci;
+    uint64_t by_reason[MDL_EXIT_COUNT];
+    double boot_loop_rate;
+    uint64_t arrived, completed, rejected, timed_out, retried, lost, failed, duplicates;
+    res_q wait_us, latency_us;           /* over completed requests */
+    double queue_len_mean;               /* time average while alive */
+    double availability, inference_availability;
+    uint64_t leaks;
+    uint64_t warnings, cached_kills;
+    mdl_exit top_reason;                 /* most frequent reason (valid with deaths) */
+    mdl_stage top_death_stage;           /* most frequent stage of first deaths */
+    uint64_t events;
+} res_cell;
+
+typedef struct res_result {
+    res_cell *cells;                     /* ncells, owned */
+    unsigned ncells;
+    uint64_t events;                     /* engine events over the whole run */
+} res_result;
+
+/* Called after each batch of replications (progress); may be NULL. */
+typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
+
+/* Runs plan->replications replications of every cell on `threads`
+ * threads (0: one) and aggregates them.  Results are the same bytes for
+ * any thread count.  Returns SIM_OK, or the failing replication's error
+ * (err names cell and replication); *out then holds nothing. */
+int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
+            res_result *out, sim_error *err);
+void res_result_free(res_result *r);
+
+/* ----------------------------------------------------------- documents */
+
+/* The result document of spec/RESULTS.md as JSON text (malloc'ed, no
+ * trailing newline), or NULL when out of memory. */
+char *res_document_json(const res_plan *plan, const res_result *r);
+/* One CSV row per cell, with a header line. */
+char *res_document_csv(const res_plan *plan, const res_result *r);
+/* The aligned comparison table for a person. */
+char *res_document_table(const res_plan *plan, const res_result *r);
 
 #ifdef __cplusplus
 }

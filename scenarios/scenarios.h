@@ -65,6 +65,75 @@ int scn_candidate_parse(const char *text, size_t len, const char *file, mdl_cand
 /* Frees what the loader allocated for cand.  Safe on a zeroed candidate. */
 void scn_candidate_release(mdl_candidate *cand);
 
+/* ----------------------------------------------------------- scenarios */
+
+#define SCN_REPLICATIONS_MAX 10000000u
+#define SCN_CELLS_MAX 10000u
+#define SCN_PROFILES_MAX 64u
+
+/* A loaded scenario (spec/SCENARIO.md "Top level"), with its grid built:
+ * cells[] is devices x candidates x policies, device outermost, then the
+ * policy axes in file order.  Every pointer is owned by the scenario. */
+typedef struct scn_scenario {
+    char name[MDL_NAME_MAX];
+    char *about;                 /* "" when absent */
+    uint64_t seed, replications;
+    sim_time horizon;
+    mdl_device *devices;
+    unsigned ndevices;
+    mdl_candidate *candidates;
+    unsigned ncandidates;
+    mdl_workload workload;
+    mdl_policy *policies;        /* one per combination of the axes */
+    char **policy_json;          /* per policy: its axis values as a JSON object */
+    unsigned npolicies;
+    char (*axes)[MDL_NAME_MAX];  /* policy keys given a list, in file order */
+    unsigned naxes;
+    mdl_cell *cells;
+    unsigned ncells;
+} scn_scenario;
+
+/* Loads a scenario file, its includes and its catalog references, and
+ * builds the grid.  Returns SIM_OK, or SIM_EINPUT / SIM_ELIMIT /
+ * SIM_ENOTFOUND / SIM_EIO with "file:line:col: key.path: what" in err; on
+ * failure *s holds nothing to release.  Release with
+ * scn_scenario_release(). */
+int scn_scenario_load(const char *path, scn_scenario *s, sim_error *err);
+/* The same from memory; `file` names it in messages and relative
+ * includes resolve from its directory. */
+int scn_scenario_parse(const char *text, size_t len, const char *file, scn_scenario *s,
+                       sim_error *err);
+/* A scenario of the shipped catalog by path ("scenarios/capacity-plan.yaml"). */
+int scn_scenario_load_catalog(const char *path, scn_scenario *s, sim_error *err);
+void scn_scenario_release(scn_scenario *s);
+
+/* ------------------------------------------------------------- catalog */
+
+/* The shipped catalog (scenarios/catalog, embedded at build time). */
+#define SCN_DEFAULT_SCENARIO "scenarios/capacity-plan.yaml"
+
+typedef enum scn_kind { SCN_KIND_DEVICE, SCN_KIND_CANDIDATE, SCN_KIND_SCENARIO,
+                        SCN_KIND_OTHER } scn_kind;
+
+typedef struct scn_catalog_item {
+    scn_kind kind;
+    const char *path;  /* "devices/android-4g.yaml" */
+    const char *text;  /* the YAML, NUL-terminated */
+    size_t len;
+} scn_catalog_item;
+
+/* Entries in sorted path order. */
+unsigned scn_catalog_count(void);
+void scn_catalog_get(unsigned i, scn_catalog_item *out);
+/* The entry's name (its name, id or scenario name key) and `about` line
+ * into name[MDL_NAME_MAX] and about[n] ("" when absent).  Returns SIM_OK
+ * or an error of the YAML layer. */
+int scn_catalog_describe(const scn_catalog_item *it, char *name, char *about, size_t n,
+                         sim_error *err);
+/* What kind of file a path holds, by its root keys: SCN_KIND_OTHER when
+ * it is none of the three (used by `oomsim validate`). */
+scn_kind scn_kind_of_text(const char *text, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

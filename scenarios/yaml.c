@@ -218,10 +218,15 @@ static void place(struct fy_node *n, const scn__doc *doc, int line, int col, scn
     }
 }
 
-int scn__doc_root(scn__doc *d, scn__node *root, sim_error *err)
+void scn__doc_top(scn__doc *d, scn__node *root)
 {
     place(fy_document_root(d->doc), d, 1, 1, root);
     root->path[0] = '\0';
+}
+
+int scn__doc_root(scn__doc *d, scn__node *root, sim_error *err)
+{
+    scn__doc_top(d, root);
     if (root->n == NULL || !fy_node_is_mapping(root->n))
         return scn__fail(root, err, SIM_EINPUT, "expected a mapping of keys at the top level");
     return SIM_OK;
@@ -449,6 +454,14 @@ int scn__duration(const scn__node *v, sim_time *out, sim_error *err)
     size_t len;
     int rc = scn__scalar(v, &s, &len, err);
     return rc != SIM_OK ? rc : with_place(v, scn_parse_duration(s, len, out, err), err);
+}
+
+int scn__rate(const scn__node *v, double *out, sim_error *err)
+{
+    const char *s;
+    size_t len;
+    int rc = scn__scalar(v, &s, &len, err);
+    return rc != SIM_OK ? rc : with_place(v, scn_parse_rate(s, len, out, err), err);
 }
 
 int scn__probability(const scn__node *v, double *out, sim_error *err)

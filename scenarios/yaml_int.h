@@ -39,6 +39,8 @@ int scn__doc_load(scn__doc *d, const char *path, sim_error *err);
 int scn__doc_parse(scn__doc *d, const char *text, size_t len, const char *file,
                    sim_error *err);
 void scn__doc_free(scn__doc *d);
+/* The root node, whatever it is. */
+void scn__doc_top(scn__doc *d, scn__node *root);
 /* The root node (a mapping is required: SIM_EINPUT otherwise). */
 int scn__doc_root(scn__doc *d, scn__node *root, sim_error *err);
 
@@ -67,6 +69,8 @@ int scn__scalar(const scn__node *v, const char **s, size_t *len, sim_error *err)
 int scn__size(const scn__node *v, int64_t *out, sim_error *err);
 int scn__duration(const scn__node *v, sim_time *out, sim_error *err);
 int scn__probability(const scn__node *v, double *out, sim_error *err);
+/* A rate ("0.5/s"), in events per second. */
+int scn__rate(const scn__node *v, double *out, sim_error *err);
 /* An integer in [min, max]. */
 int scn__int(const scn__node *v, int64_t min, int64_t max, int64_t *out, sim_error *err);
 /* One of names[0..n) (index in *out). */

@@ -1,0 +1,207 @@
+/* run.c - `oomsim run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j THREADS]
+ * [--format table|json|csv]` (spec/RESULTS.md). */
+#include "cli.h"
+#include "results/results.h"
+#include "scenarios/scenarios.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
+    "                  [-j THREADS] [--format table|json|csv]\n"
+    "  With no scenario, runs the shipped default capacity plan.\n"
+    "  -o DIR     also write DIR/results.json and DIR/cells.csv\n"
+    "  -r N       replications per cell (overrides the scenario's)\n"
+    "  --seed S   seed (overrides the scenario's)\n"
+    "  -j N       threads (default: the online CPUs; results do not depend on it)\n"
+    "  --format   what to print: table (default), json or csv\n";
+
+static int usage_error(const char *fmt, const char *arg)
+{
+    fprintf(stderr, "oomsim run: ");
+    fprintf(stderr, fmt, arg);
+    fprintf(stderr, "\n%s", usage_text);
+    return CLI_USAGE;
+}
+
+/* A decimal integer in [min, max]. */
+static int number(const char *s, unsigned long long min, unsigned long long max,
+                  unsigned long long *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return 0;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return 0;
+    *out = v;
+    return 1;
+}
+
+typedef struct run_opts {
+    const char *scenario, *dir, *format;
+    int has_reps, has_seed;
+    unsigned long long reps, seed, threads;
+} run_opts;
+
+static int parse(int argc, char **argv, run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = "table";
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    o->threads = cpus > 0 ? (unsigned long long)cpus : 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return -1;
+        } else if (strcmp(a, "-o") == 0) {
+            if (v == NULL)
+                return usage_error("%s needs a directory", a);
+            o->dir = v;
+            i++;
+        } else if (strcmp(a, "-r") == 0) {
+            if (!number(v, 1, SCN_REPLICATIONS_MAX, &o->reps))
+                return usage_error("-r needs a count from 1 to 10000000, got '%s'",
+                                   v != NULL ? v : "");
+            o->has_reps = 1;
+            i++;
+        } else if (strcmp(a, "--seed") == 0) {
+            if (!number(v, 0, INT64_MAX, &o->seed))
+                return usage_error("--seed needs a non-negative integer, got '%s'",
+                                   v != NULL ? v : "");
+            o->has_seed = 1;
+            i++;
+        } else if (strcmp(a, "-j") == 0) {
+            if (!number(v, 1, 256, &o->threads))
+                return usage_error("-j needs a thread count from 1 to 256, got '%s'",
+                                   v != NULL ? v : "");
+            i++;
+        } else if (strcmp(a, "--format") == 0) {
+            if (v == NULL || (strcmp(v, "table") && strcmp(v, "json") && strcmp(v, "csv")))
+                return usage_error("--format is table, json or csv, got '%s'",
+                                   v != NULL ? v : "");
+            o->format = v;
+            i++;
+        } else if (a[0] == '-' && a[1] != '\0') {
+            return usage_error("unknown option '%s'", a);
+        } else if (o->scenario != NULL) {
+            return usage_error("one scenario at a time; '%s' is extra", a);
+        } else {
+            o->scenario = a;
+        }
+    }
+    return CLI_OK;
+}
+
+/* A path on disk, else a catalog scenario by name, else the default. */
+static int load(const char *arg, scn_scenario *s, sim_error *err)
+{
+    if (arg == NULL)
+        return scn_scenario_load_catalog(SCN_DEFAULT_SCENARIO, s, err);
+    struct stat st;
+    int is_name = strchr(arg, '/') == NULL && strchr(arg, '.') == NULL;
+    if (stat(arg, &st) != 0 && is_name && strlen(arg) < 200) {
+        char path[256];
+        snprintf(path, sizeof path, "scenarios/%s.yaml", arg);
+        int rc = scn_scenario_load_catalog(path, s, err);
+        if (rc != SIM_ENOTFOUND)
+            return rc;
+        return sim_error_set(err, SIM_EIO, "%s: no such file, and no catalog scenario of that "
+                             "name (oomsim catalog lists them)", arg);
+    }
+    return scn_scenario_load(arg, s, err);
+}
+
+static void plan_of(const scn_scenario *s, res_plan *p)
+{
+    memset(p, 0, sizeof *p);
+    p->name = s->name;
+    p->about = s->about;
+    p->seed = s->seed;
+    p->replications = s->replications;
+    p->horizon = s->horizon;
+    p->cells = s->cells;
+    p->ncells = s->ncells;
+}
+
+static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
+{
+    char *json = res_document_json(plan, r);
+    char *csv = res_document_csv(plan, r);
+    char *table = strcmp(o->format, "table") == 0 ? res_document_table(plan, r) : NULL;
+    int status = CLI_OK;
+    if (json == NULL || csv == NULL || (strcmp(o->format, "table") == 0 && table == NULL)) {
+        fprintf(stderr, "oomsim: out of memory writing the results\n");
+        status = CLI_FAILURE;
+    }
+    if (status == CLI_OK && o->dir != NULL) {
+        status = cli_output_dir(o->dir);
+        if (status == CLI_OK)
+            status = cli_write_file(o->dir, "results.json", json, strlen(json));
+        if (status == CLI_OK)
+            status = cli_write_file(o->dir, "cells.csv", csv, strlen(csv));
+    }
+    if (status == CLI_OK) {
+        const char *text = strcmp(o->format, "json") == 0  ? json
+                           : strcmp(o->format, "csv") == 0 ? csv
+                                                           : table;
+        status = cli_write_stdout(text, strlen(text));
+    }
+    free(json);
+    free(csv);
+    free(table);
+    return status;
+}
+
+int cli_run(int argc, char **argv)
+{
+    run_opts o;
+    int status = parse(argc, argv, &o);
+    if (status != CLI_OK)
+        return status < 0 ? CLI_OK : status;
+    sim_error err;
+    sim_error_clear(&err);
+    scn_scenario s;
+    int rc = load(o.scenario, &s, &err);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    if (o.has_reps)
+        s.replications = o.reps;
+    if (o.has_seed) {
+        s.seed = o.seed;
+        for (unsigned i = 0; i < s.ncells; i++)
+            s.cells[i].seed = o.seed;
+    }
+    res_plan plan;
+    plan_of(&s, &plan);
+    plan.policy_json = (const char *const *)NULL;
+    /* one policy JSON per cell: cells cycle through the policies */
+    const char **pj = malloc(sizeof *pj * (s.ncells > 0 ? s.ncells : 1));
+    if (pj == NULL) {
+        scn_scenario_release(&s);
+        fprintf(stderr, "oomsim: out of memory\n");
+        return CLI_FAILURE;
+    }
+    for (unsigned i = 0; i < s.ncells; i++)
+        pj[i] = s.policy_json[i % s.npolicies];
+    plan.policy_json = pj;
+    res_result r;
+    rc = res_run(&plan, (unsigned)o.threads, NULL, NULL, &r, &err);
+    if (rc != SIM_OK) {
+        status = cli_report(&err);
+    } else {
+        status = emit(&o, &plan, &r);
+        res_result_free(&r);
+    }
+    free(pj);
+    scn_scenario_release(&s);
+    return status;
+}

@@ -1,0 +1,1230 @@
+/* world.c - one replication of one grid cell: the device and its kill
+ * rules, the app process, its candidate's parts, the user path.
+ *
+ * The semantics are spec/SCENARIO.md's ("Memory semantics", "Kill
+ * rules", "Workload", "Policies"); docs/model.md states every choice the
+ * spec leaves open.  Events carry the process epoch in the high half of
+ * their argument: a death bumps the epoch, so the events of a dead process
+ * fire as no-ops instead of being hunted down and cancelled.  The path and
+ * the device (arrivals, steps, pressure spikes, relaunches) live outside
+ * the process and carry no epoch.
+ *
+ * Every allocation goes through take(), which applies the Java heap limit
+ * before the allocation and the kill rules after it; a take() that killed
+ * the process returns 0 and the caller must return at once, because the
+ * death has already released every part and request. */
+#include "models.h"
+
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+/* Stream purposes: fixed numbers, never derived from the cell (common
+ * random numbers across the policies of a grid, docs/design/rng.md). */
+enum {
+    PURPOSE_DEVICE = 1,   /* cached apps at start */
+    PURPOSE_ARRIVALS = 2, /* request gaps */
+    PURPOSE_REQUESTS = 3, /* payloads, inference times, working sets */
+    PURPOSE_STAGES = 4,   /* stage times and amounts, session states */
+    PURPOSE_FAILURES = 5, /* delegate failures and crashes, cache hits */
+    PURPOSE_RELAUNCH = 6, /* the user's delay before reopening the app */
+    PURPOSE_PRESSURE = 7  /* background pressure spikes */
+};
+
+/* At equal times: releases first, then kill timers, then arrivals, then
+ * path steps (so the last arrival of a step happens inside it), then
+ * device pressure. */
+enum { PRIO_RELEASE = 0, PRIO_TIMER = 1, PRIO_ARRIVAL = 2, PRIO_PATH = 3, PRIO_PRESSURE = 4 };
+
+enum { P_UNLOADED = 0, P_LOADING, P_READY, P_FAILED };
+enum { PH_LOAD = 0, PH_PREPARE, PH_DELEGATE, PH_FALLBACK };
+enum { R_QUEUED = 0, R_WAITING, R_RUNNING };
+
+#define NIL UINT32_MAX
+#define APP_ADJ_FOREGROUND 0
+#define APP_ADJ_BACKGROUND 700
+
+typedef struct part_rt {
+    const mdl_part *def;
+    mdl_owner owner, sess_owner;
+    uint8_t state, phase, release_pending, cache_done;
+    uint32_t serial;                  /* bumped at every phase start (ANR timers) */
+    int64_t transient[MDL_CAT_COUNT]; /* held by the running phase */
+    int64_t cache_tr[MDL_CAT_COUNT];  /* cache-miss transient (cache owner) */
+    int64_t failed_tr[MDL_CAT_COUNT]; /* failed delegate's transient, kept with overlap */
+    int64_t delegate_res[MDL_CAT_COUNT];
+    int64_t resident[MDL_CAT_COUNT];  /* all resident bytes, delegate_res included */
+    mdl_stage phase_stage;
+    uint32_t busy, sess_idle;
+    uint64_t last_use;
+    uint32_t wait_head, wait_tail;    /* requests waiting for READY */
+} part_rt;
+
+/* What a request draws at arrival, alive or not, so every policy sees the
+ * same request k. */
+typedef struct req_draw {
+    int64_t payload[MDL_CAT_COUNT];
+    int64_t time[MDL_PARTS_MAX];
+    int64_t ws[MDL_PARTS_MAX][MDL_CAT_COUNT]; /* working set + output */
+} req_draw;
+
+typedef struct req {
+    req_draw d;
+    sim_time arrival, start;
+    mdl_owner owner;
+    uint32_t next;        /* waiter list / free list */
+    uint8_t in_use, state, idx, nneeds;
+    uint8_t needs[MDL_PARTS_MAX];
+} req;
+
+typedef struct world {
+    const mdl_cell *cell;
+    const mdl_device *dev;
+    const mdl_candidate *cand;
+    const mdl_workload *wl;
+    const mdl_policy *pol;
+    const sim_alloc *alloc;
+    sim_engine *e;
+    mdl_ledger *led;
+    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press;
+    unsigned streams;
+    mdl_rep *out;
+    const sim_alloc *times_alloc;
+    sim_error *err;
+    int rc;
+
+    part_rt parts[MDL_PARTS_MAX];
+    unsigned nparts;
+    uint8_t *needs_map;   /* nrequests x MDL_PARTS_MAX part indices */
+    uint8_t *nneeds_map;
+    uint8_t startup[MDL_PARTS_MAX];
+    unsigned nstartup, startup_next;
+    uint32_t res_cap;
+    mdl_owner cache_owner;
+
+    /* the process */
+    uint32_t epoch;
+    int alive, fg, startup_done, cache_valid, relaunch_pending, relaunch_scheduled;
+    sim_handle relaunch_h;
+    uint32_t consec_startup_deaths;
+    sim_time alive_since;
+    uint64_t lru_clock, req_seq;
+    mdl_stage last_stage;
+
+    /* the device */
+    int64_t cached;
+    int warned;
+
+    /* the path */
+    int path_bg;
+    uint32_t rq_step;
+    const mdl_requests *rq;
+    uint64_t rq_left;
+    sim_time rq_end;
+
+    /* requests */
+    req *pool;
+    uint32_t pool_cap, free_head;
+    uint32_t running;     /* requests holding an execution slot */
+    uint32_t *q;          /* FIFO ring of request indices */
+    uint32_t q_cap, q_head, q_len;
+    sim_time q_last;
+} world;
+
+/* ------------------------------------------------------------- helpers */
+
+static inline sim_time now(const world *w) { return sim_now(w->e); }
+
+static inline uint64_t tag(const world *w, uint32_t index)
+{
+    return ((uint64_t)w->epoch << 32) | index;
+}
+
+static inline int current(const world *w, uint64_t arg)
+{
+    return w->alive && (uint32_t)(arg >> 32) == w->epoch;
+}
+
+static void fail(world *w, int rc)
+{
+    if (w->rc == SIM_OK)
+        w->rc = rc;
+    sim_abort(w->e, rc);
+}
+
+static int at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg, sim_handle *h)
+{
+    int rc = sim_schedule(w->e, t, prio, fn, w, arg, h);
+    if (rc != SIM_OK) {
+        sim_error_set(w->err, rc, "replication: cannot schedule an event (%s)",
+                      sim_strerror(rc));
+        fail(w, rc);
+        return 0;
+    }
+    return 1;
+}
+
+static void sample_amounts(const mdl_amounts *a, gsl_rng *r, int64_t out[MDL_CAT_COUNT])
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        out[c] = (a->mask & MDL_CAT_BIT(c)) ? mdl_dist_sample(&a->cat[c], r) : 0;
+}
+
+static int64_t headroom(const world *w, int64_t extra)
+{
+    const mdl_device *d = w->dev;
+    int64_t counted = mdl_ledger_counted(w->led);
+    if (d->rule == MDL_KILL_JETSAM)
+        return (w->fg ? d->jetsam_limit : d->jetsam_background_limit) - counted;
+    return d->ram - d->system - w->cached - extra - counted;
+}
+
+/* Memory warnings are edge-triggered: one per crossing below warning_at. */
+static void warning_check(world *w, int64_t room)
+{
+    if (w->dev->warning_at <= 0)
+        return;
+    if (room < w->dev->warning_at) {
+        if (!w->warned) {
+            w->warned = 1;
+            w->out->warnings++;
+        }
+    } else {
+        w->warned = 0;
+    }
+}
+
+static void die(world *w, mdl_exit why, mdl_stage stage);
+
+/* The lmk level that applies to adj: the entry with the largest adj not
+ * above it; NULL when adj is below every level. */
+static const mdl_minfree *lmk_level(const mdl_device *d, int adj)
+{
+    const mdl_minfree *lv = NULL;
+    for (unsigned i = 0; i < d->nminfree && d->minfree[i].adj <= adj; i++)
+        lv = &d->minfree[i];
+    return lv;
+}
+
+/* Applies the kill rules after memory changed (extra: a pressure spike's
+ * bytes, held only for the check).  Returns 1 when the app lives. */
+static int kill_check(world *w, int64_t extra, mdl_stage stage)
+{
+    const mdl_device *d = w->dev;
+    if (d->rule == MDL_KILL_JETSAM) {
+        int64_t room = headroom(w, 0);
+        if (room < 0) {
+            die(w, MDL_EXIT_LOW_MEMORY, stage);
+            return 0;
+        }
+        warning_check(w, room);
+        return 1;
+    }
+    int64_t room = headroom(w, extra);
+    int64_t cached_floor = d->minfree[d->nminfree - 1].free;
+    while (room < cached_floor && w->cached > 0) {
+        int64_t freed = d->cached_app_size > 0 && d->cached_app_size < w->cached
+                            ? d->cached_app_size : w->cached;
+        w->cached -= freed;
+        room += freed;
+        w->out->cached_kills++;
+    }
+    const mdl_minfree *lv = lmk_level(d, w->fg ? APP_ADJ_FOREGROUND : APP_ADJ_BACKGROUND);
+    if (lv != NULL && room < lv->free) {
+        die(w, w->fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, stage);
+        return 0;
+    }
+    warning_check(w, room);
+    return 1;
+}
+
+/* Allocates bytes of category c to o.  Returns 1 when the app lives on. */
+static int take(world *w, mdl_owner o, int c, int64_t bytes, mdl_stage stage)
+{
+    if (bytes <= 0)
+        return 1;
+    w->last_stage = stage;
+    const mdl_device *d = w->dev;
+    if (c == MDL_CAT_JAVA && d->java_heap_limit > 0 &&
+        mdl_ledger_total(w->led, MDL_CAT_JAVA) + bytes > d->java_heap_limit) {
+        die(w, MDL_EXIT_JAVA_CRASH, stage); /* OutOfMemoryError: not made */
+        return 0;
+    }
+    int rc = mdl_ledger_alloc(w->led, o, (mdl_category)c, bytes, stage, now(w), w->err);
+    if (rc != SIM_OK) {
+        fail(w, rc);
+        return 0;
+    }
+    if (!(d->counts_mask & MDL_CAT_BIT(c)))
+        return 1;
+    return kill_check(w, 0, stage);
+}
+
+static int take_all(world *w, mdl_owner o, const int64_t v[MDL_CAT_COUNT], mdl_stage stage)
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (!take(w, o, c, v[c], stage))
+            return 0;
+    return 1;
+}
+
+static void give_all(world *w, mdl_owner o, int64_t v[MDL_CAT_COUNT])
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++) {
+        if (v[c] > 0) {
+            int rc = mdl_ledger_free(w->led, o, (mdl_category)c, v[c], w->err);
+            if (rc != SIM_OK)
+                fail(w, rc);
+        }
+        v[c] = 0;
+    }
+    warning_check(w, headroom(w, 0));
+}
+
+static void add_to(int64_t dst[MDL_CAT_COUNT], const int64_t src[MDL_CAT_COUNT])
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        dst[c] += src[c];
+}
+
+/* ------------------------------------------------------------ requests */
+
+static uint32_t pool_get(world *w)
+{
+    if (w->free_head == NIL) {
+        uint32_t cap = w->pool_cap == 0 ? 64 : w->pool_cap * 2;
+        req *p = sim_realloc(w->alloc, w->pool, (size_t)w->pool_cap * sizeof *p,
+                             (size_t)cap * sizeof *p);
+        if (p == NULL) {
+            sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for requests");
+            fail(w, SIM_ENOMEM);
+            return NIL;
+        }
+        for (uint32_t i = w->pool_cap; i < cap; i++) {
+            p[i].in_use = 0;
+            p[i].next = i + 1 < cap ? i + 1 : NIL;
+        }
+        w->pool = p;
+        w->free_head = w->pool_cap;
+        w->pool_cap = cap;
+    }
+    uint32_t i = w->free_head;
+    w->free_head = w->pool[i].next;
+    return i;
+}
+
+static void queue_area(world *w)
+{
+    sim_time t = now(w);
+    w->out->queue_area += (double)w->q_len * (double)(t - w->q_last);
+    w->q_last = t;
+}
+
+static int enqueue(world *w, uint32_t i)
+{
+    if (w->q_len == w->q_cap) {
+        uint32_t cap = w->q_cap == 0 ? 64 : w->q_cap * 2;
+        uint32_t *q = sim_malloc(w->alloc, (size_t)cap * sizeof *q);
+        if (q == NULL) {
+            sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for the queue");
+            fail(w, SIM_ENOMEM);
+            return 0;
+        }
+        for (uint32_t k = 0; k < w->q_len; k++)
+            q[k] = w->q[(w->q_head + k) % w->q_cap];
+        sim_free(w->alloc, w->q, (size_t)w->q_cap * sizeof *q);
+        w->q = q;
+        w->q_cap = cap;
+        w->q_head = 0;
+    }
+    queue_area(w);
+    w->q[(w->q_head + w->q_len) % w->q_cap] = i;
+    w->q_len++;
+    w->pool[i].state = R_QUEUED;
+    return 1;
+}
+
+static uint32_t dequeue(world *w)
+{
+    queue_area(w);
+    uint32_t i = w->q[w->q_head];
+    w->q_head = (w->q_head + 1) % w->q_cap;
+    w->q_len--;
+    return i;
+}
+
+static void dispatch(world *w);
+static void advance(world *w, uint32_t i);
+
+/* The request leaves the system: payload released, owner retired. */
+static void finish(world *w, uint32_t i, int had_slot)
+{
+    req *r = &w->pool[i];
+    mdl_ledger_free_owner(w->led, r->owner, NULL);
+    int rc = mdl_ledger_retire(w->led, r->owner, w->err);
+    if (rc != SIM_OK)
+        fail(w, rc);
+    r->in_use = 0;
+    r->next = w->free_head;
+    w->free_head = i;
+    warning_check(w, headroom(w, 0));
+    if (had_slot) {
+        w->running--;
+        dispatch(w);
+    }
+}
+
+static void record_times(world *w, sim_time wait, sim_time latency)
+{
+    mdl_rep *o = w->out;
+    o->wait_sum += (double)wait;
+    o->latency_sum += (double)latency;
+    if (w->times_alloc == NULL)
+        return;
+    if (o->ntimes == o->times_cap) {
+        uint64_t cap = o->times_cap == 0 ? 256 : o->times_cap * 2;
+        mdl_req_times *t = sim_realloc(w->times_alloc, o->times,
+                                       (size_t)o->times_cap * sizeof *t,
+                                       (size_t)cap * sizeof *t);
+        if (t == NULL) {
+            sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for request times");
+            fail(w, SIM_ENOMEM);
+            return;
+        }
+        o->times = t;
+        o->times_cap = cap;
+    }
+    o->times[o->ntimes].wait = wait;
+    o->times[o->ntimes].latency = latency;
+    o->ntimes++;
+}
+
+static void start_request(world *w, uint32_t i)
+{
+    req *r = &w->pool[i];
+    w->running++;
+    r->start = now(w);
+    r->state = R_RUNNING;
+    r->idx = 0;
+    advance(w, i);
+}
+
+static void dispatch(world *w)
+{
+    while (w->alive && w->running < w->pol->sessions && w->q_len > 0)
+        start_request(w, dequeue(w));
+}
+
+/* ---------------------------------------------------------------- parts */
+
+static void release_part(world *w, part_rt *p)
+{
+    give_all(w, p->owner, p->resident);
+    memset(p->delegate_res, 0, sizeof p->delegate_res);
+    mdl_ledger_free_owner(w->led, p->sess_owner, NULL);
+    p->sess_idle = 0;
+    p->state = P_UNLOADED;
+    p->release_pending = 0;
+}
+
+static unsigned resident_count(const world *w, int with_loading)
+{
+    unsigned n = 0;
+    for (unsigned k = 0; k < w->nparts; k++) {
+        const part_rt *p = &w->parts[k];
+        if ((p->state == P_READY && !p->release_pending) ||
+            (with_loading && p->state == P_LOADING))
+            n++;
+    }
+    return n;
+}
+
+/* The least recently used resident part other than keep, or NULL. */
+static part_rt *lru_victim(world *w, const part_rt *keep)
+{
+    part_rt *v = NULL;
+    for (unsigned k = 0; k < w->nparts; k++) {
+        part_rt *p = &w->parts[k];
+        if (p != keep && p->state == P_READY && !p->release_pending &&
+            (v == NULL || p->last_use < v->last_use))
+            v = p;
+    }
+    return v;
+}
+
+/* Releases v now, or once its executions end. */
+static void evict(world *w, part_rt *v)
+{
+    if (v->busy > 0)
+        v->release_pending = 1;
+    else
+        release_part(w, v);
+}
+
+static void start_phase(world *w, part_rt *p, int ph);
+static void startup_continue(world *w);
+
+static int begin_load(world *w, part_rt *p)
+{
+    if (w->pol->residency == MDL_RES_RELEASE_FIRST) {
+        /* make room before the load (an executing part goes once it is
+         * idle, so a switch during another request's execution still
+         * overlaps) */
+        part_rt *v;
+        while (resident_count(w, 1) >= w->res_cap && (v = lru_victim(w, p)) != NULL)
+            evict(w, v);
+    }
+    p->state = P_LOADING;
+    start_phase(w, p, PH_LOAD);
+    return w->alive;
+}
+
+static void anr_timer(sim_engine *e, void *ctx, uint64_t arg);
+static void phase_end(sim_engine *e, void *ctx, uint64_t arg);
+
+static void start_phase(world *w, part_rt *p, int ph)
+{
+    const mdl_part *def = p->def;
+    const mdl_phase *f = ph == PH_LOAD       ? &def->load
+                         : ph == PH_DELEGATE ? &def->delegate_prepare
+                                             : &def->prepare;
+    mdl_stage stage = ph == PH_LOAD       ? MDL_STAGE_LOAD
+                      : ph == PH_DELEGATE ? MDL_STAGE_DELEGATE_PREPARE
+                                          : MDL_STAGE_RUNTIME_PREPARE;
+    gsl_rng *r = sim_stream_rng(&w->s_stage);
+    sim_time d = mdl_dist_sample(&f->time, r);
+    int64_t tr[MDL_CAT_COUNT], rs[MDL_CAT_COUNT], miss[MDL_CAT_COUNT] = {0};
+    sample_amounts(&f->transient, r, tr);
+    sample_amounts(&f->resident, r, rs);
+    if (ph == PH_LOAD)
+        rs[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file;
+    int miss_now = ph == PH_PREPARE && w->cand->has_cache && !w->cache_valid && !p->cache_done;
+    if (miss_now) {
+        d += w->cand->cache_miss_time;
+        sample_amounts(&w->cand->cache_miss_transient, r, miss);
+    }
+    p->phase = (uint8_t)ph;
+    p->phase_stage = stage;
+    p->serial++;
+    uint32_t idx = (uint32_t)(p - w->parts);
+    /* resident first, then the transient on top (the file, then its
+     * decompression buffer); a cache rebuild belongs to stage `cache` */
+    if (!take_all(w, p->owner, rs, stage))
+        return;
+    add_to(p->resident, rs);
+    if (ph == PH_DELEGATE)
+        memcpy(p->delegate_res, rs, sizeof rs);
+    if (!take_all(w, p->owner, tr, stage))
+        return;
+    memcpy(p->transient, tr, sizeof tr);
+    if (miss_now) {
+        if (!take_all(w, w->cache_owner, miss, MDL_STAGE_CACHE))
+            return;
+        memcpy(p->cache_tr, miss, sizeof miss);
+    }
+    const mdl_device *dev = w->dev;
+    if (f->main_thread && dev->os == MDL_OS_ANDROID && dev->anr_timeout > 0 &&
+        d > dev->anr_timeout) {
+        uint32_t arg = idx | ((p->serial & 0xffffffu) << 8);
+        if (!at(w, now(w) + dev->anr_timeout, PRIO_TIMER, anr_timer, tag(w, arg), NULL))
+            return;
+    }
+    at(w, now(w) + d, PRIO_RELEASE, phase_end, tag(w, idx), NULL);
+}
+
+static void part_ready(world *w, part_rt *p)
+{
+    p->state = P_READY;
+    p->last_use = ++w->lru_clock;
+    if (w->pol->residency == MDL_RES_OVERLAP || w->pol->residency == MDL_RES_LRU) {
+        part_rt *v;
+        while (resident_count(w, 0) > w->res_cap && (v = lru_victim(w, p)) != NULL)
+            evict(w, v);
+    }
+    uint32_t epoch = w->epoch;
+    while (p->wait_head != NIL && w->alive && w->epoch == epoch) {
+        uint32_t i = p->wait_head;
+        p->wait_head = w->pool[i].next;
+        if (p->wait_head == NIL)
+            p->wait_tail = NIL;
+        w->pool[i].state = R_RUNNING;
+        advance(w, i);
+    }
+    if (w->alive && w->epoch == epoch)
+        startup_continue(w);
+}
+
+/* The delegate failed and there is no fallback: the part cannot be used
+ * in this process; whoever waits for it fails. */
+static void part_failed(world *w, part_rt *p)
+{
+    give_all(w, p->owner, p->resident);
+    memset(p->delegate_res, 0, sizeof p->delegate_res);
+    p->state = P_FAILED;
+    uint32_t epoch = w->epoch;
+    while (p->wait_head != NIL && w->alive && w->epoch == epoch) {
+        uint32_t i = p->wait_head;
+        p->wait_head = w->pool[i].next;
+        if (p->wait_head == NIL)
+            p->wait_tail = NIL;
+        w->out->failed++;
+        finish(w, i, 1);
+    }
+    if (w->alive && w->epoch == epoch)
+        startup_continue(w);
+}
+
+static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    part_rt *p = &w->parts[(uint32_t)arg];
+    int ph = p->phase;
+    give_all(w, w->cache_owner, p->cache_tr);
+    if (ph == PH_PREPARE && w->cand->has_cache)
+        p->cache_done = 1; /* the rebuilt artefact is valid for this process */
+    if (ph != PH_DELEGATE) {
+        give_all(w, p->owner, p->transient);
+        if (ph == PH_FALLBACK) {
+            /* the failed delegate's set, held through the fallback */
+            give_all(w, p->owner, p->failed_tr);
+            for (int c = 0; c < MDL_CAT_COUNT; c++)
+                p->resident[c] -= p->delegate_res[c];
+            give_all(w, p->owner, p->delegate_res);
+        }
+        if (ph == PH_LOAD)
+            start_phase(w, p, PH_PREPARE);
+        else if (ph == PH_PREPARE && p->def->has_delegate_prepare)
+            start_phase(w, p, PH_DELEGATE);
+        else
+            part_ready(w, p);
+        return;
+    }
+    /* one draw per delegate_prepare whatever the probabilities (CRN) */
+    double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail));
+    const mdl_part *def = p->def;
+    if (u < def->delegate_crash) {
+        die(w, MDL_EXIT_NATIVE_CRASH, MDL_STAGE_DELEGATE_PREPARE);
+        return;
+    }
+    if (u >= def->delegate_crash + def->delegate_fail) {
+        give_all(w, p->owner, p->transient);
+        part_ready(w, p);
+        return;
+    }
+    if (strcmp(w->cand->fallback, "none") == 0) {
+        give_all(w, p->owner, p->transient);
+        part_failed(w, p);
+        return;
+    }
+    if (w->cand->fallback_overlap) {
+        memcpy(p->failed_tr, p->transient, sizeof p->transient);
+        memset(p->transient, 0, sizeof p->transient);
+    } else {
+        give_all(w, p->owner, p->transient);
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            p->resident[c] -= p->delegate_res[c];
+        give_all(w, p->owner, p->delegate_res);
+    }
+    start_phase(w, p, PH_FALLBACK);
+}
+
+static void anr_timer(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    uint32_t low = (uint32_t)arg;
+    part_rt *p = &w->parts[low & 0xffu];
+    if (p->state == P_LOADING && (p->serial & 0xffffffu) == (low >> 8) && w->fg)
+        die(w, MDL_EXIT_ANR, p->phase_stage);
+}
+
+/* Start-up: preload (or prewarm) parts one after another. */
+static void startup_continue(world *w)
+{
+    while (!w->startup_done) {
+        if (w->startup_next == w->nstartup) {
+            w->startup_done = 1;
+            w->consec_startup_deaths = 0;
+            return;
+        }
+        part_rt *p = &w->parts[w->startup[w->startup_next]];
+        if (p->state == P_LOADING)
+            return; /* a request is loading it: continue when it is ready */
+        if (p->state == P_UNLOADED) {
+            begin_load(w, p);
+            return;
+        }
+        w->startup_next++;
+    }
+}
+
+/* --------------------------------------------------------------- flow */
+
+static void exec_end(sim_engine *e, void *ctx, uint64_t arg);
+
+static void execute(world *w, uint32_t i, part_rt *p)
+{
+    req *r = &w->pool[i];
+    p->last_use = ++w->lru_clock;
+    p->busy++;
+    if (p->sess_idle == 0) {
+        int64_t s[MDL_CAT_COUNT];
+        sample_amounts(&p->def->session, sim_stream_rng(&w->s_stage), s);
+        if (!take_all(w, p->sess_owner, s, MDL_STAGE_INFERENCE))
+            return;
+    } else {
+        p->sess_idle--;
+    }
+    if (!take_all(w, r->owner, r->d.ws[r->idx], MDL_STAGE_INFERENCE))
+        return;
+    at(w, now(w) + r->d.time[r->idx], PRIO_RELEASE, exec_end, tag(w, i), NULL);
+}
+
+static void wait_for(world *w, uint32_t i, part_rt *p)
+{
+    req *r = &w->pool[i];
+    r->state = R_WAITING;
+    r->next = NIL;
+    if (p->wait_tail == NIL)
+        p->wait_head = i;
+    else
+        w->pool[p->wait_tail].next = i;
+    p->wait_tail = i;
+}
+
+static void advance(world *w, uint32_t i)
+{
+    req *r = &w->pool[i];
+    if (r->idx == r->nneeds) {
+        w->out->completed++;
+        record_times(w, r->start - r->arrival, now(w) - r->arrival);
+        finish(w, i, 1);
+        return;
+    }
+    part_rt *p = &w->parts[r->needs[r->idx]];
+    switch (p->state) {
+    case P_READY:
+        p->release_pending = 0; /* wanted again before it went */
+        execute(w, i, p);
+        return;
+    case P_LOADING:
+        wait_for(w, i, p);
+        return;
+    case P_UNLOADED:
+        wait_for(w, i, p);
+        begin_load(w, p);
+        return;
+    default: /* P_FAILED */
+        w->out->failed++;
+        finish(w, i, 1);
+        return;
+    }
+}
+
+static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    uint32_t i = (uint32_t)arg;
+    req *r = &w->pool[i];
+    part_rt *p = &w->parts[r->needs[r->idx]];
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (r->d.ws[r->idx][c] > 0 &&
+            mdl_ledger_free(w->led, r->owner, (mdl_category)c, r->d.ws[r->idx][c], w->err) !=
+                SIM_OK)
+            fail(w, SIM_EINTERNAL);
+    warning_check(w, headroom(w, 0));
+    p->busy--;
+    p->sess_idle++;
+    if (p->release_pending && p->busy == 0)
+        release_part(w, p);
+    r->idx++;
+    advance(w, i);
+}
+
+static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_draw *d,
+                         uint8_t *nneeds)
+{
+    gsl_rng *r = sim_stream_rng(&w->s_req);
+    const uint8_t *needs = &w->needs_map[(size_t)step * MDL_PARTS_MAX];
+    *nneeds = w->nneeds_map[step];
+    sample_amounts(&rq->payload, r, d->payload);
+    for (unsigned k = 0; k < *nneeds; k++) {
+        const mdl_part *p = &w->cand->parts[needs[k]];
+        int64_t out[MDL_CAT_COUNT];
+        d->time[k] = mdl_dist_sample(&p->inference_time, r);
+        sample_amounts(&p->working_set, r, d->ws[k]);
+        sample_amounts(&p->output, r, out);
+        add_to(d->ws[k], out);
+    }
+}
+
+static void new_request(world *w, const req_draw *d, uint32_t rqi, uint8_t nneeds)
+{
+    uint32_t i = pool_get(w);
+    if (i == NIL)
+        return;
+    req *r = &w->pool[i];
+    int rc = mdl_ledger_owner(w->led, MDL_OWNER_REQUEST, (uint32_t)w->req_seq++, &r->owner);
+    if (rc != SIM_OK) {
+        sim_error_set(w->err, rc, "replication: cannot register a request (%s)",
+                      sim_strerror(rc));
+        r->next = w->free_head;
+        w->free_head = i;
+        fail(w, rc);
+        return;
+    }
+    r->d = *d;
+    r->in_use = 1;
+    r->arrival = now(w);
+    r->nneeds = nneeds;
+    r->state = R_QUEUED;
+    memcpy(r->needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX], MDL_PARTS_MAX);
+    w->out->arrived++;
+    if (!take_all(w, r->owner, r->d.payload, MDL_STAGE_INFERENCE))
+        return;
+    if (w->running < w->pol->sessions && w->q_len == 0) {
+        start_request(w, i);
+    } else if (w->pol->queue == MDL_QUEUE_UNBOUNDED || w->q_len < w->pol->queue) {
+        enqueue(w, i);
+    } else {
+        w->out->rejected++;
+        finish(w, i, 0);
+    }
+}
+
+/* -------------------------------------------------------- life and death */
+
+static void watchdog(sim_engine *e, void *ctx, uint64_t arg);
+static void relaunch(sim_engine *e, void *ctx, uint64_t arg);
+
+static void relaunch_at(world *w)
+{
+    if (!w->wl->has_relaunch)
+        return;
+    sim_time t = now(w) + mdl_dist_sample(&w->wl->relaunch, sim_stream_rng(&w->s_relaunch));
+    if (t >= w->cell->horizon)
+        return;
+    if (at(w, t, PRIO_PATH, relaunch, 0, &w->relaunch_h))
+        w->relaunch_scheduled = 1;
+}
+
+static void die(world *w, mdl_exit why, mdl_stage stage)
+{
+    mdl_rep *o = w->out;
+    if (o->deaths_total == 0) {
+        o->first_death = why;
+        o->first_death_stage = stage;
+        o->first_death_time = now(w);
+        o->first_death_counted = mdl_ledger_counted(w->led);
+    }
+    o->deaths[why]++;
+    o->deaths_total++;
+    if (!w->startup_done) {
+        if (++w->consec_startup_deaths >= 2)
+            o->boot_loop = 1;
+    } else {
+        w->consec_startup_deaths = 0;
+    }
+    o->alive_us += now(w) - w->alive_since;
+    o->accepting_us += now(w) - w->alive_since;
+    queue_area(w);
+    mdl_ledger_clear(w->led);
+    for (uint32_t i = 0; i < w->pool_cap; i++) {
+        req *r = &w->pool[i];
+        if (!r->in_use)
+            continue;
+        o->lost++;
+        if (mdl_ledger_retire(w->led, r->owner, w->err) != SIM_OK)
+            fail(w, SIM_EINTERNAL);
+        r->in_use = 0;
+        r->next = w->free_head;
+        w->free_head = i;
+    }
+    for (unsigned k = 0; k < w->nparts; k++) {
+        part_rt *p = &w->parts[k];
+        const mdl_part *def = p->def;
+        mdl_owner a = p->owner, b = p->sess_owner;
+        memset(p, 0, sizeof *p);
+        p->def = def;
+        p->owner = a;
+        p->sess_owner = b;
+        p->wait_head = p->wait_tail = NIL;
+    }
+    w->q_len = 0;
+    w->q_head = 0;
+    w->running = 0;
+    w->alive = 0;
+    w->warned = 0;
+    w->epoch++;
+    relaunch_at(w);
+}
+
+static void cold_start(world *w)
+{
+    if (w->alive)
+        return;
+    if (w->relaunch_scheduled) {
+        sim_cancel(w->e, w->relaunch_h);
+        w->relaunch_scheduled = 0;
+    }
+    w->relaunch_pending = 0;
+    w->alive = 1;
+    w->fg = !w->path_bg;
+    w->epoch++;
+    w->alive_since = now(w);
+    w->q_last = now(w);
+    double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail)); /* drawn even without a cache */
+    w->cache_valid = !w->cand->has_cache || u < w->cand->cache_hit;
+    w->startup_next = 0;
+    w->startup_done = w->nstartup == 0;
+    int main_work = 0;
+    for (unsigned k = 0; k < w->nstartup; k++) {
+        const mdl_part *p = &w->cand->parts[w->startup[k]];
+        main_work |= p->load.main_thread | p->prepare.main_thread |
+                     (p->has_delegate_prepare && p->delegate_prepare.main_thread);
+    }
+    const mdl_device *d = w->dev;
+    if (d->os == MDL_OS_IOS && d->launch_watchdog > 0 && main_work &&
+        !at(w, now(w) + d->launch_watchdog, PRIO_TIMER, watchdog, tag(w, 0), NULL))
+        return;
+    startup_continue(w);
+}
+
+static void watchdog(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (current(w, arg) && !w->startup_done)
+        die(w, MDL_EXIT_WATCHDOG, w->last_stage);
+}
+
+static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->relaunch_scheduled = 0;
+    if (w->alive)
+        return;
+    if (w->path_bg)
+        w->relaunch_pending = 1; /* the user reopens the app when back */
+    else
+        cold_start(w);
+}
+
+static void pressure(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    gsl_rng *r = sim_stream_rng(&w->s_press);
+    int64_t size = mdl_dist_sample(&w->dev->pressure_size, r);
+    w->out->pressure_spikes++;
+    if (w->alive)
+        kill_check(w, size, w->last_stage);
+    sim_time t = now(w) + mdl_dist_sample(&w->dev->pressure, r);
+    if (t < w->cell->horizon)
+        at(w, t, PRIO_PRESSURE, pressure, 0, NULL);
+}
+
+/* ---------------------------------------------------------------- path */
+
+static void step(sim_engine *e, void *ctx, uint64_t arg);
+
+static void next_step(world *w, sim_time t)
+{
+    at(w, t, PRIO_PATH, step, w->rq_step + 1, NULL);
+}
+
+static void arrival(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    const mdl_requests *rq = w->rq;
+    uint32_t rqi = (uint32_t)arg;
+    req_draw d;
+    uint8_t nneeds;
+    draw_request(w, rq, rqi, &d, &nneeds);
+    if (w->alive)
+        new_request(w, &d, rqi, nneeds);
+    if (w->rc != SIM_OK)
+        return;
+    if (rq->count > 0 && --w->rq_left == 0) {
+        if (rq->poisson)
+            next_step(w, now(w));
+        return;
+    }
+    sim_time gap = rq->poisson ? sim_stream_exp_us(&w->s_arr, rq->mean_gap_us) : rq->every;
+    if (gap < 1)
+        gap = 1;
+    sim_time t = now(w) + gap;
+    if (rq->count == 0 && t > w->rq_end)
+        return;
+    at(w, t, PRIO_ARRIVAL, arrival, arg, NULL);
+}
+
+static void background_end(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->path_bg = 0;
+    if (w->alive) {
+        w->fg = 1;
+        kill_check(w, 0, w->last_stage); /* the foreground limits differ */
+    } else if (w->relaunch_pending) {
+        cold_start(w);
+    }
+    if (w->rc == SIM_OK)
+        next_step(w, now(w));
+}
+
+static void step(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    uint32_t i = (uint32_t)arg;
+    w->rq_step = i;
+    if (i >= w->wl->nsteps)
+        return;
+    const mdl_step *s = &w->wl->steps[i];
+    sim_time t = now(w);
+    switch (s->kind) {
+    case MDL_STEP_COLD_START:
+        cold_start(w);
+        break;
+    case MDL_STEP_ENTER:
+    case MDL_STEP_LEAVE:
+        break;
+    case MDL_STEP_BACKGROUND:
+        w->path_bg = 1;
+        if (w->alive) {
+            w->fg = 0;
+            kill_check(w, 0, w->last_stage);
+        }
+        at(w, t + s->duration, PRIO_PATH, background_end, 0, NULL);
+        return;
+    case MDL_STEP_REQUESTS: {
+        const mdl_requests *rq = &w->wl->requests[s->index];
+        w->rq = rq;
+        w->rq_left = rq->count;
+        w->rq_end = t + rq->duration;
+        sim_time gap = rq->poisson ? sim_stream_exp_us(&w->s_arr, rq->mean_gap_us) : rq->every;
+        if (gap < 1)
+            gap = 1;
+        if (rq->count > 0 || t + gap <= w->rq_end)
+            at(w, t + gap, PRIO_ARRIVAL, arrival, s->index, NULL);
+        /* rate + count ends at its last arrival (see arrival()) */
+        if (rq->count == 0 || !rq->poisson)
+            next_step(w, w->rq_end);
+        return;
+    }
+    }
+    if (w->rc == SIM_OK)
+        next_step(w, t);
+}
+
+/* ------------------------------------------------------------ the cell */
+
+static int part_index(const mdl_candidate *c, const char *name)
+{
+    for (unsigned k = 0; k < c->nparts; k++)
+        if (strcmp(c->parts[k].name, name) == 0)
+            return (int)k;
+    return -1;
+}
+
+int mdl_cell_check(const mdl_cell *cell, sim_error *err)
+{
+    const mdl_candidate *c = cell->candidate;
+    const mdl_workload *wl = cell->workload;
+    for (uint32_t q = 0; q < wl->nrequests; q++)
+        for (unsigned k = 0; k < wl->requests[q].nneeds; k++)
+            if (part_index(c, wl->requests[q].needs[k]) < 0)
+                return sim_error_set(err, SIM_EINPUT, "needs: candidate %s has no part '%s'",
+                                     c->id, wl->requests[q].needs[k]);
+    for (unsigned k = 0; k < cell->policy.nprewarm; k++)
+        if (part_index(c, cell->policy.prewarm[k]) < 0)
+            return sim_error_set(err, SIM_EINPUT, "prewarm: candidate %s has no part '%s'",
+                                 c->id, cell->policy.prewarm[k]);
+    if (cell->policy.sessions < 1 || cell->policy.sessions > MDL_SESSIONS_MAX)
+        return sim_error_set(err, SIM_EINPUT, "sessions: %u outside [1, %u]",
+                             cell->policy.sessions, MDL_SESSIONS_MAX);
+    if (c->nparts < 1)
+        return sim_error_set(err, SIM_EINPUT, "candidate %s has no parts", c->id);
+    return SIM_OK;
+}
+
+static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
+{
+    const mdl_candidate *c = cell->candidate;
+    const mdl_workload *wl = cell->workload;
+    int rc = mdl_cell_check(cell, err);
+    if (rc != SIM_OK)
+        return rc;
+    sim_engine_config ec;
+    memset(&ec, 0, sizeof ec);
+    ec.alloc = w->alloc;
+    if ((w->e = sim_engine_create(&ec, err)) == NULL)
+        return err->code;
+    if ((w->led = mdl_ledger_create(w->alloc, cell->device->counts_mask, err)) == NULL)
+        return err->code;
+    sim_stream *streams[] = {&w->s_dev,      &w->s_arr,      &w->s_req,  &w->s_stage,
+                             &w->s_fail,     &w->s_relaunch, &w->s_press};
+    static const uint64_t purposes[] = {PURPOSE_DEVICE, PURPOSE_ARRIVALS, PURPOSE_REQUESTS,
+                                        PURPOSE_STAGES, PURPOSE_FAILURES, PURPOSE_RELAUNCH,
+                                        PURPOSE_PRESSURE};
+    for (unsigned k = 0; k < 7; k++) {
+        if (sim_stream_init(streams[k], w->alloc, cell->seed, rep, purposes[k]) != SIM_OK)
+            return sim_error_set(err, SIM_ENOMEM, "replication: out of memory for streams");
+        w->streams++;
+    }
+    size_t nmap = (size_t)(wl->nrequests > 0 ? wl->nrequests : 1);
+    w->needs_map = sim_malloc(w->alloc, nmap * MDL_PARTS_MAX);
+    w->nneeds_map = sim_malloc(w->alloc, nmap);
+    if (w->needs_map == NULL || w->nneeds_map == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
+    for (uint32_t q = 0; q < wl->nrequests; q++) {
+        const mdl_requests *rq = &wl->requests[q];
+        uint8_t *m = &w->needs_map[(size_t)q * MDL_PARTS_MAX];
+        unsigned n = rq->nneeds > 0 ? rq->nneeds : c->nparts;
+        for (unsigned k = 0; k < n; k++)
+            m[k] = (uint8_t)(rq->nneeds > 0 ? part_index(c, rq->needs[k]) : (int)k);
+        w->nneeds_map[q] = (uint8_t)n;
+    }
+    w->nparts = c->nparts;
+    for (unsigned k = 0; k < c->nparts; k++) {
+        part_rt *p = &w->parts[k];
+        p->def = &c->parts[k];
+        p->wait_head = p->wait_tail = NIL;
+        if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_PART, k, &p->owner)) != SIM_OK ||
+            (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &p->sess_owner)) != SIM_OK)
+            return sim_error_set(err, rc, "replication: cannot register owners");
+    }
+    if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
+        return sim_error_set(err, rc, "replication: cannot register owners");
+    const mdl_policy *pol = &cell->policy;
+    if (pol->residency == MDL_RES_PRELOAD) {
+        w->res_cap = c->nparts;
+        for (unsigned k = 0; k < c->nparts; k++)
+            w->startup[w->nstartup++] = (uint8_t)k;
+    } else {
+        w->res_cap = pol->residency == MDL_RES_LRU ? pol->lru_k : 1;
+        for (unsigned k = 0; k < pol->nprewarm; k++)
+            w->startup[w->nstartup++] = (uint8_t)part_index(c, pol->prewarm[k]);
+    }
+    w->free_head = NIL;
+    w->startup_done = 1;
+    w->last_stage = MDL_STAGE_NONE;
+    w->fg = 1;
+    w->cached = mdl_dist_sample(&cell->device->cached_apps, sim_stream_rng(&w->s_dev));
+    if (at(w, 0, PRIO_PATH, step, 0, NULL) != 1)
+        return w->rc;
+    if (cell->device->has_pressure && cell->device->rule == MDL_KILL_LMK) {
+        sim_time t = mdl_dist_sample(&cell->device->pressure, sim_stream_rng(&w->s_press));
+        if (t < cell->horizon && !at(w, t, PRIO_PRESSURE, pressure, 0, NULL))
+            return w->rc;
+    }
+    return SIM_OK;
+}
+
+/* The horizon: an orderly shutdown, so that whatever is still held
+ * afterwards is a leak of the model's bookkeeping. */
+static void teardown(world *w)
+{
+    mdl_rep *o = w->out;
+    if (w->alive) {
+        o->alive_us += w->cell->horizon - w->alive_since;
+        o->accepting_us += w->cell->horizon - w->alive_since;
+        queue_area(w);
+        for (uint32_t i = 0; i < w->pool_cap; i++) {
+            req *r = &w->pool[i];
+            if (r->in_use) {
+                mdl_ledger_free_owner(w->led, r->owner, NULL);
+                mdl_ledger_retire(w->led, r->owner, w->err);
+                r->in_use = 0;
+            }
+        }
+        for (unsigned k = 0; k < w->nparts; k++) {
+            part_rt *p = &w->parts[k];
+            give_all(w, p->owner, p->transient);
+            give_all(w, p->owner, p->failed_tr);
+            give_all(w, w->cache_owner, p->cache_tr);
+            if (p->state == P_READY || p->state == P_LOADING)
+                release_part(w, p);
+        }
+    }
+    o->leaks = mdl_ledger_leaks(w->led, NULL, NULL);
+}
+
+static void destroy(world *w)
+{
+    sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,  &w->s_stage,
+                             &w->s_fail, &w->s_relaunch, &w->s_press};
+    for (unsigned k = 0; k < w->streams; k++)
+        sim_stream_release(streams[k]);
+    size_t nmap = (size_t)(w->wl->nrequests > 0 ? w->wl->nrequests : 1);
+    sim_free(w->alloc, w->needs_map, nmap * MDL_PARTS_MAX);
+    sim_free(w->alloc, w->nneeds_map, nmap);
+    sim_free(w->alloc, w->pool, (size_t)w->pool_cap * sizeof *w->pool);
+    sim_free(w->alloc, w->q, (size_t)w->q_cap * sizeof *w->q);
+    mdl_ledger_destroy(w->led);
+    sim_engine_destroy(w->e);
+}
+
+int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
+                        const sim_alloc *times_alloc, mdl_rep *out, sim_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->times_alloc = times_alloc;
+    world w;
+    memset(&w, 0, sizeof w);
+    w.cell = cell;
+    w.dev = cell->device;
+    w.cand = cell->candidate;
+    w.wl = cell->workload;
+    w.pol = &cell->policy;
+    w.alloc = alloc != NULL ? alloc : sim_alloc_default();
+    w.times_alloc = times_alloc;
+    w.out = out;
+    w.err = err;
+    int rc = setup(&w, cell, rep, err);
+    if (rc == SIM_OK) {
+        int run = sim_run(w.e, cell->horizon);
+        rc = w.rc != SIM_OK ? w.rc : (run < 0 ? run : SIM_OK);
+    }
+    if (rc == SIM_OK) {
+        teardown(&w);
+        rc = w.rc;
+    }
+    if (rc == SIM_OK)
+        rc = mdl_ledger_validate(w.led, err);
+    if (rc == SIM_OK) {
+        mdl_ledger_stats st;
+        mdl_ledger_stats_get(w.led, &st);
+        out->peak = st.peak;
+        out->peak_stage = st.peak_stage;
+        memcpy(out->stage_peak, st.stage_peak, sizeof st.stage_peak);
+        out->events = sim_events_fired(w.e);
+    }
+    destroy(&w);
+    if (rc != SIM_OK)
+        mdl_rep_free(out);
+    return rc;
+}
+
+void mdl_rep_free(mdl_rep *out)
+{
+    if (out->times != NULL && out->times_alloc != NULL)
+        sim_free(out->times_alloc, out->times, (size_t)out->times_cap * sizeof *out->times);
+    out->times = NULL;
+    out->ntimes = out->times_cap = 0;
+}

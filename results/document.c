@@ -1,0 +1,342 @@
+/* document.c - the result document (spec/RESULTS.md), the CSV and the
+ * table, from a plan and its aggregates.
+ *
+ * Key order is fixed (jansson keeps insertion order), integers stay
+ * integers (bytes and microseconds are rounded), shares and rates are
+ * reals printed with 6 significant digits: the same aggregates give the
+ * same bytes. */
+#include "results.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#define REAL_FLAGS (JSON_REAL_PRECISION(6) | JSON_INDENT(2))
+
+static json_int_t whole(double x)
+{
+    return (json_int_t)llround(x);
+}
+
+static void set(json_t *o, const char *k, json_t *v)
+{
+    json_object_set_new(o, k, v);
+}
+
+static json_t *quantiles(const res_q *q, int mean, int p99)
+{
+    json_t *o = json_object();
+    if (mean)
+        set(o, "mean", json_integer(whole(q->mean)));
+    set(o, "p50", json_integer(whole(q->p50)));
+    set(o, "p95", json_integer(whole(q->p95)));
+    if (p99)
+        set(o, "p99", json_integer(whole(q->p99)));
+    return o;
+}
+
+static json_t *peak(const res_cell *c)
+{
+    json_t *p = json_object();
+    json_t *app = quantiles(&c->peak, 1, 1);
+    set(app, "max", json_integer(whole(c->peak.max)));
+    set(p, "app_bytes", app);
+    json_t *at = json_object();
+    for (int s = 0; s < MDL_STAGE_COUNT; s++)
+        if (c->stage_at_peak[s] > 0)
+            set(at, mdl_stage_name((mdl_stage)s), json_real(c->stage_at_peak[s]));
+    set(p, "stage_at_peak", at);
+    json_t *by = json_object();
+    for (int s = 0; s < MDL_STAGE_COUNT; s++) {
+        if (!c->has_stage[s])
+            continue;
+        json_t *q = quantiles(&c->by_stage[s], 0, 0);
+        set(q, "max", json_integer(whole(c->by_stage[s].max)));
+        set(by, mdl_stage_name((mdl_stage)s), q);
+    }
+    set(p, "by_stage", by);
+    return p;
+}
+
+static json_t *deaths(const res_cell *c)
+{
+    json_t *d = json_object();
+    json_t *per = json_object();
+    set(per, "mean", json_real(c->deaths_mean));
+    set(d, "per_replication", per);
+    set(d, "any_rate", json_real(c->any_rate));
+    set(d, "any_rate_ci95", json_pack("[ff]", c->any_ci.lo, c->any_ci.hi));
+    json_t *by = json_object();
+    for (int x = 0; x < MDL_EXIT_COUNT; x++)
+        set(by, mdl_exit_name((mdl_exit)x), json_integer((json_int_t)c->by_reason[x]));
+    set(d, "by_reason", by);
+    return d;
+}
+
+static json_t *requests(const res_cell *c)
+{
+    json_t *r = json_object();
+    set(r, "arrived", json_integer((json_int_t)c->arrived));
+    set(r, "completed", json_integer((json_int_t)c->completed));
+    set(r, "rejected", json_integer((json_int_t)c->rejected));
+    set(r, "timed_out", json_integer((json_int_t)c->timed_out));
+    set(r, "retried", json_integer((json_int_t)c->retried));
+    set(r, "lost", json_integer((json_int_t)c->lost));
+    set(r, "duplicate_working_sets", json_integer((json_int_t)c->duplicates));
+    set(r, "failed", json_integer((json_int_t)c->failed));
+    set(r, "wait_us", quantiles(&c->wait_us, 1, 1));
+    set(r, "latency_us", quantiles(&c->latency_us, 1, 1));
+    json_t *q = json_object();
+    set(q, "mean", json_real(c->queue_len_mean));
+    set(r, "queue_len", q);
+    return r;
+}
+
+static json_t *mean_of(double x)
+{
+    json_t *o = json_object();
+    set(o, "mean", json_real(x));
+    return o;
+}
+
+static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
+{
+    const mdl_cell *cell = &plan->cells[i];
+    json_t *o = json_object();
+    set(o, "device", json_string(cell->device->name));
+    set(o, "candidate", json_string(cell->candidate->id));
+    json_t *pol = json_loads(plan->policy_json[i], 0, NULL);
+    set(o, "policy", pol != NULL ? pol : json_object());
+    set(o, "peak", peak(c));
+    set(o, "deaths", deaths(c));
+    json_t *b = json_object();
+    set(b, "rate", json_real(c->boot_loop_rate));
+    set(o, "boot_loops", b);
+    set(o, "requests", requests(c));
+    set(o, "availability", mean_of(c->availability));
+    set(o, "inference_availability", mean_of(c->inference_availability));
+    set(o, "leaks", json_integer((json_int_t)c->leaks));
+    set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
+    set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
+    return o;
+}
+
+char *res_document_json(const res_plan *plan, const res_result *r)
+{
+    json_t *doc = json_object();
+    set(doc, "oomsim", json_string(SIM_VERSION));
+    set(doc, "scenario", json_string(plan->name));
+    set(doc, "about", json_string(plan->about != NULL ? plan->about : ""));
+    set(doc, "seed", json_integer((json_int_t)plan->seed));
+    set(doc, "replications", json_integer((json_int_t)plan->replications));
+    set(doc, "horizon_us", json_integer((json_int_t)plan->horizon));
+    json_t *cells = json_array();
+    for (unsigned i = 0; i < r->ncells; i++)
+        json_array_append_new(cells, cell_json(plan, i, &r->cells[i]));
+    set(doc, "cells", cells);
+    set(doc, "comparisons", json_array());
+    char *text = json_dumps(doc, REAL_FLAGS);
+    json_decref(doc);
+    return text;
+}
+
+/* ------------------------------------------------------- text output */
+
+typedef struct out {
+    char *v;
+    size_t n, cap;
+    int oom;
+} out;
+
+static void put(out *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(out *o, const char *fmt, ...)
+{
+    if (o->oom)
+        return;
+    for (;;) {
+        va_list ap;
+        va_start(ap, fmt);
+        int w = vsnprintf(o->v != NULL ? o->v + o->n : NULL, o->v != NULL ? o->cap - o->n : 0,
+                          fmt, ap);
+        va_end(ap);
+        if (w < 0) {
+            o->oom = 1;
+            return;
+        }
+        if (o->v != NULL && o->n + (size_t)w < o->cap) {
+            o->n += (size_t)w;
+            return;
+        }
+        size_t cap = o->cap == 0 ? 4096 : o->cap;
+        while (cap <= o->n + (size_t)w)
+            cap *= 2;
+        char *v = realloc(o->v, cap);
+        if (v == NULL) {
+            o->oom = 1;
+            return;
+        }
+        o->v = v;
+        o->cap = cap;
+    }
+}
+
+static char *done(out *o)
+{
+    if (o->oom) {
+        free(o->v);
+        return NULL;
+    }
+    if (o->v != NULL && o->n > 0 && o->v[o->n - 1] == '\n')
+        o->v[--o->n] = '\0';
+    return o->v;
+}
+
+/* "sessions=2 residency=preload" from the policy's JSON ("-" when the
+ * scenario has no axes). */
+static void policy_label(const char *json, char *buf, size_t n)
+{
+    json_t *o = json_loads(json, 0, NULL);
+    size_t len = 0;
+    buf[0] = '\0';
+    const char *k;
+    json_t *v;
+    if (o != NULL) {
+        json_object_foreach(o, k, v) {
+            char *t = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
+            int w = snprintf(buf + len, n - len, "%s%s=%s", len ? " " : "", k,
+                             t != NULL ? t : json_string_value(v));
+            free(t);
+            if (w < 0 || (size_t)w >= n - len)
+                break;
+            len += (size_t)w;
+        }
+        json_decref(o);
+    }
+    if (buf[0] == '\0')
+        snprintf(buf, n, "-");
+}
+
+static const char *top_stage(const res_cell *c)
+{
+    int best = -1;
+    for (int s = 0; s < MDL_STAGE_COUNT; s++)
+        if (c->stage_at_peak[s] > 0 && (best < 0 || c->stage_at_peak[s] > c->stage_at_peak[best]))
+            best = s;
+    return best < 0 ? "-" : mdl_stage_name((mdl_stage)best);
+}
+
+#define MIB (1024.0 * 1024.0)
+
+char *res_document_csv(const res_plan *plan, const res_result *r)
+{
+    out o = {NULL, 0, 0, 0};
+    put(&o, "device,candidate,policy,peak_mean_bytes,peak_p50_bytes,peak_p95_bytes,"
+            "peak_p99_bytes,peak_max_bytes,stage_at_peak,deaths_per_replication,any_rate,"
+            "any_rate_lo,any_rate_hi");
+    for (int x = 0; x < MDL_EXIT_COUNT; x++)
+        put(&o, ",%s", mdl_exit_name((mdl_exit)x));
+    put(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
+            "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
+            "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
+            "leaks,memory_warnings,cached_app_kills\n");
+    for (unsigned i = 0; i < r->ncells; i++) {
+        const res_cell *c = &r->cells[i];
+        const mdl_cell *cell = &plan->cells[i];
+        char label[512];
+        policy_label(plan->policy_json[i], label, sizeof label);
+        put(&o, "%s,%s,\"", cell->device->name, cell->candidate->id);
+        for (const char *p = label; *p; p++)
+            put(&o, *p == '"' ? "\"\"" : "%c", *p);
+        put(&o, "\",%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g", (long long)whole(c->peak.mean),
+            (long long)whole(c->peak.p50), (long long)whole(c->peak.p95),
+            (long long)whole(c->peak.p99), (long long)whole(c->peak.max), top_stage(c),
+            c->deaths_mean, c->any_rate, c->any_ci.lo, c->any_ci.hi);
+        for (int x = 0; x < MDL_EXIT_COUNT; x++)
+            put(&o, ",%llu", (unsigned long long)c->by_reason[x]);
+        put(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
+                "%.6g,%.6g,%.6g,%llu,%llu,%llu\n",
+            c->boot_loop_rate, (unsigned long long)c->arrived, (unsigned long long)c->completed,
+            (unsigned long long)c->rejected, (unsigned long long)c->timed_out,
+            (unsigned long long)c->retried, (unsigned long long)c->lost,
+            (unsigned long long)c->failed, (unsigned long long)c->duplicates,
+            (long long)whole(c->wait_us.mean), (long long)whole(c->wait_us.p95),
+            (long long)whole(c->latency_us.mean), (long long)whole(c->latency_us.p50),
+            (long long)whole(c->latency_us.p95), (long long)whole(c->latency_us.p99),
+            c->queue_len_mean, c->availability, c->inference_availability,
+            (unsigned long long)c->leaks, (unsigned long long)c->warnings,
+            (unsigned long long)c->cached_kills);
+    }
+    return done(&o);
+}
+
+/* ------------------------------------------------------------- table */
+
+enum { COLS = 11 };
+
+char *res_document_table(const res_plan *plan, const res_result *r)
+{
+    static const char *const head[COLS] = {
+        "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
+        "deaths [95% CI]", "top reason", "latency p95", "available"};
+    static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1};
+    unsigned rows = r->ncells + 1;
+    char(*cell)[COLS][96] = calloc(rows, sizeof *cell);
+    if (cell == NULL)
+        return NULL;
+    for (int k = 0; k < COLS; k++)
+        snprintf(cell[0][k], sizeof cell[0][k], "%s", head[k]);
+    for (unsigned i = 0; i < r->ncells; i++) {
+        const res_cell *c = &r->cells[i];
+        char(*row)[96] = cell[i + 1];
+        snprintf(row[0], 96, "%s", plan->cells[i].device->name);
+        snprintf(row[1], 96, "%s", plan->cells[i].candidate->id);
+        policy_label(plan->policy_json[i], row[2], 96);
+        snprintf(row[3], 96, "%.1f MiB", c->peak.p50 / MIB);
+        snprintf(row[4], 96, "%.1f MiB", c->peak.p95 / MIB);
+        snprintf(row[5], 96, "%.1f MiB", c->peak.max / MIB);
+        snprintf(row[6], 96, "%s", top_stage(c));
+        snprintf(row[7], 96, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate, 100 * c->any_ci.lo,
+                 100 * c->any_ci.hi);
+        snprintf(row[8], 96, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
+        if (c->completed)
+            snprintf(row[9], 96, "%.0f ms", c->latency_us.p95 / 1000.0);
+        else
+            snprintf(row[9], 96, "-");
+        snprintf(row[10], 96, "%.2f%%", 100 * c->availability);
+    }
+    size_t width[COLS] = {0};
+    for (unsigned i = 0; i < rows; i++)
+        for (int k = 0; k < COLS; k++)
+            if (strlen(cell[i][k]) > width[k])
+                width[k] = strlen(cell[i][k]);
+    out o = {NULL, 0, 0, 0};
+    put(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
+        (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
+        (unsigned long long)plan->seed);
+    for (unsigned i = 0; i < rows; i++) {
+        for (int k = 0; k < COLS; k++) {
+            int w = (int)width[k];
+            const char *sep = k + 1 < COLS ? "  " : "";
+            if (right[k])
+                put(&o, "%*s%s", w, cell[i][k], sep);
+            else if (k + 1 < COLS)
+                put(&o, "%-*s%s", w, cell[i][k], sep);
+            else
+                put(&o, "%s", cell[i][k]);
+        }
+        put(&o, "\n");
+    }
+    put(&o, "\ndeaths: share of replications with at least one process death (Wilson 95%% "
+            "interval); available: share of the horizon the process was alive.\n");
+    free(cell);
+    return done(&o);
+}
