@@ -143,10 +143,12 @@ int mdl_ledger_alloc(mdl_ledger *l, mdl_owner o, mdl_category c, int64_t bytes, 
     if (l->total[c] > l->category_peak[c])
         l->category_peak[c] = l->total[c];
     l->allocs++;
-    if (counted) {
+    if (counted)
         l->counted += bytes;
-        if (l->counted > l->stage_peak[s])
-            l->stage_peak[s] = l->counted;
+    /* any allocation of a stage marks it, uncounted ones (mmapped files) too */
+    if (l->counted > l->stage_peak[s])
+        l->stage_peak[s] = l->counted;
+    if (counted) {
         /* Strictly higher: the first allocation to reach a peak keeps it. */
         if (l->counted > l->peak || l->peak_stage == MDL_STAGE_NONE) {
             l->peak = l->counted;

@@ -418,8 +418,9 @@ typedef struct mdl_ledger_stats {
     int64_t peak;                  /* highest counted total so far */
     sim_time peak_time;            /* time of the allocation that reached it */
     mdl_stage peak_stage;          /* its stage; MDL_STAGE_NONE before any */
-    int64_t stage_peak[MDL_STAGE_COUNT]; /* highest counted total reached by an
-                                            allocation of each stage; -1: none */
+    int64_t stage_peak[MDL_STAGE_COUNT]; /* highest counted total just after an
+                                            allocation of each stage (counted or
+                                            not); -1: none */
     int64_t category_peak[MDL_CAT_COUNT]; /* highest total of each category */
     uint64_t allocs, frees;        /* operations so far */
     uint32_t owners;               /* live (registered, not retired) owners */

@@ -70,7 +70,7 @@ typedef struct req_draw {
 
 typedef struct req {
     req_draw d;
-    sim_time arrival, start;
+    sim_time arrival, start; /* start: the first execution (the end of the wait) */
     mdl_owner owner;
     uint32_t next;        /* waiter list / free list */
     uint8_t in_use, state, idx, nneeds;
@@ -403,7 +403,7 @@ static void start_request(world *w, uint32_t i)
 {
     req *r = &w->pool[i];
     w->running++;
-    r->start = now(w);
+    r->start = -1;
     r->state = R_RUNNING;
     r->idx = 0;
     advance(w, i);
@@ -672,6 +672,8 @@ static void execute(world *w, uint32_t i, part_rt *p)
     req *r = &w->pool[i];
     p->last_use = ++w->lru_clock;
     p->busy++;
+    if (r->start < 0)
+        r->start = now(w);
     if (p->sess_idle == 0) {
         int64_t s[MDL_CAT_COUNT];
         sample_amounts(&p->def->session, sim_stream_rng(&w->s_stage), s);
