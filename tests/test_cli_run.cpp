@@ -1,0 +1,87 @@
+// `oomsim run`, `validate` and `catalog` through the command line.
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "shim/shim.hpp"
+
+using namespace shim;
+
+TEST_CASE("run with no argument runs the default plan from any directory", "[cli][run]")
+{
+    TempDir dir;
+    RunResult r = run({"/bin/sh", "-c", "cd " + dir.path() + " && " OOMSIM_BIN " run -r 20"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("capacity-plan: 20 replications of 10.0 min") == 0);
+    CHECK(r.out.find("android-3g  ocr-v3     sessions=1") != std::string::npos);
+    CHECK(r.out.find("MiB") != std::string::npos);
+    CHECK(r.err.empty());
+}
+
+TEST_CASE("run -o writes results.json and cells.csv, the same bytes for any -j", "[cli][run]")
+{
+    TempDir dir;
+    RunResult a = oomsim({"run", "-r", "30", "-j", "1", "-o", dir.file("a"), "--format", "json"});
+    RunResult b = oomsim({"run", "-r", "30", "-j", "2", "-o", dir.file("b"), "--format", "csv"});
+    INFO(a.err << b.err);
+    REQUIRE(a.status == 0);
+    REQUIRE(b.status == 0);
+    std::string ja = read_file(dir.file("a/results.json"));
+    CHECK(ja == read_file(dir.file("b/results.json")));
+    CHECK(ja == a.out);
+    CHECK(read_file(dir.file("a/cells.csv")) == b.out);
+    CHECK(ja.find("\"replications\": 30") != std::string::npos);
+    CHECK(b.out.find("device,candidate,policy,peak_mean_bytes") == 0);
+    // one header and six cells
+    CHECK(std::count(b.out.begin(), b.out.end(), '\n') == 7);
+    RunResult c = oomsim({"run", "-r", "30", "--seed", "43", "--format", "json"});
+    CHECK(c.out != ja);
+}
+
+TEST_CASE("run: bad input is exit 1 and writes nothing; bad usage is exit 2", "[cli][run]")
+{
+    TempDir dir;
+    std::string bad = dir.write("bad.yaml", "name: x\nhorizon: 10\n");
+    RunResult r = oomsim({"run", bad, "-o", dir.file("out")});
+    CHECK(r.status == 1);
+    CHECK(r.err.find(bad + ":2:10: horizon: ") == 0);
+    CHECK(!exists(dir.file("out")));
+    CHECK(oomsim({"run", "-r", "0"}).status == 2);
+    CHECK(oomsim({"run", "--format", "xml"}).status == 2);
+    CHECK(oomsim({"run", "a.yaml", "b.yaml"}).status == 2);
+    RunResult nf = oomsim({"run", "no-such-plan"});
+    CHECK(nf.status != 0);
+    CHECK(nf.err.find("no such file, and no catalog scenario") != std::string::npos);
+}
+
+TEST_CASE("validate checks scenarios and profiles, stopping at the first bad file", "[cli]")
+{
+    TempDir dir;
+    std::string ok = source_path("scenarios/catalog/scenarios/capacity-plan.yaml");
+    std::string dev = source_path("scenarios/catalog/devices/android-4g.yaml");
+    std::string bad = dir.write("bad.yaml", "name: x\nhorizon: 1s\ndevices: [android-4g]\n"
+                                            "candidates: [ocr-v3]\nworkload: {path: [warm]}\n");
+    RunResult r = oomsim({"validate", ok, dev});
+    INFO(r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("ok (scenario capacity-plan, 6 cells x 1000 replications)") != std::string::npos);
+    CHECK(r.out.find("ok (device android-4g)") != std::string::npos);
+    r = oomsim({"validate", ok, bad, dev});
+    CHECK(r.status == 1);
+    CHECK(r.err.find(bad + ":5:19: workload.path[0]: expected cold_start") == 0);
+    CHECK(r.out.find("android-4g") == std::string::npos);
+    CHECK(oomsim({"validate"}).status == 2);
+}
+
+TEST_CASE("catalog lists every shipped entry with its about line", "[cli]")
+{
+    RunResult r = oomsim({"catalog"});
+    REQUIRE(r.status == 0);
+    for (const auto &f : yaml_files("scenarios/catalog/devices"))
+        CHECK(r.out.find("  " + f.stem + " ") != std::string::npos);
+    for (const auto &f : yaml_files("scenarios/catalog/candidates"))
+        CHECK(r.out.find("  " + f.stem + " ") != std::string::npos);
+    CHECK(r.out.find("capacity-plan    Capacity plan for ocr-v3") != std::string::npos);
+}

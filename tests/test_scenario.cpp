@@ -1,0 +1,238 @@
+// The scenario loader: a valid plan builds the grid; every class of error
+// names file:line:col and the key path (issue: scenario loading).
+#include <catch2/catch.hpp>
+
+#include <algorithm>
+#include <string>
+
+#include "scenarios/scenarios.h"
+#include "shim/shim.hpp"
+
+using namespace shim;
+
+namespace {
+
+// A valid scenario; tests replace one line to break it.
+const std::string base = R"(name: plan
+seed: 3
+replications: 10
+horizon: 10min
+devices: [android-4g, catalog/devices/iphone-4g.yaml]
+candidates: [ocr-v3]
+workload:
+  path:
+    - cold_start
+    - enter: ocr_page
+    - requests: {rate: "0.5/s", for: 60s, needs: [detector, recognizer], payload: {java: 12MiB}}
+    - background: 30s
+    - repeat: {times: 3, steps: [{enter: ocr_page}, {requests: {every: 2s, count: 5, needs: [detector]}}, {leave: ocr_page}]}
+  relaunch: {dist: exponential, mean: 20s}
+policies:
+  queue: 8
+  sessions: [1, 2]
+  residency: [preload, on_demand_overlap]
+  prewarm: [detector]
+)";
+
+std::string replace(std::string s, const std::string &from, const std::string &to)
+{
+    size_t at = s.find(from);
+    REQUIRE(at != std::string::npos);
+    return s.replace(at, from.size(), to);
+}
+
+std::string error_of(const std::string &text, int code = SIM_EINPUT,
+                     const std::string &file = "plan.yaml")
+{
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    int rc = scn_scenario_parse(text.data(), text.size(), file.c_str(), &s, &err);
+    INFO(err.msg);
+    REQUIRE(rc == code);
+    REQUIRE(s.cells == nullptr);
+    return err.msg;
+}
+
+} // namespace
+
+TEST_CASE("a valid plan builds devices x candidates x the policy axes", "[scenario]")
+{
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_parse(base.data(), base.size(), "plan.yaml", &s, &err) == SIM_OK);
+    CHECK(s.ndevices == 2);
+    CHECK(s.ncandidates == 1);
+    CHECK(s.npolicies == 4);
+    CHECK(s.ncells == 8);
+    CHECK(s.naxes == 2);
+    CHECK(std::string(s.axes[0]) == "sessions");
+    // the first axis varies slowest
+    CHECK(std::string(s.policy_json[0]) == R"({"sessions": 1, "residency": "preload"})");
+    CHECK(std::string(s.policy_json[1]) == R"({"sessions": 1, "residency": "on_demand_overlap"})");
+    CHECK(std::string(s.policy_json[2]) == R"({"sessions": 2, "residency": "preload"})");
+    CHECK(s.cells[3].policy.sessions == 2);
+    CHECK(s.cells[3].policy.residency == MDL_RES_OVERLAP);
+    CHECK(s.cells[3].policy.queue == 8);
+    CHECK(std::string(s.cells[4].device->name) == "iphone-4g");
+    // cold_start, enter, requests, background, then 3 x (enter, requests, leave)
+    CHECK(s.workload.nsteps == 13);
+    CHECK(s.workload.nrequests == 2);
+    CHECK(s.workload.requests[1].count == 5);
+    CHECK(s.workload.requests[1].duration == 10 * 1000000);
+    CHECK(s.horizon == 600 * int64_t(1000000));
+    scn_scenario_release(&s);
+}
+
+TEST_CASE("an unknown key is named, with did you mean", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "replications: 10", "replicatons: 10"));
+    CHECK(m == "plan.yaml:3:1: unknown key \"replicatons\" (did you mean \"replications\"?)");
+    m = error_of(replace(base, "  queue: 8", "  queu: 8"));
+    CHECK(m == "plan.yaml:16:3: policies: unknown key \"queu\" (did you mean \"queue\"?)");
+}
+
+TEST_CASE("a wrong type names the expected one", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "sessions: [1, 2]", "sessions: two"));
+    CHECK(m == "plan.yaml:17:13: policies.sessions: expected a positive integer, got \"two\"");
+    m = error_of(replace(base, "horizon: 10min", "horizon: [10min]"));
+    CHECK(m == "plan.yaml:4:1: horizon: expected a value, got a list");
+}
+
+TEST_CASE("units: missing, unknown, or a bare number for a duration", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "horizon: 10min", "horizon: 600"));
+    CHECK(m == "plan.yaml:4:10: horizon: a duration needs a unit (us, ms, s, min or h), got \"600\"");
+    m = error_of(replace(base, "for: 60s", "for: 60parsecs"));
+    CHECK(m == "plan.yaml:11:38: workload.path[2].requests.for: expected a duration such as "
+              "250ms or 1.5s, got \"60parsecs\"");
+    m = error_of(replace(base, "payload: {java: 12MiB}", "payload: {java: 12MiBs}"));
+    CHECK(m.find("workload.path[2].requests.payload.java: ") != std::string::npos);
+}
+
+TEST_CASE("a negative size or a probability outside [0, 1]", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "payload: {java: 12MiB}", "payload: {java: -12MiB}"));
+    CHECK(m.find("plan.yaml:11:90: workload.path[2].requests.payload.java: ") == 0);
+    CHECK(m.find("negative") != std::string::npos);
+    m = error_of(replace(base, "payload: {java: 12MiB}", "payload: {java: 2TiB}"), SIM_ELIMIT);
+    CHECK(m.find("size \"2TiB\" exceeds the limit of 1TiB") != std::string::npos);
+    std::string inline_cand = R"(candidates:
+  - id: c
+    digest: 0a
+    runtime: r-1
+    delegate: gpu
+    parts:
+      detector:
+        file: 1MiB
+        load: {mode: mmap, time: 1ms}
+        prepare: {time: 1ms}
+        delegate_prepare: {time: 1ms, fail: 1.5}
+        inference: {time: 1ms}
+      recognizer:
+        file: 1MiB
+        load: {mode: mmap, time: 1ms}
+        prepare: {time: 1ms}
+        delegate_prepare: {time: 1ms}
+        inference: {time: 1ms}
+)";
+    m = error_of(replace(base, "candidates: [ocr-v3]\n", inline_cand));
+    CHECK(m == "plan.yaml:16:45: candidates[0].parts.detector.delegate_prepare.fail: expected a "
+              "probability between 0 and 1, got \"1.5\"");
+}
+
+TEST_CASE("a missing required key is named at its mapping", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "horizon: 10min\n", ""));
+    CHECK(m == "plan.yaml:1:1: missing required key \"horizon\"");
+    m = error_of(replace(base, "name: plan\n", ""));
+    CHECK(m == "plan.yaml:1:1: missing required key \"name\"");
+}
+
+TEST_CASE("includes: relative paths, sets, cycles and missing files", "[scenario][errors]")
+{
+    TempDir dir;
+    REQUIRE(run({"/bin/mkdir", dir.file("devs")}).status == 0);
+    dir.write("devs/one.yaml", read_file(source_path("scenarios/catalog/devices/android-3g.yaml")));
+    dir.write("devs/set.yaml", "- one.yaml\n- android-6g\n");
+    dir.write("plan.yaml", replace(base, "devices: [android-4g, catalog/devices/iphone-4g.yaml]",
+                                   "devices: [devs/set.yaml]"));
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_load(dir.file("plan.yaml").c_str(), &s, &err) == SIM_OK);
+    CHECK(s.ndevices == 2);
+    CHECK(std::string(s.devices[0].name) == "android-3g");
+    CHECK(std::string(s.devices[1].name) == "android-6g");
+    scn_scenario_release(&s);
+
+    dir.write("devs/a.yaml", "- b.yaml\n");
+    dir.write("devs/b.yaml", "- one.yaml\n- a.yaml\n");
+    dir.write("cycle.yaml", replace(base, "devices: [android-4g, catalog/devices/iphone-4g.yaml]",
+                                    "devices: [devs/a.yaml]"));
+    REQUIRE(scn_scenario_load(dir.file("cycle.yaml").c_str(), &s, &err) == SIM_EINPUT);
+    std::string m = err.msg;
+    CHECK(m.find("devs/b.yaml:2:3: [1]: include cycle: ") != std::string::npos);
+    CHECK(m.find("includes " + dir.path() + "/devs/a.yaml") != std::string::npos);
+
+    dir.write("missing.yaml", replace(base, "devices: [android-4g, catalog/devices/iphone-4g.yaml]",
+                                      "devices: [devs/nope.yaml]"));
+    REQUIRE(scn_scenario_load(dir.file("missing.yaml").c_str(), &s, &err) == SIM_ENOTFOUND);
+    m = err.msg;
+    CHECK(m.find("missing.yaml:5:11: devices[0]: include \"devs/nope.yaml\": no such file") !=
+          std::string::npos);
+
+    m = error_of(replace(base, "candidates: [ocr-v3]", "candidates: [ocr-v9]"), SIM_ENOTFOUND);
+    CHECK(m == "plan.yaml:6:14: candidates[0]: no candidate named 'ocr-v9' in the catalog "
+               "(oomsim catalog lists them)");
+}
+
+TEST_CASE("a part in needs or prewarm that does not exist", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "needs: [detector, recognizer]", "needs: [detector, recogniser]"));
+    CHECK(m == "plan.yaml:11:61: workload.path[2].requests.needs[1]: candidate ocr-v3 has no "
+               "part 'recogniser' (its parts: detector, recognizer)");
+    m = error_of(replace(base, "prewarm: [detector]", "prewarm: [detectr]"));
+    CHECK(m.find("plan.yaml:19:13: policies.prewarm[0]: candidate ocr-v3 has no part 'detectr'") == 0);
+}
+
+TEST_CASE("limits name the bound", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "replications: 10", "replications: 100000000"),
+                             SIM_ELIMIT);
+    CHECK(m.find("plan.yaml:3:15: replications: ") == 0);
+    CHECK(m.find("10000000") != std::string::npos);
+    m = error_of(replace(base, "horizon: 10min", "horizon: 800h"), SIM_ELIMIT);
+    CHECK(m.find("plan.yaml:4:10: horizon: ") == 0);
+    m = error_of(replace(base, "payload: {java: 12MiB}", "payload: {java: 2TiB}"), SIM_ELIMIT);
+    CHECK(m.find("requests.payload.java: ") != std::string::npos);
+    m = error_of(replace(base, "times: 3", "times: 50000"), SIM_ELIMIT);
+    CHECK(m.find("more than 100000 steps once repeat is unrolled") != std::string::npos);
+    m = error_of(replace(base, "sessions: [1, 2]", "sessions: 5000"), SIM_ELIMIT);
+    CHECK(m.find("plan.yaml:17:13: policies.sessions: ") == 0);
+}
+
+TEST_CASE("syntax errors, empty files and binary garbage", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "seed: 3", "seed: [3"));
+    CHECK(m.find("plan.yaml:") == 0);
+    CHECK(m.find("YAML syntax error") != std::string::npos);
+    CHECK(error_of("") == "plan.yaml:1:1: empty file");
+    CHECK(error_of("  \n\n") == "plan.yaml:1:1: empty file");
+    m = error_of(std::string("name: x\n\x01\xff\xfe garbage", 19));
+    CHECK(m.find("plan.yaml:2:") == 0);
+    CHECK(error_of("- a\n- b\n") == "plan.yaml:1:3: expected a mapping of keys at the top level");
+}
+
+TEST_CASE("requests before cold_start and policies not modelled yet", "[scenario][errors]")
+{
+    std::string m = error_of(replace(base, "    - cold_start\n", ""));
+    CHECK(m.find("requests before the first cold_start") != std::string::npos);
+    m = error_of(replace(base, "  queue: 8", "  recovery: safe_mode"));
+    CHECK(m == "plan.yaml:16:13: policies.recovery: a recovery strategy other than naive is "
+               "not modelled by this version of oomsim; remove the key");
+    m = error_of(replace(base, "  relaunch:", "  timeout: 5s\n  relaunch:"));
+    CHECK(m.find("workload.timeout: a client timeout is not modelled") != std::string::npos);
+}
