@@ -306,10 +306,17 @@ typedef struct mdl_cell {
     uint64_t seed;
 } mdl_cell;
 
-/* A completed request's times, for the pooled wait and latency figures. */
-typedef struct mdl_req_times {
-    sim_time wait, latency;
-} mdl_req_times;
+/* Receives each completed request's wait and latency (us), for the pooled
+ * quantiles; called from the replication's own thread. */
+typedef struct mdl_times_sink {
+    void (*fn)(void *ctx, sim_time wait, sim_time latency);
+    void *ctx;
+} mdl_times_sink;
+
+/* Requests in the system (queued, waiting or running) at once, per
+ * replication: beyond it the replication fails with SIM_ELIMIT rather
+ * than grow without bound (an unbounded queue that never drains). */
+#define MDL_REQUESTS_IN_SYSTEM_MAX 100000u
 
 /* What one replication measured (spec/RESULTS.md, per replication). */
 typedef struct mdl_rep {
@@ -331,10 +338,6 @@ typedef struct mdl_rep {
     double wait_sum, latency_sum;       /* over completed requests, us */
     uint32_t leaks;                     /* owners still holding after teardown */
     uint64_t events;                    /* engine events fired */
-    mdl_req_times *times;               /* completed requests (NULL when none or
-                                           not asked); free with mdl_rep_free */
-    uint64_t ntimes, times_cap;
-    const sim_alloc *times_alloc;
 } mdl_rep;
 
 /* Checks that the cell can run: every part named in needs and prewarm
@@ -344,17 +347,15 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err);
 
 /* Runs replication `rep` of the cell to its horizon and fills *out.
  * `alloc` serves the world (a per-replication arena is intended);
- * `times_alloc`, when not NULL, receives out->times (which must outlive
- * the arena); NULL records no per-request times.  Streams come from
+ * `times`, when not NULL, receives every completed request's wait and
+ * latency as it completes.  Streams come from
  * (cell->seed, rep, purpose), never from the cell, so cells differing
  * only in policy see the same arrivals and draws first.  Returns SIM_OK,
  * or SIM_ENOMEM / SIM_EINTERNAL (an invariant of the ledger broke) with
  * err set; *out then holds nothing to free.  Thread-safe for distinct
  * outs. */
 int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
-                        const sim_alloc *times_alloc, mdl_rep *out, sim_error *err);
-/* Frees out->times. */
-void mdl_rep_free(mdl_rep *out);
+                        const mdl_times_sink *times, mdl_rep *out, sim_error *err);
 
 /* ------------------------------------------------------------------ ledger */
 

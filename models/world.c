@@ -89,7 +89,7 @@ typedef struct world {
     sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press;
     unsigned streams;
     mdl_rep *out;
-    const sim_alloc *times_alloc;
+    const mdl_times_sink *times;
     sim_error *err;
     int rc;
 
@@ -292,7 +292,17 @@ static void add_to(int64_t dst[MDL_CAT_COUNT], const int64_t src[MDL_CAT_COUNT])
 static uint32_t pool_get(world *w)
 {
     if (w->free_head == NIL) {
+        if (w->pool_cap >= MDL_REQUESTS_IN_SYSTEM_MAX) {
+            sim_error_set(w->err, SIM_ELIMIT,
+                          "more than %u requests in the system at once at t=%.3f s: the "
+                          "queue never drains; bound policies.queue or lower the rate",
+                          MDL_REQUESTS_IN_SYSTEM_MAX, (double)now(w) / 1e6);
+            fail(w, SIM_ELIMIT);
+            return NIL;
+        }
         uint32_t cap = w->pool_cap == 0 ? 64 : w->pool_cap * 2;
+        if (cap > MDL_REQUESTS_IN_SYSTEM_MAX)
+            cap = MDL_REQUESTS_IN_SYSTEM_MAX;
         req *p = sim_realloc(w->alloc, w->pool, (size_t)w->pool_cap * sizeof *p,
                              (size_t)cap * sizeof *p);
         if (p == NULL) {
@@ -379,24 +389,8 @@ static void record_times(world *w, sim_time wait, sim_time latency)
     mdl_rep *o = w->out;
     o->wait_sum += (double)wait;
     o->latency_sum += (double)latency;
-    if (w->times_alloc == NULL)
-        return;
-    if (o->ntimes == o->times_cap) {
-        uint64_t cap = o->times_cap == 0 ? 256 : o->times_cap * 2;
-        mdl_req_times *t = sim_realloc(w->times_alloc, o->times,
-                                       (size_t)o->times_cap * sizeof *t,
-                                       (size_t)cap * sizeof *t);
-        if (t == NULL) {
-            sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for request times");
-            fail(w, SIM_ENOMEM);
-            return;
-        }
-        o->times = t;
-        o->times_cap = cap;
-    }
-    o->times[o->ntimes].wait = wait;
-    o->times[o->ntimes].latency = latency;
-    o->ntimes++;
+    if (w->times != NULL)
+        w->times->fn(w->times->ctx, wait, latency);
 }
 
 static void start_request(world *w, uint32_t i)
@@ -1183,10 +1177,9 @@ static void destroy(world *w)
 }
 
 int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
-                        const sim_alloc *times_alloc, mdl_rep *out, sim_error *err)
+                        const mdl_times_sink *times, mdl_rep *out, sim_error *err)
 {
     memset(out, 0, sizeof *out);
-    out->times_alloc = times_alloc;
     world w;
     memset(&w, 0, sizeof w);
     w.cell = cell;
@@ -1195,7 +1188,7 @@ int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *all
     w.wl = cell->workload;
     w.pol = &cell->policy;
     w.alloc = alloc != NULL ? alloc : sim_alloc_default();
-    w.times_alloc = times_alloc;
+    w.times = times;
     w.out = out;
     w.err = err;
     int rc = setup(&w, cell, rep, err);
@@ -1218,15 +1211,5 @@ int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *all
         out->events = sim_events_fired(w.e);
     }
     destroy(&w);
-    if (rc != SIM_OK)
-        mdl_rep_free(out);
     return rc;
-}
-
-void mdl_rep_free(mdl_rep *out)
-{
-    if (out->times != NULL && out->times_alloc != NULL)
-        sim_free(out->times_alloc, out->times, (size_t)out->times_cap * sizeof *out->times);
-    out->times = NULL;
-    out->ntimes = out->times_cap = 0;
 }

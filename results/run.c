@@ -4,7 +4,11 @@
  * Replications of a batch run on threads (sim_replicate), each in its own
  * arena; their metrics are then folded into the cell's aggregates in
  * replication order, so floating-point sums, and so the document, are the
- * same bytes whatever the thread count. */
+ * same bytes whatever the thread count.  Request wait and latency go
+ * straight into one histogram pair per worker thread as requests complete
+ * (integer counts, merged per cell: the sum does not depend on which
+ * thread ran which replication), so memory does not grow with the number
+ * of requests. */
 #include "results.h"
 
 #include <math.h>
@@ -67,16 +71,29 @@ int64_t res_hist_quantile(const res_hist *h, double p)
 
 /* ------------------------------------------------------------ the cells */
 
+typedef struct times_hist {
+    res_hist wait, latency;
+} times_hist;
+
+static void add_times(void *ctx, sim_time wait, sim_time latency)
+{
+    times_hist *h = ctx;
+    res_hist_add(&h->wait, wait);
+    res_hist_add(&h->latency, latency);
+}
+
 typedef struct batch_ctx {
     const mdl_cell *cell;
     uint64_t base;
+    times_hist *per_thread;
 } batch_ctx;
 
 static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
 {
     const batch_ctx *b = ctx;
-    return mdl_run_replication(b->cell, b->base + env->replication, env->alloc,
-                               sim_alloc_default(), out, err);
+    mdl_times_sink sink = {add_times, &b->per_thread[env->thread]};
+    return mdl_run_replication(b->cell, b->base + env->replication, env->alloc, &sink, out,
+                               err);
 }
 
 typedef struct acc {
@@ -88,6 +105,8 @@ typedef struct acc {
     res_hist wait, latency;
     double wait_sum, latency_sum, queue_area, alive, accepting, deaths;
     uint64_t boot_loops;
+    times_hist *per_thread; /* one per worker thread */
+    unsigned nthreads;
 } acc;
 
 static void fold(acc *a, res_cell *c, const mdl_rep *r, uint64_t k)
@@ -120,10 +139,13 @@ static void fold(acc *a, res_cell *c, const mdl_rep *r, uint64_t k)
     a->queue_area += r->queue_area;
     a->alive += (double)r->alive_us;
     a->accepting += (double)r->accepting_us;
-    for (uint64_t i = 0; i < r->ntimes; i++) {
-        res_hist_add(&a->wait, r->times[i].wait);
-        res_hist_add(&a->latency, r->times[i].latency);
-    }
+}
+
+static void hist_merge(res_hist *into, const res_hist *from)
+{
+    for (unsigned b = 0; b < RES_HIST_BUCKETS; b++)
+        into->count[b] += from->count[b];
+    into->n += from->n;
 }
 
 static res_q quantiles(double *x, size_t n, int with_mean)
@@ -148,6 +170,10 @@ static res_q quantiles(double *x, size_t n, int with_mean)
 
 static void finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
 {
+    for (unsigned t = 0; t < a->nthreads; t++) {
+        hist_merge(&a->wait, &a->per_thread[t].wait);
+        hist_merge(&a->latency, &a->per_thread[t].latency);
+    }
     c->peak = quantiles(a->peaks, reps, 1);
     for (int s = 0; s < MDL_STAGE_COUNT; s++) {
         c->stage_at_peak[s] = (double)a->peak_stage[s] / (double)reps;
@@ -194,9 +220,10 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     memset(a->death_stage, 0, sizeof a->death_stage);
     memset(&a->wait, 0, sizeof a->wait);
     memset(&a->latency, 0, sizeof a->latency);
+    memset(a->per_thread, 0, a->nthreads * sizeof *a->per_thread);
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
-    batch_ctx b = {&plan->cells[ci], 0};
+    batch_ctx b = {&plan->cells[ci], 0, a->per_thread};
     for (uint64_t base = 0; base < reps; base += BATCH) {
         uint64_t n = reps - base < BATCH ? reps - base : BATCH;
         b.base = base;
@@ -208,10 +235,8 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
             return sim_error_set(err, rc, "cell %u (%s, %s): %s", ci, cell->device->name,
                                  cell->candidate->id, msg);
         }
-        for (uint64_t k = 0; k < n; k++) {
+        for (uint64_t k = 0; k < n; k++)
             fold(a, c, &outs[k], base + k);
-            mdl_rep_free(&outs[k]);
-        }
         if (progress != NULL)
             progress(pctx, (uint64_t)ci * reps + base + n, (uint64_t)plan->ncells * reps);
     }
@@ -229,7 +254,17 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     acc *a = calloc(1, sizeof *a);
     mdl_rep *outs = calloc(BATCH, sizeof *outs);
     res_cell *cells = calloc(plan->ncells, sizeof *cells);
-    int rc = a != NULL && outs != NULL && cells != NULL ? SIM_OK : SIM_ENOMEM;
+    if (threads == 0)
+        threads = 1;
+    if (threads > SIM_THREADS_MAX)
+        threads = SIM_THREADS_MAX;
+    times_hist *per_thread = calloc(threads, sizeof *per_thread);
+    int rc = a != NULL && outs != NULL && cells != NULL && per_thread != NULL ? SIM_OK
+                                                                            : SIM_ENOMEM;
+    if (rc == SIM_OK) {
+        a->per_thread = per_thread;
+        a->nthreads = threads;
+    }
     if (rc == SIM_OK && (a->peaks = malloc(reps * sizeof(double))) == NULL)
         rc = SIM_ENOMEM;
     for (int s = 0; rc == SIM_OK && s < MDL_STAGE_COUNT; s++)
@@ -247,6 +282,7 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     }
     free(a);
     free(outs);
+    free(per_thread);
     if (rc != SIM_OK) {
         free(cells);
         return rc;

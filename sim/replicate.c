@@ -38,7 +38,7 @@ static void record_failure(job *j, uint64_t k, int rc, const sim_error *err)
     atomic_store(&j->failed, 1);
 }
 
-static void run_one(job *j, uint64_t k)
+static void run_one(job *j, uint64_t k, unsigned thread)
 {
     sim_error err;
     sim_error_clear(&err);
@@ -47,21 +47,27 @@ static void run_one(job *j, uint64_t k)
         record_failure(j, k, err.code, &err);
         return;
     }
-    sim_rep_env env = {k, sim_arena_alloc(arena)};
+    sim_rep_env env = {k, sim_arena_alloc(arena), thread};
     int rc = j->fn(j->ctx, &env, j->outs + k * j->out_size, &err);
     sim_arena_destroy(arena);
     if (rc != SIM_OK)
         record_failure(j, k, rc, &err);
 }
 
+typedef struct worker_arg {
+    job *j;
+    unsigned thread;
+} worker_arg;
+
 static void *worker(void *arg)
 {
-    job *j = arg;
+    const worker_arg *a = arg;
+    job *j = a->j;
     while (!atomic_load(&j->failed)) {
         uint64_t k = atomic_fetch_add(&j->next, 1);
         if (k >= j->count)
             break;
-        run_one(j, k);
+        run_one(j, k, a->thread);
     }
     return NULL;
 }
@@ -94,16 +100,21 @@ int sim_replicate(uint64_t count, unsigned threads, sim_rep_fn fn, void *ctx, vo
 
     /* The calling thread is worker 0; a thread that cannot be started
      * only lowers the parallelism, never the result. */
-    pthread_t tids[256];
+    pthread_t tids[SIM_THREADS_MAX];
+    worker_arg args[SIM_THREADS_MAX];
     unsigned started = 0;
-    if (threads > 256)
-        threads = 256;
+    if (threads > SIM_THREADS_MAX)
+        threads = SIM_THREADS_MAX;
     for (unsigned t = 1; t < threads; t++) {
-        if (pthread_create(&tids[started], NULL, worker, &j) != 0)
+        args[t].j = &j;
+        args[t].thread = t;
+        if (pthread_create(&tids[started], NULL, worker, &args[t]) != 0)
             break;
         started++;
     }
-    worker(&j);
+    args[0].j = &j;
+    args[0].thread = 0;
+    worker(&args[0]);
     for (unsigned t = 0; t < started; t++)
         pthread_join(tids[t], NULL);
     pthread_mutex_destroy(&j.mu);

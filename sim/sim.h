@@ -283,6 +283,9 @@ const char *sim_arena_backend(void);
 typedef struct sim_rep_env {
     uint64_t replication;
     const sim_alloc *alloc;  /* freed wholesale when the replication returns */
+    unsigned thread;         /* the worker running it, 0..threads-1: for state
+                                that must not depend on the schedule (integer
+                                counts merged afterwards), never for results */
 } sim_rep_env;
 
 /* Runs one replication and writes its result into `out` (out_size bytes
@@ -291,8 +294,10 @@ typedef struct sim_rep_env {
  * from several threads: it must only touch its own replication's state. */
 typedef int (*sim_rep_fn)(void *ctx, const sim_rep_env *env, void *out, sim_error *err);
 
+#define SIM_THREADS_MAX 256u
+
 /* Runs replications 0..count-1 on `threads` threads (clamped to
- * [1, min(count, 256)]); replication k writes outs + k * out_size.  Results are in
+ * [1, min(count, SIM_THREADS_MAX)]); replication k writes outs + k * out_size.  Results are in
  * replication order whatever the thread count.  On failure returns the
  * error of the lowest-numbered failing replication (deterministic), and
  * replications after it may not have run. */

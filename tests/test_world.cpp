@@ -342,3 +342,40 @@ TEST_CASE("results do not depend on the thread count", "[world][run]")
     CHECK(docs[0].find("\"scenario\": \"capacity-plan\"") != std::string::npos);
     scn_scenario_release(&s);
 }
+
+TEST_CASE("an unbounded queue that never drains is refused, not grown without bound",
+          "[world][queue]")
+{
+    // 1000 requests/s against one session of 1 h: the queue gains about
+    // 1000 requests a second, so the limit of requests in the system
+    // (MDL_REQUESTS_IN_SYSTEM_MAX) is passed after about 100 s.
+    const char *yaml = R"(
+name: flood
+horizon: 1h
+replications: 1
+devices:
+  - {name: big, os: android, ram: 16GiB, system: 1GiB, cached_apps: 0, cached_app_size: 1MiB,
+     kill: {rule: lmk, minfree: [{adj: 0, free: 1MiB}]}}
+candidates:
+  - id: q
+    digest: 0a
+    runtime: test-1
+    parts:
+      m:
+        file: 1MiB
+        load: {mode: mmap, time: 0ms}
+        prepare: {time: 0ms}
+        inference: {time: 1h}
+workload:
+  path: [cold_start, {requests: {every: 1ms, for: 1h}}]
+)";
+    Loaded l(yaml);
+    mdl_rep r;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(mdl_run_replication(&l.s.cells[0], 0, nullptr, nullptr, &r, &err) == SIM_ELIMIT);
+    std::string m = err.msg;
+    INFO(m);
+    CHECK(m.find("more than 100000 requests in the system at once at t=100.") == 0);
+    CHECK(m.find("bound policies.queue") != std::string::npos);
+}
