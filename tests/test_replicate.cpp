@@ -14,6 +14,7 @@ struct Out {
     sim_mm1_result mm1;
     uint64_t rep;
     uint64_t checksum;
+    unsigned thread;
 };
 
 // One replication: a short M/M/1 run plus a burst of arena allocations that
@@ -30,6 +31,7 @@ int rep_fn(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
     if (rc != SIM_OK)
         return rc;
     o->rep = env->replication;
+    o->thread = env->thread;
     for (uint64_t i = 0; i < 500; i++) {
         auto *p = static_cast<uint64_t *>(sim_malloc(env->alloc, 64));
         if (p == nullptr)
@@ -58,6 +60,9 @@ TEST_CASE("replicate: results are identical for 1, 2 and 4 threads", "[replicate
 {
     const uint64_t r = 24;
     std::vector<Out> one = run_all(r, 1), two = run_all(r, 2), four = run_all(r, 4);
+    for (auto *v : {&one, &two, &four})
+        for (Out &o : *v)
+            o.thread = 0; // which worker ran it is the schedule, not the result
     REQUIRE(std::memcmp(one.data(), two.data(), sizeof(Out) * r) == 0);
     REQUIRE(std::memcmp(one.data(), four.data(), sizeof(Out) * r) == 0);
     for (uint64_t k = 0; k < r; k++) {
@@ -66,6 +71,20 @@ TEST_CASE("replicate: results are identical for 1, 2 and 4 threads", "[replicate
     }
     // Replications differ from one another (their streams differ).
     REQUIRE(one[0].mm1.mean_wait_us != one[1].mm1.mean_wait_us);
+}
+
+TEST_CASE("replicate: each replication names its worker, below the thread count",
+          "[replicate]")
+{
+    for (unsigned threads : {1u, 3u}) {
+        std::vector<Out> outs = run_all(30, threads);
+        std::vector<unsigned> per(threads, 0);
+        for (const Out &o : outs) {
+            REQUIRE(o.thread < threads);
+            per[o.thread]++;
+        }
+        CHECK(per[0] > 0); // the calling thread is worker 0 and takes work too
+    }
 }
 
 TEST_CASE("replicate: the lowest failing replication is reported", "[replicate]")
