@@ -762,11 +762,9 @@ static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_dr
     }
 }
 
-static void new_request(world *w, const req_draw *d, uint32_t rqi, uint8_t nneeds)
+/* Request i (from pool_get, its draws already made in place) enters. */
+static void new_request(world *w, uint32_t i, uint32_t rqi, uint8_t nneeds)
 {
-    uint32_t i = pool_get(w);
-    if (i == NIL)
-        return;
     req *r = &w->pool[i];
     int rc = mdl_ledger_owner(w->led, MDL_OWNER_REQUEST, (uint32_t)w->req_seq++, &r->owner);
     if (rc != SIM_OK) {
@@ -777,7 +775,6 @@ static void new_request(world *w, const req_draw *d, uint32_t rqi, uint8_t nneed
         fail(w, rc);
         return;
     }
-    r->d = *d;
     r->in_use = 1;
     r->arrival = now(w);
     r->nneeds = nneeds;
@@ -946,11 +943,19 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     world *w = ctx;
     const mdl_requests *rq = w->rq;
     uint32_t rqi = (uint32_t)arg;
-    req_draw d;
+    /* drawn in place in the request's slot; while the app is dead the
+     * draws are made all the same (into scratch) so later requests match */
+    uint32_t i = NIL;
+    req_draw scratch, *d = &scratch;
+    if (w->alive) {
+        if ((i = pool_get(w)) == NIL)
+            return;
+        d = &w->pool[i].d;
+    }
     uint8_t nneeds;
-    draw_request(w, rq, rqi, &d, &nneeds);
-    if (w->alive)
-        new_request(w, &d, rqi, nneeds);
+    draw_request(w, rq, rqi, d, &nneeds);
+    if (i != NIL)
+        new_request(w, i, rqi, nneeds);
     if (w->rc != SIM_OK)
         return;
     if (rq->count > 0 && --w->rq_left == 0) {
