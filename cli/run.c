@@ -161,6 +161,33 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
     return status;
 }
 
+/* A progress bar on stderr, only when stderr is a terminal (spec/RESULTS.md);
+ * redrawn only when the shown percentage changes, erased at the end. */
+typedef struct bar {
+    int shown; /* percentage on screen, -1: nothing yet */
+} bar;
+
+static void progress(void *ctx, uint64_t done, uint64_t total)
+{
+    bar *b = ctx;
+    int pct = total > 0 ? (int)(done * 100 / total) : 100;
+    if (pct == b->shown)
+        return;
+    b->shown = pct;
+    if (done >= total) {
+        fputs("\r\033[K", stderr);
+    } else {
+        char cells[41];
+        int fill = pct * 40 / 100;
+        memset(cells, '#', (size_t)fill);
+        memset(cells + fill, '.', (size_t)(40 - fill));
+        cells[40] = '\0';
+        fprintf(stderr, "\r[%s] %3d%% of %llu replications", cells, pct,
+                (unsigned long long)total);
+    }
+    fflush(stderr);
+}
+
 int cli_run(int argc, char **argv)
 {
     run_opts o;
@@ -194,7 +221,11 @@ int cli_run(int argc, char **argv)
         pj[i] = s.policy_json[i % s.npolicies];
     plan.policy_json = pj;
     res_result r;
-    rc = res_run(&plan, (unsigned)o.threads, NULL, NULL, &r, &err);
+    bar shown = {-1};
+    int tty = isatty(STDERR_FILENO);
+    rc = res_run(&plan, (unsigned)o.threads, tty ? progress : NULL, &shown, &r, &err);
+    if (tty && shown.shown >= 0 && shown.shown < 100)
+        fputs("\r\033[K", stderr); /* a failed run: erase the bar before the message */
     if (rc != SIM_OK) {
         status = cli_report(&err);
     } else {

@@ -20,6 +20,26 @@ TEST_CASE("run with no argument runs the default plan from any directory", "[cli
     CHECK(r.err.empty());
 }
 
+TEST_CASE("run shows a progress bar on stderr only when stderr is a terminal", "[cli][run]")
+{
+    // The test above: no terminal, no bar.  script(1) (util-linux, in every
+    // Debian install) gives the command a pseudo-terminal; stdout goes to a
+    // file so only stderr reaches the terminal.
+    if (!exists("/usr/bin/script")) {
+        WARN("no script(1) to make a terminal: not checked");
+        return;
+    }
+    TempDir dir;
+    std::string cmd = OOMSIM_BIN " run -r 20 -j 2 > " + dir.file("table.txt");
+    RunResult r = run({"/usr/bin/script", "-qec", cmd, dir.file("tty.txt")});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    std::string tty = read_file(dir.file("tty.txt"));
+    CHECK(tty.find("% of 120 replications") != std::string::npos);
+    CHECK(tty.find("\r\033[K") != std::string::npos); // erased at the end
+    CHECK(read_file(dir.file("table.txt")).find("capacity-plan: 20 replications") == 0);
+}
+
 TEST_CASE("run -o writes results.json and cells.csv, the same bytes for any -j", "[cli][run]")
 {
     TempDir dir;
