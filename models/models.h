@@ -50,12 +50,14 @@ typedef enum mdl_stage {
 } mdl_stage;
 
 /* What holds memory (spec/SCENARIO.md): a model part, a session state, a
- * request (payload, working set, output), the compiled-artefact cache. */
+ * request (payload, working set, output), the compiled-artefact cache, and
+ * a failed delegate's memory that a re-init never released (a leak). */
 typedef enum mdl_owner_kind {
     MDL_OWNER_PART = 0,
     MDL_OWNER_SESSION,
     MDL_OWNER_REQUEST,
     MDL_OWNER_CACHE,
+    MDL_OWNER_LEAKED,
     MDL_OWNER_KIND_COUNT
 } mdl_owner_kind;
 
@@ -199,6 +201,7 @@ typedef struct mdl_candidate {
     char delegate[MDL_TEXT_MAX];  /* "none" when there is none */
     char fallback[MDL_TEXT_MAX];  /* "none": a delegate failure fails the load */
     int fallback_overlap;
+    int release_on_init_failure;  /* 0: a failed delegate's memory is never released (a leak) */
     int receipt_complete;
     char last_known_good[MDL_NAME_MAX]; /* "" when absent */
     mdl_part parts[MDL_PARTS_MAX];
@@ -267,6 +270,7 @@ typedef struct mdl_workload {
     uint32_t npages;
     int has_relaunch;
     mdl_dist relaunch;        /* user reopens the app this long after a death */
+    sim_time timeout;         /* the client gives up on an attempt after this; 0: never */
     mdl_owned owned;          /* empirical values the loader allocated */
 } mdl_workload;
 
@@ -283,6 +287,31 @@ typedef enum mdl_residency {
 #define MDL_QUEUE_MAX 100000u
 #define MDL_QUEUE_UNBOUNDED UINT32_MAX
 
+typedef enum mdl_retry_kind {
+    MDL_RETRY_NONE = 0,
+    MDL_RETRY_FIXED,          /* delay, max */
+    MDL_RETRY_BACKOFF,        /* base * factor^(k-1), capped, with jitter */
+    MDL_RETRY_ON_NEW_CONDITION /* only once something changed */
+} mdl_retry_kind;
+
+#define MDL_RETRIES_MAX 100u
+
+typedef struct mdl_retry {
+    mdl_retry_kind kind;
+    uint32_t max;             /* retries per request */
+    sim_time delay;           /* FIXED */
+    sim_time base, cap;       /* BACKOFF */
+    double factor, jitter;    /* BACKOFF: factor >= 1, jitter in [0, 1] */
+} mdl_retry;
+
+/* on_warning actions, a bit each (spec/SCENARIO.md "Policies"). */
+enum {
+    MDL_WARN_REJECT_NEW = 1u << 0,
+    MDL_WARN_RELEASE_IDLE = 1u << 1,
+    MDL_WARN_CLEAR_CACHE = 1u << 2,      /* clear_rebuildable_cache */
+    MDL_WARN_REDUCE_CONCURRENCY = 1u << 3
+};
+
 /* The policy of one cell (spec/SCENARIO.md "Policies"), resolved. */
 typedef struct mdl_policy {
     uint32_t sessions;        /* concurrent executions, >= 1 */
@@ -291,6 +320,10 @@ typedef struct mdl_policy {
     uint32_t lru_k;           /* MDL_RES_LRU: parts kept */
     char prewarm[MDL_PARTS_MAX][MDL_NAME_MAX];
     unsigned nprewarm;
+    int copy_runtime;         /* each session copies its part's prepare resident */
+    int cancel_on_timeout;    /* a timed-out attempt is cancelled, its memory released */
+    mdl_retry retry;
+    unsigned on_warning;      /* MDL_WARN_* bits */
 } mdl_policy;
 
 /* ------------------------------------------------------------ replication */
@@ -331,6 +364,9 @@ typedef struct mdl_rep {
     sim_time first_death_time;
     int64_t first_death_counted;        /* counted memory at that death */
     uint64_t arrived, completed, rejected, lost, failed;
+    uint64_t timed_out, retried, duplicates; /* duplicates: duplicate_working_sets */
+    uint64_t switches;                  /* on-demand part loads (not start-up) */
+    int64_t switch_peak;                /* counted peak while one ran; -1: none */
     uint64_t warnings, cached_kills, pressure_spikes;
     sim_time alive_us;                  /* time alive within the horizon */
     sim_time accepting_us;              /* alive and accepting inference */

@@ -10,7 +10,7 @@ static const char *const stage_names[MDL_STAGE_COUNT] = {
 static const char *const exit_names[MDL_EXIT_COUNT] = {
     "low_memory", "java_crash", "native_crash", "anr", "system_reclaim", "watchdog"};
 static const char *const owner_names[MDL_OWNER_KIND_COUNT] = {"part", "session", "request",
-                                                              "cache"};
+                                                              "cache", "leaked"};
 
 const char *mdl_category_name(mdl_category c)
 {

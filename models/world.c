@@ -15,6 +15,7 @@
  * death has already released every part and request. */
 #include "models.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
@@ -28,7 +29,8 @@ enum {
     PURPOSE_STAGES = 4,   /* stage times and amounts, session states */
     PURPOSE_FAILURES = 5, /* delegate failures and crashes, cache hits */
     PURPOSE_RELAUNCH = 6, /* the user's delay before reopening the app */
-    PURPOSE_PRESSURE = 7  /* background pressure spikes */
+    PURPOSE_PRESSURE = 7, /* background pressure spikes */
+    PURPOSE_RETRY = 8     /* backoff jitter (docs/model.md: why not the failures stream) */
 };
 
 /* At equal times: releases first, then kill timers, then arrivals, then
@@ -46,14 +48,15 @@ enum { R_QUEUED = 0, R_WAITING, R_RUNNING };
 
 typedef struct part_rt {
     const mdl_part *def;
-    mdl_owner owner, sess_owner;
-    uint8_t state, phase, release_pending, cache_done;
+    mdl_owner owner, sess_owner, leak_owner;
+    uint8_t state, phase, release_pending, cache_done, on_demand;
     uint32_t serial;                  /* bumped at every phase start (ANR timers) */
     int64_t transient[MDL_CAT_COUNT]; /* held by the running phase */
     int64_t cache_tr[MDL_CAT_COUNT];  /* cache-miss transient (cache owner) */
     int64_t failed_tr[MDL_CAT_COUNT]; /* failed delegate's transient, kept with overlap */
     int64_t delegate_res[MDL_CAT_COUNT];
     int64_t resident[MDL_CAT_COUNT];  /* all resident bytes, delegate_res included */
+    int64_t prepare_res[MDL_CAT_COUNT]; /* what copy_runtime copies into each session */
     mdl_stage phase_stage;
     uint32_t busy, sess_idle;
     uint64_t last_use;
@@ -61,19 +64,34 @@ typedef struct part_rt {
 } part_rt;
 
 /* What a request draws at arrival, alive or not, so every policy sees the
- * same request k. */
+ * same request k.  Its retries reuse the draws (a new attempt of the same
+ * request), each with a payload of its own. */
 typedef struct req_draw {
     int64_t payload[MDL_CAT_COUNT];
     int64_t time[MDL_PARTS_MAX];
     int64_t ws[MDL_PARTS_MAX][MDL_CAT_COUNT]; /* working set + output */
 } req_draw;
 
-typedef struct req {
+/* A request of the user: its draws, and its attempts (the first
+ * submission and the retries after timeouts). */
+typedef struct user {
     req_draw d;
+    sim_time first;       /* the first submission (latency counts from here) */
+    uint32_t rqi;         /* its requests step */
+    uint32_t live;        /* attempts in the system */
+    uint32_t retries;     /* retries made */
+    uint32_t next;        /* free list / parked list */
+    uint8_t in_use, nneeds, waiting, done; /* waiting: a retry is scheduled or parked */
+} user;
+
+/* One attempt: what is queued, waits for a part or executes. */
+typedef struct req {
     sim_time arrival, start; /* start: the first execution (the end of the wait) */
     mdl_owner owner;
     uint32_t next;        /* waiter list / free list */
-    uint8_t in_use, state, idx, nneeds;
+    uint32_t user;
+    sim_handle timer, exec;
+    uint8_t in_use, state, idx, nneeds, orphan, has_timer, has_exec;
     uint8_t needs[MDL_PARTS_MAX];
 } req;
 
@@ -86,7 +104,7 @@ typedef struct world {
     const sim_alloc *alloc;
     sim_engine *e;
     mdl_ledger *led;
-    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press;
+    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press, s_retry;
     unsigned streams;
     mdl_rep *out;
     const mdl_times_sink *times;
@@ -110,10 +128,14 @@ typedef struct world {
     sim_time alive_since;
     uint64_t lru_clock, req_seq;
     mdl_stage last_stage;
+    uint32_t switching;   /* on-demand loads in progress */
+    int ending;           /* the horizon's teardown: no new events */
 
     /* the device */
     int64_t cached;
     int warned;
+    int rejecting;        /* on_warning reject_new in force */
+    uint32_t sess_eff;    /* sessions in force (reduce_concurrency lowers it) */
 
     /* the path */
     int path_bg;
@@ -125,6 +147,8 @@ typedef struct world {
     /* requests */
     req *pool;
     uint32_t pool_cap, free_head;
+    user *users;
+    uint32_t users_cap, users_free, parked; /* parked: on_new_condition retries */
     uint32_t running;     /* requests holding an execution slot */
     uint32_t *q;          /* FIFO ring of request indices */
     uint32_t q_cap, q_head, q_len;
@@ -179,19 +203,26 @@ static int64_t headroom(const world *w, int64_t extra)
     return d->ram - d->system - w->cached - extra - counted;
 }
 
-/* Memory warnings are edge-triggered: one per crossing below warning_at. */
+static void on_warning(sim_engine *e, void *ctx, uint64_t arg);
+
+/* Memory warnings are edge-triggered: one per crossing below warning_at.
+ * The app hears of a crossing (onTrimMemory, didReceiveMemoryWarning)
+ * asynchronously: the policy's actions, and their end when memory
+ * recovers, run in an event at the same instant, never inside the
+ * allocation or release that crossed. */
 static void warning_check(world *w, int64_t room)
 {
     if (w->dev->warning_at <= 0)
         return;
-    if (room < w->dev->warning_at) {
-        if (!w->warned) {
-            w->warned = 1;
-            w->out->warnings++;
-        }
-    } else {
-        w->warned = 0;
-    }
+    int below = room < w->dev->warning_at;
+    if (below == w->warned)
+        return;
+    w->warned = below;
+    if (below)
+        w->out->warnings++;
+    if (!w->ending &&
+        (w->pol->on_warning != 0 || w->pol->retry.kind == MDL_RETRY_ON_NEW_CONDITION))
+        at(w, now(w), PRIO_TIMER, on_warning, tag(w, (uint32_t)below), NULL);
 }
 
 static void die(world *w, mdl_exit why, mdl_stage stage);
@@ -257,6 +288,8 @@ static int take(world *w, mdl_owner o, int c, int64_t bytes, mdl_stage stage)
     }
     if (!(d->counts_mask & MDL_CAT_BIT(c)))
         return 1;
+    if (w->switching > 0 && mdl_ledger_counted(w->led) > w->out->switch_peak)
+        w->out->switch_peak = mdl_ledger_counted(w->led);
     return kill_check(w, 0, stage);
 }
 
@@ -289,38 +322,80 @@ static void add_to(int64_t dst[MDL_CAT_COUNT], const int64_t src[MDL_CAT_COUNT])
 
 /* ------------------------------------------------------------ requests */
 
+/* Doubles a pool of `elem`-byte records up to MDL_REQUESTS_IN_SYSTEM_MAX;
+ * returns the old capacity (the first new record), or NIL on failure. */
+static uint32_t grow(world *w, void **pool, uint32_t *cap, size_t elem, const char *what)
+{
+    if (*cap >= MDL_REQUESTS_IN_SYSTEM_MAX) {
+        sim_error_set(w->err, SIM_ELIMIT,
+                      "more than %u %s in the system at once at t=%.3f s: the "
+                      "queue never drains; bound policies.queue or lower the rate",
+                      MDL_REQUESTS_IN_SYSTEM_MAX, what, (double)now(w) / 1e6);
+        fail(w, SIM_ELIMIT);
+        return NIL;
+    }
+    uint32_t n = *cap == 0 ? 64 : *cap * 2;
+    if (n > MDL_REQUESTS_IN_SYSTEM_MAX)
+        n = MDL_REQUESTS_IN_SYSTEM_MAX;
+    void *p = sim_realloc(w->alloc, *pool, (size_t)*cap * elem, (size_t)n * elem);
+    if (p == NULL) {
+        sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for %s", what);
+        fail(w, SIM_ENOMEM);
+        return NIL;
+    }
+    uint32_t old = *cap;
+    *pool = p;
+    *cap = n;
+    return old;
+}
+
 static uint32_t pool_get(world *w)
 {
     if (w->free_head == NIL) {
-        if (w->pool_cap >= MDL_REQUESTS_IN_SYSTEM_MAX) {
-            sim_error_set(w->err, SIM_ELIMIT,
-                          "more than %u requests in the system at once at t=%.3f s: the "
-                          "queue never drains; bound policies.queue or lower the rate",
-                          MDL_REQUESTS_IN_SYSTEM_MAX, (double)now(w) / 1e6);
-            fail(w, SIM_ELIMIT);
+        void *pool = w->pool;
+        uint32_t old = grow(w, &pool, &w->pool_cap, sizeof *w->pool, "requests");
+        if (old == NIL)
             return NIL;
+        w->pool = pool;
+        for (uint32_t i = old; i < w->pool_cap; i++) {
+            w->pool[i].in_use = 0;
+            w->pool[i].next = i + 1 < w->pool_cap ? i + 1 : NIL;
         }
-        uint32_t cap = w->pool_cap == 0 ? 64 : w->pool_cap * 2;
-        if (cap > MDL_REQUESTS_IN_SYSTEM_MAX)
-            cap = MDL_REQUESTS_IN_SYSTEM_MAX;
-        req *p = sim_realloc(w->alloc, w->pool, (size_t)w->pool_cap * sizeof *p,
-                             (size_t)cap * sizeof *p);
-        if (p == NULL) {
-            sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for requests");
-            fail(w, SIM_ENOMEM);
-            return NIL;
-        }
-        for (uint32_t i = w->pool_cap; i < cap; i++) {
-            p[i].in_use = 0;
-            p[i].next = i + 1 < cap ? i + 1 : NIL;
-        }
-        w->pool = p;
-        w->free_head = w->pool_cap;
-        w->pool_cap = cap;
+        w->free_head = old;
     }
     uint32_t i = w->free_head;
     w->free_head = w->pool[i].next;
     return i;
+}
+
+static uint32_t user_get(world *w)
+{
+    if (w->users_free == NIL) {
+        void *pool = w->users;
+        uint32_t old = grow(w, &pool, &w->users_cap, sizeof *w->users, "requests");
+        if (old == NIL)
+            return NIL;
+        w->users = pool;
+        for (uint32_t i = old; i < w->users_cap; i++) {
+            w->users[i].in_use = 0;
+            w->users[i].next = i + 1 < w->users_cap ? i + 1 : NIL;
+        }
+        w->users_free = old;
+    }
+    uint32_t u = w->users_free;
+    w->users_free = w->users[u].next;
+    return u;
+}
+
+/* The user request is over when no attempt is left and none will come. */
+static void user_maybe_free(world *w, uint32_t u)
+{
+    user *x = &w->users[u];
+    if (x->live > 0 || x->waiting)
+        return;
+    x->in_use = 0;
+    x->next = w->users_free;
+    w->users_free = u;
 }
 
 static void queue_area(world *w)
@@ -363,13 +438,30 @@ static uint32_t dequeue(world *w)
     return i;
 }
 
+/* Takes attempt i out of the queue, wherever it is (a cancelled timeout). */
+static void unqueue(world *w, uint32_t i)
+{
+    queue_area(w);
+    uint32_t k = 0;
+    while (k < w->q_len && w->q[(w->q_head + k) % w->q_cap] != i)
+        k++;
+    for (; k + 1 < w->q_len; k++)
+        w->q[(w->q_head + k) % w->q_cap] = w->q[(w->q_head + k + 1) % w->q_cap];
+    w->q_len--;
+}
+
 static void dispatch(world *w);
 static void advance(world *w, uint32_t i);
+static void new_condition(world *w);
 
-/* The request leaves the system: payload released, owner retired. */
+/* The attempt leaves the system: payload released, owner retired. */
 static void finish(world *w, uint32_t i, int had_slot)
 {
     req *r = &w->pool[i];
+    if (r->has_timer) {
+        sim_cancel(w->e, r->timer);
+        r->has_timer = 0;
+    }
     mdl_ledger_free_owner(w->led, r->owner, NULL);
     int rc = mdl_ledger_retire(w->led, r->owner, w->err);
     if (rc != SIM_OK)
@@ -377,6 +469,8 @@ static void finish(world *w, uint32_t i, int had_slot)
     r->in_use = 0;
     r->next = w->free_head;
     w->free_head = i;
+    w->users[r->user].live--;
+    user_maybe_free(w, r->user);
     warning_check(w, headroom(w, 0));
     if (had_slot) {
         w->running--;
@@ -405,7 +499,7 @@ static void start_request(world *w, uint32_t i)
 
 static void dispatch(world *w)
 {
-    while (w->alive && w->running < w->pol->sessions && w->q_len > 0)
+    while (w->alive && w->running < w->sess_eff && w->q_len > 0)
         start_request(w, dequeue(w));
 }
 
@@ -416,9 +510,11 @@ static void release_part(world *w, part_rt *p)
     give_all(w, p->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     mdl_ledger_free_owner(w->led, p->sess_owner, NULL);
+    memset(p->prepare_res, 0, sizeof p->prepare_res);
     p->sess_idle = 0;
     p->state = P_UNLOADED;
     p->release_pending = 0;
+    warning_check(w, headroom(w, 0));
 }
 
 static unsigned resident_count(const world *w, int with_loading)
@@ -458,7 +554,8 @@ static void evict(world *w, part_rt *v)
 static void start_phase(world *w, part_rt *p, int ph);
 static void startup_continue(world *w);
 
-static int begin_load(world *w, part_rt *p)
+/* Loads part p: at start-up, or on demand (a switch: its peak is reported). */
+static int begin_load(world *w, part_rt *p, int on_demand)
 {
     if (w->pol->residency == MDL_RES_RELEASE_FIRST) {
         /* make room before the load (an executing part goes once it is
@@ -469,6 +566,11 @@ static int begin_load(world *w, part_rt *p)
             evict(w, v);
     }
     p->state = P_LOADING;
+    if (on_demand) {
+        p->on_demand = 1;
+        w->switching++;
+        w->out->switches++;
+    }
     start_phase(w, p, PH_LOAD);
     return w->alive;
 }
@@ -508,6 +610,8 @@ static void start_phase(world *w, part_rt *p, int ph)
     add_to(p->resident, rs);
     if (ph == PH_DELEGATE)
         memcpy(p->delegate_res, rs, sizeof rs);
+    if (ph == PH_PREPARE)
+        memcpy(p->prepare_res, rs, sizeof rs);
     if (!take_all(w, p->owner, tr, stage))
         return;
     memcpy(p->transient, tr, sizeof tr);
@@ -526,8 +630,17 @@ static void start_phase(world *w, part_rt *p, int ph)
     at(w, now(w) + d, PRIO_RELEASE, phase_end, tag(w, idx), NULL);
 }
 
+static void load_over(world *w, part_rt *p)
+{
+    if (p->on_demand) {
+        p->on_demand = 0;
+        w->switching--;
+    }
+}
+
 static void part_ready(world *w, part_rt *p)
 {
+    load_over(w, p);
     p->state = P_READY;
     p->last_use = ++w->lru_clock;
     if (w->pol->residency == MDL_RES_OVERLAP || w->pol->residency == MDL_RES_LRU) {
@@ -552,6 +665,7 @@ static void part_ready(world *w, part_rt *p)
  * in this process; whoever waits for it fails. */
 static void part_failed(world *w, part_rt *p)
 {
+    load_over(w, p);
     give_all(w, p->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     p->state = P_FAILED;
@@ -588,12 +702,16 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
                 p->resident[c] -= p->delegate_res[c];
             give_all(w, p->owner, p->delegate_res);
         }
-        if (ph == PH_LOAD)
+        if (ph == PH_LOAD) {
             start_phase(w, p, PH_PREPARE);
-        else if (ph == PH_PREPARE && p->def->has_delegate_prepare)
+        } else if (ph == PH_PREPARE && p->def->has_delegate_prepare) {
             start_phase(w, p, PH_DELEGATE);
-        else
+        } else {
+            uint32_t epoch = w->epoch;
             part_ready(w, p);
+            if (ph == PH_FALLBACK && w->alive && w->epoch == epoch)
+                new_condition(w); /* the part now runs on the fallback */
+        }
         return;
     }
     /* one draw per delegate_prepare whatever the probabilities (CRN) */
@@ -607,6 +725,25 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
         give_all(w, p->owner, p->transient);
         part_ready(w, p);
         return;
+    }
+    if (!w->cand->release_on_init_failure) {
+        /* a re-init that never releases the failed delegate: its transient
+         * and resident move to the part's leak owner and stay for the life
+         * of the process, whatever the part does next */
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            p->resident[c] -= p->delegate_res[c];
+        add_to(p->delegate_res, p->transient);
+        memset(p->transient, 0, sizeof p->transient);
+        for (int c = 0; c < MDL_CAT_COUNT; c++) {
+            int64_t v = p->delegate_res[c];
+            p->delegate_res[c] = 0;
+            if (v > 0 && mdl_ledger_free(w->led, p->owner, (mdl_category)c, v, w->err) != SIM_OK) {
+                fail(w, SIM_EINTERNAL);
+                return;
+            }
+            if (!take(w, p->leak_owner, c, v, MDL_STAGE_DELEGATE_PREPARE))
+                return;
+        }
     }
     if (strcmp(w->cand->fallback, "none") == 0) {
         give_all(w, p->owner, p->transient);
@@ -650,7 +787,7 @@ static void startup_continue(world *w)
         if (p->state == P_LOADING)
             return; /* a request is loading it: continue when it is ready */
         if (p->state == P_UNLOADED) {
-            begin_load(w, p);
+            begin_load(w, p, 0);
             return;
         }
         w->startup_next++;
@@ -660,25 +797,32 @@ static void startup_continue(world *w)
 /* --------------------------------------------------------------- flow */
 
 static void exec_end(sim_engine *e, void *ctx, uint64_t arg);
+static int begin_load(world *w, part_rt *p, int on_demand);
 
 static void execute(world *w, uint32_t i, part_rt *p)
 {
     req *r = &w->pool[i];
+    const req_draw *d = &w->users[r->user].d;
     p->last_use = ++w->lru_clock;
     p->busy++;
     if (r->start < 0)
         r->start = now(w);
     if (p->sess_idle == 0) {
+        /* a new session state; copy_runtime: with its own copy of the
+         * part's prepared runtime */
         int64_t s[MDL_CAT_COUNT];
         sample_amounts(&p->def->session, sim_stream_rng(&w->s_stage), s);
+        if (w->pol->copy_runtime)
+            add_to(s, p->prepare_res);
         if (!take_all(w, p->sess_owner, s, MDL_STAGE_INFERENCE))
             return;
     } else {
         p->sess_idle--;
     }
-    if (!take_all(w, r->owner, r->d.ws[r->idx], MDL_STAGE_INFERENCE))
+    if (!take_all(w, r->owner, d->ws[r->idx], MDL_STAGE_INFERENCE))
         return;
-    at(w, now(w) + r->d.time[r->idx], PRIO_RELEASE, exec_end, tag(w, i), NULL);
+    if (at(w, now(w) + d->time[r->idx], PRIO_RELEASE, exec_end, tag(w, i), &r->exec))
+        r->has_exec = 1;
 }
 
 static void wait_for(world *w, uint32_t i, part_rt *p)
@@ -697,8 +841,13 @@ static void advance(world *w, uint32_t i)
 {
     req *r = &w->pool[i];
     if (r->idx == r->nneeds) {
-        w->out->completed++;
-        record_times(w, r->start - r->arrival, now(w) - r->arrival);
+        user *u = &w->users[r->user];
+        if (!r->orphan) {
+            /* the attempt the client waits for: the request is served */
+            w->out->completed++;
+            record_times(w, r->start - r->arrival, now(w) - u->first);
+            u->done = 1;
+        }
         finish(w, i, 1);
         return;
     }
@@ -713,13 +862,32 @@ static void advance(world *w, uint32_t i)
         return;
     case P_UNLOADED:
         wait_for(w, i, p);
-        begin_load(w, p);
+        begin_load(w, p, 1);
         return;
     default: /* P_FAILED */
-        w->out->failed++;
+        if (!r->orphan)
+            w->out->failed++;
+        w->users[r->user].done = 1;
         finish(w, i, 1);
         return;
     }
+}
+
+/* The execution of attempt i on part p ends (or is cancelled). */
+static void exec_stop(world *w, uint32_t i, part_rt *p)
+{
+    req *r = &w->pool[i];
+    const int64_t *ws = w->users[r->user].d.ws[r->idx];
+    r->has_exec = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (ws[c] > 0 && mdl_ledger_free(w->led, r->owner, (mdl_category)c, ws[c], w->err) !=
+                             SIM_OK)
+            fail(w, SIM_EINTERNAL);
+    warning_check(w, headroom(w, 0));
+    p->busy--;
+    p->sess_idle++;
+    if (p->release_pending && p->busy == 0)
+        release_part(w, p);
 }
 
 static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
@@ -730,17 +898,7 @@ static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
         return;
     uint32_t i = (uint32_t)arg;
     req *r = &w->pool[i];
-    part_rt *p = &w->parts[r->needs[r->idx]];
-    for (int c = 0; c < MDL_CAT_COUNT; c++)
-        if (r->d.ws[r->idx][c] > 0 &&
-            mdl_ledger_free(w->led, r->owner, (mdl_category)c, r->d.ws[r->idx][c], w->err) !=
-                SIM_OK)
-            fail(w, SIM_EINTERNAL);
-    warning_check(w, headroom(w, 0));
-    p->busy--;
-    p->sess_idle++;
-    if (p->release_pending && p->busy == 0)
-        release_part(w, p);
+    exec_stop(w, i, &w->parts[r->needs[r->idx]]);
     r->idx++;
     advance(w, i);
 }
@@ -762,10 +920,17 @@ static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_dr
     }
 }
 
-/* Request i (from pool_get, its draws already made in place) enters. */
-static void new_request(world *w, uint32_t i, uint32_t rqi, uint8_t nneeds)
+static void timeout(sim_engine *e, void *ctx, uint64_t arg);
+
+/* A new attempt of user request u enters: its payload, its timer, then a
+ * slot, the queue, or a rejection. */
+static void submit(world *w, uint32_t u)
 {
+    uint32_t i = pool_get(w);
+    if (i == NIL)
+        return;
     req *r = &w->pool[i];
+    user *x = &w->users[u];
     int rc = mdl_ledger_owner(w->led, MDL_OWNER_REQUEST, (uint32_t)w->req_seq++, &r->owner);
     if (rc != SIM_OK) {
         sim_error_set(w->err, rc, "replication: cannot register a request (%s)",
@@ -776,20 +941,185 @@ static void new_request(world *w, uint32_t i, uint32_t rqi, uint8_t nneeds)
         return;
     }
     r->in_use = 1;
+    r->user = u;
+    r->orphan = 0;
+    r->has_timer = 0;
+    r->has_exec = 0;
     r->arrival = now(w);
-    r->nneeds = nneeds;
+    r->start = -1;
+    r->nneeds = x->nneeds;
     r->state = R_QUEUED;
-    memcpy(r->needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX], MDL_PARTS_MAX);
-    w->out->arrived++;
-    if (!take_all(w, r->owner, r->d.payload, MDL_STAGE_INFERENCE))
+    memcpy(r->needs, &w->needs_map[(size_t)x->rqi * MDL_PARTS_MAX], MDL_PARTS_MAX);
+    x->live++;
+    if (!take_all(w, r->owner, x->d.payload, MDL_STAGE_INFERENCE))
         return;
-    if (w->running < w->pol->sessions && w->q_len == 0) {
+    if (w->rejecting) { /* on_warning reject_new */
+        w->out->rejected++;
+        x->done = 1;
+        finish(w, i, 0);
+        return;
+    }
+    if (w->wl->timeout > 0 &&
+        at(w, now(w) + w->wl->timeout, PRIO_TIMER, timeout, tag(w, i), &r->timer))
+        r->has_timer = 1;
+    if (w->running < w->sess_eff && w->q_len == 0) {
         start_request(w, i);
     } else if (w->pol->queue == MDL_QUEUE_UNBOUNDED || w->q_len < w->pol->queue) {
         enqueue(w, i);
     } else {
         w->out->rejected++;
+        x->done = 1;
         finish(w, i, 0);
+    }
+}
+
+/* A retry of user request u: a new attempt; a duplicate working set when
+ * an earlier attempt is still queued or running. */
+static void retry_now(world *w, uint32_t u)
+{
+    user *x = &w->users[u];
+    x->waiting = 0;
+    x->retries++;
+    w->out->retried++;
+    if (x->live > 0)
+        w->out->duplicates++;
+    submit(w, u);
+}
+
+static void retry_event(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (current(w, arg))
+        retry_now(w, (uint32_t)arg);
+}
+
+/* The client gave up on an attempt of u: retry as the policy says. */
+static void retry_after_timeout(world *w, uint32_t u)
+{
+    user *x = &w->users[u];
+    const mdl_retry *rt = &w->pol->retry;
+    if (rt->kind == MDL_RETRY_NONE || x->retries >= rt->max) {
+        x->done = 1;
+        user_maybe_free(w, u);
+        return;
+    }
+    x->waiting = 1;
+    if (rt->kind == MDL_RETRY_ON_NEW_CONDITION) {
+        x->next = w->parked;
+        w->parked = u;
+        return;
+    }
+    double d;
+    if (rt->kind == MDL_RETRY_FIXED) {
+        d = (double)rt->delay;
+    } else {
+        /* base * factor^(k-1) for retry k, capped, then +-jitter */
+        d = (double)rt->base * pow(rt->factor, (double)x->retries);
+        if (d > (double)rt->cap)
+            d = (double)rt->cap;
+        if (rt->jitter > 0)
+            d *= 1.0 + rt->jitter * (2.0 * gsl_rng_uniform(sim_stream_rng(&w->s_retry)) - 1.0);
+    }
+    at(w, now(w) + (sim_time)(d + 0.5), PRIO_ARRIVAL, retry_event, tag(w, u), NULL);
+}
+
+/* Something changed (a fallback finished, the app is back in the
+ * foreground, memory recovered): on_new_condition retries go now. */
+static void new_condition(world *w)
+{
+    uint32_t epoch = w->epoch;
+    while (w->parked != NIL && w->alive && w->epoch == epoch) {
+        uint32_t u = w->parked;
+        w->parked = w->users[u].next;
+        retry_now(w, u);
+    }
+}
+
+/* Cancels attempt i wherever it is (cancel_on_timeout). */
+static void cancel(world *w, uint32_t i)
+{
+    req *r = &w->pool[i];
+    if (r->state == R_QUEUED) {
+        unqueue(w, i);
+        finish(w, i, 0);
+        return;
+    }
+    part_rt *p = &w->parts[r->needs[r->idx]];
+    if (r->state == R_WAITING) {
+        uint32_t *link = &p->wait_head, prev = NIL;
+        while (*link != i) {
+            prev = *link;
+            link = &w->pool[*link].next;
+        }
+        *link = r->next;
+        if (p->wait_tail == i)
+            p->wait_tail = prev;
+    } else if (r->has_exec) {
+        sim_cancel(w->e, r->exec);
+        exec_stop(w, i, p);
+    }
+    finish(w, i, 1);
+}
+
+static void timeout(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    uint32_t i = (uint32_t)arg;
+    req *r = &w->pool[i];
+    uint32_t u = r->user;
+    r->has_timer = 0;
+    r->orphan = 1;
+    w->out->timed_out++;
+    w->users[u].live++; /* hold u while the attempt goes */
+    if (w->pol->cancel_on_timeout)
+        cancel(w, i);
+    if (!w->alive || !current(w, arg))
+        return;
+    w->users[u].live--;
+    retry_after_timeout(w, u);
+}
+
+/* A memory warning reached the app (arg 1), or memory recovered (arg 0). */
+static void on_warning(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    unsigned act = w->pol->on_warning;
+    if ((uint32_t)arg == 0) {
+        if (w->warned)
+            return; /* below again at the same instant */
+        w->rejecting = 0;
+        w->sess_eff = w->pol->sessions;
+        uint32_t epoch = w->epoch;
+        dispatch(w);
+        if (w->alive && w->epoch == epoch)
+            new_condition(w); /* the device state improved */
+        return;
+    }
+    if (!w->warned)
+        return;
+    if (act & MDL_WARN_REJECT_NEW)
+        w->rejecting = 1;
+    if (act & MDL_WARN_REDUCE_CONCURRENCY)
+        w->sess_eff = w->pol->sessions > 1 ? w->pol->sessions / 2 : 1;
+    for (unsigned k = 0; k < w->nparts; k++) {
+        part_rt *p = &w->parts[k];
+        if (p->state != P_READY || p->busy > 0)
+            continue; /* only what no execution uses */
+        if (act & MDL_WARN_RELEASE_IDLE) {
+            release_part(w, p); /* reloaded on demand */
+        } else if ((act & MDL_WARN_CLEAR_CACHE) && p->sess_idle > 0) {
+            /* session states are rebuildable: opened again when needed */
+            mdl_ledger_free_owner(w->led, p->sess_owner, NULL);
+            p->sess_idle = 0;
+            warning_check(w, headroom(w, 0));
+        }
     }
 }
 
@@ -807,6 +1137,19 @@ static void relaunch_at(world *w)
         return;
     if (at(w, t, PRIO_PATH, relaunch, 0, &w->relaunch_h))
         w->relaunch_scheduled = 1;
+}
+
+/* Parts whose failed delegate memory was never released (a leak). */
+static uint32_t leaked_owners(const world *w)
+{
+    uint32_t n = 0;
+    for (unsigned k = 0; k < w->nparts; k++) {
+        int64_t held = 0;
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            held += mdl_ledger_held(w->led, w->parts[k].leak_owner, (mdl_category)c);
+        n += held > 0;
+    }
+    return n;
 }
 
 static void die(world *w, mdl_exit why, mdl_stage stage)
@@ -829,6 +1172,7 @@ static void die(world *w, mdl_exit why, mdl_stage stage)
     o->alive_us += now(w) - w->alive_since;
     o->accepting_us += now(w) - w->alive_since;
     queue_area(w);
+    o->leaks += leaked_owners(w); /* the process dies with its leak */
     mdl_ledger_clear(w->led);
     for (uint32_t i = 0; i < w->pool_cap; i++) {
         req *r = &w->pool[i];
@@ -841,21 +1185,32 @@ static void die(world *w, mdl_exit why, mdl_stage stage)
         r->next = w->free_head;
         w->free_head = i;
     }
+    w->users_free = NIL; /* the client's requests die with the app */
+    for (uint32_t u = w->users_cap; u-- > 0;) {
+        w->users[u].in_use = 0;
+        w->users[u].next = w->users_free;
+        w->users_free = u;
+    }
+    w->parked = NIL;
     for (unsigned k = 0; k < w->nparts; k++) {
         part_rt *p = &w->parts[k];
         const mdl_part *def = p->def;
-        mdl_owner a = p->owner, b = p->sess_owner;
+        mdl_owner a = p->owner, b = p->sess_owner, c = p->leak_owner;
         memset(p, 0, sizeof *p);
         p->def = def;
         p->owner = a;
         p->sess_owner = b;
+        p->leak_owner = c;
         p->wait_head = p->wait_tail = NIL;
     }
     w->q_len = 0;
     w->q_head = 0;
     w->running = 0;
+    w->switching = 0;
     w->alive = 0;
     w->warned = 0;
+    w->rejecting = 0;
+    w->sess_eff = w->pol->sessions;
     w->epoch++;
     relaunch_at(w);
 }
@@ -945,17 +1300,26 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     uint32_t rqi = (uint32_t)arg;
     /* drawn in place in the request's slot; while the app is dead the
      * draws are made all the same (into scratch) so later requests match */
-    uint32_t i = NIL;
+    uint32_t u = NIL;
     req_draw scratch, *d = &scratch;
     if (w->alive) {
-        if ((i = pool_get(w)) == NIL)
+        if ((u = user_get(w)) == NIL)
             return;
-        d = &w->pool[i].d;
+        d = &w->users[u].d;
     }
     uint8_t nneeds;
     draw_request(w, rq, rqi, d, &nneeds);
-    if (i != NIL)
-        new_request(w, i, rqi, nneeds);
+    if (u != NIL) {
+        user *x = &w->users[u];
+        x->in_use = 1;
+        x->first = now(w);
+        x->rqi = rqi;
+        x->nneeds = nneeds;
+        x->live = x->retries = 0;
+        x->waiting = x->done = 0;
+        w->out->arrived++;
+        submit(w, u);
+    }
     if (w->rc != SIM_OK)
         return;
     if (rq->count > 0 && --w->rq_left == 0) {
@@ -980,7 +1344,10 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
     w->path_bg = 0;
     if (w->alive) {
         w->fg = 1;
+        uint32_t epoch = w->epoch;
         kill_check(w, 0, w->last_stage); /* the foreground limits differ */
+        if (w->alive && w->epoch == epoch)
+            new_condition(w); /* back in the foreground */
     } else if (w->relaunch_pending) {
         cold_start(w);
     }
@@ -1078,12 +1445,16 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
         return err->code;
     if ((w->led = mdl_ledger_create(w->alloc, cell->device->counts_mask, err)) == NULL)
         return err->code;
-    sim_stream *streams[] = {&w->s_dev,      &w->s_arr,      &w->s_req,  &w->s_stage,
-                             &w->s_fail,     &w->s_relaunch, &w->s_press};
+    sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
+                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry};
     static const uint64_t purposes[] = {PURPOSE_DEVICE, PURPOSE_ARRIVALS, PURPOSE_REQUESTS,
                                         PURPOSE_STAGES, PURPOSE_FAILURES, PURPOSE_RELAUNCH,
-                                        PURPOSE_PRESSURE};
-    for (unsigned k = 0; k < 7; k++) {
+                                        PURPOSE_PRESSURE, PURPOSE_RETRY};
+    /* the jitter stream only when there is jitter (a stream costs its
+     * 624-word state at every replication) */
+    const mdl_retry *rt = &cell->policy.retry;
+    unsigned nstreams = rt->kind == MDL_RETRY_BACKOFF && rt->jitter > 0 ? 8 : 7;
+    for (unsigned k = 0; k < nstreams; k++) {
         if (sim_stream_init(streams[k], w->alloc, cell->seed, rep, purposes[k]) != SIM_OK)
             return sim_error_set(err, SIM_ENOMEM, "replication: out of memory for streams");
         w->streams++;
@@ -1107,7 +1478,8 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
         p->def = &c->parts[k];
         p->wait_head = p->wait_tail = NIL;
         if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_PART, k, &p->owner)) != SIM_OK ||
-            (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &p->sess_owner)) != SIM_OK)
+            (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &p->sess_owner)) != SIM_OK ||
+            (rc = mdl_ledger_owner(w->led, MDL_OWNER_LEAKED, k, &p->leak_owner)) != SIM_OK)
             return sim_error_set(err, rc, "replication: cannot register owners");
     }
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
@@ -1123,6 +1495,10 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
             w->startup[w->nstartup++] = (uint8_t)part_index(c, pol->prewarm[k]);
     }
     w->free_head = NIL;
+    w->users_free = NIL;
+    w->parked = NIL;
+    w->sess_eff = pol->sessions;
+    w->out->switch_peak = -1;
     w->startup_done = 1;
     w->last_stage = MDL_STAGE_NONE;
     w->fg = 1;
@@ -1142,6 +1518,7 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 static void teardown(world *w)
 {
     mdl_rep *o = w->out;
+    w->ending = 1;
     if (w->alive) {
         o->alive_us += w->cell->horizon - w->alive_since;
         o->accepting_us += w->cell->horizon - w->alive_since;
@@ -1163,19 +1540,20 @@ static void teardown(world *w)
                 release_part(w, p);
         }
     }
-    o->leaks = mdl_ledger_leaks(w->led, NULL, NULL);
+    o->leaks += mdl_ledger_leaks(w->led, NULL, NULL);
 }
 
 static void destroy(world *w)
 {
-    sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,  &w->s_stage,
-                             &w->s_fail, &w->s_relaunch, &w->s_press};
+    sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
+                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry};
     for (unsigned k = 0; k < w->streams; k++)
         sim_stream_release(streams[k]);
     size_t nmap = (size_t)(w->wl->nrequests > 0 ? w->wl->nrequests : 1);
     sim_free(w->alloc, w->needs_map, nmap * MDL_PARTS_MAX);
     sim_free(w->alloc, w->nneeds_map, nmap);
     sim_free(w->alloc, w->pool, (size_t)w->pool_cap * sizeof *w->pool);
+    sim_free(w->alloc, w->users, (size_t)w->users_cap * sizeof *w->users);
     sim_free(w->alloc, w->q, (size_t)w->q_cap * sizeof *w->q);
     mdl_ledger_destroy(w->led);
     sim_engine_destroy(w->e);

@@ -239,7 +239,7 @@ int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
     static const char *const keys[] = {"id",       "about",          "digest",
                                        "runtime",  "delegate",       "fallback",
                                        "fallback_overlap", "receipt_complete", "last_known_good",
-                                       "parts",    "cache"};
+                                       "parts",    "cache", "release_on_init_failure"};
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
     if (rc == SIM_OK)
@@ -266,6 +266,10 @@ int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
         return rc;
     scn__get(root, "fallback_overlap", &v);
     if (v.n != NULL && (rc = boolean(&v, &c->fallback_overlap, err)) != SIM_OK)
+        return rc;
+    c->release_on_init_failure = 1;
+    scn__get(root, "release_on_init_failure", &v);
+    if (v.n != NULL && (rc = boolean(&v, &c->release_on_init_failure, err)) != SIM_OK)
         return rc;
     scn__get(root, "receipt_complete", &v);
     if (v.n != NULL && (rc = boolean(&v, &c->receipt_complete, err)) != SIM_OK)

@@ -581,8 +581,12 @@ static int load_workload(scn_scenario *s, const scn__node *root, sim_error *err)
     if (v.n != NULL)
         return not_modelled(&v, err, "a trace-driven workload");
     scn__get(&wl, "timeout", &v);
-    if (v.n != NULL)
-        return not_modelled(&v, err, "a client timeout");
+    if (v.n != NULL) {
+        if ((rc = scn__duration(&v, &s->workload.timeout, err)) != SIM_OK)
+            return rc;
+        if (s->workload.timeout <= 0)
+            return scn__fail(&v, err, SIM_EINPUT, "a timeout must be longer than 0");
+    }
     scn__get(&wl, "relaunch", &v);
     if (v.n != NULL) {
         if ((rc = scn__owned_dist(&s->workload.owned, &v, SCN__UNIT_DURATION,
@@ -703,40 +707,144 @@ static int p_default_only(const scn__node *v, const char *dflt, const char *what
     return not_modelled(v, err, what);
 }
 
+static int p_bool(const scn__node *v, int *out, sim_error *err)
+{
+    static const char *const names[] = {"false", "true"};
+    return scn__enum(v, names, 2, out, err);
+}
+
 static int p_copy_runtime(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                           sim_error *err)
 {
     (void)s;
-    (void)p;
-    return p_default_only(v, "false", "copy_runtime: true", err);
+    return p_bool(v, &p->copy_runtime, err);
 }
 
 static int p_cancel(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
 {
     (void)s;
-    (void)p;
-    return p_default_only(v, "false", "cancel_on_timeout (there are no timeouts yet)", err);
+    return p_bool(v, &p->cancel_on_timeout, err);
+}
+
+/* A real number in [min, max] (the backoff factor). */
+static int p_real(const scn__node *v, double min, double max, double *out, sim_error *err)
+{
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    char buf[64];
+    char *end = NULL;
+    if (len > 0 && len < sizeof buf) {
+        memcpy(buf, t, len);
+        buf[len] = '\0';
+        *out = strtod(buf, &end);
+    }
+    if (len == 0 || len >= sizeof buf || end == NULL || *end != '\0' || !(*out == *out))
+        return scn__fail(v, err, SIM_EINPUT, "expected a number, got \"%.*s\"",
+                         (int)(len > 40 ? 40 : len), t);
+    if (*out < min || *out > max)
+        return scn__fail(v, err, SIM_ERANGE, "%.*s is outside [%g, %g]",
+                         (int)(len > 40 ? 40 : len), t, min, max);
+    return SIM_OK;
 }
 
 static int p_retry(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
 {
     (void)s;
-    (void)p;
-    scn__node k;
-    if (fy_node_is_mapping(v->n) && fy_node_mapping_item_count(v->n) == 1) {
-        scn__get(v, "kind", &k);
-        if (k.n != NULL)
-            return p_default_only(&k, "none", "a retry policy other than none", err);
+    static const char *const kinds[] = {"none", "fixed", "backoff", "on_new_condition"};
+    static const char *const keys_none[] = {"kind"};
+    static const char *const keys_fixed[] = {"kind", "delay", "max"};
+    static const char *const keys_backoff[] = {"kind", "base", "factor", "cap", "jitter", "max"};
+    static const char *const keys_cond[] = {"kind", "max"};
+    int rc = scn__expect_mapping(v, err);
+    scn__node k, x;
+    if (rc == SIM_OK)
+        rc = scn__require(v, "kind", &k, err);
+    int kind = 0;
+    if (rc == SIM_OK)
+        rc = scn__enum(&k, kinds, 4, &kind, err);
+    if (rc != SIM_OK)
+        return rc;
+    mdl_retry *r = &p->retry;
+    memset(r, 0, sizeof *r);
+    r->kind = (mdl_retry_kind)kind;
+    switch (r->kind) {
+    case MDL_RETRY_NONE:
+        return scn__check_keys(v, keys_none, 1, err);
+    case MDL_RETRY_FIXED:
+        if ((rc = scn__check_keys(v, keys_fixed, 3, err)) == SIM_OK &&
+            (rc = scn__require(v, "delay", &x, err)) == SIM_OK)
+            rc = scn__duration(&x, &r->delay, err);
+        break;
+    case MDL_RETRY_BACKOFF:
+        if ((rc = scn__check_keys(v, keys_backoff, 6, err)) == SIM_OK &&
+            (rc = scn__require(v, "base", &x, err)) == SIM_OK)
+            rc = scn__duration(&x, &r->base, err);
+        r->factor = 2.0;
+        r->cap = SCN_DURATION_MAX;
+        if (rc == SIM_OK) {
+            scn__get(v, "factor", &x);
+            if (x.n != NULL)
+                rc = p_real(&x, 1.0, 1000.0, &r->factor, err);
+        }
+        if (rc == SIM_OK) {
+            scn__get(v, "cap", &x);
+            if (x.n != NULL)
+                rc = scn__duration(&x, &r->cap, err);
+        }
+        if (rc == SIM_OK) {
+            scn__get(v, "jitter", &x);
+            if (x.n != NULL)
+                rc = scn__probability(&x, &r->jitter, err);
+        }
+        break;
+    case MDL_RETRY_ON_NEW_CONDITION:
+        rc = scn__check_keys(v, keys_cond, 2, err);
+        break;
     }
-    return not_modelled(v, err, "a retry policy other than {kind: none}");
+    if (rc != SIM_OK)
+        return rc;
+    int64_t n;
+    if ((rc = scn__require(v, "max", &x, err)) == SIM_OK &&
+        (rc = scn__int(&x, 1, MDL_RETRIES_MAX, &n, err)) == SIM_OK)
+        r->max = (uint32_t)n;
+    return rc;
 }
 
 static int p_on_warning(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                         sim_error *err)
 {
     (void)s;
-    (void)p;
-    return p_default_only(v, "", "on_warning actions", err);
+    static const char *const names[] = {"reject_new", "release_idle", "clear_rebuildable_cache",
+                                        "reduce_concurrency"};
+    static const char *const later[] = {"stop_prewarm", "degrade_cpu", "fallback_lkg"};
+    int rc = scn__expect_sequence(v, err);
+    if (rc != SIM_OK)
+        return rc;
+    p->on_warning = 0;
+    void *it = NULL;
+    struct fy_node *item;
+    size_t i = 0;
+    while ((item = fy_node_sequence_iterate(v->n, &it)) != NULL) {
+        scn__node a;
+        scn__item(v, i++, item, &a);
+        const char *t;
+        size_t len;
+        if ((rc = scn__scalar(&a, &t, &len, err)) != SIM_OK)
+            return rc;
+        for (size_t k = 0; k < sizeof later / sizeof *later; k++)
+            if (strlen(later[k]) == len && memcmp(later[k], t, len) == 0)
+                return not_modelled(&a, err, "this action on a memory warning");
+        int bit = 0;
+        if ((rc = scn__enum(&a, names, 4, &bit, err)) != SIM_OK)
+            return rc;
+        if (p->on_warning & (1u << bit))
+            return scn__fail(&a, err, SIM_EINPUT, "%s is listed twice", names[bit]);
+        p->on_warning |= 1u << bit;
+    }
+    return SIM_OK;
 }
 
 static int p_recovery(const scn_scenario *s, const scn__node *v, mdl_policy *p,

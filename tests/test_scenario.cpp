@@ -233,6 +233,9 @@ TEST_CASE("requests before cold_start and policies not modelled yet", "[scenario
     m = error_of(replace(base, "  queue: 8", "  recovery: safe_mode"));
     CHECK(m == "plan.yaml:16:13: policies.recovery: a recovery strategy other than naive is "
                "not modelled by this version of oomsim; remove the key");
-    m = error_of(replace(base, "  relaunch:", "  timeout: 5s\n  relaunch:"));
-    CHECK(m.find("workload.timeout: a client timeout is not modelled") != std::string::npos);
+    m = error_of(replace(base, "  relaunch:", "  trace: t.jsonl\n  relaunch:"));
+    CHECK(m.find("workload.trace: a trace-driven workload is not modelled") != std::string::npos);
+    m = error_of(replace(base, "  queue: 8", "  on_warning: [reject_new, fallback_lkg]"));
+    CHECK(m.find("policies.on_warning[1]: this action on a memory warning is not modelled") !=
+          std::string::npos);
 }
