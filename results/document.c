@@ -59,6 +59,11 @@ static json_t *peak(const res_cell *c)
         set(by, mdl_stage_name((mdl_stage)s), q);
     }
     set(p, "by_stage", by);
+    if (c->with_switch > 0) { /* extension: the peak while an on-demand part loaded */
+        json_t *sw = quantiles(&c->switch_peak, 0, 0);
+        set(sw, "max", json_integer(whole(c->switch_peak.max)));
+        set(p, "switch_bytes", sw);
+    }
     return p;
 }
 
@@ -122,6 +127,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "leaks", json_integer((json_int_t)c->leaks));
     set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
     set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
+    set(o, "switches", json_integer((json_int_t)c->switches));
     return o;
 }
 
@@ -138,7 +144,27 @@ char *res_document_json(const res_plan *plan, const res_result *r)
     for (unsigned i = 0; i < r->ncells; i++)
         json_array_append_new(cells, cell_json(plan, i, &r->cells[i]));
     set(doc, "cells", cells);
-    set(doc, "comparisons", json_array());
+    json_t *cmp = json_array();
+    for (unsigned i = 0; i < r->ncmp; i++) {
+        const res_comparison *c = &r->cmp[i];
+        json_t *o = json_object();
+        set(o, "metric", json_string(res_metric_name(c->metric)));
+        set(o, "baseline", json_integer((json_int_t)c->baseline));
+        set(o, "cell", json_integer((json_int_t)c->cell));
+        /* bytes and microseconds stay integers, rates are reals */
+        int whole_units = c->metric == RES_CMP_PEAK_P95 || c->metric == RES_CMP_LATENCY_P95;
+        if (whole_units) {
+            set(o, "diff_mean", json_integer(whole(c->diff)));
+            set(o, "ci95", json_pack("[II]", (json_int_t)whole(c->ci.lo),
+                                     (json_int_t)whole(c->ci.hi)));
+        } else {
+            set(o, "diff_mean", json_real(c->diff));
+            set(o, "ci95", json_pack("[ff]", c->ci.lo, c->ci.hi));
+        }
+        set(o, "pairs", json_integer((json_int_t)c->pairs));
+        json_array_append_new(cmp, o);
+    }
+    set(doc, "comparisons", cmp);
     char *text = json_dumps(doc, REAL_FLAGS);
     json_decref(doc);
     return text;
@@ -247,7 +273,7 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
     put(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
             "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
             "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
-            "leaks,memory_warnings,cached_app_kills\n");
+            "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes\n");
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         const mdl_cell *cell = &plan->cells[i];
@@ -263,7 +289,7 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
         for (int x = 0; x < MDL_EXIT_COUNT; x++)
             put(&o, ",%llu", (unsigned long long)c->by_reason[x]);
         put(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
-                "%.6g,%.6g,%.6g,%llu,%llu,%llu\n",
+                "%.6g,%.6g,%.6g,%llu,%llu,%llu,%llu,%lld\n",
             c->boot_loop_rate, (unsigned long long)c->arrived, (unsigned long long)c->completed,
             (unsigned long long)c->rejected, (unsigned long long)c->timed_out,
             (unsigned long long)c->retried, (unsigned long long)c->lost,
@@ -273,14 +299,52 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (long long)whole(c->latency_us.p95), (long long)whole(c->latency_us.p99),
             c->queue_len_mean, c->availability, c->inference_availability,
             (unsigned long long)c->leaks, (unsigned long long)c->warnings,
-            (unsigned long long)c->cached_kills);
+            (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
+            (long long)whole(c->switch_peak.p95));
     }
     return done(&o);
 }
 
 /* ------------------------------------------------------------- table */
 
-enum { COLS = 11 };
+#define CELL_MAX 96
+typedef char table_cell[CELL_MAX];
+
+/* Prints rows x cols cells (row 0: the heading), aligned, two spaces apart;
+ * right[k]: column k is right-aligned. */
+static void put_table(out *o, const table_cell *cell, unsigned rows, unsigned cols,
+                      const int *right)
+{
+    size_t width[16] = {0};
+    for (unsigned i = 0; i < rows; i++)
+        for (unsigned k = 0; k < cols; k++)
+            if (strlen(cell[i * cols + k]) > width[k])
+                width[k] = strlen(cell[i * cols + k]);
+    for (unsigned i = 0; i < rows; i++) {
+        for (unsigned k = 0; k < cols; k++) {
+            const char *t = cell[i * cols + k];
+            int w = (int)width[k];
+            const char *sep = k + 1 < cols ? "  " : "";
+            if (right[k])
+                put(o, "%*s%s", w, t, sep);
+            else if (k + 1 < cols)
+                put(o, "%-*s%s", w, t, sep);
+            else
+                put(o, "%s", t);
+        }
+        put(o, "\n");
+    }
+}
+
+enum { COLS = 11, CMP_COLS = 8 };
+
+/* "+12.5 MiB [+10.1, +14.9]" and the like: a difference with its interval. */
+static void diff_text(char *buf, const res_comparison *c, double scale, const char *unit,
+                      int digits)
+{
+    snprintf(buf, CELL_MAX, "%+.*f%s [%+.*f, %+.*f]", digits, c->diff * scale, unit, digits,
+             c->ci.lo * scale, digits, c->ci.hi * scale);
+}
 
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
@@ -288,55 +352,71 @@ char *res_document_table(const res_plan *plan, const res_result *r)
         "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
         "deaths [95% CI]", "top reason", "latency p95", "available"};
     static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1};
-    unsigned rows = r->ncells + 1;
-    char(*cell)[COLS][96] = calloc(rows, sizeof *cell);
-    if (cell == NULL)
+    unsigned rows = r->ncells + 1, ncmp_rows = r->ncmp / RES_CMP_COUNT + 1;
+    table_cell *cell = calloc((size_t)rows * COLS, sizeof *cell);
+    table_cell *cc = calloc((size_t)ncmp_rows * CMP_COLS, sizeof *cc);
+    if (cell == NULL || cc == NULL) {
+        free(cell);
+        free(cc);
         return NULL;
+    }
     for (int k = 0; k < COLS; k++)
-        snprintf(cell[0][k], sizeof cell[0][k], "%s", head[k]);
+        snprintf(cell[k], CELL_MAX, "%s", head[k]);
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
-        char(*row)[96] = cell[i + 1];
-        snprintf(row[0], 96, "%s", plan->cells[i].device->name);
-        snprintf(row[1], 96, "%s", plan->cells[i].candidate->id);
-        policy_label(plan->policy_json[i], row[2], 96);
-        snprintf(row[3], 96, "%.1f MiB", c->peak.p50 / MIB);
-        snprintf(row[4], 96, "%.1f MiB", c->peak.p95 / MIB);
-        snprintf(row[5], 96, "%.1f MiB", c->peak.max / MIB);
-        snprintf(row[6], 96, "%s", top_stage(c));
-        snprintf(row[7], 96, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate, 100 * c->any_ci.lo,
-                 100 * c->any_ci.hi);
-        snprintf(row[8], 96, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
+        table_cell *row = &cell[(i + 1) * COLS];
+        snprintf(row[0], CELL_MAX, "%s", plan->cells[i].device->name);
+        snprintf(row[1], CELL_MAX, "%s", plan->cells[i].candidate->id);
+        policy_label(plan->policy_json[i], row[2], CELL_MAX);
+        snprintf(row[3], CELL_MAX, "%.1f MiB", c->peak.p50 / MIB);
+        snprintf(row[4], CELL_MAX, "%.1f MiB", c->peak.p95 / MIB);
+        snprintf(row[5], CELL_MAX, "%.1f MiB", c->peak.max / MIB);
+        snprintf(row[6], CELL_MAX, "%s", top_stage(c));
+        snprintf(row[7], CELL_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
+                 100 * c->any_ci.lo, 100 * c->any_ci.hi);
+        snprintf(row[8], CELL_MAX, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
         if (c->completed)
-            snprintf(row[9], 96, "%.0f ms", c->latency_us.p95 / 1000.0);
+            snprintf(row[9], CELL_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
         else
-            snprintf(row[9], 96, "-");
-        snprintf(row[10], 96, "%.2f%%", 100 * c->availability);
+            snprintf(row[9], CELL_MAX, "-");
+        snprintf(row[10], CELL_MAX, "%.2f%%", 100 * c->availability);
     }
-    size_t width[COLS] = {0};
-    for (unsigned i = 0; i < rows; i++)
-        for (int k = 0; k < COLS; k++)
-            if (strlen(cell[i][k]) > width[k])
-                width[k] = strlen(cell[i][k]);
     out o = {NULL, 0, 0, 0};
     put(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
         (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
         (unsigned long long)plan->seed);
-    for (unsigned i = 0; i < rows; i++) {
-        for (int k = 0; k < COLS; k++) {
-            int w = (int)width[k];
-            const char *sep = k + 1 < COLS ? "  " : "";
-            if (right[k])
-                put(&o, "%*s%s", w, cell[i][k], sep);
-            else if (k + 1 < COLS)
-                put(&o, "%-*s%s", w, cell[i][k], sep);
-            else
-                put(&o, "%s", cell[i][k]);
-        }
-        put(&o, "\n");
-    }
+    put_table(&o, (const table_cell *)cell, rows, COLS, right);
     put(&o, "\ndeaths: share of replications with at least one process death (Wilson 95%% "
             "interval); available: share of the horizon the process was alive.\n");
+    if (r->ncmp > 0) {
+        static const char *const chead[CMP_COLS] = {
+            "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
+            "deaths (pp)", "latency p95", "available (pp)"};
+        static const int cright[CMP_COLS] = {0, 0, 0, 0, 1, 1, 1, 1};
+        for (int k = 0; k < CMP_COLS; k++)
+            snprintf(cc[k], CELL_MAX, "%s", chead[k]);
+        for (unsigned i = 0; i + 1 < ncmp_rows; i++) {
+            const res_comparison *c = &r->cmp[i * RES_CMP_COUNT];
+            table_cell *row = &cc[(i + 1) * CMP_COLS];
+            snprintf(row[0], CELL_MAX, "%s", plan->cells[c->cell].device->name);
+            snprintf(row[1], CELL_MAX, "%s", plan->cells[c->cell].candidate->id);
+            policy_label(plan->policy_json[c->cell], row[2], CELL_MAX);
+            policy_label(plan->policy_json[c->baseline], row[3], CELL_MAX);
+            diff_text(row[4], &c[RES_CMP_PEAK_P95], 1 / MIB, " MiB", 1);
+            diff_text(row[5], &c[RES_CMP_ANY_RATE], 100, "", 2);
+            if (c[RES_CMP_LATENCY_P95].pairs > 0)
+                diff_text(row[6], &c[RES_CMP_LATENCY_P95], 1e-3, " ms", 0);
+            else
+                snprintf(row[6], CELL_MAX, "-");
+            diff_text(row[7], &c[RES_CMP_AVAILABILITY], 100, "", 2);
+        }
+        put(&o, "\neach policy against its baseline (the first policy of its device and "
+                "candidate), paired over the same replications: difference [95%% CI]\n\n");
+        put_table(&o, (const table_cell *)cc, ncmp_rows, CMP_COLS, cright);
+        put(&o, "\npeak p95: paired bootstrap; deaths, available: percentage points; latency "
+                "p95: mean of each replication's own p95 difference.\n");
+    }
     free(cell);
+    free(cc);
     return done(&o);
 }

@@ -38,6 +38,17 @@ double res_quantile_sorted(const double *sorted, size_t n, double p);
 /* Sorts x[0..n) in place (ascending, NaN-free input). */
 void res_sort(double *x, size_t n);
 
+/* The paired difference of p-quantiles, q_p(y) - q_p(x), of two samples
+ * measured on the same replications (x[k], y[k] from replication k), and
+ * its 95 % percentile-bootstrap interval: `resamples` resamples of the
+ * replication indices (shared by x and y, so the pairing is kept), drawn
+ * from `rng` (a gsl_rng).  Quantiles as res_quantile_sorted.  O(resamples
+ * x n) time, O(n) memory.  Returns 0, or -1 when out of memory.  Identical
+ * samples give exactly 0 and [0, 0]. */
+int res_paired_quantile_diff(const double *x, const double *y, size_t n, double p,
+                             unsigned resamples, void *rng, double *diff,
+                             res_interval *ci);
+
 /* M/M/c with arrival rate lambda and service rate mu per server
  * (same time unit), c >= 1, lambda < c * mu. */
 typedef struct res_erlang_c {
@@ -99,14 +110,43 @@ typedef struct res_cell {
     double availability, inference_availability;
     uint64_t leaks;
     uint64_t warnings, cached_kills;
+    uint64_t switches;                   /* on-demand part loads, all replications */
+    uint64_t with_switch;                /* replications with at least one */
+    res_q switch_peak;                   /* p50, p95, max over those replications */
     mdl_exit top_reason;                 /* most frequent reason (valid with deaths) */
     mdl_stage top_death_stage;           /* most frequent stage of first deaths */
     uint64_t events;
 } res_cell;
 
+/* A paired comparison of a cell with its baseline (the first cell of the
+ * same device and candidate) over the same replications (spec/RESULTS.md
+ * "comparisons"; docs/results.md says how each metric is paired). */
+typedef enum res_metric {
+    RES_CMP_PEAK_P95 = 0,   /* peak.app_bytes.p95 */
+    RES_CMP_ANY_RATE,       /* deaths.any_rate */
+    RES_CMP_LATENCY_P95,    /* requests.latency_us.p95 */
+    RES_CMP_AVAILABILITY,   /* availability.mean */
+    RES_CMP_COUNT
+} res_metric;
+
+const char *res_metric_name(res_metric m);
+
+typedef struct res_comparison {
+    res_metric metric;
+    unsigned baseline, cell;
+    double diff;                         /* cell - baseline */
+    res_interval ci;                     /* 95 % */
+    uint64_t pairs;                      /* replication pairs used */
+} res_comparison;
+
+/* Bootstrap resamples for the quantile comparisons. */
+#define RES_BOOTSTRAP 1000u
+
 typedef struct res_result {
     res_cell *cells;                     /* ncells, owned */
     unsigned ncells;
+    res_comparison *cmp;                 /* ncmp, owned; cell order, metric order */
+    unsigned ncmp;
     uint64_t events;                     /* engine events over the whole run */
 } res_result;
 

@@ -71,16 +71,63 @@ int64_t res_hist_quantile(const res_hist *h, double p)
 
 /* ------------------------------------------------------------ the cells */
 
+/* A replication's own latencies, in a histogram whose used bucket range
+ * is tracked, so that clearing it and merging it cost what it holds. */
+typedef struct rep_hist {
+    res_hist h;
+    unsigned lo, hi; /* buckets [lo, hi] may be non-zero; lo > hi: empty */
+} rep_hist;
+
 typedef struct times_hist {
-    res_hist wait, latency;
+    res_hist wait, latency; /* pooled over the thread's replications */
+    rep_hist rep;           /* the running replication's latencies */
 } times_hist;
 
 static void add_times(void *ctx, sim_time wait, sim_time latency)
 {
-    times_hist *h = ctx;
-    res_hist_add(&h->wait, wait);
-    res_hist_add(&h->latency, latency);
+    times_hist *t = ctx;
+    res_hist_add(&t->wait, wait);
+    unsigned b = bucket_of(latency);
+    if (b >= RES_HIST_BUCKETS)
+        b = RES_HIST_BUCKETS - 1;
+    t->rep.h.count[b]++;
+    t->rep.h.n++;
+    if (b < t->rep.lo)
+        t->rep.lo = b;
+    if (b > t->rep.hi)
+        t->rep.hi = b;
 }
+
+/* The replication's latency p95 (as res_hist_quantile), -1 when it has no
+ * completed request; merges it into the thread's pool and clears it. */
+static double rep_p95_and_merge(times_hist *t)
+{
+    rep_hist *r = &t->rep;
+    double p95 = -1;
+    if (r->h.n > 0) {
+        uint64_t rank = (uint64_t)ceil(0.95 * (double)r->h.n), seen = 0;
+        if (rank < 1)
+            rank = 1;
+        for (unsigned b = r->lo; b <= r->hi; b++) {
+            seen += r->h.count[b];
+            if (p95 < 0 && seen >= rank)
+                p95 = (double)bucket_mid(b);
+            t->latency.count[b] += r->h.count[b];
+            r->h.count[b] = 0;
+        }
+        t->latency.n += r->h.n;
+        r->h.n = 0;
+    }
+    r->lo = RES_HIST_BUCKETS;
+    r->hi = 0;
+    return p95;
+}
+
+/* What a replication hands back: the model's metrics and its latency p95. */
+typedef struct rep_out {
+    mdl_rep m;
+    double latency_p95;
+} rep_out;
 
 typedef struct batch_ctx {
     const mdl_cell *cell;
@@ -91,14 +138,24 @@ typedef struct batch_ctx {
 static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
 {
     const batch_ctx *b = ctx;
-    mdl_times_sink sink = {add_times, &b->per_thread[env->thread]};
-    return mdl_run_replication(b->cell, b->base + env->replication, env->alloc, &sink, out,
-                               err);
+    rep_out *o = out;
+    times_hist *t = &b->per_thread[env->thread];
+    mdl_times_sink sink = {add_times, t};
+    int rc = mdl_run_replication(b->cell, b->base + env->replication, env->alloc, &sink, &o->m,
+                                 err);
+    o->latency_p95 = rep_p95_and_merge(t);
+    return rc;
 }
 
+/* Per-replication values the comparisons pair, for one cell. */
+typedef struct per_rep {
+    double *v[RES_CMP_COUNT]; /* peak, any death (0/1), latency p95 (-1: none), availability */
+} per_rep;
+
 typedef struct acc {
-    double *peaks;                    /* per replication */
+    double *peaks;                    /* per replication, sorted for the quantiles */
     double *stage[MDL_STAGE_COUNT];   /* per replication where the stage allocated */
+    double *switch_peaks;
     uint64_t nstage[MDL_STAGE_COUNT];
     uint64_t peak_stage[MDL_STAGE_COUNT + 1];
     uint64_t death_stage[MDL_STAGE_COUNT + 1];
@@ -107,15 +164,24 @@ typedef struct acc {
     uint64_t boot_loops;
     times_hist *per_thread; /* one per worker thread */
     unsigned nthreads;
+    per_rep cur, base;      /* this cell's, and its baseline's */
+    unsigned base_cell;     /* the cell whose values `base` holds; UINT_MAX: none */
 } acc;
 
-static void fold(acc *a, res_cell *c, const mdl_rep *r, uint64_t k)
+static void fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon)
 {
+    const mdl_rep *r = &o->m;
     a->peaks[k] = (double)r->peak;
+    a->cur.v[RES_CMP_PEAK_P95][k] = (double)r->peak;
+    a->cur.v[RES_CMP_ANY_RATE][k] = r->deaths_total > 0 ? 1.0 : 0.0;
+    a->cur.v[RES_CMP_LATENCY_P95][k] = o->latency_p95;
+    a->cur.v[RES_CMP_AVAILABILITY][k] = (double)r->alive_us / (double)horizon;
     a->peak_stage[r->peak_stage <= MDL_STAGE_COUNT ? r->peak_stage : MDL_STAGE_COUNT]++;
     for (int s = 0; s < MDL_STAGE_COUNT; s++)
         if (r->stage_peak[s] >= 0)
             a->stage[s][a->nstage[s]++] = (double)r->stage_peak[s];
+    if (r->switch_peak >= 0)
+        a->switch_peaks[c->with_switch++] = (double)r->switch_peak;
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
         c->by_reason[x] += r->deaths[x];
     if (r->deaths_total > 0) {
@@ -128,11 +194,15 @@ static void fold(acc *a, res_cell *c, const mdl_rep *r, uint64_t k)
     c->arrived += r->arrived;
     c->completed += r->completed;
     c->rejected += r->rejected;
+    c->timed_out += r->timed_out;
+    c->retried += r->retried;
+    c->duplicates += r->duplicates;
     c->lost += r->lost;
     c->failed += r->failed;
     c->leaks += r->leaks;
     c->warnings += r->warnings;
     c->cached_kills += r->cached_kills;
+    c->switches += r->switches;
     c->events += r->events;
     a->wait_sum += r->wait_sum;
     a->latency_sum += r->latency_sum;
@@ -175,6 +245,7 @@ static void finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
         hist_merge(&a->latency, &a->per_thread[t].latency);
     }
     c->peak = quantiles(a->peaks, reps, 1);
+    c->switch_peak = quantiles(a->switch_peaks, c->with_switch, 0);
     for (int s = 0; s < MDL_STAGE_COUNT; s++) {
         c->stage_at_peak[s] = (double)a->peak_stage[s] / (double)reps;
         c->has_stage[s] = a->nstage[s] > 0;
@@ -210,7 +281,78 @@ static void finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
         }
 }
 
-static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a, mdl_rep *outs,
+/* ---------------------------------------------------------- comparisons */
+
+const char *res_metric_name(res_metric m)
+{
+    static const char *const names[RES_CMP_COUNT] = {
+        "peak.app_bytes.p95", "deaths.any_rate", "requests.latency_us.p95",
+        "availability.mean"};
+    return (unsigned)m < RES_CMP_COUNT ? names[m] : "?";
+}
+
+/* Stream purpose of the bootstrap (never a model purpose, docs/design/rng.md). */
+#define PURPOSE_BOOTSTRAP 100u
+
+/* The four comparisons of cell ci with its baseline, appended to cmp. */
+static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
+                   res_comparison *cmp, sim_error *err)
+{
+    double *d = malloc(reps * sizeof *d);
+    if (d == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the comparisons");
+    for (int m = 0; m < RES_CMP_COUNT; m++) {
+        res_comparison *c = &cmp[m];
+        c->metric = (res_metric)m;
+        c->baseline = a->base_cell;
+        c->cell = ci;
+        const double *x = a->base.v[m], *y = a->cur.v[m];
+        if (m == RES_CMP_PEAK_P95) {
+            /* a quantile over replications: its paired bootstrap */
+            sim_stream s;
+            memset(&s, 0, sizeof s);
+            if (sim_stream_init(&s, sim_alloc_default(), plan->seed, ci, PURPOSE_BOOTSTRAP) !=
+                SIM_OK) {
+                free(d);
+                return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
+            }
+            /* at most about 10^8 resampled values per comparison */
+            unsigned b = RES_BOOTSTRAP;
+            if (reps > 100000)
+                b = (unsigned)(100000000 / reps) < 100 ? 100 : (unsigned)(100000000 / reps);
+            int rc = res_paired_quantile_diff(x, y, reps, 0.95, b, sim_stream_rng(&s), &c->diff,
+                                              &c->ci);
+            sim_stream_release(&s);
+            if (rc != 0) {
+                free(d);
+                return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
+            }
+            c->pairs = reps;
+            continue;
+        }
+        /* means of per-replication values: the mean paired difference */
+        size_t n = 0;
+        for (uint64_t k = 0; k < reps; k++)
+            if (x[k] >= 0 && y[k] >= 0) /* latency: both replications completed requests */
+                d[n++] = y[k] - x[k];
+        c->diff = res_mean_ci95(d, n, &c->ci);
+        c->pairs = n;
+    }
+    free(d);
+    return SIM_OK;
+}
+
+/* The baseline of cell ci: the first cell with its device and candidate. */
+static unsigned baseline_of(const res_plan *plan, unsigned ci)
+{
+    const mdl_cell *c = &plan->cells[ci];
+    for (unsigned j = 0; j < ci; j++)
+        if (plan->cells[j].device == c->device && plan->cells[j].candidate == c->candidate)
+            return j;
+    return ci;
+}
+
+static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a, rep_out *outs,
                     res_cell *c, res_progress_fn progress, void *pctx, sim_error *err)
 {
     uint64_t reps = plan->replications;
@@ -220,7 +362,10 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     memset(a->death_stage, 0, sizeof a->death_stage);
     memset(&a->wait, 0, sizeof a->wait);
     memset(&a->latency, 0, sizeof a->latency);
-    memset(a->per_thread, 0, a->nthreads * sizeof *a->per_thread);
+    for (unsigned t = 0; t < a->nthreads; t++) {
+        memset(&a->per_thread[t].wait, 0, sizeof a->per_thread[t].wait);
+        memset(&a->per_thread[t].latency, 0, sizeof a->per_thread[t].latency);
+    }
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
     batch_ctx b = {&plan->cells[ci], 0, a->per_thread};
@@ -236,7 +381,7 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
                                  cell->candidate->id, msg);
         }
         for (uint64_t k = 0; k < n; k++)
-            fold(a, c, &outs[k], base + k);
+            fold(a, c, &outs[k], base + k, plan->horizon);
         if (progress != NULL)
             progress(pctx, (uint64_t)ci * reps + base + n, (uint64_t)plan->ncells * reps);
     }
@@ -251,44 +396,83 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     uint64_t reps = plan->replications;
     if (reps == 0 || plan->ncells == 0)
         return sim_error_set(err, SIM_EINVAL, "run: nothing to run");
-    acc *a = calloc(1, sizeof *a);
-    mdl_rep *outs = calloc(BATCH, sizeof *outs);
-    res_cell *cells = calloc(plan->ncells, sizeof *cells);
     if (threads == 0)
         threads = 1;
     if (threads > SIM_THREADS_MAX)
         threads = SIM_THREADS_MAX;
+    unsigned ncmp = 0;
+    for (unsigned ci = 0; ci < plan->ncells; ci++)
+        ncmp += baseline_of(plan, ci) != ci ? RES_CMP_COUNT : 0;
+    acc *a = calloc(1, sizeof *a);
+    rep_out *outs = calloc(BATCH, sizeof *outs);
+    res_cell *cells = calloc(plan->ncells, sizeof *cells);
+    res_comparison *cmp = calloc(ncmp > 0 ? ncmp : 1, sizeof *cmp);
     times_hist *per_thread = calloc(threads, sizeof *per_thread);
-    int rc = a != NULL && outs != NULL && cells != NULL && per_thread != NULL ? SIM_OK
-                                                                            : SIM_ENOMEM;
+    int rc = a != NULL && outs != NULL && cells != NULL && cmp != NULL && per_thread != NULL
+                 ? SIM_OK
+                 : SIM_ENOMEM;
     if (rc == SIM_OK) {
         a->per_thread = per_thread;
         a->nthreads = threads;
-    }
-    if (rc == SIM_OK && (a->peaks = malloc(reps * sizeof(double))) == NULL)
-        rc = SIM_ENOMEM;
-    for (int s = 0; rc == SIM_OK && s < MDL_STAGE_COUNT; s++)
-        if ((a->stage[s] = malloc(reps * sizeof(double))) == NULL)
+        a->base_cell = UINT32_MAX;
+        for (unsigned t = 0; t < threads; t++)
+            per_thread[t].rep.lo = RES_HIST_BUCKETS;
+        size_t bytes = reps * sizeof(double);
+        if ((a->peaks = malloc(bytes)) == NULL || (a->switch_peaks = malloc(bytes)) == NULL)
             rc = SIM_ENOMEM;
+        for (int s = 0; rc == SIM_OK && s < MDL_STAGE_COUNT; s++)
+            if ((a->stage[s] = malloc(bytes)) == NULL)
+                rc = SIM_ENOMEM;
+        for (int m = 0; rc == SIM_OK && m < RES_CMP_COUNT; m++)
+            if ((a->cur.v[m] = malloc(bytes)) == NULL || (a->base.v[m] = malloc(bytes)) == NULL)
+                rc = SIM_ENOMEM;
+    }
     if (rc != SIM_OK)
         sim_error_set(err, rc, "run: out of memory for %llu replications",
                       (unsigned long long)reps);
-    for (unsigned ci = 0; rc == SIM_OK && ci < plan->ncells; ci++)
+    unsigned k = 0;
+    for (unsigned ci = 0; rc == SIM_OK && ci < plan->ncells; ci++) {
         rc = run_cell(plan, ci, threads, a, outs, &cells[ci], progress, ctx, err);
+        if (rc != SIM_OK)
+            break;
+        unsigned base = baseline_of(plan, ci);
+        if (base == ci) {
+            /* keep its values for the cells compared with it */
+            per_rep t = a->base;
+            a->base = a->cur;
+            a->cur = t;
+            a->base_cell = ci;
+        } else if (base == a->base_cell) {
+            rc = compare(plan, a, ci, reps, &cmp[k], err);
+            k += RES_CMP_COUNT;
+        } else {
+            rc = sim_error_set(err, SIM_EINTERNAL, "run: the cells of device %s and candidate "
+                               "%s are not contiguous", plan->cells[ci].device->name,
+                               plan->cells[ci].candidate->id);
+        }
+    }
     if (a != NULL) {
         free(a->peaks);
+        free(a->switch_peaks);
         for (int s = 0; s < MDL_STAGE_COUNT; s++)
             free(a->stage[s]);
+        for (int m = 0; m < RES_CMP_COUNT; m++) {
+            free(a->cur.v[m]);
+            free(a->base.v[m]);
+        }
     }
     free(a);
     free(outs);
     free(per_thread);
     if (rc != SIM_OK) {
         free(cells);
+        free(cmp);
         return rc;
     }
     out->cells = cells;
     out->ncells = plan->ncells;
+    out->cmp = cmp;
+    out->ncmp = ncmp;
     for (unsigned ci = 0; ci < plan->ncells; ci++)
         out->events += cells[ci].events;
     return SIM_OK;
@@ -297,5 +481,6 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
 void res_result_free(res_result *r)
 {
     free(r->cells);
+    free(r->cmp);
     memset(r, 0, sizeof *r);
 }

@@ -3,7 +3,11 @@
 
 #include <math.h>
 
+#include <stdlib.h>
+#include <string.h>
+
 #include <gsl/gsl_cdf.h>
+#include <gsl/gsl_rng.h>
 #include <gsl/gsl_sort.h>
 #include <gsl/gsl_statistics_double.h>
 
@@ -73,4 +77,70 @@ int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out
     out->lq = lambda * out->wq;
     out->rho = rho;
     return 0;
+}
+
+/* The p-quantile of a resample given by multiplicities: the values in
+ * ascending order are v[order[0..n)], value k taken m[k] times (n in all). */
+static double weighted_quantile(const double *v, const size_t *order, const uint32_t *m,
+                                size_t n, double p)
+{
+    double h = p * (double)(n - 1);
+    size_t lhs = (size_t)h;
+    double delta = h - (double)lhs;
+    size_t seen = 0, j = 0;
+    while (seen + m[order[j]] <= lhs) /* the item holding position lhs */
+        seen += m[order[j++]];
+    double a = v[order[j]];
+    if (delta == 0 || lhs + 1 >= n)
+        return a;
+    if (seen + m[order[j]] <= lhs + 1) { /* position lhs + 1 is the next item */
+        do
+            j++;
+        while (m[order[j]] == 0);
+    }
+    return a + delta * (v[order[j]] - a);
+}
+
+int res_paired_quantile_diff(const double *x, const double *y, size_t n, double p,
+                             unsigned resamples, void *rng, double *diff, res_interval *ci)
+{
+    *diff = 0;
+    ci->lo = ci->hi = 0;
+    if (n == 0)
+        return 0;
+    double *sx = malloc(n * sizeof *sx), *sy = malloc(n * sizeof *sy);
+    size_t *ox = malloc(n * sizeof *ox), *oy = malloc(n * sizeof *oy);
+    uint32_t *m = malloc(n * sizeof *m);
+    double *d = malloc((resamples > 0 ? resamples : 1) * sizeof *d);
+    int rc = sx && sy && ox && oy && m && d ? 0 : -1;
+    if (rc == 0) {
+        memcpy(sx, x, n * sizeof *sx);
+        memcpy(sy, y, n * sizeof *sy);
+        gsl_sort(sx, 1, n);
+        gsl_sort(sy, 1, n);
+        *diff = gsl_stats_quantile_from_sorted_data(sy, 1, n, p) -
+                gsl_stats_quantile_from_sorted_data(sx, 1, n, p);
+        gsl_sort_index(ox, x, 1, n);
+        gsl_sort_index(oy, y, 1, n);
+        for (unsigned b = 0; b < resamples; b++) {
+            memset(m, 0, n * sizeof *m);
+            for (size_t k = 0; k < n; k++)
+                m[gsl_rng_uniform_int((gsl_rng *)rng, n)]++;
+            d[b] = weighted_quantile(y, oy, m, n, p) - weighted_quantile(x, ox, m, n, p);
+        }
+        if (resamples > 0) {
+            gsl_sort(d, 1, resamples);
+            ci->lo = gsl_stats_quantile_from_sorted_data(d, 1, resamples, 0.025);
+            ci->hi = gsl_stats_quantile_from_sorted_data(d, 1, resamples, 0.975);
+        } else {
+            ci->lo = ci->hi = *diff;
+        }
+    }
+    free(sx);
+    free(sy);
+    free(ox);
+    free(oy);
+    free(m);
+    free(d);
+    return rc;
 }
