@@ -344,6 +344,9 @@ typedef struct mdl_cell {
 typedef struct mdl_times_sink {
     void (*fn)(void *ctx, sim_time wait, sim_time latency);
     void *ctx;
+    /* optional (may be NULL): each request the user makes (a first
+     * submission, not a retry), at its arrival time */
+    void (*arrival)(void *ctx, sim_time t);
 } mdl_times_sink;
 
 /* Requests in the system (queued, waiting or running) at once, per

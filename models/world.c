@@ -1318,6 +1318,8 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
         x->live = x->retries = 0;
         x->waiting = x->done = 0;
         w->out->arrived++;
+        if (w->times != NULL && w->times->arrival != NULL)
+            w->times->arrival(w->times->ctx, now(w));
         submit(w, u);
     }
     if (w->rc != SIM_OK)

@@ -140,7 +140,7 @@ static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
     const batch_ctx *b = ctx;
     rep_out *o = out;
     times_hist *t = &b->per_thread[env->thread];
-    mdl_times_sink sink = {add_times, t};
+    mdl_times_sink sink = {add_times, t, NULL};
     int rc = mdl_run_replication(b->cell, b->base + env->replication, env->alloc, &sink, &o->m,
                                  err);
     o->latency_p95 = rep_p95_and_merge(t);

@@ -17,6 +17,8 @@ TEST_CASE("run with no argument runs the default plan from any directory", "[cli
     CHECK(r.out.find("capacity-plan: 20 replications of 10.0 min") == 0);
     CHECK(r.out.find("android-3g  ocr-v3     sessions=1") != std::string::npos);
     CHECK(r.out.find("MiB") != std::string::npos);
+    CHECK(r.out.find("each policy against its baseline") != std::string::npos);
+    CHECK(r.out.find("android-4g  ocr-v3     sessions=2  sessions=1  +") != std::string::npos);
     CHECK(r.err.empty());
 }
 
@@ -53,6 +55,12 @@ TEST_CASE("run -o writes results.json and cells.csv, the same bytes for any -j",
     CHECK(ja == a.out);
     CHECK(read_file(dir.file("a/cells.csv")) == b.out);
     CHECK(ja.find("\"replications\": 30") != std::string::npos);
+    // sessions 2 against sessions 1 on each of the three devices
+    CHECK(ja.find("\"metric\": \"peak.app_bytes.p95\",\n      \"baseline\": 0,\n      "
+                  "\"cell\": 1") != std::string::npos);
+    CHECK(ja.find("\"metric\": \"availability.mean\",\n      \"baseline\": 4,\n      "
+                  "\"cell\": 5") != std::string::npos);
+    CHECK(ja.find("\"timed_out\": 0") != std::string::npos);
     CHECK(b.out.find("device,candidate,policy,peak_mean_bytes") == 0);
     // one header and six cells
     CHECK(std::count(b.out.begin(), b.out.end(), '\n') == 7);

@@ -239,3 +239,48 @@ TEST_CASE("requests before cold_start and policies not modelled yet", "[scenario
     CHECK(m.find("policies.on_warning[1]: this action on a memory warning is not modelled") !=
           std::string::npos);
 }
+
+TEST_CASE("timeouts and retry policies: values, axes and errors", "[scenario][errors]")
+{
+    std::string with_timeout = replace(base, "  relaunch:", "  timeout: 2s\n  relaunch:");
+    auto retry = [&](const std::string &r) { return replace(with_timeout, "  queue: 8", "  retry: " + r); };
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    std::string axis = retry("[{kind: none}, {kind: backoff, base: 500ms, factor: 3, cap: 4s, "
+                             "jitter: 0.2, max: 3}]");
+    REQUIRE(scn_scenario_parse(axis.data(), axis.size(), "plan.yaml", &s, &err) == SIM_OK);
+    CHECK(s.workload.timeout == 2000000);
+    CHECK(s.npolicies == 8); // retry x sessions x residency
+    const mdl_retry &b = s.cells[s.npolicies / 2].policy.retry;
+    CHECK(b.kind == MDL_RETRY_BACKOFF);
+    CHECK(b.base == 500000);
+    CHECK(b.factor == 3.0);
+    CHECK(b.cap == 4000000);
+    CHECK(b.jitter == 0.2);
+    CHECK(b.max == 3);
+    CHECK(std::string(s.policy_json[s.npolicies / 2]).find("\"kind\": \"backoff\"") !=
+          std::string::npos);
+    scn_scenario_release(&s);
+
+    CHECK(error_of(retry("{kind: backof, base: 1s, max: 2}")) ==
+          "plan.yaml:17:17: policies.retry.kind: expected none, fixed, backoff or "
+          "on_new_condition, got \"backof\"");
+    CHECK(error_of(retry("{kind: backoff, base: 1s}")) ==
+          "plan.yaml:17:3: policies.retry: missing required key \"max\"");
+    CHECK(error_of(retry("{kind: backoff, base: 1s, factor: 0.5, max: 2}"), SIM_ERANGE) ==
+          "plan.yaml:17:44: policies.retry.factor: 0.5 is outside [1, 1000]");
+    CHECK(error_of(retry("{kind: backoff, base: 1s, jitter: 1.5, max: 2}"))
+              .find("policies.retry.jitter: expected a probability between 0 and 1") !=
+          std::string::npos);
+    CHECK(error_of(retry("{kind: fixed, delay: 1s, max: 2, base: 1s}")) ==
+          "plan.yaml:17:43: policies.retry: unknown key \"base\"");
+    CHECK(error_of(retry("{kind: fixed, delay: 1s, max: 500}"), SIM_ELIMIT)
+              .find("policies.retry.max: 500 is outside [1, 100]") != std::string::npos);
+    CHECK(error_of(replace(base, "  relaunch:", "  timeout: 0s\n  relaunch:")) ==
+          "plan.yaml:14:12: workload.timeout: a timeout must be longer than 0");
+    CHECK(error_of(replace(base, "  queue: 8", "  on_warning: [reject_new, reject_new]"))
+              .find("policies.on_warning[1]: reject_new is listed twice") != std::string::npos);
+    CHECK(error_of(replace(base, "  queue: 8", "  copy_runtime: yes")).find(
+              "policies.copy_runtime: expected false or true, got \"yes\"") != std::string::npos);
+}
