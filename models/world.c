@@ -50,6 +50,8 @@ typedef struct part_rt {
     const mdl_part *def;
     mdl_owner owner, sess_owner, leak_owner;
     uint8_t state, phase, release_pending, cache_done, on_demand;
+    uint8_t deferred;                 /* release_first: LOADING, waiting for room (1: start-up,
+                                         2: on demand) */
     uint32_t serial;                  /* bumped at every phase start (ANR timers) */
     int64_t transient[MDL_CAT_COUNT]; /* held by the running phase */
     int64_t cache_tr[MDL_CAT_COUNT];  /* cache-miss transient (cache owner) */
@@ -505,6 +507,9 @@ static void dispatch(world *w)
 
 /* ---------------------------------------------------------------- parts */
 
+static void start_deferred(world *w);
+static int begin_load(world *w, part_rt *p, int on_demand);
+
 static void release_part(world *w, part_rt *p)
 {
     give_all(w, p->owner, p->resident);
@@ -515,6 +520,13 @@ static void release_part(world *w, part_rt *p)
     p->state = P_UNLOADED;
     p->release_pending = 0;
     warning_check(w, headroom(w, 0));
+    if (w->pol->residency == MDL_RES_RELEASE_FIRST && !w->ending) {
+        uint32_t epoch = w->epoch;
+        start_deferred(w);
+        /* requests that came for it while it was going: it loads again */
+        if (p->wait_head != NIL && w->alive && w->epoch == epoch)
+            begin_load(w, p, 1);
+    }
 }
 
 static unsigned resident_count(const world *w, int with_loading)
@@ -555,23 +567,69 @@ static void start_phase(world *w, part_rt *p, int ph);
 static void startup_continue(world *w);
 
 /* Loads part p: at start-up, or on demand (a switch: its peak is reported). */
-static int begin_load(world *w, part_rt *p, int on_demand)
+/* Parts that hold memory or are loading for real: ready ones, going or
+ * not, and loads not deferred (the release_first room count). */
+static unsigned physical_count(const world *w)
 {
-    if (w->pol->residency == MDL_RES_RELEASE_FIRST) {
-        /* make room before the load (an executing part goes once it is
-         * idle, so a switch during another request's execution still
-         * overlaps) */
-        part_rt *v;
-        while (resident_count(w, 1) >= w->res_cap && (v = lru_victim(w, p)) != NULL)
-            evict(w, v);
+    unsigned n = 0;
+    for (unsigned k = 0; k < w->nparts; k++) {
+        const part_rt *p = &w->parts[k];
+        n += p->state == P_READY || (p->state == P_LOADING && !p->deferred);
     }
-    p->state = P_LOADING;
+    return n;
+}
+
+static int any_deferred(const world *w)
+{
+    for (unsigned k = 0; k < w->nparts; k++)
+        if (w->parts[k].deferred)
+            return 1;
+    return 0;
+}
+
+static void start_load(world *w, part_rt *p, int on_demand)
+{
     if (on_demand) {
         p->on_demand = 1;
         w->switching++;
         w->out->switches++;
     }
     start_phase(w, p, PH_LOAD);
+}
+
+/* release_first: deferred loads start, in part order, as room appears. */
+static void start_deferred(world *w)
+{
+    uint32_t epoch = w->epoch;
+    for (unsigned k = 0; k < w->nparts && !w->ending; k++) {
+        part_rt *p = &w->parts[k];
+        if (!p->deferred || physical_count(w) >= w->res_cap)
+            continue;
+        int on_demand = p->deferred == 2;
+        p->deferred = 0;
+        start_load(w, p, on_demand);
+        if (!w->alive || w->epoch != epoch)
+            return;
+    }
+}
+
+/* Loads part p: at start-up, or on demand (a switch: its peak is reported). */
+static int begin_load(world *w, part_rt *p, int on_demand)
+{
+    p->state = P_LOADING;
+    if (w->pol->residency == MDL_RES_RELEASE_FIRST) {
+        /* release first, then load: a part still executing goes when its
+         * executions end, and the load waits for that (a longer latency,
+         * never two parts' memory at once) */
+        part_rt *v;
+        p->deferred = on_demand ? 2 : 1; /* not counted while room is made */
+        while (physical_count(w) >= w->res_cap && (v = lru_victim(w, p)) != NULL)
+            evict(w, v);
+        if (physical_count(w) >= w->res_cap)
+            return 1; /* stays deferred until a release makes room */
+        p->deferred = 0;
+    }
+    start_load(w, p, on_demand);
     return w->alive;
 }
 
@@ -656,6 +714,14 @@ static void part_ready(world *w, part_rt *p)
             p->wait_tail = NIL;
         w->pool[i].state = R_RUNNING;
         advance(w, i);
+    }
+    if (w->alive && w->epoch == epoch && w->pol->residency == MDL_RES_RELEASE_FIRST &&
+        any_deferred(w)) {
+        /* a load waits for room: this part goes once its waiters are served */
+        part_rt *v;
+        while (physical_count(w) >= w->res_cap && (v = lru_victim(w, NULL)) != NULL &&
+               w->alive && w->epoch == epoch)
+            evict(w, v);
     }
     if (w->alive && w->epoch == epoch)
         startup_continue(w);
@@ -854,6 +920,11 @@ static void advance(world *w, uint32_t i)
     part_rt *p = &w->parts[r->needs[r->idx]];
     switch (p->state) {
     case P_READY:
+        if (p->release_pending && w->pol->residency == MDL_RES_RELEASE_FIRST &&
+            any_deferred(w)) {
+            wait_for(w, i, p); /* it goes first: served when it is loaded again */
+            return;
+        }
         p->release_pending = 0; /* wanted again before it went */
         execute(w, i, p);
         return;
