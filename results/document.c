@@ -226,6 +226,54 @@ static char *done(out *o)
     return o->v;
 }
 
+/* Appends a policy value the way a scenario writes it, compactly:
+ * strings bare, lists [a,b], maps kind(key=value,...) when they have a
+ * kind (a retry policy), (key=value,...) otherwise. */
+static void label_value(json_t *v, char *buf, size_t n, size_t *len)
+{
+#define LABEL_PUT(...)                                                             \
+    do {                                                                          \
+        int w_ = snprintf(buf + *len, n - *len, __VA_ARGS__);                     \
+        *len = w_ < 0 || (size_t)w_ >= n - *len ? n - 1 : *len + (size_t)w_;      \
+    } while (0)
+    if (json_is_string(v)) {
+        LABEL_PUT("%s", json_string_value(v));
+    } else if (json_is_array(v)) {
+        size_t i;
+        json_t *x;
+        LABEL_PUT("[");
+        json_array_foreach(v, i, x) {
+            if (i > 0)
+                LABEL_PUT(",");
+            label_value(x, buf, n, len);
+        }
+        LABEL_PUT("]");
+    } else if (json_is_object(v)) {
+        json_t *kind = json_object_get(v, "kind");
+        if (json_is_string(kind))
+            LABEL_PUT("%s", json_string_value(kind));
+        if (kind == NULL || json_object_size(v) > 1) {
+            const char *k;
+            json_t *x;
+            int first = 1;
+            LABEL_PUT("(");
+            json_object_foreach(v, k, x) {
+                if (x == kind)
+                    continue;
+                LABEL_PUT("%s%s=", first ? "" : ",", k);
+                first = 0;
+                label_value(x, buf, n, len);
+            }
+            LABEL_PUT(")");
+        }
+    } else {
+        char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+        LABEL_PUT("%s", t != NULL ? t : "?");
+        free(t);
+    }
+#undef LABEL_PUT
+}
+
 /* "sessions=2 residency=preload" from the policy's JSON ("-" when the
  * scenario has no axes). */
 static void policy_label(const char *json, char *buf, size_t n)
@@ -237,13 +285,11 @@ static void policy_label(const char *json, char *buf, size_t n)
     json_t *v;
     if (o != NULL) {
         json_object_foreach(o, k, v) {
-            char *t = json_is_string(v) ? NULL : json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY);
-            int w = snprintf(buf + len, n - len, "%s%s=%s", len ? " " : "", k,
-                             t != NULL ? t : json_string_value(v));
-            free(t);
+            int w = snprintf(buf + len, n - len, "%s%s=", len ? " " : "", k);
             if (w < 0 || (size_t)w >= n - len)
                 break;
             len += (size_t)w;
+            label_value(v, buf, n, &len);
         }
         json_decref(o);
     }
@@ -307,7 +353,7 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
 
 /* ------------------------------------------------------------- table */
 
-#define CELL_MAX 96
+#define CELL_MAX 256
 typedef char table_cell[CELL_MAX];
 
 /* Prints rows x cols cells (row 0: the heading), aligned, two spaces apart;

@@ -113,3 +113,16 @@ TEST_CASE("catalog lists every shipped entry with its about line", "[cli]")
         CHECK(r.out.find("  " + f.stem + " ") != std::string::npos);
     CHECK(r.out.find("capacity-plan    Capacity plan for ocr-v3") != std::string::npos);
 }
+
+TEST_CASE("run: map and list policy values are labelled as a scenario writes them", "[cli][run]")
+{
+    RunResult r = oomsim({"run", source_path("tests/fuzz/corpus/scenario/failures.yaml"), "-r",
+                          "2"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("retry=backoff(base=100ms,factor=2,cap=1s,jitter=0.3,max=3)") !=
+          std::string::npos);
+    CHECK(r.out.find("retry=on_new_condition(max=2)") != std::string::npos);
+    CHECK(r.out.find("on_warning=[reduce_concurrency,clear_rebuildable_cache]") !=
+          std::string::npos);
+}
