@@ -145,6 +145,8 @@ typedef struct mdl_device {
     sim_time anr_timeout;       /* 0: none */
     sim_time launch_watchdog;   /* 0: none */
     int64_t warning_at;         /* 0: no memory warnings */
+    sim_time pss_sample;        /* period of the system's pss/rss samples (exit records) */
+    int low_memory_reporting;   /* 0: lmk kills are recorded as SIGNALED, status 9 */
     int64_t *owned[3];          /* empirical values the loader allocated
                                    (scn_device_release frees them) */
 } mdl_device;
@@ -312,6 +314,28 @@ enum {
     MDL_WARN_REDUCE_CONCURRENCY = 1u << 3
 };
 
+/* Recovery strategies (spec/SCENARIO.md, DOMAIN.md section 6). */
+typedef enum mdl_recovery {
+    MDL_RECOVERY_NAIVE = 0,   /* relaunch and prewarm the same candidate, unchanged */
+    MDL_RECOVERY_SAFE_MODE,
+    MDL_RECOVERY_FALLBACK_LKG,
+    MDL_RECOVERY_LADDER
+} mdl_recovery;
+
+/* Ladder actions, in order of reversibility. */
+typedef enum mdl_action {
+    MDL_ACT_REJECT_NEW = 0,
+    MDL_ACT_STOP_PREWARM,
+    MDL_ACT_REDUCE_CONCURRENCY,
+    MDL_ACT_RELEASE_IDLE,
+    MDL_ACT_CLEAR_CACHE,      /* clear_rebuildable_cache */
+    MDL_ACT_DEGRADE_CPU,
+    MDL_ACT_FALLBACK_LKG,
+    MDL_ACT_COUNT
+} mdl_action;
+
+const char *mdl_action_name(mdl_action a);
+
 /* The policy of one cell (spec/SCENARIO.md "Policies"), resolved. */
 typedef struct mdl_policy {
     uint32_t sessions;        /* concurrent executions, >= 1 */
@@ -324,6 +348,11 @@ typedef struct mdl_policy {
     int cancel_on_timeout;    /* a timed-out attempt is cancelled, its memory released */
     mdl_retry retry;
     unsigned on_warning;      /* MDL_WARN_* bits */
+    mdl_recovery recovery;
+    mdl_action ladder[MDL_ACT_COUNT];
+    unsigned nladder;
+    uint32_t safe_mode_after; /* same-stage start-up deaths before safe mode, >= 1 */
+    sim_time stable_after;    /* alive this long after start-up: a stable run */
 } mdl_policy;
 
 /* ------------------------------------------------------------ replication */
@@ -333,6 +362,7 @@ typedef struct mdl_policy {
 typedef struct mdl_cell {
     const mdl_device *device;
     const mdl_candidate *candidate;
+    const mdl_candidate *lkg; /* its last_known_good, when the scenario has it; NULL */
     const mdl_workload *workload;
     mdl_policy policy;
     sim_time horizon;
@@ -354,6 +384,56 @@ typedef struct mdl_times_sink {
  * than grow without bound (an unbounded queue that never drains). */
 #define MDL_REQUESTS_IN_SYSTEM_MAX 100000u
 
+/* The record a death leaves (DOMAIN.md section 4): Android's
+ * ApplicationExitInfo, or on iOS a jetsam event, an EXC_RESOURCE or
+ * EXC_CRASH report, or a watchdog termination. */
+typedef enum mdl_record_kind {
+    MDL_REC_EXIT_INFO = 0,    /* Android ApplicationExitInfo */
+    MDL_REC_JETSAM,           /* iOS JetsamEvent (per-process-limit) */
+    MDL_REC_EXC_RESOURCE,     /* iOS EXC_RESOURCE RESOURCE_TYPE_MEMORY */
+    MDL_REC_WATCHDOG,         /* iOS watchdog termination (0x8badf00d) */
+    MDL_REC_CRASH,            /* iOS EXC_CRASH / EXC_BAD_ACCESS crash report */
+    MDL_REC_KIND_COUNT
+} mdl_record_kind;
+
+/* Android ApplicationExitInfo reason codes used here. */
+enum {
+    MDL_AEI_SIGNALED = 2,
+    MDL_AEI_LOW_MEMORY = 3,
+    MDL_AEI_CRASH = 4,
+    MDL_AEI_CRASH_NATIVE = 5,
+    MDL_AEI_ANR = 6
+};
+
+typedef struct mdl_exit_record {
+    mdl_record_kind kind;
+    mdl_exit cls;             /* the model's class of the death */
+    int reason;               /* ApplicationExitInfo reason (Android), 0 on iOS */
+    int status;               /* exit status or signal number */
+    int importance;           /* 100 foreground, 400 cached (background) */
+    int64_t pss_kb, rss_kb;   /* Android: the last periodic sample, 0 before the first;
+                                 iOS: the footprint at the kill */
+    sim_time time;            /* timestamp */
+    mdl_stage stage;          /* not in the record: the stage running, for the tests */
+    const char *description;  /* the description class (a constant string) */
+} mdl_exit_record;
+
+const char *mdl_record_kind_name(mdl_record_kind k);
+const char *mdl_aei_reason_name(int reason);
+
+/* Records kept verbatim per replication; the later ones are counted by
+ * kind (mdl_rep.record_kinds), never dropped from the figures. */
+#define MDL_RECORDS_KEPT 16
+/* A distinct record signature and how many deaths left it. */
+typedef struct mdl_record_kind_count {
+    mdl_record_kind kind;
+    int reason, status, importance;
+    const char *description;
+    uint32_t count;
+    int64_t pss_kb_sum;
+} mdl_record_kind_count;
+#define MDL_RECORD_KINDS_MAX 24
+
 /* What one replication measured (spec/RESULTS.md, per replication). */
 typedef struct mdl_rep {
     int64_t peak;                       /* peak.app_bytes */
@@ -370,6 +450,12 @@ typedef struct mdl_rep {
     uint64_t timed_out, retried, duplicates; /* duplicates: duplicate_working_sets */
     uint64_t switches;                  /* on-demand part loads (not start-up) */
     int64_t switch_peak;                /* counted peak while one ran; -1: none */
+    uint32_t candidate_switches;        /* relaunches onto the last known good */
+    uint32_t safe_mode_starts;          /* cold starts in safe mode */
+    mdl_exit_record records[MDL_RECORDS_KEPT]; /* the first deaths' records */
+    unsigned nrecords;
+    mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];
+    unsigned nrecord_kinds;
     uint64_t warnings, cached_kills, pressure_spikes;
     sim_time alive_us;                  /* time alive within the horizon */
     sim_time accepting_us;              /* alive and accepting inference */

@@ -58,3 +58,32 @@ int mdl_stage_parse(const char *s, size_t len, mdl_stage *out)
     *out = (mdl_stage)i;
     return SIM_OK;
 }
+
+static const char *const action_names[MDL_ACT_COUNT] = {
+    "reject_new",   "stop_prewarm", "reduce_concurrency", "release_idle",
+    "clear_rebuildable_cache", "degrade_cpu", "fallback_lkg"};
+
+const char *mdl_action_name(mdl_action a)
+{
+    return (unsigned)a < MDL_ACT_COUNT ? action_names[a] : "?";
+}
+
+static const char *const record_names[MDL_REC_KIND_COUNT] = {
+    "exit_info", "jetsam", "exc_resource", "watchdog", "crash"};
+
+const char *mdl_record_kind_name(mdl_record_kind k)
+{
+    return (unsigned)k < MDL_REC_KIND_COUNT ? record_names[k] : "?";
+}
+
+/* ApplicationExitInfo.REASON_* names (DOMAIN.md section 4). */
+const char *mdl_aei_reason_name(int reason)
+{
+    static const char *const names[] = {
+        "UNKNOWN",        "EXIT_SELF",          "SIGNALED",      "LOW_MEMORY",
+        "CRASH",          "CRASH_NATIVE",       "ANR",           "INITIALIZATION_FAILURE",
+        "PERMISSION_CHANGE", "EXCESSIVE_RESOURCE_USAGE", "USER_REQUESTED", "USER_STOPPED",
+        "DEPENDENCY_DIED", "OTHER",             "FREEZER",       "PACKAGE_STATE_CHANGE",
+        "PACKAGE_UPDATED"};
+    return reason >= 0 && (size_t)reason < sizeof names / sizeof *names ? names[reason] : "?";
+}

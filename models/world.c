@@ -131,12 +131,30 @@ typedef struct world {
     uint64_t lru_clock, req_seq;
     mdl_stage last_stage;
     uint32_t switching;   /* on-demand loads in progress */
+    int startup_skip;     /* safe mode or stop_prewarm: no start-up model work */
+    int degraded;         /* degrade_cpu: no delegate, the CPU path */
+    int64_t sample_pss_kb, sample_rss_kb; /* the last periodic sample, 0 before one */
+    sim_time accept_since; /* alive and accepting inference since */
+
+    /* the recovery state: a small record persisted outside the process and
+     * its model loading (DOMAIN.md section 6), read at every cold start */
+    struct {
+        mdl_stage failed_stage;       /* of the last death */
+        uint32_t same_stage;          /* consecutive start-up deaths at that stage */
+        uint32_t consec[MDL_EXIT_COUNT]; /* consecutive failures by class */
+        const mdl_candidate *last_stable;
+        const mdl_candidate *switch_to; /* the next cold start runs this one */
+        int safe_mode;
+        unsigned ladder_step;         /* ladder actions in force */
+    } rec;
+    unsigned acts;        /* 1 << mdl_action: what the recovery put in force */
     int ending;           /* the horizon's teardown: no new events */
 
     /* the device */
     int64_t cached;
     int warned;
-    int rejecting;        /* on_warning reject_new in force */
+    int rejecting;        /* new requests are rejected (on_warning or recovery) */
+    int warn_active;      /* on_warning actions in force */
     uint32_t sess_eff;    /* sessions in force (reduce_concurrency lowers it) */
 
     /* the path */
@@ -176,6 +194,30 @@ static void fail(world *w, int rc)
     if (w->rc == SIM_OK)
         w->rc = rc;
     sim_abort(w->e, rc);
+}
+
+/* Closes the current stretch of "alive and accepting inference". */
+static void accept_mark(world *w)
+{
+    if (w->alive && !w->rejecting)
+        w->out->accepting_us += now(w) - w->accept_since;
+    w->accept_since = now(w);
+}
+
+/* Whether new requests are taken, and how many run at once: the policy,
+ * cut by what the recovery put in force (safe mode: one session) and by
+ * on_warning actions while a warning holds. */
+static void apply_limits(world *w)
+{
+    accept_mark(w);
+    unsigned warn = w->warn_active ? w->pol->on_warning : 0;
+    w->rejecting = (w->acts & (1u << MDL_ACT_REJECT_NEW)) || (warn & MDL_WARN_REJECT_NEW);
+    uint32_t s = w->rec.safe_mode ? 1 : w->pol->sessions;
+    if (w->acts & (1u << MDL_ACT_REDUCE_CONCURRENCY))
+        s = s > 1 ? s / 2 : 1;
+    if (warn & MDL_WARN_REDUCE_CONCURRENCY)
+        s = s > 1 ? s / 2 : 1;
+    w->sess_eff = s;
 }
 
 static int at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg, sim_handle *h)
@@ -770,7 +812,7 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
         }
         if (ph == PH_LOAD) {
             start_phase(w, p, PH_PREPARE);
-        } else if (ph == PH_PREPARE && p->def->has_delegate_prepare) {
+        } else if (ph == PH_PREPARE && p->def->has_delegate_prepare && !w->degraded) {
             start_phase(w, p, PH_DELEGATE);
         } else {
             uint32_t epoch = w->epoch;
@@ -840,13 +882,22 @@ static void anr_timer(sim_engine *e, void *ctx, uint64_t arg)
         die(w, MDL_EXIT_ANR, p->phase_stage);
 }
 
+static void stable(sim_engine *e, void *ctx, uint64_t arg);
+
+/* The start-up is over: a stable run if the process lives stable_after more. */
+static void started(world *w)
+{
+    w->consec_startup_deaths = 0;
+    at(w, now(w) + w->pol->stable_after, PRIO_TIMER, stable, tag(w, 0), NULL);
+}
+
 /* Start-up: preload (or prewarm) parts one after another. */
 static void startup_continue(world *w)
 {
     while (!w->startup_done) {
-        if (w->startup_next == w->nstartup) {
+        if (w->startup_next == (w->startup_skip ? 0 : w->nstartup)) {
             w->startup_done = 1;
-            w->consec_startup_deaths = 0;
+            started(w);
             return;
         }
         part_rt *p = &w->parts[w->startup[w->startup_next]];
@@ -957,8 +1008,13 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     warning_check(w, headroom(w, 0));
     p->busy--;
     p->sess_idle++;
-    if (p->release_pending && p->busy == 0)
-        release_part(w, p);
+    if (p->busy == 0 && (p->release_pending || (w->acts & (1u << MDL_ACT_RELEASE_IDLE)))) {
+        release_part(w, p); /* ladder release_idle: a part goes when idle */
+    } else if (p->busy == 0 && (w->acts & (1u << MDL_ACT_CLEAR_CACHE))) {
+        mdl_ledger_free_owner(w->led, p->sess_owner, NULL); /* sessions are rebuildable */
+        p->sess_idle = 0;
+        warning_check(w, headroom(w, 0));
+    }
 }
 
 static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
@@ -1165,8 +1221,8 @@ static void on_warning(sim_engine *e, void *ctx, uint64_t arg)
     if ((uint32_t)arg == 0) {
         if (w->warned)
             return; /* below again at the same instant */
-        w->rejecting = 0;
-        w->sess_eff = w->pol->sessions;
+        w->warn_active = 0;
+        apply_limits(w);
         uint32_t epoch = w->epoch;
         dispatch(w);
         if (w->alive && w->epoch == epoch)
@@ -1175,10 +1231,8 @@ static void on_warning(sim_engine *e, void *ctx, uint64_t arg)
     }
     if (!w->warned)
         return;
-    if (act & MDL_WARN_REJECT_NEW)
-        w->rejecting = 1;
-    if (act & MDL_WARN_REDUCE_CONCURRENCY)
-        w->sess_eff = w->pol->sessions > 1 ? w->pol->sessions / 2 : 1;
+    w->warn_active = 1;
+    apply_limits(w);
     for (unsigned k = 0; k < w->nparts; k++) {
         part_rt *p = &w->parts[k];
         if (p->state != P_READY || p->busy > 0)
@@ -1223,6 +1277,171 @@ static uint32_t leaked_owners(const world *w)
     return n;
 }
 
+static void configure_candidate(world *w, const mdl_candidate *c);
+
+/* The record the death leaves, as the system writes it (DOMAIN.md 4). */
+static void exit_record(world *w, mdl_exit why, mdl_stage stage)
+{
+    mdl_rep *o = w->out;
+    const mdl_device *d = w->dev;
+    mdl_exit_record r;
+    memset(&r, 0, sizeof r);
+    r.cls = why;
+    r.time = now(w);
+    r.stage = stage;
+    r.importance = w->fg ? 100 : 400;
+    if (d->os == MDL_OS_IOS) {
+        /* the footprint at the kill: jetsam reports carry it */
+        r.pss_kb = r.rss_kb = mdl_ledger_counted(w->led) / 1024;
+        switch (why) {
+        case MDL_EXIT_WATCHDOG:
+            r.kind = MDL_REC_WATCHDOG;
+            r.status = 9;
+            r.description = "scene-create watchdog transgression (0x8badf00d)";
+            break;
+        case MDL_EXIT_NATIVE_CRASH:
+            r.kind = MDL_REC_CRASH;
+            r.status = 11;
+            r.description = "EXC_BAD_ACCESS (SIGSEGV) in the delegate";
+            break;
+        default: /* low_memory: over the jetsam limit */
+            if (w->fg) {
+                r.kind = MDL_REC_EXC_RESOURCE;
+                r.description = "EXC_RESOURCE RESOURCE_TYPE_MEMORY (limit exceeded)";
+            } else {
+                r.kind = MDL_REC_JETSAM;
+                r.description = "jetsam: per-process-limit";
+            }
+            r.status = 9;
+            break;
+        }
+    } else {
+        r.kind = MDL_REC_EXIT_INFO;
+        r.pss_kb = w->sample_pss_kb;
+        r.rss_kb = w->sample_rss_kb;
+        switch (why) {
+        case MDL_EXIT_JAVA_CRASH:
+            r.reason = MDL_AEI_CRASH;
+            r.status = 0;
+            r.description = "crash: java.lang.OutOfMemoryError";
+            break;
+        case MDL_EXIT_NATIVE_CRASH:
+            r.reason = MDL_AEI_CRASH_NATIVE;
+            r.status = 6;
+            r.description = "crash_native: signal 6 (SIGABRT) in the delegate";
+            break;
+        case MDL_EXIT_ANR:
+            r.reason = MDL_AEI_ANR;
+            r.status = 0;
+            r.description = "anr: Input dispatching timed out";
+            break;
+        default: /* low_memory, system_reclaim: an lmkd kill */
+            if (d->low_memory_reporting) {
+                r.reason = MDL_AEI_LOW_MEMORY;
+                r.status = 0;
+                r.description = "low memory: lmkd kill";
+            } else {
+                r.reason = MDL_AEI_SIGNALED;
+                r.status = 9;
+                r.description = "signaled: 9 (no low-memory reporting)";
+            }
+            break;
+        }
+    }
+    if (o->nrecords < MDL_RECORDS_KEPT)
+        o->records[o->nrecords++] = r;
+    unsigned k = 0;
+    while (k < o->nrecord_kinds &&
+           !(o->record_kinds[k].kind == r.kind && o->record_kinds[k].reason == r.reason &&
+             o->record_kinds[k].status == r.status &&
+             o->record_kinds[k].importance == r.importance &&
+             o->record_kinds[k].description == r.description))
+        k++;
+    if (k == o->nrecord_kinds && k < MDL_RECORD_KINDS_MAX) {
+        mdl_record_kind_count *c = &o->record_kinds[o->nrecord_kinds++];
+        memset(c, 0, sizeof *c);
+        c->kind = r.kind;
+        c->reason = r.reason;
+        c->status = r.status;
+        c->importance = r.importance;
+        c->description = r.description;
+    }
+    if (k < o->nrecord_kinds) { /* more signatures than the table: impossible here */
+        o->record_kinds[k].count++;
+        o->record_kinds[k].pss_kb_sum += r.pss_kb;
+    }
+}
+
+/* The system's periodic pss/rss sample of the process (Android). */
+static void sample(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    int64_t all = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        all += mdl_ledger_total(w->led, (mdl_category)c);
+    w->sample_pss_kb = mdl_ledger_counted(w->led) / 1024;
+    w->sample_rss_kb = all / 1024;
+    at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL);
+}
+
+/* The recovery state learns of a death (before the process's state
+ * goes), and decides what the next cold start does. */
+static void record_failure(world *w, mdl_exit why, mdl_stage stage)
+{
+    const mdl_policy *pol = w->pol;
+    if (!w->startup_done)
+        w->rec.same_stage = w->rec.same_stage > 0 && stage == w->rec.failed_stage
+                                ? w->rec.same_stage + 1 : 1;
+    else
+        w->rec.same_stage = 0;
+    w->rec.failed_stage = stage;
+    w->rec.consec[why]++;
+    const mdl_candidate *lkg = w->cell->lkg;
+    /* only a candidate whose identity, files and receipt are complete */
+    int lkg_ok = lkg != NULL && lkg->receipt_complete && w->cand != lkg;
+    int trigger = w->rec.same_stage >= pol->safe_mode_after;
+    switch (pol->recovery) {
+    case MDL_RECOVERY_NAIVE:
+        break;
+    case MDL_RECOVERY_SAFE_MODE:
+        if (trigger)
+            w->rec.safe_mode = 1;
+        break;
+    case MDL_RECOVERY_FALLBACK_LKG:
+        if (trigger) {
+            if (lkg_ok)
+                w->rec.switch_to = lkg;
+            else
+                w->rec.safe_mode = 1;
+        }
+        break;
+    case MDL_RECOVERY_LADDER:
+        /* one more step per failure, in order of reversibility */
+        if (w->rec.ladder_step < pol->nladder) {
+            mdl_action a = pol->ladder[w->rec.ladder_step++];
+            w->acts |= 1u << a;
+            if (a == MDL_ACT_FALLBACK_LKG && lkg_ok)
+                w->rec.switch_to = lkg;
+        }
+        break;
+    }
+}
+
+static void stable(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    /* a stable run: the consecutive counts start again */
+    memset(w->rec.consec, 0, sizeof w->rec.consec);
+    w->rec.same_stage = 0;
+    w->rec.last_stable = w->cand;
+}
+
 static void die(world *w, mdl_exit why, mdl_stage stage)
 {
     mdl_rep *o = w->out;
@@ -1241,8 +1460,10 @@ static void die(world *w, mdl_exit why, mdl_stage stage)
         w->consec_startup_deaths = 0;
     }
     o->alive_us += now(w) - w->alive_since;
-    o->accepting_us += now(w) - w->alive_since;
+    accept_mark(w);
     queue_area(w);
+    exit_record(w, why, stage);
+    record_failure(w, why, stage);
     o->leaks += leaked_owners(w); /* the process dies with its leak */
     mdl_ledger_clear(w->led);
     for (uint32_t i = 0; i < w->pool_cap; i++) {
@@ -1280,8 +1501,7 @@ static void die(world *w, mdl_exit why, mdl_stage stage)
     w->switching = 0;
     w->alive = 0;
     w->warned = 0;
-    w->rejecting = 0;
-    w->sess_eff = w->pol->sessions;
+    w->warn_active = 0;
     w->epoch++;
     relaunch_at(w);
 }
@@ -1295,17 +1515,39 @@ static void cold_start(world *w)
         w->relaunch_scheduled = 0;
     }
     w->relaunch_pending = 0;
+    /* the relaunch reads the recovery state before any model work */
+    if (w->rec.switch_to != NULL && w->rec.switch_to != w->cand) {
+        configure_candidate(w, w->rec.switch_to);
+        w->consec_startup_deaths = 0; /* a boot loop is of one candidate */
+        w->rec.same_stage = 0;
+        w->rec.safe_mode = 0;         /* a new condition: the candidate changed */
+        w->out->candidate_switches++;
+    }
+    w->rec.switch_to = NULL;
+    w->startup_skip = w->rec.safe_mode || (w->acts & (1u << MDL_ACT_STOP_PREWARM));
+    w->degraded = (w->acts & (1u << MDL_ACT_DEGRADE_CPU)) != 0;
+    if (w->rec.safe_mode)
+        w->out->safe_mode_starts++;
     w->alive = 1;
     w->fg = !w->path_bg;
     w->epoch++;
     w->alive_since = now(w);
+    w->accept_since = now(w);
+    apply_limits(w);
+    w->sample_pss_kb = w->sample_rss_kb = 0; /* a new process: not sampled yet */
+    if (w->dev->os == MDL_OS_ANDROID &&
+        !at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL))
+        return;
     w->q_last = now(w);
     double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail)); /* drawn even without a cache */
     w->cache_valid = !w->cand->has_cache || u < w->cand->cache_hit;
     w->startup_next = 0;
-    w->startup_done = w->nstartup == 0;
+    unsigned nstart = w->startup_skip ? 0 : w->nstartup;
+    w->startup_done = nstart == 0;
+    if (w->startup_done)
+        started(w);
     int main_work = 0;
-    for (unsigned k = 0; k < w->nstartup; k++) {
+    for (unsigned k = 0; k < nstart; k++) {
         const mdl_part *p = &w->cand->parts[w->startup[k]];
         main_work |= p->load.main_thread | p->prepare.main_thread |
                      (p->has_delegate_prepare && p->delegate_prepare.main_thread);
@@ -1504,6 +1746,52 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err)
     return SIM_OK;
 }
 
+/* Makes c the process's candidate (at setup, or at a relaunch that
+ * switches to the last known good): its parts, the parts each requests
+ * step needs (by name; a name it lacks: all its parts), the start-up list.
+ * Only while no process runs. */
+static void configure_candidate(world *w, const mdl_candidate *c)
+{
+    const mdl_workload *wl = w->wl;
+    const mdl_policy *pol = w->pol;
+    w->cand = c;
+    for (uint32_t q = 0; q < wl->nrequests; q++) {
+        const mdl_requests *rq = &wl->requests[q];
+        uint8_t *m = &w->needs_map[(size_t)q * MDL_PARTS_MAX];
+        unsigned n = 0;
+        int all = rq->nneeds == 0;
+        for (unsigned k = 0; k < rq->nneeds && !all; k++) {
+            int x = part_index(c, rq->needs[k]);
+            if (x < 0)
+                all = 1;
+            else
+                m[n++] = (uint8_t)x;
+        }
+        if (all)
+            for (n = 0; n < c->nparts; n++)
+                m[n] = (uint8_t)n;
+        w->nneeds_map[q] = (uint8_t)n;
+    }
+    w->nparts = c->nparts;
+    for (unsigned k = 0; k < c->nparts; k++) {
+        w->parts[k].def = &c->parts[k];
+        w->parts[k].wait_head = w->parts[k].wait_tail = NIL;
+    }
+    w->nstartup = 0;
+    if (pol->residency == MDL_RES_PRELOAD) {
+        w->res_cap = c->nparts;
+        for (unsigned k = 0; k < c->nparts; k++)
+            w->startup[w->nstartup++] = (uint8_t)k;
+    } else {
+        w->res_cap = pol->residency == MDL_RES_LRU ? pol->lru_k : 1;
+        for (unsigned k = 0; k < pol->nprewarm; k++) {
+            int x = part_index(c, pol->prewarm[k]);
+            if (x >= 0)
+                w->startup[w->nstartup++] = (uint8_t)x;
+        }
+    }
+}
+
 static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 {
     const mdl_candidate *c = cell->candidate;
@@ -1537,19 +1825,12 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
     w->nneeds_map = sim_malloc(w->alloc, nmap);
     if (w->needs_map == NULL || w->nneeds_map == NULL)
         return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
-    for (uint32_t q = 0; q < wl->nrequests; q++) {
-        const mdl_requests *rq = &wl->requests[q];
-        uint8_t *m = &w->needs_map[(size_t)q * MDL_PARTS_MAX];
-        unsigned n = rq->nneeds > 0 ? rq->nneeds : c->nparts;
-        for (unsigned k = 0; k < n; k++)
-            m[k] = (uint8_t)(rq->nneeds > 0 ? part_index(c, rq->needs[k]) : (int)k);
-        w->nneeds_map[q] = (uint8_t)n;
-    }
-    w->nparts = c->nparts;
-    for (unsigned k = 0; k < c->nparts; k++) {
+    /* owners for every part of the candidate and of its last known good */
+    unsigned nowners = c->nparts;
+    if (cell->lkg != NULL && cell->lkg->nparts > nowners)
+        nowners = cell->lkg->nparts;
+    for (unsigned k = 0; k < nowners; k++) {
         part_rt *p = &w->parts[k];
-        p->def = &c->parts[k];
-        p->wait_head = p->wait_tail = NIL;
         if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_PART, k, &p->owner)) != SIM_OK ||
             (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &p->sess_owner)) != SIM_OK ||
             (rc = mdl_ledger_owner(w->led, MDL_OWNER_LEAKED, k, &p->leak_owner)) != SIM_OK)
@@ -1558,15 +1839,8 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
         return sim_error_set(err, rc, "replication: cannot register owners");
     const mdl_policy *pol = &cell->policy;
-    if (pol->residency == MDL_RES_PRELOAD) {
-        w->res_cap = c->nparts;
-        for (unsigned k = 0; k < c->nparts; k++)
-            w->startup[w->nstartup++] = (uint8_t)k;
-    } else {
-        w->res_cap = pol->residency == MDL_RES_LRU ? pol->lru_k : 1;
-        for (unsigned k = 0; k < pol->nprewarm; k++)
-            w->startup[w->nstartup++] = (uint8_t)part_index(c, pol->prewarm[k]);
-    }
+    configure_candidate(w, c);
+    w->rec.failed_stage = MDL_STAGE_NONE;
     w->free_head = NIL;
     w->users_free = NIL;
     w->parked = NIL;
@@ -1594,7 +1868,8 @@ static void teardown(world *w)
     w->ending = 1;
     if (w->alive) {
         o->alive_us += w->cell->horizon - w->alive_since;
-        o->accepting_us += w->cell->horizon - w->alive_since;
+        if (!w->rejecting)
+            o->accepting_us += w->cell->horizon - w->accept_since;
         queue_area(w);
         for (uint32_t i = 0; i < w->pool_cap; i++) {
             req *r = &w->pool[i];

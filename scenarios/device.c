@@ -12,7 +12,8 @@
 static const char *const device_keys[] = {
     "name",        "about",         "os",       "ram",          "system",
     "cached_apps", "cached_app_size", "pressure", "pressure_size", "kill",
-    "counts",      "java_heap_limit", "anr_timeout", "launch_watchdog", "warning_at"};
+    "counts",      "java_heap_limit", "anr_timeout", "launch_watchdog", "warning_at",
+    "pss_sample",  "low_memory_reporting"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -240,6 +241,17 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
         rc = opt_duration(root, "launch_watchdog", &dev->launch_watchdog, err);
     if (rc == SIM_OK)
         rc = opt_size(root, "warning_at", &dev->warning_at, err);
+    dev->pss_sample = 30 * (sim_time)1000000;
+    scn__get(root, "pss_sample", &v);
+    if (rc == SIM_OK && v.n != NULL && (rc = scn__duration(&v, &dev->pss_sample, err)) == SIM_OK &&
+        dev->pss_sample <= 0)
+        rc = scn__fail(&v, err, SIM_EINPUT, "pss_sample must be longer than 0");
+    dev->low_memory_reporting = 1;
+    scn__get(root, "low_memory_reporting", &v);
+    if (rc == SIM_OK && v.n != NULL) {
+        static const char *const names[] = {"false", "true"};
+        rc = scn__enum(&v, names, 2, &dev->low_memory_reporting, err);
+    }
     return rc;
 }
 

@@ -688,25 +688,6 @@ static int p_prewarm(const scn_scenario *s, const scn__node *v, mdl_policy *p, s
     return part_names(s, v, p->prewarm, &p->nprewarm, err);
 }
 
-/* Values this version accepts because they change nothing: the default. */
-static int p_default_only(const scn__node *v, const char *dflt, const char *what,
-                          sim_error *err)
-{
-    if (fy_node_is_scalar(v->n)) {
-        const char *t;
-        size_t len;
-        int rc = scn__scalar(v, &t, &len, err);
-        if (rc != SIM_OK)
-            return rc;
-        if (strlen(dflt) == len && memcmp(dflt, t, len) == 0)
-            return SIM_OK;
-    } else if (fy_node_is_sequence(v->n) && dflt[0] == '\0' &&
-               fy_node_sequence_item_count(v->n) == 0) {
-        return SIM_OK;
-    }
-    return not_modelled(v, err, what);
-}
-
 static int p_bool(const scn__node *v, int *out, sim_error *err)
 {
     static const char *const names[] = {"false", "true"};
@@ -851,16 +832,65 @@ static int p_recovery(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                       sim_error *err)
 {
     (void)s;
-    (void)p;
-    return p_default_only(v, "naive", "a recovery strategy other than naive", err);
+    static const char *const kinds[] = {"naive", "safe_mode", "fallback_lkg"};
+    int rc;
+    p->nladder = 0;
+    if (!fy_node_is_mapping(v->n)) {
+        int k = 0;
+        if ((rc = scn__enum(v, kinds, 3, &k, err)) != SIM_OK)
+            return rc;
+        p->recovery = (mdl_recovery)k;
+        return SIM_OK;
+    }
+    static const char *const keys[] = {"ladder"};
+    scn__node l;
+    if ((rc = scn__check_keys(v, keys, 1, err)) != SIM_OK ||
+        (rc = scn__require(v, "ladder", &l, err)) != SIM_OK ||
+        (rc = scn__expect_sequence(&l, err)) != SIM_OK)
+        return rc;
+    if (fy_node_sequence_item_count(l.n) < 1)
+        return scn__fail(&l, err, SIM_EINPUT, "expected at least one action");
+    const char *names[MDL_ACT_COUNT];
+    for (int a = 0; a < MDL_ACT_COUNT; a++)
+        names[a] = mdl_action_name((mdl_action)a);
+    void *it = NULL;
+    struct fy_node *item;
+    size_t i = 0;
+    int last = -1;
+    while ((item = fy_node_sequence_iterate(l.n, &it)) != NULL) {
+        scn__node a;
+        scn__item(&l, i++, item, &a);
+        int k = 0;
+        if ((rc = scn__enum(&a, names, MDL_ACT_COUNT, &k, err)) != SIM_OK)
+            return rc;
+        if (k <= last)
+            return scn__fail(&a, err, SIM_EINPUT, "%s is out of order: a ladder lists actions "
+                             "in order of reversibility (reject_new, stop_prewarm, "
+                             "reduce_concurrency, release_idle, clear_rebuildable_cache, "
+                             "degrade_cpu, fallback_lkg), each once", names[k]);
+        last = k;
+        p->ladder[p->nladder++] = (mdl_action)k;
+    }
+    p->recovery = MDL_RECOVERY_LADDER;
+    return SIM_OK;
 }
 
 static int p_safe_mode_after(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                              sim_error *err)
 {
     (void)s;
-    (void)p;
-    return not_modelled(v, err, "safe_mode_after (safe mode)");
+    int64_t n;
+    int rc = scn__int(v, 1, 1000, &n, err);
+    if (rc == SIM_OK)
+        p->safe_mode_after = (uint32_t)n;
+    return rc;
+}
+
+static int p_stable_after(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                          sim_error *err)
+{
+    (void)s;
+    return scn__duration(v, &p->stable_after, err);
 }
 
 typedef struct policy_key {
@@ -875,6 +905,7 @@ static const policy_key policy_keys[] = {
     {"retry", 0, p_retry},             {"residency", 0, p_residency},
     {"prewarm", 1, p_prewarm},         {"on_warning", 1, p_on_warning},
     {"recovery", 0, p_recovery},       {"safe_mode_after", 0, p_safe_mode_after},
+    {"stable_after", 0, p_stable_after},
 };
 #define NPOLICY_KEYS (sizeof policy_keys / sizeof *policy_keys)
 
@@ -1020,6 +1051,8 @@ static int load_policies(scn_scenario *s, const scn__node *root, sim_error *err)
     base.sessions = 1;
     base.queue = MDL_QUEUE_UNBOUNDED;
     base.residency = MDL_RES_PRELOAD;
+    base.safe_mode_after = 1;
+    base.stable_after = 60 * (sim_time)1000000;
     scn__node pol;
     scn__get(root, "policies", &pol);
     axis *axes = NULL;
@@ -1126,6 +1159,43 @@ static int load_policies(scn_scenario *s, const scn__node *root, sim_error *err)
 
 /* ----------------------------------------------------------- top level */
 
+/* Each candidate's last_known_good: another candidate of the scenario,
+ * else the catalog's candidate of that name, else none (fallback_lkg
+ * then acts as safe_mode, docs/model.md). */
+static int resolve_lkg(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    for (unsigned k = 0; k < s->ncandidates; k++) {
+        const char *id = s->candidates[k].last_known_good;
+        s->lkg[k] = NULL;
+        if (id[0] == '\0')
+            continue;
+        for (unsigned j = 0; j < s->ncandidates && s->lkg[k] == NULL; j++)
+            if (j != k && strcmp(s->candidates[j].id, id) == 0)
+                s->lkg[k] = &s->candidates[j];
+        for (unsigned j = 0; j < s->nextras && s->lkg[k] == NULL; j++)
+            if (strcmp(s->extras[j].id, id) == 0)
+                s->lkg[k] = &s->extras[j];
+        char path[MDL_NAME_MAX + 32];
+        snprintf(path, sizeof path, "candidates/%s.yaml", id);
+        const scn__catalog_file *f = s->lkg[k] == NULL ? catalog_find(path) : NULL;
+        if (f == NULL)
+            continue;
+        if (s->extras == NULL &&
+            (s->extras = calloc(SCN_PROFILES_MAX, sizeof *s->extras)) == NULL)
+            return sim_error_set(err, SIM_ENOMEM, "out of memory");
+        mdl_candidate *x = &s->extras[s->nextras];
+        char name[MDL_NAME_MAX + 40];
+        snprintf(name, sizeof name, "catalog/%s", path);
+        int rc = scn_candidate_parse(f->text, f->len, name, x, err);
+        if (rc != SIM_OK)
+            return rc;
+        s->nextras++;
+        s->lkg[k] = x;
+    }
+    (void)root;
+    return SIM_OK;
+}
+
 static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
@@ -1189,6 +1259,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
     if ((uint64_t)s->ndevices * s->ncandidates * s->npolicies > SCN_CELLS_MAX)
         return scn__fail(root, err, SIM_ELIMIT, "the grid holds more than %u cells",
                          SCN_CELLS_MAX);
+    if ((rc = resolve_lkg(s, root, err)) != SIM_OK)
+        return rc;
     s->ncells = s->ndevices * s->ncandidates * s->npolicies;
     if ((s->cells = calloc(s->ncells, sizeof *s->cells)) == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
@@ -1203,6 +1275,7 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
                 cell->policy = s->policies[p];
                 cell->horizon = s->horizon;
                 cell->seed = s->seed;
+                cell->lkg = s->lkg[k];
                 if ((rc = mdl_cell_check(cell, err)) != SIM_OK) {
                     char msg[SIM_ERROR_MSG_MAX];
                     snprintf(msg, sizeof msg, "%s", err->msg);
@@ -1294,6 +1367,9 @@ void scn_scenario_release(scn_scenario *s)
         scn_device_release(&s->devices[k]);
     for (unsigned k = 0; s->candidates != NULL && k < SCN_PROFILES_MAX; k++)
         scn_candidate_release(&s->candidates[k]);
+    for (unsigned k = 0; k < s->nextras; k++)
+        scn_candidate_release(&s->extras[k]);
+    free(s->extras);
     free(s->devices);
     free(s->candidates);
     free(s->workload.steps);

@@ -91,6 +91,9 @@ typedef struct scn_scenario {
     unsigned naxes;
     mdl_cell *cells;
     unsigned ncells;
+    const mdl_candidate *lkg[SCN_PROFILES_MAX]; /* per candidate: its last_known_good */
+    mdl_candidate *extras;       /* catalog candidates loaded as an lkg (SCN_PROFILES_MAX) */
+    unsigned nextras;
 } scn_scenario;
 
 /* Loads a scenario file, its includes and its catalog references, and

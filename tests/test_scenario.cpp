@@ -226,13 +226,16 @@ TEST_CASE("syntax errors, empty files and binary garbage", "[scenario][errors]")
     CHECK(error_of("- a\n- b\n") == "plan.yaml:1:3: expected a mapping of keys at the top level");
 }
 
-TEST_CASE("requests before cold_start and policies not modelled yet", "[scenario][errors]")
+TEST_CASE("requests before cold_start, recovery errors and what is not modelled yet", "[scenario][errors]")
 {
     std::string m = error_of(replace(base, "    - cold_start\n", ""));
     CHECK(m.find("requests before the first cold_start") != std::string::npos);
-    m = error_of(replace(base, "  queue: 8", "  recovery: safe_mode"));
-    CHECK(m == "plan.yaml:16:13: policies.recovery: a recovery strategy other than naive is "
-               "not modelled by this version of oomsim; remove the key");
+    m = error_of(replace(base, "  queue: 8", "  recovery: rebuild"));
+    CHECK(m == "plan.yaml:16:13: policies.recovery: expected naive, safe_mode or fallback_lkg, "
+               "got \"rebuild\"");
+    m = error_of(replace(base, "  queue: 8", "  recovery: {ladder: [release_idle, reject_new]}"));
+    CHECK(m.find("plan.yaml:16:37: policies.recovery.ladder[1]: reject_new is out of order") ==
+          0);
     m = error_of(replace(base, "  relaunch:", "  trace: t.jsonl\n  relaunch:"));
     CHECK(m.find("workload.trace: a trace-driven workload is not modelled") != std::string::npos);
     m = error_of(replace(base, "  queue: 8", "  on_warning: [reject_new, fallback_lkg]"));
