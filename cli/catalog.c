@@ -15,13 +15,17 @@ int cli_catalog(int argc, char **argv)
                 "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n");
         return help ? CLI_OK : CLI_USAGE;
     }
-    static const char *const titles[] = {"devices", "candidates", "scenarios"};
-    for (int kind = SCN_KIND_DEVICE; kind <= SCN_KIND_SCENARIO; kind++) {
-        printf("%s%s:\n", kind == SCN_KIND_DEVICE ? "" : "\n", titles[kind]);
+    /* scenarios in two groups: plans, then the teaching scenarios (teach/) */
+    static const char *const titles[] = {"devices", "candidates", "scenarios",
+                                         "teaching scenarios (one failure mode each)"};
+    for (int group = 0; group < 4; group++) {
+        int kind = group < SCN_KIND_SCENARIO ? group : SCN_KIND_SCENARIO;
+        printf("%s%s:\n", group == 0 ? "" : "\n", titles[group]);
         for (unsigned i = 0; i < scn_catalog_count(); i++) {
             scn_catalog_item it;
             scn_catalog_get(i, &it);
-            if ((int)it.kind != kind)
+            int teach = strncmp(it.path, "teach/", 6) == 0;
+            if ((int)it.kind != kind || (kind == SCN_KIND_SCENARIO && teach != (group == 3)))
                 continue;
             char name[MDL_NAME_MAX], about[2048];
             sim_error err;
@@ -32,7 +36,7 @@ int cli_catalog(int argc, char **argv)
             char *stop = strstr(about, ". ");
             if (stop != NULL && kind == SCN_KIND_SCENARIO)
                 stop[1] = '\0';
-            printf("  %-16s %s\n", name, about);
+            printf("  %-26s %s\n", name, about);
         }
     }
     if (fflush(stdout) != 0)

@@ -114,6 +114,10 @@ static int load(const char *arg, scn_scenario *s, sim_error *err)
         int rc = scn_scenario_load_catalog(path, s, err);
         if (rc != SIM_ENOTFOUND)
             return rc;
+        snprintf(path, sizeof path, "teach/%s.yaml", arg); /* a teaching scenario */
+        rc = scn_scenario_load_catalog(path, s, err);
+        if (rc != SIM_ENOTFOUND)
+            return rc;
         return sim_error_set(err, SIM_EIO, "%s: no such file, and no catalog scenario of that "
                              "name (oomsim catalog lists them)", arg);
     }

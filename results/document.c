@@ -128,6 +128,29 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
     set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
     set(o, "switches", json_integer((json_int_t)c->switches));
+    /* extension: the records the deaths left, by signature (DOMAIN.md 4) */
+    json_t *recs = json_array();
+    for (unsigned k = 0; k < c->nrecords; k++) {
+        const mdl_record_kind_count *x = &c->records[k];
+        json_t *e = json_object();
+        set(e, "record", json_string(mdl_record_kind_name(x->kind)));
+        if (x->kind == MDL_REC_EXIT_INFO) {
+            set(e, "reason", json_integer(x->reason));
+            set(e, "reason_name", json_string(mdl_aei_reason_name(x->reason)));
+        }
+        set(e, "status", json_integer(x->status));
+        set(e, "importance", json_integer(x->importance));
+        set(e, "description", json_string(x->description));
+        set(e, "count", json_integer((json_int_t)x->count));
+        set(e, "pss_kb_mean", json_integer(x->count ? whole((double)x->pss_kb_sum /
+                                                           (double)x->count) : 0));
+        json_array_append_new(recs, e);
+    }
+    set(o, "exit_records", recs);
+    json_t *rec = json_object();
+    set(rec, "candidate_switches", json_integer((json_int_t)c->candidate_switches));
+    set(rec, "safe_mode_starts", json_integer((json_int_t)c->safe_mode_starts));
+    set(o, "recovery", rec);
     return o;
 }
 

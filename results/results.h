@@ -110,6 +110,9 @@ typedef struct res_cell {
     double availability, inference_availability;
     uint64_t leaks;
     uint64_t warnings, cached_kills;
+    mdl_record_kind_count records[MDL_RECORD_KINDS_MAX]; /* exit records by signature */
+    unsigned nrecords;
+    uint64_t candidate_switches, safe_mode_starts;
     uint64_t switches;                   /* on-demand part loads, all replications */
     uint64_t with_switch;                /* replications with at least one */
     res_q switch_peak;                   /* p50, p95, max over those replications */

@@ -111,7 +111,16 @@ TEST_CASE("catalog lists every shipped entry with its about line", "[cli]")
         CHECK(r.out.find("  " + f.stem + " ") != std::string::npos);
     for (const auto &f : yaml_files("scenarios/catalog/candidates"))
         CHECK(r.out.find("  " + f.stem + " ") != std::string::npos);
-    CHECK(r.out.find("capacity-plan    Capacity plan for ocr-v3") != std::string::npos);
+    CHECK(r.out.find("  capacity-plan              Capacity plan for ocr-v3") !=
+          std::string::npos);
+    size_t teach = r.out.find("teaching scenarios (one failure mode each):");
+    REQUIRE(teach != std::string::npos);
+    for (const auto &f : yaml_files("scenarios/catalog/teach"))
+        CHECK(r.out.find("  " + f.stem + " ", teach) != std::string::npos);
+    // a teaching scenario runs by its name
+    RunResult t = oomsim({"run", "anr-main-thread-load", "-r", "2"});
+    CHECK(t.status == 0);
+    CHECK(t.out.find("ui-thread-load") != std::string::npos);
 }
 
 TEST_CASE("run: map and list policy values are labelled as a scenario writes them", "[cli][run]")
