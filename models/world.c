@@ -143,7 +143,7 @@ typedef struct world {
         uint32_t same_stage;          /* consecutive start-up deaths at that stage */
         uint32_t consec[MDL_EXIT_COUNT]; /* consecutive failures by class */
         const mdl_candidate *last_stable;
-        const mdl_candidate *switch_to; /* the next cold start runs this one */
+        const mdl_candidate *candidate; /* the one the next cold start runs */
         int safe_mode;
         unsigned ladder_step;         /* ladder actions in force */
     } rec;
@@ -1413,7 +1413,7 @@ static void record_failure(world *w, mdl_exit why, mdl_stage stage)
     case MDL_RECOVERY_FALLBACK_LKG:
         if (trigger) {
             if (lkg_ok)
-                w->rec.switch_to = lkg;
+                w->rec.candidate = lkg;
             else
                 w->rec.safe_mode = 1;
         }
@@ -1424,7 +1424,7 @@ static void record_failure(world *w, mdl_exit why, mdl_stage stage)
             mdl_action a = pol->ladder[w->rec.ladder_step++];
             w->acts |= 1u << a;
             if (a == MDL_ACT_FALLBACK_LKG && lkg_ok)
-                w->rec.switch_to = lkg;
+                w->rec.candidate = lkg;
         }
         break;
     }
@@ -1516,14 +1516,13 @@ static void cold_start(world *w)
     }
     w->relaunch_pending = 0;
     /* the relaunch reads the recovery state before any model work */
-    if (w->rec.switch_to != NULL && w->rec.switch_to != w->cand) {
-        configure_candidate(w, w->rec.switch_to);
+    if (w->rec.candidate != w->cand) {
+        configure_candidate(w, w->rec.candidate);
         w->consec_startup_deaths = 0; /* a boot loop is of one candidate */
         w->rec.same_stage = 0;
         w->rec.safe_mode = 0;         /* a new condition: the candidate changed */
         w->out->candidate_switches++;
     }
-    w->rec.switch_to = NULL;
     w->startup_skip = w->rec.safe_mode || (w->acts & (1u << MDL_ACT_STOP_PREWARM));
     w->degraded = (w->acts & (1u << MDL_ACT_DEGRADE_CPU)) != 0;
     if (w->rec.safe_mode)
@@ -1840,6 +1839,7 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
         return sim_error_set(err, rc, "replication: cannot register owners");
     const mdl_policy *pol = &cell->policy;
     configure_candidate(w, c);
+    w->rec.candidate = c;
     w->rec.failed_stage = MDL_STAGE_NONE;
     w->free_head = NIL;
     w->users_free = NIL;
