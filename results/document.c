@@ -405,7 +405,7 @@ static void put_table(out *o, const table_cell *cell, unsigned rows, unsigned co
     }
 }
 
-enum { COLS = 11, CMP_COLS = 8 };
+enum { COLS = 12, CMP_COLS = 8 };
 
 /* "+12.5 MiB [+10.1, +14.9]" and the like: a difference with its interval. */
 static void diff_text(char *buf, const res_comparison *c, double scale, const char *unit,
@@ -419,8 +419,8 @@ char *res_document_table(const res_plan *plan, const res_result *r)
 {
     static const char *const head[COLS] = {
         "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
-        "deaths [95% CI]", "top reason", "latency p95", "available"};
-    static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1};
+        "deaths [95% CI]", "top reason", "boot loops", "latency p95", "available"};
+    static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1};
     unsigned rows = r->ncells + 1, ncmp_rows = r->ncmp / RES_CMP_COUNT + 1;
     table_cell *cell = calloc((size_t)rows * COLS, sizeof *cell);
     table_cell *cc = calloc((size_t)ncmp_rows * CMP_COLS, sizeof *cc);
@@ -444,11 +444,12 @@ char *res_document_table(const res_plan *plan, const res_result *r)
         snprintf(row[7], CELL_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
                  100 * c->any_ci.lo, 100 * c->any_ci.hi);
         snprintf(row[8], CELL_MAX, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
+        snprintf(row[9], CELL_MAX, "%.1f%%", 100 * c->boot_loop_rate);
         if (c->completed)
-            snprintf(row[9], CELL_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
+            snprintf(row[10], CELL_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
         else
-            snprintf(row[9], CELL_MAX, "-");
-        snprintf(row[10], CELL_MAX, "%.2f%%", 100 * c->availability);
+            snprintf(row[10], CELL_MAX, "-");
+        snprintf(row[11], CELL_MAX, "%.2f%%", 100 * c->availability);
     }
     out o = {NULL, 0, 0, 0};
     put(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
@@ -456,7 +457,8 @@ char *res_document_table(const res_plan *plan, const res_result *r)
         (unsigned long long)plan->seed);
     put_table(&o, (const table_cell *)cell, rows, COLS, right);
     put(&o, "\ndeaths: share of replications with at least one process death (Wilson 95%% "
-            "interval); available: share of the horizon the process was alive.\n");
+            "interval); boot loops: share of replications with two start-up deaths in a row; "
+            "available: share of the horizon the process was alive.\n");
     if (r->ncmp > 0) {
         static const char *const chead[CMP_COLS] = {
             "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
