@@ -3,6 +3,7 @@
  * file (spec/RESULTS.md). */
 #include "cli.h"
 #include "scenarios/scenarios.h"
+#include "traces/traces.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -48,12 +49,47 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
     return rc;
 }
 
+/* Reads a whole trace (streaming): every event checked, the unpaired
+ * begin/end events listed on stdout. */
+static int check_trace(const char *path, sim_error *err, char *what, size_t n)
+{
+    trc_reader *r = trc_open(path, -1, NULL, err);
+    if (r == NULL)
+        return err->code;
+    trc_pairs *p = trc_pairs_create(err);
+    if (p == NULL) {
+        trc_close(r);
+        return err->code;
+    }
+    trc_event e;
+    int rc;
+    while ((rc = trc_next(r, &e, err)) == 1)
+        if ((rc = trc_pairs_add(p, &e, trc_events_read(r) - 1, err)) != SIM_OK)
+            break;
+    if (rc == 0) {
+        size_t nu = 0;
+        const trc_unpaired *u = trc_pairs_report(p, &nu);
+        snprintf(what, n, "trace, %llu events, %zu unpaired begin/end",
+                 (unsigned long long)trc_events_read(r), nu);
+        for (size_t k = 0; k < nu; k++)
+            printf("%s: event %llu: %s of %s%s%s%s without its %s\n", path,
+                   (unsigned long long)u[k].index, u[k].is_end ? "end" : "begin",
+                   trc_stage_name(u[k].stage), u[k].part[0] ? " part " : "", u[k].part,
+                   u[k].session >= 0 ? " (a session)" : "", u[k].is_end ? "begin" : "end");
+        rc = SIM_OK;
+    }
+    trc_pairs_destroy(p);
+    trc_close(r);
+    return rc;
+}
+
 int cli_validate(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
         int help = argc >= 1;
         fprintf(help ? stdout : stderr, "usage: oomsim validate FILE...\n"
-                "  checks scenario, device and candidate files (.yaml, .yml)\n");
+                "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
+                "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n");
         return help ? CLI_OK : CLI_USAGE;
     }
     for (int i = 0; i < argc; i++) {
@@ -64,13 +100,11 @@ int cli_validate(int argc, char **argv)
         int rc;
         if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
             rc = check_yaml(path, &err, what, sizeof what);
-        } else if (ends_with(path, ".json") || ends_with(path, ".jsonl") ||
-                   ends_with(path, ".msgpack")) {
-            rc = sim_error_set(&err, SIM_EINPUT, "%s: trace files are not read by this version "
-                               "of oomsim yet", path);
+        } else if (trc_format_of_path(path) >= 0) {
+            rc = check_trace(path, &err, what, sizeof what);
         } else {
             rc = sim_error_set(&err, SIM_EINPUT, "%s: unknown kind of file (expected .yaml, "
-                               ".yml, .json, .jsonl or .msgpack)", path);
+                               ".yml, .json, .jsonl, .msgpack or .mp)", path);
         }
         if (rc != SIM_OK)
             return cli_report(&err);

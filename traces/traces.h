@@ -1,0 +1,168 @@
+/* traces.h - stage traces (spec/TRACE.md): the event, its allow-list of
+ * fields, and streaming readers and writers for JSON arrays, JSON Lines and
+ * msgpack.
+ *
+ * Every reader streams: it holds one event at a time (and a bounded input
+ * buffer), so memory does not grow with the length of a trace.  Every key
+ * outside the allow-list is refused, naming the key and the event, and its
+ * value is never copied anywhere (with drop_unknown it is skipped and
+ * counted instead).  Errors name the file, the event index (from 0) and,
+ * for the text encodings, the line. */
+#ifndef OOMSIM_TRACES_H
+#define OOMSIM_TRACES_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sim/sim.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef enum trc_format { TRC_JSON = 0, TRC_JSONL, TRC_MSGPACK, TRC_FORMAT_COUNT } trc_format;
+
+/* The encoding a file name's extension names (.json, .jsonl, .msgpack or
+ * .mp); -1 when it names none. */
+int trc_format_of_path(const char *path);
+const char *trc_format_name(trc_format f);
+
+typedef enum trc_stage {
+    TRC_DOWNLOAD = 0, TRC_LOAD, TRC_RUNTIME_PREPARE, TRC_DELEGATE_PREPARE, TRC_INFERENCE,
+    TRC_CACHE, TRC_RELEASE, TRC_EXIT, TRC_STAGE_COUNT
+} trc_stage;
+
+typedef enum trc_kind { TRC_SAMPLE = 0, TRC_BEGIN, TRC_END, TRC_EXIT_EVENT, TRC_RECOVERY,
+                        TRC_KIND_COUNT } trc_kind;
+
+typedef enum trc_payload { TRC_IMAGE = 0, TRC_AUDIO, TRC_TEXT, TRC_TENSOR, TRC_OTHER,
+                           TRC_PAYLOAD_COUNT } trc_payload;
+
+typedef enum trc_exit_reason { TRC_NONE = 0, TRC_LOW_MEMORY, TRC_ANR, TRC_NATIVE_CRASH,
+                               TRC_JAVA_CRASH, TRC_SYSTEM_RECLAIM, TRC_UNKNOWN,
+                               TRC_EXIT_REASON_COUNT } trc_exit_reason;
+
+const char *trc_stage_name(trc_stage s);
+const char *trc_kind_name(trc_kind k);
+const char *trc_payload_name(trc_payload p);
+const char *trc_exit_reason_name(trc_exit_reason r);
+
+/* Which optional fields an event has (trc_event.has). */
+enum {
+    TRC_F_KIND = 1u << 0, TRC_F_PART = 1u << 1, TRC_F_CANDIDATE = 1u << 2,
+    TRC_F_RUNTIME = 1u << 3, TRC_F_DELEGATE = 1u << 4, TRC_F_SESSION = 1u << 5,
+    TRC_F_SESSIONS = 1u << 6, TRC_F_QUEUE = 1u << 7, TRC_F_IN_FLIGHT = 1u << 8,
+    TRC_F_PAYLOAD = 1u << 9, TRC_F_RSS_MB = 1u << 10, TRC_F_BUDGET_MB = 1u << 11,
+    TRC_F_MEM = 1u << 12, TRC_F_EXIT_REASON = 1u << 13, TRC_F_EXIT = 1u << 14,
+    TRC_F_ERROR = 1u << 15, TRC_F_ACTION = 1u << 16, TRC_F_APP_VERSION = 1u << 17,
+    TRC_F_PROCESS = 1u << 18, TRC_F_TIME_MS = 1u << 19 /* time given (and written) in ms */
+};
+
+/* `mem` keys and `exit` keys present (trc_event.mem_has, exit.has). */
+enum { TRC_MEM_JAVA = 0, TRC_MEM_NATIVE, TRC_MEM_GPU, TRC_MEM_FILE, TRC_MEM_COUNT };
+enum {
+    TRC_X_REASON_CODE = 1u << 0, TRC_X_IMPORTANCE = 1u << 1, TRC_X_PSS_KB = 1u << 2,
+    TRC_X_RSS_KB = 1u << 3, TRC_X_STATUS = 1u << 4, TRC_X_TIMESTAMP_MS = 1u << 5
+};
+
+#define TRC_TEXT_MAX 64 /* strings: up to 63 bytes */
+
+typedef struct trc_exit_record {
+    unsigned has;
+    int64_t reason_code, importance, pss_kb, rss_kb, status, timestamp_ms;
+} trc_exit_record;
+
+/* One stage event.  Strings are NUL-terminated, at most TRC_TEXT_MAX - 1
+ * bytes; time is kept in microseconds whichever key gave it. */
+typedef struct trc_event {
+    unsigned has;
+    int64_t time_us;
+    trc_stage stage;
+    trc_kind kind;
+    char part[TRC_TEXT_MAX], candidate[TRC_TEXT_MAX], runtime[TRC_TEXT_MAX],
+        delegate[TRC_TEXT_MAX], error[TRC_TEXT_MAX], action[TRC_TEXT_MAX],
+        app_version[TRC_TEXT_MAX], process[TRC_TEXT_MAX];
+    int64_t session, sessions, queue, in_flight;
+    trc_payload payload;
+    int64_t rss_mb, budget_mb;
+    unsigned mem_has;              /* 1 << TRC_MEM_* */
+    int64_t mem[TRC_MEM_COUNT];    /* bytes */
+    trc_exit_reason exit_reason;
+    trc_exit_record exit;
+} trc_event;
+
+/* Clears an event to "time 0, stage load, nothing else". */
+void trc_event_clear(trc_event *e);
+/* 1 when the two events carry the same fields and values. */
+int trc_event_equal(const trc_event *a, const trc_event *b);
+
+/* ----------------------------------------------------------------- reading */
+
+typedef struct trc_reader trc_reader;
+
+typedef struct trc_read_opts {
+    int drop_unknown;      /* skip keys outside the allow-list (counted), instead of failing */
+} trc_read_opts;
+
+/* Opens `path` in `format` (-1: from the extension).  NULL with err set
+ * (SIM_ENOTFOUND, SIM_EIO, SIM_EINPUT for an unknown extension). */
+trc_reader *trc_open(const char *path, int format, const trc_read_opts *opts, sim_error *err);
+/* The same over bytes in memory (the fuzz targets, the tests); `name`
+ * names them in messages. */
+trc_reader *trc_open_buffer(const char *data, size_t len, const char *name, trc_format format,
+                            const trc_read_opts *opts, sim_error *err);
+/* Reads the next event: 1 and *e filled, 0 at the end (after checking
+ * that the document is complete), or a SIM_E* code (< 0) with err set:
+ * "FILE: event N (line L): field: what".  After an error or the end, the
+ * reader only returns that again. */
+int trc_next(trc_reader *r, trc_event *e, sim_error *err);
+/* Events read so far, and unknown keys dropped (drop_unknown). */
+uint64_t trc_events_read(const trc_reader *r);
+uint64_t trc_unknown_dropped(const trc_reader *r);
+void trc_close(trc_reader *r);
+
+/* Largest single event in a text encoding, and largest msgpack object. */
+#define TRC_EVENT_MAX_BYTES ((size_t)64 << 10)
+
+/* ---------------------------------------------------------- begin / end pairs */
+
+/* begin/end events pair by (stage, part, session) (spec/TRACE.md).  The
+ * tracker keeps the open begins (at most TRC_OPEN_MAX; beyond, the trace is
+ * refused as SIM_ELIMIT) and reports what is left unpaired. */
+#define TRC_OPEN_MAX 4096
+typedef struct trc_pairs trc_pairs;
+
+typedef struct trc_unpaired {
+    uint64_t index;        /* the event */
+    int64_t time_us;
+    trc_stage stage;
+    char part[TRC_TEXT_MAX];
+    int64_t session;       /* -1: none */
+    int is_end;            /* 1: an end with no begin before it */
+} trc_unpaired;
+
+trc_pairs *trc_pairs_create(sim_error *err);
+/* Feeds event `index`; SIM_OK or SIM_ELIMIT. */
+int trc_pairs_add(trc_pairs *p, const trc_event *e, uint64_t index, sim_error *err);
+/* The unpaired events so far (begins still open, then stray ends, each in
+ * index order): *n of them, valid until the next call or destroy. */
+const trc_unpaired *trc_pairs_report(trc_pairs *p, size_t *n);
+void trc_pairs_destroy(trc_pairs *p);
+
+/* ----------------------------------------------------------------- writing */
+
+typedef struct trc_writer trc_writer;
+
+/* Writes to `out` (not closed by the writer). */
+trc_writer *trc_writer_create(FILE *out, trc_format format, sim_error *err);
+int trc_write(trc_writer *w, const trc_event *e, sim_error *err);
+/* Completes the document (the closing bracket of a JSON array) and flushes. */
+int trc_writer_finish(trc_writer *w, sim_error *err);
+void trc_writer_destroy(trc_writer *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,200 @@
+/* write.c - trace writers: JSON arrays and JSON Lines with jansson (one
+ * event object at a time), msgpack with msgpack-c's packer.  Keys are
+ * written in the allow-list's order, only those the event has. */
+#include "traces_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+#include <msgpack.h>
+#include <msgpack/fbuffer.h>
+
+struct trc_writer {
+    trc_format fmt;
+    FILE *out;
+    uint64_t written;
+    int failed;
+    msgpack_packer pk;
+};
+
+/* One field of an event, in writing order: an integer, a string or a map. */
+typedef struct field {
+    const char *key;
+    int type; /* 0 integer, 1 string, 2 mem map, 3 exit map */
+    int64_t i;
+    const char *s;
+} field;
+
+static unsigned fields_of(const trc_event *e, field *f)
+{
+    unsigned n = 0;
+    unsigned h = e->has;
+    if (h & TRC_F_TIME_MS)
+        f[n++] = (field){"time_ms", 0, e->time_us / 1000, NULL};
+    else
+        f[n++] = (field){"time_us", 0, e->time_us, NULL};
+    f[n++] = (field){"stage", 1, 0, trc_stage_name(e->stage)};
+    if (h & TRC_F_KIND)
+        f[n++] = (field){"kind", 1, 0, trc_kind_name(e->kind)};
+#define STR(flag, k, x) if (h & (flag)) f[n++] = (field){k, 1, 0, e->x}
+#define INT(flag, k, x) if (h & (flag)) f[n++] = (field){k, 0, e->x, NULL}
+    STR(TRC_F_PART, "part", part);
+    STR(TRC_F_CANDIDATE, "candidate", candidate);
+    STR(TRC_F_RUNTIME, "runtime", runtime);
+    STR(TRC_F_DELEGATE, "delegate", delegate);
+    INT(TRC_F_SESSION, "session", session);
+    INT(TRC_F_SESSIONS, "sessions", sessions);
+    INT(TRC_F_QUEUE, "queue", queue);
+    INT(TRC_F_IN_FLIGHT, "in_flight", in_flight);
+    if (h & TRC_F_PAYLOAD)
+        f[n++] = (field){"payload", 1, 0, trc_payload_name(e->payload)};
+    INT(TRC_F_RSS_MB, "rss_mb", rss_mb);
+    INT(TRC_F_BUDGET_MB, "budget_mb", budget_mb);
+    if (h & TRC_F_MEM)
+        f[n++] = (field){"mem", 2, 0, NULL};
+    if (h & TRC_F_EXIT_REASON)
+        f[n++] = (field){"exit_reason", 1, 0, trc_exit_reason_name(e->exit_reason)};
+    if (h & TRC_F_EXIT)
+        f[n++] = (field){"exit", 3, 0, NULL};
+    STR(TRC_F_ERROR, "error", error);
+    STR(TRC_F_ACTION, "action", action);
+    STR(TRC_F_APP_VERSION, "app_version", app_version);
+    STR(TRC_F_PROCESS, "process", process);
+#undef STR
+#undef INT
+    return n;
+}
+
+static const int64_t *exit_slot(const trc_exit_record *x, int k)
+{
+    const int64_t *s[] = {&x->reason_code, &x->importance, &x->pss_kb,
+                          &x->rss_kb,      &x->status,     &x->timestamp_ms};
+    return s[k];
+}
+
+static json_t *json_of(const trc_event *e)
+{
+    field f[32];
+    unsigned n = fields_of(e, f);
+    json_t *o = json_object();
+    for (unsigned k = 0; k < n && o != NULL; k++) {
+        json_t *v = NULL;
+        if (f[k].type == 0) {
+            v = json_integer((json_int_t)f[k].i);
+        } else if (f[k].type == 1) {
+            v = json_string(f[k].s);
+        } else {
+            v = json_object();
+            for (int j = 0; v != NULL && j < (f[k].type == 2 ? TRC_MEM_COUNT : 6); j++) {
+                if (f[k].type == 2 && (e->mem_has >> j & 1u))
+                    json_object_set_new(v, trc__mem_name(j), json_integer(e->mem[j]));
+                if (f[k].type == 3 && (e->exit.has >> j & 1u))
+                    json_object_set_new(v, trc__exit_name(j),
+                                        json_integer(*exit_slot(&e->exit, j)));
+            }
+        }
+        if (v == NULL || json_object_set_new(o, f[k].key, v) != 0) {
+            json_decref(o);
+            return NULL;
+        }
+    }
+    return o;
+}
+
+static void mp_str(msgpack_packer *pk, const char *s)
+{
+    size_t n = strlen(s);
+    msgpack_pack_str(pk, n);
+    msgpack_pack_str_body(pk, s, n);
+}
+
+static int write_msgpack(trc_writer *w, const trc_event *e)
+{
+    field f[32];
+    unsigned n = fields_of(e, f);
+    msgpack_packer *pk = &w->pk;
+    int rc = msgpack_pack_map(pk, n);
+    for (unsigned k = 0; k < n && rc == 0; k++) {
+        mp_str(pk, f[k].key);
+        if (f[k].type == 0) {
+            rc = msgpack_pack_int64(pk, f[k].i);
+        } else if (f[k].type == 1) {
+            mp_str(pk, f[k].s);
+        } else {
+            unsigned mask = f[k].type == 2 ? e->mem_has : e->exit.has;
+            int count = f[k].type == 2 ? TRC_MEM_COUNT : 6;
+            rc = msgpack_pack_map(pk, (size_t)__builtin_popcount(mask));
+            for (int j = 0; j < count && rc == 0; j++) {
+                if (!(mask >> j & 1u))
+                    continue;
+                mp_str(pk, f[k].type == 2 ? trc__mem_name(j) : trc__exit_name(j));
+                rc = msgpack_pack_int64(pk, f[k].type == 2 ? e->mem[j]
+                                                           : *exit_slot(&e->exit, j));
+            }
+        }
+    }
+    return rc;
+}
+
+trc_writer *trc_writer_create(FILE *out, trc_format format, sim_error *err)
+{
+    trc_writer *w = calloc(1, sizeof *w);
+    if (w == NULL) {
+        sim_error_set(err, SIM_ENOMEM, "out of memory");
+        return NULL;
+    }
+    w->fmt = format;
+    w->out = out;
+    if (format == TRC_MSGPACK) {
+        msgpack_packer_init(&w->pk, out, msgpack_fbuffer_write);
+        msgpack_pack_map(&w->pk, 1);
+        mp_str(&w->pk, "oomsim_trace");
+        msgpack_pack_int(&w->pk, 1);
+    } else if (format == TRC_JSON) {
+        fputs("[", out);
+    }
+    if (ferror(out)) {
+        free(w);
+        sim_error_set(err, SIM_EIO, "cannot write the trace");
+        return NULL;
+    }
+    return w;
+}
+
+int trc_write(trc_writer *w, const trc_event *e, sim_error *err)
+{
+    if (w->failed)
+        return sim_error_set(err, SIM_EIO, "cannot write the trace");
+    int rc = 0;
+    if (w->fmt == TRC_MSGPACK) {
+        rc = write_msgpack(w, e);
+    } else {
+        json_t *o = json_of(e);
+        if (o == NULL)
+            return sim_error_set(err, SIM_ENOMEM, "out of memory");
+        if (w->fmt == TRC_JSON)
+            fputs(w->written ? ",\n" : "\n", w->out);
+        rc = json_dumpf(o, w->out, JSON_COMPACT);
+        if (w->fmt == TRC_JSONL)
+            fputc('\n', w->out);
+        json_decref(o);
+    }
+    w->written++;
+    if (rc != 0 || ferror(w->out)) {
+        w->failed = 1;
+        return sim_error_set(err, SIM_EIO, "cannot write the trace");
+    }
+    return SIM_OK;
+}
+
+int trc_writer_finish(trc_writer *w, sim_error *err)
+{
+    if (w->fmt == TRC_JSON)
+        fputs(w->written ? "\n]\n" : "]\n", w->out);
+    if (fflush(w->out) != 0 || ferror(w->out) || w->failed)
+        return sim_error_set(err, SIM_EIO, "cannot write the trace");
+    return SIM_OK;
+}
+
+void trc_writer_destroy(trc_writer *w) { free(w); }
