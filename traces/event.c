@@ -172,7 +172,8 @@ static int want_enum(trc__ctx *cx, const char *key, const trc__value *v,
 {
     if (v->t == TRC_V_STR)
         for (int k = 0; k < n; k++)
-            if (strlen(names[k]) == v->len && memcmp(names[k], v->s, v->len) == 0) {
+            if (names[k][0] == v->s[0] && strncmp(names[k], v->s, v->len) == 0 &&
+                names[k][v->len] == '\0') {
                 *out = k;
                 return SIM_OK;
             }
@@ -186,22 +187,30 @@ static int want_enum(trc__ctx *cx, const char *key, const trc__value *v,
 
 #define TIME_MS_MAX (INT64_C(1) << 52) /* about 142,000 years: far beyond any device clock */
 
-static const char *const keys[] = {
-    "time_ms",   "time_us",  "stage",   "kind",     "part",     "candidate", "runtime",
-    "delegate",  "session",  "sessions", "queue",   "in_flight", "payload",  "rss_mb",
-    "budget_mb", "mem",      "exit_reason", "exit", "error",    "action",    "app_version",
-    "process"};
-#define NKEYS (sizeof keys / sizeof *keys)
+#define KEY(s) {s, sizeof(s) - 1}
+static const struct {
+    const char *name;
+    size_t len;
+} key_list[] = {
+    KEY("time_ms"),   KEY("time_us"),  KEY("stage"),       KEY("kind"),     KEY("part"),
+    KEY("candidate"), KEY("runtime"),  KEY("delegate"),    KEY("session"),  KEY("sessions"),
+    KEY("queue"),     KEY("in_flight"), KEY("payload"),    KEY("rss_mb"),   KEY("budget_mb"),
+    KEY("mem"),       KEY("exit_reason"), KEY("exit"),     KEY("error"),    KEY("action"),
+    KEY("app_version"), KEY("process")};
+#undef KEY
+#define NKEYS (sizeof key_list / sizeof *key_list)
 
+/* By length and first byte: a few compares per key. */
 int trc__key(const char *key, size_t len)
 {
     for (unsigned k = 0; k < NKEYS; k++)
-        if (strlen(keys[k]) == len && memcmp(keys[k], key, len) == 0)
+        if (key_list[k].len == len && key_list[k].name[0] == key[0] &&
+            memcmp(key_list[k].name, key, len) == 0)
             return (int)k;
     return -1;
 }
 
-const char *trc__key_name(int k) { return keys[k]; }
+const char *trc__key_name(int k) { return key_list[k].name; }
 
 int trc__unknown(trc__ctx *cx, const char *where)
 {
@@ -233,7 +242,7 @@ void trc__unknown_label(const char *key, size_t len, char *out, size_t n)
 
 int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
 {
-    const char *key = keys[k];
+    const char *key = key_list[k].name;
     if (cx->seen >> k & 1u)
         return trc__fail(cx, key, SIM_EINPUT, "given twice");
     cx->seen |= 1u << k;
@@ -301,10 +310,12 @@ int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
 
 int trc__set_mem(trc__ctx *cx, trc_event *e, const char *key, size_t len, const trc__value *v)
 {
+    static const char *const paths[TRC_MEM_COUNT] = {"mem.java", "mem.native", "mem.gpu",
+                                                     "mem.file"};
     for (int k = 0; k < TRC_MEM_COUNT; k++)
-        if (strlen(mem_names[k]) == len && memcmp(mem_names[k], key, len) == 0) {
-            char path[32];
-            snprintf(path, sizeof path, "mem.%s", mem_names[k]);
+        if (len > 0 && mem_names[k][0] == key[0] && strncmp(mem_names[k], key, len) == 0 &&
+            mem_names[k][len] == '\0') {
+            const char *path = paths[k];
             if (e->mem_has >> k & 1u)
                 return trc__fail(cx, path, SIM_EINPUT, "given twice");
             e->mem_has |= 1u << k;
@@ -320,10 +331,12 @@ int trc__set_exit(trc__ctx *cx, trc_event *e, const char *key, size_t len, const
 {
     int64_t *slot[] = {&e->exit.reason_code, &e->exit.importance, &e->exit.pss_kb,
                        &e->exit.rss_kb,      &e->exit.status,     &e->exit.timestamp_ms};
+    static const char *const paths[] = {"exit.reason_code", "exit.importance", "exit.pss_kb",
+                                        "exit.rss_kb",      "exit.status",     "exit.timestamp_ms"};
     for (int k = 0; k < 6; k++)
-        if (strlen(exit_names[k]) == len && memcmp(exit_names[k], key, len) == 0) {
-            char path[32];
-            snprintf(path, sizeof path, "exit.%s", exit_names[k]);
+        if (len > 0 && exit_names[k][0] == key[0] && strncmp(exit_names[k], key, len) == 0 &&
+            exit_names[k][len] == '\0') {
+            const char *path = paths[k];
             if (e->exit.has >> k & 1u)
                 return trc__fail(cx, path, SIM_EINPUT, "given twice");
             e->exit.has |= 1u << k;

@@ -41,7 +41,7 @@ struct trc_reader {
     size_t elem_cap;
     /* msgpack */
     int header_done;
-    msgpack_unpacked up;
+    msgpack_zone zone; /* one zone, cleared after each object */
 };
 
 /* ------------------------------------------------------------- input */
@@ -482,11 +482,13 @@ static int next_msgpack(trc_reader *r, trc_event *e)
         if (rc != SIM_OK)
             return -1;
         size_t off = 0;
-        msgpack_unpack_return ur = msgpack_unpack_next(&r->up, r->buf + r->pos, size, &off);
+        msgpack_object obj;
+        msgpack_zone_clear(&r->zone);
+        msgpack_unpack_return ur = msgpack_unpack(r->buf + r->pos, size, &off, &r->zone, &obj);
         r->pos += size;
         if (ur != MSGPACK_UNPACK_SUCCESS || off != size)
             return trc__fail(cx, NULL, SIM_EINPUT, "not valid msgpack"), -1;
-        const msgpack_object *o = &r->up.data;
+        const msgpack_object *o = &obj;
         if (!r->header_done) {
             int ok = o->type == MSGPACK_OBJECT_MAP && o->via.map.size == 1 &&
                      o->via.map.ptr[0].key.type == MSGPACK_OBJECT_STR &&
@@ -524,7 +526,12 @@ static trc_reader *open_common(const char *name, trc_format fmt, const trc_read_
     snprintf(r->name, sizeof r->name, "%s", name);
     r->cx.name = r->name;
     r->cx.drop_unknown = opts != NULL && opts->drop_unknown;
-    msgpack_unpacked_init(&r->up);
+    if (!msgpack_zone_init(&r->zone, 16 << 10)) {
+        free(r->buf);
+        free(r);
+        sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
+        return NULL;
+    }
     return r;
 }
 
@@ -605,7 +612,7 @@ void trc_close(trc_reader *r)
         return;
     if (r->f != NULL)
         fclose(r->f);
-    msgpack_unpacked_destroy(&r->up);
+    msgpack_zone_destroy(&r->zone);
     free(r->buf);
     free(r->elem);
     free(r);
