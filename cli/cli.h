@@ -28,6 +28,14 @@ int cli_output_dir(const char *dir);
  * rename; on failure nothing is left under either name. */
 int cli_write_file(const char *dir, const char *name, const char *text, size_t len);
 
+/* A decimal integer in [min, max]: 1, or 0 when it is not one. */
+int cli_number(const char *s, unsigned long long min, unsigned long long max,
+               unsigned long long *out);
+struct scn_scenario;
+/* A scenario by path, or by catalog name (scenarios/, then teach/); NULL:
+ * the default plan. */
+int cli_load_scenario(const char *arg, struct scn_scenario *s, sim_error *err);
+int cli_gen(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_validate(int argc, char **argv);

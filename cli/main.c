@@ -13,6 +13,8 @@ typedef struct command {
 static const command commands[] = {
     {"run", cli_run, "run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j N] [--format F]\n"
                      "                      predict peaks and deaths for every cell"},
+    {"gen", cli_gen, "gen SCENARIO -o TRACE [--replication K] [--cell N]\n"
+                     "                      write one replication's event timeline as a trace"},
     {"validate", cli_validate, "validate FILE...    check scenario and profile files"},
     {"catalog", cli_catalog, "catalog             list the shipped devices, candidates, scenarios"},
     {"probe", cli_probe, "probe EVENTS.json   report peak, over-budget events, exit reason"},

@@ -30,8 +30,8 @@ static int usage_error(const char *fmt, const char *arg)
 }
 
 /* A decimal integer in [min, max]. */
-static int number(const char *s, unsigned long long min, unsigned long long max,
-                  unsigned long long *out)
+int cli_number(const char *s, unsigned long long min, unsigned long long max,
+               unsigned long long *out)
 {
     if (s == NULL || *s < '0' || *s > '9')
         return 0;
@@ -68,19 +68,19 @@ static int parse(int argc, char **argv, run_opts *o)
             o->dir = v;
             i++;
         } else if (strcmp(a, "-r") == 0) {
-            if (!number(v, 1, SCN_REPLICATIONS_MAX, &o->reps))
+            if (!cli_number(v, 1, SCN_REPLICATIONS_MAX, &o->reps))
                 return usage_error("-r needs a count from 1 to 10000000, got '%s'",
                                    v != NULL ? v : "");
             o->has_reps = 1;
             i++;
         } else if (strcmp(a, "--seed") == 0) {
-            if (!number(v, 0, INT64_MAX, &o->seed))
+            if (!cli_number(v, 0, INT64_MAX, &o->seed))
                 return usage_error("--seed needs a non-negative integer, got '%s'",
                                    v != NULL ? v : "");
             o->has_seed = 1;
             i++;
         } else if (strcmp(a, "-j") == 0) {
-            if (!number(v, 1, 256, &o->threads))
+            if (!cli_number(v, 1, 256, &o->threads))
                 return usage_error("-j needs a thread count from 1 to 256, got '%s'",
                                    v != NULL ? v : "");
             i++;
@@ -102,7 +102,7 @@ static int parse(int argc, char **argv, run_opts *o)
 }
 
 /* A path on disk, else a catalog scenario by name, else the default. */
-static int load(const char *arg, scn_scenario *s, sim_error *err)
+int cli_load_scenario(const char *arg, scn_scenario *s, sim_error *err)
 {
     if (arg == NULL)
         return scn_scenario_load_catalog(SCN_DEFAULT_SCENARIO, s, err);
@@ -201,7 +201,7 @@ int cli_run(int argc, char **argv)
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
-    int rc = load(o.scenario, &s, &err);
+    int rc = cli_load_scenario(o.scenario, &s, &err);
     if (rc != SIM_OK)
         return cli_report(&err);
     if (o.has_reps)

@@ -13,6 +13,7 @@
 #include <stdint.h>
 
 #include "sim/sim.h"
+#include "traces/traces.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -481,6 +482,21 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err);
  * outs. */
 int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
                         const mdl_times_sink *times, mdl_rep *out, sim_error *err);
+
+/* Receives the replication's event timeline (spec/TRACE.md), in time
+ * order: stage begin and end (inference with its session slot), memory
+ * by category and the queue and session counts on every event, the
+ * periodic samples, deaths with their exit records, recovery actions at
+ * cold starts.  fn returns SIM_OK, or an error that stops the run. */
+typedef struct mdl_trace_sink {
+    int (*fn)(void *ctx, const trc_event *e, sim_error *err);
+    void *ctx;
+} mdl_trace_sink;
+
+/* mdl_run_replication with the timeline sent to `trace` (may be NULL). */
+int mdl_run_replication_traced(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
+                               const mdl_times_sink *times, const mdl_trace_sink *trace,
+                               mdl_rep *out, sim_error *err);
 
 /* ------------------------------------------------------------------ ledger */
 

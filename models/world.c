@@ -63,6 +63,7 @@ typedef struct part_rt {
     uint32_t busy, sess_idle;
     uint64_t last_use;
     uint32_t wait_head, wait_tail;    /* requests waiting for READY */
+    uint64_t slots[MDL_SESSIONS_MAX / 64]; /* session slots executing (the timeline's ids) */
 } part_rt;
 
 /* What a request draws at arrival, alive or not, so every policy sees the
@@ -94,6 +95,7 @@ typedef struct req {
     uint32_t user;
     sim_handle timer, exec;
     uint8_t in_use, state, idx, nneeds, orphan, has_timer, has_exec;
+    uint16_t slot;        /* its session slot while executing (timeline only) */
     uint8_t needs[MDL_PARTS_MAX];
 } req;
 
@@ -110,6 +112,8 @@ typedef struct world {
     unsigned streams;
     mdl_rep *out;
     const mdl_times_sink *times;
+    const mdl_trace_sink *trace;
+    trc_event ev;          /* the event being built for `trace` */
     sim_error *err;
     int rc;
 
@@ -219,6 +223,47 @@ static void apply_limits(world *w)
         s = s > 1 ? s / 2 : 1;
     w->sess_eff = s;
 }
+
+/* ----------------------------------------------------------- the timeline */
+
+/* Starts a timeline event with what every event carries: the time, the
+ * candidate, memory by category, the session and queue counts. */
+static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
+{
+    trc_event *e = &w->ev;
+    trc_event_clear(e);
+    e->time_us = now(w);
+    e->stage = (trc_stage)stage;
+    e->kind = kind;
+    e->has = TRC_F_KIND | TRC_F_CANDIDATE | TRC_F_MEM | TRC_F_QUEUE | TRC_F_IN_FLIGHT |
+             TRC_F_SESSIONS | TRC_F_RSS_MB;
+    snprintf(e->candidate, sizeof e->candidate, "%.63s", w->cand->id);
+    static const int cat_of[TRC_MEM_COUNT] = {MDL_CAT_JAVA, MDL_CAT_NATIVE, MDL_CAT_GPU,
+                                              MDL_CAT_FILE};
+    e->mem_has = 0xfu;
+    for (int k = 0; k < TRC_MEM_COUNT; k++)
+        e->mem[k] = mdl_ledger_total(w->led, (mdl_category)cat_of[k]);
+    e->rss_mb = mdl_ledger_counted(w->led) >> 20;
+    e->queue = w->q_len;
+    e->in_flight = w->running;
+    e->sessions = w->sess_eff;
+    if (part >= 0) {
+        e->has |= TRC_F_PART;
+        snprintf(e->part, sizeof e->part, "%.63s", w->parts[part].def->name);
+    }
+    return e;
+}
+
+static void fail(world *w, int rc);
+
+static void ev_send(world *w)
+{
+    int rc = w->trace->fn(w->trace->ctx, &w->ev, w->err);
+    if (rc != SIM_OK)
+        fail(w, rc);
+}
+
+#define TRACING(w) ((w)->trace != NULL && !(w)->ending)
 
 static int at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg, sim_handle *h)
 {
@@ -554,6 +599,10 @@ static int begin_load(world *w, part_rt *p, int on_demand);
 
 static void release_part(world *w, part_rt *p)
 {
+    if (TRACING(w)) {
+        ev_begin(w, MDL_STAGE_RELEASE, TRC_SAMPLE, (int)(p - w->parts));
+        ev_send(w);
+    }
     give_all(w, p->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     mdl_ledger_free_owner(w->led, p->sess_owner, NULL);
@@ -704,7 +753,13 @@ static void start_phase(world *w, part_rt *p, int ph)
     p->serial++;
     uint32_t idx = (uint32_t)(p - w->parts);
     /* resident first, then the transient on top (the file, then its
-     * decompression buffer); a cache rebuild belongs to stage `cache` */
+     * decompression buffer); a cache rebuild belongs to stage `cache`.  The
+     * timeline's begin comes first: a death inside the stage leaves it
+     * open, as on a device */
+    if (TRACING(w)) {
+        ev_begin(w, stage, TRC_BEGIN, (int)idx);
+        ev_send(w);
+    }
     if (!take_all(w, p->owner, rs, stage))
         return;
     add_to(p->resident, rs);
@@ -716,6 +771,10 @@ static void start_phase(world *w, part_rt *p, int ph)
         return;
     memcpy(p->transient, tr, sizeof tr);
     if (miss_now) {
+        if (TRACING(w)) {
+            ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)idx);
+            ev_send(w);
+        }
         if (!take_all(w, w->cache_owner, miss, MDL_STAGE_CACHE))
             return;
         memcpy(p->cache_tr, miss, sizeof miss);
@@ -798,7 +857,15 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
         return;
     part_rt *p = &w->parts[(uint32_t)arg];
     int ph = p->phase;
+    int idx = (int)(uint32_t)arg;
+    int rebuilt = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        rebuilt |= p->cache_tr[c] > 0;
     give_all(w, w->cache_owner, p->cache_tr);
+    if (rebuilt && TRACING(w)) {
+        ev_begin(w, MDL_STAGE_CACHE, TRC_END, idx);
+        ev_send(w);
+    }
     if (ph == PH_PREPARE && w->cand->has_cache)
         p->cache_done = 1; /* the rebuilt artefact is valid for this process */
     if (ph != PH_DELEGATE) {
@@ -809,6 +876,10 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
             for (int c = 0; c < MDL_CAT_COUNT; c++)
                 p->resident[c] -= p->delegate_res[c];
             give_all(w, p->owner, p->delegate_res);
+        }
+        if (TRACING(w)) {
+            ev_begin(w, p->phase_stage, TRC_END, idx);
+            ev_send(w);
         }
         if (ph == PH_LOAD) {
             start_phase(w, p, PH_PREPARE);
@@ -831,8 +902,18 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
     }
     if (u >= def->delegate_crash + def->delegate_fail) {
         give_all(w, p->owner, p->transient);
+        if (TRACING(w)) {
+            ev_begin(w, MDL_STAGE_DELEGATE_PREPARE, TRC_END, idx);
+            ev_send(w);
+        }
         part_ready(w, p);
         return;
+    }
+    if (TRACING(w)) { /* the delegate failed: its memory is still held here */
+        trc_event *ev = ev_begin(w, MDL_STAGE_DELEGATE_PREPARE, TRC_END, idx);
+        ev->has |= TRC_F_ERROR;
+        snprintf(ev->error, sizeof ev->error, "delegate_failed");
+        ev_send(w);
     }
     if (!w->cand->release_on_init_failure) {
         /* a re-init that never releases the failed delegate: its transient
@@ -924,6 +1005,17 @@ static void execute(world *w, uint32_t i, part_rt *p)
     p->busy++;
     if (r->start < 0)
         r->start = now(w);
+    if (TRACING(w)) {
+        unsigned s = 0;
+        while (s < MDL_SESSIONS_MAX && (p->slots[s / 64] >> (s % 64) & 1u))
+            s++;
+        r->slot = (uint16_t)s;
+        p->slots[s / 64] |= UINT64_C(1) << (s % 64);
+        trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)(p - w->parts));
+        e->has |= TRC_F_SESSION;
+        e->session = s;
+        ev_send(w);
+    }
     if (p->sess_idle == 0) {
         /* a new session state; copy_runtime: with its own copy of the
          * part's prepared runtime */
@@ -1006,6 +1098,13 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
                              SIM_OK)
             fail(w, SIM_EINTERNAL);
     warning_check(w, headroom(w, 0));
+    if (TRACING(w)) {
+        p->slots[r->slot / 64] &= ~(UINT64_C(1) << (r->slot % 64));
+        trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_END, (int)(p - w->parts));
+        e->has |= TRC_F_SESSION;
+        e->session = r->slot;
+        ev_send(w);
+    }
     p->busy--;
     p->sess_idle++;
     if (p->busy == 0 && (p->release_pending || (w->acts & (1u << MDL_ACT_RELEASE_IDLE)))) {
@@ -1096,6 +1195,12 @@ static void submit(world *w, uint32_t u)
     } else {
         w->out->rejected++;
         x->done = 1;
+        if (TRACING(w)) {
+            trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+            e->has |= TRC_F_ERROR;
+            snprintf(e->error, sizeof e->error, "rejected");
+            ev_send(w);
+        }
         finish(w, i, 0);
     }
 }
@@ -1201,6 +1306,12 @@ static void timeout(sim_engine *e, void *ctx, uint64_t arg)
     r->has_timer = 0;
     r->orphan = 1;
     w->out->timed_out++;
+    if (TRACING(w)) {
+        trc_event *ev = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+        ev->has |= TRC_F_ERROR;
+        snprintf(ev->error, sizeof ev->error, "timeout");
+        ev_send(w);
+    }
     w->users[u].live++; /* hold u while the attempt goes */
     if (w->pol->cancel_on_timeout)
         cancel(w, i);
@@ -1370,6 +1481,26 @@ static void exit_record(world *w, mdl_exit why, mdl_stage stage)
         o->record_kinds[k].count++;
         o->record_kinds[k].pss_kb_sum += r.pss_kb;
     }
+    if (TRACING(w)) {
+        static const trc_exit_reason reason_of[MDL_EXIT_COUNT] = {
+            TRC_LOW_MEMORY, TRC_JAVA_CRASH, TRC_NATIVE_CRASH, TRC_ANR, TRC_SYSTEM_RECLAIM,
+            TRC_UNKNOWN}; /* watchdog: no trace class of its own */
+        trc_event *e = ev_begin(w, MDL_STAGE_EXIT, TRC_EXIT_EVENT, -1);
+        e->has |= TRC_F_EXIT_REASON | TRC_F_EXIT;
+        e->exit_reason = reason_of[why];
+        e->exit.has = TRC_X_IMPORTANCE | TRC_X_PSS_KB | TRC_X_RSS_KB | TRC_X_STATUS |
+                      TRC_X_TIMESTAMP_MS;
+        if (r.kind == MDL_REC_EXIT_INFO) {
+            e->exit.has |= TRC_X_REASON_CODE;
+            e->exit.reason_code = r.reason;
+        }
+        e->exit.importance = r.importance;
+        e->exit.pss_kb = r.pss_kb;
+        e->exit.rss_kb = r.rss_kb;
+        e->exit.status = r.status;
+        e->exit.timestamp_ms = r.time / 1000;
+        ev_send(w);
+    }
 }
 
 /* The system's periodic pss/rss sample of the process (Android). */
@@ -1384,6 +1515,11 @@ static void sample(sim_engine *e, void *ctx, uint64_t arg)
         all += mdl_ledger_total(w->led, (mdl_category)c);
     w->sample_pss_kb = mdl_ledger_counted(w->led) / 1024;
     w->sample_rss_kb = all / 1024;
+    if (TRACING(w)) {
+        ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD, TRC_SAMPLE,
+                 -1);
+        ev_send(w);
+    }
     at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL);
 }
 
@@ -1533,6 +1669,23 @@ static void cold_start(world *w)
     w->alive_since = now(w);
     w->accept_since = now(w);
     apply_limits(w);
+    if (TRACING(w)) { /* what the recovery state put in force for this start */
+        const char *acts[MDL_ACT_COUNT + 2];
+        unsigned na = 0;
+        if (w->rec.safe_mode)
+            acts[na++] = "safe_mode";
+        if (w->out->candidate_switches > 0 && w->cand == w->cell->lkg)
+            acts[na++] = "fallback_lkg";
+        for (int a = 0; a < MDL_ACT_COUNT; a++)
+            if ((w->acts >> a & 1u) && a != MDL_ACT_FALLBACK_LKG)
+                acts[na++] = mdl_action_name((mdl_action)a);
+        for (unsigned k = 0; k < na; k++) {
+            trc_event *e = ev_begin(w, MDL_STAGE_LOAD, TRC_RECOVERY, -1);
+            e->has |= TRC_F_ACTION;
+            snprintf(e->action, sizeof e->action, "%s", acts[k]);
+            ev_send(w);
+        }
+    }
     w->sample_pss_kb = w->sample_rss_kb = 0; /* a new process: not sampled yet */
     if (w->dev->os == MDL_OS_ANDROID &&
         !at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL))
@@ -1910,6 +2063,13 @@ static void destroy(world *w)
 int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
                         const mdl_times_sink *times, mdl_rep *out, sim_error *err)
 {
+    return mdl_run_replication_traced(cell, rep, alloc, times, NULL, out, err);
+}
+
+int mdl_run_replication_traced(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
+                               const mdl_times_sink *times, const mdl_trace_sink *trace,
+                               mdl_rep *out, sim_error *err)
+{
     memset(out, 0, sizeof *out);
     world w;
     memset(&w, 0, sizeof w);
@@ -1920,6 +2080,7 @@ int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *all
     w.pol = &cell->policy;
     w.alloc = alloc != NULL ? alloc : sim_alloc_default();
     w.times = times;
+    w.trace = trace;
     w.out = out;
     w.err = err;
     int rc = setup(&w, cell, rep, err);

@@ -289,3 +289,69 @@ TEST_CASE("traces: oomsim validate reads a trace and lists what is unpaired", "[
     CHECK(b.status == 1);
     CHECK(b.err.find(bad + ": event 0 (line 1): key \"prompt\"") == 0);
 }
+
+TEST_CASE("gen: the timeline of a replication, the same events in every encoding", "[traces][gen]")
+{
+    // prewarm-boot-loop, fallback_lkg (cell 2): big-v2 dies in
+    // delegate_prepare at 3 s, the relaunch at 13 s runs small-v1
+    TempDir dir;
+    const char *ext[] = {"json", "jsonl", "msgpack"};
+    std::vector<trc_event> first;
+    for (int f = 0; f < TRC_FORMAT_COUNT; f++) {
+        std::string path = dir.file(std::string("g.") + ext[f]);
+        RunResult r = oomsim({"gen", "prewarm-boot-loop", "--cell", "2", "--replication", "3",
+                              "-o", path});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        CHECK(r.err.find("peak 1600.0 MiB, 1 deaths") != std::string::npos);
+        std::vector<trc_event> ev = read_all(path);
+        if (f == 0) {
+            first = ev;
+            continue;
+        }
+        REQUIRE(ev.size() == first.size());
+        for (size_t k = 0; k < ev.size(); k++)
+            CHECK(trc_event_equal(&ev[k], &first[k]));
+    }
+    // read, write in another encoding, read again: the same events
+    for (int f = 0; f < TRC_FORMAT_COUNT; f++) {
+        std::string out = dir.file(std::string("rt.") + ext[f]);
+        write_all(first, (trc_format)f, out);
+        std::vector<trc_event> back = read_all(out);
+        REQUIRE(back.size() == first.size());
+        for (size_t k = 0; k < back.size(); k++)
+            CHECK(trc_event_equal(&back[k], &first[k]));
+    }
+    // what the timeline holds
+    size_t begins = 0, exits = 0, recoveries = 0;
+    for (const trc_event &e : first) {
+        begins += e.kind == TRC_BEGIN;
+        if (e.kind == TRC_EXIT_EVENT) {
+            exits++;
+            CHECK(e.stage == TRC_EXIT);
+            CHECK(e.exit_reason == TRC_LOW_MEMORY);
+            CHECK(e.exit.importance == 100);
+            CHECK(e.time_us == 3000000);
+            CHECK((e.mem[TRC_MEM_NATIVE] + e.mem[TRC_MEM_GPU]) == INT64_C(1600) << 20);
+        }
+        if (e.kind == TRC_RECOVERY) {
+            recoveries++;
+            CHECK(std::string(e.action) == "fallback_lkg");
+            CHECK(std::string(e.candidate) == "small-v1");
+            CHECK(e.time_us == 13000000);
+        }
+    }
+    CHECK(exits == 1);
+    CHECK(recoveries == 1);
+    CHECK(begins >= 6); // big-v2's three stages, then small-v1's three
+    // the same replication, the same bytes
+    std::string again = dir.file("again.jsonl");
+    REQUIRE(oomsim({"gen", "prewarm-boot-loop", "--cell", "2", "--replication", "3", "-o",
+                    again}).status == 0);
+    CHECK(read_file(again) == read_file(dir.file("g.jsonl")));
+    // bad usage, and nothing left behind on a failure
+    CHECK(oomsim({"gen", "prewarm-boot-loop", "-o", dir.file("x.txt")}).status == 2);
+    CHECK(oomsim({"gen", "prewarm-boot-loop", "--cell", "99", "-o", dir.file("y.json")}).status ==
+          2);
+    CHECK(!exists(dir.file("y.json")));
+}

@@ -1,0 +1,111 @@
+/* gen.c - `oomsim gen SCENARIO -o TRACE.(json|jsonl|msgpack) [--replication K]
+ * [--cell N] [--trace-format F]`: the event timeline of one replication of
+ * one cell, written as a trace (spec/TRACE.md), to a temporary name and
+ * renamed, so a failed run leaves no half-written trace. */
+#include "cli.h"
+#include "models/models.h"
+#include "scenarios/scenarios.h"
+#include "traces/traces.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
+    "                  [--cell N] [--trace-format json|jsonl|msgpack]\n"
+    "  writes the event timeline of replication K (default 0) of cell N (default 0:\n"
+    "  the first device, candidate and policy) as a trace\n";
+
+static int usage_error(const char *what)
+{
+    fprintf(stderr, "oomsim gen: %s\n%s", what, usage_text);
+    return CLI_USAGE;
+}
+
+static int write_event(void *ctx, const trc_event *e, sim_error *err)
+{
+    return trc_write(ctx, e, err);
+}
+
+int cli_gen(int argc, char **argv)
+{
+    const char *scenario = NULL, *out = NULL;
+    unsigned long long rep = 0, cell = 0;
+    int format = -1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "-o") == 0 && v != NULL) {
+            out = v;
+            i++;
+        } else if (strcmp(a, "--replication") == 0 && v != NULL) {
+            if (!cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep))
+                return usage_error("--replication needs an integer from 0");
+            i++;
+        } else if (strcmp(a, "--cell") == 0 && v != NULL) {
+            if (!cli_number(v, 0, SCN_CELLS_MAX - 1, &cell))
+                return usage_error("--cell needs an integer from 0");
+            i++;
+        } else if (strcmp(a, "--trace-format") == 0 && v != NULL) {
+            for (int f = 0; f < TRC_FORMAT_COUNT; f++)
+                if (strcmp(v, trc_format_name((trc_format)f)) == 0)
+                    format = f;
+            if (format < 0)
+                return usage_error("--trace-format is json, jsonl or msgpack");
+            i++;
+        } else if (a[0] == '-' || scenario != NULL) {
+            return usage_error("unexpected argument");
+        } else {
+            scenario = a;
+        }
+    }
+    if (scenario == NULL || out == NULL)
+        return usage_error("a scenario and -o TRACE are needed");
+    if (format < 0 && (format = trc_format_of_path(out)) < 0)
+        return usage_error("the trace's name must end in .json, .jsonl, .msgpack or .mp "
+                           "(or give --trace-format)");
+    sim_error err;
+    sim_error_clear(&err);
+    scn_scenario s;
+    int rc = cli_load_scenario(scenario, &s, &err);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    if (cell >= s.ncells) {
+        scn_scenario_release(&s);
+        fprintf(stderr, "oomsim gen: --cell %llu: the scenario has %u cells\n", cell, s.ncells);
+        return CLI_USAGE;
+    }
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL) {
+        scn_scenario_release(&s);
+        fprintf(stderr, "oomsim: cannot write %s: %s\n", out, strerror(errno));
+        return CLI_FAILURE;
+    }
+    trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
+    rc = w != NULL ? SIM_OK : err.code;
+    mdl_rep r;
+    if (rc == SIM_OK) {
+        mdl_trace_sink sink = {write_event, w};
+        rc = mdl_run_replication_traced(&s.cells[cell], rep, NULL, NULL, &sink, &r, &err);
+    }
+    if (rc == SIM_OK)
+        rc = trc_writer_finish(w, &err);
+    trc_writer_destroy(w);
+    int closed = fclose(f) == 0;
+    if (rc == SIM_OK && (!closed || rename(tmp, out) != 0))
+        rc = sim_error_set(&err, SIM_EIO, "cannot write %s: %s", out, strerror(errno));
+    if (rc != SIM_OK)
+        unlink(tmp);
+    scn_scenario_release(&s);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    fprintf(stderr, "%s: replication %llu of cell %llu: peak %.1f MiB, %u deaths\n", out, rep,
+            cell, (double)r.peak / (1 << 20), r.deaths_total);
+    return CLI_OK;
+}
