@@ -15,6 +15,8 @@ static const command commands[] = {
                      "                      predict peaks and deaths for every cell"},
     {"gen", cli_gen, "gen SCENARIO -o TRACE [--replication K] [--cell N]\n"
                      "                      write one replication's event timeline as a trace"},
+    {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
+                               "                      classify exit records, with evidence"},
     {"validate", cli_validate, "validate FILE...    check scenario and profile files"},
     {"catalog", cli_catalog, "catalog             list the shipped devices, candidates, scenarios"},
     {"probe", cli_probe, "probe EVENTS.json   report peak, over-budget events, exit reason"},

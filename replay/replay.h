@@ -34,6 +34,66 @@ int rpl_probe_buffer(const char *data, size_t len, const char *name, char **repo
 /* Releases a report.  NULL is allowed. */
 void rpl_probe_free(char *report);
 
+/* ------------------------------------------------------------ diagnosis */
+
+/* An exit record read from `dumpsys activity exit-info` output (its
+ * multi-line and one-line toString layouts) or an lmkd kill line
+ * (DOMAIN.md sections 4 and 5). */
+typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD } rpl_source;
+
+#define RPL_TEXT_MAX 128
+
+typedef struct rpl_exit {
+    rpl_source source;
+    char process[RPL_TEXT_MAX];
+    char description[RPL_TEXT_MAX]; /* dumpsys description, or lmkd's reason */
+    int64_t timestamp_ms;           /* UTC; -1: none, or not readable unambiguously */
+    int reason_code;                /* ApplicationExitInfo reason; -1 for lmkd */
+    int has_status, status;
+    int has_importance, importance;
+    int has_adj, adj;               /* lmkd: oom_score_adj */
+    int64_t pss_kb, rss_kb;         /* -1: not given */
+    int64_t pid;                    /* -1: not given */
+    uint64_t line;                  /* where it starts in its file (from 1) */
+} rpl_exit;
+
+/* Reads every exit record in data[0..len) (a dumpsys dump, a log with lmkd
+ * lines, or both), in order.  Lines that are neither are skipped.  Returns
+ * SIM_OK with *out (free()) and *n, or SIM_ELIMIT / SIM_ENOMEM.  At most
+ * RPL_EXITS_MAX records per input. */
+#define RPL_EXITS_MAX 100000
+int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
+                    sim_error *err);
+
+/* The diagnosis of one record: class and evidence level (DOMAIN.md 5),
+ * the stage of the trace running at the exit, what is supported, what is
+ * missing and the conservative recovery action. */
+typedef struct rpl_verdict {
+    const char *cls;              /* low_memory, java_crash, native_crash, anr,
+                                     system_reclaim, other, unknown */
+    const char *evidence;         /* confirmed, supported, unconfirmed */
+    int matched;                  /* the record matched the trace */
+    char matched_stage[32];       /* "" when none */
+    char supports[256], missing[256];
+    const char *recovery;
+} rpl_verdict;
+
+/* Diagnoses records against a trace (NULL: no trace).  A record matches the
+ * trace when an exit event of the trace has the same process (when both
+ * name one) and app version (when both give one) and an exit timestamp
+ * within RPL_MATCH_WINDOW_MS of the record's. */
+#define RPL_MATCH_WINDOW_MS 5000
+typedef struct rpl_trace_exits rpl_trace_exits;
+/* Reads the exit events of a trace (streaming), with the stage running at
+ * each. */
+int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err);
+void rpl_trace_exits_free(rpl_trace_exits *t);
+/* The trace's own exit records (the `exit` maps of its exit events). */
+size_t rpl_trace_exits_count(const rpl_trace_exits *t);
+const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k);
+void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v);
+const char *rpl_reason_name(int code);
+
 #ifdef __cplusplus
 }
 #endif

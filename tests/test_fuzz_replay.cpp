@@ -1,7 +1,7 @@
-// The trace fuzz corpus as a regression suite: every file of
-// tests/fuzz/corpus/traces/ goes through the fuzz target's checks
-// (tests/fuzz/fuzz_traces.c: read as each encoding, every event round-
-// tripped through every writer); a broken check aborts the test.
+// A fuzz corpus as a regression suite: every file of
+// tests/fuzz/corpus/OOMSIM_FUZZ_CORPUS/ goes through its fuzz target's checks
+// (tests/fuzz/fuzz_OOMSIM_FUZZ_CORPUS.c, linked in); a broken check aborts
+// the test.  Built once per target (tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
 #include <dirent.h>
@@ -16,10 +16,9 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 using namespace shim;
 
-TEST_CASE("trace fuzz corpus: every input reads cleanly or fails with its place",
-          "[fuzz][traces]")
+TEST_CASE("fuzz corpus " OOMSIM_FUZZ_CORPUS ": every input passes the target's checks", "[fuzz]")
 {
-    std::string dir = source_path("tests/fuzz/corpus/traces");
+    std::string dir = source_path(std::string("tests/fuzz/corpus/") + OOMSIM_FUZZ_CORPUS);
     std::vector<std::string> names;
     DIR *d = ::opendir(dir.c_str());
     REQUIRE(d != nullptr);
@@ -28,7 +27,7 @@ TEST_CASE("trace fuzz corpus: every input reads cleanly or fails with its place"
             names.push_back(e->d_name);
     ::closedir(d);
     std::sort(names.begin(), names.end());
-    REQUIRE(names.size() >= 3);
+    REQUIRE(names.size() >= 1);
     for (const std::string &n : names) {
         std::string bytes = read_file(dir + "/" + n);
         INFO(n);

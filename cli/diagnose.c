@@ -1,0 +1,152 @@
+/* diagnose.c - `oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]`
+ * (spec/TRACE.md): every exit record of the --exits files (dumpsys
+ * exit-info output, lmkd lines in a log), or without them the trace's own
+ * exit records, classified with an evidence level and matched to the
+ * trace when one is given. */
+#include "cli.h"
+#include "replay/replay.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char usage_text[] =
+    "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
+    "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
+    "  lines) with an evidence level, matched to the trace by process, app version\n"
+    "  and time; without --exits, the trace's own exit records\n";
+
+#define MAX_FILES 64
+
+typedef struct item {
+    rpl_exit x;
+    const char *source;
+} item;
+
+static json_t *int_or_null(int has, int64_t v) { return has ? json_integer(v) : json_null(); }
+
+static void add_json(json_t *arr, const item *it, const rpl_verdict *v)
+{
+    const rpl_exit *x = &it->x;
+    json_t *o = json_object();
+    json_object_set_new(o, "source", json_string(it->source));
+    json_object_set_new(o, "process", x->process[0] ? json_string(x->process) : json_null());
+    json_object_set_new(o, "timestamp_ms", int_or_null(x->timestamp_ms >= 0, x->timestamp_ms));
+    int has_reason = x->source == RPL_EXIT_INFO && x->reason_code >= 0;
+    json_object_set_new(o, "reason_code", int_or_null(has_reason, x->reason_code));
+    json_object_set_new(o, "reason",
+                        has_reason ? json_string(rpl_reason_name(x->reason_code)) : json_null());
+    json_object_set_new(o, "importance", int_or_null(x->has_importance, x->importance));
+    json_object_set_new(o, "class", json_string(v->cls));
+    json_object_set_new(o, "evidence", json_string(v->evidence));
+    json_object_set_new(o, "matched_stage",
+                        v->matched_stage[0] ? json_string(v->matched_stage) : json_null());
+    json_object_set_new(o, "supports", json_string(v->supports));
+    json_object_set_new(o, "missing", json_string(v->missing));
+    json_object_set_new(o, "recovery", json_string(v->recovery));
+    json_array_append_new(arr, o);
+}
+
+int cli_diagnose(int argc, char **argv)
+{
+    const char *trace = NULL, *files[MAX_FILES];
+    int nfiles = 0, json = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "--exits") == 0 && v != NULL && nfiles < MAX_FILES) {
+            files[nfiles++] = v;
+            i++;
+        } else if (strcmp(a, "--format") == 0 && v != NULL &&
+                   (strcmp(v, "json") == 0 || strcmp(v, "text") == 0)) {
+            json = strcmp(v, "json") == 0;
+            i++;
+        } else if (a[0] != '-' && trace == NULL) {
+            trace = a;
+        } else {
+            fprintf(stderr, "oomsim diagnose: unexpected argument\n%s", usage_text);
+            return CLI_USAGE;
+        }
+    }
+    if (trace == NULL && nfiles == 0) {
+        fprintf(stderr, "oomsim diagnose: give a trace, --exits files, or both\n%s", usage_text);
+        return CLI_USAGE;
+    }
+    sim_error err;
+    sim_error_clear(&err);
+    rpl_trace_exits *t = NULL;
+    if (trace != NULL && rpl_trace_exits_load(trace, &t, &err) != SIM_OK)
+        return cli_report(&err);
+    item *items = NULL;
+    size_t n = 0;
+    int status = CLI_OK;
+    for (int f = 0; f < nfiles && status == CLI_OK; f++) {
+        char *text = NULL;
+        size_t len = 0;
+        rpl_exit *xs = NULL;
+        size_t nx = 0;
+        if (sim_read_file(files[f], (size_t)256 << 20, &text, &len, &err) != SIM_OK ||
+            rpl_exits_parse(text, len, files[f], &xs, &nx, &err) != SIM_OK) {
+            status = cli_report(&err);
+        } else {
+            item *ni = realloc(items, (n + nx + 1) * sizeof *ni);
+            if (ni == NULL) {
+                status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
+            } else {
+                items = ni;
+                for (size_t k = 0; k < nx; k++)
+                    items[n++] = (item){xs[k], xs[k].source == RPL_LMKD ? "lmkd" : "exit-info"};
+            }
+        }
+        free(text);
+        free(xs);
+    }
+    if (status == CLI_OK && nfiles == 0 && t != NULL) {
+        size_t nt = rpl_trace_exits_count(t);
+        items = malloc((nt + 1) * sizeof *items);
+        if (items == NULL)
+            status = CLI_FAILURE;
+        for (size_t k = 0; items != NULL && k < nt; k++)
+            items[n++] = (item){*rpl_trace_exit_record(t, k), "trace"};
+    }
+    json_t *arr = json_array();
+    for (size_t k = 0; status == CLI_OK && k < n; k++) {
+        rpl_verdict v;
+        rpl_diagnose(&items[k].x, t, &v);
+        if (json) {
+            add_json(arr, &items[k], &v);
+            continue;
+        }
+        const rpl_exit *x = &items[k].x;
+        printf("%s%s exit of %s", k ? "\n" : "", items[k].source,
+               x->process[0] ? x->process : "an unnamed process");
+        if (x->source == RPL_EXIT_INFO && x->reason_code >= 0)
+            printf(", reason %d (%s)", x->reason_code, rpl_reason_name(x->reason_code));
+        if (x->has_importance)
+            printf(", importance %d", x->importance);
+        printf("\n  class:     %s (%s)\n", v.cls, v.evidence);
+        printf("  stage:     %s\n", v.matched_stage[0] ? v.matched_stage : "- (no matching trace)");
+        printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v.supports, v.missing,
+               v.recovery);
+    }
+    if (status == CLI_OK && json) {
+        json_t *doc = json_object();
+        json_object_set_new(doc, "exits", arr);
+        arr = NULL;
+        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        json_decref(doc);
+        status = s != NULL ? cli_write_stdout(s, strlen(s)) : CLI_FAILURE;
+        free(s);
+    }
+    json_decref(arr);
+    if (status == CLI_OK && !json && n == 0)
+        printf("no exit records\n");
+    free(items);
+    rpl_trace_exits_free(t);
+    if (status == CLI_OK && fflush(stdout) != 0)
+        status = CLI_FAILURE;
+    return status;
+}

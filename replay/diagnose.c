@@ -1,0 +1,594 @@
+/* diagnose.c - `oomsim diagnose`: exit records from dumpsys and lmkd,
+ * matched to a stage trace, classified with an evidence level
+ * (DOMAIN.md sections 4 and 5; the JSON form is spec/TRACE.md's).
+ *
+ * Parsing: a dumpsys record's fields are `key=value` with values that may
+ * hold spaces (a timestamp, a description, "3 (LOW_MEMORY)"), several to a
+ * line or one per line, or all on one line in the toString form.  The
+ * fields are found by their known keys, and a value runs to the next known
+ * key.  An lmkd kill line is found by its "Kill '" / "Killing '" prefix;
+ * its field list differs by version, so each field is looked for by name. */
+#include "replay.h"
+
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/traces.h"
+
+static const char *const aei_names[] = {
+    "UNKNOWN",        "EXIT_SELF",          "SIGNALED",      "LOW_MEMORY",
+    "CRASH",          "CRASH_NATIVE",       "ANR",           "INITIALIZATION_FAILURE",
+    "PERMISSION_CHANGE", "EXCESSIVE_RESOURCE_USAGE", "USER_REQUESTED", "USER_STOPPED",
+    "DEPENDENCY_DIED", "OTHER",             "FREEZER",       "PACKAGE_STATE_CHANGE",
+    "PACKAGE_UPDATED"};
+
+const char *rpl_reason_name(int code)
+{
+    return code >= 0 && (size_t)code < sizeof aei_names / sizeof *aei_names ? aei_names[code]
+                                                                            : "?";
+}
+
+/* ------------------------------------------------------------ values */
+
+static void copy_text(char *dst, const char *s, size_t n)
+{
+    size_t k = 0;
+    for (; k < n && k + 1 < RPL_TEXT_MAX; k++)
+        dst[k] = (unsigned char)s[k] < 0x20 ? ' ' : s[k];
+    dst[k] = '\0';
+}
+
+static int parse_int(const char *s, size_t n, int64_t *out)
+{
+    size_t k = 0;
+    int neg = 0;
+    if (k < n && s[k] == '-')
+        neg = 1, k++;
+    if (k == n || !isdigit((unsigned char)s[k]))
+        return 0;
+    int64_t v = 0;
+    for (; k < n && isdigit((unsigned char)s[k]); k++) {
+        if (v > (INT64_MAX - 9) / 10)
+            return 0;
+        v = v * 10 + (s[k] - '0');
+    }
+    *out = neg ? -v : v;
+    return 1;
+}
+
+/* "75MB", "1.2GB", "512KB", "0.00" (MB), "123456kB" -> kB; -1 unreadable. */
+static int64_t parse_size_kb(const char *s, size_t n)
+{
+    size_t k = 0;
+    double v = 0, scale = 1;
+    int digits = 0, dot = 0;
+    for (; k < n && (isdigit((unsigned char)s[k]) || (s[k] == '.' && !dot)); k++) {
+        if (s[k] == '.') {
+            dot = 1;
+            continue;
+        }
+        digits = 1;
+        if (dot)
+            scale /= 10, v += (s[k] - '0') * scale;
+        else
+            v = v * 10 + (s[k] - '0');
+        if (v > 1e15)
+            return -1;
+    }
+    if (!digits)
+        return -1;
+    const char *u = s + k;
+    size_t un = n - k;
+    double mult = 1024; /* a bare number: MB, as dumpsys prints 0.00 */
+    if (un >= 2 && (u[0] == 'G' || u[0] == 'g'))
+        mult = 1024.0 * 1024.0;
+    else if (un >= 2 && (u[0] == 'K' || u[0] == 'k'))
+        mult = 1;
+    else if (un >= 2 && (u[0] == 'M' || u[0] == 'm'))
+        mult = 1024;
+    else if (un >= 1 && u[0] == 'B')
+        mult = 1.0 / 1024;
+    return (int64_t)(v * mult + 0.5);
+}
+
+/* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
+static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+{
+    y -= m <= 2;
+    int64_t era = (y >= 0 ? y : y - 399) / 400;
+    unsigned yoe = (unsigned)(y - era * 400);
+    unsigned doy = (153 * (m + (m > 2 ? (unsigned)-3 : 9)) + 2) / 5 + d - 1;
+    unsigned doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    return era * 146097 + (int64_t)doe - 719468;
+}
+
+/* "2024-04-28 19:27:47.967" (UTC, no zone) or epoch milliseconds; -1 when
+ * not readable unambiguously (a locale-formatted date). */
+static int64_t parse_timestamp(const char *s, size_t n)
+{
+    int64_t v;
+    size_t k = 0;
+    while (k < n && isdigit((unsigned char)s[k]))
+        k++;
+    if (k == n && n >= 10 && parse_int(s, n, &v))
+        return v; /* epoch ms */
+    int Y, M, D, h, mi, sec, ms = 0, used = 0;
+    char buf[64];
+    if (n >= sizeof buf)
+        return -1;
+    memcpy(buf, s, n);
+    buf[n] = '\0';
+    if (sscanf(buf, "%4d-%2d-%2d %2d:%2d:%2d%n", &Y, &M, &D, &h, &mi, &sec, &used) != 6)
+        return -1;
+    if (buf[used] == '.') {
+        int frac = 0, digits = 0;
+        for (int j = used + 1; isdigit((unsigned char)buf[j]) && digits < 3; j++, digits++)
+            frac = frac * 10 + (buf[j] - '0');
+        while (digits < 3)
+            frac *= 10, digits++;
+        ms = frac;
+    }
+    if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec > 60)
+        return -1;
+    int64_t days = days_from_civil(Y, (unsigned)M, (unsigned)D);
+    return ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + ms;
+}
+
+/* ----------------------------------------------------------- dumpsys */
+
+static const char *const kv_keys[] = {
+    "timestamp", "pid",    "realUid", "packageUid", "definingUid", "user",  "process",
+    "reason",    "subreason", "status", "importance", "pss",       "rss",   "description",
+    "state",     "trace",  "package", "processName"};
+#define NKV (sizeof kv_keys / sizeof *kv_keys)
+
+/* The known key starting at s[i] (after a space, '(' or the line start),
+ * or -1. */
+static int key_at(const char *s, size_t n, size_t i)
+{
+    if (i > 0 && s[i - 1] != ' ' && s[i - 1] != '\t' && s[i - 1] != '(' && s[i - 1] != ',')
+        return -1;
+    for (unsigned k = 0; k < NKV; k++) {
+        size_t kl = strlen(kv_keys[k]);
+        if (i + kl < n && memcmp(s + i, kv_keys[k], kl) == 0 && s[i + kl] == '=')
+            return (int)k;
+    }
+    return -1;
+}
+
+/* Reads the key=value fields of s[0..n) into x; returns how many. */
+static int read_fields(const char *s, size_t n, rpl_exit *x)
+{
+    int found = 0;
+    size_t i = 0;
+    int key = -1;
+    size_t vstart = 0;
+    for (;;) {
+        int k = i < n ? key_at(s, n, i) : -1;
+        if (k >= 0 || i >= n) {
+            if (key >= 0) {
+                size_t vend = i;
+                while (vend > vstart && (s[vend - 1] == ' ' || s[vend - 1] == '\t' ||
+                                         s[vend - 1] == ')' || s[vend - 1] == ','))
+                    vend--;
+                const char *v = s + vstart;
+                size_t vn = vend - vstart;
+                int64_t num;
+                found++;
+                switch (key) {
+                case 0: x->timestamp_ms = parse_timestamp(v, vn); break;
+                case 1: if (parse_int(v, vn, &num)) x->pid = num; break;
+                case 6:
+                case 17: {
+                    size_t e = 0;
+                    while (e < vn && v[e] != ' ')
+                        e++;
+                    copy_text(x->process, v, e);
+                    break;
+                }
+                case 7: if (parse_int(v, vn, &num) && num >= 0 && num < 1000)
+                        x->reason_code = (int)num;
+                    break;
+                case 9: if (parse_int(v, vn, &num) && num > INT32_MIN && num < INT32_MAX)
+                        x->has_status = 1, x->status = (int)num;
+                    break;
+                case 10: if (parse_int(v, vn, &num) && num >= 0 && num < 100000)
+                        x->has_importance = 1, x->importance = (int)num;
+                    break;
+                case 11: x->pss_kb = parse_size_kb(v, vn); break;
+                case 12: x->rss_kb = parse_size_kb(v, vn); break;
+                case 13: copy_text(x->description, v, vn); break;
+                default: break;
+                }
+            }
+            if (i >= n)
+                break;
+            key = k;
+            vstart = i + strlen(kv_keys[k]) + 1;
+            i = vstart;
+            continue;
+        }
+        i++;
+    }
+    return found;
+}
+
+static void init_exit(rpl_exit *x, rpl_source src, uint64_t line)
+{
+    memset(x, 0, sizeof *x);
+    x->source = src;
+    x->timestamp_ms = -1;
+    x->reason_code = -1;
+    x->pss_kb = x->rss_kb = -1;
+    x->pid = -1;
+    x->line = line;
+}
+
+/* ------------------------------------------------------------- lmkd */
+
+static const char *find(const char *s, size_t n, const char *what)
+{
+    size_t w = strlen(what);
+    for (size_t i = 0; i + w <= n; i++)
+        if (memcmp(s + i, what, w) == 0)
+            return s + i;
+    return NULL;
+}
+
+/* "Kill 'PROCESS' (PID), uid U, oom_score_adj A to free N kB rss ...; reason: ..."
+ * and the older "Killing 'PROCESS' (PID), uid U, adj A ... to free NkB ...". */
+static int read_lmkd(const char *s, size_t n, uint64_t line, rpl_exit *x)
+{
+    const char *k = find(s, n, "Kill '");
+    size_t skip = 6;
+    if (k == NULL) {
+        k = find(s, n, "Killing '");
+        skip = 9;
+    }
+    if (k == NULL)
+        return 0;
+    const char *p = k + skip, *end = s + n;
+    const char *q = memchr(p, '\'', (size_t)(end - p));
+    if (q == NULL)
+        return 0;
+    init_exit(x, RPL_LMKD, line);
+    copy_text(x->process, p, (size_t)(q - p));
+    int64_t v;
+    const char *pid = find(q, (size_t)(end - q), "(");
+    if (pid != NULL && parse_int(pid + 1, (size_t)(end - pid - 1), &v))
+        x->pid = v;
+    const char *adj = find(q, (size_t)(end - q), "oom_score_adj ");
+    size_t al = 14;
+    if (adj == NULL) {
+        adj = find(q, (size_t)(end - q), "adj ");
+        al = 4;
+    }
+    if (adj != NULL && parse_int(adj + al, (size_t)(end - adj) - al, &v) && v >= -1000 &&
+        v <= 1001)
+        x->has_adj = 1, x->adj = (int)v;
+    const char *fr = find(q, (size_t)(end - q), "to free ");
+    if (fr != NULL && parse_int(fr + 8, (size_t)(end - fr - 8), &v) && v >= 0)
+        x->rss_kb = v;
+    const char *why = find(q, (size_t)(end - q), "reason: ");
+    if (why != NULL)
+        copy_text(x->description, why + 8, (size_t)(end - why - 8));
+    return 1;
+}
+
+/* ----------------------------------------------------------- records */
+
+int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
+                    sim_error *err)
+{
+    rpl_exit *v = NULL;
+    size_t cnt = 0, cap = 0;
+    int open = 0; /* a multi-line dumpsys record is being read */
+    uint64_t line = 0;
+    size_t pos = 0;
+    while (pos < len) {
+        const char *s = data + pos;
+        const char *nl = memchr(s, '\n', len - pos);
+        size_t ln = nl != NULL ? (size_t)(nl - s) : len - pos;
+        pos += ln + (nl != NULL);
+        line++;
+        size_t a = 0;
+        while (a < ln && (s[a] == ' ' || s[a] == '\t'))
+            a++;
+        const char *t = s + a;
+        size_t tn = ln - a;
+        while (tn > 0 && (t[tn - 1] == '\r' || t[tn - 1] == ' '))
+            tn--;
+        int header = tn >= 21 && memcmp(t, "ApplicationExitInfo #", 21) == 0;
+        const char *one = find(t, tn, "ApplicationExitInfo(");
+        rpl_exit x;
+        int lmkd = !header && one == NULL && read_lmkd(t, tn, line, &x);
+        if (header || one != NULL || lmkd) {
+            if (cnt == cap) {
+                if (cnt == RPL_EXITS_MAX) {
+                    free(v);
+                    return sim_error_set(err, SIM_ELIMIT, "%s:%llu: more than %d exit records",
+                                         name, (unsigned long long)line, RPL_EXITS_MAX);
+                }
+                size_t nc = cap ? cap * 2 : 16;
+                rpl_exit *nv = realloc(v, nc * sizeof *nv);
+                if (nv == NULL) {
+                    free(v);
+                    return sim_error_set(err, SIM_ENOMEM, "out of memory");
+                }
+                v = nv;
+                cap = nc;
+            }
+            if (lmkd) {
+                v[cnt++] = x;
+                open = 0;
+            } else if (one != NULL) {
+                init_exit(&v[cnt], RPL_EXIT_INFO, line);
+                const char *body = one + 20;
+                read_fields(body, (size_t)(t + tn - body), &v[cnt++]);
+                open = 0;
+            } else {
+                init_exit(&v[cnt++], RPL_EXIT_INFO, line);
+                open = 1;
+            }
+            continue;
+        }
+        if (open) {
+            if (tn == 0 || read_fields(t, tn, &v[cnt - 1]) == 0)
+                open = 0; /* the record's fields ended */
+        }
+    }
+    *out = v;
+    *n = cnt;
+    return SIM_OK;
+}
+
+/* ------------------------------------------------------------- trace */
+
+typedef struct trace_exit {
+    rpl_exit record;      /* the trace's own raw exit record (its `exit` map) */
+    char process[TRC_TEXT_MAX], app_version[TRC_TEXT_MAX];
+    int64_t timestamp_ms; /* -1: the exit event gives none */
+    char stage[32];       /* the stage running: the last begin still open */
+} trace_exit;
+
+struct rpl_trace_exits {
+    trace_exit *v;
+    size_t n;
+};
+
+int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err)
+{
+    trc_reader *r = trc_open(path, -1, NULL, err);
+    if (r == NULL)
+        return err->code;
+    rpl_trace_exits *t = calloc(1, sizeof *t);
+    trc_pairs *p = trc_pairs_create(err);
+    if (t == NULL || p == NULL) {
+        free(t);
+        trc_pairs_destroy(p);
+        trc_close(r);
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    }
+    size_t cap = 0;
+    trc_event e;
+    char process[TRC_TEXT_MAX] = "", version[TRC_TEXT_MAX] = "", last_stage[32] = "";
+    int rc;
+    while ((rc = trc_next(r, &e, err)) == 1) {
+        uint64_t idx = trc_events_read(r) - 1;
+        if (e.has & TRC_F_PROCESS)
+            memcpy(process, e.process, sizeof process);
+        if (e.has & TRC_F_APP_VERSION)
+            memcpy(version, e.app_version, sizeof version);
+        if ((rc = trc_pairs_add(p, &e, idx, err)) != SIM_OK)
+            break;
+        if (e.kind != TRC_EXIT_EVENT || !(e.has & TRC_F_KIND)) {
+            if (e.stage != TRC_EXIT)
+                snprintf(last_stage, sizeof last_stage, "%s", trc_stage_name(e.stage));
+            continue;
+        }
+        if (t->n == cap) {
+            size_t nc = cap ? cap * 2 : 8;
+            if (nc > RPL_EXITS_MAX) {
+                rc = sim_error_set(err, SIM_ELIMIT, "%s: more than %d exit events", path,
+                                   RPL_EXITS_MAX);
+                break;
+            }
+            trace_exit *nv = realloc(t->v, nc * sizeof *nv);
+            if (nv == NULL) {
+                rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
+                break;
+            }
+            t->v = nv;
+            cap = nc;
+        }
+        trace_exit *x = &t->v[t->n++];
+        init_exit(&x->record, RPL_EXIT_INFO, idx);
+        copy_text(x->record.process, process, strlen(process));
+        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_REASON_CODE) &&
+            e.exit.reason_code < 1000)
+            x->record.reason_code = (int)e.exit.reason_code;
+        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_IMPORTANCE) &&
+            e.exit.importance < 100000)
+            x->record.has_importance = 1, x->record.importance = (int)e.exit.importance;
+        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_STATUS))
+            x->record.has_status = 1, x->record.status = (int)e.exit.status;
+        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_PSS_KB))
+            x->record.pss_kb = e.exit.pss_kb;
+        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_RSS_KB))
+            x->record.rss_kb = e.exit.rss_kb;
+        if (e.exit_reason == TRC_JAVA_CRASH)
+            snprintf(x->record.description, sizeof x->record.description,
+                     "java.lang.OutOfMemoryError");
+        memcpy(x->process, process, sizeof process);
+        memcpy(x->app_version, version, sizeof version);
+        x->timestamp_ms = (e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_TIMESTAMP_MS)
+                              ? e.exit.timestamp_ms : -1;
+        x->record.timestamp_ms = x->timestamp_ms;
+        /* the stage running: the most recent begin still open, else the
+         * last stage seen */
+        size_t nu = 0;
+        const trc_unpaired *u = trc_pairs_report(p, &nu);
+        const trc_unpaired *best = NULL;
+        for (size_t k = 0; k < nu; k++)
+            if (!u[k].is_end && (best == NULL || u[k].index > best->index))
+                best = &u[k];
+        snprintf(x->stage, sizeof x->stage, "%s",
+                 best != NULL ? trc_stage_name(best->stage) : last_stage);
+    }
+    trc_pairs_destroy(p);
+    trc_close(r);
+    if (rc != 0) {
+        rpl_trace_exits_free(t);
+        return rc;
+    }
+    *out = t;
+    return SIM_OK;
+}
+
+size_t rpl_trace_exits_count(const rpl_trace_exits *t) { return t->n; }
+const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k)
+{
+    return &t->v[k].record;
+}
+
+void rpl_trace_exits_free(rpl_trace_exits *t)
+{
+    if (t == NULL)
+        return;
+    free(t->v);
+    free(t);
+}
+
+/* ------------------------------------------------------- the verdict */
+
+static int contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
+
+void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    /* the class the record supports (DOMAIN.md section 5) */
+    int bg = x->has_importance && x->importance >= 400;
+    int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
+    const char *cls = "unknown";
+    if (x->source == RPL_LMKD) {
+        cls = x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";
+        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s",
+                 x->process, x->adj, x->has_adj ? "" : " (adj not given)");
+    } else {
+        switch (x->reason_code) {
+        case 3:
+            cls = bg ? "system_reclaim" : "low_memory";
+            snprintf(v->supports, sizeof v->supports, "a LOW_MEMORY exit record%s",
+                     bg ? " while the app was in the background (importance >= 400)" : "");
+            break;
+        case 2:
+            if (x->has_status && x->status == 9) {
+                cls = bg ? "system_reclaim" : "low_memory";
+                snprintf(v->supports, sizeof v->supports, "SIGNALED with status 9: a kill, "
+                         "maybe for memory (other killers send signal 9 too)");
+                level = 1;
+            } else {
+                cls = "other";
+                snprintf(v->supports, sizeof v->supports, "SIGNALED: a signal that is not a "
+                         "memory kill");
+            }
+            break;
+        case 4:
+            if (contains(x->description, "OutOfMemoryError")) {
+                cls = "java_crash";
+                snprintf(v->supports, sizeof v->supports, "a CRASH with OutOfMemoryError: the "
+                         "Java heap was full");
+            } else {
+                cls = "other";
+                snprintf(v->supports, sizeof v->supports, "a Java CRASH that is not an "
+                         "OutOfMemoryError: not a memory class");
+            }
+            break;
+        case 5:
+            cls = "native_crash";
+            snprintf(v->supports, sizeof v->supports, "a CRASH_NATIVE record");
+            break;
+        case 6:
+            cls = "anr";
+            snprintf(v->supports, sizeof v->supports, "an ANR record: the main thread was "
+                     "blocked");
+            break;
+        case -1:
+        case 0:
+            cls = "unknown";
+            level = 0;
+            snprintf(v->supports, sizeof v->supports, "nothing: the record gives no reason");
+            break;
+        default:
+            cls = "other";
+            snprintf(v->supports, sizeof v->supports, "reason %s: the process ended for a "
+                     "reason that is not memory", rpl_reason_name(x->reason_code));
+            break;
+        }
+    }
+    /* the trace: same process, version and time window */
+    const trace_exit *m = NULL;
+    for (size_t k = 0; t != NULL && k < t->n && m == NULL; k++) {
+        const trace_exit *e = &t->v[k];
+        if (e->process[0] && x->process[0] && strcmp(e->process, x->process) != 0)
+            continue;
+        if (x->timestamp_ms < 0 || e->timestamp_ms < 0)
+            continue;
+        int64_t d = x->timestamp_ms - e->timestamp_ms;
+        if (d < 0)
+            d = -d;
+        if (d <= RPL_MATCH_WINDOW_MS)
+            m = e;
+    }
+    int memory = strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0;
+    if (m != NULL) {
+        v->matched = 1;
+        snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
+        /* SIGNALED 9 stays "supported" even when it matches: it does not
+         * name memory (DOMAIN.md section 5) */
+        if (level == 1 && !(x->source == RPL_EXIT_INFO && x->reason_code == 2))
+            level = 2;
+    }
+    v->cls = cls;
+    v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
+    if (strcmp(cls, "unknown") == 0)
+        snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
+    else if (m == NULL)
+        snprintf(v->missing, sizeof v->missing, "%s", t == NULL
+                 ? "a stage trace of the same process and time: the stage and the allocation "
+                   "that raised memory are not known"
+                 : "a trace exit of the same process within 5 s: the record does not match the "
+                   "timeline");
+    else if (strcmp(cls, "java_crash") == 0)
+        snprintf(v->missing, sizeof v->missing, "the device's heap growth limit");
+    else if (strcmp(cls, "native_crash") == 0)
+        snprintf(v->missing, sizeof v->missing, "the tombstone: the delegate or path that "
+                 "crashed");
+    else if (strcmp(cls, "anr") == 0)
+        snprintf(v->missing, sizeof v->missing, "the main-thread trace of the blocking stage");
+    else if (memory && x->source == RPL_EXIT_INFO && x->reason_code == 2)
+        snprintf(v->missing, sizeof v->missing, "a LOW_MEMORY record or an lmkd line: signal 9 "
+                 "alone does not name memory");
+    else
+        snprintf(v->missing, sizeof v->missing, "nothing for the class");
+    /* the conservative action (DOMAIN.md section 6) */
+    if (strcmp(cls, "low_memory") == 0)
+        v->recovery = "fewer resident models, sessions and tasks: release idle parts and reduce "
+                      "concurrency; retry only on a new condition";
+    else if (strcmp(cls, "system_reclaim") == 0)
+        v->recovery = "release models when the app goes to the background, and restore state "
+                      "on relaunch";
+    else if (strcmp(cls, "java_crash") == 0)
+        v->recovery = "keep model bytes out of the Java heap (mmap or native buffers)";
+    else if (strcmp(cls, "native_crash") == 0)
+        v->recovery = "isolate the delegate or the candidate and keep the evidence: CPU "
+                      "fallback or the last known good";
+    else if (strcmp(cls, "anr") == 0)
+        v->recovery = "move model work off the main thread";
+    else if (strcmp(cls, "other") == 0)
+        v->recovery = "none for memory: the exit is not a memory failure";
+    else
+        v->recovery = "reject new inference and keep the app usable; collect exit records "
+                      "before changing anything";
+}
