@@ -51,9 +51,10 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
 
 /* Reads a whole trace (streaming): every event checked, the unpaired
  * begin/end events listed on stdout. */
-static int check_trace(const char *path, sim_error *err, char *what, size_t n)
+static int check_trace(const char *path, int drop_unknown, sim_error *err, char *what, size_t n)
 {
-    trc_reader *r = trc_open(path, -1, NULL, err);
+    trc_read_opts opts = {drop_unknown};
+    trc_reader *r = trc_open(path, -1, &opts, err);
     if (r == NULL)
         return err->code;
     trc_pairs *p = trc_pairs_create(err);
@@ -69,8 +70,11 @@ static int check_trace(const char *path, sim_error *err, char *what, size_t n)
     if (rc == 0) {
         size_t nu = 0;
         const trc_unpaired *u = trc_pairs_report(p, &nu);
-        snprintf(what, n, "trace, %llu events, %zu unpaired begin/end",
-                 (unsigned long long)trc_events_read(r), nu);
+        int w = snprintf(what, n, "trace, %llu events, %zu unpaired begin/end",
+                         (unsigned long long)trc_events_read(r), nu);
+        if (drop_unknown && w > 0 && (size_t)w < n)
+            snprintf(what + w, n - (size_t)w, ", %llu keys outside the allow-list dropped",
+                     (unsigned long long)trc_unknown_dropped(r));
         for (size_t k = 0; k < nu; k++)
             printf("%s: event %llu: %s of %s%s%s%s without its %s\n", path,
                    (unsigned long long)u[k].index, u[k].is_end ? "end" : "begin",
@@ -87,13 +91,18 @@ int cli_validate(int argc, char **argv)
 {
     if (argc < 1 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
         int help = argc >= 1;
-        fprintf(help ? stdout : stderr, "usage: oomsim validate FILE...\n"
+        fprintf(help ? stdout : stderr, "usage: oomsim validate [--drop-unknown] FILE...\n"
                 "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
                 "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n");
         return help ? CLI_OK : CLI_USAGE;
     }
+    int drop_unknown = 0;
     for (int i = 0; i < argc; i++) {
         const char *path = argv[i];
+        if (strcmp(path, "--drop-unknown") == 0) {
+            drop_unknown = 1; /* for the traces after it */
+            continue;
+        }
         sim_error err;
         sim_error_clear(&err);
         char what[256] = "";
@@ -101,7 +110,7 @@ int cli_validate(int argc, char **argv)
         if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
             rc = check_yaml(path, &err, what, sizeof what);
         } else if (trc_format_of_path(path) >= 0) {
-            rc = check_trace(path, &err, what, sizeof what);
+            rc = check_trace(path, drop_unknown, &err, what, sizeof what);
         } else {
             rc = sim_error_set(&err, SIM_EINPUT, "%s: unknown kind of file (expected .yaml, "
                                ".yml, .json, .jsonl, .msgpack or .mp)", path);

@@ -288,6 +288,10 @@ TEST_CASE("traces: oomsim validate reads a trace and lists what is unpaired", "[
     RunResult b = oomsim({"validate", bad});
     CHECK(b.status == 1);
     CHECK(b.err.find(bad + ": event 0 (line 1): key \"prompt\"") == 0);
+    RunResult d = oomsim({"validate", "--drop-unknown", bad});
+    CHECK(d.status == 0);
+    CHECK(d.out.find("1 keys outside the allow-list dropped") != std::string::npos);
+    CHECK(d.out.find("\"x\"") == std::string::npos);
 }
 
 TEST_CASE("gen: the timeline of a replication, the same events in every encoding", "[traces][gen]")
