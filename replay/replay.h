@@ -80,8 +80,9 @@ typedef struct rpl_verdict {
 
 /* Diagnoses records against a trace (NULL: no trace).  A record matches the
  * trace when an exit event of the trace has the same process (when both
- * name one) and app version (when both give one) and an exit timestamp
- * within RPL_MATCH_WINDOW_MS of the record's. */
+ * name one) and an exit timestamp within RPL_MATCH_WINDOW_MS of the
+ * record's.  (dumpsys exit-info prints no app version, so the trace's
+ * app_version cannot be compared with a record yet.) */
 #define RPL_MATCH_WINDOW_MS 5000
 typedef struct rpl_trace_exits rpl_trace_exits;
 /* Reads the exit events of a trace (streaming), with the stage running at
