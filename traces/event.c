@@ -240,6 +240,16 @@ void trc__unknown_label(const char *key, size_t len, char *out, size_t n)
         snprintf(out, n, "a key of %zu bytes", len);
 }
 
+int trc__top_key(trc__ctx *cx, const char *key, size_t len, int *k)
+{
+    *k = trc__key(key, len);
+    if (*k >= 0)
+        return SIM_OK;
+    char label[64];
+    trc__unknown_label(key, len, label, sizeof label);
+    return trc__unknown(cx, label);
+}
+
 int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
 {
     const char *key = key_list[k].name;

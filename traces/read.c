@@ -130,15 +130,11 @@ static int event_of_json(trc_reader *r, const json_t *o, trc_event *e)
     json_t *val;
     int rc;
     json_object_foreach((json_t *)o, key, val) {
-        size_t klen = strlen(key);
-        int k = trc__key(key, klen);
-        if (k < 0) {
-            char label[64];
-            trc__unknown_label(key, klen, label, sizeof label);
-            if ((rc = trc__unknown(cx, label)) != SIM_OK)
-                return rc;
-            continue;
-        }
+        int k;
+        if ((rc = trc__top_key(cx, key, strlen(key), &k)) != SIM_OK)
+            return rc;
+        if (k < 0)
+            continue; /* dropped */
         trc__value v = value_of_json(val);
         if ((rc = trc__set(cx, e, k, &v)) != SIM_OK)
             return rc;
@@ -415,16 +411,11 @@ static int event_of_mp(trc_reader *r, const msgpack_object *o, trc_event *e)
         const msgpack_object *ko = &o->via.map.ptr[i].key, *vo = &o->via.map.ptr[i].val;
         if (ko->type != MSGPACK_OBJECT_STR)
             return trc__fail(cx, NULL, SIM_EINPUT, "a key that is not a string");
-        const char *key = ko->via.str.ptr;
-        size_t klen = ko->via.str.size;
-        int k = trc__key(key, klen);
-        if (k < 0) {
-            char label[64];
-            trc__unknown_label(key, klen, label, sizeof label);
-            if ((rc = trc__unknown(cx, label)) != SIM_OK)
-                return rc;
-            continue;
-        }
+        int k;
+        if ((rc = trc__top_key(cx, ko->via.str.ptr, ko->via.str.size, &k)) != SIM_OK)
+            return rc;
+        if (k < 0)
+            continue; /* dropped */
         trc__value v = value_of_mp(vo);
         if ((rc = trc__set(cx, e, k, &v)) != SIM_OK)
             return rc;

@@ -41,6 +41,9 @@ const char *trc__key_name(int k);
  * describes it without its value). */
 int trc__unknown(trc__ctx *cx, const char *where);
 void trc__unknown_label(const char *key, size_t len, char *out, size_t n);
+/* A top-level key: SIM_OK with its index, or with -1 when it is outside the
+ * allow-list and dropped; the allow-list error otherwise. */
+int trc__top_key(trc__ctx *cx, const char *key, size_t len, int *k);
 int trc__begin_event(trc__ctx *cx, trc_event *e);
 int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v);
 int trc__set_mem(trc__ctx *cx, trc_event *e, const char *key, size_t len, const trc__value *v);
