@@ -13,6 +13,8 @@ typedef struct command {
 static const command commands[] = {
     {"run", cli_run, "run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j N] [--format F]\n"
                      "                      predict peaks and deaths for every cell"},
+    {"replay", cli_replay, "replay TRACE --scenario S [--replication K] [-o DIR] [--format F]\n"
+                           "                      a trace-driven run of the scenario's cells"},
     {"gen", cli_gen, "gen SCENARIO -o TRACE [--replication K] [--cell N]\n"
                      "                      write one replication's event timeline as a trace"},
     {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--format text|json]\n"

@@ -2,6 +2,7 @@
  * [--format table|json|csv]` (spec/RESULTS.md). */
 #include "cli.h"
 #include "results/results.h"
+#include "replay/replay.h"
 #include "scenarios/scenarios.h"
 
 #include <errno.h>
@@ -237,6 +238,115 @@ int cli_run(int argc, char **argv)
         res_result_free(&r);
     }
     free(pj);
+    scn_scenario_release(&s);
+    return status;
+}
+
+/* --------------------------------------------------------------- replay */
+
+static const char replay_usage[] =
+    "usage: oomsim replay TRACE --scenario SCENARIO.yaml [--replication K] [-o DIR]\n"
+    "                     [-j THREADS] [--format table|json|csv]\n"
+    "  a trace-driven run: request arrivals, needs and measured stage costs from the\n"
+    "  trace (written by `oomsim gen`), device, policies and strategies from the\n"
+    "  scenario; every cell of the trace's candidate runs once, with the device's\n"
+    "  draws of replication K (default 0: use the trace's --replication)\n";
+
+int cli_replay(int argc, char **argv)
+{
+    const char *trace = NULL, *scenario = NULL;
+    unsigned long long rep = 0;
+    run_opts o;
+    memset(&o, 0, sizeof o);
+    o.format = "table";
+    o.threads = 1;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(replay_usage, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "--scenario") == 0 && v != NULL) {
+            scenario = argv[++i];
+        } else if (strcmp(a, "--replication") == 0 && v != NULL &&
+                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep)) {
+            i++;
+        } else if (strcmp(a, "-o") == 0 && v != NULL) {
+            o.dir = argv[++i];
+        } else if (strcmp(a, "-j") == 0 && v != NULL && cli_number(v, 1, 256, &o.threads)) {
+            i++;
+        } else if (strcmp(a, "--format") == 0 && v != NULL &&
+                   (strcmp(v, "table") == 0 || strcmp(v, "json") == 0 || strcmp(v, "csv") == 0)) {
+            o.format = argv[++i];
+        } else if (a[0] != '-' && trace == NULL) {
+            trace = a;
+        } else {
+            fprintf(stderr, "oomsim replay: unexpected argument\n%s", replay_usage);
+            return CLI_USAGE;
+        }
+    }
+    if (trace == NULL || scenario == NULL) {
+        fprintf(stderr, "oomsim replay: a trace and --scenario are needed\n%s", replay_usage);
+        return CLI_USAGE;
+    }
+    sim_error err;
+    sim_error_clear(&err);
+    char id[TRC_TEXT_MAX] = "";
+    mdl_replay probe;
+    if (rpl_replay_load(trace, NULL, &probe, id, &err) != SIM_OK)
+        return cli_report(&err);
+    scn_scenario s;
+    if (cli_load_scenario(scenario, &s, &err) != SIM_OK)
+        return cli_report(&err);
+    const mdl_candidate *cand = NULL;
+    for (unsigned k = 0; k < s.ncandidates && cand == NULL; k++)
+        if (strcmp(s.candidates[k].id, id) == 0)
+            cand = &s.candidates[k];
+    if (cand == NULL) {
+        scn_scenario_release(&s);
+        fprintf(stderr, "%s: the trace's candidate '%s' is not a candidate of %s\n", trace, id,
+                scenario);
+        return CLI_INPUT;
+    }
+    mdl_replay rp;
+    int rc = rpl_replay_load(trace, cand, &rp, NULL, &err);
+    if (rc != SIM_OK) {
+        scn_scenario_release(&s);
+        return cli_report(&err);
+    }
+    /* the cells of that candidate, each run once on the recording */
+    mdl_cell *cells = calloc(s.ncells, sizeof *cells);
+    const char **pj = calloc(s.ncells, sizeof *pj);
+    unsigned n = 0;
+    for (unsigned i = 0; cells != NULL && pj != NULL && i < s.ncells; i++)
+        if (s.cells[i].candidate == cand) {
+            cells[n] = s.cells[i];
+            cells[n].replay = &rp;
+            pj[n++] = s.policy_json[i % s.npolicies];
+        }
+    int status;
+    if (cells == NULL || pj == NULL) {
+        fprintf(stderr, "oomsim: out of memory\n");
+        status = CLI_FAILURE;
+    } else {
+        res_plan plan;
+        plan_of(&s, &plan);
+        plan.cells = cells;
+        plan.ncells = n;
+        plan.policy_json = pj;
+        plan.replications = 1;
+        plan.first_replication = rep;
+        res_result r;
+        rc = res_run(&plan, (unsigned)o.threads, NULL, NULL, &r, &err);
+        if (rc != SIM_OK) {
+            status = cli_report(&err);
+        } else {
+            status = emit(&o, &plan, &r);
+            res_result_free(&r);
+        }
+    }
+    free(cells);
+    free(pj);
+    rpl_replay_free(&rp);
     scn_scenario_release(&s);
     return status;
 }

@@ -358,12 +358,51 @@ typedef struct mdl_policy {
 
 /* ------------------------------------------------------------ replication */
 
+/* A recorded session's measured costs, for a trace-driven run (`oomsim
+ * replay`, replay/): what the world takes from the trace instead of its
+ * random streams.  Each list is consumed in order and, when a policy needs
+ * more occurrences than were recorded, from its start again.  Amounts are
+ * by category (MDL_CAT_*). */
+typedef struct mdl_replay_stage {
+    sim_time time;
+    int64_t resident[MDL_CAT_COUNT], transient[MDL_CAT_COUNT]; /* load: the file included */
+    int cache_miss;                    /* runtime_prepare: the compiled cache was rebuilt */
+    int64_t miss_transient[MDL_CAT_COUNT];
+} mdl_replay_stage;
+
+enum { MDL_REPLAY_LOAD = 0, MDL_REPLAY_PREPARE, MDL_REPLAY_DELEGATE, MDL_REPLAY_KINDS };
+enum { MDL_OUTCOME_OK = 0, MDL_OUTCOME_FAIL, MDL_OUTCOME_CRASH };
+
+typedef struct mdl_replay_request {
+    sim_time time;                     /* arrival */
+    uint32_t step;                     /* its requests step (index in workload.requests) */
+    uint8_t nneeds, needs[MDL_PARTS_MAX];
+    uint8_t known[MDL_PARTS_MAX];      /* need k was executed in the recording */
+    int64_t payload[MDL_CAT_COUNT];
+    sim_time time_of[MDL_PARTS_MAX];   /* per need: inference time */
+    int64_t ws[MDL_PARTS_MAX][MDL_CAT_COUNT]; /* per need: working set + output */
+} mdl_replay_request;
+
+typedef struct mdl_replay {
+    mdl_replay_stage *stages[MDL_PARTS_MAX][MDL_REPLAY_KINDS];
+    uint32_t nstages[MDL_PARTS_MAX][MDL_REPLAY_KINDS];
+    uint8_t *outcome[MDL_PARTS_MAX];   /* per delegate_prepare: MDL_OUTCOME_* */
+    uint32_t noutcome[MDL_PARTS_MAX];
+    int64_t (*session[MDL_PARTS_MAX])[MDL_CAT_COUNT]; /* each session state opened */
+    uint32_t nsession[MDL_PARTS_MAX];
+    mdl_replay_request *requests;      /* in arrival order */
+    uint32_t nrequests;
+    sim_time *relaunch;                /* the user's delays before reopening */
+    uint32_t nrelaunch;
+} mdl_replay;
+
 /* One cell of the grid: what a replication runs.  Every pointer is
  * borrowed and must outlive the run. */
 typedef struct mdl_cell {
     const mdl_device *device;
     const mdl_candidate *candidate;
     const mdl_candidate *lkg; /* its last_known_good, when the scenario has it; NULL */
+    const mdl_replay *replay; /* a trace-driven run: costs from a recording; NULL */
     const mdl_workload *workload;
     mdl_policy policy;
     sim_time horizon;

@@ -84,6 +84,8 @@ typedef struct user {
     uint32_t live;        /* attempts in the system */
     uint32_t retries;     /* retries made */
     uint32_t next;        /* free list / parked list */
+    uint64_t id;          /* the timeline's request id */
+    uint8_t needs[MDL_PARTS_MAX]; /* part indices, in order */
     uint8_t in_use, nneeds, waiting, done; /* waiting: a retry is scheduled or parked */
 } user;
 
@@ -136,6 +138,10 @@ typedef struct world {
     mdl_stage last_stage;
     uint32_t switching;   /* on-demand loads in progress */
     int startup_skip;     /* safe mode or stop_prewarm: no start-up model work */
+    /* a trace-driven run: the next recorded occurrence of each list */
+    uint32_t rp_stage[MDL_PARTS_MAX][MDL_REPLAY_KINDS], rp_outcome[MDL_PARTS_MAX];
+    uint32_t rp_session[MDL_PARTS_MAX], rp_relaunch, rp_next_req;
+    uint64_t user_seq;    /* user requests made (their ids in the timeline) */
     int degraded;         /* degrade_cpu: no delegate, the CPU path */
     int64_t sample_pss_kb, sample_rss_kb; /* the last periodic sample, 0 before one */
     sim_time accept_since; /* alive and accepting inference since */
@@ -736,28 +742,52 @@ static void start_phase(world *w, part_rt *p, int ph)
     mdl_stage stage = ph == PH_LOAD       ? MDL_STAGE_LOAD
                       : ph == PH_DELEGATE ? MDL_STAGE_DELEGATE_PREPARE
                                           : MDL_STAGE_RUNTIME_PREPARE;
-    gsl_rng *r = sim_stream_rng(&w->s_stage);
-    sim_time d = mdl_dist_sample(&f->time, r);
+    uint32_t idx = (uint32_t)(p - w->parts);
+    sim_time d;
     int64_t tr[MDL_CAT_COUNT], rs[MDL_CAT_COUNT], miss[MDL_CAT_COUNT] = {0};
-    sample_amounts(&f->transient, r, tr);
-    sample_amounts(&f->resident, r, rs);
-    if (ph == PH_LOAD)
-        rs[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file;
-    int miss_now = ph == PH_PREPARE && w->cand->has_cache && !w->cache_valid && !p->cache_done;
-    if (miss_now) {
-        d += w->cand->cache_miss_time;
-        sample_amounts(&w->cand->cache_miss_transient, r, miss);
+    int miss_now;
+    int kind = ph == PH_LOAD ? MDL_REPLAY_LOAD : ph == PH_DELEGATE ? MDL_REPLAY_DELEGATE
+                                                                  : MDL_REPLAY_PREPARE;
+    const mdl_replay *rp = w->cell->replay;
+    if (rp != NULL && rp->nstages[idx][kind] > 0) {
+        /* a trace-driven run: the recorded occurrence (the file included) */
+        const mdl_replay_stage *x =
+            &rp->stages[idx][kind][w->rp_stage[idx][kind]++ % rp->nstages[idx][kind]];
+        d = x->time;
+        memcpy(rs, x->resident, sizeof rs);
+        memcpy(tr, x->transient, sizeof tr);
+        miss_now = ph == PH_PREPARE && x->cache_miss;
+        if (miss_now)
+            memcpy(miss, x->miss_transient, sizeof miss);
+    } else {
+        gsl_rng *r = sim_stream_rng(&w->s_stage);
+        d = mdl_dist_sample(&f->time, r);
+        sample_amounts(&f->transient, r, tr);
+        sample_amounts(&f->resident, r, rs);
+        if (ph == PH_LOAD)
+            rs[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file;
+        miss_now = ph == PH_PREPARE && w->cand->has_cache && !w->cache_valid && !p->cache_done;
+        if (miss_now) {
+            d += w->cand->cache_miss_time;
+            sample_amounts(&w->cand->cache_miss_transient, r, miss);
+        }
     }
     p->phase = (uint8_t)ph;
     p->phase_stage = stage;
     p->serial++;
-    uint32_t idx = (uint32_t)(p - w->parts);
     /* resident first, then the transient on top (the file, then its
      * decompression buffer); a cache rebuild belongs to stage `cache`.  The
      * timeline's begin comes first: a death inside the stage leaves it
      * open, as on a device */
-    if (TRACING(w)) {
-        ev_begin(w, stage, TRC_BEGIN, (int)idx);
+    if (TRACING(w)) { /* with what a replay needs: the drawn time and amounts */
+        trc_event *e = ev_begin(w, stage, TRC_BEGIN, (int)idx);
+        e->has |= TRC_F_DURATION | TRC_F_ALLOC | TRC_F_KEEP;
+        e->duration_us = d;
+        e->alloc_has = e->keep_has = 0xfu;
+        for (int c = 0; c < MDL_CAT_COUNT; c++) {
+            e->alloc[c] = rs[c] + tr[c];
+            e->keep[c] = rs[c];
+        }
         ev_send(w);
     }
     if (!take_all(w, p->owner, rs, stage))
@@ -772,7 +802,10 @@ static void start_phase(world *w, part_rt *p, int ph)
     memcpy(p->transient, tr, sizeof tr);
     if (miss_now) {
         if (TRACING(w)) {
-            ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)idx);
+            trc_event *e = ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)idx);
+            e->has |= TRC_F_ALLOC;
+            e->alloc_has = 0xfu;
+            memcpy(e->alloc, miss, sizeof miss);
             ev_send(w);
         }
         if (!take_all(w, w->cache_owner, miss, MDL_STAGE_CACHE))
@@ -893,14 +926,24 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
         }
         return;
     }
-    /* one draw per delegate_prepare whatever the probabilities (CRN) */
-    double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail));
+    /* one draw per delegate_prepare whatever the probabilities (CRN); a
+     * trace-driven run takes the recorded outcome */
     const mdl_part *def = p->def;
-    if (u < def->delegate_crash) {
+    const mdl_replay *rp = w->cell->replay;
+    int outcome;
+    if (rp != NULL && rp->noutcome[idx] > 0) {
+        outcome = rp->outcome[idx][w->rp_outcome[idx]++ % rp->noutcome[idx]];
+    } else {
+        double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail));
+        outcome = u < def->delegate_crash                         ? MDL_OUTCOME_CRASH
+                  : u < def->delegate_crash + def->delegate_fail ? MDL_OUTCOME_FAIL
+                                                                 : MDL_OUTCOME_OK;
+    }
+    if (outcome == MDL_OUTCOME_CRASH) {
         die(w, MDL_EXIT_NATIVE_CRASH, MDL_STAGE_DELEGATE_PREPARE);
         return;
     }
-    if (u >= def->delegate_crash + def->delegate_fail) {
+    if (outcome == MDL_OUTCOME_OK) {
         give_all(w, p->owner, p->transient);
         if (TRACING(w)) {
             ev_begin(w, MDL_STAGE_DELEGATE_PREPARE, TRC_END, idx);
@@ -1005,25 +1048,42 @@ static void execute(world *w, uint32_t i, part_rt *p)
     p->busy++;
     if (r->start < 0)
         r->start = now(w);
+    int opened = p->sess_idle == 0;
+    int64_t sess[MDL_CAT_COUNT] = {0};
+    unsigned pi = (unsigned)(p - w->parts);
+    if (opened) {
+        /* a new session state (recorded in a trace-driven run); copy_runtime:
+         * with its own copy of the part's prepared runtime */
+        const mdl_replay *rp = w->cell->replay;
+        if (rp != NULL && rp->nsession[pi] > 0)
+            memcpy(sess, rp->session[pi][w->rp_session[pi]++ % rp->nsession[pi]], sizeof sess);
+        else
+            sample_amounts(&p->def->session, sim_stream_rng(&w->s_stage), sess);
+    }
     if (TRACING(w)) {
         unsigned s = 0;
         while (s < MDL_SESSIONS_MAX && (p->slots[s / 64] >> (s % 64) & 1u))
             s++;
         r->slot = (uint16_t)s;
         p->slots[s / 64] |= UINT64_C(1) << (s % 64);
-        trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)(p - w->parts));
-        e->has |= TRC_F_SESSION;
+        trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)pi);
+        e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION | TRC_F_ALLOC;
         e->session = s;
+        e->request = (int64_t)w->users[r->user].id;
+        e->duration_us = d->time[r->idx];
+        e->alloc_has = 0xfu;
+        memcpy(e->alloc, d->ws[r->idx], sizeof e->alloc);
+        if (opened) { /* the session state it opens, which stays */
+            e->has |= TRC_F_KEEP;
+            e->keep_has = 0xfu;
+            memcpy(e->keep, sess, sizeof sess);
+        }
         ev_send(w);
     }
-    if (p->sess_idle == 0) {
-        /* a new session state; copy_runtime: with its own copy of the
-         * part's prepared runtime */
-        int64_t s[MDL_CAT_COUNT];
-        sample_amounts(&p->def->session, sim_stream_rng(&w->s_stage), s);
+    if (opened) {
         if (w->pol->copy_runtime)
-            add_to(s, p->prepare_res);
-        if (!take_all(w, p->sess_owner, s, MDL_STAGE_INFERENCE))
+            add_to(sess, p->prepare_res);
+        if (!take_all(w, p->sess_owner, sess, MDL_STAGE_INFERENCE))
             return;
     } else {
         p->sess_idle--;
@@ -1175,7 +1235,7 @@ static void submit(world *w, uint32_t u)
     r->start = -1;
     r->nneeds = x->nneeds;
     r->state = R_QUEUED;
-    memcpy(r->needs, &w->needs_map[(size_t)x->rqi * MDL_PARTS_MAX], MDL_PARTS_MAX);
+    memcpy(r->needs, x->needs, MDL_PARTS_MAX);
     x->live++;
     if (!take_all(w, r->owner, x->d.payload, MDL_STAGE_INFERENCE))
         return;
@@ -1368,7 +1428,17 @@ static void relaunch_at(world *w)
 {
     if (!w->wl->has_relaunch)
         return;
-    sim_time t = now(w) + mdl_dist_sample(&w->wl->relaunch, sim_stream_rng(&w->s_relaunch));
+    const mdl_replay *rp = w->cell->replay;
+    sim_time delay = rp != NULL && rp->nrelaunch > 0
+                         ? rp->relaunch[w->rp_relaunch++ % rp->nrelaunch]
+                         : mdl_dist_sample(&w->wl->relaunch, sim_stream_rng(&w->s_relaunch));
+    if (TRACING(w)) { /* the user's delay before reopening (for a replay) */
+        trc_event *e = ev_begin(w, MDL_STAGE_EXIT, TRC_SAMPLE, -1);
+        e->has |= TRC_F_DURATION;
+        e->duration_us = delay;
+        ev_send(w);
+    }
+    sim_time t = now(w) + delay;
     if (t >= w->cell->horizon)
         return;
     if (at(w, t, PRIO_PATH, relaunch, 0, &w->relaunch_h))
@@ -1757,6 +1827,70 @@ static void next_step(world *w, sim_time t)
     at(w, t, PRIO_PATH, step, w->rq_step + 1, NULL);
 }
 
+/* User request u (its draws and needs filled in) is made now. */
+static void user_arrives(world *w, uint32_t u, uint32_t rqi, uint8_t nneeds)
+{
+    user *x = &w->users[u];
+    x->in_use = 1;
+    x->first = now(w);
+    x->rqi = rqi;
+    x->nneeds = nneeds;
+    x->live = x->retries = 0;
+    x->waiting = x->done = 0;
+    x->id = w->user_seq++;
+    w->out->arrived++;
+    if (w->times != NULL && w->times->arrival != NULL)
+        w->times->arrival(w->times->ctx, now(w));
+    if (TRACING(w)) { /* the request, its needs and its payload (for a replay) */
+        trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+        e->has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS | TRC_F_ALLOC;
+        e->request = (int64_t)x->id;
+        e->step = rqi;
+        size_t len = 0;
+        for (unsigned k = 0; k < nneeds; k++) {
+            const char *name = w->cand->parts[x->needs[k]].name;
+            size_t nl = strlen(name);
+            if (len + nl + (k > 0) >= sizeof e->needs) {
+                sim_error_set(w->err, SIM_ELIMIT, "the needs of a request do not fit in a "
+                              "trace's %d-byte string", TRC_TEXT_MAX - 1);
+                fail(w, SIM_ELIMIT);
+                return;
+            }
+            if (k > 0)
+                e->needs[len++] = ',';
+            memcpy(e->needs + len, name, nl);
+            len += nl;
+        }
+        e->needs[len] = '\0';
+        e->alloc_has = 0xfu;
+        memcpy(e->alloc, x->d.payload, sizeof e->alloc);
+        ev_send(w);
+    }
+    submit(w, u);
+}
+
+/* A trace-driven run: recorded request k arrives (when the app is alive). */
+static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    const mdl_replay_request *q = &w->cell->replay->requests[(uint32_t)arg];
+    if (!w->alive)
+        return;
+    uint32_t u = user_get(w);
+    if (u == NIL)
+        return;
+    user *x = &w->users[u];
+    memset(&x->d, 0, sizeof x->d);
+    memcpy(x->d.payload, q->payload, sizeof q->payload);
+    for (unsigned k = 0; k < q->nneeds; k++) {
+        x->d.time[k] = q->time_of[k];
+        memcpy(x->d.ws[k], q->ws[k], sizeof q->ws[k]);
+    }
+    memcpy(x->needs, q->needs, MDL_PARTS_MAX);
+    user_arrives(w, u, q->step, q->nneeds);
+}
+
 static void arrival(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -1775,17 +1909,8 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     uint8_t nneeds;
     draw_request(w, rq, rqi, d, &nneeds);
     if (u != NIL) {
-        user *x = &w->users[u];
-        x->in_use = 1;
-        x->first = now(w);
-        x->rqi = rqi;
-        x->nneeds = nneeds;
-        x->live = x->retries = 0;
-        x->waiting = x->done = 0;
-        w->out->arrived++;
-        if (w->times != NULL && w->times->arrival != NULL)
-            w->times->arrival(w->times->ctx, now(w));
-        submit(w, u);
+        memcpy(w->users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX], MDL_PARTS_MAX);
+        user_arrives(w, u, rqi, nneeds);
     }
     if (w->rc != SIM_OK)
         return;
@@ -1849,6 +1974,26 @@ static void step(sim_engine *e, void *ctx, uint64_t arg)
         return;
     case MDL_STEP_REQUESTS: {
         const mdl_requests *rq = &w->wl->requests[s->index];
+        const mdl_replay *rp = w->cell->replay;
+        if (rp != NULL) {
+            /* the recorded arrivals of this step; a step that ends at its
+             * last arrival ends at the last recorded one */
+            sim_time end = t + rq->duration;
+            if (rq->count > 0 && rq->poisson)
+                end = t;
+            while (w->rp_next_req < rp->nrequests &&
+                   rp->requests[w->rp_next_req].step == s->index) {
+                const mdl_replay_request *q = &rp->requests[w->rp_next_req];
+                sim_time at_t = q->time < t ? t : q->time;
+                if (rq->count > 0 && rq->poisson && at_t > end)
+                    end = at_t;
+                if (!at(w, at_t, PRIO_ARRIVAL, replay_arrival, w->rp_next_req, NULL))
+                    return;
+                w->rp_next_req++;
+            }
+            next_step(w, end);
+            return;
+        }
         w->rq = rq;
         w->rq_left = rq->count;
         w->rq_end = t + rq->duration;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "models/models.h"
 #include "sim/sim.h"
 
 #ifdef __cplusplus
@@ -33,6 +34,22 @@ int rpl_probe_buffer(const char *data, size_t len, const char *name, char **repo
 
 /* Releases a report.  NULL is allowed. */
 void rpl_probe_free(char *report);
+
+/* ---------------------------------------------------------------- replay */
+
+/* Largest list a replay keeps (stage occurrences of one part and kind,
+ * requests, relaunches). */
+#define RPL_REPLAY_MAX 10000000
+
+/* Reads the recorded session of a trace written by `oomsim gen` (with the
+ * replay extension keys, docs/traces.md) for candidate `cand` (the parts
+ * are matched by name) into *out (release with rpl_replay_free).
+ * candidate_id (TRC_TEXT_MAX bytes, may be NULL) receives the trace's
+ * candidate: its first event's.  With cand == NULL only candidate_id is
+ * read.  Errors name the event. */
+int rpl_replay_load(const char *path, const mdl_candidate *cand, mdl_replay *out,
+                    char *candidate_id, sim_error *err);
+void rpl_replay_free(mdl_replay *r);
 
 /* ------------------------------------------------------------ diagnosis */
 

@@ -72,6 +72,7 @@ typedef struct res_plan {
     const mdl_cell *cells;
     const char *const *policy_json; /* per cell: its axis values, a JSON object */
     unsigned ncells;
+    uint64_t first_replication;     /* replications run are first .. first + n - 1 (replay) */
 } res_plan;
 
 /* Pooled wait and latency: a log-linear histogram (exact below 256 us,

@@ -393,7 +393,7 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     batch_ctx b = {&plan->cells[ci], 0, a->per_thread};
     for (uint64_t base = 0; base < reps; base += BATCH) {
         uint64_t n = reps - base < BATCH ? reps - base : BATCH;
-        b.base = base;
+        b.base = plan->first_replication + base;
         int rc = sim_replicate(n, threads, one, &b, outs, sizeof *outs, err);
         if (rc != SIM_OK) {
             char msg[SIM_ERROR_MSG_MAX];

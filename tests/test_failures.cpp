@@ -466,7 +466,7 @@ TEST_CASE("comparisons: two identical policy cells differ by exactly 0", "[failu
     std::vector<const char *> pj;
     for (unsigned i = 0; i < s.ncells; i++)
         pj.push_back(s.policy_json[i % s.npolicies]);
-    res_plan plan{s.name, s.about, s.seed, 60, s.horizon, s.cells, pj.data(), s.ncells};
+    res_plan plan{s.name, s.about, s.seed, 60, s.horizon, s.cells, pj.data(), s.ncells, 0};
     res_result r;
     REQUIRE(res_run(&plan, 2, nullptr, nullptr, &r, &err) == SIM_OK);
     REQUIRE(r.ncmp == 3 * RES_CMP_COUNT);
@@ -538,7 +538,7 @@ TEST_CASE("catalog: split-vs-preload runs, and lru:1 is on_demand_overlap", "[fa
     std::vector<const char *> pj;
     for (unsigned i = 0; i < s.ncells; i++)
         pj.push_back(s.policy_json[i % s.npolicies]);
-    res_plan plan{s.name, s.about, s.seed, 40, s.horizon, s.cells, pj.data(), s.ncells};
+    res_plan plan{s.name, s.about, s.seed, 40, s.horizon, s.cells, pj.data(), s.ncells, 0};
     res_result r;
     REQUIRE(res_run(&plan, 2, nullptr, nullptr, &r, &err) == SIM_OK);
     for (unsigned d = 0; d < 3; d++) {

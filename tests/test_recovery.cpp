@@ -46,7 +46,7 @@ struct Teach {
         std::vector<const char *> pj;
         for (unsigned i = 0; i < s.ncells; i++)
             pj.push_back(s.policy_json[i % s.npolicies]);
-        res_plan plan{s.name, s.about, s.seed, reps, s.horizon, s.cells, pj.data(), s.ncells};
+        res_plan plan{s.name, s.about, s.seed, reps, s.horizon, s.cells, pj.data(), s.ncells, 0};
         res_result r;
         sim_error err;
         sim_error_clear(&err);

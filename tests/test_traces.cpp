@@ -50,6 +50,17 @@ std::vector<trc_event> sample_events()
     e.mem[TRC_MEM_NATIVE] = INT64_C(700) << 20;
     e.mem[TRC_MEM_GPU] = 96 << 20;
     e.mem[TRC_MEM_FILE] = 48 << 20;
+    // the replay extensions
+    e.has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS | TRC_F_DURATION | TRC_F_ALLOC | TRC_F_KEEP;
+    e.request = 41;
+    e.step = 3;
+    std::strcpy(e.needs, "detector,recognizer");
+    e.duration_us = 120000;
+    e.alloc_has = 0x2;
+    e.alloc[TRC_MEM_NATIVE] = 40 << 20;
+    e.keep_has = 0x3;
+    e.keep[TRC_MEM_JAVA] = 0;
+    e.keep[TRC_MEM_NATIVE] = 8 << 20;
     v.push_back(e);
     trc_event_clear(&e);
     e.has = TRC_F_KIND | TRC_F_EXIT_REASON | TRC_F_EXIT | TRC_F_ERROR;

@@ -326,7 +326,7 @@ TEST_CASE("results do not depend on the thread count", "[world][run]")
     std::vector<const char *> pj;
     for (unsigned i = 0; i < s.ncells; i++)
         pj.push_back(s.policy_json[i % s.npolicies]);
-    res_plan plan{s.name, s.about, s.seed, 40, s.horizon, s.cells, pj.data(), s.ncells};
+    res_plan plan{s.name, s.about, s.seed, 40, s.horizon, s.cells, pj.data(), s.ncells, 0};
     std::string docs[2];
     for (unsigned t = 1; t <= 2; t++) {
         res_result r;

@@ -94,6 +94,10 @@ int trc_event_equal(const trc_event *a, const trc_event *b)
     SAME_STR(TRC_F_ACTION, action);
     SAME_STR(TRC_F_APP_VERSION, app_version);
     SAME_STR(TRC_F_PROCESS, process);
+    SAME_INT(TRC_F_REQUEST, request);
+    SAME_INT(TRC_F_STEP, step);
+    SAME_INT(TRC_F_DURATION, duration_us);
+    SAME_STR(TRC_F_NEEDS, needs);
 #undef SAME_INT
 #undef SAME_STR
     if (h & TRC_F_MEM) {
@@ -101,6 +105,20 @@ int trc_event_equal(const trc_event *a, const trc_event *b)
             return 0;
         for (int k = 0; k < TRC_MEM_COUNT; k++)
             if ((a->mem_has >> k & 1u) && a->mem[k] != b->mem[k])
+                return 0;
+    }
+    if (h & TRC_F_ALLOC) {
+        if (a->alloc_has != b->alloc_has)
+            return 0;
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            if ((a->alloc_has >> k & 1u) && a->alloc[k] != b->alloc[k])
+                return 0;
+    }
+    if (h & TRC_F_KEEP) {
+        if (a->keep_has != b->keep_has)
+            return 0;
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            if ((a->keep_has >> k & 1u) && a->keep[k] != b->keep[k])
                 return 0;
     }
     if (h & TRC_F_EXIT) {
@@ -196,7 +214,10 @@ static const struct {
     KEY("candidate"), KEY("runtime"),  KEY("delegate"),    KEY("session"),  KEY("sessions"),
     KEY("queue"),     KEY("in_flight"), KEY("payload"),    KEY("rss_mb"),   KEY("budget_mb"),
     KEY("mem"),       KEY("exit_reason"), KEY("exit"),     KEY("error"),    KEY("action"),
-    KEY("app_version"), KEY("process")};
+    KEY("app_version"), KEY("process"),
+    /* extensions (docs/traces.md) */
+    KEY("request"),   KEY("step"),     KEY("needs"),       KEY("duration_us"), KEY("alloc"),
+    KEY("keep")};
 #undef KEY
 #define NKEYS (sizeof key_list / sizeof *key_list)
 
@@ -313,28 +334,55 @@ int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
     case 19: e->has |= TRC_F_ACTION; return want_text(cx, key, v, e->action);
     case 20: e->has |= TRC_F_APP_VERSION; return want_text(cx, key, v, e->app_version);
     case 21: e->has |= TRC_F_PROCESS; return want_text(cx, key, v, e->process);
+    case 22: e->has |= TRC_F_REQUEST; return want_int(cx, key, v, 0, INT64_C(1) << 48, &e->request);
+    case 23: e->has |= TRC_F_STEP; return want_int(cx, key, v, 0, INT32_MAX, &e->step);
+    case 24: e->has |= TRC_F_NEEDS; return want_text(cx, key, v, e->needs);
+    case 25:
+        e->has |= TRC_F_DURATION;
+        return want_int(cx, key, v, 0, TIME_MS_MAX * 1000, &e->duration_us);
+    case 26:
+    case 27:
+        if (v->t != TRC_V_MAP)
+            return trc__fail(cx, key, SIM_EINPUT, "expected a map, got %s", type_name(v->t));
+        e->has |= k == 26 ? TRC_F_ALLOC : TRC_F_KEEP;
+        return SIM_OK;
     default:
         return trc__fail(cx, key, SIM_EINTERNAL, "no setter");
     }
 }
 
-int trc__set_mem(trc__ctx *cx, trc_event *e, const char *key, size_t len, const trc__value *v)
+/* A key of a category map: `mem` (which = 0), `alloc` (1) or `keep` (2). */
+static int set_category(trc__ctx *cx, trc_event *e, int which, const char *key, size_t len,
+                        const trc__value *v)
 {
-    static const char *const paths[TRC_MEM_COUNT] = {"mem.java", "mem.native", "mem.gpu",
-                                                     "mem.file"};
+    static const char *const maps[3] = {"mem", "alloc", "keep"};
+    static const char *const paths[3][TRC_MEM_COUNT] = {
+        {"mem.java", "mem.native", "mem.gpu", "mem.file"},
+        {"alloc.java", "alloc.native", "alloc.gpu", "alloc.file"},
+        {"keep.java", "keep.native", "keep.gpu", "keep.file"}};
+    unsigned *has = which == 0 ? &e->mem_has : which == 1 ? &e->alloc_has : &e->keep_has;
+    int64_t *val = which == 0 ? e->mem : which == 1 ? e->alloc : e->keep;
     for (int k = 0; k < TRC_MEM_COUNT; k++)
         if (len > 0 && mem_names[k][0] == key[0] && strncmp(mem_names[k], key, len) == 0 &&
             mem_names[k][len] == '\0') {
-            const char *path = paths[k];
-            if (e->mem_has >> k & 1u)
+            const char *path = paths[which][k];
+            if (*has >> k & 1u)
                 return trc__fail(cx, path, SIM_EINPUT, "given twice");
-            e->mem_has |= 1u << k;
-            return want_int(cx, path, v, 0, INT64_C(1) << 50, &e->mem[k]);
+            *has |= 1u << k;
+            return want_int(cx, path, v, 0, INT64_C(1) << 50, &val[k]);
         }
     char label[64], where[96];
     trc__unknown_label(key, len, label, sizeof label);
-    snprintf(where, sizeof where, "mem: %s", label);
+    snprintf(where, sizeof where, "%s: %s", maps[which], label);
     return trc__unknown(cx, where);
+}
+
+int trc__set_sub(trc__ctx *cx, trc_event *e, int k, const char *key, size_t len,
+                 const trc__value *v)
+{
+    if (k == TRC__KEY_EXIT)
+        return trc__set_exit(cx, e, key, len, v);
+    return set_category(cx, e, k == TRC__KEY_MEM ? 0 : k == TRC__KEY_ALLOC ? 1 : 2, key, len, v);
 }
 
 int trc__set_exit(trc__ctx *cx, trc_event *e, const char *key, size_t len, const trc__value *v)

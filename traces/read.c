@@ -114,7 +114,6 @@ static trc__value value_of_json(const json_t *j)
     return v;
 }
 
-typedef int (*sub_setter)(trc__ctx *, trc_event *, const char *, size_t, const trc__value *);
 
 static int event_of_json(trc_reader *r, const json_t *o, trc_event *e)
 {
@@ -138,13 +137,12 @@ static int event_of_json(trc_reader *r, const json_t *o, trc_event *e)
         trc__value v = value_of_json(val);
         if ((rc = trc__set(cx, e, k, &v)) != SIM_OK)
             return rc;
-        if (k == TRC__KEY_MEM || k == TRC__KEY_EXIT) {
-            sub_setter set = k == TRC__KEY_MEM ? trc__set_mem : trc__set_exit;
+        if (TRC__IS_MAP(k)) {
             const char *sk;
             json_t *sv;
             json_object_foreach(val, sk, sv) {
                 trc__value x = value_of_json(sv);
-                if ((rc = set(cx, e, sk, strlen(sk), &x)) != SIM_OK)
+                if ((rc = trc__set_sub(cx, e, k, sk, strlen(sk), &x)) != SIM_OK)
                     return rc;
             }
         }
@@ -419,15 +417,15 @@ static int event_of_mp(trc_reader *r, const msgpack_object *o, trc_event *e)
         trc__value v = value_of_mp(vo);
         if ((rc = trc__set(cx, e, k, &v)) != SIM_OK)
             return rc;
-        if (k == TRC__KEY_MEM || k == TRC__KEY_EXIT) {
-            sub_setter set = k == TRC__KEY_MEM ? trc__set_mem : trc__set_exit;
+        if (TRC__IS_MAP(k)) {
             for (uint32_t j = 0; j < vo->via.map.size; j++) {
                 const msgpack_object *sk = &vo->via.map.ptr[j].key;
                 if (sk->type != MSGPACK_OBJECT_STR)
                     return trc__fail(cx, trc__key_name(k), SIM_EINPUT,
                                      "a key that is not a string");
                 trc__value x = value_of_mp(&vo->via.map.ptr[j].val);
-                if ((rc = set(cx, e, sk->via.str.ptr, sk->via.str.size, &x)) != SIM_OK)
+                if ((rc = trc__set_sub(cx, e, k, sk->via.str.ptr, sk->via.str.size, &x)) !=
+                    SIM_OK)
                     return rc;
             }
         }

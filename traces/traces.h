@@ -56,7 +56,10 @@ enum {
     TRC_F_PAYLOAD = 1u << 9, TRC_F_RSS_MB = 1u << 10, TRC_F_BUDGET_MB = 1u << 11,
     TRC_F_MEM = 1u << 12, TRC_F_EXIT_REASON = 1u << 13, TRC_F_EXIT = 1u << 14,
     TRC_F_ERROR = 1u << 15, TRC_F_ACTION = 1u << 16, TRC_F_APP_VERSION = 1u << 17,
-    TRC_F_PROCESS = 1u << 18, TRC_F_TIME_MS = 1u << 19 /* time given (and written) in ms */
+    TRC_F_PROCESS = 1u << 18, TRC_F_TIME_MS = 1u << 19, /* time given (and written) in ms */
+    /* extensions (docs/traces.md): what `oomsim replay` needs of a recorded session */
+    TRC_F_REQUEST = 1u << 20, TRC_F_STEP = 1u << 21, TRC_F_NEEDS = 1u << 22,
+    TRC_F_DURATION = 1u << 23, TRC_F_ALLOC = 1u << 24, TRC_F_KEEP = 1u << 25
 };
 
 /* `mem` keys and `exit` keys present (trc_event.mem_has, exit.has). */
@@ -90,6 +93,12 @@ typedef struct trc_event {
     int64_t mem[TRC_MEM_COUNT];    /* bytes */
     trc_exit_reason exit_reason;
     trc_exit_record exit;
+    /* extensions */
+    int64_t request, step, duration_us;
+    char needs[TRC_TEXT_MAX];          /* part names, comma-separated */
+    unsigned alloc_has, keep_has;      /* 1 << TRC_MEM_* */
+    int64_t alloc[TRC_MEM_COUNT];      /* bytes the event allocates */
+    int64_t keep[TRC_MEM_COUNT];       /* of those, what stays after the stage */
 } trc_event;
 
 /* Clears an event to "time 0, stage load, nothing else". */

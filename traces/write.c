@@ -21,7 +21,7 @@ struct trc_writer {
 /* One field of an event, in writing order: an integer, a string or a map. */
 typedef struct field {
     const char *key;
-    int type; /* 0 integer, 1 string, 2 mem map, 3 exit map */
+    int type; /* 0 integer, 1 string, 2 mem map, 3 exit map, 4 alloc map, 5 keep map */
     int64_t i;
     const char *s;
 } field;
@@ -61,17 +61,42 @@ static unsigned fields_of(const trc_event *e, field *f)
     STR(TRC_F_ACTION, "action", action);
     STR(TRC_F_APP_VERSION, "app_version", app_version);
     STR(TRC_F_PROCESS, "process", process);
+    INT(TRC_F_REQUEST, "request", request);
+    INT(TRC_F_STEP, "step", step);
+    STR(TRC_F_NEEDS, "needs", needs);
+    INT(TRC_F_DURATION, "duration_us", duration_us);
+    if (h & TRC_F_ALLOC)
+        f[n++] = (field){"alloc", 4, 0, NULL};
+    if (h & TRC_F_KEEP)
+        f[n++] = (field){"keep", 5, 0, NULL};
 #undef STR
 #undef INT
     return n;
 }
 
-static const int64_t *exit_slot(const trc_exit_record *x, int k)
+/* The entries of map field f of e: how many, their names and values. */
+static int map_of(const trc_event *e, int type, unsigned *mask, const char **names,
+                  int64_t *vals)
 {
-    const int64_t *s[] = {&x->reason_code, &x->importance, &x->pss_kb,
-                          &x->rss_kb,      &x->status,     &x->timestamp_ms};
-    return s[k];
+    if (type == 3) {
+        const int64_t *s[] = {&e->exit.reason_code, &e->exit.importance, &e->exit.pss_kb,
+                              &e->exit.rss_kb,      &e->exit.status,     &e->exit.timestamp_ms};
+        for (int j = 0; j < 6; j++) {
+            names[j] = trc__exit_name(j);
+            vals[j] = *s[j];
+        }
+        *mask = e->exit.has;
+        return 6;
+    }
+    const int64_t *v = type == 2 ? e->mem : type == 4 ? e->alloc : e->keep;
+    *mask = type == 2 ? e->mem_has : type == 4 ? e->alloc_has : e->keep_has;
+    for (int j = 0; j < TRC_MEM_COUNT; j++) {
+        names[j] = trc__mem_name(j);
+        vals[j] = v[j];
+    }
+    return TRC_MEM_COUNT;
 }
+
 
 static json_t *json_of(const trc_event *e)
 {
@@ -86,13 +111,13 @@ static json_t *json_of(const trc_event *e)
             v = json_string(f[k].s);
         } else {
             v = json_object();
-            for (int j = 0; v != NULL && j < (f[k].type == 2 ? TRC_MEM_COUNT : 6); j++) {
-                if (f[k].type == 2 && (e->mem_has >> j & 1u))
-                    json_object_set_new(v, trc__mem_name(j), json_integer(e->mem[j]));
-                if (f[k].type == 3 && (e->exit.has >> j & 1u))
-                    json_object_set_new(v, trc__exit_name(j),
-                                        json_integer(*exit_slot(&e->exit, j)));
-            }
+            unsigned mask;
+            const char *names[6];
+            int64_t vals[6];
+            int count = map_of(e, f[k].type, &mask, names, vals);
+            for (int j = 0; v != NULL && j < count; j++)
+                if (mask >> j & 1u)
+                    json_object_set_new(v, names[j], json_integer(vals[j]));
         }
         if (v == NULL || json_object_set_new(o, f[k].key, v) != 0) {
             json_decref(o);
@@ -122,15 +147,16 @@ static int write_msgpack(trc_writer *w, const trc_event *e)
         } else if (f[k].type == 1) {
             mp_str(pk, f[k].s);
         } else {
-            unsigned mask = f[k].type == 2 ? e->mem_has : e->exit.has;
-            int count = f[k].type == 2 ? TRC_MEM_COUNT : 6;
+            unsigned mask;
+            const char *names[6];
+            int64_t vals[6];
+            int count = map_of(e, f[k].type, &mask, names, vals);
             rc = msgpack_pack_map(pk, (size_t)__builtin_popcount(mask));
             for (int j = 0; j < count && rc == 0; j++) {
                 if (!(mask >> j & 1u))
                     continue;
-                mp_str(pk, f[k].type == 2 ? trc__mem_name(j) : trc__exit_name(j));
-                rc = msgpack_pack_int64(pk, f[k].type == 2 ? e->mem[j]
-                                                           : *exit_slot(&e->exit, j));
+                mp_str(pk, names[j]);
+                rc = msgpack_pack_int64(pk, vals[j]);
             }
         }
     }
