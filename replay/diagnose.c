@@ -140,7 +140,7 @@ static int64_t parse_timestamp(const char *s, size_t n)
 static const char *const kv_keys[] = {
     "timestamp", "pid",    "realUid", "packageUid", "definingUid", "user",  "process",
     "reason",    "subreason", "status", "importance", "pss",       "rss",   "description",
-    "state",     "trace",  "package", "processName"};
+    "state",     "trace",  "package", "processName", "version", "versionCode"};
 #define NKV (sizeof kv_keys / sizeof *kv_keys)
 
 /* The known key starting at s[i] (after a space, '(' or the line start),
@@ -199,6 +199,14 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 case 11: x->pss_kb = parse_size_kb(v, vn); break;
                 case 12: x->rss_kb = parse_size_kb(v, vn); break;
                 case 13: copy_text(x->description, v, vn); break;
+                case 18:
+                case 19: {
+                    size_t e = 0;
+                    while (e < vn && v[e] != ' ')
+                        e++;
+                    copy_text(x->app_version, v, e);
+                    break;
+                }
                 default: break;
                 }
             }
@@ -533,6 +541,8 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
         const trace_exit *e = &t->v[k];
         if (e->process[0] && x->process[0] && strcmp(e->process, x->process) != 0)
             continue;
+        if (e->app_version[0] && x->app_version[0] && strcmp(e->app_version, x->app_version) != 0)
+            continue; /* another version of the app: not this timeline */
         if (x->timestamp_ms < 0 || e->timestamp_ms < 0)
             continue;
         int64_t d = x->timestamp_ms - e->timestamp_ms;

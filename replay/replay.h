@@ -64,6 +64,7 @@ typedef struct rpl_exit {
     rpl_source source;
     char process[RPL_TEXT_MAX];
     char description[RPL_TEXT_MAX]; /* dumpsys description, or lmkd's reason */
+    char app_version[RPL_TEXT_MAX]; /* a `version=` or `versionCode=` field, "" when none */
     int64_t timestamp_ms;           /* UTC; -1: none, or not readable unambiguously */
     int reason_code;                /* ApplicationExitInfo reason; -1 for lmkd */
     int has_status, status;
@@ -96,10 +97,11 @@ typedef struct rpl_verdict {
 } rpl_verdict;
 
 /* Diagnoses records against a trace (NULL: no trace).  A record matches the
- * trace when an exit event of the trace has the same process (when both
- * name one) and an exit timestamp within RPL_MATCH_WINDOW_MS of the
- * record's.  (dumpsys exit-info prints no app version, so the trace's
- * app_version cannot be compared with a record yet.) */
+ * trace when an exit event of the trace has the same process and the same
+ * app version (each compared when both sides give one: dumpsys exit-info
+ * prints a version only in a `version=` or `versionCode=` field some
+ * builds add) and an exit timestamp within RPL_MATCH_WINDOW_MS of the
+ * record's. */
 #define RPL_MATCH_WINDOW_MS 5000
 typedef struct rpl_trace_exits rpl_trace_exits;
 /* Reads the exit events of a trace (streaming), with the stage running at

@@ -121,6 +121,17 @@ TEST_CASE("diagnose: a record that matches the trace is confirmed, with the stag
                      "\"process\": \"com.example.app\",\n      \"timestamp_ms\": 1714332467967,"
                      "\n      \"reason_code\": 3,\n      \"reason\": \"LOW_MEMORY\",\n      "
                      "\"importance\": 400,") == 0);
+    // another app version does not match the timeline
+    std::string other = dir.write("v.txt", "ApplicationExitInfo(timestamp=2024-04-28 "
+                                           "19:27:47.967 process=com.example.app reason=3 "
+                                           "(LOW_MEMORY) importance=400 versionCode=5.1.0)\n");
+    RunResult ov = oomsim({"diagnose", trace, "--exits", other, "--format", "json"});
+    CHECK(ov.out.find("\"evidence\": \"supported\"") != std::string::npos);
+    std::string same = dir.write("w.txt", "ApplicationExitInfo(timestamp=2024-04-28 "
+                                          "19:27:47.967 process=com.example.app reason=3 "
+                                          "(LOW_MEMORY) importance=400 versionCode=5.2.0)\n");
+    RunResult sv = oomsim({"diagnose", trace, "--exits", same, "--format", "json"});
+    CHECK(sv.out.find("\"evidence\": \"confirmed\"") != std::string::npos);
     // the trace alone: its own exit record, matched to itself
     RunResult t = oomsim({"diagnose", trace});
     CHECK(t.status == 0);
