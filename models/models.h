@@ -375,7 +375,7 @@ enum { MDL_OUTCOME_OK = 0, MDL_OUTCOME_FAIL, MDL_OUTCOME_CRASH };
 
 typedef struct mdl_replay_request {
     sim_time time;                     /* arrival */
-    uint32_t step;                     /* its requests step (index in workload.requests) */
+    uint32_t step;                     /* its requests step (index in workload.steps) */
     uint8_t nneeds, needs[MDL_PARTS_MAX];
     uint8_t known[MDL_PARTS_MAX];      /* need k was executed in the recording */
     int64_t payload[MDL_CAT_COUNT];

@@ -1845,7 +1845,7 @@ static void user_arrives(world *w, uint32_t u, uint32_t rqi, uint8_t nneeds)
         trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
         e->has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS | TRC_F_ALLOC;
         e->request = (int64_t)x->id;
-        e->step = rqi;
+        e->step = w->rq_step; /* the path step (unique per occurrence of a repeated step) */
         size_t len = 0;
         for (unsigned k = 0; k < nneeds; k++) {
             const char *name = w->cand->parts[x->needs[k]].name;
@@ -1888,7 +1888,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
         memcpy(x->d.ws[k], q->ws[k], sizeof q->ws[k]);
     }
     memcpy(x->needs, q->needs, MDL_PARTS_MAX);
-    user_arrives(w, u, q->step, q->nneeds);
+    user_arrives(w, u, w->wl->steps[q->step].index, q->nneeds);
 }
 
 static void arrival(sim_engine *e, void *ctx, uint64_t arg)
@@ -1981,8 +1981,9 @@ static void step(sim_engine *e, void *ctx, uint64_t arg)
             sim_time end = t + rq->duration;
             if (rq->count > 0 && rq->poisson)
                 end = t;
-            while (w->rp_next_req < rp->nrequests &&
-                   rp->requests[w->rp_next_req].step == s->index) {
+            while (w->rp_next_req < rp->nrequests && rp->requests[w->rp_next_req].step < i)
+                w->rp_next_req++; /* a step this run did not reach the same way */
+            while (w->rp_next_req < rp->nrequests && rp->requests[w->rp_next_req].step == i) {
                 const mdl_replay_request *q = &rp->requests[w->rp_next_req];
                 sim_time at_t = q->time < t ? t : q->time;
                 if (rq->count > 0 && rq->poisson && at_t > end)

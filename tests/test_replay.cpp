@@ -100,6 +100,48 @@ TEST_CASE("replay: gen then replay under the same scenario reproduces the replic
     }
 }
 
+TEST_CASE("replay: a repeated requests step that ends at its last arrival", "[replay]")
+{
+    // three occurrences of one step (the same requests entry), each a rate
+    // with a count: each ends at its own last arrival
+    const std::string yaml = R"(name: rep
+horizon: 2min
+replications: 1
+seed: 5
+devices: [android-3g]
+candidates: [ocr-v3]
+workload:
+  path:
+    - cold_start
+    - repeat: {times: 3, steps: [{requests: {rate: "2/s", count: 6}}, {background: 2s}]}
+  relaunch: 5s
+policies: {sessions: 2}
+)";
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_parse(yaml.data(), yaml.size(), "rep.yaml", &s, &err) == SIM_OK);
+    TempDir dir;
+    std::string path = dir.file("r.jsonl");
+    for (uint64_t rep = 0; rep < 4; rep++) {
+        mdl_rep a = record(s.cells[0], rep, path);
+        mdl_replay rp;
+        REQUIRE(rpl_replay_load(path.c_str(), s.cells[0].candidate, &rp, nullptr, &err) ==
+                SIM_OK);
+        mdl_cell cell = s.cells[0];
+        cell.replay = &rp;
+        mdl_rep b;
+        REQUIRE(mdl_run_replication(&cell, rep, nullptr, nullptr, &b, &err) == SIM_OK);
+        CHECK(a.arrived == b.arrived);
+        CHECK(a.completed == b.completed);
+        CHECK(a.peak == b.peak);
+        CHECK(a.deaths_total == b.deaths_total);
+        CHECK(a.latency_sum == b.latency_sum);
+        rpl_replay_free(&rp);
+    }
+    scn_scenario_release(&s);
+}
+
 TEST_CASE("replay: the command runs every cell of the trace's candidate", "[replay][cli]")
 {
     TempDir dir;
