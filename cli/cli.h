@@ -38,6 +38,7 @@ int cli_load_scenario(const char *arg, struct scn_scenario *s, sim_error *err);
 int cli_gen(int argc, char **argv);
 int cli_diagnose(int argc, char **argv);
 int cli_replay(int argc, char **argv);
+int cli_explain(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_validate(int argc, char **argv);

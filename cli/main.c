@@ -15,6 +15,8 @@ static const command commands[] = {
                      "                      predict peaks and deaths for every cell"},
     {"replay", cli_replay, "replay TRACE --scenario S [--replication K] [-o DIR] [--format F]\n"
                            "                      a trace-driven run of the scenario's cells"},
+    {"explain", cli_explain, "explain SCENARIO [--replication K] [--cell N]\n"
+                             "                      one replication told as a timeline"},
     {"gen", cli_gen, "gen SCENARIO -o TRACE [--replication K] [--cell N]\n"
                      "                      write one replication's event timeline as a trace"},
     {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--format text|json]\n"

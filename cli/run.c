@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 
 static const char usage_text[] =
@@ -166,29 +167,44 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
     return status;
 }
 
-/* A progress bar on stderr, only when stderr is a terminal (spec/RESULTS.md);
- * redrawn only when the shown percentage changes, erased at the end. */
+/* A progress bar on stderr, only when stderr is a terminal and the run
+ * has lasted a second (spec/RESULTS.md; OOMSIM_PROGRESS_AFTER sets that
+ * delay in seconds): replications done, their rate and the time left;
+ * redrawn when the percentage changes, erased at the end. */
 typedef struct bar {
-    int shown; /* percentage on screen, -1: nothing yet */
+    int shown;      /* percentage on screen, -1: nothing yet */
+    double t0, after;
 } bar;
+
+static double seconds(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
+}
 
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
     bar *b = ctx;
     int pct = total > 0 ? (int)(done * 100 / total) : 100;
-    if (pct == b->shown)
+    double dt = seconds() - b->t0;
+    if (pct == b->shown || (b->shown < 0 && dt < b->after && done < total))
         return;
-    b->shown = pct;
     if (done >= total) {
-        fputs("\r\033[K", stderr);
+        if (b->shown >= 0)
+            fputs("\r\033[K", stderr);
+        b->shown = pct;
     } else {
+        b->shown = pct;
         char cells[41];
         int fill = pct * 40 / 100;
         memset(cells, '#', (size_t)fill);
         memset(cells + fill, '.', (size_t)(40 - fill));
         cells[40] = '\0';
-        fprintf(stderr, "\r[%s] %3d%% of %llu replications", cells, pct,
-                (unsigned long long)total);
+        double rate = dt > 0 ? (double)done / dt : 0;
+        fprintf(stderr, "\r[%s] %3d%%  %llu/%llu replications, %.0f/s, ETA %.0f s\033[K",
+                cells, pct, (unsigned long long)done, (unsigned long long)total, rate,
+                rate > 0 ? (double)(total - done) / rate : 0.0);
     }
     fflush(stderr);
 }
@@ -226,7 +242,10 @@ int cli_run(int argc, char **argv)
         pj[i] = s.policy_json[i % s.npolicies];
     plan.policy_json = pj;
     res_result r;
-    bar shown = {-1};
+    bar shown = {-1, seconds(), 1.0};
+    const char *after = getenv("OOMSIM_PROGRESS_AFTER");
+    if (after != NULL)
+        shown.after = atof(after);
     int tty = isatty(STDERR_FILENO);
     rc = res_run(&plan, (unsigned)o.threads, tty ? progress : NULL, &shown, &r, &err);
     if (tty && shown.shown >= 0 && shown.shown < 100)

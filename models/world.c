@@ -232,6 +232,19 @@ static void apply_limits(world *w)
 
 /* ----------------------------------------------------------- the timeline */
 
+static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part);
+static void ev_send(world *w);
+#define TRACING(w) ((w)->trace != NULL && !(w)->ending)
+
+/* A sample that only says what happened: an error class of spec/TRACE.md. */
+static void ev_note(world *w, mdl_stage stage, const char *what)
+{
+    trc_event *e = ev_begin(w, stage < MDL_STAGE_COUNT ? stage : MDL_STAGE_LOAD, TRC_SAMPLE, -1);
+    e->has |= TRC_F_ERROR;
+    snprintf(e->error, sizeof e->error, "%s", what);
+    ev_send(w);
+}
+
 /* Starts a timeline event with what every event carries: the time, the
  * candidate, memory by category, the session and queue counts. */
 static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
@@ -268,8 +281,6 @@ static void ev_send(world *w)
     if (rc != SIM_OK)
         fail(w, rc);
 }
-
-#define TRACING(w) ((w)->trace != NULL && !(w)->ending)
 
 static int at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg, sim_handle *h)
 {
@@ -313,8 +324,11 @@ static void warning_check(world *w, int64_t room)
     if (below == w->warned)
         return;
     w->warned = below;
-    if (below)
+    if (below) {
         w->out->warnings++;
+        if (TRACING(w))
+            ev_note(w, w->last_stage, "memory_warning");
+    }
     if (!w->ending &&
         (w->pol->on_warning != 0 || w->pol->retry.kind == MDL_RETRY_ON_NEW_CONDITION))
         at(w, now(w), PRIO_TIMER, on_warning, tag(w, (uint32_t)below), NULL);
@@ -354,6 +368,8 @@ static int kill_check(world *w, int64_t extra, mdl_stage stage)
         w->cached -= freed;
         room += freed;
         w->out->cached_kills++;
+        if (TRACING(w))
+            ev_note(w, stage, "cached_app_killed");
     }
     const mdl_minfree *lv = lmk_level(d, w->fg ? APP_ADJ_FOREGROUND : APP_ADJ_BACKGROUND);
     if (lv != NULL && room < lv->free) {
@@ -1275,6 +1291,8 @@ static void retry_now(world *w, uint32_t u)
     w->out->retried++;
     if (x->live > 0)
         w->out->duplicates++;
+    if (TRACING(w))
+        ev_note(w, MDL_STAGE_INFERENCE, x->live > 0 ? "retry_duplicate" : "retry");
     submit(w, u);
 }
 

@@ -32,12 +32,20 @@ TEST_CASE("run shows a progress bar on stderr only when stderr is a terminal", "
         return;
     }
     TempDir dir;
-    std::string cmd = OOMSIM_BIN " run -r 20 -j 2 > " + dir.file("table.txt");
+    std::string cmd = "OOMSIM_PROGRESS_AFTER=0 " OOMSIM_BIN " run -r 20 -j 2 > " +
+                      dir.file("table.txt");
     RunResult r = run({"/usr/bin/script", "-qec", cmd, dir.file("tty.txt")});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     std::string tty = read_file(dir.file("tty.txt"));
-    CHECK(tty.find("% of 120 replications") != std::string::npos);
+    CHECK(tty.find("/120 replications, ") != std::string::npos);
+    CHECK(tty.find("/s, ETA ") != std::string::npos);
+    // and a run shorter than the delay shows nothing
+    std::string quiet = "OOMSIM_PROGRESS_AFTER=1000 " OOMSIM_BIN " run -r 20 -j 2 > " +
+                        dir.file("t2.txt");
+    RunResult q = run({"/usr/bin/script", "-qec", quiet, dir.file("tty2.txt")});
+    REQUIRE(q.status == 0);
+    CHECK(read_file(dir.file("tty2.txt")).find("replications, ") == std::string::npos);
     CHECK(tty.find("\r\033[K") != std::string::npos); // erased at the end
     CHECK(read_file(dir.file("table.txt")).find("capacity-plan: 20 replications") == 0);
 }
