@@ -16,6 +16,7 @@
 #include "models.h"
 
 #include <math.h>
+#include <stddef.h>
 #include <string.h>
 
 #include <gsl/gsl_rng.h>
@@ -80,13 +81,12 @@ typedef struct req_draw {
 typedef struct user {
     req_draw d;
     sim_time first;       /* the first submission (latency counts from here) */
-    uint32_t rqi;         /* its requests step */
     uint32_t live;        /* attempts in the system */
     uint32_t retries;     /* retries made */
     uint32_t next;        /* free list / parked list */
     uint64_t id;          /* the timeline's request id */
     uint8_t needs[MDL_PARTS_MAX]; /* part indices, in order */
-    uint8_t in_use, nneeds, waiting, done; /* waiting: a retry is scheduled or parked */
+    uint8_t in_use, nneeds, waiting; /* waiting: a retry is scheduled or parked */
 } user;
 
 /* One attempt: what is queued, waits for a part or executes. */
@@ -435,13 +435,13 @@ static void add_to(int64_t dst[MDL_CAT_COUNT], const int64_t src[MDL_CAT_COUNT])
 
 /* Doubles a pool of `elem`-byte records up to MDL_REQUESTS_IN_SYSTEM_MAX;
  * returns the old capacity (the first new record), or NIL on failure. */
-static uint32_t grow(world *w, void **pool, uint32_t *cap, size_t elem, const char *what)
+static uint32_t grow(world *w, void **pool, uint32_t *cap, size_t elem)
 {
     if (*cap >= MDL_REQUESTS_IN_SYSTEM_MAX) {
         sim_error_set(w->err, SIM_ELIMIT,
-                      "more than %u %s in the system at once at t=%.3f s: the "
+                      "more than %u requests in the system at once at t=%.3f s: the "
                       "queue never drains; bound policies.queue or lower the rate",
-                      MDL_REQUESTS_IN_SYSTEM_MAX, what, (double)now(w) / 1e6);
+                      MDL_REQUESTS_IN_SYSTEM_MAX, (double)now(w) / 1e6);
         fail(w, SIM_ELIMIT);
         return NIL;
     }
@@ -450,7 +450,7 @@ static uint32_t grow(world *w, void **pool, uint32_t *cap, size_t elem, const ch
         n = MDL_REQUESTS_IN_SYSTEM_MAX;
     void *p = sim_realloc(w->alloc, *pool, (size_t)*cap * elem, (size_t)n * elem);
     if (p == NULL) {
-        sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for %s", what);
+        sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for requests");
         fail(w, SIM_ENOMEM);
         return NIL;
     }
@@ -460,41 +460,44 @@ static uint32_t grow(world *w, void **pool, uint32_t *cap, size_t elem, const ch
     return old;
 }
 
-static uint32_t pool_get(world *w)
+/* Takes a free record from a pool of `elem`-byte records whose `next` and
+ * `in_use` fields sit at the given offsets, growing it (and threading the
+ * new records onto the free list) when none is free; NIL on failure. */
+static uint32_t take_free(world *w, void **pool, uint32_t *cap, uint32_t *free_head, size_t elem,
+                          size_t next_off, size_t in_use_off)
 {
-    if (w->free_head == NIL) {
-        void *pool = w->pool;
-        uint32_t old = grow(w, &pool, &w->pool_cap, sizeof *w->pool, "requests");
+    if (*free_head == NIL) {
+        uint32_t old = grow(w, pool, cap, elem);
         if (old == NIL)
             return NIL;
-        w->pool = pool;
-        for (uint32_t i = old; i < w->pool_cap; i++) {
-            w->pool[i].in_use = 0;
-            w->pool[i].next = i + 1 < w->pool_cap ? i + 1 : NIL;
+        char *base = *pool;
+        for (uint32_t i = old; i < *cap; i++) {
+            uint32_t next = i + 1 < *cap ? i + 1 : NIL;
+            memcpy(base + (size_t)i * elem + next_off, &next, sizeof next);
+            base[(size_t)i * elem + in_use_off] = 0;
         }
-        w->free_head = old;
+        *free_head = old;
     }
-    uint32_t i = w->free_head;
-    w->free_head = w->pool[i].next;
+    uint32_t i = *free_head;
+    memcpy(free_head, (char *)*pool + (size_t)i * elem + next_off, sizeof *free_head);
+    return i;
+}
+
+static uint32_t pool_get(world *w)
+{
+    void *pool = w->pool;
+    uint32_t i = take_free(w, &pool, &w->pool_cap, &w->free_head, sizeof *w->pool,
+                           offsetof(req, next), offsetof(req, in_use));
+    w->pool = pool;
     return i;
 }
 
 static uint32_t user_get(world *w)
 {
-    if (w->users_free == NIL) {
-        void *pool = w->users;
-        uint32_t old = grow(w, &pool, &w->users_cap, sizeof *w->users, "requests");
-        if (old == NIL)
-            return NIL;
-        w->users = pool;
-        for (uint32_t i = old; i < w->users_cap; i++) {
-            w->users[i].in_use = 0;
-            w->users[i].next = i + 1 < w->users_cap ? i + 1 : NIL;
-        }
-        w->users_free = old;
-    }
-    uint32_t u = w->users_free;
-    w->users_free = w->users[u].next;
+    void *pool = w->users;
+    uint32_t u = take_free(w, &pool, &w->users_cap, &w->users_free, sizeof *w->users,
+                           offsetof(user, next), offsetof(user, in_use));
+    w->users = pool;
     return u;
 }
 
@@ -1126,12 +1129,10 @@ static void advance(world *w, uint32_t i)
 {
     req *r = &w->pool[i];
     if (r->idx == r->nneeds) {
-        user *u = &w->users[r->user];
         if (!r->orphan) {
             /* the attempt the client waits for: the request is served */
             w->out->completed++;
-            record_times(w, r->start - r->arrival, now(w) - u->first);
-            u->done = 1;
+            record_times(w, r->start - r->arrival, now(w) - w->users[r->user].first);
         }
         finish(w, i, 1);
         return;
@@ -1157,7 +1158,6 @@ static void advance(world *w, uint32_t i)
     default: /* P_FAILED */
         if (!r->orphan)
             w->out->failed++;
-        w->users[r->user].done = 1;
         finish(w, i, 1);
         return;
     }
@@ -1257,7 +1257,6 @@ static void submit(world *w, uint32_t u)
         return;
     if (w->rejecting) { /* on_warning reject_new */
         w->out->rejected++;
-        x->done = 1;
         finish(w, i, 0);
         return;
     }
@@ -1270,7 +1269,6 @@ static void submit(world *w, uint32_t u)
         enqueue(w, i);
     } else {
         w->out->rejected++;
-        x->done = 1;
         if (TRACING(w)) {
             trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
             e->has |= TRC_F_ERROR;
@@ -1310,7 +1308,6 @@ static void retry_after_timeout(world *w, uint32_t u)
     user *x = &w->users[u];
     const mdl_retry *rt = &w->pol->retry;
     if (rt->kind == MDL_RETRY_NONE || x->retries >= rt->max) {
-        x->done = 1;
         user_maybe_free(w, u);
         return;
     }
@@ -1846,15 +1843,14 @@ static void next_step(world *w, sim_time t)
 }
 
 /* User request u (its draws and needs filled in) is made now. */
-static void user_arrives(world *w, uint32_t u, uint32_t rqi, uint8_t nneeds)
+static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
 {
     user *x = &w->users[u];
     x->in_use = 1;
     x->first = now(w);
-    x->rqi = rqi;
     x->nneeds = nneeds;
     x->live = x->retries = 0;
-    x->waiting = x->done = 0;
+    x->waiting = 0;
     x->id = w->user_seq++;
     w->out->arrived++;
     if (w->times != NULL && w->times->arrival != NULL)
@@ -1906,7 +1902,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
         memcpy(x->d.ws[k], q->ws[k], sizeof q->ws[k]);
     }
     memcpy(x->needs, q->needs, MDL_PARTS_MAX);
-    user_arrives(w, u, w->wl->steps[q->step].index, q->nneeds);
+    user_arrives(w, u, q->nneeds);
 }
 
 static void arrival(sim_engine *e, void *ctx, uint64_t arg)
@@ -1928,7 +1924,7 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     draw_request(w, rq, rqi, d, &nneeds);
     if (u != NIL) {
         memcpy(w->users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX], MDL_PARTS_MAX);
-        user_arrives(w, u, rqi, nneeds);
+        user_arrives(w, u, nneeds);
     }
     if (w->rc != SIM_OK)
         return;
