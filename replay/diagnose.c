@@ -16,18 +16,8 @@
 
 #include "traces/traces.h"
 
-static const char *const aei_names[] = {
-    "UNKNOWN",        "EXIT_SELF",          "SIGNALED",      "LOW_MEMORY",
-    "CRASH",          "CRASH_NATIVE",       "ANR",           "INITIALIZATION_FAILURE",
-    "PERMISSION_CHANGE", "EXCESSIVE_RESOURCE_USAGE", "USER_REQUESTED", "USER_STOPPED",
-    "DEPENDENCY_DIED", "OTHER",             "FREEZER",       "PACKAGE_STATE_CHANGE",
-    "PACKAGE_UPDATED"};
-
-const char *rpl_reason_name(int code)
-{
-    return code >= 0 && (size_t)code < sizeof aei_names / sizeof *aei_names ? aei_names[code]
-                                                                            : "?";
-}
+/* The names live with the exit records the model writes (models/names.c). */
+const char *rpl_reason_name(int code) { return mdl_aei_reason_name(code); }
 
 /* ------------------------------------------------------------ values */
 
@@ -135,6 +125,16 @@ static int64_t parse_timestamp(const char *s, size_t n)
     return ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + ms;
 }
 
+/* The first space-separated word of v[0..n) into dst (a process name, a
+ * version). */
+static void copy_word(char *dst, const char *v, size_t n)
+{
+    size_t e = 0;
+    while (e < n && v[e] != ' ')
+        e++;
+    copy_text(dst, v, e);
+}
+
 /* ----------------------------------------------------------- dumpsys */
 
 static const char *const kv_keys[] = {
@@ -180,13 +180,7 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 case 0: x->timestamp_ms = parse_timestamp(v, vn); break;
                 case 1: if (parse_int(v, vn, &num)) x->pid = num; break;
                 case 6:
-                case 17: {
-                    size_t e = 0;
-                    while (e < vn && v[e] != ' ')
-                        e++;
-                    copy_text(x->process, v, e);
-                    break;
-                }
+                case 17: copy_word(x->process, v, vn); break;
                 case 7: if (parse_int(v, vn, &num) && num >= 0 && num < 1000)
                         x->reason_code = (int)num;
                     break;
@@ -200,13 +194,7 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 case 12: x->rss_kb = parse_size_kb(v, vn); break;
                 case 13: copy_text(x->description, v, vn); break;
                 case 18:
-                case 19: {
-                    size_t e = 0;
-                    while (e < vn && v[e] != ' ')
-                        e++;
-                    copy_text(x->app_version, v, e);
-                    break;
-                }
+                case 19: copy_word(x->app_version, v, vn); break;
                 default: break;
                 }
             }
