@@ -4,8 +4,6 @@
 // checks of the fuzz target (tests/fuzz/fuzz_scenario.c).
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -21,14 +19,7 @@ TEST_CASE("scenario fuzz corpus: every input loads and runs, or is refused with 
           "[fuzz][scenario]")
 {
     std::string dir = source_path("tests/fuzz/corpus/scenario");
-    std::vector<std::string> names;
-    DIR *d = ::opendir(dir.c_str());
-    REQUIRE(d != nullptr);
-    while (struct dirent *e = ::readdir(d))
-        if (e->d_name[0] != '.')
-            names.push_back(e->d_name);
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
+    std::vector<std::string> names = file_names(dir);
     REQUIRE(names.size() >= 5); // the seeds at least
     size_t seeds = 0;
     for (const std::string &n : names) {

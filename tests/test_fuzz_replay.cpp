@@ -4,8 +4,6 @@
 // the test.  Built once per target (tests/CMakeLists.txt).
 #include <catch2/catch.hpp>
 
-#include <dirent.h>
-
 #include <algorithm>
 #include <string>
 #include <vector>
@@ -19,14 +17,7 @@ using namespace shim;
 TEST_CASE("fuzz corpus " OOMSIM_FUZZ_CORPUS ": every input passes the target's checks", "[fuzz]")
 {
     std::string dir = source_path(std::string("tests/fuzz/corpus/") + OOMSIM_FUZZ_CORPUS);
-    std::vector<std::string> names;
-    DIR *d = ::opendir(dir.c_str());
-    REQUIRE(d != nullptr);
-    while (struct dirent *e = ::readdir(d))
-        if (e->d_name[0] != '.')
-            names.push_back(e->d_name);
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
+    std::vector<std::string> names = file_names(dir);
     REQUIRE(names.size() >= 1);
     for (const std::string &n : names) {
         std::string bytes = read_file(dir + "/" + n);

@@ -148,22 +148,30 @@ struct Entry {
     std::string stem; // file name without its extension
 };
 
+// The names of the files of a folder (not those starting with '.'), sorted.
+inline std::vector<std::string> file_names(const std::string &dir)
+{
+    std::vector<std::string> out;
+    DIR *d = ::opendir(dir.c_str());
+    if (d == nullptr)
+        throw std::runtime_error("cannot list " + dir);
+    while (struct dirent *e = ::readdir(d))
+        if (e->d_name[0] != '.')
+            out.push_back(e->d_name);
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
 // The regular .yaml files of a source folder, sorted by name.
 inline std::vector<Entry> yaml_files(const std::string &rel)
 {
     std::string dir = source_path(rel);
     std::vector<Entry> out;
-    DIR *d = ::opendir(dir.c_str());
-    if (d == nullptr)
-        throw std::runtime_error("cannot list " + dir);
-    while (struct dirent *e = ::readdir(d)) {
-        std::string name = e->d_name;
-        const std::string ext = ".yaml";
+    const std::string ext = ".yaml";
+    for (const std::string &name : file_names(dir))
         if (name.size() > ext.size() && name.compare(name.size() - ext.size(), ext.size(), ext) == 0)
             out.push_back({dir + "/" + name, name.substr(0, name.size() - ext.size())});
-    }
-    ::closedir(d);
-    std::sort(out.begin(), out.end(), [](const Entry &a, const Entry &b) { return a.stem < b.stem; });
     return out;
 }
 
