@@ -11,6 +11,7 @@
 #include "models/models.h"
 #include "results/results.h"
 #include "scenarios/scenarios.h"
+#include "shim/world.hpp"
 
 namespace {
 
@@ -30,15 +31,7 @@ struct Plan {
     mdl_rep run(unsigned cell, uint64_t rep = 0, const mdl_times_sink *sink = nullptr,
                 bool no_leaks = true)
     {
-        mdl_rep r;
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = mdl_run_replication(&s.cells[cell], rep, nullptr, sink, &r, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
-        if (no_leaks)
-            REQUIRE(r.leaks == 0);
-        return r;
+        return shim::run_replication(s.cells[cell], rep, sink, no_leaks);
     }
 };
 
@@ -464,9 +457,7 @@ TEST_CASE("comparisons: two identical policy cells differ by exactly 0", "[failu
     for (unsigned i = 0; i < s.ncells; i++)
         s.cells[i].policy.sessions = 2;
     std::vector<const char *> pj;
-    for (unsigned i = 0; i < s.ncells; i++)
-        pj.push_back(s.policy_json[i % s.npolicies]);
-    res_plan plan{s.name, s.about, s.seed, 60, s.horizon, s.cells, pj.data(), s.ncells, 0};
+    res_plan plan = shim::plan_of(s, 60, pj);
     res_result r;
     REQUIRE(res_run(&plan, 2, nullptr, nullptr, &r, &err) == SIM_OK);
     REQUIRE(r.ncmp == 3 * RES_CMP_COUNT);
@@ -536,9 +527,7 @@ TEST_CASE("catalog: split-vs-preload runs, and lru:1 is on_demand_overlap", "[fa
     REQUIRE(s.ncells == 12);
     REQUIRE(s.npolicies == 4);
     std::vector<const char *> pj;
-    for (unsigned i = 0; i < s.ncells; i++)
-        pj.push_back(s.policy_json[i % s.npolicies]);
-    res_plan plan{s.name, s.about, s.seed, 40, s.horizon, s.cells, pj.data(), s.ncells, 0};
+    res_plan plan = shim::plan_of(s, 40, pj);
     res_result r;
     REQUIRE(res_run(&plan, 2, nullptr, nullptr, &r, &err) == SIM_OK);
     for (unsigned d = 0; d < 3; d++) {

@@ -9,6 +9,7 @@
 #include "models/models.h"
 #include "results/results.h"
 #include "scenarios/scenarios.h"
+#include "shim/world.hpp"
 
 namespace {
 
@@ -27,12 +28,7 @@ struct Teach {
     ~Teach() { scn_scenario_release(&s); }
     mdl_rep run(unsigned cell, uint64_t rep = 0)
     {
-        mdl_rep r;
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = mdl_run_replication(&s.cells[cell], rep, nullptr, nullptr, &r, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
+        mdl_rep r = shim::run_replication(s.cells[cell], rep, nullptr, false);
         // the evidence is never deleted: one record per death
         uint64_t records = 0;
         for (unsigned k = 0; k < r.nrecord_kinds; k++)
@@ -44,9 +40,7 @@ struct Teach {
     std::vector<res_cell> all(uint64_t reps)
     {
         std::vector<const char *> pj;
-        for (unsigned i = 0; i < s.ncells; i++)
-            pj.push_back(s.policy_json[i % s.npolicies]);
-        res_plan plan{s.name, s.about, s.seed, reps, s.horizon, s.cells, pj.data(), s.ncells, 0};
+        res_plan plan = shim::plan_of(s, reps, pj);
         res_result r;
         sim_error err;
         sim_error_clear(&err);

@@ -10,6 +10,7 @@
 #include "models/models.h"
 #include "results/results.h"
 #include "scenarios/scenarios.h"
+#include "shim/world.hpp"
 
 namespace {
 
@@ -26,17 +27,7 @@ struct Loaded {
         REQUIRE(rc == SIM_OK);
     }
     ~Loaded() { scn_scenario_release(&s); }
-    mdl_rep run(unsigned cell, uint64_t rep = 0)
-    {
-        mdl_rep r;
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = mdl_run_replication(&s.cells[cell], rep, nullptr, nullptr, &r, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
-        REQUIRE(r.leaks == 0);
-        return r;
-    }
+    mdl_rep run(unsigned cell, uint64_t rep = 0) { return shim::run_replication(s.cells[cell], rep); }
 };
 
 // An Android device with room to spare: no cached apps, no pressure.
@@ -324,9 +315,7 @@ TEST_CASE("results do not depend on the thread count", "[world][run]")
     sim_error_clear(&err);
     REQUIRE(scn_scenario_load_catalog(SCN_DEFAULT_SCENARIO, &s, &err) == SIM_OK);
     std::vector<const char *> pj;
-    for (unsigned i = 0; i < s.ncells; i++)
-        pj.push_back(s.policy_json[i % s.npolicies]);
-    res_plan plan{s.name, s.about, s.seed, 40, s.horizon, s.cells, pj.data(), s.ncells, 0};
+    res_plan plan = shim::plan_of(s, 40, pj);
     std::string docs[2];
     for (unsigned t = 1; t <= 2; t++) {
         res_result r;
