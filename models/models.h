@@ -152,6 +152,12 @@ typedef struct mdl_device {
                                    (scn_device_release frees them) */
 } mdl_device;
 
+/* The counted bytes above which the kill rules end the app, in the
+ * foreground (1) or the background (0): jetsam's limit, or, under lmk,
+ * ram - system - the minfree of the app's level once every cached app is
+ * reclaimed (kill_check in world.c); -1 when no lmk level applies. */
+int64_t mdl_kill_line(const mdl_device *d, int foreground);
+
 /* -------------------------------------------------------------- candidate */
 
 /* A model candidate (spec/SCENARIO.md "Candidate"), every value resolved. */

@@ -346,6 +346,14 @@ static const mdl_minfree *lmk_level(const mdl_device *d, int adj)
     return lv;
 }
 
+int64_t mdl_kill_line(const mdl_device *d, int foreground)
+{
+    if (d->rule == MDL_KILL_JETSAM)
+        return foreground ? d->jetsam_limit : d->jetsam_background_limit;
+    const mdl_minfree *lv = lmk_level(d, foreground ? APP_ADJ_FOREGROUND : APP_ADJ_BACKGROUND);
+    return lv != NULL ? d->ram - d->system - lv->free : -1;
+}
+
 /* Applies the kill rules after memory changed (extra: a pressure spike's
  * bytes, held only for the check).  Returns 1 when the app lives. */
 static int kill_check(world *w, int64_t extra, mdl_stage stage)
