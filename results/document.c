@@ -6,6 +6,7 @@
  * reals printed with 6 significant digits: the same aggregates give the
  * same bytes. */
 #include "results.h"
+#include "internal.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -195,19 +196,7 @@ char *res_document_json(const res_plan *plan, const res_result *r)
 
 /* ------------------------------------------------------- text output */
 
-typedef struct out {
-    char *v;
-    size_t n, cap;
-    int oom;
-} out;
-
-static void put(out *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-
-static void put(out *o, const char *fmt, ...)
+void res_put(res_buf *o, const char *fmt, ...)
 {
     if (o->oom)
         return;
@@ -238,7 +227,28 @@ static void put(out *o, const char *fmt, ...)
     }
 }
 
-static char *done(out *o)
+void res_put_bytes(res_buf *o, const char *bytes, size_t len)
+{
+    if (o->oom)
+        return;
+    if (o->v == NULL || o->cap - o->n <= len) {
+        size_t cap = o->cap == 0 ? 4096 : o->cap;
+        while (cap - o->n <= len)
+            cap *= 2;
+        char *v = realloc(o->v, cap);
+        if (v == NULL) {
+            o->oom = 1;
+            return;
+        }
+        o->v = v;
+        o->cap = cap;
+    }
+    memcpy(o->v + o->n, bytes, len);
+    o->n += len;
+    o->v[o->n] = '\0';
+}
+
+char *res_buf_done(res_buf *o)
 {
     if (o->oom) {
         free(o->v);
@@ -299,7 +309,7 @@ static void label_value(json_t *v, char *buf, size_t n, size_t *len)
 
 /* "sessions=2 residency=preload" from the policy's JSON ("-" when the
  * scenario has no axes). */
-static void policy_label(const char *json, char *buf, size_t n)
+void res_policy_label(const char *json, char *buf, size_t n)
 {
     json_t *o = json_loads(json, 0, NULL);
     size_t len = 0;
@@ -320,7 +330,7 @@ static void policy_label(const char *json, char *buf, size_t n)
         snprintf(buf, n, "-");
 }
 
-static const char *top_stage(const res_cell *c)
+const char *res_top_stage(const res_cell *c)
 {
     int best = -1;
     for (int s = 0; s < MDL_STAGE_COUNT; s++)
@@ -329,17 +339,17 @@ static const char *top_stage(const res_cell *c)
     return best < 0 ? "-" : mdl_stage_name((mdl_stage)best);
 }
 
-#define MIB (1024.0 * 1024.0)
+#define MIB RES_MIB
 
 char *res_document_csv(const res_plan *plan, const res_result *r)
 {
-    out o = {NULL, 0, 0, 0};
-    put(&o, "device,candidate,policy,peak_mean_bytes,peak_p50_bytes,peak_p95_bytes,"
+    res_buf o = {NULL, 0, 0, 0};
+    res_put(&o, "device,candidate,policy,peak_mean_bytes,peak_p50_bytes,peak_p95_bytes,"
             "peak_p99_bytes,peak_max_bytes,stage_at_peak,deaths_per_replication,any_rate,"
             "any_rate_lo,any_rate_hi");
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
-        put(&o, ",%s", mdl_exit_name((mdl_exit)x));
-    put(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
+        res_put(&o, ",%s", mdl_exit_name((mdl_exit)x));
+    res_put(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
             "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
             "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
             "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes\n");
@@ -347,17 +357,17 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
         const res_cell *c = &r->cells[i];
         const mdl_cell *cell = &plan->cells[i];
         char label[512];
-        policy_label(plan->policy_json[i], label, sizeof label);
-        put(&o, "%s,%s,\"", cell->device->name, cell->candidate->id);
+        res_policy_label(plan->policy_json[i], label, sizeof label);
+        res_put(&o, "%s,%s,\"", cell->device->name, cell->candidate->id);
         for (const char *p = label; *p; p++)
-            put(&o, *p == '"' ? "\"\"" : "%c", *p);
-        put(&o, "\",%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g", (long long)whole(c->peak.mean),
+            res_put(&o, *p == '"' ? "\"\"" : "%c", *p);
+        res_put(&o, "\",%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g", (long long)whole(c->peak.mean),
             (long long)whole(c->peak.p50), (long long)whole(c->peak.p95),
-            (long long)whole(c->peak.p99), (long long)whole(c->peak.max), top_stage(c),
+            (long long)whole(c->peak.p99), (long long)whole(c->peak.max), res_top_stage(c),
             c->deaths_mean, c->any_rate, c->any_ci.lo, c->any_ci.hi);
         for (int x = 0; x < MDL_EXIT_COUNT; x++)
-            put(&o, ",%llu", (unsigned long long)c->by_reason[x]);
-        put(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
+            res_put(&o, ",%llu", (unsigned long long)c->by_reason[x]);
+        res_put(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
                 "%.6g,%.6g,%.6g,%llu,%llu,%llu,%llu,%lld\n",
             c->boot_loop_rate, (unsigned long long)c->arrived, (unsigned long long)c->completed,
             (unsigned long long)c->rejected, (unsigned long long)c->timed_out,
@@ -371,123 +381,152 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
             (long long)whole(c->switch_peak.p95));
     }
-    return done(&o);
+    return res_buf_done(&o);
 }
 
 /* ------------------------------------------------------------- table */
 
-#define CELL_MAX 256
-typedef char table_cell[CELL_MAX];
-
-/* Prints rows x cols cells (row 0: the heading), aligned, two spaces apart;
- * right[k]: column k is right-aligned. */
-static void put_table(out *o, const table_cell *cell, unsigned rows, unsigned cols,
-                      const int *right)
-{
-    size_t width[16] = {0};
-    for (unsigned i = 0; i < rows; i++)
-        for (unsigned k = 0; k < cols; k++)
-            if (strlen(cell[i * cols + k]) > width[k])
-                width[k] = strlen(cell[i * cols + k]);
-    for (unsigned i = 0; i < rows; i++) {
-        for (unsigned k = 0; k < cols; k++) {
-            const char *t = cell[i * cols + k];
-            int w = (int)width[k];
-            const char *sep = k + 1 < cols ? "  " : "";
-            if (right[k])
-                put(o, "%*s%s", w, t, sep);
-            else if (k + 1 < cols)
-                put(o, "%-*s%s", w, t, sep);
-            else
-                put(o, "%s", t);
-        }
-        put(o, "\n");
-    }
-}
-
 enum { COLS = 12, CMP_COLS = 8 };
 
-/* "+12.5 MiB [+10.1, +14.9]" and the like: a difference with its interval. */
-static void diff_text(char *buf, const res_comparison *c, double scale, const char *unit,
-                      int digits)
+const char res_cells_note[] =
+    "deaths: share of replications with at least one process death (Wilson 95% interval); "
+    "boot loops: share of replications with two start-up deaths in a row; available: share "
+    "of the horizon the process was alive.";
+const char res_comparison_intro[] =
+    "each policy against its baseline (the first policy of its device and candidate), paired "
+    "over the same replications: difference [95% CI]";
+const char res_comparison_note[] =
+    "peak p95: paired bootstrap; deaths, available: percentage points; latency p95: mean of "
+    "each replication's own p95 difference.";
+
+static int table_alloc(res_table *t, unsigned rows, unsigned cols, const char *const *head,
+                       const int *right)
 {
-    snprintf(buf, CELL_MAX, "%+.*f%s [%+.*f, %+.*f]", digits, c->diff * scale, unit, digits,
-             c->ci.lo * scale, digits, c->ci.hi * scale);
+    t->cell = calloc((size_t)rows * cols, sizeof *t->cell);
+    t->rows = rows;
+    t->cols = cols;
+    t->right = right;
+    if (t->cell == NULL)
+        return -1;
+    for (unsigned k = 0; k < cols; k++)
+        snprintf(t->cell[k], RES_TEXT_MAX, "%s", head[k]);
+    return 0;
 }
 
-char *res_document_table(const res_plan *plan, const res_result *r)
+void res_table_free(res_table *t)
+{
+    free(t->cell);
+    t->cell = NULL;
+}
+
+int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
 {
     static const char *const head[COLS] = {
         "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
         "deaths [95% CI]", "top reason", "boot loops", "latency p95", "available"};
     static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1};
-    unsigned rows = r->ncells + 1, ncmp_rows = r->ncmp / RES_CMP_COUNT + 1;
-    table_cell *cell = calloc((size_t)rows * COLS, sizeof *cell);
-    table_cell *cc = calloc((size_t)ncmp_rows * CMP_COLS, sizeof *cc);
-    if (cell == NULL || cc == NULL) {
-        free(cell);
-        free(cc);
-        return NULL;
-    }
-    for (int k = 0; k < COLS; k++)
-        snprintf(cell[k], CELL_MAX, "%s", head[k]);
+    if (table_alloc(t, r->ncells + 1, COLS, head, right) != 0)
+        return -1;
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
-        table_cell *row = &cell[(i + 1) * COLS];
-        snprintf(row[0], CELL_MAX, "%s", plan->cells[i].device->name);
-        snprintf(row[1], CELL_MAX, "%s", plan->cells[i].candidate->id);
-        policy_label(plan->policy_json[i], row[2], CELL_MAX);
-        snprintf(row[3], CELL_MAX, "%.1f MiB", c->peak.p50 / MIB);
-        snprintf(row[4], CELL_MAX, "%.1f MiB", c->peak.p95 / MIB);
-        snprintf(row[5], CELL_MAX, "%.1f MiB", c->peak.max / MIB);
-        snprintf(row[6], CELL_MAX, "%s", top_stage(c));
-        snprintf(row[7], CELL_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
+        res_text *row = &t->cell[(i + 1) * COLS];
+        snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
+        snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
+        res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX);
+        snprintf(row[3], RES_TEXT_MAX, "%.1f MiB", c->peak.p50 / MIB);
+        snprintf(row[4], RES_TEXT_MAX, "%.1f MiB", c->peak.p95 / MIB);
+        snprintf(row[5], RES_TEXT_MAX, "%.1f MiB", c->peak.max / MIB);
+        snprintf(row[6], RES_TEXT_MAX, "%s", res_top_stage(c));
+        snprintf(row[7], RES_TEXT_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
                  100 * c->any_ci.lo, 100 * c->any_ci.hi);
-        snprintf(row[8], CELL_MAX, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
-        snprintf(row[9], CELL_MAX, "%.1f%%", 100 * c->boot_loop_rate);
+        snprintf(row[8], RES_TEXT_MAX, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
+        snprintf(row[9], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
         if (c->completed)
-            snprintf(row[10], CELL_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
+            snprintf(row[10], RES_TEXT_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
         else
-            snprintf(row[10], CELL_MAX, "-");
-        snprintf(row[11], CELL_MAX, "%.2f%%", 100 * c->availability);
+            snprintf(row[10], RES_TEXT_MAX, "-");
+        snprintf(row[11], RES_TEXT_MAX, "%.2f%%", 100 * c->availability);
     }
-    out o = {NULL, 0, 0, 0};
-    put(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
-        (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
-        (unsigned long long)plan->seed);
-    put_table(&o, (const table_cell *)cell, rows, COLS, right);
-    put(&o, "\ndeaths: share of replications with at least one process death (Wilson 95%% "
-            "interval); boot loops: share of replications with two start-up deaths in a row; "
-            "available: share of the horizon the process was alive.\n");
-    if (r->ncmp > 0) {
-        static const char *const chead[CMP_COLS] = {
-            "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
-            "deaths (pp)", "latency p95", "available (pp)"};
-        static const int cright[CMP_COLS] = {0, 0, 0, 0, 1, 1, 1, 1};
-        for (int k = 0; k < CMP_COLS; k++)
-            snprintf(cc[k], CELL_MAX, "%s", chead[k]);
-        for (unsigned i = 0; i + 1 < ncmp_rows; i++) {
-            const res_comparison *c = &r->cmp[i * RES_CMP_COUNT];
-            table_cell *row = &cc[(i + 1) * CMP_COLS];
-            snprintf(row[0], CELL_MAX, "%s", plan->cells[c->cell].device->name);
-            snprintf(row[1], CELL_MAX, "%s", plan->cells[c->cell].candidate->id);
-            policy_label(plan->policy_json[c->cell], row[2], CELL_MAX);
-            policy_label(plan->policy_json[c->baseline], row[3], CELL_MAX);
-            diff_text(row[4], &c[RES_CMP_PEAK_P95], 1 / MIB, " MiB", 1);
-            diff_text(row[5], &c[RES_CMP_ANY_RATE], 100, "", 2);
-            if (c[RES_CMP_LATENCY_P95].pairs > 0)
-                diff_text(row[6], &c[RES_CMP_LATENCY_P95], 1e-3, " ms", 0);
+    return 0;
+}
+
+/* "+12.5 MiB [+10.1, +14.9]" and the like: a difference with its interval. */
+static void diff_text(char *buf, const res_comparison *c, double scale, const char *unit,
+                      int digits)
+{
+    snprintf(buf, RES_TEXT_MAX, "%+.*f%s [%+.*f, %+.*f]", digits, c->diff * scale, unit, digits,
+             c->ci.lo * scale, digits, c->ci.hi * scale);
+}
+
+int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t)
+{
+    static const char *const head[CMP_COLS] = {
+        "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
+        "deaths (pp)", "latency p95", "available (pp)"};
+    static const int right[CMP_COLS] = {0, 0, 0, 0, 1, 1, 1, 1};
+    if (table_alloc(t, r->ncmp / RES_CMP_COUNT + 1, CMP_COLS, head, right) != 0)
+        return -1;
+    for (unsigned i = 0; i + 1 < t->rows; i++) {
+        const res_comparison *c = &r->cmp[i * RES_CMP_COUNT];
+        res_text *row = &t->cell[(i + 1) * CMP_COLS];
+        snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[c->cell].device->name);
+        snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[c->cell].candidate->id);
+        res_policy_label(plan->policy_json[c->cell], row[2], RES_TEXT_MAX);
+        res_policy_label(plan->policy_json[c->baseline], row[3], RES_TEXT_MAX);
+        diff_text(row[4], &c[RES_CMP_PEAK_P95], 1 / MIB, " MiB", 1);
+        diff_text(row[5], &c[RES_CMP_ANY_RATE], 100, "", 2);
+        if (c[RES_CMP_LATENCY_P95].pairs > 0)
+            diff_text(row[6], &c[RES_CMP_LATENCY_P95], 1e-3, " ms", 0);
+        else
+            snprintf(row[6], RES_TEXT_MAX, "-");
+        diff_text(row[7], &c[RES_CMP_AVAILABILITY], 100, "", 2);
+    }
+    return 0;
+}
+
+/* Prints the table aligned, two spaces apart. */
+static void put_table(res_buf *o, const res_table *t)
+{
+    size_t width[16] = {0};
+    for (unsigned i = 0; i < t->rows; i++)
+        for (unsigned k = 0; k < t->cols; k++)
+            if (strlen(t->cell[i * t->cols + k]) > width[k])
+                width[k] = strlen(t->cell[i * t->cols + k]);
+    for (unsigned i = 0; i < t->rows; i++) {
+        for (unsigned k = 0; k < t->cols; k++) {
+            const char *v = t->cell[i * t->cols + k];
+            int w = (int)width[k];
+            const char *sep = k + 1 < t->cols ? "  " : "";
+            if (t->right[k])
+                res_put(o, "%*s%s", w, v, sep);
+            else if (k + 1 < t->cols)
+                res_put(o, "%-*s%s", w, v, sep);
             else
-                snprintf(row[6], CELL_MAX, "-");
-            diff_text(row[7], &c[RES_CMP_AVAILABILITY], 100, "", 2);
+                res_put(o, "%s", v);
         }
-        put(&o, "\neach policy against its baseline (the first policy of its device and "
-                "candidate), paired over the same replications: difference [95%% CI]\n\n");
-        put_table(&o, (const table_cell *)cc, ncmp_rows, CMP_COLS, cright);
-        put(&o, "\npeak p95: paired bootstrap; deaths, available: percentage points; latency "
-                "p95: mean of each replication's own p95 difference.\n");
+        res_put(o, "\n");
     }
-    free(cell);
-    free(cc);
-    return done(&o);
+}
+
+char *res_document_table(const res_plan *plan, const res_result *r)
+{
+    res_table cells, cmp;
+    int ok = res_cells_table(plan, r, &cells) == 0;
+    ok = res_comparison_table(plan, r, &cmp) == 0 && ok;
+    res_buf o = {NULL, 0, 0, !ok};
+    res_put(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
+            (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
+            (unsigned long long)plan->seed);
+    if (ok) {
+        put_table(&o, &cells);
+        res_put(&o, "\n%s\n", res_cells_note);
+        if (cmp.rows > 1) {
+            res_put(&o, "\n%s\n\n", res_comparison_intro);
+            put_table(&o, &cmp);
+            res_put(&o, "\n%s\n", res_comparison_note);
+        }
+    }
+    res_table_free(&cells);
+    res_table_free(&cmp);
+    return res_buf_done(&o);
 }

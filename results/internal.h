@@ -1,0 +1,55 @@
+/* internal.h - what the documents, the plots and the report share inside
+ * results/: a growing text buffer, the compact policy labels, and the two
+ * tables (the cells, and each policy against its baseline) as cells of
+ * text, which the table printer and the HTML report both render. */
+#ifndef OOMSIM_RESULTS_INTERNAL_H
+#define OOMSIM_RESULTS_INTERNAL_H
+
+#include <stddef.h>
+
+#include "results.h"
+
+#define RES_MIB (1024.0 * 1024.0)
+
+/* A text buffer that grows; after an allocation failure it only records
+ * that (res_buf_done then returns NULL). */
+typedef struct res_buf {
+    char *v;
+    size_t n, cap;
+    int oom;
+} res_buf;
+
+void res_put(res_buf *o, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* Appends len bytes as they are. */
+void res_put_bytes(res_buf *o, const char *bytes, size_t len);
+/* The text (malloc'ed, one trailing newline removed), or NULL after an
+ * allocation failure (the buffer is freed either way). */
+char *res_buf_done(res_buf *o);
+
+/* The stage most often at the peak, or "-". */
+const char *res_top_stage(const res_cell *c);
+
+/* A table of text cells: rows x cols, row 0 the heading; right[k]: column
+ * k holds numbers (right-aligned). */
+#define RES_TEXT_MAX 256
+typedef char res_text[RES_TEXT_MAX];
+typedef struct res_table {
+    res_text *cell;
+    unsigned rows, cols;
+    const int *right;
+} res_table;
+
+/* The cells table and the comparison table (one row per compared cell;
+ * rows == 1 when there is nothing to compare).  0, or -1 out of memory. */
+int res_cells_table(const res_plan *plan, const res_result *r, res_table *t);
+int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t);
+void res_table_free(res_table *t);
+
+/* The notes printed under each table. */
+extern const char res_cells_note[], res_comparison_intro[], res_comparison_note[];
+
+#endif
