@@ -93,9 +93,14 @@ typedef struct res_q {
     double mean, p50, p95, p99, max;
 } res_q;
 
+/* Points of the peak distribution a cell keeps for its CDF plot: the
+ * quantiles at 0, 1, ..., 100 % (as res_quantile_sorted). */
+#define RES_CDF_POINTS 101
+
 /* The aggregates of one cell (spec/RESULTS.md "cells"). */
 typedef struct res_cell {
     res_q peak;                          /* peak.app_bytes */
+    double peak_cdf[RES_CDF_POINTS];     /* peak.app_bytes at k % */
     double stage_at_peak[MDL_STAGE_COUNT]; /* share of replications */
     int has_stage[MDL_STAGE_COUNT];      /* some replication allocated in it */
     res_q by_stage[MDL_STAGE_COUNT];     /* p50, p95, max over those replications */
@@ -174,6 +179,77 @@ char *res_document_json(const res_plan *plan, const res_result *r);
 char *res_document_csv(const res_plan *plan, const res_result *r);
 /* The aligned comparison table for a person. */
 char *res_document_table(const res_plan *plan, const res_result *r);
+
+/* --------------------------------------------------------------- plots */
+
+/* The memory timeline of one replication (plot.c), collected from the
+ * world's trace events: RES_TIMELINE_COLUMNS columns over the horizon,
+ * each holding the memory by category at the column's highest counted
+ * moment; the stage bands (every stage but inference), and marks for
+ * deaths, memory warnings, cached-app kills and recovery actions, the
+ * first RES_TIMELINE_BANDS / RES_TIMELINE_MARKS of them (the rest are
+ * counted and the plot says so).  Fixed size, whatever the horizon. */
+#define RES_TIMELINE_COLUMNS 1000
+#define RES_TIMELINE_BANDS 512
+#define RES_TIMELINE_MARKS 512
+typedef struct res_timeline res_timeline;
+
+typedef struct res_timeline_info {
+    uint64_t events, deaths, warnings, cached_kills, recoveries;
+    uint64_t bands, bands_dropped, marks_dropped;
+    int64_t peak_counted;                /* highest counted memory seen, bytes */
+    sim_time peak_time;
+    int64_t peak_mem[TRC_MEM_COUNT];     /* by category at that moment */
+} res_timeline_info;
+
+res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon);
+/* An mdl_trace_sink function (ctx: the timeline). */
+int res_timeline_add(void *ctx, const trc_event *e, sim_error *err);
+/* The end of the replication: what was announced is made, open stages
+ * end, the last state runs to the horizon.  Call once, after the run. */
+void res_timeline_finish(res_timeline *t);
+void res_timeline_info_get(const res_timeline *t, res_timeline_info *out);
+void res_timeline_free(res_timeline *t);
+/* Runs replication `rep` of the cell traced into a new timeline (*out,
+ * freed by the caller); *r gets the replication's metrics. */
+int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl_rep *r,
+                     sim_error *err);
+
+/* SIM_OK when PLplot has its svg device, else SIM_EIO saying so. */
+int res_plot_available(sim_error *err);
+
+/* The plots as SVG text (malloc'ed, *len bytes), NULL out of memory.
+ * PLplot keeps global state: call them from one thread at a time. */
+char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len);
+/* The peak CDFs of cells first .. first + count - 1 (at most
+ * RES_PLOT_SERIES lines in one plot). */
+#define RES_PLOT_SERIES 12
+char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned first,
+                        unsigned count, size_t *len);
+/* Each cell's peak p95, death rate with its Wilson interval, latency p95. */
+char *res_plot_comparison(const res_plan *plan, const res_result *r, size_t *len);
+
+/* "sessions=2 residency=preload" from a policy's JSON ("-" without axes). */
+void res_policy_label(const char *json, char *buf, size_t n);
+/* A cell's name from what varies across the plan: "android-3g /
+ * residency=preload" (device, candidate, policy, as they differ). */
+void res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n);
+
+/* -------------------------------------------------------------- report */
+
+/* A plot for the report: its file name, a caption, its SVG text. */
+typedef struct res_figure {
+    char name[64];
+    char caption[512];
+    char *svg;
+    size_t len;
+} res_figure;
+
+/* report.html: one self-contained page (no script, no network): the
+ * scenario's about, the run, the cells table, the comparison table, each
+ * figure inline with its caption.  Malloc'ed, NULL out of memory. */
+char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
+                      unsigned nfigs);
 
 #ifdef __cplusplus
 }

@@ -266,7 +266,9 @@ static void finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
         hist_merge(&a->wait, &a->per_thread[t].wait);
         hist_merge(&a->latency, &a->per_thread[t].latency);
     }
-    c->peak = quantiles(a->peaks, reps, 1);
+    c->peak = quantiles(a->peaks, reps, 1); /* sorts a->peaks */
+    for (int k = 0; k < RES_CDF_POINTS; k++)
+        c->peak_cdf[k] = res_quantile_sorted(a->peaks, reps, k / (double)(RES_CDF_POINTS - 1));
     c->switch_peak = quantiles(a->switch_peaks, c->with_switch, 0);
     for (int s = 0; s < MDL_STAGE_COUNT; s++) {
         c->stage_at_peak[s] = (double)a->peak_stage[s] / (double)reps;

@@ -1,0 +1,728 @@
+/* plot.c - the SVG plots, drawn with PLplot's svg device into memory
+ * (open_memstream; PLplot closes the stream at plend): the memory
+ * timeline of one replication, the peak distribution of each cell as a
+ * CDF, and the comparison of the cells.
+ *
+ * The timeline is collected from the world's trace events (the sink of
+ * mdl_run_replication_traced) into a fixed number of time columns, so its
+ * memory does not grow with the horizon; docs/reports.md says what each
+ * column shows.  PLplot keeps global state: plot from one thread. */
+#include "results.h"
+#include "internal.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <plplot.h>
+
+/* ------------------------------------------------------------ timeline */
+
+#define TL_OPEN 64
+
+typedef enum mark_kind { MARK_DEATH = 0, MARK_WARNING, MARK_CACHED_KILL, MARK_RECOVERY,
+                         MARK_KINDS } mark_kind;
+
+typedef struct tl_band {
+    sim_time t0, t1;
+    trc_stage stage;
+} tl_band;
+
+typedef struct tl_mark {
+    sim_time t;
+    mark_kind kind;
+    int64_t counted; /* a death: the counted memory the kill saw */
+} tl_mark;
+
+typedef struct tl_open {
+    trc_stage stage;
+    char part[TRC_TEXT_MAX];
+    sim_time t0;
+} tl_open;
+
+struct res_timeline {
+    const mdl_device *dev;
+    sim_time horizon;
+    unsigned counted;                          /* 1 << TRC_MEM_* the device counts */
+    int64_t col[RES_TIMELINE_COLUMNS][TRC_MEM_COUNT];
+    int64_t col_key[RES_TIMELINE_COLUMNS];     /* counted total of col[i] */
+    unsigned filled;                           /* columns holding a state */
+    int64_t state[TRC_MEM_COUNT];              /* memory now */
+    int pending;                               /* an allocation announced at pending_t */
+    sim_time pending_t;
+    int64_t pend[TRC_MEM_COUNT];               /* the memory once it is made */
+    tl_band band[RES_TIMELINE_BANDS];
+    unsigned nband;
+    tl_open open[TL_OPEN];
+    unsigned nopen;
+    tl_mark mark[RES_TIMELINE_MARKS];
+    unsigned nmark;
+    res_timeline_info info;
+};
+
+res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon)
+{
+    res_timeline *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    t->dev = dev;
+    t->horizon = horizon > 0 ? horizon : 1;
+    static const int cat_of[TRC_MEM_COUNT] = {MDL_CAT_JAVA, MDL_CAT_NATIVE, MDL_CAT_GPU,
+                                              MDL_CAT_FILE};
+    for (int k = 0; k < TRC_MEM_COUNT; k++)
+        if (dev->counts_mask & MDL_CAT_BIT(cat_of[k]))
+            t->counted |= 1u << k;
+    return t;
+}
+
+void res_timeline_free(res_timeline *t)
+{
+    free(t);
+}
+
+static int64_t counted_of(const res_timeline *t, const int64_t m[TRC_MEM_COUNT])
+{
+    int64_t s = 0;
+    for (int k = 0; k < TRC_MEM_COUNT; k++)
+        if (t->counted >> k & 1u)
+            s += m[k];
+    return s;
+}
+
+static unsigned column_of(const res_timeline *t, sim_time at)
+{
+    if (at <= 0)
+        return 0;
+    if (at >= t->horizon)
+        return RES_TIMELINE_COLUMNS - 1;
+    return (unsigned)((double)at / (double)t->horizon * RES_TIMELINE_COLUMNS);
+}
+
+/* Memory becomes m at time `at`: columns entered since the last change
+ * take the state that held at their start; the column keeps its highest
+ * counted state. */
+static void record(res_timeline *t, sim_time at, const int64_t m[TRC_MEM_COUNT])
+{
+    unsigned i = column_of(t, at);
+    while (t->filled <= i) {
+        memcpy(t->col[t->filled], t->state, sizeof t->state);
+        t->col_key[t->filled] = counted_of(t, t->state);
+        t->filled++;
+    }
+    memcpy(t->state, m, sizeof t->state);
+    int64_t key = counted_of(t, m);
+    if (key > t->col_key[i]) {
+        memcpy(t->col[i], m, sizeof t->state);
+        t->col_key[i] = key;
+    }
+    if (key > t->info.peak_counted) {
+        t->info.peak_counted = key;
+        t->info.peak_time = at;
+        memcpy(t->info.peak_mem, m, sizeof t->state);
+    }
+}
+
+static void add_mark(res_timeline *t, sim_time at, mark_kind k, int64_t counted)
+{
+    if (t->nmark == RES_TIMELINE_MARKS) {
+        t->info.marks_dropped++;
+        return;
+    }
+    t->mark[t->nmark].t = at;
+    t->mark[t->nmark].kind = k;
+    t->mark[t->nmark].counted = counted;
+    t->nmark++;
+}
+
+static void add_band(res_timeline *t, trc_stage stage, sim_time t0, sim_time t1)
+{
+    if (t->nband == RES_TIMELINE_BANDS) {
+        t->info.bands_dropped++;
+        return;
+    }
+    t->band[t->nband].t0 = t0;
+    t->band[t->nband].t1 = t1;
+    t->band[t->nband].stage = stage;
+    t->nband++;
+    t->info.bands++;
+}
+
+static void bands_event(res_timeline *t, const trc_event *e, int kind)
+{
+    if (kind == TRC_EXIT_EVENT) { /* a death ends every stage it interrupted */
+        for (unsigned k = 0; k < t->nopen; k++)
+            add_band(t, t->open[k].stage, t->open[k].t0, e->time_us);
+        t->nopen = 0;
+        return;
+    }
+    if (e->stage == TRC_INFERENCE || (kind != TRC_BEGIN && kind != TRC_END))
+        return;
+    const char *part = (e->has & TRC_F_PART) ? e->part : "";
+    if (kind == TRC_BEGIN) {
+        if (t->nopen == TL_OPEN) { /* cannot pair it: count it as not drawn */
+            t->info.bands_dropped++;
+            return;
+        }
+        tl_open *o = &t->open[t->nopen++];
+        o->stage = e->stage;
+        snprintf(o->part, sizeof o->part, "%s", part);
+        o->t0 = e->time_us;
+        return;
+    }
+    for (unsigned k = 0; k < t->nopen; k++)
+        if (t->open[k].stage == e->stage && strcmp(t->open[k].part, part) == 0) {
+            add_band(t, e->stage, t->open[k].t0, e->time_us);
+            t->open[k] = t->open[--t->nopen];
+            return;
+        }
+}
+
+int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
+{
+    (void)err;
+    res_timeline *t = ctx;
+    int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
+    t->info.events++;
+    int64_t m[TRC_MEM_COUNT] = {0};
+    for (int k = 0; k < TRC_MEM_COUNT; k++)
+        if (e->mem_has >> k & 1u)
+            m[k] = e->mem[k];
+    int note = kind == TRC_SAMPLE && (e->has & TRC_F_ERROR);
+    /* Notes raised inside an allocation (a warning, a cached-app kill)
+     * carry the memory half-way through it: the announced state stands. */
+    int mid_allocation = note && (strcmp(e->error, "memory_warning") == 0 ||
+                                  strcmp(e->error, "cached_app_killed") == 0);
+    if (note && strcmp(e->error, "memory_warning") == 0) {
+        t->info.warnings++;
+        add_mark(t, e->time_us, MARK_WARNING, 0);
+    } else if (note && strcmp(e->error, "cached_app_killed") == 0) {
+        t->info.cached_kills++;
+        add_mark(t, e->time_us, MARK_CACHED_KILL, 0);
+    }
+    if (kind == TRC_RECOVERY) {
+        t->info.recoveries++;
+        add_mark(t, e->time_us, MARK_RECOVERY, 0);
+    }
+    bands_event(t, e, kind);
+    if (mid_allocation && t->pending && t->pending_t == e->time_us)
+        return SIM_OK;
+    if (kind == TRC_EXIT_EVENT) {
+        /* the record holds what the kill saw: an announced allocation
+         * was made only as far as that */
+        t->pending = 0;
+        t->info.deaths++;
+        add_mark(t, e->time_us, MARK_DEATH, counted_of(t, m));
+    } else if (t->pending) {
+        record(t, t->pending_t, t->pend); /* it was held, if only for an instant */
+        t->pending = 0;
+    }
+    if (e->has & TRC_F_MEM)
+        record(t, e->time_us, m);
+    if ((e->has & TRC_F_ALLOC) && kind != TRC_END) {
+        /* the world announces an allocation before making it */
+        t->pending = 1;
+        t->pending_t = e->time_us;
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            t->pend[k] = t->state[k] + ((e->alloc_has >> k & 1u) ? e->alloc[k] : 0);
+    }
+    return SIM_OK;
+}
+
+void res_timeline_finish(res_timeline *t)
+{
+    if (t->pending) {
+        record(t, t->pending_t, t->pend);
+        t->pending = 0;
+    }
+    for (unsigned k = 0; k < t->nopen; k++)
+        add_band(t, t->open[k].stage, t->open[k].t0, t->horizon);
+    t->nopen = 0;
+    int64_t now[TRC_MEM_COUNT];
+    memcpy(now, t->state, sizeof now);
+    record(t, t->horizon, now);
+}
+
+void res_timeline_info_get(const res_timeline *t, res_timeline_info *out)
+{
+    *out = t->info;
+}
+
+int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl_rep *r,
+                     sim_error *err)
+{
+    *out = NULL;
+    res_timeline *t = res_timeline_create(cell->device, cell->horizon);
+    if (t == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "timeline: out of memory");
+    mdl_trace_sink sink = {res_timeline_add, t};
+    int rc = mdl_run_replication_traced(cell, rep, NULL, NULL, &sink, r, err);
+    if (rc != SIM_OK) {
+        res_timeline_free(t);
+        return rc;
+    }
+    res_timeline_finish(t);
+    *out = t;
+    return SIM_OK;
+}
+
+/* ------------------------------------------------------------- drawing */
+
+/* Colour map 0: what each index draws. */
+enum {
+    C_BG = 0, C_FG, C_GRID, C_CAT, /* C_CAT + TRC_MEM_*: the categories */
+    C_KILL = C_CAT + TRC_MEM_COUNT, C_JAVA_LIMIT, C_WARNING, C_CACHED, C_RECOVERY,
+    C_BAND,                        /* C_BAND + stage: the stage bands */
+    C_SERIES = C_BAND + TRC_STAGE_COUNT,
+    C_COUNT = C_SERIES + 12
+};
+#define SERIES RES_PLOT_SERIES
+
+static void palette(void)
+{
+    static const struct {
+        unsigned rgb;
+        double alpha;
+    } c[C_COUNT] = {
+        [C_BG] = {0xffffff, 1}, [C_FG] = {0x222222, 1}, [C_GRID] = {0xbbbbbb, 1},
+        [C_CAT + TRC_MEM_JAVA] = {0xe69f00, 0.9}, [C_CAT + TRC_MEM_NATIVE] = {0x0072b2, 0.9},
+        [C_CAT + TRC_MEM_GPU] = {0x009e73, 0.9}, [C_CAT + TRC_MEM_FILE] = {0xcc79a7, 0.9},
+        [C_KILL] = {0xd55e00, 1}, [C_JAVA_LIMIT] = {0x8b4513, 1},
+        [C_WARNING] = {0xb8860b, 1}, [C_CACHED] = {0x555555, 1},
+        [C_RECOVERY] = {0x1f77b4, 1},
+        [C_BAND + TRC_DOWNLOAD] = {0x999999, 0.18}, [C_BAND + TRC_LOAD] = {0xf0e442, 0.30},
+        [C_BAND + TRC_RUNTIME_PREPARE] = {0x56b4e9, 0.22},
+        [C_BAND + TRC_DELEGATE_PREPARE] = {0xcc79a7, 0.22},
+        [C_BAND + TRC_INFERENCE] = {0x000000, 0.10}, [C_BAND + TRC_CACHE] = {0xe69f00, 0.22},
+        [C_BAND + TRC_RELEASE] = {0x000000, 0.10}, [C_BAND + TRC_EXIT] = {0x000000, 0.10},
+        [C_SERIES + 0] = {0x1f77b4, 1}, [C_SERIES + 1] = {0xff7f0e, 1},
+        [C_SERIES + 2] = {0x2ca02c, 1}, [C_SERIES + 3] = {0xd62728, 1},
+        [C_SERIES + 4] = {0x9467bd, 1}, [C_SERIES + 5] = {0x8c564b, 1},
+        [C_SERIES + 6] = {0xe377c2, 1}, [C_SERIES + 7] = {0x7f7f7f, 1},
+        [C_SERIES + 8] = {0xbcbd22, 1}, [C_SERIES + 9] = {0x17becf, 1},
+        [C_SERIES + 10] = {0x393b79, 1}, [C_SERIES + 11] = {0x637939, 1}};
+    plscmap0n(C_COUNT);
+    for (int i = 0; i < C_COUNT; i++)
+        plscol0a(i, (PLINT)(c[i].rgb >> 16), (PLINT)(c[i].rgb >> 8 & 0xff),
+                 (PLINT)(c[i].rgb & 0xff), c[i].alpha);
+}
+
+typedef struct plot {
+    char *buf;
+    size_t len;
+    FILE *f;
+} plot;
+
+/* PLplot ends the process on a fatal error (a missing driver); say whose
+ * it was.  Nothing is written before every plot is drawn (cli/run.c). */
+static int on_plplot_exit(PLCHAR_VECTOR msg)
+{
+    fprintf(stderr, "oomsim: PLplot: %s\n", msg);
+    return 3; /* CLI_FAILURE */
+}
+
+int res_plot_available(sim_error *err)
+{
+    static const char *menu[128], *names[128];
+    int n = 128;
+    const char **pm = menu, **pn = names;
+    plgDevs(&pm, &pn, &n);
+    for (int i = 0; i < n; i++)
+        if (names[i] != NULL && strcmp(names[i], "svg") == 0)
+            return SIM_OK;
+    return sim_error_set(err, SIM_EIO, "plots: PLplot has no svg device (Debian's libplplot17 "
+                         "ships it)");
+}
+
+static int plot_begin(plot *p, int width, int height)
+{
+    p->buf = NULL;
+    p->len = 0;
+    p->f = open_memstream(&p->buf, &p->len);
+    if (p->f == NULL)
+        return -1;
+    plsexit(on_plplot_exit);
+    plsdev("svg");
+    plsfile(p->f);
+    plspage(0, 0, width, height, 0, 0);
+    palette();
+    plinit();
+    pladv(0);
+    plschr(0, 0.62);
+    return 0;
+}
+
+/* Ends the plot: the SVG text (malloc'ed), or NULL out of memory. */
+static char *plot_end(plot *p, size_t *len)
+{
+    int failed = ferror(p->f);
+    plend(); /* closes p->f, which finishes p->buf */
+    *len = p->len;
+    if (failed || p->buf == NULL) {
+        free(p->buf);
+        return NULL;
+    }
+    return p->buf;
+}
+
+/* Copies text for PLplot, whose escape character '#' must be doubled. */
+static void pl_text(const char *in, char *out, size_t n)
+{
+    size_t j = 0;
+    for (; *in != '\0' && j + 2 < n; in++) {
+        if (*in == '#')
+            out[j++] = '#';
+        out[j++] = *in;
+    }
+    out[j] = '\0';
+}
+
+/* Legend entries, drawn by pllegend at the right of the plot. */
+#define LEGEND_MAX 24
+typedef struct legend {
+    int n;
+    PLINT opt[LEGEND_MAX], colour[LEGEND_MAX], style[LEGEND_MAX], text_colour[LEGEND_MAX];
+    PLINT pattern[LEGEND_MAX], symbols[LEGEND_MAX];
+    PLFLT scale[LEGEND_MAX], width[LEGEND_MAX], sym_scale[LEGEND_MAX];
+    char text[LEGEND_MAX][160];
+    const char *texts[LEGEND_MAX], *symbol[LEGEND_MAX];
+} legend;
+
+static void legend_add(legend *l, PLINT opt, PLINT colour, PLINT style, const char *symbol,
+                       const char *text)
+{
+    if (l->n == LEGEND_MAX)
+        return;
+    int i = l->n++;
+    l->opt[i] = opt;
+    l->colour[i] = colour;
+    l->style[i] = style;
+    l->text_colour[i] = C_FG;
+    l->pattern[i] = 0;
+    l->symbols[i] = 1;
+    l->scale[i] = 0.8;
+    l->width[i] = opt & PL_LEGEND_LINE ? 2.0 : 1.0;
+    l->sym_scale[i] = 1.0;
+    pl_text(text, l->text[i], sizeof l->text[i]);
+    l->texts[i] = l->text[i];
+    l->symbol[i] = symbol != NULL ? symbol : "";
+}
+
+static void legend_draw(legend *l)
+{
+    if (l->n == 0)
+        return;
+    PLFLT w, h;
+    pllegend(&w, &h, PL_LEGEND_BACKGROUND, PL_POSITION_SUBPAGE | PL_POSITION_INSIDE | PL_POSITION_RIGHT |
+             PL_POSITION_TOP, 0.01, 0.08, 0.04, C_BG, C_FG, 1, 0, 1, l->n, l->opt, 0.8, 0.5,
+             1.8, 0.0, l->text_colour, l->texts, l->colour, l->pattern, l->scale, l->width,
+             l->colour, l->style, l->width, l->colour, l->sym_scale, l->symbols, l->symbol);
+}
+
+static void rect(double x0, double x1, double y0, double y1)
+{
+    PLFLT x[4] = {x0, x1, x1, x0}, y[4] = {y0, y0, y1, y1};
+    plfill(4, x, y);
+}
+
+static void hline(double x0, double x1, double y)
+{
+    PLFLT x[2] = {x0, x1}, v[2] = {y, y};
+    plline(2, x, v);
+}
+
+#define MIB RES_MIB
+
+char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
+{
+    static const char *const cat_name[TRC_MEM_COUNT] = {"java", "native", "gpu", "file"};
+    /* counted categories at the bottom, so the kill line meets their top */
+    int order[TRC_MEM_COUNT], n = 0;
+    for (int pass = 0; pass < 2; pass++)
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            if (((t->counted >> k & 1u) != 0) == (pass == 0))
+                order[n++] = k;
+    double secs = (double)t->horizon / 1e6;
+    int minutes = secs > 1200;
+    double xs = minutes ? 60.0 : 1.0, xmax = secs / xs;
+    double colw = xmax / RES_TIMELINE_COLUMNS;
+    int64_t lines[2] = {mdl_kill_line(t->dev, 1), mdl_kill_line(t->dev, 0)};
+    double ymax = 0;
+    for (unsigned i = 0; i < t->filled; i++) {
+        double s = 0;
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            s += (double)t->col[i][k];
+        ymax = fmax(ymax, s / MIB);
+    }
+    for (int k = 0; k < 2; k++)
+        ymax = fmax(ymax, (double)lines[k] / MIB);
+    if (t->dev->java_heap_limit > 0 && (t->counted & 1u))
+        ymax = fmax(ymax, (double)t->dev->java_heap_limit / MIB);
+    ymax = ymax > 0 ? ymax * 1.12 : 1;
+
+    plot p;
+    if (plot_begin(&p, 1100, 470) != 0)
+        return NULL;
+    plvpor(0.07, 0.74, 0.12, 0.90);
+    plwind(0, xmax, 0, ymax);
+    legend lg = {0};
+    /* stage bands behind everything */
+    unsigned seen_stage = 0;
+    for (unsigned b = 0; b < t->nband; b++) {
+        const tl_band *band = &t->band[b];
+        plcol0(C_BAND + (PLINT)band->stage);
+        double x0 = (double)band->t0 / 1e6 / xs, x1 = (double)band->t1 / 1e6 / xs;
+        rect(x0, fmax(x1, x0 + colw * 0.5), 0, ymax);
+        seen_stage |= 1u << band->stage;
+    }
+    /* the stacked categories: one polygon each, a step per column */
+    size_t npts = 4 * (size_t)t->filled;
+    PLFLT *x = malloc(npts * sizeof *x), *y = malloc(npts * sizeof *y);
+    double *below = calloc(t->filled > 0 ? t->filled : 1, sizeof *below);
+    if (x == NULL || y == NULL || below == NULL) {
+        free(x);
+        free(y);
+        free(below);
+        char *s = plot_end(&p, len);
+        free(s);
+        return NULL;
+    }
+    for (int o = 0; o < n && t->filled > 0; o++) {
+        int k = order[o];
+        int any = 0;
+        size_t m = 0;
+        for (unsigned i = 0; i < t->filled; i++) {
+            double top = below[i] + (double)t->col[i][k] / MIB;
+            any |= t->col[i][k] != 0;
+            x[m] = i * colw;
+            y[m++] = top;
+            x[m] = (i + 1) * colw;
+            y[m++] = top;
+        }
+        for (unsigned i = t->filled; i-- > 0;) {
+            x[m] = (i + 1) * colw;
+            y[m++] = below[i];
+            x[m] = i * colw;
+            y[m++] = below[i];
+        }
+        for (unsigned i = 0; i < t->filled; i++)
+            below[i] += (double)t->col[i][k] / MIB;
+        if (!any)
+            continue;
+        plcol0(C_CAT + k);
+        plfill((PLINT)m, x, y);
+        char text[64];
+        snprintf(text, sizeof text, "%s%s", cat_name[k],
+                 (t->counted >> k & 1u) ? "" : " (not counted)");
+        legend_add(&lg, PL_LEGEND_COLOR_BOX, C_CAT + k, 1, NULL, text);
+    }
+    free(x);
+    free(y);
+    free(below);
+    /* the kill lines */
+    plwidth(2);
+    const int ios = t->dev->rule == MDL_KILL_JETSAM;
+    for (int k = 0; k < 2; k++) {
+        if (lines[k] < 0 || (k == 1 && lines[1] == lines[0]))
+            continue;
+        plcol0(C_KILL);
+        pllsty(k == 0 ? 1 : 2);
+        hline(0, xmax, (double)lines[k] / MIB);
+        char text[96];
+        snprintf(text, sizeof text, "%s, %s", ios ? "jetsam limit" : "lmk kill line",
+                 k == 0 ? "foreground" : "background");
+        legend_add(&lg, PL_LEGEND_LINE, C_KILL, k == 0 ? 1 : 2, NULL, text);
+    }
+    if (t->dev->java_heap_limit > 0 && (t->counted & 1u)) {
+        plcol0(C_JAVA_LIMIT);
+        pllsty(3);
+        hline(0, xmax, (double)t->dev->java_heap_limit / MIB);
+        legend_add(&lg, PL_LEGEND_LINE, C_JAVA_LIMIT, 3, NULL, "Java heap limit (java only)");
+    }
+    pllsty(1);
+    plwidth(1);
+    /* the marks: a death draws a line through the plot */
+    static const struct {
+        PLINT colour;
+        double at;
+        const char *glyph, *text;
+    } mk[MARK_KINDS] = {{C_KILL, 0.965, "×", "death (at the memory the kill saw)"},
+                        {C_WARNING, 0.925, "▼", "memory warning"},
+                        {C_CACHED, 0.885, "•", "cached app killed"},
+                        {C_RECOVERY, 0.845, "◆", "recovery action"}};
+    unsigned seen_mark = 0;
+    for (unsigned i = 0; i < t->nmark; i++) {
+        const tl_mark *q = &t->mark[i];
+        PLFLT mx = (double)q->t / 1e6 / xs, my = ymax * mk[q->kind].at;
+        plcol0(mk[q->kind].colour);
+        if (q->kind == MARK_DEATH) {
+            my = (double)q->counted / MIB;
+            PLFLT lx[2] = {mx, mx}, ly[2] = {0, my};
+            pllsty(2);
+            plline(2, lx, ly);
+            pllsty(1);
+        }
+        plstring(1, &mx, &my, mk[q->kind].glyph);
+        seen_mark |= 1u << q->kind;
+    }
+    for (int k = 0; k < MARK_KINDS; k++)
+        if (seen_mark >> k & 1u)
+            legend_add(&lg, PL_LEGEND_SYMBOL, mk[k].colour, 1, mk[k].glyph, mk[k].text);
+    for (int s = 0; s < TRC_STAGE_COUNT; s++)
+        if (seen_stage >> s & 1u)
+            legend_add(&lg, PL_LEGEND_COLOR_BOX, C_BAND + s, 1, NULL, trc_stage_name(s));
+    plcol0(C_FG);
+    plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+    char ttl[512];
+    pl_text(title, ttl, sizeof ttl);
+    pllab(minutes ? "time (min)" : "time (s)", "memory (MiB)", ttl);
+    if (t->info.bands_dropped > 0 || t->info.marks_dropped > 0) {
+        char note[160];
+        snprintf(note, sizeof note, "not drawn: %llu stage bands and %llu marks beyond the "
+                 "first %d and %d", (unsigned long long)t->info.bands_dropped,
+                 (unsigned long long)t->info.marks_dropped, RES_TIMELINE_BANDS,
+                 RES_TIMELINE_MARKS);
+        plmtex("b", 4.2, 0.0, 0.0, note);
+    }
+    legend_draw(&lg);
+    return plot_end(&p, len);
+}
+
+/* ---------------------------------------------------- cells and labels */
+
+void res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n)
+{
+    int devices = 0, candidates = 0, policies = 0;
+    for (unsigned k = 0; k < plan->ncells; k++) {
+        devices |= plan->cells[k].device != plan->cells[0].device;
+        candidates |= plan->cells[k].candidate != plan->cells[0].candidate;
+        policies |= strcmp(plan->policy_json[k], plan->policy_json[0]) != 0;
+    }
+    char policy[RES_TEXT_MAX];
+    res_policy_label(plan->policy_json[i], policy, sizeof policy);
+    const mdl_cell *c = &plan->cells[i];
+    if (!devices && !candidates && !policies)
+        snprintf(buf, n, "%s / %s", c->device->name, c->candidate->id);
+    else
+        snprintf(buf, n, "%s%s%s%s%s", devices ? c->device->name : "",
+                 devices && (candidates || policies) ? " / " : "",
+                 candidates ? c->candidate->id : "", candidates && policies ? " / " : "",
+                 policies ? policy : "");
+}
+
+char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned first,
+                        unsigned count, size_t *len)
+{
+    if (first >= r->ncells)
+        return NULL;
+    if (count > SERIES || first + count > r->ncells)
+        count = first + SERIES <= r->ncells ? SERIES : r->ncells - first;
+    double lo = INFINITY, hi = -INFINITY;
+    for (unsigned i = first; i < first + count; i++) {
+        lo = fmin(lo, r->cells[i].peak_cdf[0] / MIB);
+        hi = fmax(hi, r->cells[i].peak_cdf[RES_CDF_POINTS - 1] / MIB);
+    }
+    double pad = fmax((hi - lo) * 0.05, 1.0);
+    lo = fmax(0, lo - pad);
+    hi += pad;
+    plot p;
+    if (plot_begin(&p, 1100, 470) != 0)
+        return NULL;
+    plvpor(0.07, 0.56, 0.12, 0.90);
+    plwind(lo, hi, 0, 1);
+    plcol0(C_GRID);
+    plbox("g", 0, 0, "g", 0, 0);
+    legend lg = {0};
+    PLFLT x[RES_CDF_POINTS], y[RES_CDF_POINTS];
+    plwidth(2);
+    for (unsigned i = first; i < first + count; i++) {
+        for (int k = 0; k < RES_CDF_POINTS; k++) {
+            x[k] = r->cells[i].peak_cdf[k] / MIB;
+            y[k] = k / (double)(RES_CDF_POINTS - 1);
+        }
+        PLINT colour = C_SERIES + (PLINT)((i - first) % SERIES);
+        plcol0(colour);
+        plline(RES_CDF_POINTS, x, y);
+        char label[RES_TEXT_MAX];
+        res_cell_label(plan, i, label, sizeof label);
+        legend_add(&lg, PL_LEGEND_LINE, colour, 1, NULL, label);
+    }
+    plwidth(1);
+    plcol0(C_FG);
+    plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+    char title[160];
+    if (first == 0 && count == r->ncells)
+        snprintf(title, sizeof title, "peak counted memory over %llu replications, each cell",
+                 (unsigned long long)plan->replications);
+    else
+        snprintf(title, sizeof title, "peak counted memory over %llu replications, cells %u to %u",
+                 (unsigned long long)plan->replications, first, first + count - 1);
+    pllab("peak (MiB)", "share of replications at or below", title);
+    legend_draw(&lg);
+    return plot_end(&p, len);
+}
+
+/* One panel of the comparison: a value per cell, rows from the top. */
+typedef struct panel {
+    const char *title;
+    double lo, hi, vpx0, vpx1;
+} panel;
+
+char *res_plot_comparison(const res_plan *plan, const res_result *r, size_t *len)
+{
+    unsigned n = r->ncells;
+    int height = 130 + 26 * (int)n;
+    plot p;
+    if (plot_begin(&p, 1100, height) != 0)
+        return NULL;
+    double top = 1.0 - 50.0 / height, bottom = 60.0 / height;
+    double peak_max = 0, rate_max = 0, lat_max = 0;
+    for (unsigned i = 0; i < n; i++) {
+        peak_max = fmax(peak_max, r->cells[i].peak.p95 / MIB);
+        rate_max = fmax(rate_max, 100 * r->cells[i].any_ci.hi);
+        lat_max = fmax(lat_max, r->cells[i].latency_us.p95 / 1000.0);
+    }
+    panel pn[3] = {{"peak p95 (MiB)", 0, peak_max > 0 ? peak_max * 1.1 : 1, 0.36, 0.54},
+                   {"deaths: share of replications (%), 95% CI", 0,
+                    rate_max > 0 ? fmin(100, rate_max * 1.1) : 1, 0.58, 0.77},
+                   {"latency p95 (ms)", 0, lat_max > 0 ? lat_max * 1.1 : 1, 0.81, 0.98}};
+    for (int k = 0; k < 3; k++) {
+        plvpor(pn[k].vpx0, pn[k].vpx1, bottom, top);
+        plwind(pn[k].lo, pn[k].hi, 0, n);
+        plcol0(C_GRID);
+        plbox("g", 0, 0, "", 0, 0);
+        for (unsigned i = 0; i < n; i++) {
+            const res_cell *c = &r->cells[i];
+            double row = n - i - 0.5;
+            plcol0(C_SERIES + (PLINT)(k == 0 ? 0 : 3));
+            if (k == 0) {
+                rect(0, c->peak.p95 / MIB, row - 0.3, row + 0.3);
+            } else if (k == 1) {
+                PLFLT lo = 100 * c->any_ci.lo, hi = 100 * c->any_ci.hi, y = row,
+                      x = 100 * c->any_rate;
+                plcol0(C_KILL);
+                plwidth(2);
+                plerrx(1, &lo, &hi, &y);
+                plwidth(1);
+                plstring(1, &x, &y, "●");
+            } else if (c->completed > 0) {
+                plcol0(C_SERIES + 2);
+                rect(0, c->latency_us.p95 / 1000.0, row - 0.3, row + 0.3);
+            } else {
+                plcol0(C_FG);
+                plptex(pn[k].hi * 0.02, row, 1, 0, 0, "no request completed");
+            }
+        }
+        plcol0(C_FG);
+        plbox("bcnst", 0, 0, "bc", 0, 0);
+        plmtex("t", 1.0, 0.5, 0.5, pn[k].title);
+        if (k == 0)
+            for (unsigned i = 0; i < n; i++) {
+                char label[RES_TEXT_MAX], text[2 * RES_TEXT_MAX];
+                res_cell_label(plan, i, label, sizeof label);
+                pl_text(label, text, sizeof text);
+                plmtex("lv", 1.0, (n - i - 0.5) / n, 1.0, text);
+            }
+    }
+    return plot_end(&p, len);
+}
