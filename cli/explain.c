@@ -6,18 +6,21 @@
  * (DOMAIN.md section 5). */
 #include "cli.h"
 #include "models/models.h"
+#include "results/results.h"
 #include "replay/replay.h"
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"
 
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N]\n"
+    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [-o DIR]\n"
     "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
     "  allocations, warnings, cached-app kills, retries, deaths with their exit\n"
-    "  records, recovery actions; then what the evidence supports\n";
+    "  records, recovery actions; then what the evidence supports.\n"
+    "  -o DIR   also draw the same timeline as DIR/timeline.svg\n";
 
 #define MIB(x) ((double)(x) / (1 << 20))
 #define DEATHS_TOLD 64
@@ -169,9 +172,48 @@ static int tell(void *ctx, const trc_event *e, sim_error *err)
     return SIM_OK;
 }
 
+/* The narration and, with -o, the plot, from one run. */
+typedef struct tee {
+    teller *t;
+    res_timeline *plot;
+} tee;
+
+static int tell_and_plot(void *ctx, const trc_event *e, sim_error *err)
+{
+    tee *x = ctx;
+    int rc = tell(x->t, e, err);
+    if (rc == SIM_OK && x->plot != NULL)
+        rc = res_timeline_add(x->plot, e, err);
+    return rc;
+}
+
+static int draw(const char *dir, res_timeline *plot, const scn_scenario *s, unsigned long long rep,
+                const mdl_cell *c)
+{
+    sim_error err;
+    sim_error_clear(&err);
+    if (res_plot_available(&err) != SIM_OK)
+        return cli_report(&err);
+    res_timeline_finish(plot);
+    char title[512];
+    snprintf(title, sizeof title, "%s, replication %llu: %s / %s", s->name, rep,
+             c->device->name, c->candidate->id);
+    size_t len;
+    char *svg = res_plot_timeline(plot, title, &len);
+    if (svg == NULL) {
+        fprintf(stderr, "oomsim: out of memory drawing the timeline\n");
+        return CLI_FAILURE;
+    }
+    int status = cli_output_dir(dir);
+    if (status == CLI_OK)
+        status = cli_write_file(dir, "timeline.svg", svg, len);
+    free(svg);
+    return status;
+}
+
 int cli_explain(int argc, char **argv)
 {
-    const char *scenario = NULL;
+    const char *scenario = NULL, *dir = NULL;
     unsigned long long rep = 0, cell = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -182,6 +224,9 @@ int cli_explain(int argc, char **argv)
                    cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep)) {
             i++;
         } else if (strcmp(a, "--cell") == 0 && v != NULL && cli_number(v, 0, SCN_CELLS_MAX, &cell)) {
+            i++;
+        } else if (strcmp(a, "-o") == 0 && v != NULL) {
+            dir = v;
             i++;
         } else if (a[0] != '-' && scenario == NULL) {
             scenario = a;
@@ -211,14 +256,19 @@ int cli_explain(int argc, char **argv)
     t.out = stdout;
     t.ios = c->device->os == MDL_OS_IOS;
     t.open = trc_pairs_create(&err);
-    if (t.open == NULL) {
+    tee both = {&t, dir != NULL ? res_timeline_create(c->device, c->horizon) : NULL};
+    if (t.open == NULL || (dir != NULL && both.plot == NULL)) {
+        trc_pairs_destroy(t.open);
         scn_scenario_release(&s);
-        return cli_report(&err);
+        if (t.open == NULL)
+            return cli_report(&err);
+        fprintf(stderr, "oomsim: out of memory\n");
+        return CLI_FAILURE;
     }
     printf("%s, replication %llu: %s running %s (%s)\n\n", s.name, rep, c->device->name,
            c->candidate->id, s.policy_json[cell % s.npolicies]);
     printf("%10s    %6s   %s\n", "time", "counted", "what happens");
-    mdl_trace_sink sink = {tell, &t};
+    mdl_trace_sink sink = {tell_and_plot, &both};
     mdl_rep r;
     int rc = mdl_run_replication_traced(c, rep, NULL, NULL, &sink, &r, &err);
     int status = CLI_OK;
@@ -251,9 +301,12 @@ int cli_explain(int argc, char **argv)
         if (t.more_deaths > 0)
             printf("(%llu more deaths not listed)\n", (unsigned long long)t.more_deaths);
     }
-    trc_pairs_destroy(t.open);
-    scn_scenario_release(&s);
     if (status == CLI_OK && fflush(stdout) != 0)
         status = CLI_FAILURE;
+    if (status == CLI_OK && both.plot != NULL)
+        status = draw(dir, both.plot, &s, rep, c);
+    res_timeline_free(both.plot);
+    trc_pairs_destroy(t.open);
+    scn_scenario_release(&s);
     return status;
 }

@@ -17,7 +17,9 @@ static const char usage_text[] =
     "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
     "                  [-j THREADS] [--format table|json|csv]\n"
     "  With no scenario, runs the shipped default capacity plan.\n"
-    "  -o DIR     also write DIR/results.json and DIR/cells.csv\n"
+    "  -o DIR     also write DIR/results.json, DIR/cells.csv, the SVG plots and\n"
+    "             DIR/report.html (docs/reports.md)\n"
+    "  --timeline K  the replication the timeline plots show (default: the first)\n"
     "  -r N       replications per cell (overrides the scenario's)\n"
     "  --seed S   seed (overrides the scenario's)\n"
     "  -j N       threads (default: the online CPUs; results do not depend on it)\n"
@@ -48,8 +50,8 @@ int cli_number(const char *s, unsigned long long min, unsigned long long max,
 
 typedef struct run_opts {
     const char *scenario, *dir, *format;
-    int has_reps, has_seed;
-    unsigned long long reps, seed, threads;
+    int has_reps, has_seed, has_timeline;
+    unsigned long long reps, seed, threads, timeline;
 } run_opts;
 
 static int parse(int argc, char **argv, run_opts *o)
@@ -80,6 +82,12 @@ static int parse(int argc, char **argv, run_opts *o)
                 return usage_error("--seed needs a non-negative integer, got '%s'",
                                    v != NULL ? v : "");
             o->has_seed = 1;
+            i++;
+        } else if (strcmp(a, "--timeline") == 0) {
+            if (!cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &o->timeline))
+                return usage_error("--timeline needs a replication number, got '%s'",
+                                   v != NULL ? v : "");
+            o->has_timeline = 1;
             i++;
         } else if (strcmp(a, "-j") == 0) {
             if (!cli_number(v, 1, 256, &o->threads))
@@ -138,15 +146,127 @@ static void plan_of(const scn_scenario *s, res_plan *p)
     p->ncells = s->ncells;
 }
 
+/* Timelines are drawn for every cell of a plan of up to this many cells,
+ * else for the first cell of each device and candidate. */
+#define TIMELINE_CELLS_ALL 16
+
+static int timeline_cell(const res_plan *plan, unsigned i)
+{
+    if (plan->ncells <= TIMELINE_CELLS_ALL || i == 0)
+        return 1;
+    const mdl_cell *a = &plan->cells[i - 1], *b = &plan->cells[i];
+    return a->device != b->device || a->candidate != b->candidate;
+}
+
+static void free_figures(res_figure *f, unsigned n)
+{
+    for (unsigned i = 0; i < n; i++)
+        free(f[i].svg);
+    free(f);
+}
+
+/* Every plot of the report, drawn before anything is written. */
+static int figures(const run_opts *o, const res_plan *plan, const res_result *r,
+                   res_figure **out, unsigned *nout)
+{
+    sim_error err;
+    sim_error_clear(&err);
+    *out = NULL;
+    *nout = 0;
+    if (res_plot_available(&err) != SIM_OK)
+        return cli_report(&err);
+    unsigned pages = (plan->ncells + RES_PLOT_SERIES - 1) / RES_PLOT_SERIES;
+    unsigned cap = 1 + pages + plan->ncells;
+    res_figure *f = calloc(cap, sizeof *f);
+    if (f == NULL) {
+        fprintf(stderr, "oomsim: out of memory drawing the plots\n");
+        return CLI_FAILURE;
+    }
+    unsigned n = 0;
+    snprintf(f[n].name, sizeof f[n].name, "comparison.svg");
+    snprintf(f[n].caption, sizeof f[n].caption,
+             "Each cell: its peak p95, the share of replications with a process death and "
+             "its Wilson 95%% interval, its latency p95.");
+    f[n].svg = res_plot_comparison(plan, r, &f[n].len);
+    int ok = f[n++].svg != NULL;
+    for (unsigned pg = 0; ok && pg < pages; pg++) {
+        unsigned first = pg * RES_PLOT_SERIES;
+        unsigned count = plan->ncells - first < RES_PLOT_SERIES ? plan->ncells - first
+                                                                : RES_PLOT_SERIES;
+        if (pages == 1)
+            snprintf(f[n].name, sizeof f[n].name, "peak-cdf.svg");
+        else
+            snprintf(f[n].name, sizeof f[n].name, "peak-cdf-%u.svg", pg + 1);
+        snprintf(f[n].caption, sizeof f[n].caption,
+                 "The distribution of the peak counted memory of cells %u to %u over %llu "
+                 "replications, as a CDF (each cell's quantile at every percent).", first,
+                 first + count - 1, (unsigned long long)plan->replications);
+        f[n].svg = res_plot_peak_cdf(plan, r, first, count, &f[n].len);
+        ok = f[n++].svg != NULL;
+    }
+    uint64_t rep = o->has_timeline ? o->timeline : plan->first_replication;
+    int status = CLI_OK;
+    for (unsigned i = 0; ok && status == CLI_OK && i < plan->ncells; i++) {
+        if (!timeline_cell(plan, i))
+            continue;
+        res_timeline *t;
+        mdl_rep m;
+        if (res_timeline_run(&plan->cells[i], rep, &t, &m, &err) != SIM_OK) {
+            status = cli_report(&err);
+            break;
+        }
+        res_timeline_info info;
+        res_timeline_info_get(t, &info);
+        char label[256], title[600];
+        res_cell_label(plan, i, label, sizeof label);
+        char policy[256];
+        res_policy_label(plan->policy_json[i], policy, sizeof policy);
+        snprintf(title, sizeof title, "replication %llu: %s / %s / %s", (unsigned long long)rep,
+                 plan->cells[i].device->name, plan->cells[i].candidate->id, policy);
+        snprintf(f[n].name, sizeof f[n].name, "timeline-cell-%u.svg", i);
+        snprintf(f[n].caption, sizeof f[n].caption,
+                 "Cell %u (%s), replication %llu: memory by category (each column at its "
+                 "highest counted moment), the kill line, stage bands, deaths and warnings. "
+                 "Peak %.1f MiB counted at %.3f s; %u deaths, %llu memory warnings.",
+                 i, label, (unsigned long long)rep, (double)m.peak / (1 << 20),
+                 (double)info.peak_time / 1e6, m.deaths_total,
+                 (unsigned long long)info.warnings);
+        f[n].svg = res_plot_timeline(t, title, &f[n].len);
+        res_timeline_free(t);
+        ok = f[n++].svg != NULL;
+    }
+    if (status == CLI_OK && !ok) {
+        fprintf(stderr, "oomsim: out of memory drawing the plots\n");
+        status = CLI_FAILURE;
+    }
+    if (status != CLI_OK) {
+        free_figures(f, n);
+        return status;
+    }
+    *out = f;
+    *nout = n;
+    return CLI_OK;
+}
+
 static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
 {
     char *json = res_document_json(plan, r);
     char *csv = res_document_csv(plan, r);
     char *table = strcmp(o->format, "table") == 0 ? res_document_table(plan, r) : NULL;
+    res_figure *figs = NULL;
+    unsigned nfigs = 0;
+    char *html = NULL;
     int status = CLI_OK;
     if (json == NULL || csv == NULL || (strcmp(o->format, "table") == 0 && table == NULL)) {
         fprintf(stderr, "oomsim: out of memory writing the results\n");
         status = CLI_FAILURE;
+    }
+    if (status == CLI_OK && o->dir != NULL) {
+        status = figures(o, plan, r, &figs, &nfigs);
+        if (status == CLI_OK && (html = res_report_html(plan, r, figs, nfigs)) == NULL) {
+            fprintf(stderr, "oomsim: out of memory writing the report\n");
+            status = CLI_FAILURE;
+        }
     }
     if (status == CLI_OK && o->dir != NULL) {
         status = cli_output_dir(o->dir);
@@ -154,6 +274,10 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
             status = cli_write_file(o->dir, "results.json", json, strlen(json));
         if (status == CLI_OK)
             status = cli_write_file(o->dir, "cells.csv", csv, strlen(csv));
+        for (unsigned i = 0; status == CLI_OK && i < nfigs; i++)
+            status = cli_write_file(o->dir, figs[i].name, figs[i].svg, figs[i].len);
+        if (status == CLI_OK)
+            status = cli_write_file(o->dir, "report.html", html, strlen(html));
     }
     if (status == CLI_OK) {
         const char *text = strcmp(o->format, "json") == 0  ? json
@@ -164,6 +288,8 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
     free(json);
     free(csv);
     free(table);
+    free(html);
+    free_figures(figs, nfigs);
     return status;
 }
 
