@@ -123,7 +123,12 @@ static int tell(void *ctx, const trc_event *e, sim_error *err)
             {"retry_duplicate", "the client retries while the earlier attempt still runs: a "
                                 "second working set for one request"},
             {"timeout", "a request times out: the client gives up on it"},
-            {"rejected", "a request is rejected: the queue is full or the app refuses work"}};
+            {"rejected", "a request is rejected: the queue is full or the app refuses work"},
+            {"background", "the user switches away: the app is in the background (importance "
+                           "400: the background kill limits apply)"},
+            {"foreground", "the user returns: the app is in the foreground again"},
+            {"pressure_spike", "other apps' memory spikes for an instant: the kill rules check "
+                               "the app against it"}};
         for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
             if (strcmp(e->error, notes[k].error) == 0)
                 fprintf(o, "%s%s\n", head, notes[k].text);

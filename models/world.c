@@ -1297,8 +1297,14 @@ static void retry_now(world *w, uint32_t u)
     w->out->retried++;
     if (x->live > 0)
         w->out->duplicates++;
-    if (TRACING(w))
-        ev_note(w, MDL_STAGE_INFERENCE, x->live > 0 ? "retry_duplicate" : "retry");
+    if (TRACING(w)) { /* with the payload the new attempt allocates next */
+        trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+        e->has |= TRC_F_ERROR | TRC_F_ALLOC;
+        snprintf(e->error, sizeof e->error, "%s", x->live > 0 ? "retry_duplicate" : "retry");
+        e->alloc_has = 0xfu;
+        memcpy(e->alloc, x->d.payload, sizeof e->alloc);
+        ev_send(w);
+    }
     submit(w, u);
 }
 
@@ -1834,8 +1840,11 @@ static void pressure(sim_engine *e, void *ctx, uint64_t arg)
     gsl_rng *r = sim_stream_rng(&w->s_press);
     int64_t size = mdl_dist_sample(&w->dev->pressure_size, r);
     w->out->pressure_spikes++;
-    if (w->alive)
+    if (w->alive) {
+        if (TRACING(w))
+            ev_note(w, w->last_stage, "pressure_spike");
         kill_check(w, size, w->last_stage);
+    }
     sim_time t = now(w) + mdl_dist_sample(&w->dev->pressure, r);
     if (t < w->cell->horizon)
         at(w, t, PRIO_PRESSURE, pressure, 0, NULL);
@@ -1958,6 +1967,8 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
     w->path_bg = 0;
     if (w->alive) {
         w->fg = 1;
+        if (TRACING(w))
+            ev_note(w, w->last_stage, "foreground");
         uint32_t epoch = w->epoch;
         kill_check(w, 0, w->last_stage); /* the foreground limits differ */
         if (w->alive && w->epoch == epoch)
@@ -1990,6 +2001,8 @@ static void step(sim_engine *e, void *ctx, uint64_t arg)
         w->path_bg = 1;
         if (w->alive) {
             w->fg = 0;
+            if (TRACING(w))
+                ev_note(w, w->last_stage, "background");
             kill_check(w, 0, w->last_stage);
         }
         at(w, t + s->duration, PRIO_PATH, background_end, 0, NULL);

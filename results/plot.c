@@ -21,12 +21,15 @@
 
 #define TL_OPEN 64
 
-typedef enum mark_kind { MARK_DEATH = 0, MARK_WARNING, MARK_CACHED_KILL, MARK_RECOVERY,
-                         MARK_KINDS } mark_kind;
+typedef enum mark_kind { MARK_DEATH = 0, MARK_WARNING, MARK_CACHED_KILL, MARK_PRESSURE,
+                         MARK_RECOVERY, MARK_KINDS } mark_kind;
+
+/* A band that is no stage: the app in the background. */
+#define BAND_BACKGROUND TRC_STAGE_COUNT
 
 typedef struct tl_band {
     sim_time t0, t1;
-    trc_stage stage;
+    int stage; /* a trc_stage, or BAND_BACKGROUND */
 } tl_band;
 
 typedef struct tl_mark {
@@ -36,7 +39,7 @@ typedef struct tl_mark {
 } tl_mark;
 
 typedef struct tl_open {
-    trc_stage stage;
+    int stage;
     char part[TRC_TEXT_MAX];
     sim_time t0;
 } tl_open;
@@ -135,7 +138,7 @@ static void add_mark(res_timeline *t, sim_time at, mark_kind k, int64_t counted)
     t->nmark++;
 }
 
-static void add_band(res_timeline *t, trc_stage stage, sim_time t0, sim_time t1)
+static void add_band(res_timeline *t, int stage, sim_time t0, sim_time t1)
 {
     if (t->nband == RES_TIMELINE_BANDS) {
         t->info.bands_dropped++;
@@ -156,23 +159,30 @@ static void bands_event(res_timeline *t, const trc_event *e, int kind)
         t->nopen = 0;
         return;
     }
-    if (e->stage == TRC_INFERENCE || (kind != TRC_BEGIN && kind != TRC_END))
-        return;
+    int stage = (int)e->stage;
     const char *part = (e->has & TRC_F_PART) ? e->part : "";
+    if (kind == TRC_SAMPLE && (e->has & TRC_F_ERROR) &&
+        (strcmp(e->error, "background") == 0 || strcmp(e->error, "foreground") == 0)) {
+        kind = e->error[0] == 'b' ? TRC_BEGIN : TRC_END;
+        stage = BAND_BACKGROUND;
+        part = "";
+    } else if (e->stage == TRC_INFERENCE || (kind != TRC_BEGIN && kind != TRC_END)) {
+        return;
+    }
     if (kind == TRC_BEGIN) {
         if (t->nopen == TL_OPEN) { /* cannot pair it: count it as not drawn */
             t->info.bands_dropped++;
             return;
         }
         tl_open *o = &t->open[t->nopen++];
-        o->stage = e->stage;
+        o->stage = stage;
         snprintf(o->part, sizeof o->part, "%s", part);
         o->t0 = e->time_us;
         return;
     }
     for (unsigned k = 0; k < t->nopen; k++)
-        if (t->open[k].stage == e->stage && strcmp(t->open[k].part, part) == 0) {
-            add_band(t, e->stage, t->open[k].t0, e->time_us);
+        if (t->open[k].stage == stage && strcmp(t->open[k].part, part) == 0) {
+            add_band(t, stage, t->open[k].t0, e->time_us);
             t->open[k] = t->open[--t->nopen];
             return;
         }
@@ -199,6 +209,8 @@ int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
     } else if (note && strcmp(e->error, "cached_app_killed") == 0) {
         t->info.cached_kills++;
         add_mark(t, e->time_us, MARK_CACHED_KILL, 0);
+    } else if (note && strcmp(e->error, "pressure_spike") == 0) {
+        add_mark(t, e->time_us, MARK_PRESSURE, 0);
     }
     if (kind == TRC_RECOVERY) {
         t->info.recoveries++;
@@ -272,8 +284,9 @@ int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl
 enum {
     C_BG = 0, C_FG, C_GRID, C_CAT, /* C_CAT + TRC_MEM_*: the categories */
     C_KILL = C_CAT + TRC_MEM_COUNT, C_JAVA_LIMIT, C_WARNING, C_CACHED, C_RECOVERY,
-    C_BAND,                        /* C_BAND + stage: the stage bands */
-    C_SERIES = C_BAND + TRC_STAGE_COUNT,
+    C_PRESSURE,
+    C_BAND,                        /* C_BAND + stage: the stage bands, then background */
+    C_SERIES = C_BAND + BAND_BACKGROUND + 1,
     C_COUNT = C_SERIES + 12
 };
 #define SERIES RES_PLOT_SERIES
@@ -289,7 +302,8 @@ static void palette(void)
         [C_CAT + TRC_MEM_GPU] = {0x009e73, 0.9}, [C_CAT + TRC_MEM_FILE] = {0xcc79a7, 0.9},
         [C_KILL] = {0xd55e00, 1}, [C_JAVA_LIMIT] = {0x8b4513, 1},
         [C_WARNING] = {0xb8860b, 1}, [C_CACHED] = {0x555555, 1},
-        [C_RECOVERY] = {0x1f77b4, 1},
+        [C_RECOVERY] = {0x1f77b4, 1}, [C_PRESSURE] = {0x7b3294, 1},
+        [C_BAND + BAND_BACKGROUND] = {0x404040, 0.10},
         [C_BAND + TRC_DOWNLOAD] = {0x999999, 0.18}, [C_BAND + TRC_LOAD] = {0xf0e442, 0.30},
         [C_BAND + TRC_RUNTIME_PREPARE] = {0x56b4e9, 0.22},
         [C_BAND + TRC_DELEGATE_PREPARE] = {0xcc79a7, 0.22},
@@ -463,7 +477,7 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
     plot p;
     if (plot_begin(&p, 1100, 470) != 0)
         return NULL;
-    plvpor(0.07, 0.74, 0.12, 0.90);
+    plvpor(0.07, 0.70, 0.12, 0.86);
     plwind(0, xmax, 0, ymax);
     legend lg = {0};
     /* stage bands behind everything */
@@ -549,7 +563,8 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
     } mk[MARK_KINDS] = {{C_KILL, 0.965, "×", "death (at the memory the kill saw)"},
                         {C_WARNING, 0.925, "▼", "memory warning"},
                         {C_CACHED, 0.885, "•", "cached app killed"},
-                        {C_RECOVERY, 0.845, "◆", "recovery action"}};
+                        {C_PRESSURE, 0.845, "▲", "other apps' pressure spike"},
+                        {C_RECOVERY, 0.805, "◆", "recovery action"}};
     unsigned seen_mark = 0;
     for (unsigned i = 0; i < t->nmark; i++) {
         const tl_mark *q = &t->mark[i];
@@ -568,9 +583,10 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
     for (int k = 0; k < MARK_KINDS; k++)
         if (seen_mark >> k & 1u)
             legend_add(&lg, PL_LEGEND_SYMBOL, mk[k].colour, 1, mk[k].glyph, mk[k].text);
-    for (int s = 0; s < TRC_STAGE_COUNT; s++)
+    for (int s = 0; s <= BAND_BACKGROUND; s++)
         if (seen_stage >> s & 1u)
-            legend_add(&lg, PL_LEGEND_COLOR_BOX, C_BAND + s, 1, NULL, trc_stage_name(s));
+            legend_add(&lg, PL_LEGEND_COLOR_BOX, C_BAND + s, 1, NULL,
+                       s == BAND_BACKGROUND ? "in the background" : trc_stage_name(s));
     plcol0(C_FG);
     plbox("bcnst", 0, 0, "bcnstv", 0, 0);
     char ttl[512];
@@ -628,7 +644,7 @@ char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned firs
     plot p;
     if (plot_begin(&p, 1100, 470) != 0)
         return NULL;
-    plvpor(0.07, 0.56, 0.12, 0.90);
+    plvpor(0.07, 0.56, 0.12, 0.86);
     plwind(lo, hi, 0, 1);
     plcol0(C_GRID);
     plbox("g", 0, 0, "g", 0, 0);

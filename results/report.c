@@ -118,14 +118,15 @@ static void activity(res_buf *o, const res_plan *plan, const res_result *r)
 }
 
 static const char style[] =
-    "body{font-family:sans-serif;margin:2em auto;max-width:1200px;padding:0 1em;color:#222}"
+    "body{font-family:sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}"
     "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;font-size:.85em;margin:.6em 0}"
     "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
     "th{background:#f2f2f2}td.n{text-align:right;white-space:nowrap}"
     ".note{font-size:.85em;color:#555}figure{margin:1.2em 0}"
     "figure svg{width:100%;height:auto;border:1px solid #eee}"
-    "figcaption{font-size:.9em;color:#333;margin-top:.3em}";
+    "figcaption{font-size:.9em;color:#333;margin-top:.3em}"
+    "#activity-table td:last-child{min-width:26em}";
 
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
                       unsigned nfigs)

@@ -71,7 +71,10 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
              {"model: runtime_prepare begins", "the compiled cache is not valid: rebuilding",
               "1500 MiB  the process dies: low_memory, during cache"});
     in_order(explain("background-reclaim"),
-             {"request 0 arrives", "60.000 s", "the process dies: system_reclaim",
+             {"request 0 arrives", "30.000 s     600 MiB  other apps' memory spikes",
+              "60.000 s     600 MiB  the user switches away: the app is in the background",
+              "60.000 s     600 MiB  other apps' memory spikes",
+              "60.000 s     600 MiB  the process dies: system_reclaim",
               "reason=3 (LOW_MEMORY) status=0 importance=400 pss=614400kB",
               "the user reopens the app 5.0 s later", "180.000 s", "model: load begins",
               "supports system_reclaim"});
