@@ -1,10 +1,11 @@
 /* arena.c - per-replication arenas.
  *
- * jemalloc backend: one jemalloc arena per replication (arenas.create),
- * blocks from mallocx(MALLOCX_ARENA | MALLOCX_TCACHE_NONE) so no thread
- * cache keeps pointers into it, and arena.<i>.destroy frees every block
- * at once.  jemalloc recycles destroyed arena indices, so a run of many
- * replications uses as many arenas as it has threads.
+ * jemalloc backend: one jemalloc arena (arenas.create), blocks from
+ * mallocx(MALLOCX_ARENA | MALLOCX_TCACHE_NONE) so no thread cache keeps
+ * pointers into it; arena.<i>.reset frees every block at once and keeps
+ * the pages for the next replication (sim_replicate gives each worker
+ * thread one arena, reset between replications), arena.<i>.destroy
+ * returns them.
  *
  * malloc backend (OOMSIM_NO_JEMALLOC, the sanitizer builds): blocks carry
  * a header linking them into a list that destroy walks, so AddressSanitizer
@@ -60,8 +61,8 @@ sim_arena *sim_arena_create(sim_error *err)
         return NULL;
     }
     int flags = MALLOCX_ARENA(index) | MALLOCX_TCACHE_NONE;
-    /* The arena struct lives in the arena, so destroy frees it too. */
-    sim_arena *a = mallocx(sizeof *a, flags);
+    /* The arena struct lives outside the arena, which reset empties. */
+    sim_arena *a = malloc(sizeof *a);
     if (a == NULL) {
         char name[64];
         snprintf(name, sizeof name, "arena.%u.destroy", index);
@@ -86,6 +87,15 @@ void sim_arena_destroy(sim_arena *a)
     char name[64];
     snprintf(name, sizeof name, "arena.%u.destroy", a->index);
     mallctl(name, NULL, NULL, NULL, 0);
+    free(a);
+}
+
+void sim_arena_reset(sim_arena *a)
+{
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.reset", a->index);
+    mallctl(name, NULL, NULL, NULL, 0);
+    a->bytes = 0;
 }
 
 const char *sim_arena_backend(void) { return "jemalloc"; }
@@ -180,16 +190,23 @@ sim_arena *sim_arena_create(sim_error *err)
     return a;
 }
 
-void sim_arena_destroy(sim_arena *a)
+void sim_arena_reset(sim_arena *a)
 {
-    if (a == NULL)
-        return;
     block *b = a->head.next;
     while (b != &a->head) {
         block *next = b->next;
         free(b);
         b = next;
     }
+    a->head.next = a->head.prev = &a->head;
+    a->bytes = 0;
+}
+
+void sim_arena_destroy(sim_arena *a)
+{
+    if (a == NULL)
+        return;
+    sim_arena_reset(a);
     free(a);
 }
 

@@ -38,18 +38,15 @@ static void record_failure(job *j, uint64_t k, int rc, const sim_error *err)
     atomic_store(&j->failed, 1);
 }
 
-static void run_one(job *j, uint64_t k, unsigned thread)
+/* Runs replication k in the worker's arena, emptied afterwards (its
+ * pages stay with the thread: no fault-in per replication). */
+static void run_one(job *j, uint64_t k, unsigned thread, sim_arena *arena)
 {
     sim_error err;
     sim_error_clear(&err);
-    sim_arena *arena = sim_arena_create(&err);
-    if (arena == NULL) {
-        record_failure(j, k, err.code, &err);
-        return;
-    }
     sim_rep_env env = {k, sim_arena_alloc(arena), thread};
     int rc = j->fn(j->ctx, &env, j->outs + k * j->out_size, &err);
-    sim_arena_destroy(arena);
+    sim_arena_reset(arena);
     if (rc != SIM_OK)
         record_failure(j, k, rc, &err);
 }
@@ -63,12 +60,22 @@ static void *worker(void *arg)
 {
     const worker_arg *a = arg;
     job *j = a->j;
+    sim_arena *arena = NULL;
     while (!atomic_load(&j->failed)) {
         uint64_t k = atomic_fetch_add(&j->next, 1);
         if (k >= j->count)
             break;
-        run_one(j, k, a->thread);
+        if (arena == NULL) {
+            sim_error err;
+            sim_error_clear(&err);
+            if ((arena = sim_arena_create(&err)) == NULL) {
+                record_failure(j, k, err.code, &err);
+                break;
+            }
+        }
+        run_one(j, k, a->thread, arena);
     }
+    sim_arena_destroy(arena);
     return NULL;
 }
 

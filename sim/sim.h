@@ -270,6 +270,10 @@ typedef struct sim_arena sim_arena;
 sim_arena *sim_arena_create(sim_error *err);
 /* Frees every block of the arena and the arena.  NULL is allowed. */
 void sim_arena_destroy(sim_arena *a);
+/* Frees every block of the arena, which stays usable: its pages are kept
+ * for the next replication on the same thread instead of being returned
+ * to the system and faulted in again (arena.<i>.reset). */
+void sim_arena_reset(sim_arena *a);
 /* The allocator of the arena; valid until sim_arena_destroy(). */
 const sim_alloc *sim_arena_alloc(sim_arena *a);
 /* Bytes currently allocated from the arena (as requested). */
