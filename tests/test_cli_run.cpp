@@ -50,7 +50,23 @@ TEST_CASE("run shows a progress bar on stderr only when stderr is a terminal", "
     CHECK(read_file(dir.file("table.txt")).find("capacity-plan: 20 replications") == 0);
 }
 
-TEST_CASE("run -o writes results.json and cells.csv, the same bytes for any -j", "[cli][run]")
+// Every entry of a directory, dot-files included (a temporary file left
+// behind would start with a dot).
+static std::vector<std::string> all_entries(const std::string &path)
+{
+    std::vector<std::string> out;
+    DIR *d = ::opendir(path.c_str());
+    REQUIRE(d != nullptr);
+    while (struct dirent *e = ::readdir(d))
+        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+            out.push_back(e->d_name);
+    ::closedir(d);
+    std::sort(out.begin(), out.end());
+    return out;
+}
+
+TEST_CASE("run -o writes the results, the plots and the report, the same bytes for any -j",
+          "[cli][run]")
 {
     TempDir dir;
     RunResult a = oomsim({"run", "-r", "30", "-j", "1", "-o", dir.file("a"), "--format", "json"});
@@ -58,6 +74,21 @@ TEST_CASE("run -o writes results.json and cells.csv, the same bytes for any -j",
     INFO(a.err << b.err);
     REQUIRE(a.status == 0);
     REQUIRE(b.status == 0);
+    std::vector<std::string> want = {"cells.csv", "comparison.svg", "peak-cdf.svg",
+                                     "report.html", "results.json"};
+    for (int i = 0; i < 6; i++)
+        want.push_back("timeline-cell-" + std::to_string(i) + ".svg");
+    std::sort(want.begin(), want.end());
+    CHECK(all_entries(dir.file("a")) == want);
+    CHECK(all_entries(dir.file("b")) == want);
+    for (const std::string &f : want)
+        CHECK(read_file(dir.file("a/" + f)) == read_file(dir.file("b/" + f)));
+    // the timeline of another replication is another picture
+    RunResult t = oomsim({"run", "-r", "30", "-o", dir.file("t"), "--timeline", "7"});
+    REQUIRE(t.status == 0);
+    CHECK(read_file(dir.file("t/timeline-cell-0.svg")) !=
+          read_file(dir.file("a/timeline-cell-0.svg")));
+    CHECK(read_file(dir.file("t/peak-cdf.svg")) == read_file(dir.file("a/peak-cdf.svg")));
     std::string ja = read_file(dir.file("a/results.json"));
     CHECK(ja == read_file(dir.file("b/results.json")));
     CHECK(ja == a.out);
@@ -86,6 +117,7 @@ TEST_CASE("run: bad input is exit 1 and writes nothing; bad usage is exit 2", "[
     CHECK(!exists(dir.file("out")));
     CHECK(oomsim({"run", "-r", "0"}).status == 2);
     CHECK(oomsim({"run", "--format", "xml"}).status == 2);
+    CHECK(oomsim({"run", "--timeline", "first"}).status == 2);
     CHECK(oomsim({"run", "a.yaml", "b.yaml"}).status == 2);
     RunResult nf = oomsim({"run", "no-such-plan"});
     CHECK(nf.status != 0);

@@ -170,6 +170,28 @@ def main():
             if n.endswith(".svg"):
                 check_svg(os.path.join(boot, n))
 
+        # a plan larger than a plot page and than the timeline bound: 2 devices
+        # x 10 policies = 20 cells: two CDF pages, one timeline per device
+        big = os.path.join(work, "big.yaml")
+        with open(big, "w", encoding="utf-8") as f:
+            f.write("name: big-grid\nseed: 3\nreplications: 3\nhorizon: 1min\n"
+                    "devices: [android-3g, android-4g]\ncandidates: [ocr-v3]\n"
+                    "workload:\n  path: [cold_start, {requests: {rate: \"1/s\", for: 50s, "
+                    "needs: [detector, recognizer]}}]\n"
+                    "policies:\n  sessions: [1, 2, 3, 4, 5]\n"
+                    "  residency: [preload, on_demand_overlap]\n")
+        bigout = os.path.join(work, "big")
+        run([oomsim, "run", big, "-o", bigout])
+        names = sorted(os.listdir(bigout)) if os.path.isdir(bigout) else []
+        want = sorted(["results.json", "cells.csv", "report.html", "comparison.svg",
+                       "peak-cdf-1.svg", "peak-cdf-2.svg", "timeline-cell-0.svg",
+                       "timeline-cell-10.svg"])
+        if names != want:
+            fail("a 20-cell run -o wrote %s, expected %s" % (names, want))
+        for n in names:
+            if n.endswith(".svg"):
+                check_svg(os.path.join(bigout, n))
+
         # explain -o: the same timeline, for every teaching scenario
         p = run([oomsim, "catalog"])
         teach = re.findall(r"^\s+(\S+)", p.stdout.split("teach", 1)[-1], re.M)
