@@ -12,7 +12,7 @@
 extern "C" {
 #endif
 
-enum { CLI_OK = 0, CLI_INPUT = 1, CLI_USAGE = 2, CLI_FAILURE = 3 };
+enum { CLI_OK = 0, CLI_INPUT = 1, CLI_USAGE = 2, CLI_FAILURE = 3, CLI_INTERRUPTED = 130 };
 
 /* Maps a SIM_E* code to the exit status spec/RESULTS.md gives it. */
 int cli_status(int code);

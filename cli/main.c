@@ -47,6 +47,8 @@ int cli_status(int code)
     case SIM_ENOTFOUND:
     case SIM_EINVAL:
         return CLI_INPUT;
+    case SIM_EINTR:
+        return CLI_INTERRUPTED;
     default:
         return CLI_FAILURE;
     }

@@ -6,6 +6,7 @@
 #include "scenarios/scenarios.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -146,6 +147,31 @@ static void plan_of(const scn_scenario *s, res_plan *p)
     p->ncells = s->ncells;
 }
 
+/* SIGINT during a run: the flag stops the replications (res_plan.stop)
+ * and the writing of files; a second SIGINT ends the process at once.
+ * A SIGINT ignored when oomsim started (nohup, a background job) stays
+ * ignored. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+    (void)sig;
+    interrupted = 1;
+}
+
+static void catch_interrupt(void)
+{
+    struct sigaction old;
+    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+        return;
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_interrupt;
+    sigemptyset(&sa.sa_mask);
+    sa.sa_flags = (int)SA_RESETHAND;
+    sigaction(SIGINT, &sa, NULL);
+}
+
 /* Timelines are drawn for every cell of a plan of up to this many cells,
  * else for the first cell of each device and candidate. */
 #define TIMELINE_CELLS_ALL 16
@@ -269,15 +295,27 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
         }
     }
     if (status == CLI_OK && o->dir != NULL) {
-        status = cli_output_dir(o->dir);
-        if (status == CLI_OK)
-            status = cli_write_file(o->dir, "results.json", json, strlen(json));
-        if (status == CLI_OK)
-            status = cli_write_file(o->dir, "cells.csv", csv, strlen(csv));
-        for (unsigned i = 0; status == CLI_OK && i < nfigs; i++)
-            status = cli_write_file(o->dir, figs[i].name, figs[i].svg, figs[i].len);
-        if (status == CLI_OK)
-            status = cli_write_file(o->dir, "report.html", html, strlen(html));
+        /* every file whole, or not there: an interruption stops between files */
+        unsigned nfiles = nfigs + 3, written = 0;
+        status = interrupted ? CLI_INTERRUPTED : cli_output_dir(o->dir);
+        for (unsigned k = 0; status == CLI_OK && k < nfiles; k++, written++) {
+            if (interrupted) {
+                status = CLI_INTERRUPTED;
+                break;
+            }
+            if (k == 0)
+                status = cli_write_file(o->dir, "results.json", json, strlen(json));
+            else if (k == 1)
+                status = cli_write_file(o->dir, "cells.csv", csv, strlen(csv));
+            else if (k < nfiles - 1)
+                status = cli_write_file(o->dir, figs[k - 2].name, figs[k - 2].svg,
+                                        figs[k - 2].len);
+            else
+                status = cli_write_file(o->dir, "report.html", html, strlen(html));
+        }
+        if (status == CLI_INTERRUPTED)
+            fprintf(stderr, "oomsim: interrupted after the run: %u of %u files written to %s "
+                    "(each whole), the rest not\n", written, nfiles, o->dir);
     }
     if (status == CLI_OK) {
         const char *text = strcmp(o->format, "json") == 0  ? json
@@ -300,6 +338,8 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
 typedef struct bar {
     int shown;      /* percentage on screen, -1: nothing yet */
     double t0, after;
+    int tty;        /* draw it (else only count) */
+    uint64_t done;  /* replications done so far */
 } bar;
 
 static double seconds(void)
@@ -312,6 +352,9 @@ static double seconds(void)
 static void progress(void *ctx, uint64_t done, uint64_t total)
 {
     bar *b = ctx;
+    b->done = done;
+    if (!b->tty)
+        return;
     int pct = total > 0 ? (int)(done * 100 / total) : 100;
     double dt = seconds() - b->t0;
     if (pct == b->shown || (b->shown < 0 && dt < b->after && done < total))
@@ -368,15 +411,21 @@ int cli_run(int argc, char **argv)
         pj[i] = s.policy_json[i % s.npolicies];
     plan.policy_json = pj;
     res_result r;
-    bar shown = {-1, seconds(), 1.0};
+    bar shown = {-1, seconds(), 1.0, isatty(STDERR_FILENO), 0};
     const char *after = getenv("OOMSIM_PROGRESS_AFTER");
     if (after != NULL)
         shown.after = atof(after);
-    int tty = isatty(STDERR_FILENO);
-    rc = res_run(&plan, (unsigned)o.threads, tty ? progress : NULL, &shown, &r, &err);
-    if (tty && shown.shown >= 0 && shown.shown < 100)
+    catch_interrupt();
+    plan.stop = &interrupted;
+    rc = res_run(&plan, (unsigned)o.threads, progress, &shown, &r, &err);
+    if (shown.tty && shown.shown >= 0 && shown.shown < 100)
         fputs("\r\033[K", stderr); /* a failed run: erase the bar before the message */
-    if (rc != SIM_OK) {
+    if (rc == SIM_EINTR) {
+        fprintf(stderr, "oomsim: interrupted: %llu of %llu replications done, nothing "
+                "written\n", (unsigned long long)shown.done,
+                (unsigned long long)plan.replications * plan.ncells);
+        status = CLI_INTERRUPTED;
+    } else if (rc != SIM_OK) {
         status = cli_report(&err);
     } else {
         status = emit(&o, &plan, &r);

@@ -9,6 +9,7 @@
 #ifndef OOMSIM_RESULTS_H
 #define OOMSIM_RESULTS_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -73,6 +74,9 @@ typedef struct res_plan {
     const char *const *policy_json; /* per cell: its axis values, a JSON object */
     unsigned ncells;
     uint64_t first_replication;     /* replications run are first .. first + n - 1 (replay) */
+    /* When not NULL and set (a signal handler's flag), no replication
+     * starts any more and res_run fails with SIM_EINTR. */
+    const volatile sig_atomic_t *stop;
 } res_plan;
 
 /* Pooled wait and latency: a log-linear histogram (exact below 256 us,
@@ -165,7 +169,9 @@ typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 /* Runs plan->replications replications of every cell on `threads`
  * threads (0: one) and aggregates them.  Results are the same bytes for
  * any thread count.  Returns SIM_OK, or the failing replication's error
- * (err names cell and replication); *out then holds nothing. */
+ * (err names cell and replication), or SIM_EINTR when plan->stop was
+ * set; *out then holds nothing.  progress gets the replications done
+ * after each batch. */
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err);
 void res_result_free(res_result *r);

@@ -133,11 +133,14 @@ typedef struct batch_ctx {
     const mdl_cell *cell;
     uint64_t base;
     times_hist *per_thread;
+    const volatile sig_atomic_t *stop;
 } batch_ctx;
 
 static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
 {
     const batch_ctx *b = ctx;
+    if (b->stop != NULL && *b->stop)
+        return sim_error_set(err, SIM_EINTR, "interrupted");
     rep_out *o = out;
     times_hist *t = &b->per_thread[env->thread];
     mdl_times_sink sink = {add_times, t, NULL};
@@ -392,7 +395,7 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     }
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
-    batch_ctx b = {&plan->cells[ci], 0, a->per_thread};
+    batch_ctx b = {&plan->cells[ci], 0, a->per_thread, plan->stop};
     for (uint64_t base = 0; base < reps; base += BATCH) {
         uint64_t n = reps - base < BATCH ? reps - base : BATCH;
         b.base = plan->first_replication + base;

@@ -37,7 +37,8 @@ extern "C" {
     X(NOTFOUND, "not found")                               \
     X(IO, "input/output error")                            \
     X(STATE, "operation not valid in this state")          \
-    X(INTERNAL, "internal error")
+    X(INTERNAL, "internal error")                          \
+    X(INTR, "interrupted")
 
 enum {
     SIM_OK = 0,

@@ -2,6 +2,8 @@
 #include <catch2/catch.hpp>
 
 #include <algorithm>
+#include <csignal>
+#include <fstream>
 #include <string>
 
 #include "shim/shim.hpp"
@@ -105,6 +107,64 @@ TEST_CASE("run -o writes the results, the plots and the report, the same bytes f
     CHECK(std::count(b.out.begin(), b.out.end(), '\n') == 7);
     RunResult c = oomsim({"run", "-r", "30", "--seed", "43", "--format", "json"});
     CHECK(c.out != ja);
+}
+
+// Waits until process pid catches SIGINT (its SigCgt mask in /proc), at
+// most 20 s, then sends it.
+static void interrupt_when_ready(pid_t pid)
+{
+    for (int i = 0; i < 2000; i++) {
+        std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+        std::string line;
+        while (std::getline(st, line))
+            if (line.rfind("SigCgt:", 0) == 0 &&
+                (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1) & 1u)) {
+                ::usleep(100000); // into the replications
+                ::kill(pid, SIGINT);
+                return;
+            }
+        ::usleep(10000);
+    }
+    ::kill(pid, SIGINT);
+}
+
+TEST_CASE("run: the default plan's document is the golden one, for -j 1, 2 and 4, every time",
+          "[cli][run][golden]")
+{
+    // tests/golden/update rewrites it, on purpose only (docs/results.md)
+    std::string golden = read_file(source_path("tests/golden/capacity-plan.json"));
+    REQUIRE(golden.size() > 1000);
+    for (const char *j : {"1", "2", "4", "4"}) {
+        RunResult r = oomsim({"run", "--format", "json", "-j", j});
+        INFO("-j " << j << ": " << r.err);
+        REQUIRE(r.status == 0);
+        CHECK(r.out == golden);
+    }
+}
+
+TEST_CASE("run: SIGINT stops the run, says what was done, writes nothing, exits 130",
+          "[cli][run]")
+{
+    TempDir dir;
+    // 1.2 million replications: far from done when the signal comes
+    RunResult r = run({OOMSIM_BIN, "run", "-r", "200000", "-o", dir.file("out")},
+                      interrupt_when_ready);
+    INFO(r.err);
+    CHECK(r.signal == 0); // handled, not killed by it
+    CHECK(r.status == 130);
+    CHECK(r.err.find("oomsim: interrupted: ") == 0);
+    CHECK(r.err.find(" of 1200000 replications done, nothing written") != std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(!exists(dir.file("out")));
+    // into a directory that holds an earlier run's files: they stay as they were
+    REQUIRE(oomsim({"run", "-r", "5", "-o", dir.file("kept")}).status == 0);
+    std::vector<std::string> before = all_entries(dir.file("kept"));
+    std::string json = read_file(dir.file("kept/results.json"));
+    RunResult again = run({OOMSIM_BIN, "run", "-r", "200000", "-o", dir.file("kept")},
+                          interrupt_when_ready);
+    CHECK(again.status == 130);
+    CHECK(all_entries(dir.file("kept")) == before);
+    CHECK(read_file(dir.file("kept/results.json")) == json);
 }
 
 TEST_CASE("run: bad input is exit 1 and writes nothing; bad usage is exit 2", "[cli][run]")

@@ -17,6 +17,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <fstream>
+#include <functional>
 #include <algorithm>
 #include <sstream>
 #include <stdexcept>
@@ -89,13 +90,15 @@ private:
 
 struct RunResult {
     int status = -1; // exit status, or 128 + signal number
+    int signal = 0;  // the signal that ended it, 0 when it exited
     std::string out;
     std::string err;
 };
 
 // Runs argv[0] (a path) with the given arguments, stdin from /dev/null,
 // stdout and stderr captured through files in a temporary directory.
-inline RunResult run(const std::vector<std::string> &argv)
+inline RunResult run(const std::vector<std::string> &argv,
+                     const std::function<void(pid_t)> &during = nullptr)
 {
     TempDir dir;
     std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
@@ -115,6 +118,8 @@ inline RunResult run(const std::vector<std::string> &argv)
     posix_spawn_file_actions_destroy(&fa);
     if (rc != 0)
         throw std::runtime_error("cannot start " + argv[0] + ": " + std::strerror(rc));
+    if (during)
+        during(pid);
     int wstatus = 0;
     while (::waitpid(pid, &wstatus, 0) < 0) {
         if (errno != EINTR)
@@ -124,7 +129,7 @@ inline RunResult run(const std::vector<std::string> &argv)
     if (WIFEXITED(wstatus))
         r.status = WEXITSTATUS(wstatus);
     else if (WIFSIGNALED(wstatus))
-        r.status = 128 + WTERMSIG(wstatus);
+        r.status = 128 + (r.signal = WTERMSIG(wstatus));
     r.out = read_file(out_path);
     r.err = read_file(err_path);
     return r;
