@@ -196,6 +196,24 @@ char *res_document_json(const res_plan *plan, const res_result *r)
 
 /* ------------------------------------------------------- text output */
 
+/* Room for `need` more bytes and a NUL; 0, or -1 (and oom) when out of memory. */
+static int reserve(res_buf *o, size_t need)
+{
+    if (o->v != NULL && o->cap - o->n > need)
+        return 0;
+    size_t cap = o->cap == 0 ? 4096 : o->cap;
+    while (cap - o->n <= need)
+        cap *= 2;
+    char *v = realloc(o->v, cap);
+    if (v == NULL) {
+        o->oom = 1;
+        return -1;
+    }
+    o->v = v;
+    o->cap = cap;
+    return 0;
+}
+
 void res_put(res_buf *o, const char *fmt, ...)
 {
     if (o->oom)
@@ -214,35 +232,15 @@ void res_put(res_buf *o, const char *fmt, ...)
             o->n += (size_t)w;
             return;
         }
-        size_t cap = o->cap == 0 ? 4096 : o->cap;
-        while (cap <= o->n + (size_t)w)
-            cap *= 2;
-        char *v = realloc(o->v, cap);
-        if (v == NULL) {
-            o->oom = 1;
+        if (reserve(o, (size_t)w) != 0)
             return;
-        }
-        o->v = v;
-        o->cap = cap;
     }
 }
 
 void res_put_bytes(res_buf *o, const char *bytes, size_t len)
 {
-    if (o->oom)
+    if (o->oom || reserve(o, len) != 0)
         return;
-    if (o->v == NULL || o->cap - o->n <= len) {
-        size_t cap = o->cap == 0 ? 4096 : o->cap;
-        while (cap - o->n <= len)
-            cap *= 2;
-        char *v = realloc(o->v, cap);
-        if (v == NULL) {
-            o->oom = 1;
-            return;
-        }
-        o->v = v;
-        o->cap = cap;
-    }
     memcpy(o->v + o->n, bytes, len);
     o->n += len;
     o->v[o->n] = '\0';
