@@ -79,6 +79,8 @@ static int64_t parse_size_kb(const char *s, size_t n)
         mult = 1024;
     else if (un >= 1 && u[0] == 'B')
         mult = 1.0 / 1024;
+    if (v * mult > 1e18) /* past any memory, and near int64's end: unreadable */
+        return -1;
     return (int64_t)(v * mult + 0.5);
 }
 

@@ -59,6 +59,14 @@ TEST_CASE("diagnose: both dumpsys layouts and both lmkd forms parse", "[diagnose
     CHECK(x[4].source == RPL_LMKD);
     CHECK(std::string(x[4].process) == "com.other");
     CHECK(x[4].adj == 900);
+    // a size past any memory is unreadable, not an overflow (found by fuzz_exits;
+    // tests/fuzz/corpus/exits/regress-size-past-int64 replays the input)
+    std::vector<rpl_exit> big =
+        parse("ApplicationExitInfo(timestamp=950 process=a reason=3 pss=999999999999991.2GB "
+              "rss=999999999999MB)");
+    REQUIRE(big.size() == 1);
+    CHECK(big[0].pss_kb == -1);
+    CHECK(big[0].rss_kb == INT64_C(999999999999) * 1024);
     // a locale-formatted date cannot be read unambiguously
     CHECK(parse("ApplicationExitInfo(timestamp=28/04/2024 19:27 process=a reason=3)")[0]
               .timestamp_ms == -1);
