@@ -8,6 +8,8 @@
 
 #include "sim/sim.h"
 
+#include <signal.h>
+
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -22,11 +24,21 @@ int cli_report(const sim_error *err);
 /* Writes len bytes and a newline to stdout; CLI_OK or CLI_FAILURE. */
 int cli_write_stdout(const char *text, size_t len);
 
-/* Makes sure dir exists (created when missing, one level). */
-int cli_output_dir(const char *dir);
-/* Writes text and a newline to dir/name through a temporary file and a
- * rename; on failure nothing is left under either name. */
-int cli_write_file(const char *dir, const char *name, const char *text, size_t len);
+/* One file of a set written together: name inside the directory, and
+ * the text (a newline is added). */
+typedef struct cli_file {
+    const char *name;
+    const char *text;
+    size_t len;
+} cli_file;
+/* Writes the n files into dir (created, one level, when missing): each to
+ * a temporary name first and, once all are written, each renamed to its
+ * name.  On a failure, or when *stop (may be NULL) is set before a file,
+ * every temporary is removed, and the directory too when this call made
+ * it: the set is there whole or not at all.  Prints what went wrong;
+ * returns CLI_OK, CLI_FAILURE or CLI_INTERRUPTED. */
+int cli_write_files(const char *dir, const cli_file *files, unsigned n,
+                    const volatile sig_atomic_t *stop);
 
 /* A decimal integer in [min, max]: 1, or 0 when it is not one. */
 int cli_number(const char *s, unsigned long long min, unsigned long long max,

@@ -6,7 +6,8 @@
 #include "cli.h"
 #include "replay/replay.h"
 
-#include <jansson.h>
+#include "traces/json.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -26,26 +27,26 @@ typedef struct item {
 
 static json_t *int_or_null(int has, int64_t v) { return has ? json_integer(v) : json_null(); }
 
-static void add_json(json_t *arr, const item *it, const rpl_verdict *v)
+static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *failed)
 {
     const rpl_exit *x = &it->x;
     json_t *o = json_object();
-    json_object_set_new(o, "source", json_string(it->source));
-    json_object_set_new(o, "process", x->process[0] ? json_string(x->process) : json_null());
-    json_object_set_new(o, "timestamp_ms", int_or_null(x->timestamp_ms >= 0, x->timestamp_ms));
     int has_reason = x->source == RPL_EXIT_INFO && x->reason_code >= 0;
-    json_object_set_new(o, "reason_code", int_or_null(has_reason, x->reason_code));
-    json_object_set_new(o, "reason",
-                        has_reason ? json_string(rpl_reason_name(x->reason_code)) : json_null());
-    json_object_set_new(o, "importance", int_or_null(x->has_importance, x->importance));
-    json_object_set_new(o, "class", json_string(v->cls));
-    json_object_set_new(o, "evidence", json_string(v->evidence));
-    json_object_set_new(o, "matched_stage",
-                        v->matched_stage[0] ? json_string(v->matched_stage) : json_null());
-    json_object_set_new(o, "supports", json_string(v->supports));
-    json_object_set_new(o, "missing", json_string(v->missing));
-    json_object_set_new(o, "recovery", json_string(v->recovery));
-    json_array_append_new(arr, o);
+    trc_json_set(o, "source", json_string(it->source), failed);
+    trc_json_set(o, "process", x->process[0] ? json_string(x->process) : json_null(), failed);
+    trc_json_set(o, "timestamp_ms", int_or_null(x->timestamp_ms >= 0, x->timestamp_ms), failed);
+    trc_json_set(o, "reason_code", int_or_null(has_reason, x->reason_code), failed);
+    trc_json_set(o, "reason", has_reason ? json_string(rpl_reason_name(x->reason_code))
+                                         : json_null(), failed);
+    trc_json_set(o, "importance", int_or_null(x->has_importance, x->importance), failed);
+    trc_json_set(o, "class", json_string(v->cls), failed);
+    trc_json_set(o, "evidence", json_string(v->evidence), failed);
+    trc_json_set(o, "matched_stage",
+                 v->matched_stage[0] ? json_string(v->matched_stage) : json_null(), failed);
+    trc_json_set(o, "supports", json_string(v->supports), failed);
+    trc_json_set(o, "missing", json_string(v->missing), failed);
+    trc_json_set(o, "recovery", json_string(v->recovery), failed);
+    trc_json_append(arr, o, failed);
 }
 
 int cli_diagnose(int argc, char **argv)
@@ -113,11 +114,12 @@ int cli_diagnose(int argc, char **argv)
             items[n++] = (item){*rpl_trace_exit_record(t, k), "trace"};
     }
     json_t *arr = json_array();
+    int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n; k++) {
         rpl_verdict v;
         rpl_diagnose(&items[k].x, t, &v);
         if (json) {
-            add_json(arr, &items[k], &v);
+            add_json(arr, &items[k], &v, &failed);
             continue;
         }
         const rpl_exit *x = &items[k].x;
@@ -134,10 +136,12 @@ int cli_diagnose(int argc, char **argv)
     }
     if (status == CLI_OK && json) {
         json_t *doc = json_object();
-        json_object_set_new(doc, "exits", arr);
+        trc_json_set(doc, "exits", arr, &failed);
         arr = NULL;
-        char *s = json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+        char *s = failed ? NULL : trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
         json_decref(doc);
+        if (s == NULL)
+            fprintf(stderr, "oomsim: out of memory writing the exit records\n");
         status = s != NULL ? cli_write_stdout(s, strlen(s)) : CLI_FAILURE;
         free(s);
     }

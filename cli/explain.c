@@ -209,9 +209,8 @@ static int draw(const char *dir, res_timeline *plot, const scn_scenario *s, unsi
         fprintf(stderr, "oomsim: out of memory drawing the timeline\n");
         return CLI_FAILURE;
     }
-    int status = cli_output_dir(dir);
-    if (status == CLI_OK)
-        status = cli_write_file(dir, "timeline.svg", svg, len);
+    cli_file file = {"timeline.svg", svg, len};
+    int status = cli_write_files(dir, &file, 1, NULL);
     free(svg);
     return status;
 }

@@ -36,41 +36,6 @@ static void usage(FILE *out)
                  "failure\n");
 }
 
-int cli_status(int code)
-{
-    switch (code) {
-    case SIM_OK:
-        return CLI_OK;
-    case SIM_EINPUT:
-    case SIM_ERANGE:
-    case SIM_ELIMIT:
-    case SIM_ENOTFOUND:
-    case SIM_EINVAL:
-        return CLI_INPUT;
-    case SIM_EINTR:
-        return CLI_INTERRUPTED;
-    default:
-        return CLI_FAILURE;
-    }
-}
-
-int cli_report(const sim_error *err)
-{
-    const char *msg = err->msg[0] != '\0' ? err->msg : sim_strerror(err->code);
-    fprintf(stderr, "%s\n", msg);
-    return cli_status(err->code);
-}
-
-int cli_write_stdout(const char *text, size_t len)
-{
-    if (fwrite(text, 1, len, stdout) != len || fputc('\n', stdout) == EOF ||
-        fflush(stdout) != 0) {
-        fprintf(stderr, "oomsim: cannot write the output\n");
-        return CLI_FAILURE;
-    }
-    return CLI_OK;
-}
-
 int main(int argc, char **argv)
 {
     if (argc < 2) {

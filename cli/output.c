@@ -1,5 +1,6 @@
-/* output.c - files a command writes: to a temporary name, then renamed,
- * so an interrupted or failed run leaves no half-written file. */
+/* output.c - what a command prints and the files it writes: exit
+ * statuses, error messages, stdout, and sets of files written whole or
+ * not at all. */
 #define _XOPEN_SOURCE 700
 #include "cli.h"
 
@@ -10,42 +11,125 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-int cli_output_dir(const char *dir)
+int cli_status(int code)
 {
-    struct stat st;
-    if (stat(dir, &st) == 0) {
-        if (S_ISDIR(st.st_mode))
-            return CLI_OK;
-        fprintf(stderr, "oomsim: %s: not a directory\n", dir);
+    switch (code) {
+    case SIM_OK:
+        return CLI_OK;
+    case SIM_EINPUT:
+    case SIM_ERANGE:
+    case SIM_ELIMIT:
+    case SIM_ENOTFOUND:
+    case SIM_EINVAL:
+        return CLI_INPUT;
+    case SIM_EINTR:
+        return CLI_INTERRUPTED;
+    default:
         return CLI_FAILURE;
     }
-    if (mkdir(dir, 0777) != 0) {
-        fprintf(stderr, "oomsim: cannot create %s: %s\n", dir, strerror(errno));
+}
+
+int cli_report(const sim_error *err)
+{
+    const char *msg = err->msg[0] != '\0' ? err->msg : sim_strerror(err->code);
+    fprintf(stderr, "%s\n", msg);
+    return cli_status(err->code);
+}
+
+int cli_write_stdout(const char *text, size_t len)
+{
+    if (fwrite(text, 1, len, stdout) != len || fputc('\n', stdout) == EOF ||
+        fflush(stdout) != 0) {
+        fprintf(stderr, "oomsim: cannot write the output\n");
         return CLI_FAILURE;
     }
     return CLI_OK;
 }
 
-int cli_write_file(const char *dir, const char *name, const char *text, size_t len)
+/* The temporary name of dir/name while a set of files is written. */
+static int temp_path(const char *dir, const char *name, char *tmp, size_t n)
 {
-    char path[4096], tmp[4200];
-    if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, name) >= sizeof path) {
-        fprintf(stderr, "oomsim: output path too long\n");
-        return CLI_FAILURE;
-    }
-    snprintf(tmp, sizeof tmp, "%s/.%s.tmp.%ld", dir, name, (long)getpid());
+    return (size_t)snprintf(tmp, n, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) < n;
+}
+
+static int write_temp(const char *tmp, const char *path, const cli_file *file)
+{
     FILE *f = fopen(tmp, "wb");
     if (f == NULL) {
         fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(errno));
         return CLI_FAILURE;
     }
-    int ok = fwrite(text, 1, len, f) == len && fputc('\n', f) != EOF && fflush(f) == 0 &&
-             fsync(fileno(f)) == 0;
+    int ok = fwrite(file->text, 1, file->len, f) == file->len && fputc('\n', f) != EOF &&
+             fflush(f) == 0 && fsync(fileno(f)) == 0;
+    int saved = errno;
     ok = fclose(f) == 0 && ok;
-    if (!ok || rename(tmp, path) != 0) {
-        fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(errno));
+    if (!ok) {
+        fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(saved != 0 ? saved : errno));
         unlink(tmp);
         return CLI_FAILURE;
     }
     return CLI_OK;
+}
+
+int cli_write_files(const char *dir, const cli_file *files, unsigned n,
+                    const volatile sig_atomic_t *stop)
+{
+    char path[4096], tmp[4200];
+    for (unsigned k = 0; k < n; k++)
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, files[k].name) >= sizeof path ||
+            !temp_path(dir, files[k].name, tmp, sizeof tmp)) {
+            fprintf(stderr, "oomsim: output path too long\n");
+            return CLI_FAILURE;
+        }
+    if (stop != NULL && *stop) {
+        fprintf(stderr, "oomsim: interrupted before writing: nothing written to %s\n", dir);
+        return CLI_INTERRUPTED;
+    }
+    int created = 0;
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode)) {
+            fprintf(stderr, "oomsim: %s: not a directory\n", dir);
+            return CLI_FAILURE;
+        }
+    } else if (mkdir(dir, 0777) != 0) {
+        fprintf(stderr, "oomsim: cannot create %s: %s\n", dir, strerror(errno));
+        return CLI_FAILURE;
+    } else {
+        created = 1;
+    }
+    int status = CLI_OK;
+    unsigned staged = 0;
+    for (; staged < n; staged++) {
+        if (stop != NULL && *stop) {
+            fprintf(stderr, "oomsim: interrupted while writing: nothing written to %s\n", dir);
+            status = CLI_INTERRUPTED;
+            break;
+        }
+        snprintf(path, sizeof path, "%s/%s", dir, files[staged].name);
+        temp_path(dir, files[staged].name, tmp, sizeof tmp);
+        if ((status = write_temp(tmp, path, &files[staged])) != CLI_OK)
+            break;
+    }
+    unsigned renamed = 0;
+    for (; status == CLI_OK && renamed < n; renamed++) {
+        snprintf(path, sizeof path, "%s/%s", dir, files[renamed].name);
+        temp_path(dir, files[renamed].name, tmp, sizeof tmp);
+        if (rename(tmp, path) != 0) {
+            fprintf(stderr, "oomsim: cannot write %s: %s (%u of the %u files were replaced)\n",
+                    path, strerror(errno), renamed, n);
+            status = CLI_FAILURE;
+            break;
+        }
+    }
+    if (status == CLI_OK)
+        return CLI_OK;
+    /* the temporaries not renamed, and the directory when it is ours */
+    for (unsigned k = renamed; k < staged; k++) {
+        temp_path(dir, files[k].name, tmp, sizeof tmp);
+        unlink(tmp);
+    }
+    if (created && renamed == 0)
+        rmdir(dir);
+    return status;
 }

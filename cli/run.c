@@ -243,10 +243,13 @@ static int figures(const run_opts *o, const res_plan *plan, const res_result *r,
         }
         res_timeline_info info;
         res_timeline_info_get(t, &info);
-        char label[256], title[600];
-        res_cell_label(plan, i, label, sizeof label);
-        char policy[256];
-        res_policy_label(plan->policy_json[i], policy, sizeof policy);
+        char label[256], title[600], policy[256];
+        if (res_cell_label(plan, i, label, sizeof label) != SIM_OK ||
+            res_policy_label(plan->policy_json[i], policy, sizeof policy) != SIM_OK) {
+            res_timeline_free(t);
+            ok = 0;
+            break;
+        }
         snprintf(title, sizeof title, "replication %llu: %s / %s / %s", (unsigned long long)rep,
                  plan->cells[i].device->name, plan->cells[i].candidate->id, policy);
         snprintf(f[n].name, sizeof f[n].name, "timeline-cell-%u.svg", i);
@@ -295,27 +298,21 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
         }
     }
     if (status == CLI_OK && o->dir != NULL) {
-        /* every file whole, or not there: an interruption stops between files */
-        unsigned nfiles = nfigs + 3, written = 0;
-        status = interrupted ? CLI_INTERRUPTED : cli_output_dir(o->dir);
-        for (unsigned k = 0; status == CLI_OK && k < nfiles; k++, written++) {
-            if (interrupted) {
-                status = CLI_INTERRUPTED;
-                break;
-            }
-            if (k == 0)
-                status = cli_write_file(o->dir, "results.json", json, strlen(json));
-            else if (k == 1)
-                status = cli_write_file(o->dir, "cells.csv", csv, strlen(csv));
-            else if (k < nfiles - 1)
-                status = cli_write_file(o->dir, figs[k - 2].name, figs[k - 2].svg,
-                                        figs[k - 2].len);
-            else
-                status = cli_write_file(o->dir, "report.html", html, strlen(html));
+        /* all the files or none: an interruption or a failure leaves none */
+        unsigned nfiles = nfigs + 3;
+        cli_file *files = malloc(sizeof *files * nfiles);
+        if (files == NULL) {
+            fprintf(stderr, "oomsim: out of memory writing the results\n");
+            status = CLI_FAILURE;
+        } else {
+            files[0] = (cli_file){"results.json", json, strlen(json)};
+            files[1] = (cli_file){"cells.csv", csv, strlen(csv)};
+            for (unsigned k = 0; k < nfigs; k++)
+                files[2 + k] = (cli_file){figs[k].name, figs[k].svg, figs[k].len};
+            files[nfiles - 1] = (cli_file){"report.html", html, strlen(html)};
+            status = cli_write_files(o->dir, files, nfiles, &interrupted);
+            free(files);
         }
-        if (status == CLI_INTERRUPTED)
-            fprintf(stderr, "oomsim: interrupted after the run: %u of %u files written to %s "
-                    "(each whole), the rest not\n", written, nfiles, o->dir);
     }
     if (status == CLI_OK) {
         const char *text = strcmp(o->format, "json") == 0  ? json
