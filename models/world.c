@@ -2125,6 +2125,14 @@ static void configure_candidate(world *w, const mdl_candidate *c)
     }
 }
 
+/* The ledger could not hand out an owner: out of memory, or its limit. */
+static int owners_failed(sim_error *err, int rc)
+{
+    if (rc == SIM_ENOMEM)
+        return sim_error_set(err, rc, "replication: out of memory for the ledger's owners");
+    return sim_error_set(err, rc, "replication: cannot register owners (%s)", sim_strerror(rc));
+}
+
 static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 {
     const mdl_candidate *c = cell->candidate;
@@ -2167,10 +2175,10 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
         if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_PART, k, &p->owner)) != SIM_OK ||
             (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &p->sess_owner)) != SIM_OK ||
             (rc = mdl_ledger_owner(w->led, MDL_OWNER_LEAKED, k, &p->leak_owner)) != SIM_OK)
-            return sim_error_set(err, rc, "replication: cannot register owners");
+            return owners_failed(err, rc);
     }
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
-        return sim_error_set(err, rc, "replication: cannot register owners");
+        return owners_failed(err, rc);
     const mdl_policy *pol = &cell->policy;
     configure_candidate(w, c);
     w->rec.candidate = c;

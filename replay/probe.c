@@ -12,7 +12,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include <jansson.h>
+#include "traces/json.h"
 
 static const char *const stages[] = {"download", "load", "runtime_prepare",
                                      "delegate_prepare", "inference", "cache", "exit"};
@@ -139,9 +139,10 @@ static int parse(const char *data, size_t len, const char *name, json_t **out,
         return sim_error_set(err, SIM_EINPUT,
                              "%s:1:1: invalid JSON: unexpected UTF-8 byte order mark", name);
     json_error_t je;
-    json_t *root = json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je);
+    int oom;
+    json_t *root = trc_json_loadb(data, len, JSON_DECODE_ANY | JSON_ALLOW_NUL, &je, &oom);
     if (root == NULL) {
-        if (json_error_code(&je) == json_error_out_of_memory)
+        if (oom)
             return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
         return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: invalid JSON: %s", name, je.line,
                              je.column, je.text);
@@ -169,7 +170,7 @@ int rpl_probe_buffer(const char *data, size_t len, const char *name, char **repo
     char *text = NULL;
     if (rc == SIM_OK) {
         json_t *doc = build_report(&pk, over, reason);
-        text = doc != NULL ? json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
+        text = doc != NULL ? trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER) : NULL;
         json_decref(doc);
         if (text == NULL)
             rc = sim_error_set(err, SIM_ENOMEM, "probe: out of memory");

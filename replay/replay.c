@@ -14,23 +14,23 @@
 
 #include "traces/traces.h"
 
+/* Room for one more entry: the list doubles, up to RPL_REPLAY_MAX. */
 #define GROW(arr, n, cap, err, label)                                                     \
     do {                                                                                  \
         if ((n) == (cap)) {                                                               \
+            if ((size_t)(cap) >= RPL_REPLAY_MAX)                                          \
+                return sim_error_set(err, SIM_ELIMIT, "replay: more than %d %s (the "     \
+                                     "limit of a replay)", RPL_REPLAY_MAX, label);         \
             size_t nc_ = (cap) ? (size_t)(cap) * 2 : 16;                                  \
-            void *p_ = nc_ > RPL_REPLAY_MAX ? NULL : realloc((arr), nc_ * sizeof *(arr)); \
+            if (nc_ > RPL_REPLAY_MAX)                                                     \
+                nc_ = RPL_REPLAY_MAX;                                                     \
+            void *p_ = realloc((arr), nc_ * sizeof *(arr));                               \
             if (p_ == NULL)                                                               \
-                return fail_list(err, label);                                             \
+                return sim_error_set(err, SIM_ENOMEM, "replay: out of memory");           \
             (arr) = p_;                                                                   \
             (cap) = (uint32_t)nc_;                                                        \
         }                                                                                 \
     } while (0)
-
-static int fail_list(sim_error *err, const char *label)
-{
-    return sim_error_set(err, SIM_ELIMIT, "replay: more than %d %s, or out of memory",
-                         RPL_REPLAY_MAX, label);
-}
 
 typedef struct builder {
     mdl_replay *r;

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
+#include "traces/json.h"
 
 #define REAL_FLAGS (JSON_REAL_PRECISION(6) | JSON_INDENT(2))
 
@@ -23,9 +23,18 @@ static json_int_t whole(double x)
     return (json_int_t)llround(x);
 }
 
+/* A value or key lost to an allocation failure while the document of
+ * this thread is built: the document is not given out. */
+static _Thread_local int doc_failed;
+
 static void set(json_t *o, const char *k, json_t *v)
 {
-    json_object_set_new(o, k, v);
+    trc_json_set(o, k, v, &doc_failed);
+}
+
+static void append(json_t *a, json_t *v)
+{
+    trc_json_append(a, v, &doc_failed);
 }
 
 static json_t *quantiles(const res_q *q, int mean, int p99)
@@ -115,8 +124,9 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     json_t *o = json_object();
     set(o, "device", json_string(cell->device->name));
     set(o, "candidate", json_string(cell->candidate->id));
-    json_t *pol = json_loads(plan->policy_json[i], 0, NULL);
-    set(o, "policy", pol != NULL ? pol : json_object());
+    int oom;
+    const char *pj = plan->policy_json[i];
+    set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, &oom)); /* ours: NULL is memory */
     set(o, "peak", peak(c));
     set(o, "deaths", deaths(c));
     json_t *b = json_object();
@@ -145,7 +155,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
         set(e, "count", json_integer((json_int_t)x->count));
         set(e, "pss_kb_mean", json_integer(x->count ? whole((double)x->pss_kb_sum /
                                                            (double)x->count) : 0));
-        json_array_append_new(recs, e);
+        append(recs, e);
     }
     set(o, "exit_records", recs);
     json_t *rec = json_object();
@@ -157,6 +167,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
 
 char *res_document_json(const res_plan *plan, const res_result *r)
 {
+    doc_failed = 0;
     json_t *doc = json_object();
     set(doc, "oomsim", json_string(SIM_VERSION));
     set(doc, "scenario", json_string(plan->name));
@@ -166,7 +177,7 @@ char *res_document_json(const res_plan *plan, const res_result *r)
     set(doc, "horizon_us", json_integer((json_int_t)plan->horizon));
     json_t *cells = json_array();
     for (unsigned i = 0; i < r->ncells; i++)
-        json_array_append_new(cells, cell_json(plan, i, &r->cells[i]));
+        append(cells, cell_json(plan, i, &r->cells[i]));
     set(doc, "cells", cells);
     json_t *cmp = json_array();
     for (unsigned i = 0; i < r->ncmp; i++) {
@@ -186,10 +197,10 @@ char *res_document_json(const res_plan *plan, const res_result *r)
             set(o, "ci95", json_pack("[ff]", c->ci.lo, c->ci.hi));
         }
         set(o, "pairs", json_integer((json_int_t)c->pairs));
-        json_array_append_new(cmp, o);
+        append(cmp, o);
     }
     set(doc, "comparisons", cmp);
-    char *text = json_dumps(doc, REAL_FLAGS);
+    char *text = doc_failed ? NULL : trc_json_dumps(doc, REAL_FLAGS);
     json_decref(doc);
     return text;
 }
@@ -260,7 +271,7 @@ char *res_buf_done(res_buf *o)
 /* Appends a policy value the way a scenario writes it, compactly:
  * strings bare, lists [a,b], maps kind(key=value,...) when they have a
  * kind (a retry policy), (key=value,...) otherwise. */
-static void label_value(json_t *v, char *buf, size_t n, size_t *len)
+static void label_value(json_t *v, char *buf, size_t n, size_t *len, int *failed)
 {
 #define LABEL_PUT(...)                                                             \
     do {                                                                          \
@@ -276,7 +287,7 @@ static void label_value(json_t *v, char *buf, size_t n, size_t *len)
         json_array_foreach(v, i, x) {
             if (i > 0)
                 LABEL_PUT(",");
-            label_value(x, buf, n, len);
+            label_value(x, buf, n, len, failed);
         }
         LABEL_PUT("]");
     } else if (json_is_object(v)) {
@@ -293,12 +304,14 @@ static void label_value(json_t *v, char *buf, size_t n, size_t *len)
                     continue;
                 LABEL_PUT("%s%s=", first ? "" : ",", k);
                 first = 0;
-                label_value(x, buf, n, len);
+                label_value(x, buf, n, len, failed);
             }
             LABEL_PUT(")");
         }
     } else {
-        char *t = json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+        char *t = trc_json_dumps(v, JSON_COMPACT | JSON_ENCODE_ANY | JSON_REAL_PRECISION(6));
+        if (t == NULL)
+            *failed = 1;
         LABEL_PUT("%s", t != NULL ? t : "?");
         free(t);
     }
@@ -307,9 +320,10 @@ static void label_value(json_t *v, char *buf, size_t n, size_t *len)
 
 /* "sessions=2 residency=preload" from the policy's JSON ("-" when the
  * scenario has no axes). */
-void res_policy_label(const char *json, char *buf, size_t n)
+int res_policy_label(const char *json, char *buf, size_t n)
 {
-    json_t *o = json_loads(json, 0, NULL);
+    int oom = 0, failed = 0;
+    json_t *o = trc_json_loadb(json, strlen(json), 0, NULL, &oom);
     size_t len = 0;
     buf[0] = '\0';
     const char *k;
@@ -320,12 +334,13 @@ void res_policy_label(const char *json, char *buf, size_t n)
             if (w < 0 || (size_t)w >= n - len)
                 break;
             len += (size_t)w;
-            label_value(v, buf, n, &len);
+            label_value(v, buf, n, &len, &failed);
         }
         json_decref(o);
     }
     if (buf[0] == '\0')
         snprintf(buf, n, "-");
+    return oom || failed ? SIM_ENOMEM : SIM_OK;
 }
 
 const char *res_top_stage(const res_cell *c)
@@ -355,7 +370,8 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
         const res_cell *c = &r->cells[i];
         const mdl_cell *cell = &plan->cells[i];
         char label[512];
-        res_policy_label(plan->policy_json[i], label, sizeof label);
+        if (res_policy_label(plan->policy_json[i], label, sizeof label) != SIM_OK)
+            o.oom = 1;
         res_put(&o, "%s,%s,\"", cell->device->name, cell->candidate->id);
         for (const char *p = label; *p; p++)
             res_put(&o, *p == '"' ? "\"\"" : "%c", *p);
@@ -430,7 +446,8 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
         res_text *row = &t->cell[(i + 1) * COLS];
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
-        res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX);
+        if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)
+            return -1;
         snprintf(row[3], RES_TEXT_MAX, "%.1f MiB", c->peak.p50 / MIB);
         snprintf(row[4], RES_TEXT_MAX, "%.1f MiB", c->peak.p95 / MIB);
         snprintf(row[5], RES_TEXT_MAX, "%.1f MiB", c->peak.max / MIB);
@@ -469,8 +486,9 @@ int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t
         res_text *row = &t->cell[(i + 1) * CMP_COLS];
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[c->cell].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[c->cell].candidate->id);
-        res_policy_label(plan->policy_json[c->cell], row[2], RES_TEXT_MAX);
-        res_policy_label(plan->policy_json[c->baseline], row[3], RES_TEXT_MAX);
+        if (res_policy_label(plan->policy_json[c->cell], row[2], RES_TEXT_MAX) != SIM_OK ||
+            res_policy_label(plan->policy_json[c->baseline], row[3], RES_TEXT_MAX) != SIM_OK)
+            return -1;
         diff_text(row[4], &c[RES_CMP_PEAK_P95], 1 / MIB, " MiB", 1);
         diff_text(row[5], &c[RES_CMP_ANY_RATE], 100, "", 2);
         if (c[RES_CMP_LATENCY_P95].pairs > 0)

@@ -325,6 +325,7 @@ typedef struct plot {
     char *buf;
     size_t len;
     FILE *f;
+    int failed; /* something to draw was lost to an allocation failure */
 } plot;
 
 /* PLplot ends the process on a fatal error (a missing driver); say whose
@@ -341,9 +342,12 @@ int res_plot_available(sim_error *err)
     int n = 128;
     const char **pm = menu, **pn = names;
     plgDevs(&pm, &pn, &n);
+    int found = 0;
     for (int i = 0; i < n; i++)
-        if (names[i] != NULL && strcmp(names[i], "svg") == 0)
-            return SIM_OK;
+        found |= names[i] != NULL && strcmp(names[i], "svg") == 0;
+    plend(); /* PLplot keeps its driver tables until plend */
+    if (found)
+        return SIM_OK;
     return sim_error_set(err, SIM_EIO, "plots: PLplot has no svg device (Debian's libplplot17 "
                          "ships it)");
 }
@@ -352,6 +356,7 @@ static int plot_begin(plot *p, int width, int height)
 {
     p->buf = NULL;
     p->len = 0;
+    p->failed = 0;
     p->f = open_memstream(&p->buf, &p->len);
     if (p->f == NULL)
         return -1;
@@ -369,7 +374,7 @@ static int plot_begin(plot *p, int width, int height)
 /* Ends the plot: the SVG text (malloc'ed), or NULL out of memory. */
 static char *plot_end(plot *p, size_t *len)
 {
-    int failed = ferror(p->f);
+    int failed = ferror(p->f) || p->failed;
     plend(); /* closes p->f, which finishes p->buf */
     *len = p->len;
     if (failed || p->buf == NULL) {
@@ -606,7 +611,7 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
 
 /* ---------------------------------------------------- cells and labels */
 
-void res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n)
+int res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n)
 {
     int devices = 0, candidates = 0, policies = 0;
     for (unsigned k = 0; k < plan->ncells; k++) {
@@ -615,7 +620,7 @@ void res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n)
         policies |= strcmp(plan->policy_json[k], plan->policy_json[0]) != 0;
     }
     char policy[RES_TEXT_MAX];
-    res_policy_label(plan->policy_json[i], policy, sizeof policy);
+    int rc = res_policy_label(plan->policy_json[i], policy, sizeof policy);
     const mdl_cell *c = &plan->cells[i];
     if (!devices && !candidates && !policies)
         snprintf(buf, n, "%s / %s", c->device->name, c->candidate->id);
@@ -624,6 +629,7 @@ void res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n)
                  devices && (candidates || policies) ? " / " : "",
                  candidates ? c->candidate->id : "", candidates && policies ? " / " : "",
                  policies ? policy : "");
+    return rc;
 }
 
 char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned first,
@@ -660,7 +666,8 @@ char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned firs
         plcol0(colour);
         plline(RES_CDF_POINTS, x, y);
         char label[RES_TEXT_MAX];
-        res_cell_label(plan, i, label, sizeof label);
+        if (res_cell_label(plan, i, label, sizeof label) != SIM_OK)
+            p.failed = 1;
         legend_add(&lg, PL_LEGEND_LINE, colour, 1, NULL, label);
     }
     plwidth(1);
@@ -735,7 +742,8 @@ char *res_plot_comparison(const res_plan *plan, const res_result *r, size_t *len
         if (k == 0)
             for (unsigned i = 0; i < n; i++) {
                 char label[RES_TEXT_MAX], text[2 * RES_TEXT_MAX];
-                res_cell_label(plan, i, label, sizeof label);
+                if (res_cell_label(plan, i, label, sizeof label) != SIM_OK)
+                    p.failed = 1;
                 pl_text(label, text, sizeof text);
                 plmtex("lv", 1.0, (n - i - 0.5) / n, 1.0, text);
             }

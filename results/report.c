@@ -79,7 +79,8 @@ static void activity(res_buf *o, const res_plan *plan, const res_result *r)
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         char label[RES_TEXT_MAX];
-        res_cell_label(plan, i, label, sizeof label);
+        if (res_cell_label(plan, i, label, sizeof label) != SIM_OK)
+            o->oom = 1;
         res_put(o, "<tr><td>");
         text(o, label);
         res_put(o, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu"

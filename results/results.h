@@ -235,11 +235,13 @@ char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned firs
 /* Each cell's peak p95, death rate with its Wilson interval, latency p95. */
 char *res_plot_comparison(const res_plan *plan, const res_result *r, size_t *len);
 
-/* "sessions=2 residency=preload" from a policy's JSON ("-" without axes). */
-void res_policy_label(const char *json, char *buf, size_t n);
+/* "sessions=2 residency=preload" from a policy's JSON ("-" without axes).
+ * SIM_OK, or SIM_ENOMEM (the label is then not to be shown). */
+int res_policy_label(const char *json, char *buf, size_t n);
 /* A cell's name from what varies across the plan: "android-3g /
- * residency=preload" (device, candidate, policy, as they differ). */
-void res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n);
+ * residency=preload" (device, candidate, policy, as they differ).  SIM_OK
+ * or SIM_ENOMEM, as res_policy_label. */
+int res_cell_label(const res_plan *plan, unsigned i, char *buf, size_t n);
 
 /* -------------------------------------------------------------- report */
 

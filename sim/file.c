@@ -9,6 +9,8 @@
 int sim_read_file(const char *path, size_t max_bytes, char **data, size_t *len, sim_error *err)
 {
     FILE *f = fopen(path, "rb");
+    if (f == NULL && errno == ENOMEM) /* the C library's FILE, not the file */
+        return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", path);
     if (f == NULL)
         return sim_error_set(err, SIM_EINPUT, "cannot read %s: %s", path, strerror(errno));
     size_t cap = 1 << 14, n = 0;

@@ -10,13 +10,13 @@
  * 5-byte header could ask for gigabytes.  The scan refuses any count larger
  * than the bytes that could hold it, so allocation stays bounded by the
  * event size. */
+#include "json.h"
 #include "traces_int.h"
 
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include <jansson.h>
 #include <msgpack.h>
 
 #define CHUNK ((size_t)64 << 10)
@@ -154,7 +154,10 @@ static int event_of_json(trc_reader *r, const json_t *o, trc_event *e)
 static int parse_json_event(trc_reader *r, const char *text, size_t len, trc_event *e)
 {
     json_error_t je;
-    json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    int oom;
+    json_t *o = trc_json_loadb(text, len, JSON_REJECT_DUPLICATES, &je, &oom);
+    if (o == NULL && oom)
+        return trc__fail(&r->cx, NULL, SIM_ENOMEM, "out of memory");
     if (o == NULL) /* jansson's text can quote the input: only its position is kept */
         return trc__fail(&r->cx, NULL, SIM_EINPUT, "not valid JSON (at byte %d of the event)",
                          je.position);
@@ -534,8 +537,11 @@ trc_reader *trc_open(const char *path, int format, const trc_read_opts *opts, si
     }
     FILE *f = fopen(path, "rb");
     if (f == NULL) {
-        sim_error_set(err, errno == ENOENT ? SIM_ENOTFOUND : SIM_EIO, "%s: %s", path,
-                      strerror(errno));
+        if (errno == ENOMEM)
+            sim_error_set(err, SIM_ENOMEM, "%s: out of memory", path);
+        else
+            sim_error_set(err, errno == ENOENT ? SIM_ENOTFOUND : SIM_EIO, "%s: %s", path,
+                          strerror(errno));
         return NULL;
     }
     trc_reader *r = open_common(path, (trc_format)fmt, opts, err);
