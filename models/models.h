@@ -516,6 +516,24 @@ typedef struct mdl_rep {
  * with err naming the part and the candidate. */
 int mdl_cell_check(const mdl_cell *cell, sim_error *err);
 
+/* The engine events a replication of the cell can need, estimated before
+ * it runs from its workload, device and policy: an upper-end figure (every
+ * attempt retried to the policy's maximum, every launch dying and
+ * relaunched at the relaunch mean), to refuse a scenario that would not
+ * finish (docs/model.md, "Events per replication"). */
+#define MDL_EVENTS_MAX 100000000.0 /* per replication */
+typedef struct mdl_estimate {
+    double arrivals;    /* requests arriving over the horizon */
+    double per_request; /* events a request can cause, its retries included */
+    double launches;    /* process launches: 1, or up to horizon / relaunch mean */
+    double per_launch;  /* start-up events of a launch */
+    double samples;     /* the system's pss samples (Android) */
+    double pressure;    /* other apps' pressure spikes */
+    double steps;       /* path steps */
+    double total;
+} mdl_estimate;
+void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out);
+
 /* Runs replication `rep` of the cell to its horizon and fills *out.
  * `alloc` serves the world (a per-replication arena is intended);
  * `times`, when not NULL, receives every completed request's wait and

@@ -1196,6 +1196,34 @@ static int resolve_lkg(scn_scenario *s, const scn__node *root, sim_error *err)
     return SIM_OK;
 }
 
+/* Refuses a scenario whose replications would need more engine events
+ * than MDL_EVENTS_MAX (the largest cell's estimate, given). */
+static int check_events(const scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    unsigned worst = 0;
+    mdl_estimate e, most = {0};
+    for (unsigned i = 0; i < s->ncells; i++) {
+        mdl_events_estimate(&s->cells[i], &e);
+        if (i == 0 || e.total > most.total) {
+            most = e;
+            worst = i;
+        }
+    }
+    if (most.total <= MDL_EVENTS_MAX)
+        return SIM_OK;
+    scn__node at;
+    scn__get(root, "workload", &at);
+    const mdl_cell *c = &s->cells[worst];
+    return scn__fail(at.n != NULL ? &at : root, err, SIM_ELIMIT,
+                     "a replication would need about %.3g events (cell %u, %s / %s: %.3g request "
+                     "arrivals x %.3g events each, %.3g launches x %.3g, %.3g memory samples, "
+                     "%.3g pressure spikes), more than the limit of %.0f per replication: "
+                     "shorten the horizon or the request steps, or lower their rate",
+                     most.total, worst, c->device->name, c->candidate->id, most.arrivals,
+                     most.per_request, most.launches, most.per_launch, most.samples,
+                     most.pressure, MDL_EVENTS_MAX);
+}
+
 static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
@@ -1282,7 +1310,7 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
                     return scn__fail(root, err, rc, "%s", msg);
                 }
             }
-    return SIM_OK;
+    return check_events(s, root, err);
 }
 
 static int load_source(const source *src, scn_scenario *s, sim_error *err)

@@ -194,7 +194,8 @@ TEST_CASE("validate checks scenarios and profiles, stopping at the first bad fil
     RunResult r = oomsim({"validate", ok, dev});
     INFO(r.err);
     CHECK(r.status == 0);
-    CHECK(r.out.find("ok (scenario capacity-plan, 6 cells x 1000 replications)") != std::string::npos);
+    CHECK(r.out.find("ok (scenario capacity-plan, 6 cells x 1000 replications, up to about "
+                     "9.12e+03 events per replication)") != std::string::npos);
     CHECK(r.out.find("ok (device android-4g)") != std::string::npos);
     r = oomsim({"validate", ok, bad, dev});
     CHECK(r.status == 1);
