@@ -1,11 +1,15 @@
 /* alloc.c - the default allocator hook and the fail-Nth test allocator.
  *
- * The default is jemalloc's non-standard API (sized deallocation) unless
- * the build defines OOMSIM_NO_JEMALLOC, as sanitizer builds do: ASan
- * replaces malloc itself and cannot see blocks jemalloc hands out. */
+ * The default is jemalloc's non-standard API (sized deallocation), unless
+ * the build defines OOMSIM_NO_JEMALLOC, as sanitizer builds do (ASan
+ * replaces malloc itself and cannot see blocks jemalloc hands out), or
+ * the environment says OOMSIM_ALLOCATOR=malloc (for valgrind, which sees
+ * malloc's blocks one by one and mallocx's only as jemalloc's pages). */
 #include "sim.h"
 
+#include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef OOMSIM_NO_JEMALLOC
 #include <jemalloc/jemalloc.h>
@@ -28,8 +32,9 @@ static void je_free(void *ctx, void *p, size_t n)
     (void)ctx;
     sdallocx(p, n == 0 ? 1 : n, 0);
 }
-static const sim_alloc default_alloc = {je_malloc, je_realloc, je_free, NULL};
-#else
+static const sim_alloc je_alloc = {je_malloc, je_realloc, je_free, NULL};
+#endif
+
 static void *libc_malloc(void *ctx, size_t n)
 {
     (void)ctx;
@@ -47,10 +52,33 @@ static void libc_free(void *ctx, void *p, size_t n)
     (void)n;
     free(p);
 }
-static const sim_alloc default_alloc = {libc_malloc, libc_realloc, libc_free, NULL};
-#endif
+static const sim_alloc libc_alloc = {libc_malloc, libc_realloc, libc_free, NULL};
 
-const sim_alloc *sim_alloc_default(void) { return &default_alloc; }
+static const char *chosen = "malloc";
+static pthread_once_t choose_once = PTHREAD_ONCE_INIT;
+
+static void choose(void)
+{
+#ifndef OOMSIM_NO_JEMALLOC
+    const char *env = getenv("OOMSIM_ALLOCATOR");
+    chosen = env != NULL && strcmp(env, "malloc") == 0 ? "malloc" : "jemalloc";
+#endif
+}
+
+const char *sim_allocator(void)
+{
+    pthread_once(&choose_once, choose);
+    return chosen;
+}
+
+const sim_alloc *sim_alloc_default(void)
+{
+#ifndef OOMSIM_NO_JEMALLOC
+    if (strcmp(sim_allocator(), "jemalloc") == 0)
+        return &je_alloc;
+#endif
+    return &libc_alloc;
+}
 
 /* ------------------------------------------------------------ fail-Nth */
 

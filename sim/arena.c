@@ -7,100 +7,19 @@
  * thread one arena, reset between replications), arena.<i>.destroy
  * returns them.
  *
- * malloc backend (OOMSIM_NO_JEMALLOC, the sanitizer builds): blocks carry
- * a header linking them into a list that destroy walks, so AddressSanitizer
- * sees every allocation and LeakSanitizer every leak. */
+ * malloc backend (the sanitizer builds, and OOMSIM_ALLOCATOR=malloc for
+ * valgrind): blocks carry a header linking them into a list that reset
+ * walks, so a memory checker sees every allocation and every leak.  The
+ * backend is sim_allocator()'s, chosen once per process. */
 #include "sim.h"
 
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #ifndef OOMSIM_NO_JEMALLOC
 #include <jemalloc/jemalloc.h>
-
-struct sim_arena {
-    sim_alloc alloc;
-    unsigned index;
-    int flags;
-    size_t bytes;
-};
-
-static void *ar_malloc(void *ctx, size_t n)
-{
-    sim_arena *a = ctx;
-    void *p = mallocx(n == 0 ? 1 : n, a->flags);
-    if (p != NULL)
-        a->bytes += n;
-    return p;
-}
-
-static void *ar_realloc(void *ctx, void *p, size_t old, size_t n)
-{
-    sim_arena *a = ctx;
-    if (p == NULL)
-        return ar_malloc(ctx, n);
-    void *q = rallocx(p, n == 0 ? 1 : n, a->flags);
-    if (q != NULL)
-        a->bytes = a->bytes - old + n;
-    return q;
-}
-
-static void ar_free(void *ctx, void *p, size_t n)
-{
-    sim_arena *a = ctx;
-    sdallocx(p, n == 0 ? 1 : n, a->flags);
-    a->bytes -= n;
-}
-
-sim_arena *sim_arena_create(sim_error *err)
-{
-    unsigned index;
-    size_t sz = sizeof index;
-    if (mallctl("arenas.create", &index, &sz, NULL, 0) != 0) {
-        sim_error_set(err, SIM_ENOMEM, "arena: jemalloc could not create an arena");
-        return NULL;
-    }
-    int flags = MALLOCX_ARENA(index) | MALLOCX_TCACHE_NONE;
-    /* The arena struct lives outside the arena, which reset empties. */
-    sim_arena *a = malloc(sizeof *a);
-    if (a == NULL) {
-        char name[64];
-        snprintf(name, sizeof name, "arena.%u.destroy", index);
-        mallctl(name, NULL, NULL, NULL, 0);
-        sim_error_set(err, SIM_ENOMEM, "arena: out of memory");
-        return NULL;
-    }
-    a->alloc.malloc_fn = ar_malloc;
-    a->alloc.realloc_fn = ar_realloc;
-    a->alloc.free_fn = ar_free;
-    a->alloc.ctx = a;
-    a->index = index;
-    a->flags = flags;
-    a->bytes = 0;
-    return a;
-}
-
-void sim_arena_destroy(sim_arena *a)
-{
-    if (a == NULL)
-        return;
-    char name[64];
-    snprintf(name, sizeof name, "arena.%u.destroy", a->index);
-    mallctl(name, NULL, NULL, NULL, 0);
-    free(a);
-}
-
-void sim_arena_reset(sim_arena *a)
-{
-    char name[64];
-    snprintf(name, sizeof name, "arena.%u.reset", a->index);
-    mallctl(name, NULL, NULL, NULL, 0);
-    a->bytes = 0;
-}
-
-const char *sim_arena_backend(void) { return "jemalloc"; }
-
-#else /* OOMSIM_NO_JEMALLOC */
+#endif
 
 typedef struct block {
     struct block *prev, *next;
@@ -110,9 +29,89 @@ typedef struct block {
 
 struct sim_arena {
     sim_alloc alloc;
-    block head; /* circular list of live blocks */
+    int je;         /* the jemalloc backend */
+    unsigned index; /* jemalloc: the arena */
+    int flags;
+    block head;     /* malloc: circular list of live blocks */
     size_t bytes;
 };
+
+#ifndef OOMSIM_NO_JEMALLOC
+static void *je_malloc(void *ctx, size_t n)
+{
+    sim_arena *a = ctx;
+    void *p = mallocx(n == 0 ? 1 : n, a->flags);
+    if (p != NULL)
+        a->bytes += n;
+    return p;
+}
+
+static void *je_realloc(void *ctx, void *p, size_t old, size_t n)
+{
+    sim_arena *a = ctx;
+    if (p == NULL)
+        return je_malloc(ctx, n);
+    void *q = rallocx(p, n == 0 ? 1 : n, a->flags);
+    if (q != NULL)
+        a->bytes = a->bytes - old + n;
+    return q;
+}
+
+static void je_free(void *ctx, void *p, size_t n)
+{
+    sim_arena *a = ctx;
+    sdallocx(p, n == 0 ? 1 : n, a->flags);
+    a->bytes -= n;
+}
+
+static sim_arena *je_create(sim_error *err)
+{
+    unsigned index;
+    size_t sz = sizeof index;
+    if (mallctl("arenas.create", &index, &sz, NULL, 0) != 0) {
+        sim_error_set(err, SIM_ENOMEM, "arena: jemalloc could not create an arena");
+        return NULL;
+    }
+    int flags = MALLOCX_ARENA(index) | MALLOCX_TCACHE_NONE;
+    /* The arena struct lives outside the arena, which reset empties. */
+    sim_arena *a = calloc(1, sizeof *a);
+    if (a == NULL) {
+        char name[64];
+        snprintf(name, sizeof name, "arena.%u.destroy", index);
+        mallctl(name, NULL, NULL, NULL, 0);
+        sim_error_set(err, SIM_ENOMEM, "arena: out of memory");
+        return NULL;
+    }
+    a->alloc.malloc_fn = je_malloc;
+    a->alloc.realloc_fn = je_realloc;
+    a->alloc.free_fn = je_free;
+    a->alloc.ctx = a;
+    a->je = 1;
+    a->index = index;
+    a->flags = flags;
+    a->bytes = 0;
+    return a;
+}
+
+static void je_destroy(sim_arena *a)
+{
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.destroy", a->index);
+    mallctl(name, NULL, NULL, NULL, 0);
+    free(a);
+}
+
+static void je_reset(sim_arena *a)
+{
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.reset", a->index);
+    mallctl(name, NULL, NULL, NULL, 0);
+    a->bytes = 0;
+}
+
+#endif /* jemalloc */
+
+/* --------------------------------------------------------- malloc */
 
 static void link_block(sim_arena *a, block *b)
 {
@@ -128,7 +127,7 @@ static void unlink_block(block *b)
     b->next->prev = b->prev;
 }
 
-static void *ar_malloc(void *ctx, size_t n)
+static void *lb_malloc(void *ctx, size_t n)
 {
     sim_arena *a = ctx;
     if (n > SIZE_MAX - sizeof(block))
@@ -142,12 +141,12 @@ static void *ar_malloc(void *ctx, size_t n)
     return b + 1;
 }
 
-static void *ar_realloc(void *ctx, void *p, size_t old, size_t n)
+static void *lb_realloc(void *ctx, void *p, size_t old, size_t n)
 {
     sim_arena *a = ctx;
     (void)old;
     if (p == NULL)
-        return ar_malloc(ctx, n);
+        return lb_malloc(ctx, n);
     if (n > SIZE_MAX - sizeof(block))
         return NULL;
     block *b = (block *)p - 1;
@@ -164,7 +163,7 @@ static void *ar_realloc(void *ctx, void *p, size_t old, size_t n)
     return nb + 1;
 }
 
-static void ar_free(void *ctx, void *p, size_t n)
+static void lb_free(void *ctx, void *p, size_t n)
 {
     sim_arena *a = ctx;
     (void)n;
@@ -174,23 +173,23 @@ static void ar_free(void *ctx, void *p, size_t n)
     free(b);
 }
 
-sim_arena *sim_arena_create(sim_error *err)
+static sim_arena *lb_create(sim_error *err)
 {
-    sim_arena *a = malloc(sizeof *a);
+    sim_arena *a = calloc(1, sizeof *a);
     if (a == NULL) {
         sim_error_set(err, SIM_ENOMEM, "arena: out of memory");
         return NULL;
     }
-    a->alloc.malloc_fn = ar_malloc;
-    a->alloc.realloc_fn = ar_realloc;
-    a->alloc.free_fn = ar_free;
+    a->alloc.malloc_fn = lb_malloc;
+    a->alloc.realloc_fn = lb_realloc;
+    a->alloc.free_fn = lb_free;
     a->alloc.ctx = a;
     a->head.next = a->head.prev = &a->head;
     a->bytes = 0;
     return a;
 }
 
-void sim_arena_reset(sim_arena *a)
+static void lb_reset(sim_arena *a)
 {
     block *b = a->head.next;
     while (b != &a->head) {
@@ -202,17 +201,54 @@ void sim_arena_reset(sim_arena *a)
     a->bytes = 0;
 }
 
+static void lb_destroy(sim_arena *a)
+{
+    lb_reset(a);
+    free(a);
+}
+
+
+/* ----------------------------------------------------- the chosen backend */
+
+static int jemalloc_chosen(void)
+{
+    return strcmp(sim_allocator(), "jemalloc") == 0;
+}
+
+sim_arena *sim_arena_create(sim_error *err)
+{
+#ifndef OOMSIM_NO_JEMALLOC
+    if (jemalloc_chosen())
+        return je_create(err);
+#endif
+    return lb_create(err);
+}
+
+void sim_arena_reset(sim_arena *a)
+{
+#ifndef OOMSIM_NO_JEMALLOC
+    if (a->je) {
+        je_reset(a);
+        return;
+    }
+#endif
+    lb_reset(a);
+}
+
 void sim_arena_destroy(sim_arena *a)
 {
     if (a == NULL)
         return;
-    sim_arena_reset(a);
-    free(a);
+#ifndef OOMSIM_NO_JEMALLOC
+    if (a->je) {
+        je_destroy(a);
+        return;
+    }
+#endif
+    lb_destroy(a);
 }
 
-const char *sim_arena_backend(void) { return "malloc"; }
-
-#endif
+const char *sim_arena_backend(void) { return jemalloc_chosen() ? "jemalloc" : "malloc"; }
 
 const sim_alloc *sim_arena_alloc(sim_arena *a) { return &a->alloc; }
 size_t sim_arena_bytes(const sim_arena *a) { return a->bytes; }

@@ -95,6 +95,11 @@ typedef struct sim_alloc {
     void *ctx;
 } sim_alloc;
 
+/* "jemalloc" or "malloc": the allocator of the process, chosen once: the
+ * C library in builds without jemalloc (the sanitizer builds) or when the
+ * environment has OOMSIM_ALLOCATOR=malloc (for valgrind), else jemalloc.
+ * Results do not depend on it. */
+const char *sim_allocator(void);
 /* The process-wide default: jemalloc, or the C library in sanitizer
  * builds.  Thread-safe; the returned object is static. */
 const sim_alloc *sim_alloc_default(void);
@@ -263,8 +268,9 @@ sim_time sim_stream_exp_us(sim_stream *s, double mean_us);
 
 /* A per-replication arena: everything allocated from it is freed at once
  * by sim_arena_destroy().  Backed by a jemalloc arena (arenas.create,
- * mallocx with MALLOCX_ARENA, arena.<i>.destroy); in sanitizer builds by
- * a tracked list of C-library blocks, so the sanitizers see every block.
+ * mallocx with MALLOCX_ARENA, arena.<i>.destroy), or, when sim_allocator()
+ * is "malloc", by a tracked list of C-library blocks, so the sanitizers
+ * and valgrind see every block.
  * Used by one thread at a time. */
 typedef struct sim_arena sim_arena;
 
@@ -279,7 +285,7 @@ void sim_arena_reset(sim_arena *a);
 const sim_alloc *sim_arena_alloc(sim_arena *a);
 /* Bytes currently allocated from the arena (as requested). */
 size_t sim_arena_bytes(const sim_arena *a);
-/* "jemalloc" or "malloc": the backend compiled in. */
+/* "jemalloc" or "malloc": the backend in use (sim_allocator()). */
 const char *sim_arena_backend(void);
 
 /* ---------------------------------------------------------- replications */

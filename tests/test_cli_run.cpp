@@ -24,7 +24,7 @@ TEST_CASE("run with no argument runs the default plan from any directory", "[cli
     CHECK(r.err.empty());
 }
 
-TEST_CASE("run shows a progress bar on stderr only when stderr is a terminal", "[cli][run]")
+TEST_CASE("run shows a progress bar on stderr only when stderr is a terminal", "[cli][run][tty]")
 {
     // The test above: no terminal, no bar.  script(1) (util-linux, in every
     // Debian install) gives the command a pseudo-terminal; stdout goes to a
@@ -140,10 +140,17 @@ TEST_CASE("run: the default plan's document is the golden one, for -j 1, 2 and 4
         REQUIRE(r.status == 0);
         CHECK(r.out == golden);
     }
+    // the same bytes from the C library's allocator (the memcheck label's)
+    ::setenv("OOMSIM_ALLOCATOR", "malloc", 1);
+    RunResult r = oomsim({"run", "--format", "json", "-j", "2"});
+    ::unsetenv("OOMSIM_ALLOCATOR");
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == golden);
 }
 
 TEST_CASE("run: SIGINT stops the run, says what was done, writes nothing, exits 130",
-          "[cli][run]")
+          "[cli][run][interrupt]")
 {
     TempDir dir;
     // 1.2 million replications: far from done when the signal comes

@@ -95,11 +95,28 @@ struct RunResult {
     std::string err;
 };
 
+// The words of OOMSIM_TEST_WRAPPER (split at spaces), which run the oomsim
+// binary when set: the memcheck label sets it to valgrind and its options.
+inline std::vector<std::string> wrapper_of(const std::string &program)
+{
+    std::vector<std::string> words;
+    const char *w = std::getenv("OOMSIM_TEST_WRAPPER");
+    size_t slash = program.rfind('/');
+    if (w == nullptr || program.substr(slash == std::string::npos ? 0 : slash + 1) != "oomsim")
+        return words;
+    std::istringstream in(w);
+    for (std::string word; in >> word;)
+        words.push_back(word);
+    return words;
+}
+
 // Runs argv[0] (a path) with the given arguments, stdin from /dev/null,
 // stdout and stderr captured through files in a temporary directory.
-inline RunResult run(const std::vector<std::string> &argv,
+inline RunResult run(const std::vector<std::string> &given,
                      const std::function<void(pid_t)> &during = nullptr)
 {
+    std::vector<std::string> argv = wrapper_of(given.at(0));
+    argv.insert(argv.end(), given.begin(), given.end());
     TempDir dir;
     std::string out_path = dir.file("stdout"), err_path = dir.file("stderr");
     posix_spawn_file_actions_t fa;
