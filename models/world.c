@@ -245,6 +245,14 @@ static void ev_note(world *w, mdl_stage stage, const char *what)
     ev_send(w);
 }
 
+/* The event announces the allocation that follows it (docs/traces.md). */
+static void ev_alloc(trc_event *e, const int64_t amounts[MDL_CAT_COUNT])
+{
+    e->has |= TRC_F_ALLOC;
+    e->alloc_has = 0xfu;
+    memcpy(e->alloc, amounts, sizeof e->alloc);
+}
+
 /* Starts a timeline event with what every event carries: the time, the
  * candidate, memory by category, the session and queue counts. */
 static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
@@ -830,9 +838,7 @@ static void start_phase(world *w, part_rt *p, int ph)
     if (miss_now) {
         if (TRACING(w)) {
             trc_event *e = ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)idx);
-            e->has |= TRC_F_ALLOC;
-            e->alloc_has = 0xfu;
-            memcpy(e->alloc, miss, sizeof miss);
+            ev_alloc(e, miss);
             ev_send(w);
         }
         if (!take_all(w, w->cache_owner, miss, MDL_STAGE_CACHE))
@@ -1094,12 +1100,11 @@ static void execute(world *w, uint32_t i, part_rt *p)
         r->slot = (uint16_t)s;
         p->slots[s / 64] |= UINT64_C(1) << (s % 64);
         trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)pi);
-        e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION | TRC_F_ALLOC;
+        e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION;
         e->session = s;
         e->request = (int64_t)w->users[r->user].id;
         e->duration_us = d->time[r->idx];
-        e->alloc_has = 0xfu;
-        memcpy(e->alloc, d->ws[r->idx], sizeof e->alloc);
+        ev_alloc(e, d->ws[r->idx]);
         if (opened) { /* the session state it opens, which stays */
             e->has |= TRC_F_KEEP;
             e->keep_has = 0xfu;
@@ -1299,10 +1304,9 @@ static void retry_now(world *w, uint32_t u)
         w->out->duplicates++;
     if (TRACING(w)) { /* with the payload the new attempt allocates next */
         trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
-        e->has |= TRC_F_ERROR | TRC_F_ALLOC;
+        e->has |= TRC_F_ERROR;
         snprintf(e->error, sizeof e->error, "%s", x->live > 0 ? "retry_duplicate" : "retry");
-        e->alloc_has = 0xfu;
-        memcpy(e->alloc, x->d.payload, sizeof e->alloc);
+        ev_alloc(e, x->d.payload);
         ev_send(w);
     }
     submit(w, u);
@@ -1874,7 +1878,7 @@ static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
         w->times->arrival(w->times->ctx, now(w));
     if (TRACING(w)) { /* the request, its needs and its payload (for a replay) */
         trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
-        e->has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS | TRC_F_ALLOC;
+        e->has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS;
         e->request = (int64_t)x->id;
         e->step = w->rq_step; /* the path step (unique per occurrence of a repeated step) */
         size_t len = 0;
@@ -1893,8 +1897,7 @@ static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
             len += nl;
         }
         e->needs[len] = '\0';
-        e->alloc_has = 0xfu;
-        memcpy(e->alloc, x->d.payload, sizeof e->alloc);
+        ev_alloc(e, x->d.payload);
         ev_send(w);
     }
     submit(w, u);
