@@ -34,6 +34,16 @@ std::string replace(std::string text, const std::string &from, const std::string
 
 const std::string teach = std::string(OOMSIM_SOURCE_DIR) + "/scenarios/catalog/teach/";
 
+// The loader's message refusing the scenario at path for its limit.
+std::string refusal(const std::string &path)
+{
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_load(path.c_str(), &s, &err) == SIM_ELIMIT);
+    return err.msg;
+}
+
 } // namespace
 
 TEST_CASE("the estimate bounds the events every shipped scenario's cells fire", "[estimate]")
@@ -80,11 +90,7 @@ TEST_CASE("a scenario past the events limit is refused up front, with the estima
     std::string big = replace(replace(text, "horizon: 5min", "horizon: 720h"),
                               "{rate: \"0.25/s\", for: 4min", "{rate: \"1000/s\", for: 696h");
     std::string path = dir.write("big.yaml", big);
-    scn_scenario s;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(scn_scenario_load(path.c_str(), &s, &err) == SIM_ELIMIT);
-    std::string msg = err.msg;
+    std::string msg = refusal(path);
     INFO(msg);
     CHECK(msg.rfind(path + ":", 0) == 0);
     CHECK(msg.find(": workload: a replication would need about 1.1e+11 events") !=
@@ -102,6 +108,8 @@ TEST_CASE("a scenario past the events limit is refused up front, with the estima
     std::string small = replace(replace(text, "horizon: 5min", "horizon: 72h"),
                                 "{rate: \"0.25/s\", for: 4min", "{rate: \"10/s\", for: 48h");
     path = dir.write("small.yaml", small);
+    scn_scenario s;
+    sim_error err;
     sim_error_clear(&err);
     REQUIRE(scn_scenario_load(path.c_str(), &s, &err) == SIM_OK);
     mdl_estimate e;
@@ -122,12 +130,7 @@ TEST_CASE("the system's memory samples count towards the events limit", "[estima
     dir.write("sampled.yaml", device + "\npss_sample: 1ms\n");
     std::string big = replace(replace(text, "horizon: 5min", "horizon: 720h"),
                               "devices: [android-3g]", "devices: [sampled.yaml]");
-    std::string path = dir.write("sampled-scenario.yaml", big);
-    scn_scenario s;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(scn_scenario_load(path.c_str(), &s, &err) == SIM_ELIMIT);
-    std::string msg = err.msg;
+    std::string msg = refusal(dir.write("sampled-scenario.yaml", big));
     INFO(msg);
     CHECK(msg.find("2.59e+09 memory samples") != std::string::npos);
 }

@@ -450,29 +450,30 @@ int posix_memalign(void **out, size_t align, size_t n)
     return rc;
 }
 
-void *aligned_alloc(size_t align, size_t n)
+static void *counted_aligned(void *(*next)(size_t, size_t), size_t align, size_t n,
+                             const void *caller)
 {
     resolve();
     if (!atomic_load(&armed))
-        return next_aligned_alloc(align, n);
-    if (book_call(CALLER))
+        return next(align, n);
+    if (book_call(caller))
         return NULL;
-    void *p = next_aligned_alloc(align, n);
-    book_keep(p, n, CALLER);
+    void *p = next(align, n);
+    book_keep(p, n, caller);
     return p;
+}
+
+void *aligned_alloc(size_t align, size_t n)
+{
+    resolve();
+    return counted_aligned(next_aligned_alloc, align, n, CALLER);
 }
 
 void *memalign(size_t align, size_t n);
 void *memalign(size_t align, size_t n)
 {
     resolve();
-    if (!atomic_load(&armed))
-        return next_memalign(align, n);
-    if (book_call(CALLER))
-        return NULL;
-    void *p = next_memalign(align, n);
-    book_keep(p, n, CALLER);
-    return p;
+    return counted_aligned(next_memalign, align, n, CALLER);
 }
 
 /* The sanitizers implement these themselves, past malloc: counted here. */
