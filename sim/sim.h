@@ -100,8 +100,8 @@ typedef struct sim_alloc {
  * environment has OOMSIM_ALLOCATOR=malloc (for valgrind), else jemalloc.
  * Results do not depend on it. */
 const char *sim_allocator(void);
-/* The process-wide default: jemalloc, or the C library in sanitizer
- * builds.  Thread-safe; the returned object is static. */
+/* The process-wide default, sim_allocator()'s: jemalloc or the C library.
+ * Thread-safe; the returned object is static. */
 const sim_alloc *sim_alloc_default(void);
 
 static inline void *sim_malloc(const sim_alloc *a, size_t n)
