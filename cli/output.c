@@ -46,10 +46,17 @@ int cli_write_stdout(const char *text, size_t len)
     return CLI_OK;
 }
 
-/* The temporary name of dir/name while a set of files is written. */
-static int temp_path(const char *dir, const char *name, char *tmp, size_t n)
+/* dir/name and its temporary name while a set of files is written; 0
+ * when either does not fit. */
+typedef struct paths {
+    char path[4096], tmp[4200];
+} paths;
+
+static int paths_of(const char *dir, const char *name, paths *p)
 {
-    return (size_t)snprintf(tmp, n, "%s/.%s.tmp.%ld", dir, name, (long)getpid()) < n;
+    return (size_t)snprintf(p->path, sizeof p->path, "%s/%s", dir, name) < sizeof p->path &&
+           (size_t)snprintf(p->tmp, sizeof p->tmp, "%s/.%s.tmp.%ld", dir, name,
+                            (long)getpid()) < sizeof p->tmp;
 }
 
 static int write_temp(const char *tmp, const char *path, const cli_file *file)
@@ -74,10 +81,9 @@ static int write_temp(const char *tmp, const char *path, const cli_file *file)
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop)
 {
-    char path[4096], tmp[4200];
+    paths p;
     for (unsigned k = 0; k < n; k++)
-        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, files[k].name) >= sizeof path ||
-            !temp_path(dir, files[k].name, tmp, sizeof tmp)) {
+        if (!paths_of(dir, files[k].name, &p)) {
             fprintf(stderr, "oomsim: output path too long\n");
             return CLI_FAILURE;
         }
@@ -106,18 +112,16 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
             status = CLI_INTERRUPTED;
             break;
         }
-        snprintf(path, sizeof path, "%s/%s", dir, files[staged].name);
-        temp_path(dir, files[staged].name, tmp, sizeof tmp);
-        if ((status = write_temp(tmp, path, &files[staged])) != CLI_OK)
+        paths_of(dir, files[staged].name, &p);
+        if ((status = write_temp(p.tmp, p.path, &files[staged])) != CLI_OK)
             break;
     }
     unsigned renamed = 0;
     for (; status == CLI_OK && renamed < n; renamed++) {
-        snprintf(path, sizeof path, "%s/%s", dir, files[renamed].name);
-        temp_path(dir, files[renamed].name, tmp, sizeof tmp);
-        if (rename(tmp, path) != 0) {
+        paths_of(dir, files[renamed].name, &p);
+        if (rename(p.tmp, p.path) != 0) {
             fprintf(stderr, "oomsim: cannot write %s: %s (%u of the %u files were replaced)\n",
-                    path, strerror(errno), renamed, n);
+                    p.path, strerror(errno), renamed, n);
             status = CLI_FAILURE;
             break;
         }
@@ -126,8 +130,8 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
         return CLI_OK;
     /* the temporaries not renamed, and the directory when it is ours */
     for (unsigned k = renamed; k < staged; k++) {
-        temp_path(dir, files[k].name, tmp, sizeof tmp);
-        unlink(tmp);
+        paths_of(dir, files[k].name, &p);
+        unlink(p.tmp);
     }
     if (created && renamed == 0)
         rmdir(dir);

@@ -42,16 +42,11 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
         scn_scenario s;
         rc = scn_scenario_load(path, &s, err);
         if (rc == SIM_OK) {
-            /* the largest cell's estimate: what the loader's limit looks at */
-            double most = 0;
-            for (unsigned i = 0; i < s.ncells; i++) {
-                mdl_estimate e;
-                mdl_events_estimate(&s.cells[i], &e);
-                most = e.total > most ? e.total : most;
-            }
+            mdl_estimate most;
+            scn_largest_estimate(&s, &most);
             snprintf(what, n, "scenario %s, %u cells x %llu replications, up to about %.3g "
                      "events per replication", s.name, s.ncells,
-                     (unsigned long long)s.replications, most);
+                     (unsigned long long)s.replications, most.total);
             scn_scenario_release(&s);
         }
     }

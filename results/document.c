@@ -124,9 +124,8 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     json_t *o = json_object();
     set(o, "device", json_string(cell->device->name));
     set(o, "candidate", json_string(cell->candidate->id));
-    int oom;
     const char *pj = plan->policy_json[i];
-    set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, &oom)); /* ours: NULL is memory */
+    set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, NULL)); /* ours: NULL is memory */
     set(o, "peak", peak(c));
     set(o, "deaths", deaths(c));
     json_t *b = json_object();

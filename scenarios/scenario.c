@@ -1198,17 +1198,25 @@ static int resolve_lkg(scn_scenario *s, const scn__node *root, sim_error *err)
 
 /* Refuses a scenario whose replications would need more engine events
  * than MDL_EVENTS_MAX (the largest cell's estimate, given). */
-static int check_events(const scn_scenario *s, const scn__node *root, sim_error *err)
+unsigned scn_largest_estimate(const scn_scenario *s, mdl_estimate *out)
 {
     unsigned worst = 0;
-    mdl_estimate e, most = {0};
+    mdl_estimate e;
+    *out = (mdl_estimate){0};
     for (unsigned i = 0; i < s->ncells; i++) {
         mdl_events_estimate(&s->cells[i], &e);
-        if (i == 0 || e.total > most.total) {
-            most = e;
+        if (i == 0 || e.total > out->total) {
+            *out = e;
             worst = i;
         }
     }
+    return worst;
+}
+
+static int check_events(const scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    mdl_estimate most;
+    unsigned worst = scn_largest_estimate(s, &most);
     if (most.total <= MDL_EVENTS_MAX)
         return SIM_OK;
     scn__node at;

@@ -109,6 +109,9 @@ int scn_scenario_parse(const char *text, size_t len, const char *file, scn_scena
 /* A scenario of the shipped catalog by path ("scenarios/capacity-plan.yaml"). */
 int scn_scenario_load_catalog(const char *path, scn_scenario *s, sim_error *err);
 void scn_scenario_release(scn_scenario *s);
+/* The cell whose replications need the most events (mdl_events_estimate),
+ * its estimate in *out: what the loader holds against MDL_EVENTS_MAX. */
+unsigned scn_largest_estimate(const scn_scenario *s, mdl_estimate *out);
 
 /* ------------------------------------------------------------- catalog */
 

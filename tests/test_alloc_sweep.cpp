@@ -19,7 +19,6 @@
 #include <dlfcn.h>
 
 #include <cstdio>
-#include <set>
 
 #if defined(__SANITIZE_ADDRESS__)
 #include <sanitizer/lsan_interface.h>

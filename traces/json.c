@@ -8,7 +8,7 @@
  * failure for the parse in progress on this thread. */
 static _Thread_local int alloc_failed;
 
-void *trc_json_alloc(size_t n)
+static void *json_alloc(size_t n)
 {
     void *p = malloc(n);
     if (p == NULL)
@@ -16,7 +16,7 @@ void *trc_json_alloc(size_t n)
     return p;
 }
 
-void trc_json_free(void *p)
+static void json_release(void *p)
 {
     free(p);
 }
@@ -25,7 +25,7 @@ static pthread_once_t hooked = PTHREAD_ONCE_INIT;
 
 static void hook(void)
 {
-    json_set_alloc_funcs(trc_json_alloc, trc_json_free);
+    json_set_alloc_funcs(json_alloc, json_release);
 }
 
 json_t *trc_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *je,
@@ -43,7 +43,9 @@ json_t *trc_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *
         json_decref(v);
         v = NULL;
     }
-    *out_of_memory = v == NULL && (alloc_failed || json_error_code(je) == json_error_out_of_memory);
+    if (out_of_memory != NULL)
+        *out_of_memory =
+            v == NULL && (alloc_failed || json_error_code(je) == json_error_out_of_memory);
     return v;
 }
 

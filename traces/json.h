@@ -15,18 +15,13 @@ extern "C" {
 /* json_loadb(), failing whenever an allocation failed during the call
  * (jansson reports some of those as a syntax error, and can return a value
  * short of a key after one, so its allocations are watched); when it
- * returns NULL, *out_of_memory says which it was. */
+ * returns NULL, *out_of_memory (may be NULL) says which it was. */
 json_t *trc_json_loadb(const char *buf, size_t len, size_t flags, json_error_t *je,
                        int *out_of_memory);
 
 /* json_dumps(), failing (NULL) whenever an allocation failed during the
  * call (jansson 2.14 can leave a key out of the text after one). */
 char *trc_json_dumps(const json_t *v, size_t flags);
-
-/* The allocator jansson is given (malloc and free, noting failures for the
- * parse or dump in progress on the thread). */
-void *trc_json_alloc(size_t n);
-void trc_json_free(void *p);
 
 /* o[k] = v and a[] += v, taking v; a NULL v (its allocation failed) or a
  * failed insertion sets *failed (and v is released). */

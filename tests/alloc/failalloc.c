@@ -341,11 +341,8 @@ void failalloc_disarm(failalloc_report *r)
     r->fail_caller = fail_caller;
     r->live_blocks = live;
     for (size_t i = 0; i < SLOTS && live > 0; i++)
-        if (slot_key[i] != 0) {
+        if (slot_key[i] != 0)
             r->live_bytes += slot_size[i];
-            if (r->first_live_size == 0)
-                r->first_live_size = slot_size[i];
-        }
     pthread_mutex_unlock(&book_lock);
 }
 

@@ -32,7 +32,6 @@ typedef struct failalloc_report {
     int failed;           /* the fail_at-th was reached (and failed) */
     uint64_t live_blocks; /* allocated while armed, not freed at disarm */
     uint64_t live_bytes;
-    size_t first_live_size; /* the size of one of them, for messages */
     const void *fail_caller; /* the code address that asked for the failed one */
     int overflow;         /* too many live blocks to remember: the check is void */
 } failalloc_report;
