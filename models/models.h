@@ -451,6 +451,26 @@ enum {
     MDL_AEI_ANR = 6
 };
 
+/* The description classes of the records the model writes: plain values,
+ * so a replication's metrics hold no pointer and can cross processes (the
+ * ranks of an MPI job). */
+typedef enum mdl_record_text {
+    MDL_TEXT_NONE = 0,
+    MDL_TEXT_WATCHDOG,        /* iOS scene-create watchdog */
+    MDL_TEXT_IOS_SEGV,        /* iOS EXC_BAD_ACCESS in the delegate */
+    MDL_TEXT_EXC_RESOURCE,    /* iOS foreground memory limit */
+    MDL_TEXT_JETSAM,          /* iOS background per-process limit */
+    MDL_TEXT_JAVA_OOM,        /* Android crash: OutOfMemoryError */
+    MDL_TEXT_NATIVE_ABRT,     /* Android crash_native: SIGABRT in the delegate */
+    MDL_TEXT_ANR,             /* Android anr */
+    MDL_TEXT_LMKD,            /* Android low memory: lmkd kill */
+    MDL_TEXT_SIGNALED,        /* Android signaled 9, no low-memory reporting */
+    MDL_TEXT_COUNT
+} mdl_record_text;
+
+/* The description a record of class t carries ("" for MDL_TEXT_NONE). */
+const char *mdl_record_text_name(mdl_record_text t);
+
 typedef struct mdl_exit_record {
     mdl_record_kind kind;
     mdl_exit cls;             /* the model's class of the death */
@@ -461,7 +481,7 @@ typedef struct mdl_exit_record {
                                  iOS: the footprint at the kill */
     sim_time time;            /* timestamp */
     mdl_stage stage;          /* not in the record: the stage running, for the tests */
-    const char *description;  /* the description class (a constant string) */
+    mdl_record_text description; /* its description class */
 } mdl_exit_record;
 
 const char *mdl_record_kind_name(mdl_record_kind k);
@@ -474,7 +494,7 @@ const char *mdl_aei_reason_name(int reason);
 typedef struct mdl_record_kind_count {
     mdl_record_kind kind;
     int reason, status, importance;
-    const char *description;
+    mdl_record_text description;
     uint32_t count;
     int64_t pss_kb_sum;
 } mdl_record_kind_count;

@@ -76,6 +76,23 @@ const char *mdl_record_kind_name(mdl_record_kind k)
     return (unsigned)k < MDL_REC_KIND_COUNT ? record_names[k] : "?";
 }
 
+static const char *const text_names[MDL_TEXT_COUNT] = {
+    "",
+    "scene-create watchdog transgression (0x8badf00d)",
+    "EXC_BAD_ACCESS (SIGSEGV) in the delegate",
+    "EXC_RESOURCE RESOURCE_TYPE_MEMORY (limit exceeded)",
+    "jetsam: per-process-limit",
+    "crash: java.lang.OutOfMemoryError",
+    "crash_native: signal 6 (SIGABRT) in the delegate",
+    "anr: Input dispatching timed out",
+    "low memory: lmkd kill",
+    "signaled: 9 (no low-memory reporting)"};
+
+const char *mdl_record_text_name(mdl_record_text t)
+{
+    return (unsigned)t < MDL_TEXT_COUNT ? text_names[t] : "?";
+}
+
 /* ApplicationExitInfo.REASON_* names (DOMAIN.md section 4). */
 const char *mdl_aei_reason_name(int reason)
 {

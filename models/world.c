@@ -1511,20 +1511,20 @@ static void exit_record(world *w, mdl_exit why, mdl_stage stage)
         case MDL_EXIT_WATCHDOG:
             r.kind = MDL_REC_WATCHDOG;
             r.status = 9;
-            r.description = "scene-create watchdog transgression (0x8badf00d)";
+            r.description = MDL_TEXT_WATCHDOG;
             break;
         case MDL_EXIT_NATIVE_CRASH:
             r.kind = MDL_REC_CRASH;
             r.status = 11;
-            r.description = "EXC_BAD_ACCESS (SIGSEGV) in the delegate";
+            r.description = MDL_TEXT_IOS_SEGV;
             break;
         default: /* low_memory: over the jetsam limit */
             if (w->fg) {
                 r.kind = MDL_REC_EXC_RESOURCE;
-                r.description = "EXC_RESOURCE RESOURCE_TYPE_MEMORY (limit exceeded)";
+                r.description = MDL_TEXT_EXC_RESOURCE;
             } else {
                 r.kind = MDL_REC_JETSAM;
-                r.description = "jetsam: per-process-limit";
+                r.description = MDL_TEXT_JETSAM;
             }
             r.status = 9;
             break;
@@ -1537,27 +1537,27 @@ static void exit_record(world *w, mdl_exit why, mdl_stage stage)
         case MDL_EXIT_JAVA_CRASH:
             r.reason = MDL_AEI_CRASH;
             r.status = 0;
-            r.description = "crash: java.lang.OutOfMemoryError";
+            r.description = MDL_TEXT_JAVA_OOM;
             break;
         case MDL_EXIT_NATIVE_CRASH:
             r.reason = MDL_AEI_CRASH_NATIVE;
             r.status = 6;
-            r.description = "crash_native: signal 6 (SIGABRT) in the delegate";
+            r.description = MDL_TEXT_NATIVE_ABRT;
             break;
         case MDL_EXIT_ANR:
             r.reason = MDL_AEI_ANR;
             r.status = 0;
-            r.description = "anr: Input dispatching timed out";
+            r.description = MDL_TEXT_ANR;
             break;
         default: /* low_memory, system_reclaim: an lmkd kill */
             if (d->low_memory_reporting) {
                 r.reason = MDL_AEI_LOW_MEMORY;
                 r.status = 0;
-                r.description = "low memory: lmkd kill";
+                r.description = MDL_TEXT_LMKD;
             } else {
                 r.reason = MDL_AEI_SIGNALED;
                 r.status = 9;
-                r.description = "signaled: 9 (no low-memory reporting)";
+                r.description = MDL_TEXT_SIGNALED;
             }
             break;
         }

@@ -150,7 +150,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
         }
         set(e, "status", json_integer(x->status));
         set(e, "importance", json_integer(x->importance));
-        set(e, "description", json_string(x->description));
+        set(e, "description", json_string(mdl_record_text_name(x->description)));
         set(e, "count", json_integer((json_int_t)x->count));
         set(e, "pss_kb_mean", json_integer(x->count ? whole((double)x->pss_kb_sum /
                                                            (double)x->count) : 0));

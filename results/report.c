@@ -106,9 +106,9 @@ static void activity(res_buf *o, const res_plan *plan, const res_result *r)
             if (best->kind == MDL_REC_EXIT_INFO)
                 res_put(o, " reason=%d (%s)", best->reason, mdl_aei_reason_name(best->reason));
             res_put(o, " status=%d importance=%d", best->status, best->importance);
-            if (best->description != NULL && best->description[0] != '\0') {
+            if (best->description != MDL_TEXT_NONE) {
                 res_put(o, " ");
-                text(o, best->description);
+                text(o, mdl_record_text_name(best->description));
             }
             res_put(o, " (%llu of %llu)", (unsigned long long)best->count,
                     (unsigned long long)total);

@@ -202,7 +202,7 @@ TEST_CASE("exit records: reason codes and importances in the foreground and the 
     Teach java("java-heap-copy");
     mdl_rep j = java.run(0);
     CHECK(j.records[0].reason == MDL_AEI_CRASH);
-    CHECK(std::string(j.records[0].description).find("OutOfMemoryError") != std::string::npos);
+    CHECK(std::string(mdl_record_text_name(j.records[0].description)).find("OutOfMemoryError") != std::string::npos);
 }
 
 TEST_CASE("teaching scenarios: each failure mode shows what its about says", "[recovery][teach]")
