@@ -156,14 +156,30 @@ static int resolve(const loader *ld, const scn__node *at, const char *ref, const
                      ref, joined);
 }
 
-static int open_source(const source *src, scn__doc *doc, sim_error *err)
+/* Chains a document's text into the scenario's digest. */
+static void digest_add(scn_scenario *s, const scn__doc *doc)
 {
-    if (!src->embedded)
-        return scn__doc_load(doc, src->name, err);
-    const scn__catalog_file *f = catalog_find(src->id + strlen("catalog:"));
-    if (f == NULL)
-        return sim_error_set(err, SIM_ENOTFOUND, "%s: no such catalog file", src->name);
-    return scn__doc_parse(doc, f->text, f->len, src->name, err);
+    uint64_t h = s->digest != 0 ? s->digest : UINT64_C(14695981039346656037);
+    const unsigned char *p = (const unsigned char *)doc->text;
+    for (size_t i = 0; i < doc->len; i++)
+        h = (h ^ p[i]) * UINT64_C(1099511628211);
+    s->digest = h;
+}
+
+static int open_source(scn_scenario *s, const source *src, scn__doc *doc, sim_error *err)
+{
+    int rc;
+    if (!src->embedded) {
+        rc = scn__doc_load(doc, src->name, err);
+    } else {
+        const scn__catalog_file *f = catalog_find(src->id + strlen("catalog:"));
+        if (f == NULL)
+            return sim_error_set(err, SIM_ENOTFOUND, "%s: no such catalog file", src->name);
+        rc = scn__doc_parse(doc, f->text, f->len, src->name, err);
+    }
+    if (rc == SIM_OK)
+        digest_add(s, doc);
+    return rc;
 }
 
 /* ------------------------------------------------------------ profiles */
@@ -243,7 +259,7 @@ static int entry(loader *ld, const scn__node *v, const char *kind_dir, profile_f
         return scn__fail(v, err, SIM_ELIMIT, "includes nested deeper than %d",
                          INCLUDE_DEPTH_MAX);
     scn__doc doc;
-    if ((rc = open_source(&src, &doc, err)) != SIM_OK)
+    if ((rc = open_source(ld->s, &src, &doc, err)) != SIM_OK)
         return rc;
     ld->stack[ld->depth++] = src;
     scn__node root;
@@ -1328,7 +1344,7 @@ static int load_source(const source *src, scn_scenario *s, sim_error *err)
     memset(&ld, 0, sizeof ld);
     ld.s = s;
     scn__doc doc;
-    int rc = open_source(src, &doc, err);
+    int rc = open_source(s, src, &doc, err);
     if (rc != SIM_OK)
         return rc;
     ld.stack[ld.depth++] = *src;
@@ -1386,6 +1402,7 @@ int scn_scenario_parse(const char *text, size_t len, const char *file, scn_scena
     int rc = scn__doc_parse(&doc, text, len, file, err);
     if (rc != SIM_OK)
         return rc;
+    digest_add(s, &doc);
     scn__node root;
     rc = scn__doc_root(&doc, &root, err);
     if (rc == SIM_OK)

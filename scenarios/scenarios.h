@@ -94,6 +94,10 @@ typedef struct scn_scenario {
     const mdl_candidate *lkg[SCN_PROFILES_MAX]; /* per candidate: its last_known_good */
     mdl_candidate *extras;       /* catalog candidates loaded as an lkg (SCN_PROFILES_MAX) */
     unsigned nextras;
+    /* FNV-1a (64 bits) of the text of every file the loader read: the
+     * scenario, then its includes in load order.  Two loads of the same
+     * files give the same digest (what the ranks of an MPI job check). */
+    uint64_t digest;
 } scn_scenario;
 
 /* Loads a scenario file, its includes and its catalog references, and
