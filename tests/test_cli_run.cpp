@@ -174,7 +174,7 @@ TEST_CASE("run: SIGINT stops the run, says what was done, writes nothing, exits 
     CHECK(read_file(dir.file("kept/results.json")) == json);
 }
 
-TEST_CASE("run: bad input is exit 1 and writes nothing; bad usage is exit 2", "[cli][run]")
+TEST_CASE("run: bad input is exit 1 and writes nothing, bad usage is exit 2", "[cli][run]")
 {
     TempDir dir;
     std::string bad = dir.write("bad.yaml", "name: x\nhorizon: 10\n");

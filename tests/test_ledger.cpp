@@ -145,7 +145,7 @@ TEST_CASE("ledger: refused operations change nothing", "[ledger]")
     led.valid();
 }
 
-TEST_CASE("ledger: owners are retired and reused; leaks are listed", "[ledger]")
+TEST_CASE("ledger: owners are retired and reused, leaks are listed", "[ledger]")
 {
     Ledger led;
     mdl_owner a = led.owner(MDL_OWNER_SESSION, 1);
