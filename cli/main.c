@@ -36,7 +36,7 @@ static void usage(FILE *out)
                  "failure\n");
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -57,4 +57,31 @@ int main(int argc, char **argv)
     fprintf(stderr, "oomsim: unknown command '%s'\n", name);
     usage(stderr);
     return CLI_USAGE;
+}
+
+int main(int argc, char **argv)
+{
+    /* started by an MPI launcher: join the job (docs/scale-out.md) */
+    if (sim_ranks_launched()) {
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = sim_ranks_start(&argc, &argv, &err);
+        if (rc != SIM_OK) {
+            fprintf(stderr, "oomsim: %s\n", err.msg);
+            return cli_status(rc);
+        }
+    }
+    int status;
+    if (sim_ranks_size() > 1 && (argc < 2 || strcmp(argv[1], "run") != 0)) {
+        /* every rank would do the same work and print the same output */
+        if (sim_ranks_rank() == 0)
+            fprintf(stderr, "oomsim: only `oomsim run` spreads over the ranks of an MPI job; "
+                    "start %s%s without mpirun, or with one rank\n",
+                    argc < 2 ? "oomsim" : "oomsim ", argc < 2 ? "" : argv[1]);
+        status = CLI_USAGE;
+    } else {
+        status = dispatch(argc, argv);
+    }
+    sim_ranks_stop();
+    return status;
 }

@@ -26,8 +26,18 @@ static const char usage_text[] =
     "  -j N       threads (default: the online CPUs; results do not depend on it)\n"
     "  --format   what to print: table (default), json or csv\n";
 
+/* In an MPI job only rank 0 speaks: the others parse the same arguments
+ * and hear of every failure (sim_ranks_agree), so they would only repeat
+ * it. */
+static int speaks(void)
+{
+    return sim_ranks_rank() == 0;
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
+    if (!speaks())
+        return CLI_USAGE;
     fprintf(stderr, "oomsim run: ");
     fprintf(stderr, fmt, arg);
     fprintf(stderr, "\n%s", usage_text);
@@ -59,13 +69,17 @@ static int parse(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->format = "table";
+    /* the online CPUs, shared by the ranks of an MPI job on this machine */
     long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    o->threads = cpus > 0 ? (unsigned long long)cpus : 1;
+    unsigned long long local = sim_ranks_local();
+    o->threads = cpus > 0 && (unsigned long long)cpus > local ? (unsigned long long)cpus / local
+                                                               : 1;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
+            if (speaks())
+                fputs(usage_text, stdout);
             return -1;
         } else if (strcmp(a, "-o") == 0) {
             if (v == NULL)
@@ -145,12 +159,14 @@ static void plan_of(const scn_scenario *s, res_plan *p)
     p->horizon = s->horizon;
     p->cells = s->cells;
     p->ncells = s->ncells;
+    p->digest = s->digest;
 }
 
-/* SIGINT during a run: the flag stops the replications (res_plan.stop)
- * and the writing of files; a second SIGINT ends the process at once.
- * A SIGINT ignored when oomsim started (nohup, a background job) stays
- * ignored. */
+/* SIGINT or SIGTERM during a run: the flag stops the replications
+ * (res_plan.stop) and the writing of files; a second signal ends the
+ * process at once.  A signal ignored when oomsim started (nohup, a
+ * background job) stays ignored.  SIGTERM is what an MPI launcher sends
+ * its ranks when it aborts a job. */
 static volatile sig_atomic_t interrupted;
 
 static void on_interrupt(int sig)
@@ -161,15 +177,18 @@ static void on_interrupt(int sig)
 
 static void catch_interrupt(void)
 {
-    struct sigaction old;
-    if (sigaction(SIGINT, NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-        return;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_interrupt;
-    sigemptyset(&sa.sa_mask);
-    sa.sa_flags = (int)SA_RESETHAND;
-    sigaction(SIGINT, &sa, NULL);
+    const int sigs[] = {SIGINT, SIGTERM};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction old;
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_interrupt;
+        sigemptyset(&sa.sa_mask);
+        sa.sa_flags = (int)SA_RESETHAND;
+        sigaction(sigs[i], &sa, NULL);
+    }
 }
 
 /* Timelines are drawn for every cell of a plan of up to this many cells,
@@ -331,11 +350,14 @@ static int emit(const run_opts *o, const res_plan *plan, const res_result *r)
 /* A progress bar on stderr, only when stderr is a terminal and the run
  * has lasted a second (spec/RESULTS.md; OOMSIM_PROGRESS_AFTER sets that
  * delay in seconds): replications done, their rate and the time left;
- * redrawn when the percentage changes, erased at the end. */
+ * redrawn when the percentage changes, erased at the end.  In an MPI job
+ * rank 0 reports instead, and its stderr is the launcher's pipe, never a
+ * terminal: a line at every tenth of the run past that delay. */
 typedef struct bar {
     int shown;      /* percentage on screen, -1: nothing yet */
     double t0, after;
     int tty;        /* draw it (else only count) */
+    unsigned ranks; /* > 1: an MPI job, progress as lines */
     uint64_t done;  /* replications done so far */
 } bar;
 
@@ -350,10 +372,21 @@ static void progress(void *ctx, uint64_t done, uint64_t total)
 {
     bar *b = ctx;
     b->done = done;
-    if (!b->tty)
-        return;
     int pct = total > 0 ? (int)(done * 100 / total) : 100;
     double dt = seconds() - b->t0;
+    if (b->ranks > 1) {
+        if (pct / 10 == b->shown / 10 || dt < b->after || done >= total)
+            return;
+        b->shown = pct;
+        double rate = dt > 0 ? (double)done / dt : 0;
+        fprintf(stderr, "oomsim: %3d%%  %llu/%llu replications on %u ranks, %.0f/s, ETA %.0f s\n",
+                pct, (unsigned long long)done, (unsigned long long)total, b->ranks, rate,
+                rate > 0 ? (double)(total - done) / rate : 0.0);
+        fflush(stderr);
+        return;
+    }
+    if (!b->tty)
+        return;
     if (pct == b->shown || (b->shown < 0 && dt < b->after && done < total))
         return;
     if (done >= total) {
@@ -385,8 +418,13 @@ int cli_run(int argc, char **argv)
     sim_error_clear(&err);
     scn_scenario s;
     int rc = cli_load_scenario(o.scenario, &s, &err);
-    if (rc != SIM_OK)
-        return cli_report(&err);
+    /* an MPI job goes on only if every rank has the scenario */
+    int agreed = sim_ranks_agree(rc, &err);
+    if (agreed != SIM_OK) {
+        if (rc == SIM_OK)
+            scn_scenario_release(&s);
+        return speaks() ? cli_report(&err) : cli_status(agreed);
+    }
     if (o.has_reps)
         s.replications = o.reps;
     if (o.has_seed) {
@@ -399,25 +437,38 @@ int cli_run(int argc, char **argv)
     plan.policy_json = (const char *const *)NULL;
     /* one policy JSON per cell: cells cycle through the policies */
     const char **pj = malloc(sizeof *pj * (s.ncells > 0 ? s.ncells : 1));
-    if (pj == NULL) {
+    rc = sim_ranks_agree(pj != NULL ? SIM_OK : sim_error_set(&err, SIM_ENOMEM, "oomsim: out "
+                                                             "of memory"), &err);
+    if (rc != SIM_OK) {
+        free(pj);
         scn_scenario_release(&s);
-        fprintf(stderr, "oomsim: out of memory\n");
-        return CLI_FAILURE;
+        return speaks() ? cli_report(&err) : cli_status(rc);
     }
     for (unsigned i = 0; i < s.ncells; i++)
         pj[i] = s.policy_json[i % s.npolicies];
     plan.policy_json = pj;
     res_result r;
-    bar shown = {-1, seconds(), 1.0, isatty(STDERR_FILENO), 0};
+    bar shown = {-1, seconds(), 1.0, isatty(STDERR_FILENO), sim_ranks_size(), 0};
     const char *after = getenv("OOMSIM_PROGRESS_AFTER");
     if (after != NULL)
         shown.after = atof(after);
     catch_interrupt();
     plan.stop = &interrupted;
     rc = res_run(&plan, (unsigned)o.threads, progress, &shown, &r, &err);
-    if (shown.tty && shown.shown >= 0 && shown.shown < 100)
+    if (shown.tty && shown.ranks == 1 && shown.shown >= 0 && shown.shown < 100)
         fputs("\r\033[K", stderr); /* a failed run: erase the bar before the message */
-    if (rc == SIM_EINTR) {
+    if (!speaks()) {
+        status = cli_status(rc); /* rank 0 says what happened and writes the results */
+    } else if (rc == SIM_EINTR && shown.ranks > 1) {
+        /* where: "rank R: cell C (...): replication K: interrupted" */
+        size_t n = strlen(err.msg), tail = strlen(": interrupted");
+        if (n > tail && strcmp(err.msg + n - tail, ": interrupted") == 0)
+            err.msg[n - tail] = '\0';
+        fprintf(stderr, "oomsim: interrupted: %llu of %llu replications gathered, nothing "
+                "written (the first to stop: %s)\n", (unsigned long long)shown.done,
+                (unsigned long long)plan.replications * plan.ncells, err.msg);
+        status = CLI_INTERRUPTED;
+    } else if (rc == SIM_EINTR) {
         fprintf(stderr, "oomsim: interrupted: %llu of %llu replications done, nothing "
                 "written\n", (unsigned long long)shown.done,
                 (unsigned long long)plan.replications * plan.ncells);

@@ -77,6 +77,9 @@ typedef struct res_plan {
     /* When not NULL and set (a signal handler's flag), no replication
      * starts any more and res_run fails with SIM_EINTR. */
     const volatile sig_atomic_t *stop;
+    /* The scenario's source text as the loader read it (scn_scenario.digest;
+     * 0: none).  The ranks of an MPI job check they share it. */
+    uint64_t digest;
 } res_plan;
 
 /* Pooled wait and latency: a log-linear histogram (exact below 256 us,
@@ -171,7 +174,14 @@ typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
  * any thread count.  Returns SIM_OK, or the failing replication's error
  * (err names cell and replication), or SIM_EINTR when plan->stop was
  * set; *out then holds nothing.  progress gets the replications done
- * after each batch. */
+ * after each batch.
+ *
+ * In an MPI job (sim_ranks_size() > 1) every rank calls it with the same
+ * plan (checked: SIM_EINPUT otherwise); each runs its share of every cell
+ * on its threads and rank 0 gathers and aggregates them.  Rank 0 gets the
+ * same result, byte for byte, as a job of one, and alone calls progress;
+ * the other ranks get SIM_OK and an empty *out.  Every rank returns the
+ * same status; a failure's message names the rank ("rank 2: cell 1 ..."). */
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err);
 void res_result_free(res_result *r);

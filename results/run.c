@@ -8,7 +8,15 @@
  * straight into one histogram pair per worker thread as requests complete
  * (integer counts, merged per cell: the sum does not depend on which
  * thread ran which replication), so memory does not grow with the number
- * of requests. */
+ * of requests.
+ *
+ * In an MPI job (sim.h "ranks") each round of a cell's replications is
+ * cut into one contiguous slice per rank, in rank order; every rank runs
+ * its slice on its threads, rank 0 gathers the slices' metrics, which
+ * arrive in replication order, and folds them exactly as one process
+ * would; the histograms, integer counts, are summed over the ranks at
+ * the end of the cell.  So the document is the same bytes for any rank
+ * count as well. */
 #include "results.h"
 
 #include <math.h>
@@ -16,6 +24,9 @@
 #include <string.h>
 
 #define BATCH 2048u
+/* Replications of one round over the ranks: each rank's slice is at most
+ * BATCH, and rank 0 holds the whole round's metrics (about 19 MB). */
+#define ROUND_MAX 8192u
 
 /* ------------------------------------------------------------ histogram */
 
@@ -265,10 +276,6 @@ static res_q quantiles(double *x, size_t n, int with_mean)
 
 static void finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
 {
-    for (unsigned t = 0; t < a->nthreads; t++) {
-        hist_merge(&a->wait, &a->per_thread[t].wait);
-        hist_merge(&a->latency, &a->per_thread[t].latency);
-    }
     c->peak = quantiles(a->peaks, reps, 1); /* sorts a->peaks */
     for (int k = 0; k < RES_CDF_POINTS; k++)
         c->peak_cdf[k] = res_quantile_sorted(a->peaks, reps, k / (double)(RES_CDF_POINTS - 1));
@@ -379,10 +386,38 @@ static unsigned baseline_of(const res_plan *plan, unsigned ci)
     return ci;
 }
 
+/* The pooled histograms of the cell: every thread's, then every rank's
+ * (into rank 0's). */
+static int pool_hists(acc *a, sim_error *err)
+{
+    for (unsigned t = 0; t < a->nthreads; t++) {
+        hist_merge(&a->wait, &a->per_thread[t].wait);
+        hist_merge(&a->latency, &a->per_thread[t].latency);
+    }
+    res_hist *h[2] = {&a->wait, &a->latency};
+    for (int k = 0; k < 2; k++) {
+        int rc = sim_ranks_sum(h[k]->count, RES_HIST_BUCKETS, err);
+        if (rc == SIM_OK)
+            rc = sim_ranks_sum(&h[k]->n, 1, err);
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+/* Replications [first, end) of a round of n: the slice of `rank`. */
+static uint64_t slice_start(uint64_t n, unsigned rank, unsigned size)
+{
+    return n * rank / size;
+}
+
 static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a, rep_out *outs,
-                    res_cell *c, res_progress_fn progress, void *pctx, sim_error *err)
+                    size_t *lens, res_cell *c, res_progress_fn progress, void *pctx,
+                    sim_error *err)
 {
     uint64_t reps = plan->replications;
+    unsigned rank = sim_ranks_rank(), size = sim_ranks_size();
+    uint64_t round = (uint64_t)BATCH * size < ROUND_MAX ? (uint64_t)BATCH * size : ROUND_MAX;
     memset(c, 0, sizeof *c);
     memset(a->nstage, 0, sizeof a->nstage);
     memset(a->peak_stage, 0, sizeof a->peak_stage);
@@ -396,24 +431,91 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
     batch_ctx b = {&plan->cells[ci], 0, a->per_thread, plan->stop};
-    for (uint64_t base = 0; base < reps; base += BATCH) {
-        uint64_t n = reps - base < BATCH ? reps - base : BATCH;
-        b.base = plan->first_replication + base;
-        int rc = sim_replicate(n, threads, one, &b, outs, sizeof *outs, err);
+    for (uint64_t base = 0; base < reps; base += round) {
+        uint64_t n = reps - base < round ? reps - base : round;
+        uint64_t lo = slice_start(n, rank, size), hi = slice_start(n, rank + 1, size);
+        b.base = plan->first_replication + base + lo;
+        int rc = hi > lo ? sim_replicate(hi - lo, threads, one, &b, outs, sizeof *outs, err)
+                         : SIM_OK;
         if (rc != SIM_OK) {
             char msg[SIM_ERROR_MSG_MAX];
             snprintf(msg, sizeof msg, "%s", err->msg);
             const mdl_cell *cell = &plan->cells[ci];
-            return sim_error_set(err, rc, "cell %u (%s, %s): %s", ci, cell->device->name,
-                                 cell->candidate->id, msg);
+            sim_error_set(err, rc, "cell %u (%s, %s): %s", ci, cell->device->name,
+                          cell->candidate->id, msg);
         }
+        /* every rank hears of a failure on any of them before the gather */
+        if ((rc = sim_ranks_agree(rc, err)) != SIM_OK)
+            return rc;
+        if (rank == 0)
+            for (unsigned r = 0; r < size; r++)
+                lens[r] = (size_t)(slice_start(n, r + 1, size) - slice_start(n, r, size)) *
+                          sizeof *outs;
+        rc = sim_ranks_gather(outs, (size_t)(hi - lo) * sizeof *outs, outs, lens, err);
+        if (rc != SIM_OK)
+            return rc;
+        if (rank != 0)
+            continue;
         for (uint64_t k = 0; k < n; k++)
             fold(a, c, &outs[k], base + k, plan->horizon);
         if (progress != NULL)
             progress(pctx, (uint64_t)ci * reps + base + n, (uint64_t)plan->ncells * reps);
     }
-    finish_cell(a, c, reps, plan->horizon);
-    return SIM_OK;
+    int rc = pool_hists(a, err);
+    if (rc == SIM_OK && rank == 0)
+        finish_cell(a, c, reps, plan->horizon);
+    return rc;
+}
+
+/* What every rank must share to run its part of the plan: the build, the
+ * plan's shape and the scenario's source text (FNV-1a, 64 bits). */
+static uint64_t plan_digest(const res_plan *plan)
+{
+    uint64_t h = UINT64_C(14695981039346656037);
+#define MIX(p, n)                                                                      \
+    do {                                                                               \
+        const unsigned char *m_ = (const unsigned char *)(p);                          \
+        for (size_t i_ = 0; i_ < (n); i_++)                                            \
+            h = (h ^ m_[i_]) * UINT64_C(1099511628211);                                \
+    } while (0)
+    const uint64_t shape[] = {sizeof(rep_out), sizeof(res_hist), plan->seed,
+                              plan->replications, (uint64_t)plan->horizon,
+                              plan->first_replication, plan->ncells, plan->digest};
+    MIX(SIM_VERSION, sizeof SIM_VERSION);
+    MIX(shape, sizeof shape);
+    for (unsigned ci = 0; ci < plan->ncells; ci++) {
+        const mdl_cell *c = &plan->cells[ci];
+        MIX(c->device->name, strlen(c->device->name) + 1);
+        MIX(c->candidate->id, strlen(c->candidate->id) + 1);
+        MIX(&c->seed, sizeof c->seed);
+        if (plan->policy_json != NULL)
+            MIX(plan->policy_json[ci], strlen(plan->policy_json[ci]) + 1);
+    }
+#undef MIX
+    return h;
+}
+
+/* After cell ci: keeps a baseline's values, or compares the cell with its
+ * baseline into cmp[*k ..] and moves *k on. */
+static int after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *cmp,
+                      unsigned *k, sim_error *err)
+{
+    unsigned base = baseline_of(plan, ci);
+    if (base == ci) {
+        /* keep its values for the cells compared with it */
+        per_rep t = a->base;
+        a->base = a->cur;
+        a->cur = t;
+        a->base_cell = ci;
+        return SIM_OK;
+    }
+    if (base != a->base_cell)
+        return sim_error_set(err, SIM_EINTERNAL, "run: the cells of device %s and candidate "
+                             "%s are not contiguous", plan->cells[ci].device->name,
+                             plan->cells[ci].candidate->id);
+    int rc = compare(plan, a, ci, plan->replications, &cmp[*k], err);
+    *k += RES_CMP_COUNT;
+    return rc;
 }
 
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
@@ -427,24 +529,35 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
         threads = 1;
     if (threads > SIM_THREADS_MAX)
         threads = SIM_THREADS_MAX;
+    /* every rank runs the same plan, or the gathered metrics mean nothing */
+    int rc = sim_ranks_same(plan_digest(plan), "the plan (scenario text, its includes, seed, "
+                            "replications, or the oomsim build)", err);
+    if (rc != SIM_OK)
+        return rc;
+    unsigned rank = sim_ranks_rank(), size = sim_ranks_size();
     unsigned ncmp = 0;
     for (unsigned ci = 0; ci < plan->ncells; ci++)
         ncmp += baseline_of(plan, ci) != ci ? RES_CMP_COUNT : 0;
+    /* rank 0 holds a round of every rank's metrics; the others a slice */
+    size_t nouts = size == 1 ? BATCH : rank == 0 ? ROUND_MAX : BATCH;
     acc *a = calloc(1, sizeof *a);
-    rep_out *outs = calloc(BATCH, sizeof *outs);
+    rep_out *outs = calloc(nouts, sizeof *outs);
+    size_t *lens = calloc(size, sizeof *lens);
     res_cell *cells = calloc(plan->ncells, sizeof *cells);
     res_comparison *cmp = calloc(ncmp > 0 ? ncmp : 1, sizeof *cmp);
     times_hist *per_thread = calloc(threads, sizeof *per_thread);
-    int rc = a != NULL && outs != NULL && cells != NULL && cmp != NULL && per_thread != NULL
-                 ? SIM_OK
-                 : SIM_ENOMEM;
+    rc = a != NULL && outs != NULL && lens != NULL && cells != NULL && cmp != NULL &&
+                 per_thread != NULL
+             ? SIM_OK
+             : SIM_ENOMEM;
     if (rc == SIM_OK) {
         a->per_thread = per_thread;
         a->nthreads = threads;
         a->base_cell = UINT32_MAX;
         for (unsigned t = 0; t < threads; t++)
             per_thread[t].rep.lo = RES_HIST_BUCKETS;
-        size_t bytes = reps * sizeof(double);
+        /* the per-replication values: rank 0 folds them all */
+        size_t bytes = (rank == 0 ? reps : 1) * sizeof(double);
         if ((a->peaks = malloc(bytes)) == NULL || (a->switch_peaks = malloc(bytes)) == NULL)
             rc = SIM_ENOMEM;
         for (int s = 0; rc == SIM_OK && s < MDL_STAGE_COUNT; s++)
@@ -457,26 +570,16 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     if (rc != SIM_OK)
         sim_error_set(err, rc, "run: out of memory for %llu replications",
                       (unsigned long long)reps);
+    rc = sim_ranks_agree(rc, err);
     unsigned k = 0;
     for (unsigned ci = 0; rc == SIM_OK && ci < plan->ncells; ci++) {
-        rc = run_cell(plan, ci, threads, a, outs, &cells[ci], progress, ctx, err);
+        rc = run_cell(plan, ci, threads, a, outs, lens, &cells[ci], progress, ctx, err);
         if (rc != SIM_OK)
             break;
-        unsigned base = baseline_of(plan, ci);
-        if (base == ci) {
-            /* keep its values for the cells compared with it */
-            per_rep t = a->base;
-            a->base = a->cur;
-            a->cur = t;
-            a->base_cell = ci;
-        } else if (base == a->base_cell) {
-            rc = compare(plan, a, ci, reps, &cmp[k], err);
-            k += RES_CMP_COUNT;
-        } else {
-            rc = sim_error_set(err, SIM_EINTERNAL, "run: the cells of device %s and candidate "
-                               "%s are not contiguous", plan->cells[ci].device->name,
-                               plan->cells[ci].candidate->id);
-        }
+        /* only rank 0 compares; then every rank hears how that went */
+        if (rank == 0)
+            rc = after_cell(plan, a, ci, cmp, &k, err);
+        rc = sim_ranks_agree(rc, err);
     }
     if (a != NULL) {
         free(a->peaks);
@@ -490,8 +593,9 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     }
     free(a);
     free(outs);
+    free(lens);
     free(per_thread);
-    if (rc != SIM_OK) {
+    if (rc != SIM_OK || rank != 0) {
         free(cells);
         free(cmp);
         return rc;

@@ -35,7 +35,7 @@ inline res_plan plan_of(const scn_scenario &s, uint64_t reps, std::vector<const 
     pj.clear();
     for (unsigned i = 0; i < s.ncells; i++)
         pj.push_back(s.policy_json[i % s.npolicies]);
-    return res_plan{s.name, s.about, s.seed, reps, s.horizon, s.cells, pj.data(), s.ncells, 0, nullptr};
+    return res_plan{s.name, s.about, s.seed, reps, s.horizon, s.cells, pj.data(), s.ncells, 0, nullptr, s.digest};
 }
 
 } // namespace shim

@@ -1,0 +1,319 @@
+/* ranks.c - the processes of an MPI job (sim.h "ranks").
+ *
+ * Built with MPI (OOMSIM_HAVE_MPI) the calls are thin wrappers over the
+ * MPI collectives on MPI_COMM_WORLD, with MPI_ERRORS_RETURN so that an
+ * MPI failure comes back as a sim_error instead of an abort.  Without
+ * MPI, or before sim_ranks_start(), the process is rank 0 of a job of
+ * one and each call copies or does nothing.  Every call is made from the
+ * main thread only (MPI_THREAD_FUNNELED): sim_replicate's workers never
+ * touch MPI. */
+#include "sim.h"
+
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef OOMSIM_HAVE_MPI
+#include <mpi.h>
+#endif
+
+static unsigned my_rank, job_size = 1, local_size = 1;
+static int started;
+
+int sim_ranks_launched(void)
+{
+    const char *force = getenv("OOMSIM_MPI");
+    if (force != NULL && strcmp(force, "0") == 0)
+        return 0;
+    if (force != NULL && strcmp(force, "1") == 0)
+        return 1;
+    /* Open MPI's mpirun, a PMIx launcher (srun --mpi=pmix), a PMI one
+     * (MPICH's Hydra, srun --mpi=pmi2) */
+    return getenv("OMPI_COMM_WORLD_SIZE") != NULL || getenv("PMIX_RANK") != NULL ||
+           getenv("PMI_RANK") != NULL || getenv("PMI_SIZE") != NULL;
+}
+
+unsigned sim_ranks_rank(void)
+{
+    return my_rank;
+}
+
+unsigned sim_ranks_size(void)
+{
+    return job_size;
+}
+
+unsigned sim_ranks_local(void)
+{
+    return local_size;
+}
+
+#ifdef OOMSIM_HAVE_MPI
+
+static char library[MPI_MAX_LIBRARY_VERSION_STRING];
+
+/* "rank R: msg" into err, keeping its code (a message from another rank,
+ * or this rank's own when the job has several). */
+static void name_rank(sim_error *err, int code, unsigned rank, const char *msg)
+{
+    char copy[SIM_ERROR_MSG_MAX];
+    snprintf(copy, sizeof copy, "%s", msg[0] != '\0' ? msg : sim_strerror(code));
+    sim_error_set(err, code, "rank %u: %s", rank, copy);
+}
+
+const char *sim_ranks_library(void)
+{
+    if (library[0] == '\0') {
+        int len = 0;
+        if (MPI_Get_library_version(library, &len) != MPI_SUCCESS)
+            snprintf(library, sizeof library, "MPI");
+        library[strcspn(library, ",\n")] = '\0'; /* "Open MPI v4.1.4" */
+    }
+    return library;
+}
+
+static int mpi_fail(sim_error *err, const char *call, int code)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error %d", code);
+    return sim_error_set(err, SIM_EIO, "rank %u: %s: %s", my_rank, call, text);
+}
+
+int sim_ranks_start(int *argc, char ***argv, sim_error *err)
+{
+    if (started)
+        return SIM_OK;
+    int provided = 0;
+    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
+    if (rc != MPI_SUCCESS)
+        return sim_error_set(err, SIM_EIO, "MPI_Init_thread failed (error %d): is this an "
+                             "MPI launch?", rc);
+    started = 1;
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    if (provided < MPI_THREAD_FUNNELED) {
+        sim_ranks_stop();
+        return sim_error_set(err, SIM_EIO, "the MPI library gives no thread support "
+                             "(MPI_THREAD_FUNNELED is needed: replications run on threads)");
+    }
+    int r = 0, n = 1, local = 1;
+    MPI_Comm node;
+    if ((rc = MPI_Comm_rank(MPI_COMM_WORLD, &r)) != MPI_SUCCESS ||
+        (rc = MPI_Comm_size(MPI_COMM_WORLD, &n)) != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Comm_rank", rc);
+    my_rank = (unsigned)r;
+    job_size = (unsigned)n;
+    /* the ranks sharing this machine's memory, to divide its cores */
+    if ((rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
+                                  &node)) != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Comm_split_type", rc);
+    MPI_Comm_size(node, &local);
+    MPI_Comm_free(&node);
+    local_size = local > 0 ? (unsigned)local : 1;
+    return SIM_OK;
+}
+
+void sim_ranks_stop(void)
+{
+    if (!started)
+        return;
+    started = 0;
+    MPI_Finalize();
+    my_rank = 0;
+    job_size = local_size = 1;
+}
+
+int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *lens,
+                     sim_error *err)
+{
+    if (job_size == 1) {
+        if (into != mine && len > 0)
+            memmove(into, mine, len);
+        return SIM_OK;
+    }
+    if (len > INT_MAX)
+        return sim_error_set(err, SIM_ELIMIT, "rank %u: %zu bytes to gather (over %d)", my_rank,
+                             len, INT_MAX);
+    int rc;
+    if (my_rank != 0) {
+        rc = MPI_Gatherv(mine, (int)len, MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, 0,
+                         MPI_COMM_WORLD);
+    } else {
+        int *counts = malloc(sizeof *counts * job_size * 2);
+        if (counts == NULL)
+            return sim_error_set(err, SIM_ENOMEM, "rank 0: out of memory gathering");
+        int *displs = counts + job_size;
+        size_t at = 0;
+        for (unsigned r = 0; r < job_size; r++) {
+            if (lens[r] > INT_MAX || at > INT_MAX - lens[r]) {
+                free(counts);
+                return sim_error_set(err, SIM_ELIMIT, "rank 0: more than %d bytes to gather",
+                                     INT_MAX);
+            }
+            counts[r] = (int)lens[r];
+            displs[r] = (int)at;
+            at += lens[r];
+        }
+        if (into != mine && len > 0)
+            memmove(into, mine, len);
+        rc = MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, into, counts, displs, MPI_BYTE, 0,
+                         MPI_COMM_WORLD);
+        free(counts);
+    }
+    return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Gatherv", rc);
+}
+
+int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
+{
+    if (job_size == 1 || n == 0)
+        return SIM_OK;
+    if (n > INT_MAX)
+        return sim_error_set(err, SIM_ELIMIT, "rank %u: %zu values to sum", my_rank, n);
+    int rc = my_rank == 0
+                 ? MPI_Reduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD)
+                 : MPI_Reduce(v, NULL, (int)n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Reduce", rc);
+}
+
+/* What a rank says of itself when the ranks agree. */
+typedef struct said {
+    int32_t code;
+    char msg[SIM_ERROR_MSG_MAX];
+} said;
+
+int sim_ranks_agree(int code, sim_error *err)
+{
+    if (job_size == 1)
+        return code;
+    /* the common case, nobody failed, costs one small reduction */
+    int failed = code != SIM_OK, any = 0;
+    int rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, "MPI_Allreduce", rc);
+    if (!any)
+        return SIM_OK;
+    said mine, *all = malloc(sizeof *all * job_size);
+    memset(&mine, 0, sizeof mine);
+    mine.code = code;
+    if (code != SIM_OK)
+        snprintf(mine.msg, sizeof mine.msg, "%s", err->msg);
+    /* every rank takes part even without the memory to read the result */
+    rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all != NULL ? all : &mine,
+                       all != NULL ? (int)sizeof mine : 0, MPI_BYTE, MPI_COMM_WORLD);
+    if (all == NULL) {
+        if (code != SIM_OK)
+            return code;
+        return sim_error_set(err, SIM_ENOMEM, "rank %u: out of memory hearing which rank "
+                             "failed", my_rank);
+    }
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return mpi_fail(err, "MPI_Allgather", rc);
+    }
+    unsigned r = 0;
+    while (r < job_size && all[r].code == SIM_OK)
+        r++;
+    int out = r < job_size ? all[r].code : SIM_EINTERNAL;
+    if (r < job_size)
+        name_rank(err, out, r, all[r].msg);
+    free(all);
+    return out;
+}
+
+int sim_ranks_same(uint64_t v, const char *what, sim_error *err)
+{
+    if (job_size == 1)
+        return SIM_OK;
+    uint64_t *all = malloc(sizeof *all * job_size);
+    int ok = all != NULL;
+    uint64_t *into = ok ? all : &v;
+    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, into, ok ? 1 : 0, MPI_UINT64_T, MPI_COMM_WORLD);
+    if (!ok)
+        return sim_error_set(err, SIM_ENOMEM, "rank %u: out of memory comparing ranks", my_rank);
+    if (rc != MPI_SUCCESS) {
+        free(all);
+        return mpi_fail(err, "MPI_Allgather", rc);
+    }
+    unsigned r = 1;
+    while (r < job_size && all[r] == all[0])
+        r++;
+    free(all);
+    if (r == job_size)
+        return SIM_OK;
+    return sim_error_set(err, SIM_EINPUT, "rank %u: %s differs from rank 0's", r, what);
+}
+
+#else /* no MPI: a job of one */
+
+/* A positive count from the environment, 0 when absent or not a count. */
+static unsigned long env_count(const char *name)
+{
+    const char *v = getenv(name);
+    if (v == NULL || *v < '0' || *v > '9')
+        return 0;
+    char *end;
+    unsigned long n = strtoul(v, &end, 10);
+    return *end == '\0' ? n : 0;
+}
+
+const char *sim_ranks_library(void)
+{
+    return NULL;
+}
+
+int sim_ranks_start(int *argc, char ***argv, sim_error *err)
+{
+    (void)argc;
+    (void)argv;
+    /* N copies of a build without MPI would each run the whole plan */
+    unsigned long n = env_count("OMPI_COMM_WORLD_SIZE");
+    if (n == 0)
+        n = env_count("PMI_SIZE");
+    if (n > 1)
+        return sim_error_set(err, SIM_ESTATE, "this oomsim was built without MPI, so %lu "
+                             "copies started by an MPI launcher would each run everything; "
+                             "build it with Open MPI installed (docs/scale-out.md)", n);
+    started = 1;
+    return SIM_OK;
+}
+
+void sim_ranks_stop(void)
+{
+    started = 0;
+}
+
+int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *lens,
+                     sim_error *err)
+{
+    (void)lens;
+    (void)err;
+    if (into != mine && len > 0)
+        memmove(into, mine, len);
+    return SIM_OK;
+}
+
+int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
+{
+    (void)v;
+    (void)n;
+    (void)err;
+    return SIM_OK;
+}
+
+int sim_ranks_agree(int code, sim_error *err)
+{
+    (void)err;
+    return code;
+}
+
+int sim_ranks_same(uint64_t v, const char *what, sim_error *err)
+{
+    (void)v;
+    (void)what;
+    (void)err;
+    return SIM_OK;
+}
+
+#endif
