@@ -1,0 +1,210 @@
+// `mpirun -np N oomsim run` (docs/scale-out.md): the same bytes as one
+// process with one thread, rank 0 alone speaking, and a failing rank named
+// with nothing written.  Registered only in a build with MPI; mpirun gets
+// --oversubscribe (more ranks than this machine's cores is the point) and,
+// when the tests run as root, --allow-run-as-root.
+#include <catch2/catch.hpp>
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "shim/shim.hpp"
+
+using namespace shim;
+
+namespace {
+
+std::vector<std::string> mpirun(unsigned ranks)
+{
+    std::vector<std::string> argv{OOMSIM_MPIEXEC, "--oversubscribe"};
+    if (::geteuid() == 0)
+        argv.push_back("--allow-run-as-root");
+    argv.push_back("-np");
+    argv.push_back(std::to_string(ranks));
+    return argv;
+}
+
+// `oomsim run ARGS -o DIR` on `ranks` ranks (0: no mpirun at all).
+RunResult run_on(unsigned ranks, const std::vector<std::string> &args, const std::string &dir,
+                 const std::vector<std::string> &wrapper = {})
+{
+    std::vector<std::string> argv = ranks > 0 ? mpirun(ranks) : std::vector<std::string>{};
+    argv.insert(argv.end(), wrapper.begin(), wrapper.end());
+    argv.push_back(OOMSIM_BIN);
+    argv.push_back("run");
+    argv.insert(argv.end(), args.begin(), args.end());
+    if (!dir.empty()) {
+        argv.push_back("-o");
+        argv.push_back(dir);
+    }
+    return run(argv);
+}
+
+// Every file of a run's -o directory, and its stdout, byte for byte.
+void same_bytes(const std::string &a, const RunResult &ra, const std::string &b,
+                const RunResult &rb)
+{
+    CHECK(ra.out == rb.out);
+    std::vector<std::string> fa = file_names(a), fb = file_names(b);
+    std::sort(fa.begin(), fa.end());
+    std::sort(fb.begin(), fb.end());
+    REQUIRE(fa == fb);
+    CHECK(std::find(fa.begin(), fa.end(), "results.json") != fa.end());
+    for (const std::string &f : fa) {
+        INFO(f);
+        CHECK(read_file(a + "/" + f) == read_file(b + "/" + f));
+    }
+}
+
+void same_as_one_process(const std::vector<std::string> &args)
+{
+    TempDir t;
+    std::vector<std::string> one = args;
+    one.insert(one.end(), {"-j", "1"});
+    RunResult base = run_on(0, one, t.file("one"));
+    INFO(base.err);
+    REQUIRE(base.status == 0);
+    for (unsigned ranks : {2u, 3u}) {
+        INFO(ranks << " ranks");
+        std::string dir = t.file("np" + std::to_string(ranks));
+        RunResult r = run_on(ranks, one, dir);
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        same_bytes(t.file("one"), base, dir, r);
+    }
+    // threads inside the ranks too
+    std::vector<std::string> two = args;
+    two.insert(two.end(), {"-j", "2"});
+    RunResult r = run_on(2, two, t.file("np2j2"));
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    same_bytes(t.file("one"), base, t.file("np2j2"), r);
+}
+
+} // namespace
+
+TEST_CASE("mpirun: the default plan gives the bytes of one process", "[mpi][bytes]")
+{
+    // 6 cells x 1000 replications: slices of 500 and 333/333/334
+    same_as_one_process({});
+}
+
+TEST_CASE("mpirun: a boot loop's exit records cross the ranks unchanged", "[mpi][bytes]")
+{
+    // every replication dies dozens of times: exit records of every rank
+    same_as_one_process({"prewarm-boot-loop"});
+}
+
+TEST_CASE("mpirun: fewer replications than ranks, and the split-vs-preload grid",
+          "[mpi][bytes]")
+{
+    same_as_one_process({"split-vs-preload", "-r", "2"});
+}
+
+TEST_CASE("mpirun: progress comes from rank 0 alone, a line per tenth", "[mpi][progress]")
+{
+    std::string cmd = "OOMSIM_PROGRESS_AFTER=0 exec";
+    for (const std::string &w : mpirun(3))
+        cmd += " " + w;
+    cmd += " " OOMSIM_BIN " run -r 400 -j 1 --format csv";
+    RunResult r = run({"/bin/sh", "-c", cmd});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    // 6 cells of 400: a report after each, at 16 %, 33 %, 50 %, 66 % and 83 %
+    std::vector<std::string> lines;
+    std::set<std::string> seen;
+    size_t at = 0;
+    for (size_t nl; (nl = r.err.find('\n', at)) != std::string::npos; at = nl + 1) {
+        std::string line = r.err.substr(at, nl - at);
+        CHECK(line.find("oomsim: ") == 0);
+        CHECK(line.find("replications on 3 ranks") != std::string::npos);
+        CHECK(seen.insert(line.substr(0, 13)).second); // each percentage once
+        lines.push_back(line);
+    }
+    CHECK(lines.size() == 5);
+    CHECK(r.err.find(" 16%  400/2400 replications on 3 ranks") != std::string::npos);
+    // one CSV, from rank 0: a header and 6 cells
+    CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);
+}
+
+TEST_CASE("mpirun: a rank killed mid-run fails the run, named, with nothing written",
+          "[mpi][failure]")
+{
+    TempDir t;
+    // about 100 s of work: rank 1 is killed after half a second
+    RunResult r = run_on(2, {"-r", "50000", "-j", "1"}, t.file("out"),
+                         {source_path("tests/mpi/signal_rank.sh"), "1", "KILL", "0.5"});
+    INFO(r.err);
+    CHECK(r.status != 0);
+    CHECK(r.err.find("rank 1") != std::string::npos);
+    CHECK(r.err.find("exited on signal 9") != std::string::npos);
+    CHECK(!exists(t.file("out")));
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("mpirun: a rank interrupted stops every rank, named, with nothing written",
+          "[mpi][failure]")
+{
+    TempDir t;
+    RunResult r = run_on(3, {"-r", "50000", "-j", "1"}, t.file("out"),
+                         {source_path("tests/mpi/signal_rank.sh"), "2", "INT", "0.5"});
+    INFO(r.err);
+    CHECK(r.status == 130);
+    CHECK(r.err.find("oomsim: interrupted: 0 of 300000 replications gathered, nothing written "
+                     "(the first to stop: rank 2: cell 0 (android-3g, ocr-v3): replication ") !=
+          std::string::npos);
+    CHECK(!exists(t.file("out")));
+    CHECK(r.out.empty());
+}
+
+TEST_CASE("mpirun: ranks that load different plans, or cannot load one, do not run",
+          "[mpi][failure]")
+{
+    TempDir t;
+    // two programs in one job (mpirun's A : B), rank 1's plan differs
+    std::vector<std::string> argv = mpirun(1);
+    argv.insert(argv.end(), {OOMSIM_BIN, "run", "-r", "20", "-o", t.file("a"), ":", "-np",
+                             "1", OOMSIM_BIN, "run", "-r", "21", "-o", t.file("a")});
+    RunResult r = run(argv);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("rank 1: the plan (scenario text, its includes, seed, replications, or "
+                     "the oomsim build) differs from rank 0's") != std::string::npos);
+    CHECK(!exists(t.file("a")));
+
+    // a scenario file only rank 0 has
+    std::string yaml = read_file(source_path("scenarios/catalog/teach/image-queue.yaml"));
+    std::string here = t.write("here.yaml", yaml);
+    argv = mpirun(1);
+    argv.insert(argv.end(), {OOMSIM_BIN, "run", here, "-o", t.file("b"), ":", "-np", "1",
+                             OOMSIM_BIN, "run", t.file("gone.yaml"), "-o", t.file("b")});
+    r = run(argv);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("rank 1: cannot read " + t.file("gone.yaml")) != std::string::npos);
+    CHECK(!exists(t.file("b")));
+}
+
+TEST_CASE("mpirun: only run spreads over ranks, other commands are refused once",
+          "[mpi][failure]")
+{
+    std::vector<std::string> argv = mpirun(2);
+    argv.insert(argv.end(), {OOMSIM_BIN, "catalog"});
+    RunResult r = run(argv);
+    CHECK(r.status == 2);
+    const std::string msg = "oomsim: only `oomsim run` spreads over the ranks of an MPI job; "
+                            "start oomsim catalog without mpirun, or with one rank";
+    size_t at = r.err.find(msg);
+    CHECK(at != std::string::npos);
+    CHECK(r.err.find(msg, at + 1) == std::string::npos);
+    CHECK(r.out.empty());
+
+    // one rank is a job of one: every command works
+    argv = mpirun(1);
+    argv.insert(argv.end(), {OOMSIM_BIN, "catalog"});
+    r = run(argv);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("capacity-plan") != std::string::npos);
+}
