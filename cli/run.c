@@ -1,11 +1,13 @@
 /* run.c - `oomsim run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j THREADS]
  * [--format table|json|csv]` (spec/RESULTS.md). */
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "cli.h"
 #include "results/results.h"
 #include "replay/replay.h"
 #include "scenarios/scenarios.h"
 
 #include <errno.h>
+#include <sched.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -23,7 +25,7 @@ static const char usage_text[] =
     "  --timeline K  the replication the timeline plots show (default: the first)\n"
     "  -r N       replications per cell (overrides the scenario's)\n"
     "  --seed S   seed (overrides the scenario's)\n"
-    "  -j N       threads (default: the online CPUs; results do not depend on it)\n"
+    "  -j N       threads (default: the CPUs it may use; results do not depend on it)\n"
     "  --format   what to print: table (default), json or csv\n";
 
 /* In an MPI job only rank 0 speaks: the others parse the same arguments
@@ -65,15 +67,28 @@ typedef struct run_opts {
     unsigned long long reps, seed, threads, timeline;
 } run_opts;
 
+/* The default -j: the CPUs this process may run on (taskset, cgroups, an
+ * MPI launcher's binding), and in an MPI job no more than its share of the
+ * machine's online CPUs among the job's ranks there. */
+static unsigned long long default_threads(void)
+{
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    unsigned long long n = online > 0 ? (unsigned long long)online : 1;
+    cpu_set_t mask;
+    if (sched_getaffinity(0, sizeof mask, &mask) == 0 && CPU_COUNT(&mask) > 0 &&
+        (unsigned long long)CPU_COUNT(&mask) < n)
+        n = (unsigned long long)CPU_COUNT(&mask);
+    unsigned long long share = online > 0 ? (unsigned long long)online / sim_ranks_local() : 1;
+    if (share < n)
+        n = share;
+    return n < 1 ? 1 : n > 256 ? 256 : n;
+}
+
 static int parse(int argc, char **argv, run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->format = "table";
-    /* the online CPUs, shared by the ranks of an MPI job on this machine */
-    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
-    unsigned long long local = sim_ranks_local();
-    o->threads = cpus > 0 && (unsigned long long)cpus > local ? (unsigned long long)cpus / local
-                                                               : 1;
+    o->threads = default_threads();
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
