@@ -49,6 +49,8 @@ static int dispatch(int argc, char **argv)
     }
     if (strcmp(name, "--version") == 0) {
         printf("oomsim %s\n", SIM_VERSION);
+        const char *mpi = sim_ranks_library();
+        printf("MPI: %s\n", mpi != NULL ? mpi : "none (runs as one process)");
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)

@@ -176,7 +176,14 @@ TEST_CASE("probe: command line statuses", "[probe][cli]")
     REQUIRE(shim::oomsim({"probe", "a.json", "b.json"}).status == 2);
     REQUIRE(shim::oomsim({"frobnicate"}).status == 2);
     REQUIRE(shim::oomsim({}).status == 2);
-    REQUIRE(shim::oomsim({"--version"}).out == "oomsim " SIM_VERSION "\n");
+    // the version, then the MPI library the build has (docs/scale-out.md)
+    std::string version = shim::oomsim({"--version"}).out;
+    REQUIRE(version.find("oomsim " SIM_VERSION "\nMPI: ") == 0);
+#ifdef OOMSIM_HAVE_MPI
+    REQUIRE(version.find("\nMPI: Open MPI v") != std::string::npos);
+#else
+    REQUIRE(version.find("\nMPI: none (runs as one process)\n") != std::string::npos);
+#endif
     shim::RunResult missing = shim::oomsim({"probe", dir.file("none.json")});
     REQUIRE(missing.status == 1);
     REQUIRE(missing.err == "event file does not exist\n");
