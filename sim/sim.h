@@ -2,7 +2,8 @@
  *
  * This header is the whole contract of sim/: errors, the allocator hook,
  * the engine (virtual clock and pending-event set), random-number streams,
- * per-replication arenas and the replication runner.  Nothing here knows
+ * per-replication arenas, the replication runner and the ranks of an MPI
+ * job (sim/ranks.c, the only file that includes mpi.h).  Nothing here knows
  * about memory, devices or models; sim/ could drive any other model.
  *
  * Threading: an engine, a stream and an arena belong to one thread at a
