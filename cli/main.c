@@ -70,6 +70,7 @@ int main(int argc, char **argv)
         int rc = sim_ranks_start(&argc, &argv, &err);
         if (rc != SIM_OK) {
             fprintf(stderr, "oomsim: %s\n", err.msg);
+            sim_ranks_stop();
             return cli_status(rc);
         }
     }

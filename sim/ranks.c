@@ -82,6 +82,17 @@ static int mpi_fail(sim_error *err, const char *call, int code)
     return sim_error_set(err, SIM_EIO, "rank %u: %s: %s", my_rank, call, text);
 }
 
+/* What a rank says of itself when the ranks agree. */
+typedef struct said {
+    int32_t code;
+    char msg[SIM_ERROR_MSG_MAX];
+} said;
+
+/* Allocated once when joining, so that no collective can fail to take
+ * part for want of memory (the other ranks would wait for it). */
+static said *heard;           /* one per rank */
+static int *counts, *displs;  /* one per rank each */
+
 int sim_ranks_start(int *argc, char ***argv, sim_error *err)
 {
     if (started)
@@ -105,6 +116,12 @@ int sim_ranks_start(int *argc, char ***argv, sim_error *err)
         return mpi_fail(err, "MPI_Comm_rank", rc);
     my_rank = (unsigned)r;
     job_size = (unsigned)n;
+    heard = malloc(sizeof *heard * job_size);
+    counts = malloc(sizeof *counts * job_size);
+    displs = malloc(sizeof *displs * job_size);
+    if (heard == NULL || counts == NULL || displs == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "rank %u: out of memory joining a job of %u "
+                             "ranks", my_rank, job_size);
     /* the ranks sharing this machine's memory, to divide its cores */
     if ((rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
                                   &node)) != MPI_SUCCESS)
@@ -121,6 +138,11 @@ void sim_ranks_stop(void)
         return;
     started = 0;
     MPI_Finalize();
+    free(heard);
+    free(counts);
+    free(displs);
+    heard = NULL;
+    counts = displs = NULL;
     my_rank = 0;
     job_size = local_size = 1;
 }
@@ -128,11 +150,10 @@ void sim_ranks_stop(void)
 int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *lens,
                      sim_error *err)
 {
-    if (job_size == 1) {
-        if (into != mine && len > 0)
-            memmove(into, mine, len);
+    if (into != mine && len > 0 && (my_rank == 0 || job_size == 1))
+        memmove(into, mine, len);
+    if (job_size == 1)
         return SIM_OK;
-    }
     if (len > INT_MAX)
         return sim_error_set(err, SIM_ELIMIT, "rank %u: %zu bytes to gather (over %d)", my_rank,
                              len, INT_MAX);
@@ -141,26 +162,18 @@ int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *len
         rc = MPI_Gatherv(mine, (int)len, MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, 0,
                          MPI_COMM_WORLD);
     } else {
-        int *counts = malloc(sizeof *counts * job_size * 2);
-        if (counts == NULL)
-            return sim_error_set(err, SIM_ENOMEM, "rank 0: out of memory gathering");
-        int *displs = counts + job_size;
         size_t at = 0;
         for (unsigned r = 0; r < job_size; r++) {
-            if (lens[r] > INT_MAX || at > INT_MAX - lens[r]) {
-                free(counts);
+            if (lens[r] > INT_MAX || at > INT_MAX - lens[r])
                 return sim_error_set(err, SIM_ELIMIT, "rank 0: more than %d bytes to gather",
                                      INT_MAX);
-            }
             counts[r] = (int)lens[r];
             displs[r] = (int)at;
             at += lens[r];
         }
-        if (into != mine && len > 0)
-            memmove(into, mine, len);
+        /* rank 0's own bytes are in place, at the start */
         rc = MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, into, counts, displs, MPI_BYTE, 0,
                          MPI_COMM_WORLD);
-        free(counts);
     }
     return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Gatherv", rc);
 }
@@ -177,12 +190,6 @@ int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
     return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Reduce", rc);
 }
 
-/* What a rank says of itself when the ranks agree. */
-typedef struct said {
-    int32_t code;
-    char msg[SIM_ERROR_MSG_MAX];
-} said;
-
 int sim_ranks_agree(int code, sim_error *err)
 {
     if (job_size == 1)
@@ -194,52 +201,37 @@ int sim_ranks_agree(int code, sim_error *err)
         return mpi_fail(err, "MPI_Allreduce", rc);
     if (!any)
         return SIM_OK;
-    said mine, *all = malloc(sizeof *all * job_size);
+    said mine;
     memset(&mine, 0, sizeof mine);
     mine.code = code;
     if (code != SIM_OK)
         snprintf(mine.msg, sizeof mine.msg, "%s", err->msg);
-    /* every rank takes part even without the memory to read the result */
-    rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, all != NULL ? all : &mine,
-                       all != NULL ? (int)sizeof mine : 0, MPI_BYTE, MPI_COMM_WORLD);
-    if (all == NULL) {
-        if (code != SIM_OK)
-            return code;
-        return sim_error_set(err, SIM_ENOMEM, "rank %u: out of memory hearing which rank "
-                             "failed", my_rank);
-    }
-    if (rc != MPI_SUCCESS) {
-        free(all);
+    rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, heard, (int)sizeof mine, MPI_BYTE,
+                       MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
         return mpi_fail(err, "MPI_Allgather", rc);
-    }
     unsigned r = 0;
-    while (r < job_size && all[r].code == SIM_OK)
+    while (r < job_size && heard[r].code == SIM_OK)
         r++;
-    int out = r < job_size ? all[r].code : SIM_EINTERNAL;
-    if (r < job_size)
-        name_rank(err, out, r, all[r].msg);
-    free(all);
-    return out;
+    if (r == job_size)
+        return sim_error_set(err, SIM_EINTERNAL, "rank %u: the ranks disagree on a failure",
+                             my_rank);
+    name_rank(err, heard[r].code, r, heard[r].msg);
+    return heard[r].code;
 }
 
 int sim_ranks_same(uint64_t v, const char *what, sim_error *err)
 {
     if (job_size == 1)
         return SIM_OK;
-    uint64_t *all = malloc(sizeof *all * job_size);
-    int ok = all != NULL;
-    uint64_t *into = ok ? all : &v;
-    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, into, ok ? 1 : 0, MPI_UINT64_T, MPI_COMM_WORLD);
-    if (!ok)
-        return sim_error_set(err, SIM_ENOMEM, "rank %u: out of memory comparing ranks", my_rank);
-    if (rc != MPI_SUCCESS) {
-        free(all);
+    /* heard[] has room for a uint64_t per rank */
+    uint64_t *all = (uint64_t *)(void *)heard;
+    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
         return mpi_fail(err, "MPI_Allgather", rc);
-    }
     unsigned r = 1;
     while (r < job_size && all[r] == all[0])
         r++;
-    free(all);
     if (r == job_size)
         return SIM_OK;
     return sim_error_set(err, SIM_EINPUT, "rank %u: %s differs from rank 0's", r, what);
