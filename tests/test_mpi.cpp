@@ -131,34 +131,41 @@ TEST_CASE("mpirun: progress comes from rank 0 alone, a line per tenth", "[mpi][p
     CHECK(std::count(r.out.begin(), r.out.end(), '\n') == 7);
 }
 
+namespace {
+
+// About 100 s of work on `ranks` ranks, -o into t; rank `rank` gets `sig`
+// after half a second.  Whatever the failure, nothing is written.
+RunResult signalled(unsigned ranks, const char *rank, const char *sig)
+{
+    TempDir t;
+    RunResult r = run_on(ranks, {"-r", "50000", "-j", "1"}, t.file("out"),
+                         {source_path("tests/mpi/signal_rank.sh"), rank, sig, "0.5"});
+    CHECK(!exists(t.file("out")));
+    CHECK(r.out.empty());
+    return r;
+}
+
+} // namespace
+
 TEST_CASE("mpirun: a rank killed mid-run fails the run, named, with nothing written",
           "[mpi][failure]")
 {
-    TempDir t;
-    // about 100 s of work: rank 1 is killed after half a second
-    RunResult r = run_on(2, {"-r", "50000", "-j", "1"}, t.file("out"),
-                         {source_path("tests/mpi/signal_rank.sh"), "1", "KILL", "0.5"});
+    RunResult r = signalled(2, "1", "KILL");
     INFO(r.err);
     CHECK(r.status != 0);
     CHECK(r.err.find("rank 1") != std::string::npos);
     CHECK(r.err.find("exited on signal 9") != std::string::npos);
-    CHECK(!exists(t.file("out")));
-    CHECK(r.out.empty());
 }
 
 TEST_CASE("mpirun: a rank interrupted stops every rank, named, with nothing written",
           "[mpi][failure]")
 {
-    TempDir t;
-    RunResult r = run_on(3, {"-r", "50000", "-j", "1"}, t.file("out"),
-                         {source_path("tests/mpi/signal_rank.sh"), "2", "INT", "0.5"});
+    RunResult r = signalled(3, "2", "INT");
     INFO(r.err);
     CHECK(r.status == 130);
     CHECK(r.err.find("oomsim: interrupted: 0 of 300000 replications gathered, nothing written "
                      "(the first to stop: rank 2: cell 0 (android-3g, ocr-v3): replication ") !=
           std::string::npos);
-    CHECK(!exists(t.file("out")));
-    CHECK(r.out.empty());
 }
 
 TEST_CASE("mpirun: ranks that load different plans, or cannot load one, do not run",
