@@ -36,6 +36,12 @@ static int speaks(void)
     return sim_ranks_rank() == 0;
 }
 
+/* cli_report on rank 0; the status alone elsewhere. */
+static int report_once(const sim_error *err)
+{
+    return speaks() ? cli_report(err) : cli_status(err->code);
+}
+
 static int usage_error(const char *fmt, const char *arg)
 {
     if (!speaks())
@@ -438,7 +444,7 @@ int cli_run(int argc, char **argv)
     if (agreed != SIM_OK) {
         if (rc == SIM_OK)
             scn_scenario_release(&s);
-        return speaks() ? cli_report(&err) : cli_status(agreed);
+        return report_once(&err);
     }
     if (o.has_reps)
         s.replications = o.reps;
@@ -457,7 +463,7 @@ int cli_run(int argc, char **argv)
     if (rc != SIM_OK) {
         free(pj);
         scn_scenario_release(&s);
-        return speaks() ? cli_report(&err) : cli_status(rc);
+        return report_once(&err);
     }
     for (unsigned i = 0; i < s.ncells; i++)
         pj[i] = s.policy_json[i % s.npolicies];

@@ -405,10 +405,17 @@ static int pool_hists(acc *a, sim_error *err)
     return SIM_OK;
 }
 
-/* Replications [first, end) of a round of n: the slice of `rank`. */
+/* Where the slice of `rank` starts in a round of n replications over
+ * `size` ranks; it ends where the slice of rank + 1 starts. */
 static uint64_t slice_start(uint64_t n, unsigned rank, unsigned size)
 {
     return n * rank / size;
+}
+
+/* Replications per round over `size` ranks. */
+static uint64_t round_of(unsigned size)
+{
+    return (uint64_t)BATCH * size < ROUND_MAX ? (uint64_t)BATCH * size : ROUND_MAX;
 }
 
 static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a, rep_out *outs,
@@ -417,7 +424,7 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
 {
     uint64_t reps = plan->replications;
     unsigned rank = sim_ranks_rank(), size = sim_ranks_size();
-    uint64_t round = (uint64_t)BATCH * size < ROUND_MAX ? (uint64_t)BATCH * size : ROUND_MAX;
+    uint64_t round = round_of(size);
     memset(c, 0, sizeof *c);
     memset(a->nstage, 0, sizeof a->nstage);
     memset(a->peak_stage, 0, sizeof a->peak_stage);
@@ -471,27 +478,19 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
  * plan's shape and the scenario's source text (FNV-1a, 64 bits). */
 static uint64_t plan_digest(const res_plan *plan)
 {
-    uint64_t h = UINT64_C(14695981039346656037);
-#define MIX(p, n)                                                                      \
-    do {                                                                               \
-        const unsigned char *m_ = (const unsigned char *)(p);                          \
-        for (size_t i_ = 0; i_ < (n); i_++)                                            \
-            h = (h ^ m_[i_]) * UINT64_C(1099511628211);                                \
-    } while (0)
     const uint64_t shape[] = {sizeof(rep_out), sizeof(res_hist), plan->seed,
                               plan->replications, (uint64_t)plan->horizon,
                               plan->first_replication, plan->ncells, plan->digest};
-    MIX(SIM_VERSION, sizeof SIM_VERSION);
-    MIX(shape, sizeof shape);
+    uint64_t h = sim_digest(0, SIM_VERSION, sizeof SIM_VERSION);
+    h = sim_digest(h, shape, sizeof shape);
     for (unsigned ci = 0; ci < plan->ncells; ci++) {
         const mdl_cell *c = &plan->cells[ci];
-        MIX(c->device->name, strlen(c->device->name) + 1);
-        MIX(c->candidate->id, strlen(c->candidate->id) + 1);
-        MIX(&c->seed, sizeof c->seed);
+        h = sim_digest(h, c->device->name, strlen(c->device->name) + 1);
+        h = sim_digest(h, c->candidate->id, strlen(c->candidate->id) + 1);
+        h = sim_digest(h, &c->seed, sizeof c->seed);
         if (plan->policy_json != NULL)
-            MIX(plan->policy_json[ci], strlen(plan->policy_json[ci]) + 1);
+            h = sim_digest(h, plan->policy_json[ci], strlen(plan->policy_json[ci]) + 1);
     }
-#undef MIX
     return h;
 }
 
@@ -539,7 +538,7 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     for (unsigned ci = 0; ci < plan->ncells; ci++)
         ncmp += baseline_of(plan, ci) != ci ? RES_CMP_COUNT : 0;
     /* rank 0 holds a round of every rank's metrics; the others a slice */
-    size_t nouts = size == 1 ? BATCH : rank == 0 ? ROUND_MAX : BATCH;
+    size_t nouts = rank == 0 ? (size_t)round_of(size) : BATCH;
     acc *a = calloc(1, sizeof *a);
     rep_out *outs = calloc(nouts, sizeof *outs);
     size_t *lens = calloc(size, sizeof *lens);

@@ -159,11 +159,7 @@ static int resolve(const loader *ld, const scn__node *at, const char *ref, const
 /* Chains a document's text into the scenario's digest. */
 static void digest_add(scn_scenario *s, const scn__doc *doc)
 {
-    uint64_t h = s->digest != 0 ? s->digest : UINT64_C(14695981039346656037);
-    const unsigned char *p = (const unsigned char *)doc->text;
-    for (size_t i = 0; i < doc->len; i++)
-        h = (h ^ p[i]) * UINT64_C(1099511628211);
-    s->digest = h;
+    s->digest = sim_digest(s->digest, doc->text, doc->len);
 }
 
 static int open_source(scn_scenario *s, const source *src, scn__doc *doc, sim_error *err)

@@ -355,6 +355,9 @@ int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err);
  * as "rank R: message" (in a job of several; a job of one returns code
  * and err as they are). */
 int sim_ranks_agree(int code, sim_error *err);
+/* FNV-1a (64 bits) of n bytes at p, chained from h (0: a fresh digest):
+ * what the ranks compare with sim_ranks_same. */
+uint64_t sim_digest(uint64_t h, const void *p, size_t n);
 /* SIM_OK when every rank gave the same v, else SIM_EINPUT: "rank R: <what>
  * differs from rank 0's", R the first that differs. */
 int sim_ranks_same(uint64_t v, const char *what, sim_error *err);
