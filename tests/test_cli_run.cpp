@@ -243,3 +243,22 @@ TEST_CASE("run: map and list policy values are labelled as a scenario writes the
     CHECK(r.out.find("on_warning=[reduce_concurrency,clear_rebuildable_cache]") !=
           std::string::npos);
 }
+
+#ifndef OOMSIM_HAVE_MPI
+TEST_CASE("run: a build without MPI started as several ranks refuses to run", "[cli][run]")
+{
+    // what Open MPI's launcher sets: each copy would run the whole plan
+    TempDir dir;
+    RunResult r = run({"/usr/bin/env", "OMPI_COMM_WORLD_SIZE=2", OOMSIM_BIN, "run", "-r", "1",
+                       "-o", dir.file("out")});
+    CHECK(r.status == 3);
+    CHECK(r.err == "oomsim: this oomsim was built without MPI, so 2 copies started by an MPI "
+                   "launcher would each run everything; build it with Open MPI installed "
+                   "(docs/scale-out.md)\n");
+    CHECK(r.out.empty());
+    CHECK(!exists(dir.file("out")));
+    // one copy is a job of one
+    r = run({"/usr/bin/env", "OMPI_COMM_WORLD_SIZE=1", OOMSIM_BIN, "run", "-r", "1"});
+    CHECK(r.status == 0);
+}
+#endif
