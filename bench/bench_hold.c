@@ -50,7 +50,7 @@ static double run(unsigned variant, uint64_t n, uint64_t ops, sim_time *table)
 {
     /* variant 0: radix heap; 1..3: 2^variant-ary heap */
     sim_engine_config cfg = {NULL, variant == 0 ? SIM_PENDING_RADIX : SIM_PENDING_HEAP,
-                             variant, 0};
+                             variant, 0, NULL, NULL};
     sim_engine *e = sim_engine_create(&cfg, NULL);
     hold h = {.table = table, .next = 0};
     if (e == NULL || sim_stream_init(&h.s, NULL, 1, 0, 1) != SIM_OK) {

@@ -113,6 +113,22 @@ int64_t mdl_dist_sample(const mdl_dist *d, gsl_rng *r);
 double mdl_dist_mean(const mdl_dist *d);
 const char *mdl_dist_name(mdl_dist_kind k);
 
+/* ----------------------------------------------------------- exit reasons */
+
+/* Why a modelled process died (spec/SCENARIO.md "Kill rules"; the keys of
+ * deaths.by_reason in spec/RESULTS.md). */
+typedef enum mdl_exit {
+    MDL_EXIT_LOW_MEMORY = 0, /* lmk in the foreground, or jetsam */
+    MDL_EXIT_JAVA_CRASH,     /* OutOfMemoryError past java_heap_limit */
+    MDL_EXIT_NATIVE_CRASH,   /* a delegate crash */
+    MDL_EXIT_ANR,            /* a main-thread stage past anr_timeout */
+    MDL_EXIT_SYSTEM_RECLAIM, /* lmk in the background */
+    MDL_EXIT_WATCHDOG,       /* iOS launch past launch_watchdog */
+    MDL_EXIT_COUNT
+} mdl_exit;
+
+const char *mdl_exit_name(mdl_exit x);
+
 /* ----------------------------------------------------------------- device */
 
 /* A device memory profile (spec/SCENARIO.md "Device"), every value
@@ -157,6 +173,28 @@ typedef struct mdl_device {
  * ram - system - the minfree of the app's level once every cached app is
  * reclaimed (kill_check in world.c); -1 when no lmk level applies. */
 int64_t mdl_kill_line(const mdl_device *d, int foreground);
+
+/* The kill rules as a pure function (models/kill_lmk.c, kill_jetsam.c;
+ * docs/model.md "Kill rules").  The input is the memory state at a check:
+ * after an allocation, a release, a change of foreground, or a pressure
+ * spike of `extra` bytes held only for the check. */
+typedef struct mdl_kill_input {
+    int64_t counted;   /* the app's counted bytes */
+    int64_t cached;    /* other apps' cached memory still held */
+    int64_t extra;     /* a pressure spike's bytes (lmk only) */
+    int foreground;
+} mdl_kill_input;
+
+typedef struct mdl_kill_verdict {
+    int dies;              /* the app is killed */
+    mdl_exit why;          /* when it dies: low_memory or system_reclaim */
+    int64_t room;          /* headroom left after the cached kills (the warning level reads it) */
+    uint32_t cached_kills; /* cached apps killed first, one at a time */
+    int64_t cached;        /* cached memory left after them */
+} mdl_kill_verdict;
+
+/* Applies the device's kill rule to *in; fills *out.  Thread-safe. */
+void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out);
 
 /* -------------------------------------------------------------- candidate */
 
@@ -222,22 +260,6 @@ typedef struct mdl_candidate {
     mdl_amounts cache_miss_transient;
     mdl_owned owned;              /* empirical values the loader allocated */
 } mdl_candidate;
-
-/* ----------------------------------------------------------- exit reasons */
-
-/* Why a modelled process died (spec/SCENARIO.md "Kill rules"; the keys of
- * deaths.by_reason in spec/RESULTS.md). */
-typedef enum mdl_exit {
-    MDL_EXIT_LOW_MEMORY = 0, /* lmk in the foreground, or jetsam */
-    MDL_EXIT_JAVA_CRASH,     /* OutOfMemoryError past java_heap_limit */
-    MDL_EXIT_NATIVE_CRASH,   /* a delegate crash */
-    MDL_EXIT_ANR,            /* a main-thread stage past anr_timeout */
-    MDL_EXIT_SYSTEM_RECLAIM, /* lmk in the background */
-    MDL_EXIT_WATCHDOG,       /* iOS launch past launch_watchdog */
-    MDL_EXIT_COUNT
-} mdl_exit;
-
-const char *mdl_exit_name(mdl_exit x);
 
 /* --------------------------------------------------------------- workload */
 
@@ -530,6 +552,53 @@ typedef struct mdl_rep {
     uint32_t leaks;                     /* owners still holding after teardown */
     uint64_t events;                    /* engine events fired */
 } mdl_rep;
+
+/* ------------------------------------------------ the rules, as pure functions */
+
+/* The state at a death that its record depends on. */
+typedef struct mdl_death {
+    mdl_exit why;
+    mdl_stage stage;          /* the stage running */
+    sim_time time;
+    int foreground;
+    int64_t counted;          /* the app's counted bytes at the kill */
+    int64_t sample_pss_kb, sample_rss_kb; /* Android: the last periodic sample, 0 before one */
+} mdl_death;
+
+/* The record the death leaves, as the system writes it (models/exitrec.c,
+ * docs/model.md "Exit records").  Pure; thread-safe. */
+void mdl_exit_record_make(const mdl_device *d, const mdl_death *x, mdl_exit_record *out);
+/* Adds r to o's kept records (the first MDL_RECORDS_KEPT) and to its
+ * counts by signature. */
+void mdl_rep_add_record(mdl_rep *o, const mdl_exit_record *r);
+
+/* The recovery state: a small record the app persists outside the process
+ * and its model loading (DOMAIN.md section 6), read at every cold start. */
+typedef struct mdl_recovery_state {
+    mdl_stage failed_stage;          /* of the last death; MDL_STAGE_NONE before one */
+    uint32_t same_stage;             /* consecutive start-up deaths at that stage */
+    uint32_t consec[MDL_EXIT_COUNT]; /* consecutive failures by class */
+    const mdl_candidate *last_stable;
+    const mdl_candidate *candidate;  /* the one the next cold start runs */
+    int safe_mode;
+    unsigned ladder_step;            /* ladder actions in force */
+    unsigned acts;                   /* 1 << mdl_action: what the ladder put in force */
+} mdl_recovery_state;
+
+/* A fresh state whose cold starts run candidate c. */
+void mdl_recovery_init(mdl_recovery_state *s, const mdl_candidate *c);
+/* The process running `running` died (in_startup: before its start-up
+ * finished): the state learns of it and plans the next start under the
+ * policy (lkg: the last known good, or NULL).  Pure over *s. */
+void mdl_recovery_on_death(mdl_recovery_state *s, const mdl_policy *pol,
+                           const mdl_candidate *running, const mdl_candidate *lkg,
+                           int in_startup, mdl_exit why, mdl_stage stage);
+/* The process running `running` stayed up stable_after past its start-up. */
+void mdl_recovery_on_stable(mdl_recovery_state *s, const mdl_candidate *running);
+/* A cold start with `running` in force reads the state: returns 1 when it
+ * must switch to s->candidate (which clears the start-up death count at a
+ * stage and safe mode: the condition changed), else 0. */
+int mdl_recovery_on_start(mdl_recovery_state *s, const mdl_candidate *running);
 
 /* Checks that the cell can run: every part named in needs and prewarm
  * exists in the candidate, the policy fits.  Returns SIM_OK or SIM_EINPUT

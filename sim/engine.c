@@ -76,6 +76,8 @@ struct sim_engine {
     uint64_t seq;
     uint64_t fired;
     const sim_alloc *alloc;
+    int (*after_event)(void *ctx);
+    void *after_ctx;
 };
 
 /* Non-short-circuit operators: the comparison compiles without branches,
@@ -428,6 +430,10 @@ sim_engine *sim_engine_create(const sim_engine_config *cfg, sim_error *err)
     e->k = k;
     e->radix = kind != SIM_PENDING_HEAP;
     e->max_pending = maxp;
+    if (cfg != NULL) {
+        e->after_event = cfg->after_event;
+        e->after_ctx = cfg->after_ctx;
+    }
     e->free_head = SLOT_FREE_END;
     for (int b = 0; b < NBUCKETS; b++)
         e->head[b] = SLOT_FREE_END;
@@ -577,6 +583,14 @@ static inline void fire(sim_engine *e, uint32_t s)
     fn(e, ctx, arg);
 }
 
+/* The after-event hook; its failure aborts the run. */
+static void after(sim_engine *e)
+{
+    int rc = e->after_event(e->after_ctx);
+    if (rc != SIM_OK)
+        sim_abort(e, rc);
+}
+
 int sim_run(sim_engine *e, sim_time horizon)
 {
     e->stop = 0;
@@ -591,6 +605,8 @@ int sim_run(sim_engine *e, sim_time horizon)
             return SIM_RUN_HORIZON;
         }
         fire(e, s);
+        if (e->after_event != NULL && !e->stop)
+            after(e);
         if (e->stop)
             return e->abort_code != 0 ? e->abort_code : SIM_RUN_STOPPED;
     }
@@ -604,6 +620,8 @@ int sim_step(sim_engine *e)
     if (s == SLOT_FREE_END)
         return 0;
     fire(e, s);
+    if (e->after_event != NULL && !e->stop)
+        after(e);
     return e->abort_code != 0 ? e->abort_code : 1;
 }
 

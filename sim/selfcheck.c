@@ -102,7 +102,7 @@ int sim_mm1_run(const sim_alloc *alloc, uint64_t seed, uint64_t rep, double lamb
     int rc = sim_stream_init(&q.arrivals, q.alloc, seed, rep, 1);
     if (rc == SIM_OK)
         rc = sim_stream_init(&q.service, q.alloc, seed, rep, 2);
-    sim_engine_config cfg = {q.alloc, SIM_PENDING_DEFAULT, 0, 0};
+    sim_engine_config cfg = {q.alloc, SIM_PENDING_DEFAULT, 0, 0, NULL, NULL};
     sim_engine *e = NULL;
     if (rc == SIM_OK) {
         e = sim_engine_create(&cfg, NULL);

@@ -171,6 +171,12 @@ typedef struct sim_engine_config {
     sim_pending_kind pending;  /* SIM_PENDING_DEFAULT: the radix heap */
     unsigned heap_arity_log2;  /* SIM_PENDING_HEAP only: arity 2^k; 0: 4-ary */
     uint32_t max_pending;      /* 0: default SIM_MAX_PENDING_DEFAULT */
+    /* Optional (NULL: none): called after every event that fired, unless
+     * the handler stopped the run; a code other than SIM_OK aborts the
+     * run with it.  For checkers of the model's invariants in debug
+     * builds (the world's, with OOMSIM_WORLD_CHECK). */
+    int (*after_event)(void *ctx);
+    void *after_ctx;
 } sim_engine_config;
 
 #define SIM_MAX_PENDING_DEFAULT (UINT32_C(1) << 26)

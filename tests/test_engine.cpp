@@ -23,7 +23,7 @@ struct Engine {
     explicit Engine(sim_pending_kind kind = SIM_PENDING_DEFAULT, unsigned k = 0,
                     const sim_alloc *a = nullptr, uint32_t maxp = 0)
     {
-        sim_engine_config cfg{a, kind, k, maxp};
+        sim_engine_config cfg{a, kind, k, maxp, nullptr, nullptr};
         sim_error err;
         e = sim_engine_create(&cfg, &err);
         REQUIRE(e != nullptr);
@@ -287,7 +287,7 @@ TEST_CASE("engine: every allocation failure leaves the engine whole", "[engine][
     for (uint64_t n = 1;; n++) {
         sim_failalloc fa;
         sim_failalloc_init(&fa, nullptr, n);
-        sim_engine_config cfg{&fa.alloc, kind, 0, 0};
+        sim_engine_config cfg{&fa.alloc, kind, 0, 0, nullptr, nullptr};
         sim_error err;
         sim_engine *e = sim_engine_create(&cfg, &err);
         if (e == nullptr) {

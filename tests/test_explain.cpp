@@ -49,14 +49,14 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
     in_order(explain("delegate-fallback-two-sets"),
              {"model: delegate_prepare begins", "the delegate fails to prepare: the fallback",
               "model: runtime_prepare begins",
-              "1600 MiB  the process dies: low_memory, during runtime_prepare"});
+              "1800 MiB  the process dies: low_memory, during runtime_prepare"});
     in_order(explain("timeout-retry-storm"),
              {"request 0 arrives", "request 0 runs", "a request times out",
               "retries while the earlier attempt still runs", "lmk kills a cached app"});
     in_order(explain("split-switch-overlap"),
              {"first: load begins", "first: runtime_prepare begins", "second: load begins",
-              "1400 MiB  a memory warning",
-              "the process dies: low_memory, during runtime_prepare"});
+              "second: runtime_prepare begins, 800.0 MiB (700.0 MiB of it stays)",
+              "1500 MiB  the process dies: low_memory, during runtime_prepare"});
     in_order(explain("image-queue"),
              {"request 0 arrives: needs model, payload 24.0 MiB", "lmk kills a cached app",
               "a memory warning", "the process dies: low_memory, during inference",
@@ -64,7 +64,8 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "supports low_memory"});
     in_order(explain("java-heap-copy"),
              {"model: load begins", "model: runtime_prepare begins",
-              "190 MiB  the process dies: java_crash, during runtime_prepare",
+              // the copy alone: the prepare's Java objects are refused whole
+              "150 MiB  the process dies: java_crash, during runtime_prepare",
               "reason=4 (CRASH)", "none before the death", "supports java_crash",
               "keep model bytes out of the Java heap"});
     in_order(explain("cache-every-start"),

@@ -209,15 +209,16 @@ TEST_CASE("teaching scenarios: each failure mode shows what its about says", "[r
 {
     SECTION("delegate fallback holding two sets")
     {
-        // overlap: 400 + 800 + 400 = 1600 MiB at the fallback's first
-        // allocation > 1400: dies at runtime_prepare at every start; released:
+        // overlap: 400 + 800 + (400 + 200) = 1800 MiB at the fallback's
+        // prepare, one allocation, > 1400: dies at runtime_prepare at every
+        // start; released:
         // 400 + 800 = 1200 MiB in the delegate's prepare, and lives
         Teach t("delegate-fallback-two-sets");
         std::vector<res_cell> c = t.all(5);
         CHECK(c[0].any_rate == 1.0);
         CHECK(c[0].top_death_stage == MDL_STAGE_RUNTIME_PREPARE);
         CHECK(c[0].boot_loop_rate == 1.0);
-        CHECK(c[0].peak.max == 1600.0 * MiB);
+        CHECK(c[0].peak.max == 1800.0 * MiB);
         CHECK(c[1].any_rate == 0.0);
         CHECK(c[1].peak.max == 1200.0 * MiB);
     }

@@ -1,0 +1,153 @@
+/* charge.c - the app's memory: charging and releasing through the ledger,
+ * the Java heap check, the kill rules after every change, memory warnings
+ * and the other apps' pressure spikes.
+ *
+ * The charging rule (docs/model.md "Memory semantics"): a stage's
+ * allocation, every owner and category it allocates, is one allocation.
+ * The Java heap check alone comes first and refuses the whole allocation
+ * (an OutOfMemoryError: nothing is made).  Otherwise the allocation is made
+ * whole and counts toward the peak, and then the kill rules run once.  So a
+ * death inside a stage reports the stage's full footprint, as the system's
+ * sample at the kill would. */
+#include "world_int.h"
+
+static mdl_kill_input state_now(const world *w, int64_t extra)
+{
+    mdl_kill_input in;
+    in.counted = mdl_ledger_counted(w->led);
+    in.cached = w->dstate.cached;
+    in.extra = extra;
+    in.foreground = w->proc.fg;
+    return in;
+}
+
+/* Memory warnings are edge-triggered: one per crossing below warning_at.
+ * The app hears of a crossing (onTrimMemory, didReceiveMemoryWarning)
+ * asynchronously: the policy's actions, and their end when memory
+ * recovers, run in an event at the same instant, never inside the
+ * allocation or release that crossed. */
+static void warning_at_room(world *w, int64_t room)
+{
+    if (w->dev->warning_at <= 0)
+        return;
+    int below = room < w->dev->warning_at;
+    if (below == w->proc.warned)
+        return;
+    w->proc.warned = below;
+    if (below) {
+        w->out->warnings++;
+        w__emit_note(w, w->last_stage, "memory_warning");
+    }
+    if (!w->ending &&
+        (w->pol->on_warning != 0 || w->pol->retry.kind == MDL_RETRY_ON_NEW_CONDITION))
+        (void)w__at(w, now(w), PRIO_TIMER, w__on_warning, tag(w, (uint32_t)below), NULL);
+}
+
+void w__warning_check(world *w)
+{
+    mdl_kill_input in = state_now(w, 0);
+    warning_at_room(w, w->kill->headroom(w->dev, &in));
+}
+
+w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
+{
+    mdl_kill_input in = state_now(w, extra);
+    mdl_kill_verdict v;
+    w->kill->decide(w->dev, &in, &v);
+    w->dstate.cached = v.cached;
+    for (uint32_t k = 0; k < v.cached_kills; k++) {
+        w->out->cached_kills++;
+        w__emit_note(w, stage, "cached_app_killed");
+    }
+    if (v.dies) {
+        w__die(w, v.why, stage);
+        return W_GONE;
+    }
+    warning_at_room(w, v.room);
+    return W_LIVES;
+}
+
+w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners, const int64_t *const *amounts,
+                   mdl_stage stage)
+{
+    int64_t java = 0;
+    int any = 0;
+    for (unsigned k = 0; k < n; k++)
+        for (int c = 0; c < MDL_CAT_COUNT; c++) {
+            any |= amounts[k][c] > 0;
+            if (c == MDL_CAT_JAVA && amounts[k][c] > 0)
+                java += amounts[k][c];
+        }
+    if (!any)
+        return W_LIVES;
+    w->last_stage = stage;
+    const mdl_device *d = w->dev;
+    if (java > 0 && d->java_heap_limit > 0 &&
+        mdl_ledger_total(w->led, MDL_CAT_JAVA) + java > d->java_heap_limit) {
+        w__die(w, MDL_EXIT_JAVA_CRASH, stage); /* OutOfMemoryError: nothing made */
+        return W_GONE;
+    }
+    int counted = 0;
+    for (unsigned k = 0; k < n; k++)
+        for (int c = 0; c < MDL_CAT_COUNT; c++) {
+            if (amounts[k][c] <= 0)
+                continue;
+            int rc = mdl_ledger_alloc(w->led, owners[k], (mdl_category)c, amounts[k][c], stage,
+                                      now(w), w->err);
+            if (rc != SIM_OK) {
+                w__fail(w, rc);
+                return W_GONE;
+            }
+            counted |= (d->counts_mask & MDL_CAT_BIT(c)) != 0;
+        }
+    if (!counted)
+        return W_LIVES;
+    if (w->proc.switching > 0 && mdl_ledger_counted(w->led) > w->out->switch_peak)
+        w->out->switch_peak = mdl_ledger_counted(w->led);
+    return w__kill_check(w, 0, stage);
+}
+
+w_fate w__charge(world *w, mdl_owner o, const int64_t v[MDL_CAT_COUNT], mdl_stage stage)
+{
+    const int64_t *amounts[1] = {v};
+    return w__charge_n(w, 1, &o, amounts, stage);
+}
+
+void w__give(world *w, mdl_owner o, int64_t v[MDL_CAT_COUNT])
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++) {
+        if (v[c] > 0) {
+            int rc = mdl_ledger_free(w->led, o, (mdl_category)c, v[c], w->err);
+            if (rc != SIM_OK)
+                w__fail(w, rc);
+        }
+        v[c] = 0;
+    }
+    w__warning_check(w);
+}
+
+void w__give_owner(world *w, mdl_owner o)
+{
+    mdl_ledger_free_owner(w->led, o, NULL);
+    w__warning_check(w);
+}
+
+/* Another app's allocation spike (lmk devices): held only for the check. */
+void w__pressure(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    gsl_rng *r = sim_stream_rng(&w->s_press);
+    int64_t size = mdl_dist_sample(&w->dev->pressure_size, r);
+    w->out->pressure_spikes++;
+    if (w->proc.alive) {
+        w__emit_note(w, w->last_stage, "pressure_spike");
+        if (w__kill_check(w, size, w->last_stage) != W_LIVES) {
+            /* the app died; the other apps go on spiking */
+        }
+    }
+    sim_time t = now(w) + mdl_dist_sample(&w->dev->pressure, r);
+    if (t < w->cell->horizon)
+        (void)w__at(w, t, PRIO_PRESSURE, w__pressure, 0, NULL);
+}

@@ -1,0 +1,108 @@
+/* costs.c - where the costs of stages come from, chosen once at setup:
+ * drawn from the candidate's distributions (a synthetic run), or taken
+ * from a recorded session (a trace-driven run, `oomsim replay`).  A
+ * recorded list is consumed in order and from its start again when a
+ * policy needs more occurrences than were recorded; what the recording
+ * lacks (a part it never loaded) is drawn, from the same streams. */
+#include "world_int.h"
+
+static const mdl_phase *phase_def(const mdl_part *def, int ph)
+{
+    return ph == PH_LOAD ? &def->load : ph == PH_DELEGATE ? &def->delegate_prepare
+                                                          : &def->prepare;
+}
+
+static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
+{
+    const part_rt *p = &w->proc.parts[idx];
+    const mdl_part *def = p->def;
+    const mdl_phase *f = phase_def(def, ph);
+    gsl_rng *r = sim_stream_rng(&w->s_stage);
+    memset(c, 0, sizeof *c);
+    c->time = mdl_dist_sample(&f->time, r);
+    sample_amounts(&f->transient, r, c->transient);
+    sample_amounts(&f->resident, r, c->resident);
+    if (ph == PH_LOAD)
+        c->resident[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file;
+    c->cache_miss = ph == PH_PREPARE && w->cand->has_cache && !w->proc.cache_valid &&
+                    !p->cache_done;
+    if (c->cache_miss) {
+        c->time += w->cand->cache_miss_time;
+        sample_amounts(&w->cand->cache_miss_transient, r, c->miss);
+    }
+}
+
+static int drawn_outcome(world *w, unsigned idx)
+{
+    /* one draw per delegate_prepare whatever the probabilities (CRN) */
+    const mdl_part *def = w->proc.parts[idx].def;
+    double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail));
+    return u < def->delegate_crash                         ? MDL_OUTCOME_CRASH
+           : u < def->delegate_crash + def->delegate_fail ? MDL_OUTCOME_FAIL
+                                                          : MDL_OUTCOME_OK;
+}
+
+static void drawn_session(world *w, unsigned idx, int64_t out[MDL_CAT_COUNT])
+{
+    sample_amounts(&w->proc.parts[idx].def->session, sim_stream_rng(&w->s_stage), out);
+}
+
+static sim_time drawn_relaunch(world *w)
+{
+    return mdl_dist_sample(&w->wl->relaunch, sim_stream_rng(&w->s_relaunch));
+}
+
+const w_costs w__costs_drawn = {drawn_stage, drawn_outcome, drawn_session, drawn_relaunch,
+                                w__drawn_requests};
+
+static void recorded_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
+{
+    static const int kind_of[] = {MDL_REPLAY_LOAD, MDL_REPLAY_PREPARE, MDL_REPLAY_DELEGATE,
+                                  MDL_REPLAY_PREPARE};
+    const mdl_replay *rp = w->cell->replay;
+    int kind = kind_of[ph];
+    uint32_t n = rp->nstages[idx][kind];
+    if (n == 0) {
+        drawn_stage(w, idx, ph, c);
+        return;
+    }
+    /* the recorded occurrence, the file included */
+    const mdl_replay_stage *x = &rp->stages[idx][kind][w->cur.stage[idx][kind]++ % n];
+    memset(c, 0, sizeof *c);
+    c->time = x->time;
+    memcpy(c->resident, x->resident, sizeof c->resident);
+    memcpy(c->transient, x->transient, sizeof c->transient);
+    c->cache_miss = ph == PH_PREPARE && x->cache_miss;
+    if (c->cache_miss)
+        memcpy(c->miss, x->miss_transient, sizeof c->miss);
+}
+
+static int recorded_outcome(world *w, unsigned idx)
+{
+    const mdl_replay *rp = w->cell->replay;
+    if (rp->noutcome[idx] == 0)
+        return drawn_outcome(w, idx);
+    return rp->outcome[idx][w->cur.outcome[idx]++ % rp->noutcome[idx]];
+}
+
+static void recorded_session(world *w, unsigned idx, int64_t out[MDL_CAT_COUNT])
+{
+    const mdl_replay *rp = w->cell->replay;
+    if (rp->nsession[idx] == 0) {
+        drawn_session(w, idx, out);
+        return;
+    }
+    memcpy(out, rp->session[idx][w->cur.session[idx]++ % rp->nsession[idx]],
+           sizeof(int64_t) * MDL_CAT_COUNT);
+}
+
+static sim_time recorded_relaunch(world *w)
+{
+    const mdl_replay *rp = w->cell->replay;
+    if (rp->nrelaunch == 0)
+        return drawn_relaunch(w);
+    return rp->relaunch[w->cur.relaunch++ % rp->nrelaunch];
+}
+
+const w_costs w__costs_recorded = {recorded_stage, recorded_outcome, recorded_session,
+                                   recorded_relaunch, w__recorded_requests};

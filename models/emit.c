@@ -1,0 +1,251 @@
+/* emit.c - the replication's timeline (docs/traces.md): one named emitter
+ * per kind of event the world announces.  Each does nothing when the run
+ * is not traced or is tearing down, so the model calls them unguarded.
+ * Every event carries the time, the candidate, memory by category and the
+ * queue and session counts; an event that announces an allocation comes
+ * before it, so a death inside a stage leaves the stage open, as on a
+ * device. */
+#include <stdio.h>
+
+#include "world_int.h"
+
+trc_event *w__ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
+{
+    trc_event *e = &w->ev;
+    trc_event_clear(e);
+    e->time_us = now(w);
+    e->stage = (trc_stage)stage;
+    e->kind = kind;
+    e->has = TRC_F_KIND | TRC_F_CANDIDATE | TRC_F_MEM | TRC_F_QUEUE | TRC_F_IN_FLIGHT |
+             TRC_F_SESSIONS | TRC_F_RSS_MB;
+    snprintf(e->candidate, sizeof e->candidate, "%.63s", w->cand->id);
+    static const int cat_of[TRC_MEM_COUNT] = {MDL_CAT_JAVA, MDL_CAT_NATIVE, MDL_CAT_GPU,
+                                              MDL_CAT_FILE};
+    e->mem_has = 0xfu;
+    for (int k = 0; k < TRC_MEM_COUNT; k++)
+        e->mem[k] = mdl_ledger_total(w->led, (mdl_category)cat_of[k]);
+    e->rss_mb = mdl_ledger_counted(w->led) >> 20;
+    e->queue = w->proc.q_len;
+    e->in_flight = w->proc.running;
+    e->sessions = w->lim.sess_eff;
+    if (part >= 0) {
+        e->has |= TRC_F_PART;
+        snprintf(e->part, sizeof e->part, "%.63s", w->proc.parts[part].def->name);
+    }
+    return e;
+}
+
+void w__ev_send(world *w)
+{
+    int rc = w->trace->fn(w->trace->ctx, &w->ev, w->err);
+    if (rc != SIM_OK)
+        w__fail(w, rc);
+}
+
+/* The event announces the allocation that follows it. */
+static void with_alloc(trc_event *e, const int64_t amounts[MDL_CAT_COUNT])
+{
+    e->has |= TRC_F_ALLOC;
+    e->alloc_has = 0xfu;
+    memcpy(e->alloc, amounts, sizeof e->alloc);
+}
+
+static void with_error(trc_event *e, const char *what)
+{
+    e->has |= TRC_F_ERROR;
+    snprintf(e->error, sizeof e->error, "%s", what);
+}
+
+/* A sample that only says what happened: an error class of the trace
+ * schema (memory_warning, rejected, timeout, background, ...). */
+void w__emit_note(world *w, mdl_stage stage, const char *what)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e =
+        w__ev_begin(w, stage < MDL_STAGE_COUNT ? stage : MDL_STAGE_LOAD, TRC_SAMPLE, -1);
+    with_error(e, what);
+    w__ev_send(w);
+}
+
+/* A phase begins, with what a replay needs: its time and amounts. */
+void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = w__ev_begin(w, stage, TRC_BEGIN, (int)part);
+    e->has |= TRC_F_DURATION | TRC_F_ALLOC | TRC_F_KEEP;
+    e->duration_us = c->time;
+    e->alloc_has = e->keep_has = 0xfu;
+    for (int k = 0; k < MDL_CAT_COUNT; k++) {
+        e->alloc[k] = c->resident[k] + c->transient[k];
+        e->keep[k] = c->resident[k];
+    }
+    w__ev_send(w);
+}
+
+/* A stage of a part ends (release: a part released); error, when not
+ * NULL, says how (delegate_failed). */
+void w__emit_stage_end(world *w, unsigned part, mdl_stage stage, const char *error)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e =
+        w__ev_begin(w, stage, stage == MDL_STAGE_RELEASE ? TRC_SAMPLE : TRC_END, (int)part);
+    if (error != NULL)
+        with_error(e, error);
+    w__ev_send(w);
+}
+
+void w__emit_cache_begin(world *w, unsigned part, const int64_t miss[MDL_CAT_COUNT])
+{
+    if (!TRACING(w))
+        return;
+    with_alloc(w__ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)part), miss);
+    w__ev_send(w);
+}
+
+/* An execution of r begins on p, in the lowest free session slot; keep,
+ * when not NULL, is the session state it opens, which stays. */
+void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
+{
+    if (!TRACING(w))
+        return;
+    const user *x = &w->proc.users[r->user];
+    unsigned s = 0;
+    while (s < MDL_SESSIONS_MAX && (p->slots[s / 64] >> (s % 64) & 1u))
+        s++;
+    r->slot = (uint16_t)s;
+    p->slots[s / 64] |= UINT64_C(1) << (s % 64);
+    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)(p - w->proc.parts));
+    e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION;
+    e->session = s;
+    e->request = (int64_t)x->id;
+    e->duration_us = x->d.time[r->idx];
+    with_alloc(e, x->d.ws[r->idx]);
+    if (keep != NULL) {
+        e->has |= TRC_F_KEEP;
+        e->keep_has = 0xfu;
+        memcpy(e->keep, keep, sizeof e->keep);
+    }
+    w__ev_send(w);
+}
+
+void w__emit_inference_end(world *w, part_rt *p, const req *r)
+{
+    if (!TRACING(w))
+        return;
+    p->slots[r->slot / 64] &= ~(UINT64_C(1) << (r->slot % 64));
+    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_END, (int)(p - w->proc.parts));
+    e->has |= TRC_F_SESSION;
+    e->session = r->slot;
+    w__ev_send(w);
+}
+
+/* A retry, with the payload the new attempt allocates next. */
+void w__emit_retry(world *w, const user *x)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+    with_error(e, x->live > 0 ? "retry_duplicate" : "retry");
+    with_alloc(e, x->d.payload);
+    w__ev_send(w);
+}
+
+/* The user's delay before reopening the app (for a replay). */
+void w__emit_relaunch_delay(world *w, sim_time delay)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = w__ev_begin(w, MDL_STAGE_EXIT, TRC_SAMPLE, -1);
+    e->has |= TRC_F_DURATION;
+    e->duration_us = delay;
+    w__ev_send(w);
+}
+
+void w__emit_exit(world *w, const mdl_exit_record *r)
+{
+    if (!TRACING(w))
+        return;
+    static const trc_exit_reason reason_of[MDL_EXIT_COUNT] = {
+        TRC_LOW_MEMORY, TRC_JAVA_CRASH, TRC_NATIVE_CRASH, TRC_ANR, TRC_SYSTEM_RECLAIM,
+        TRC_UNKNOWN}; /* watchdog: no trace class of its own */
+    trc_event *e = w__ev_begin(w, MDL_STAGE_EXIT, TRC_EXIT_EVENT, -1);
+    e->has |= TRC_F_EXIT_REASON | TRC_F_EXIT;
+    e->exit_reason = reason_of[r->cls];
+    e->exit.has = TRC_X_IMPORTANCE | TRC_X_PSS_KB | TRC_X_RSS_KB | TRC_X_STATUS |
+                  TRC_X_TIMESTAMP_MS;
+    if (r->kind == MDL_REC_EXIT_INFO) {
+        e->exit.has |= TRC_X_REASON_CODE;
+        e->exit.reason_code = r->reason;
+    }
+    e->exit.importance = r->importance;
+    e->exit.pss_kb = r->pss_kb;
+    e->exit.rss_kb = r->rss_kb;
+    e->exit.status = r->status;
+    e->exit.timestamp_ms = r->time / 1000;
+    w__ev_send(w);
+}
+
+/* What the recovery state put in force for this start, one event each. */
+void w__emit_recovery(world *w)
+{
+    if (!TRACING(w))
+        return;
+    const char *acts[MDL_ACT_COUNT + 2];
+    unsigned na = 0;
+    unsigned in_force = w->life.rec.acts;
+    if (w->life.rec.safe_mode)
+        acts[na++] = "safe_mode";
+    if (w->out->candidate_switches > 0 && w->cand == w->cell->lkg)
+        acts[na++] = "fallback_lkg";
+    for (int a = 0; a < MDL_ACT_COUNT; a++)
+        if ((in_force >> a & 1u) && a != MDL_ACT_FALLBACK_LKG)
+            acts[na++] = mdl_action_name((mdl_action)a);
+    for (unsigned k = 0; k < na; k++) {
+        trc_event *e = w__ev_begin(w, MDL_STAGE_LOAD, TRC_RECOVERY, -1);
+        e->has |= TRC_F_ACTION;
+        snprintf(e->action, sizeof e->action, "%s", acts[k]);
+        w__ev_send(w);
+    }
+}
+
+/* The system's periodic sample of the process. */
+void w__emit_sample(world *w)
+{
+    if (!TRACING(w))
+        return;
+    w__ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
+                TRC_SAMPLE, -1);
+    w__ev_send(w);
+}
+
+/* A user request: its path step, its needs and its payload (for a replay). */
+void w__emit_request(world *w, const user *x)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+    e->has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS;
+    e->request = (int64_t)x->id;
+    e->step = w->path.step; /* unique per occurrence of a repeated step */
+    size_t len = 0;
+    for (unsigned k = 0; k < x->nneeds; k++) {
+        const char *name = w->cand->parts[x->needs[k]].name;
+        size_t nl = strlen(name);
+        if (len + nl + (k > 0) >= sizeof e->needs) {
+            sim_error_set(w->err, SIM_ELIMIT, "the needs of a request do not fit in a "
+                          "trace's %d-byte string", TRC_TEXT_MAX - 1);
+            w__fail(w, SIM_ELIMIT);
+            return;
+        }
+        if (k > 0)
+            e->needs[len++] = ',';
+        memcpy(e->needs + len, name, nl);
+        len += nl;
+    }
+    e->needs[len] = '\0';
+    with_alloc(e, x->d.payload);
+    w__ev_send(w);
+}

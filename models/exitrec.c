@@ -1,0 +1,100 @@
+/* exitrec.c - the record a death leaves, as the system writes it
+ * (DOMAIN.md section 4, docs/model.md "Exit records"): Android's
+ * ApplicationExitInfo, or on iOS a jetsam event, an EXC_RESOURCE report, a
+ * crash report or a watchdog termination.  Pure functions of the device,
+ * the reason and the state at the death. */
+#include "world_int.h"
+
+static void ios_record(const mdl_death *x, mdl_exit_record *r)
+{
+    /* the footprint at the kill: jetsam reports carry it */
+    r->pss_kb = r->rss_kb = x->counted / 1024;
+    switch (x->why) {
+    case MDL_EXIT_WATCHDOG:
+        r->kind = MDL_REC_WATCHDOG;
+        r->status = 9;
+        r->description = MDL_TEXT_WATCHDOG;
+        break;
+    case MDL_EXIT_NATIVE_CRASH:
+        r->kind = MDL_REC_CRASH;
+        r->status = 11;
+        r->description = MDL_TEXT_IOS_SEGV;
+        break;
+    default: /* low_memory: over the jetsam limit */
+        r->kind = x->foreground ? MDL_REC_EXC_RESOURCE : MDL_REC_JETSAM;
+        r->description = x->foreground ? MDL_TEXT_EXC_RESOURCE : MDL_TEXT_JETSAM;
+        r->status = 9;
+        break;
+    }
+}
+
+static void android_record(const mdl_device *d, const mdl_death *x, mdl_exit_record *r)
+{
+    r->kind = MDL_REC_EXIT_INFO;
+    r->pss_kb = x->sample_pss_kb;
+    r->rss_kb = x->sample_rss_kb;
+    switch (x->why) {
+    case MDL_EXIT_JAVA_CRASH:
+        r->reason = MDL_AEI_CRASH;
+        r->description = MDL_TEXT_JAVA_OOM;
+        break;
+    case MDL_EXIT_NATIVE_CRASH:
+        r->reason = MDL_AEI_CRASH_NATIVE;
+        r->status = 6;
+        r->description = MDL_TEXT_NATIVE_ABRT;
+        break;
+    case MDL_EXIT_ANR:
+        r->reason = MDL_AEI_ANR;
+        r->description = MDL_TEXT_ANR;
+        break;
+    default: /* low_memory, system_reclaim: an lmkd kill */
+        if (d->low_memory_reporting) {
+            r->reason = MDL_AEI_LOW_MEMORY;
+            r->description = MDL_TEXT_LMKD;
+        } else {
+            r->reason = MDL_AEI_SIGNALED;
+            r->status = 9;
+            r->description = MDL_TEXT_SIGNALED;
+        }
+        break;
+    }
+}
+
+void mdl_exit_record_make(const mdl_device *d, const mdl_death *x, mdl_exit_record *out)
+{
+    memset(out, 0, sizeof *out);
+    out->cls = x->why;
+    out->time = x->time;
+    out->stage = x->stage;
+    out->importance = x->foreground ? 100 : 400;
+    if (d->os == MDL_OS_IOS)
+        ios_record(x, out);
+    else
+        android_record(d, x, out);
+}
+
+void mdl_rep_add_record(mdl_rep *o, const mdl_exit_record *r)
+{
+    if (o->nrecords < MDL_RECORDS_KEPT)
+        o->records[o->nrecords++] = *r;
+    unsigned k = 0;
+    while (k < o->nrecord_kinds &&
+           !(o->record_kinds[k].kind == r->kind && o->record_kinds[k].reason == r->reason &&
+             o->record_kinds[k].status == r->status &&
+             o->record_kinds[k].importance == r->importance &&
+             o->record_kinds[k].description == r->description))
+        k++;
+    if (k == o->nrecord_kinds && k < MDL_RECORD_KINDS_MAX) {
+        mdl_record_kind_count *c = &o->record_kinds[o->nrecord_kinds++];
+        memset(c, 0, sizeof *c);
+        c->kind = r->kind;
+        c->reason = r->reason;
+        c->status = r->status;
+        c->importance = r->importance;
+        c->description = r->description;
+    }
+    if (k < o->nrecord_kinds) { /* more signatures than the table: impossible here */
+        o->record_kinds[k].count++;
+        o->record_kinds[k].pss_kb_sum += r->pss_kb;
+    }
+}

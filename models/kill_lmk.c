@@ -1,0 +1,56 @@
+/* kill_lmk.c - Android's low-memory killer, as oomsim models it
+ * (docs/model.md "Kill rules"): the minfree levels of lmkd's legacy mode.
+ *
+ * Available memory at a check is ram - system - cached apps - a pressure
+ * spike - the app's counted bytes.  While it is below the last (highest-adj)
+ * level's free, a cached app is killed, one at a time; then the app dies
+ * when available memory is below the level of its own oom_score_adj (the
+ * entry with the largest adj not above it).  A level applies strictly
+ * below its free: memory exactly at the level survives. */
+#include "world_int.h"
+
+/* The lmk level that applies to adj: the entry with the largest adj not
+ * above it; NULL when adj is below every level. */
+static const mdl_minfree *level_of(const mdl_device *d, int adj)
+{
+    const mdl_minfree *lv = NULL;
+    for (unsigned i = 0; i < d->nminfree && d->minfree[i].adj <= adj; i++)
+        lv = &d->minfree[i];
+    return lv;
+}
+
+static int64_t headroom(const mdl_device *d, const mdl_kill_input *in)
+{
+    return d->ram - d->system - in->cached - in->extra - in->counted;
+}
+
+static void decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
+{
+    memset(out, 0, sizeof *out);
+    int64_t room = headroom(d, in);
+    int64_t cached = in->cached;
+    int64_t cached_floor = d->minfree[d->nminfree - 1].free;
+    while (room < cached_floor && cached > 0) {
+        int64_t freed = d->cached_app_size > 0 && d->cached_app_size < cached
+                            ? d->cached_app_size : cached;
+        cached -= freed;
+        room += freed;
+        out->cached_kills++;
+    }
+    out->cached = cached;
+    out->room = room;
+    const mdl_minfree *lv = level_of(d, in->foreground ? APP_ADJ_FOREGROUND
+                                                       : APP_ADJ_BACKGROUND);
+    if (lv != NULL && room < lv->free) {
+        out->dies = 1;
+        out->why = in->foreground ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM;
+    }
+}
+
+static int64_t line(const mdl_device *d, int foreground)
+{
+    const mdl_minfree *lv = level_of(d, foreground ? APP_ADJ_FOREGROUND : APP_ADJ_BACKGROUND);
+    return lv != NULL ? d->ram - d->system - lv->free : -1;
+}
+
+const w_kill_rules w__kill_lmk = {decide, headroom, line};

@@ -1,0 +1,209 @@
+/* path.c - the user's path (cold start, pages, requests steps, time in
+ * the background) and the arrivals of its requests: drawn (fixed interval
+ * or Poisson) or, in a trace-driven run, the recorded ones.  The path lives
+ * outside the process: its events carry no epoch, and its arrivals are
+ * drawn while the app is dead too, so later requests match across policies. */
+#include "world_int.h"
+
+void w__next_step(world *w, sim_time t)
+{
+    (void)w__at(w, t, PRIO_PATH, w__step, w->path.step + 1, NULL);
+}
+
+/* User request u (its draws and needs filled in) is made now. */
+static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
+{
+    user *x = &w->proc.users[u];
+    x->in_use = 1;
+    x->first = now(w);
+    x->nneeds = nneeds;
+    x->live = x->retries = 0;
+    x->waiting = 0;
+    x->id = w->path.user_seq++;
+    w->out->arrived++;
+    if (w->times != NULL && w->times->arrival != NULL)
+        w->times->arrival(w->times->ctx, now(w));
+    w__emit_request(w, x);
+    if (w->rc != SIM_OK)
+        return;
+    w__submit(w, u);
+}
+
+/* A trace-driven run: recorded request k arrives (when the app is alive). */
+static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    const mdl_replay_request *q = &w->cell->replay->requests[(uint32_t)arg];
+    if (!w->proc.alive)
+        return;
+    uint32_t u = w__user_get(w);
+    if (u == NIL)
+        return;
+    user *x = &w->proc.users[u];
+    memset(&x->d, 0, sizeof x->d);
+    memcpy(x->d.payload, q->payload, sizeof q->payload);
+    for (unsigned k = 0; k < q->nneeds; k++) {
+        x->d.time[k] = q->time_of[k];
+        memcpy(x->d.ws[k], q->ws[k], sizeof q->ws[k]);
+    }
+    memcpy(x->needs, q->needs, MDL_PARTS_MAX);
+    user_arrives(w, u, q->nneeds);
+}
+
+static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_draw *d,
+                         uint8_t *nneeds)
+{
+    gsl_rng *r = sim_stream_rng(&w->s_req);
+    const uint8_t *needs = &w->needs_map[(size_t)step * MDL_PARTS_MAX];
+    *nneeds = w->nneeds_map[step];
+    sample_amounts(&rq->payload, r, d->payload);
+    for (unsigned k = 0; k < *nneeds; k++) {
+        const mdl_part *p = &w->cand->parts[needs[k]];
+        int64_t out[MDL_CAT_COUNT];
+        d->time[k] = mdl_dist_sample(&p->inference_time, r);
+        sample_amounts(&p->working_set, r, d->ws[k]);
+        sample_amounts(&p->output, r, out);
+        add_to(d->ws[k], out);
+    }
+}
+
+static sim_time next_gap(world *w, const mdl_requests *rq)
+{
+    sim_time gap = rq->poisson ? sim_stream_exp_us(&w->s_arr, rq->mean_gap_us) : rq->every;
+    return gap < 1 ? 1 : gap;
+}
+
+static void arrival(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    const mdl_requests *rq = w->path.rq;
+    uint32_t rqi = (uint32_t)arg;
+    /* drawn in place in the request's slot; while the app is dead the
+     * draws are made all the same (into scratch) so later requests match */
+    uint32_t u = NIL;
+    req_draw scratch, *d = &scratch;
+    if (w->proc.alive) {
+        if ((u = w__user_get(w)) == NIL)
+            return;
+        d = &w->proc.users[u].d;
+    }
+    uint8_t nneeds;
+    draw_request(w, rq, rqi, d, &nneeds);
+    if (u != NIL) {
+        memcpy(w->proc.users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX],
+               MDL_PARTS_MAX);
+        user_arrives(w, u, nneeds);
+    }
+    if (w->rc != SIM_OK)
+        return;
+    if (rq->count > 0 && --w->path.left == 0) {
+        if (rq->poisson)
+            w__next_step(w, now(w));
+        return;
+    }
+    sim_time t = now(w) + next_gap(w, rq);
+    if (rq->count == 0 && t > w->path.end)
+        return;
+    (void)w__at(w, t, PRIO_ARRIVAL, arrival, arg, NULL);
+}
+
+/* A requests step with drawn arrivals: a count, or a duration. */
+void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
+{
+    sim_time t = now(w);
+    w->path.rq = rq;
+    w->path.left = rq->count;
+    w->path.end = t + rq->duration;
+    sim_time gap = next_gap(w, rq);
+    if (rq->count > 0 || t + gap <= w->path.end)
+        (void)w__at(w, t + gap, PRIO_ARRIVAL, arrival, w->wl->steps[step].index, NULL);
+    /* rate + count ends at its last arrival (see arrival()) */
+    if (rq->count == 0 || !rq->poisson)
+        w__next_step(w, w->path.end);
+}
+
+/* A requests step with the recorded arrivals; a step that ends at its
+ * last arrival ends at the last recorded one. */
+void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
+{
+    const mdl_replay *rp = w->cell->replay;
+    sim_time t = now(w);
+    sim_time end = t + rq->duration;
+    if (rq->count > 0 && rq->poisson)
+        end = t;
+    while (w->path.rp_next_req < rp->nrequests && rp->requests[w->path.rp_next_req].step < step)
+        w->path.rp_next_req++; /* a step this run did not reach the same way */
+    while (w->path.rp_next_req < rp->nrequests &&
+           rp->requests[w->path.rp_next_req].step == step) {
+        const mdl_replay_request *q = &rp->requests[w->path.rp_next_req];
+        sim_time at_t = q->time < t ? t : q->time;
+        if (rq->count > 0 && rq->poisson && at_t > end)
+            end = at_t;
+        if (w__at(w, at_t, PRIO_ARRIVAL, replay_arrival, w->path.rp_next_req, NULL) != SIM_OK)
+            return;
+        w->path.rp_next_req++;
+    }
+    w__next_step(w, end);
+}
+
+static void background_end(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->path.bg = 0;
+    if (w->proc.alive) {
+        w->proc.fg = 1;
+        w__emit_note(w, w->last_stage, "foreground");
+        /* the foreground limits differ; back in the foreground, parked
+         * retries go */
+        if (w__kill_check(w, 0, w->last_stage) == W_LIVES)
+            w__new_condition(w);
+    } else if (w->life.relaunch_pending) {
+        w__cold_start(w);
+    }
+    if (w->rc == SIM_OK)
+        w__next_step(w, now(w));
+}
+
+static void to_background(world *w, sim_time duration)
+{
+    w->path.bg = 1;
+    if (w->proc.alive) {
+        w->proc.fg = 0;
+        w__emit_note(w, w->last_stage, "background");
+        if (w__kill_check(w, 0, w->last_stage) != W_LIVES) {
+            /* reclaimed as it went: the path goes on */
+        }
+    }
+    (void)w__at(w, now(w) + duration, PRIO_PATH, background_end, 0, NULL);
+}
+
+void w__step(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    uint32_t i = (uint32_t)arg;
+    w->path.step = i;
+    if (i >= w->wl->nsteps)
+        return;
+    const mdl_step *s = &w->wl->steps[i];
+    switch (s->kind) {
+    case MDL_STEP_COLD_START:
+        w__cold_start(w);
+        break;
+    case MDL_STEP_ENTER:
+    case MDL_STEP_LEAVE:
+        break;
+    case MDL_STEP_BACKGROUND:
+        to_background(w, s->duration);
+        return;
+    case MDL_STEP_REQUESTS:
+        w->src->requests(w, i, &w->wl->requests[s->index]);
+        return;
+    }
+    if (w->rc == SIM_OK)
+        w__next_step(w, now(w));
+}

@@ -1,0 +1,317 @@
+/* process.c - the app process's life: the cold start (what the recovery
+ * state puts in force, the cache check, the start-up list), the stable
+ * run, the system's periodic samples, the iOS launch watchdog, the death
+ * (its record, what the recovery state learns, everything the process held
+ * gone at once) and the user's relaunch; and the orderly teardown at the
+ * horizon. */
+#include "world_int.h"
+
+/* Closes the current stretch of "alive and accepting inference". */
+static void accept_mark(world *w)
+{
+    if (w->proc.alive && !w->lim.rejecting)
+        w->out->accepting_us += now(w) - w->proc.accept_since;
+    w->proc.accept_since = now(w);
+}
+
+/* Whether new requests are taken, and how many run at once: the policy,
+ * cut by what the recovery put in force (safe mode: one session) and by
+ * on_warning actions while a warning holds. */
+void w__apply_limits(world *w)
+{
+    accept_mark(w);
+    unsigned warn = w->proc.warn_active ? w->pol->on_warning : 0;
+    unsigned acts = w->life.rec.acts;
+    w->lim.rejecting = (acts & (1u << MDL_ACT_REJECT_NEW)) || (warn & MDL_WARN_REJECT_NEW);
+    uint32_t s = w->life.rec.safe_mode ? 1 : w->pol->sessions;
+    if (acts & (1u << MDL_ACT_REDUCE_CONCURRENCY))
+        s = s > 1 ? s / 2 : 1;
+    if (warn & MDL_WARN_REDUCE_CONCURRENCY)
+        s = s > 1 ? s / 2 : 1;
+    w->lim.sess_eff = s;
+}
+
+static void stable(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (current(w, arg))
+        mdl_recovery_on_stable(&w->life.rec, w->cand);
+}
+
+/* The start-up is over: a stable run if the process lives stable_after more. */
+static void started(world *w)
+{
+    w->life.consec_startup_deaths = 0;
+    (void)w__at(w, now(w) + w->pol->stable_after, PRIO_TIMER, stable, tag(w, 0), NULL);
+}
+
+/* Start-up: preload (or prewarm) parts one after another. */
+void w__startup_continue(world *w)
+{
+    w_proc *pr = &w->proc;
+    while (!pr->startup_done) {
+        if (pr->startup_next == (pr->startup_skip ? 0 : w->nstartup)) {
+            pr->startup_done = 1;
+            started(w);
+            return;
+        }
+        part_rt *p = &pr->parts[w->startup[pr->startup_next]];
+        if (p->state == P_LOADING)
+            return; /* a request is loading it: continue when it is ready */
+        if (p->state == P_UNLOADED) {
+            if (w__begin_load(w, p, 0) != W_LIVES)
+                return;
+            return;
+        }
+        pr->startup_next++;
+    }
+}
+
+static void relaunch(sim_engine *e, void *ctx, uint64_t arg);
+
+/* After a death: the user reopens the app after a delay, if the workload
+ * says so and it falls inside the horizon. */
+static void relaunch_at(world *w)
+{
+    if (!w->wl->has_relaunch)
+        return;
+    sim_time delay = w->src->relaunch(w);
+    w__emit_relaunch_delay(w, delay);
+    sim_time t = now(w) + delay;
+    if (t >= w->cell->horizon)
+        return;
+    if (w__at(w, t, PRIO_PATH, relaunch, 0, &w->life.relaunch_h) == SIM_OK)
+        w->life.relaunch_scheduled = 1;
+}
+
+/* Parts whose failed delegate memory was never released (a leak). */
+static uint32_t leaked_owners(const world *w)
+{
+    uint32_t n = 0;
+    for (unsigned k = 0; k < w->nparts; k++) {
+        int64_t held = 0;
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            held += mdl_ledger_held(w->led, w->proc.parts[k].leak_owner, (mdl_category)c);
+        n += held > 0;
+    }
+    return n;
+}
+
+/* The process is gone: everything it held goes at once, its attempts are
+ * lost, its requests die with it, and w_proc is "no process" again (the
+ * storage of its pools kept). */
+static void proc_reset(world *w)
+{
+    w_proc *pr = &w->proc;
+    mdl_ledger_clear(w->led);
+    for (uint32_t i = 0; i < pr->pool_cap; i++) {
+        req *r = &pr->pool[i];
+        if (!r->in_use)
+            continue;
+        w->out->lost++;
+        if (mdl_ledger_retire(w->led, r->owner, w->err) != SIM_OK)
+            w__fail(w, SIM_EINTERNAL);
+        r->in_use = 0;
+        r->next = pr->free_head;
+        pr->free_head = i;
+    }
+    uint32_t users_free = NIL; /* the client's requests die with the app */
+    for (uint32_t u = pr->users_cap; u-- > 0;) {
+        pr->users[u].in_use = 0;
+        pr->users[u].next = users_free;
+        users_free = u;
+    }
+    w_proc keep = *pr;
+    memset(pr, 0, sizeof *pr);
+    pr->pool = keep.pool;
+    pr->pool_cap = keep.pool_cap;
+    pr->free_head = keep.free_head;
+    pr->users = keep.users;
+    pr->users_cap = keep.users_cap;
+    pr->users_free = users_free;
+    pr->q = keep.q;
+    pr->q_cap = keep.q_cap;
+    pr->parked = NIL;
+    for (unsigned k = 0; k < MDL_PARTS_MAX; k++) {
+        part_rt *p = &pr->parts[k];
+        p->def = keep.parts[k].def;
+        p->owner = keep.parts[k].owner;
+        p->sess_owner = keep.parts[k].sess_owner;
+        p->leak_owner = keep.parts[k].leak_owner;
+        p->wait_head = p->wait_tail = NIL;
+    }
+}
+
+/* The death's figures: first death, counts, boot loop, alive time. */
+static void count_death(world *w, mdl_exit why, mdl_stage stage)
+{
+    mdl_rep *o = w->out;
+    if (o->deaths_total == 0) {
+        o->first_death = why;
+        o->first_death_stage = stage;
+        o->first_death_time = now(w);
+        o->first_death_counted = mdl_ledger_counted(w->led);
+    }
+    o->deaths[why]++;
+    o->deaths_total++;
+    if (!w->proc.startup_done) {
+        if (++w->life.consec_startup_deaths >= 2)
+            o->boot_loop = 1;
+    } else {
+        w->life.consec_startup_deaths = 0;
+    }
+    o->alive_us += now(w) - w->proc.alive_since;
+}
+
+void w__die(world *w, mdl_exit why, mdl_stage stage)
+{
+    count_death(w, why, stage);
+    accept_mark(w);
+    w__queue_area(w);
+    mdl_death x = {why, stage, now(w), w->proc.fg, mdl_ledger_counted(w->led),
+                   w->proc.sample_pss_kb, w->proc.sample_rss_kb};
+    mdl_exit_record r;
+    mdl_exit_record_make(w->dev, &x, &r);
+    mdl_rep_add_record(w->out, &r);
+    w__emit_exit(w, &r);
+    mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,
+                          why, stage);
+    w->out->leaks += leaked_owners(w); /* the process dies with its leak */
+    proc_reset(w);
+    w->epoch++;
+    relaunch_at(w);
+}
+
+/* The system's periodic pss/rss sample of the process (Android). */
+static void sample(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    int64_t all = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        all += mdl_ledger_total(w->led, (mdl_category)c);
+    w->proc.sample_pss_kb = mdl_ledger_counted(w->led) / 1024;
+    w->proc.sample_rss_kb = all / 1024;
+    w__emit_sample(w);
+    (void)w__at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL);
+}
+
+static void watchdog(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (current(w, arg) && !w->proc.startup_done)
+        w__die(w, MDL_EXIT_WATCHDOG, w->last_stage);
+}
+
+/* The relaunch reads the recovery state before any model work: the
+ * candidate, safe mode, the ladder's actions. */
+static void read_recovery(world *w)
+{
+    w_life *l = &w->life;
+    if (l->relaunch_scheduled) {
+        sim_cancel(w->e, l->relaunch_h);
+        l->relaunch_scheduled = 0;
+    }
+    l->relaunch_pending = 0;
+    if (mdl_recovery_on_start(&l->rec, w->cand)) {
+        w__configure_candidate(w, l->rec.candidate);
+        l->consec_startup_deaths = 0; /* a boot loop is of one candidate */
+        w->out->candidate_switches++;
+    }
+    w->proc.startup_skip = l->rec.safe_mode || (l->rec.acts & (1u << MDL_ACT_STOP_PREWARM));
+    w->proc.degraded = (l->rec.acts & (1u << MDL_ACT_DEGRADE_CPU)) != 0;
+    if (l->rec.safe_mode)
+        w->out->safe_mode_starts++;
+}
+
+/* Whether the start-up list runs model work on the main thread. */
+static int startup_on_main(const world *w, unsigned nstart)
+{
+    int main_work = 0;
+    for (unsigned k = 0; k < nstart; k++) {
+        const mdl_part *p = &w->cand->parts[w->startup[k]];
+        main_work |= p->load.main_thread | p->prepare.main_thread |
+                     (p->has_delegate_prepare && p->delegate_prepare.main_thread);
+    }
+    return main_work;
+}
+
+void w__cold_start(world *w)
+{
+    w_proc *pr = &w->proc;
+    if (pr->alive)
+        return;
+    read_recovery(w);
+    pr->alive = 1;
+    pr->fg = !w->path.bg;
+    w->epoch++;
+    pr->alive_since = now(w);
+    pr->accept_since = now(w);
+    w__apply_limits(w);
+    w__emit_recovery(w);
+    if (w->dev->os == MDL_OS_ANDROID &&
+        w__at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL) != SIM_OK)
+        return;
+    pr->q_last = now(w);
+    double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail)); /* drawn even without a cache */
+    pr->cache_valid = !w->cand->has_cache || u < w->cand->cache_hit;
+    unsigned nstart = pr->startup_skip ? 0 : w->nstartup;
+    pr->startup_done = nstart == 0;
+    if (pr->startup_done)
+        started(w);
+    const mdl_device *d = w->dev;
+    if (d->os == MDL_OS_IOS && d->launch_watchdog > 0 && startup_on_main(w, nstart) &&
+        w__at(w, now(w) + d->launch_watchdog, PRIO_TIMER, watchdog, tag(w, 0), NULL) != SIM_OK)
+        return;
+    w__startup_continue(w);
+}
+
+static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->life.relaunch_scheduled = 0;
+    if (w->proc.alive)
+        return;
+    if (w->path.bg)
+        w->life.relaunch_pending = 1; /* the user reopens the app when back */
+    else
+        w__cold_start(w);
+}
+
+/* The horizon: an orderly shutdown, so that whatever is still held
+ * afterwards is a leak of the model's bookkeeping. */
+void w__teardown(world *w)
+{
+    mdl_rep *o = w->out;
+    w_proc *pr = &w->proc;
+    w->ending = 1;
+    if (pr->alive) {
+        o->alive_us += w->cell->horizon - pr->alive_since;
+        if (!w->lim.rejecting)
+            o->accepting_us += w->cell->horizon - pr->accept_since;
+        w__queue_area(w);
+        for (uint32_t i = 0; i < pr->pool_cap; i++) {
+            req *r = &pr->pool[i];
+            if (r->in_use) {
+                mdl_ledger_free_owner(w->led, r->owner, NULL);
+                mdl_ledger_retire(w->led, r->owner, w->err);
+                r->in_use = 0;
+            }
+        }
+        for (unsigned k = 0; k < w->nparts; k++) {
+            part_rt *p = &pr->parts[k];
+            w__give(w, p->owner, p->transient);
+            w__give(w, p->owner, p->failed_tr);
+            w__give(w, w->cache_owner, p->cache_tr);
+            if (p->state == P_READY || p->state == P_LOADING)
+                w__release_part(w, p);
+        }
+    }
+    o->leaks += mdl_ledger_leaks(w->led, NULL, NULL);
+}

@@ -1,0 +1,446 @@
+/* world_int.h - the state of one replication's world, shared by the files
+ * of models/ that run it.  Internal: nothing outside models/ includes it
+ * but the tests of the world checker.
+ *
+ * The state is split by lifetime, as SQLite's btreeInt.h splits a btree
+ * from its shared pages and Lua splits lua_State from global_State:
+ *
+ *   world        what the replication is: the cell, the engine, the ledger,
+ *                the streams, the sinks, the candidate in force
+ *   w_proc       what lives for one app process: its parts, its requests
+ *                in flight and their queue, its flags.  proc_reset() puts it
+ *                back to "no process" in one call when the process dies.
+ *   w_life       what survives deaths: the recovery state, the start-up
+ *                death count, the scheduled relaunch
+ *   w_limits     what the policy, the recovery and the warnings allow now
+ *   w_devstate   the device around the app: the other apps' cached memory
+ *   w_path       the user's path and its arrivals
+ *   w_cursors    where a trace-driven run stands in each recorded list
+ *
+ * Who may change what:
+ *   charge.c     the ledger (through charge/give), proc.warned, dstate via
+ *                the kill rules; world.out's memory figures
+ *   kill_*.c     nothing: pure rules over a w_kill_input
+ *   exitrec.c    nothing: a pure function, plus the record tables of out
+ *   recovery.c   nothing but the mdl_recovery_state handed to it
+ *   costs.c      the cursors and the streams it draws from
+ *   parts.c      proc.parts, proc.switching
+ *   requests.c   proc's pools, queue, running count; out's request counts
+ *   process.c    proc (start, death), life, limits
+ *   path.c       path; starts requests through requests.c
+ *   emit.c       the event being built (world.ev) and nothing else
+ *   world.c      everything at setup and teardown; reads all in the checker
+ *
+ * The hazard of this model: the process may die under you.  Any call that
+ * allocates memory (charge) or moves the process on (advance, dispatch,
+ * begin_load, start_phase, part_ready, new_condition, submit, kill_check)
+ * can kill the process; a death resets w_proc, so every pointer into it
+ * (a part, a request) is stale afterwards.  Such calls either return a
+ * w_fate that the compiler makes the caller read (W_MAY_KILL), or the
+ * caller compares the epoch before and after (`still(w, epoch)`).  Events
+ * carry the process epoch in the high half of their argument: the events of
+ * a dead process fire as no-ops instead of being hunted down and cancelled.
+ */
+#ifndef OOMSIM_MODELS_WORLD_INT_H
+#define OOMSIM_MODELS_WORLD_INT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <gsl/gsl_rng.h>
+
+#include "models.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Stream purposes: fixed numbers, never derived from the cell (common
+ * random numbers across the policies of a grid, docs/design/rng.md). */
+enum {
+    PURPOSE_DEVICE = 1,   /* cached apps at start */
+    PURPOSE_ARRIVALS = 2, /* request gaps */
+    PURPOSE_REQUESTS = 3, /* payloads, inference times, working sets */
+    PURPOSE_STAGES = 4,   /* stage times and amounts, session states */
+    PURPOSE_FAILURES = 5, /* delegate failures and crashes, cache hits */
+    PURPOSE_RELAUNCH = 6, /* the user's delay before reopening the app */
+    PURPOSE_PRESSURE = 7, /* background pressure spikes */
+    PURPOSE_RETRY = 8     /* backoff jitter (docs/model.md: why not the failures stream) */
+};
+
+/* At equal times: releases first, then kill timers, then arrivals, then
+ * path steps (so the last arrival of a step happens inside it), then
+ * device pressure. */
+enum { PRIO_RELEASE = 0, PRIO_TIMER = 1, PRIO_ARRIVAL = 2, PRIO_PATH = 3, PRIO_PRESSURE = 4 };
+
+/* A part's state in the process. */
+enum {
+    P_UNLOADED = 0, /* holds nothing */
+    P_LOADING,      /* a phase runs (or, release_first, waits for room: deferred) */
+    P_READY,        /* loaded and prepared: executions may run on it */
+    P_FAILED        /* its delegate failed with no fallback: unusable in this process */
+};
+/* The phase a loading part is in. */
+enum {
+    PH_LOAD = 0,    /* reading the file (mmap, copy or decompress) */
+    PH_PREPARE,     /* runtime_prepare (and the cache rebuild on a miss) */
+    PH_DELEGATE,    /* delegate_prepare */
+    PH_FALLBACK     /* the fallback's prepare after a failed delegate */
+};
+/* An attempt's state. */
+enum {
+    R_QUEUED = 0,   /* in the FIFO, no execution slot */
+    R_WAITING,      /* holds a slot, waits on a part's wait list */
+    R_RUNNING       /* holds a slot, executing (or between two parts) */
+};
+
+#define NIL UINT32_MAX
+/* oom_score_adj of the app in the foreground and in the background
+ * (ProcessList.java: FOREGROUND_APP_ADJ 0, PREVIOUS_APP_ADJ 700). */
+#define APP_ADJ_FOREGROUND 0
+#define APP_ADJ_BACKGROUND 700
+
+#if defined(__GNUC__)
+#define W_MAY_KILL __attribute__((warn_unused_result))
+#else
+#define W_MAY_KILL
+#endif
+
+/* What a call that may end the process returns.  W_LIVES is SIM_OK. */
+typedef enum w_fate {
+    W_LIVES = 0, /* the process lives on: carry on */
+    W_GONE = 1   /* it died, or the replication failed (w->rc): return at once */
+} w_fate;
+
+typedef struct part_rt {
+    const mdl_part *def;
+    mdl_owner owner, sess_owner, leak_owner; /* kept across deaths */
+    uint8_t state, phase;             /* P_*, PH_* */
+    uint8_t release_pending;          /* evicted while executing: goes when idle */
+    uint8_t cache_done;               /* its cache was rebuilt in this process */
+    uint8_t on_demand;                /* this load is a switch (counted in switching) */
+    uint8_t deferred;                 /* release_first: LOADING, waiting for room (1: start-up,
+                                         2: on demand) */
+    uint32_t serial;                  /* bumped at every phase start (ANR timers) */
+    int64_t transient[MDL_CAT_COUNT]; /* held by the running phase */
+    int64_t cache_tr[MDL_CAT_COUNT];  /* cache-miss transient (cache owner) */
+    int64_t failed_tr[MDL_CAT_COUNT]; /* failed delegate's transient, kept with overlap */
+    int64_t delegate_res[MDL_CAT_COUNT]; /* delegate_prepare's resident, within resident */
+    int64_t resident[MDL_CAT_COUNT];  /* all resident bytes, delegate_res included */
+    int64_t prepare_res[MDL_CAT_COUNT]; /* what copy_runtime copies into each session */
+    mdl_stage phase_stage;
+    uint32_t busy;                    /* executions running on it */
+    uint32_t sess_idle;               /* session states open and unused */
+    uint64_t last_use;                /* LRU clock at its last use */
+    uint32_t wait_head, wait_tail;    /* attempts waiting for READY, linked by req.next */
+    uint64_t slots[MDL_SESSIONS_MAX / 64]; /* session slots executing (the timeline's ids) */
+} part_rt;
+
+/* What a request draws at arrival, alive or not, so every policy sees the
+ * same request k.  Its retries reuse the draws (a new attempt of the same
+ * request), each with a payload of its own. */
+typedef struct req_draw {
+    int64_t payload[MDL_CAT_COUNT];
+    int64_t time[MDL_PARTS_MAX];
+    int64_t ws[MDL_PARTS_MAX][MDL_CAT_COUNT]; /* working set + output */
+} req_draw;
+
+/* A request of the user: its draws, and its attempts (the first
+ * submission and the retries after timeouts). */
+typedef struct user {
+    req_draw d;
+    sim_time first;       /* the first submission (latency counts from here) */
+    uint32_t live;        /* attempts in the system */
+    uint32_t retries;     /* retries made */
+    uint32_t next;        /* free list / parked list */
+    uint64_t id;          /* the timeline's request id */
+    uint8_t needs[MDL_PARTS_MAX]; /* part indices, in order */
+    uint8_t in_use, nneeds;
+    uint8_t waiting;      /* a retry is scheduled or parked */
+} user;
+
+/* One attempt: what is queued, waits for a part or executes. */
+typedef struct req {
+    sim_time arrival, start; /* start: the first execution (the end of the wait), -1 before */
+    mdl_owner owner;      /* holds its payload and its working set while executing */
+    uint32_t next;        /* waiter list / free list */
+    uint32_t user;
+    sim_handle timer, exec;
+    uint8_t in_use, state; /* state: R_* */
+    uint8_t idx;          /* the need it is at */
+    uint8_t nneeds;
+    uint8_t orphan;       /* timed out: the client no longer waits for it */
+    uint8_t has_timer, has_exec;
+    uint16_t slot;        /* its session slot while executing (timeline only) */
+    uint8_t needs[MDL_PARTS_MAX];
+} req;
+
+/* One app process.  proc_reset() (process.c) returns it to "no process". */
+typedef struct w_proc {
+    part_rt parts[MDL_PARTS_MAX];
+    int alive, fg;        /* fg: in the foreground */
+    int startup_done;     /* the start-up list is loaded (or skipped) */
+    unsigned startup_next; /* the start-up list's next entry */
+    int startup_skip;     /* safe mode or stop_prewarm: no start-up model work */
+    int degraded;         /* degrade_cpu: no delegate, the CPU path */
+    int cache_valid;      /* the compiled cache was found valid at this start */
+    sim_time alive_since, accept_since; /* accept_since: alive and accepting since */
+    uint32_t switching;   /* on-demand loads in progress */
+    int warned;           /* below warning_at as last heard (edge-triggered) */
+    int warn_active;      /* on_warning actions in force */
+    int64_t sample_pss_kb, sample_rss_kb; /* the last periodic sample, 0 before one */
+    /* the attempts and requests in flight; the arrays' storage is kept
+     * across deaths (their capacity), their contents are the process's */
+    req *pool;
+    uint32_t pool_cap, free_head;
+    user *users;
+    uint32_t users_cap, users_free;
+    uint32_t parked;      /* on_new_condition retries, linked by user.next */
+    uint32_t running;     /* attempts holding an execution slot */
+    uint32_t *q;          /* FIFO ring of attempt indices */
+    uint32_t q_cap, q_head, q_len;
+    sim_time q_last;      /* the queue-area integral's last mark */
+} w_proc;
+
+/* What survives the process's deaths. */
+typedef struct w_life {
+    mdl_recovery_state rec;       /* persisted outside the process, read at cold start */
+    uint32_t consec_startup_deaths; /* the boot-loop count */
+    int relaunch_pending;         /* the user reopens the app once back in the foreground */
+    int relaunch_scheduled;
+    sim_handle relaunch_h;
+} w_life;
+
+/* The limits in force, derived by apply_limits() at every start and
+ * warning change from the policy, the recovery and the warnings; read by
+ * the timeline between lives too, so a death leaves them. */
+typedef struct w_limits {
+    int rejecting;        /* new requests are rejected (on_warning or recovery) */
+    uint32_t sess_eff;    /* sessions in force (reduce_concurrency lowers it) */
+} w_limits;
+
+/* The device's runtime state. */
+typedef struct w_devstate {
+    int64_t cached;       /* other apps' cached memory still held */
+} w_devstate;
+
+/* The user's path. */
+typedef struct w_path {
+    int bg;               /* the user has put the app in the background */
+    uint32_t step;        /* the step being run */
+    const mdl_requests *rq; /* the requests step whose arrivals run */
+    uint64_t left;        /* its arrivals still to come (count) */
+    sim_time end;         /* its end (duration) */
+    uint64_t user_seq;    /* user requests made (their ids in the timeline) */
+    uint32_t rp_next_req; /* a trace-driven run: the next recorded request */
+} w_path;
+
+/* A trace-driven run: the next recorded occurrence of each list. */
+typedef struct w_cursors {
+    uint32_t stage[MDL_PARTS_MAX][MDL_REPLAY_KINDS];
+    uint32_t outcome[MDL_PARTS_MAX];
+    uint32_t session[MDL_PARTS_MAX];
+    uint32_t relaunch;
+} w_cursors;
+
+typedef struct mdl_world world;
+
+/* The kill rules of one OS family (kill_lmk.c, kill_jetsam.c), chosen once
+ * at setup. */
+typedef struct w_kill_rules {
+    void (*decide)(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out);
+    int64_t (*headroom)(const mdl_device *d, const mdl_kill_input *in);
+    int64_t (*line)(const mdl_device *d, int foreground);
+} w_kill_rules;
+extern const w_kill_rules w__kill_lmk, w__kill_jetsam;
+const w_kill_rules *w__kill_rules_of(const mdl_device *d);
+
+/* What one phase of a part costs: its time and amounts. */
+typedef struct w_stage_cost {
+    sim_time time;
+    int64_t resident[MDL_CAT_COUNT], transient[MDL_CAT_COUNT];
+    int cache_miss;                    /* a runtime_prepare that rebuilds the cache */
+    int64_t miss[MDL_CAT_COUNT];       /* its transient (stage cache) */
+} w_stage_cost;
+
+/* Where stage costs come from (costs.c): drawn from the candidate's
+ * distributions, or taken from a recording (a trace-driven run), chosen
+ * once at setup. */
+typedef struct w_costs {
+    void (*stage)(world *w, unsigned part, int phase, w_stage_cost *out);
+    int (*outcome)(world *w, unsigned part); /* MDL_OUTCOME_* of a delegate_prepare */
+    void (*session)(world *w, unsigned part, int64_t out[MDL_CAT_COUNT]);
+    sim_time (*relaunch)(world *w);          /* the user's delay before reopening */
+    /* a requests step starts at now: schedules its arrivals and the next step */
+    void (*requests)(world *w, uint32_t step, const mdl_requests *rq);
+} w_costs;
+extern const w_costs w__costs_drawn, w__costs_recorded;
+
+struct mdl_world {
+    /* what the replication is */
+    const mdl_cell *cell;
+    const mdl_device *dev;
+    const mdl_workload *wl;
+    const mdl_policy *pol;
+    const sim_alloc *alloc;
+    const w_kill_rules *kill;
+    const w_costs *src;
+    sim_engine *e;
+    mdl_ledger *led;
+    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press, s_retry;
+    unsigned streams;     /* streams initialised (released by destroy) */
+    mdl_rep *out;
+    const mdl_times_sink *times;
+    const mdl_trace_sink *trace;
+    trc_event ev;         /* the event being built for `trace` */
+    sim_error *err;
+    int rc;               /* the first failure; the engine is aborted with it */
+    int ending;           /* the horizon's teardown: no new events */
+
+    /* the candidate in force (configure_candidate, only between lives) */
+    const mdl_candidate *cand;
+    unsigned nparts;
+    uint8_t *needs_map;   /* nrequests x MDL_PARTS_MAX part indices */
+    uint8_t *nneeds_map;
+    uint8_t startup[MDL_PARTS_MAX]; /* preload or prewarm, in order */
+    unsigned nstartup;
+    uint32_t res_cap;     /* parts the residency keeps at once */
+    mdl_owner cache_owner;
+
+    /* counters that run across lives */
+    uint32_t epoch;       /* bumped at every start and death */
+    uint64_t lru_clock, req_seq;
+    mdl_stage last_stage; /* of the last allocation */
+
+    w_proc proc;
+    w_life life;
+    w_limits lim;
+    w_devstate dstate;
+    w_path path;
+    w_cursors cur;
+};
+
+/* --------------------------------------------------------------- helpers */
+
+static inline sim_time now(const world *w) { return sim_now(w->e); }
+
+static inline uint64_t tag(const world *w, uint32_t index)
+{
+    return ((uint64_t)w->epoch << 32) | index;
+}
+
+/* The event's process is the one alive now. */
+static inline int current(const world *w, uint64_t arg)
+{
+    return w->proc.alive && (uint32_t)(arg >> 32) == w->epoch;
+}
+
+/* The process that had `epoch` is still alive. */
+static inline int still(const world *w, uint32_t epoch)
+{
+    return w->proc.alive && w->epoch == epoch;
+}
+
+static inline void add_to(int64_t dst[MDL_CAT_COUNT], const int64_t src[MDL_CAT_COUNT])
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        dst[c] += src[c];
+}
+
+static inline void sample_amounts(const mdl_amounts *a, gsl_rng *r, int64_t out[MDL_CAT_COUNT])
+{
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        out[c] = (a->mask & MDL_CAT_BIT(c)) ? mdl_dist_sample(&a->cat[c], r) : 0;
+}
+
+#define TRACING(w) ((w)->trace != NULL && !(w)->ending)
+
+/* world.c */
+void w__fail(world *w, int rc);
+/* Schedules fn at t.  Returns SIM_OK, or the engine's code (the
+ * replication failed: w->rc, err set). */
+int w__at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg, sim_handle *h);
+void w__configure_candidate(world *w, const mdl_candidate *c);
+
+/* charge.c: memory.  A stage's allocation (every owner and category it
+ * allocates) is one: the Java heap check first, which refuses the whole
+ * allocation; then all of it is charged to the ledger (counting toward
+ * the peak); then the kill rules run once. */
+W_MAY_KILL w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners,
+                              const int64_t *const *amounts, mdl_stage stage);
+W_MAY_KILL w_fate w__charge(world *w, mdl_owner o, const int64_t v[MDL_CAT_COUNT],
+                            mdl_stage stage);
+/* Releases v (and zeroes it), then checks the warning level. */
+void w__give(world *w, mdl_owner o, int64_t v[MDL_CAT_COUNT]);
+/* Releases everything o holds, then checks the warning level. */
+void w__give_owner(world *w, mdl_owner o);
+/* The kill rules after memory changed (extra: a pressure spike's bytes,
+ * held only for the check). */
+W_MAY_KILL w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage);
+void w__warning_check(world *w);
+void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
+
+/* emit.c: the timeline (each does nothing when not tracing) */
+trc_event *w__ev_begin(world *w, mdl_stage stage, trc_kind kind, int part);
+void w__ev_send(world *w);
+void w__emit_note(world *w, mdl_stage stage, const char *what);
+void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c);
+void w__emit_stage_end(world *w, unsigned part, mdl_stage stage, const char *error);
+void w__emit_cache_begin(world *w, unsigned part, const int64_t miss[MDL_CAT_COUNT]);
+void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep);
+void w__emit_inference_end(world *w, part_rt *p, const req *r);
+void w__emit_retry(world *w, const user *x);
+void w__emit_relaunch_delay(world *w, sim_time delay);
+void w__emit_exit(world *w, const mdl_exit_record *r);
+void w__emit_recovery(world *w);
+void w__emit_sample(world *w);
+void w__emit_request(world *w, const user *x);
+
+/* parts.c */
+void w__release_part(world *w, part_rt *p);
+int w__begin_load(world *w, part_rt *p, int on_demand);
+
+/* requests.c */
+void w__advance(world *w, uint32_t i);
+void w__dispatch(world *w);
+void w__submit(world *w, uint32_t u);
+void w__new_condition(world *w);
+void w__on_warning(sim_engine *e, void *ctx, uint64_t arg);
+void w__queue_area(world *w);
+uint32_t w__user_get(world *w);
+void w__exec_stop(world *w, uint32_t i, part_rt *p);
+void w__finish(world *w, uint32_t i, int had_slot);
+
+/* process.c */
+void w__apply_limits(world *w);
+void w__startup_continue(world *w);
+void w__die(world *w, mdl_exit why, mdl_stage stage);
+void w__cold_start(world *w);
+void w__teardown(world *w);
+
+/* path.c */
+void w__step(sim_engine *e, void *ctx, uint64_t arg);
+void w__next_step(world *w, sim_time t);
+void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq);
+void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq);
+
+/* The world checker: busy counts equal executing attempts, wait lists and
+ * the queue well formed and within bounds, every live attempt belongs to a
+ * live request, what each owner holds equals what the world thinks it
+ * holds, the ledger's own invariants.  Returns SIM_OK or SIM_EINTERNAL
+ * with the first broken rule in err.  O(attempts + parts). */
+int mdl_world_validate(const world *w, sim_error *err);
+
+/* For the checker's tests: a world set up on cell (replication rep) whose
+ * engine the test may run (w->e), then checked and closed. */
+int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
+            const mdl_times_sink *times, const mdl_trace_sink *trace, mdl_rep *out,
+            sim_error *err);
+void w__close(world *w);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OOMSIM_MODELS_WORLD_INT_H */
