@@ -32,7 +32,8 @@ static int check_attempt(const world *w, uint32_t i, tally *t, sim_error *err)
     const req *r = &pr->pool[i];
     if (r->user >= pr->users_cap || !pr->users[r->user].in_use)
         return bad(err, "attempt %u belongs to request %u, which is not live", i, r->user);
-    if (r->state > R_RUNNING || r->idx > r->nneeds || r->nneeds > MDL_PARTS_MAX)
+    if (r->state > R_RUNNING || r->nneeds > MDL_PARTS_MAX ||
+        (r->state != R_QUEUED && r->idx > r->nneeds))
         return bad(err, "attempt %u has state %u or need index out of range", i, r->state);
     if (r->state == R_RUNNING && (!r->has_exec || r->idx >= r->nneeds))
         return bad(err, "attempt %u is running with no execution (need %u)", i, r->idx);

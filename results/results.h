@@ -44,7 +44,7 @@ void res_sort(double *x, size_t n);
  * its 95 % percentile-bootstrap interval: `resamples` resamples of the
  * replication indices (shared by x and y, so the pairing is kept), drawn
  * from `rng` (a gsl_rng).  Quantiles as res_quantile_sorted.  O(resamples
- * x n) time, O(n) memory.  Returns 0, or -1 when out of memory.  Identical
+ * x n) time, O(n) memory.  Returns SIM_OK, or SIM_ENOMEM.  Identical
  * samples give exactly 0 and [0, 0]. */
 int res_paired_quantile_diff(const double *x, const double *y, size_t n, double p,
                              unsigned resamples, void *rng, double *diff,
@@ -59,7 +59,8 @@ typedef struct res_erlang_c {
     double rho;    /* utilisation lambda / (c mu) */
 } res_erlang_c;
 
-/* Returns 0 and fills *out, or -1 for parameters outside the domain. */
+/* Returns SIM_OK and fills *out, or SIM_EINVAL for parameters outside the
+ * domain (out untouched). */
 int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out);
 
 /* ---------------------------------------------------------------- runs */

@@ -357,7 +357,7 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
             int rc = res_paired_quantile_diff(x, y, reps, 0.95, b, sim_stream_rng(&s), &c->diff,
                                               &c->ci);
             sim_stream_release(&s);
-            if (rc != 0) {
+            if (rc != SIM_OK) {
                 free(d);
                 return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
             }

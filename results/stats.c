@@ -64,7 +64,7 @@ void res_sort(double *x, size_t n) { gsl_sort(x, 1, n); }
 int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out)
 {
     if (!(lambda > 0) || !(mu > 0) || c == 0 || !(lambda < (double)c * mu) || c > 100000)
-        return -1;
+        return SIM_EINVAL;
     double a = lambda / mu; /* offered load in Erlangs */
     double rho = a / c;
     /* Erlang B by its stable recurrence, then C from B. */
@@ -76,7 +76,7 @@ int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out
     out->wq = pw / ((double)c * mu - lambda);
     out->lq = lambda * out->wq;
     out->rho = rho;
-    return 0;
+    return SIM_OK;
 }
 
 /* The p-quantile of a resample given by multiplicities: the values in
@@ -112,8 +112,8 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
     size_t *ox = malloc(n * sizeof *ox), *oy = malloc(n * sizeof *oy);
     uint32_t *m = malloc(n * sizeof *m);
     double *d = malloc((resamples > 0 ? resamples : 1) * sizeof *d);
-    int rc = sx && sy && ox && oy && m && d ? 0 : -1;
-    if (rc == 0) {
+    int rc = sx && sy && ox && oy && m && d ? SIM_OK : SIM_ENOMEM;
+    if (rc == SIM_OK) {
         memcpy(sx, x, n * sizeof *sx);
         memcpy(sy, y, n * sizeof *sy);
         gsl_sort(sx, 1, n);

@@ -56,22 +56,22 @@ TEST_CASE("stats: Erlang C", "[stats]")
 {
     res_erlang_c r;
     // c = 1 is M/M/1: P(wait) = rho, Wq = rho / (mu - lambda).
-    REQUIRE(res_erlang_c_compute(0.9, 1.0, 1, &r) == 0);
+    REQUIRE(res_erlang_c_compute(0.9, 1.0, 1, &r) == SIM_OK);
     REQUIRE(r.p_wait == Approx(0.9));
     REQUIRE(r.wq == Approx(9.0));
     REQUIRE(r.lq == Approx(8.1));
     // c = 2, a = 1.5 Erlang (lambda 1.5, mu 1): P0 = 1 / (1 + 1.5 + 1.125 / 0.25) = 1/7,
     // C = (1.125 / 0.25) * P0 = 0.642857, Wq = C / (2 - 1.5) = 1.285714.
-    REQUIRE(res_erlang_c_compute(1.5, 1.0, 2, &r) == 0);
+    REQUIRE(res_erlang_c_compute(1.5, 1.0, 2, &r) == SIM_OK);
     REQUIRE(r.p_wait == Approx(4.5 / 7));
     REQUIRE(r.wq == Approx(4.5 / 7 / 0.5));
     REQUIRE(r.rho == Approx(0.75));
     // Large c stays finite (the recurrence never forms a^c / c!).
-    REQUIRE(res_erlang_c_compute(4900, 1.0, 5000, &r) == 0);
+    REQUIRE(res_erlang_c_compute(4900, 1.0, 5000, &r) == SIM_OK);
     REQUIRE(std::isfinite(r.wq));
     REQUIRE(r.p_wait > 0);
     REQUIRE(r.p_wait < 1);
-    REQUIRE(res_erlang_c_compute(2.0, 1.0, 2, &r) == -1); // unstable
-    REQUIRE(res_erlang_c_compute(1.0, 0.0, 2, &r) == -1);
-    REQUIRE(res_erlang_c_compute(1.0, 1.0, 0, &r) == -1);
+    REQUIRE(res_erlang_c_compute(2.0, 1.0, 2, &r) == SIM_EINVAL); // unstable
+    REQUIRE(res_erlang_c_compute(1.0, 0.0, 2, &r) == SIM_EINVAL);
+    REQUIRE(res_erlang_c_compute(1.0, 1.0, 0, &r) == SIM_EINVAL);
 }
