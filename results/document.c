@@ -206,65 +206,11 @@ char *res_document_json(const res_plan *plan, const res_result *r)
 
 /* ------------------------------------------------------- text output */
 
-/* Room for `need` more bytes and a NUL; 0, or -1 (and oom) when out of memory. */
-static int reserve(res_buf *o, size_t need)
+char *res_text_done(sim_text *o)
 {
-    if (o->v != NULL && o->cap - o->n > need)
-        return 0;
-    size_t cap = o->cap == 0 ? 4096 : o->cap;
-    while (cap - o->n <= need)
-        cap *= 2;
-    char *v = realloc(o->v, cap);
-    if (v == NULL) {
-        o->oom = 1;
-        return -1;
-    }
-    o->v = v;
-    o->cap = cap;
-    return 0;
-}
-
-void res_put(res_buf *o, const char *fmt, ...)
-{
-    if (o->oom)
-        return;
-    for (;;) {
-        va_list ap;
-        va_start(ap, fmt);
-        int w = vsnprintf(o->v != NULL ? o->v + o->n : NULL, o->v != NULL ? o->cap - o->n : 0,
-                          fmt, ap);
-        va_end(ap);
-        if (w < 0) {
-            o->oom = 1;
-            return;
-        }
-        if (o->v != NULL && o->n + (size_t)w < o->cap) {
-            o->n += (size_t)w;
-            return;
-        }
-        if (reserve(o, (size_t)w) != 0)
-            return;
-    }
-}
-
-void res_put_bytes(res_buf *o, const char *bytes, size_t len)
-{
-    if (o->oom || reserve(o, len) != 0)
-        return;
-    memcpy(o->v + o->n, bytes, len);
-    o->n += len;
-    o->v[o->n] = '\0';
-}
-
-char *res_buf_done(res_buf *o)
-{
-    if (o->oom) {
-        free(o->v);
-        return NULL;
-    }
-    if (o->v != NULL && o->n > 0 && o->v[o->n - 1] == '\n')
+    if (!o->oom && o->v != NULL && o->n > 0 && o->v[o->n - 1] == '\n')
         o->v[--o->n] = '\0';
-    return o->v;
+    return sim_text_done(o);
 }
 
 /* Appends a policy value the way a scenario writes it, compactly:
@@ -355,13 +301,13 @@ const char *res_top_stage(const res_cell *c)
 
 char *res_document_csv(const res_plan *plan, const res_result *r)
 {
-    res_buf o = {NULL, 0, 0, 0};
-    res_put(&o, "device,candidate,policy,peak_mean_bytes,peak_p50_bytes,peak_p95_bytes,"
+    sim_text o = SIM_TEXT_INIT;
+    sim_text_printf(&o, "device,candidate,policy,peak_mean_bytes,peak_p50_bytes,peak_p95_bytes,"
             "peak_p99_bytes,peak_max_bytes,stage_at_peak,deaths_per_replication,any_rate,"
             "any_rate_lo,any_rate_hi");
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
-        res_put(&o, ",%s", mdl_exit_name((mdl_exit)x));
-    res_put(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
+        sim_text_printf(&o, ",%s", mdl_exit_name((mdl_exit)x));
+    sim_text_printf(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
             "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
             "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
             "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes\n");
@@ -371,16 +317,16 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
         char label[512];
         if (res_policy_label(plan->policy_json[i], label, sizeof label) != SIM_OK)
             o.oom = 1;
-        res_put(&o, "%s,%s,\"", cell->device->name, cell->candidate->id);
+        sim_text_printf(&o, "%s,%s,\"", cell->device->name, cell->candidate->id);
         for (const char *p = label; *p; p++)
-            res_put(&o, *p == '"' ? "\"\"" : "%c", *p);
-        res_put(&o, "\",%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g", (long long)whole(c->peak.mean),
+            sim_text_printf(&o, *p == '"' ? "\"\"" : "%c", *p);
+        sim_text_printf(&o, "\",%lld,%lld,%lld,%lld,%lld,%s,%.6g,%.6g,%.6g,%.6g", (long long)whole(c->peak.mean),
             (long long)whole(c->peak.p50), (long long)whole(c->peak.p95),
             (long long)whole(c->peak.p99), (long long)whole(c->peak.max), res_top_stage(c),
             c->deaths_mean, c->any_rate, c->any_ci.lo, c->any_ci.hi);
         for (int x = 0; x < MDL_EXIT_COUNT; x++)
-            res_put(&o, ",%llu", (unsigned long long)c->by_reason[x]);
-        res_put(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
+            sim_text_printf(&o, ",%llu", (unsigned long long)c->by_reason[x]);
+        sim_text_printf(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
                 "%.6g,%.6g,%.6g,%llu,%llu,%llu,%llu,%lld\n",
             c->boot_loop_rate, (unsigned long long)c->arrived, (unsigned long long)c->completed,
             (unsigned long long)c->rejected, (unsigned long long)c->timed_out,
@@ -394,7 +340,7 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
             (long long)whole(c->switch_peak.p95));
     }
-    return res_buf_done(&o);
+    return res_text_done(&o);
 }
 
 /* ------------------------------------------------------------- table */
@@ -500,7 +446,7 @@ int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t
 }
 
 /* Prints the table aligned, two spaces apart. */
-static void put_table(res_buf *o, const res_table *t)
+static void put_table(sim_text *o, const res_table *t)
 {
     size_t width[16] = {0};
     for (unsigned i = 0; i < t->rows; i++)
@@ -513,13 +459,13 @@ static void put_table(res_buf *o, const res_table *t)
             int w = (int)width[k];
             const char *sep = k + 1 < t->cols ? "  " : "";
             if (t->right[k])
-                res_put(o, "%*s%s", w, v, sep);
+                sim_text_printf(o, "%*s%s", w, v, sep);
             else if (k + 1 < t->cols)
-                res_put(o, "%-*s%s", w, v, sep);
+                sim_text_printf(o, "%-*s%s", w, v, sep);
             else
-                res_put(o, "%s", v);
+                sim_text_printf(o, "%s", v);
         }
-        res_put(o, "\n");
+        sim_text_printf(o, "\n");
     }
 }
 
@@ -528,20 +474,20 @@ char *res_document_table(const res_plan *plan, const res_result *r)
     res_table cells, cmp;
     int ok = res_cells_table(plan, r, &cells) == 0;
     ok = res_comparison_table(plan, r, &cmp) == 0 && ok;
-    res_buf o = {NULL, 0, 0, !ok};
-    res_put(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
+    sim_text o = {NULL, 0, 0, !ok};
+    sim_text_printf(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
             (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
             (unsigned long long)plan->seed);
     if (ok) {
         put_table(&o, &cells);
-        res_put(&o, "\n%s\n", res_cells_note);
+        sim_text_printf(&o, "\n%s\n", res_cells_note);
         if (cmp.rows > 1) {
-            res_put(&o, "\n%s\n\n", res_comparison_intro);
+            sim_text_printf(&o, "\n%s\n\n", res_comparison_intro);
             put_table(&o, &cmp);
-            res_put(&o, "\n%s\n", res_comparison_note);
+            sim_text_printf(&o, "\n%s\n", res_comparison_note);
         }
     }
     res_table_free(&cells);
     res_table_free(&cmp);
-    return res_buf_done(&o);
+    return res_text_done(&o);
 }

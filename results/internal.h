@@ -11,24 +11,10 @@
 
 #define RES_MIB (1024.0 * 1024.0)
 
-/* A text buffer that grows; after an allocation failure it only records
- * that (res_buf_done then returns NULL). */
-typedef struct res_buf {
-    char *v;
-    size_t n, cap;
-    int oom;
-} res_buf;
-
-void res_put(res_buf *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-/* Appends len bytes as they are. */
-void res_put_bytes(res_buf *o, const char *bytes, size_t len);
-/* The text (malloc'ed, one trailing newline removed), or NULL after an
- * allocation failure (the buffer is freed either way). */
-char *res_buf_done(res_buf *o);
+/* Documents are written into a sim_text (sim.h).  The text, with one
+ * trailing newline removed, or NULL after an allocation failure (the
+ * buffer is freed either way). */
+char *res_text_done(sim_text *o);
 
 /* The stage most often at the peak, or "-". */
 const char *res_top_stage(const res_cell *c);

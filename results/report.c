@@ -8,30 +8,30 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void escaped(res_buf *o, const char *s, size_t n)
+static void escaped(sim_text *o, const char *s, size_t n)
 {
     for (size_t i = 0; i < n && s[i] != '\0'; i++) {
         char c = s[i];
         if (c == '&')
-            res_put(o, "&amp;");
+            sim_text_printf(o, "&amp;");
         else if (c == '<')
-            res_put(o, "&lt;");
+            sim_text_printf(o, "&lt;");
         else if (c == '>')
-            res_put(o, "&gt;");
+            sim_text_printf(o, "&gt;");
         else if (c == '"')
-            res_put(o, "&quot;");
+            sim_text_printf(o, "&quot;");
         else
-            res_put_bytes(o, &c, 1);
+            sim_text_put(o, &c, 1);
     }
 }
 
-static void text(res_buf *o, const char *s)
+static void text(sim_text *o, const char *s)
 {
     escaped(o, s, strlen(s));
 }
 
 /* The about text: paragraphs at blank lines. */
-static void paragraphs(res_buf *o, const char *s)
+static void paragraphs(sim_text *o, const char *s)
 {
     while (*s != '\0') {
         while (*s == '\n' || *s == ' ')
@@ -40,38 +40,38 @@ static void paragraphs(res_buf *o, const char *s)
             break;
         const char *end = strstr(s, "\n\n");
         size_t n = end != NULL ? (size_t)(end - s) : strlen(s);
-        res_put(o, "<p>");
+        sim_text_printf(o, "<p>");
         escaped(o, s, n);
-        res_put(o, "</p>\n");
+        sim_text_printf(o, "</p>\n");
         s += n;
     }
 }
 
-static void table(res_buf *o, const char *id, const res_table *t)
+static void table(sim_text *o, const char *id, const res_table *t)
 {
-    res_put(o, "<table id=\"%s\">\n<thead><tr>", id);
+    sim_text_printf(o, "<table id=\"%s\">\n<thead><tr>", id);
     for (unsigned k = 0; k < t->cols; k++) {
-        res_put(o, "<th>");
+        sim_text_printf(o, "<th>");
         text(o, t->cell[k]);
-        res_put(o, "</th>");
+        sim_text_printf(o, "</th>");
     }
-    res_put(o, "</tr></thead>\n<tbody>\n");
+    sim_text_printf(o, "</tr></thead>\n<tbody>\n");
     for (unsigned i = 1; i < t->rows; i++) {
-        res_put(o, "<tr>");
+        sim_text_printf(o, "<tr>");
         for (unsigned k = 0; k < t->cols; k++) {
-            res_put(o, t->right[k] ? "<td class=\"n\">" : "<td>");
+            sim_text_printf(o, t->right[k] ? "<td class=\"n\">" : "<td>");
             text(o, t->cell[i * t->cols + k]);
-            res_put(o, "</td>");
+            sim_text_printf(o, "</td>");
         }
-        res_put(o, "</tr>\n");
+        sim_text_printf(o, "</tr>\n");
     }
-    res_put(o, "</tbody>\n</table>\n");
+    sim_text_printf(o, "</tbody>\n</table>\n");
 }
 
 /* What each cell did with its requests and how the system saw it. */
-static void activity(res_buf *o, const res_plan *plan, const res_result *r)
+static void activity(sim_text *o, const res_plan *plan, const res_result *r)
 {
-    res_put(o, "<table id=\"activity-table\">\n<thead><tr><th>cell</th><th>requests</th>"
+    sim_text_printf(o, "<table id=\"activity-table\">\n<thead><tr><th>cell</th><th>requests</th>"
                "<th>completed</th><th>rejected</th><th>timed out</th><th>retried</th>"
                "<th>duplicate working sets</th><th>memory warnings</th>"
                "<th>cached apps killed</th><th>part switches</th><th>taking requests</th>"
@@ -81,9 +81,9 @@ static void activity(res_buf *o, const res_plan *plan, const res_result *r)
         char label[RES_TEXT_MAX];
         if (res_cell_label(plan, i, label, sizeof label) != SIM_OK)
             o->oom = 1;
-        res_put(o, "<tr><td>");
+        sim_text_printf(o, "<tr><td>");
         text(o, label);
-        res_put(o, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu"
+        sim_text_printf(o, "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu"
                    "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu"
                    "</td><td class=\"n\">%llu</td><td class=\"n\">%llu</td><td class=\"n\">%llu"
                    "</td><td class=\"n\">%.2f%%</td><td>",
@@ -100,22 +100,22 @@ static void activity(res_buf *o, const res_plan *plan, const res_result *r)
                 best = &c->records[k];
         }
         if (best == NULL) {
-            res_put(o, "none");
+            sim_text_printf(o, "none");
         } else {
             text(o, mdl_record_kind_name(best->kind));
             if (best->kind == MDL_REC_EXIT_INFO)
-                res_put(o, " reason=%d (%s)", best->reason, mdl_aei_reason_name(best->reason));
-            res_put(o, " status=%d importance=%d", best->status, best->importance);
+                sim_text_printf(o, " reason=%d (%s)", best->reason, mdl_aei_reason_name(best->reason));
+            sim_text_printf(o, " status=%d importance=%d", best->status, best->importance);
             if (best->description != MDL_TEXT_NONE) {
-                res_put(o, " ");
+                sim_text_printf(o, " ");
                 text(o, mdl_record_text_name(best->description));
             }
-            res_put(o, " (%llu of %llu)", (unsigned long long)best->count,
+            sim_text_printf(o, " (%llu of %llu)", (unsigned long long)best->count,
                     (unsigned long long)total);
         }
-        res_put(o, "</td></tr>\n");
+        sim_text_printf(o, "</td></tr>\n");
     }
-    res_put(o, "</tbody>\n</table>\n");
+    sim_text_printf(o, "</tbody>\n</table>\n");
 }
 
 static const char style[] =
@@ -135,60 +135,60 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     res_table cells, cmp;
     int ok = res_cells_table(plan, r, &cells) == 0;
     ok = res_comparison_table(plan, r, &cmp) == 0 && ok;
-    res_buf o = {NULL, 0, 0, !ok};
-    res_put(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+    sim_text o = {NULL, 0, 0, !ok};
+    sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<title>oomsim: ");
     text(&o, plan->name);
-    res_put(&o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
+    sim_text_printf(&o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
     text(&o, plan->name);
-    res_put(&o, "</h1>\n<p id=\"run\">%llu replications of %.1f min per cell, seed %llu, %u "
+    sim_text_printf(&o, "</h1>\n<p id=\"run\">%llu replications of %.1f min per cell, seed %llu, %u "
                 "cells, %llu engine events.</p>\n",
             (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
             (unsigned long long)plan->seed, r->ncells, (unsigned long long)r->events);
     if (plan->about != NULL && plan->about[0] != '\0') {
-        res_put(&o, "<section id=\"about\">\n<h2>About this scenario</h2>\n");
+        sim_text_printf(&o, "<section id=\"about\">\n<h2>About this scenario</h2>\n");
         paragraphs(&o, plan->about);
-        res_put(&o, "</section>\n");
+        sim_text_printf(&o, "</section>\n");
     }
     if (ok) {
-        res_put(&o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
+        sim_text_printf(&o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
         table(&o, "cells-table", &cells);
-        res_put(&o, "<p class=\"note\">");
+        sim_text_printf(&o, "<p class=\"note\">");
         text(&o, res_cells_note);
-        res_put(&o, "</p>\n");
+        sim_text_printf(&o, "</p>\n");
         activity(&o, plan, r);
-        res_put(&o, "<p class=\"note\">taking requests: share of the horizon the process was "
+        sim_text_printf(&o, "<p class=\"note\">taking requests: share of the horizon the process was "
                     "alive and accepting new requests.</p>\n</section>\n");
         if (cmp.rows > 1) {
-            res_put(&o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
+            sim_text_printf(&o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
                         "</h2>\n<p>");
             text(&o, res_comparison_intro);
-            res_put(&o, "</p>\n");
+            sim_text_printf(&o, "</p>\n");
             table(&o, "comparison-table", &cmp);
-            res_put(&o, "<p class=\"note\">");
+            sim_text_printf(&o, "<p class=\"note\">");
             text(&o, res_comparison_note);
-            res_put(&o, "</p>\n</section>\n");
+            sim_text_printf(&o, "</p>\n</section>\n");
         }
     }
-    res_put(&o, "<section id=\"plots\">\n<h2>Plots</h2>\n");
+    sim_text_printf(&o, "<section id=\"plots\">\n<h2>Plots</h2>\n");
     for (unsigned i = 0; i < nfigs; i++) {
         const res_figure *f = &figs[i];
         /* inline: the SVG element itself, without its XML prolog */
         const char *svg = f->svg;
         const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
-        res_put(&o, "<figure id=\"");
+        sim_text_printf(&o, "<figure id=\"");
         text(&o, f->name);
-        res_put(&o, "\">\n");
+        sim_text_printf(&o, "\">\n");
         if (start != NULL)
-            res_put_bytes(&o, start, f->len - (size_t)(start - svg));
-        res_put(&o, "\n<figcaption>");
+            sim_text_put(&o, start, f->len - (size_t)(start - svg));
+        sim_text_printf(&o, "\n<figcaption>");
         text(&o, f->caption);
-        res_put(&o, " (");
+        sim_text_printf(&o, " (");
         text(&o, f->name);
-        res_put(&o, ")</figcaption>\n</figure>\n");
+        sim_text_printf(&o, ")</figcaption>\n</figure>\n");
     }
-    res_put(&o, "</section>\n</body>\n</html>\n");
+    sim_text_printf(&o, "</section>\n</body>\n</html>\n");
     res_table_free(&cells);
     res_table_free(&cmp);
-    return res_buf_done(&o);
+    return res_text_done(&o);
 }

@@ -74,6 +74,34 @@ int sim_error_set(sim_error *err, int code, const char *fmt, ...)
 /* Resets err to SIM_OK with an empty message.  NULL is allowed. */
 void sim_error_clear(sim_error *err);
 
+/* ------------------------------------------------------------------- text */
+
+/* A text buffer that grows (doubling from 4 KiB; the C library's realloc,
+ * so its text is free()d by whoever takes it).  After an allocation
+ * failure it only records that: sim_text_done then returns NULL.  Start
+ * from SIM_TEXT_INIT. */
+typedef struct sim_text {
+    char *v;    /* NUL-terminated once anything was written; NULL before */
+    size_t n;   /* bytes written */
+    size_t cap;
+    int oom;    /* an allocation failed */
+} sim_text;
+#define SIM_TEXT_INIT {NULL, 0, 0, 0}
+
+/* Appends len bytes as they are. */
+void sim_text_put(sim_text *t, const char *bytes, size_t len);
+/* Appends a NUL-terminated string. */
+void sim_text_str(sim_text *t, const char *s);
+/* Appends printf-style. */
+void sim_text_printf(sim_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The text (the caller frees it; NULL when nothing was written), or NULL
+ * after an allocation failure, in which case the buffer is freed. */
+char *sim_text_done(sim_text *t);
+
 /* ------------------------------------------------------------------ files */
 
 /* Reads the file at path whole into a malloc'ed buffer (*data, *len bytes;

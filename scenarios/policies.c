@@ -1,0 +1,537 @@
+/* policies.c - the scenario's policies: each key's parser, the grid axes
+ * (a key given a list of values), the product of the axes in file order
+ * (the first axis varies slowest), and each policy's JSON label. */
+#include "scenario_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define AXIS_VALUES_MAX 256u
+
+/* ------------------------------------------------------------ policies */
+
+typedef int (*apply_fn)(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                        sim_error *err);
+
+static int p_sessions(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    (void)s;
+    int64_t n;
+    if (fy_node_is_scalar(v->n)) {
+        const char *t;
+        size_t len;
+        int rc = scn__scalar(v, &t, &len, err);
+        if (rc != SIM_OK)
+            return rc;
+        int digits = len > 0;
+        for (size_t i = 0; i < len; i++)
+            digits &= t[i] >= '0' && t[i] <= '9';
+        if (!digits)
+            return scn__fail(v, err, SIM_EINPUT, "expected a positive integer, got \"%.*s\"",
+                             (int)(len > 40 ? 40 : len), t);
+    }
+    int rc = scn__int(v, 1, MDL_SESSIONS_MAX, &n, err);
+    if (rc == SIM_OK)
+        p->sessions = (uint32_t)n;
+    return rc;
+}
+
+static int p_queue(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    (void)s;
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (len == 9 && memcmp(t, "unbounded", 9) == 0) {
+        p->queue = MDL_QUEUE_UNBOUNDED;
+        return SIM_OK;
+    }
+    int64_t n;
+    rc = scn__int(v, 0, MDL_QUEUE_MAX, &n, err);
+    if (rc == SIM_OK)
+        p->queue = (uint32_t)n;
+    return rc;
+}
+
+static int p_residency(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                       sim_error *err)
+{
+    (void)s;
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    static const char *const names[] = {"preload", "on_demand_overlap",
+                                        "on_demand_release_first"};
+    for (int k = 0; k < 3; k++)
+        if (strlen(names[k]) == len && memcmp(names[k], t, len) == 0) {
+            p->residency = (mdl_residency)k;
+            return SIM_OK;
+        }
+    if (len > 4 && memcmp(t, "lru:", 4) == 0) {
+        int64_t k = 0;
+        size_t i = 4;
+        for (; i < len && t[i] >= '0' && t[i] <= '9' && k <= MDL_PARTS_MAX; i++)
+            k = k * 10 + (t[i] - '0');
+        if (i == len && k >= 1 && k <= MDL_PARTS_MAX) {
+            p->residency = MDL_RES_LRU;
+            p->lru_k = (uint32_t)k;
+            return SIM_OK;
+        }
+        return scn__fail(v, err, SIM_EINPUT, "lru:K needs K from 1 to %d, got \"%.*s\"",
+                         MDL_PARTS_MAX, (int)(len > 40 ? 40 : len), t);
+    }
+    return scn__fail(v, err, SIM_EINPUT, "expected preload, on_demand_overlap, "
+                     "on_demand_release_first or lru:K, got \"%.*s\"",
+                     (int)(len > 40 ? 40 : len), t);
+}
+
+static int p_prewarm(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    return scn__part_names(s, v, p->prewarm, &p->nprewarm, err);
+}
+
+static int p_bool(const scn__node *v, int *out, sim_error *err)
+{
+    static const char *const names[] = {"false", "true"};
+    return scn__enum(v, names, 2, out, err);
+}
+
+static int p_copy_runtime(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                          sim_error *err)
+{
+    (void)s;
+    return p_bool(v, &p->copy_runtime, err);
+}
+
+static int p_cancel(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    (void)s;
+    return p_bool(v, &p->cancel_on_timeout, err);
+}
+
+/* A real number in [min, max] (the backoff factor). */
+static int p_real(const scn__node *v, double min, double max, double *out, sim_error *err)
+{
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    char buf[64];
+    char *end = NULL;
+    if (len > 0 && len < sizeof buf) {
+        memcpy(buf, t, len);
+        buf[len] = '\0';
+        *out = strtod(buf, &end);
+    }
+    if (len == 0 || len >= sizeof buf || end == NULL || *end != '\0' || !(*out == *out))
+        return scn__fail(v, err, SIM_EINPUT, "expected a number, got \"%.*s\"",
+                         (int)(len > 40 ? 40 : len), t);
+    if (*out < min || *out > max)
+        return scn__fail(v, err, SIM_ERANGE, "%.*s is outside [%g, %g]",
+                         (int)(len > 40 ? 40 : len), t, min, max);
+    return SIM_OK;
+}
+
+static int p_retry(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    (void)s;
+    static const char *const kinds[] = {"none", "fixed", "backoff", "on_new_condition"};
+    static const char *const keys_none[] = {"kind"};
+    static const char *const keys_fixed[] = {"kind", "delay", "max"};
+    static const char *const keys_backoff[] = {"kind", "base", "factor", "cap", "jitter", "max"};
+    static const char *const keys_cond[] = {"kind", "max"};
+    int rc = scn__expect_mapping(v, err);
+    scn__node k, x;
+    if (rc == SIM_OK)
+        rc = scn__require(v, "kind", &k, err);
+    int kind = 0;
+    if (rc == SIM_OK)
+        rc = scn__enum(&k, kinds, 4, &kind, err);
+    if (rc != SIM_OK)
+        return rc;
+    mdl_retry *r = &p->retry;
+    memset(r, 0, sizeof *r);
+    r->kind = (mdl_retry_kind)kind;
+    switch (r->kind) {
+    case MDL_RETRY_NONE:
+        return scn__check_keys(v, keys_none, 1, err);
+    case MDL_RETRY_FIXED:
+        if ((rc = scn__check_keys(v, keys_fixed, 3, err)) == SIM_OK &&
+            (rc = scn__require(v, "delay", &x, err)) == SIM_OK)
+            rc = scn__duration(&x, &r->delay, err);
+        break;
+    case MDL_RETRY_BACKOFF:
+        if ((rc = scn__check_keys(v, keys_backoff, 6, err)) == SIM_OK &&
+            (rc = scn__require(v, "base", &x, err)) == SIM_OK)
+            rc = scn__duration(&x, &r->base, err);
+        r->factor = 2.0;
+        r->cap = SCN_DURATION_MAX;
+        if (rc == SIM_OK) {
+            scn__get(v, "factor", &x);
+            if (x.n != NULL)
+                rc = p_real(&x, 1.0, 1000.0, &r->factor, err);
+        }
+        if (rc == SIM_OK) {
+            scn__get(v, "cap", &x);
+            if (x.n != NULL)
+                rc = scn__duration(&x, &r->cap, err);
+        }
+        if (rc == SIM_OK) {
+            scn__get(v, "jitter", &x);
+            if (x.n != NULL)
+                rc = scn__probability(&x, &r->jitter, err);
+        }
+        break;
+    case MDL_RETRY_ON_NEW_CONDITION:
+        rc = scn__check_keys(v, keys_cond, 2, err);
+        break;
+    }
+    if (rc != SIM_OK)
+        return rc;
+    int64_t n;
+    if ((rc = scn__require(v, "max", &x, err)) == SIM_OK &&
+        (rc = scn__int(&x, 1, MDL_RETRIES_MAX, &n, err)) == SIM_OK)
+        r->max = (uint32_t)n;
+    return rc;
+}
+
+static int p_on_warning(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                        sim_error *err)
+{
+    (void)s;
+    static const char *const names[] = {"reject_new", "release_idle", "clear_rebuildable_cache",
+                                        "reduce_concurrency"};
+    static const char *const later[] = {"stop_prewarm", "degrade_cpu", "fallback_lkg"};
+    int rc = scn__expect_sequence(v, err);
+    if (rc != SIM_OK)
+        return rc;
+    p->on_warning = 0;
+    void *it = NULL;
+    struct fy_node *item;
+    size_t i = 0;
+    while ((item = fy_node_sequence_iterate(v->n, &it)) != NULL) {
+        scn__node a;
+        scn__item(v, i++, item, &a);
+        const char *t;
+        size_t len;
+        if ((rc = scn__scalar(&a, &t, &len, err)) != SIM_OK)
+            return rc;
+        for (size_t k = 0; k < sizeof later / sizeof *later; k++)
+            if (strlen(later[k]) == len && memcmp(later[k], t, len) == 0)
+                return scn__not_modelled(&a, err, "this action on a memory warning");
+        int bit = 0;
+        if ((rc = scn__enum(&a, names, 4, &bit, err)) != SIM_OK)
+            return rc;
+        if (p->on_warning & (1u << bit))
+            return scn__fail(&a, err, SIM_EINPUT, "%s is listed twice", names[bit]);
+        p->on_warning |= 1u << bit;
+    }
+    return SIM_OK;
+}
+
+static int p_recovery(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                      sim_error *err)
+{
+    (void)s;
+    static const char *const kinds[] = {"naive", "safe_mode", "fallback_lkg"};
+    int rc;
+    p->nladder = 0;
+    if (!fy_node_is_mapping(v->n)) {
+        int k = 0;
+        if ((rc = scn__enum(v, kinds, 3, &k, err)) != SIM_OK)
+            return rc;
+        p->recovery = (mdl_recovery)k;
+        return SIM_OK;
+    }
+    static const char *const keys[] = {"ladder"};
+    scn__node l;
+    if ((rc = scn__check_keys(v, keys, 1, err)) != SIM_OK ||
+        (rc = scn__require(v, "ladder", &l, err)) != SIM_OK ||
+        (rc = scn__expect_sequence(&l, err)) != SIM_OK)
+        return rc;
+    if (fy_node_sequence_item_count(l.n) < 1)
+        return scn__fail(&l, err, SIM_EINPUT, "expected at least one action");
+    const char *names[MDL_ACT_COUNT];
+    for (int a = 0; a < MDL_ACT_COUNT; a++)
+        names[a] = mdl_action_name((mdl_action)a);
+    void *it = NULL;
+    struct fy_node *item;
+    size_t i = 0;
+    int last = -1;
+    while ((item = fy_node_sequence_iterate(l.n, &it)) != NULL) {
+        scn__node a;
+        scn__item(&l, i++, item, &a);
+        int k = 0;
+        if ((rc = scn__enum(&a, names, MDL_ACT_COUNT, &k, err)) != SIM_OK)
+            return rc;
+        if (k <= last)
+            return scn__fail(&a, err, SIM_EINPUT, "%s is out of order: a ladder lists actions "
+                             "in order of reversibility (reject_new, stop_prewarm, "
+                             "reduce_concurrency, release_idle, clear_rebuildable_cache, "
+                             "degrade_cpu, fallback_lkg), each once", names[k]);
+        last = k;
+        p->ladder[p->nladder++] = (mdl_action)k;
+    }
+    p->recovery = MDL_RECOVERY_LADDER;
+    return SIM_OK;
+}
+
+static int p_safe_mode_after(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                             sim_error *err)
+{
+    (void)s;
+    int64_t n;
+    int rc = scn__int(v, 1, 1000, &n, err);
+    if (rc == SIM_OK)
+        p->safe_mode_after = (uint32_t)n;
+    return rc;
+}
+
+static int p_stable_after(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                          sim_error *err)
+{
+    (void)s;
+    return scn__duration(v, &p->stable_after, err);
+}
+
+typedef struct policy_key {
+    const char *name;
+    int list_valued; /* prewarm, on_warning: an axis is a list of lists */
+    apply_fn apply;
+} policy_key;
+
+static const policy_key policy_keys[] = {
+    {"sessions", 0, p_sessions},       {"queue", 0, p_queue},
+    {"copy_runtime", 0, p_copy_runtime}, {"cancel_on_timeout", 0, p_cancel},
+    {"retry", 0, p_retry},             {"residency", 0, p_residency},
+    {"prewarm", 1, p_prewarm},         {"on_warning", 1, p_on_warning},
+    {"recovery", 0, p_recovery},       {"safe_mode_after", 0, p_safe_mode_after},
+    {"stable_after", 0, p_stable_after},
+};
+#define NPOLICY_KEYS (sizeof policy_keys / sizeof *policy_keys)
+
+/* ------------------------------------------------------ JSON rendering */
+
+static int json_number(const char *t, size_t len)
+{
+    size_t i = 0;
+    if (i < len && t[i] == '-')
+        i++;
+    size_t d = i;
+    while (i < len && t[i] >= '0' && t[i] <= '9')
+        i++;
+    if (i == d || (t[d] == '0' && i - d > 1))
+        return 0;
+    if (i < len && t[i] == '.') {
+        size_t f = ++i;
+        while (i < len && t[i] >= '0' && t[i] <= '9')
+            i++;
+        if (i == f)
+            return 0;
+    }
+    return i == len;
+}
+
+static void sb_json_string(sim_text *b, const char *t, size_t len)
+{
+    sim_text_str(b, "\"");
+    for (size_t i = 0; i < len; i++) {
+        unsigned char c = (unsigned char)t[i];
+        char esc[8];
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+            sim_text_put(b, esc, 2);
+        } else if (c < 0x20) {
+            snprintf(esc, sizeof esc, "\\u%04x", c);
+            sim_text_str(b, esc);
+        } else {
+            sim_text_put(b, (const char *)&t[i], 1);
+        }
+    }
+    sim_text_str(b, "\"");
+}
+
+/* A policy value as JSON: plain integers and booleans stay what they are,
+ * every other scalar is a string. */
+static void sb_json(sim_text *b, struct fy_node *n, int depth)
+{
+    if (depth > 16) {
+        sim_text_str(b, "null");
+        return;
+    }
+    if (fy_node_is_scalar(n)) {
+        size_t len;
+        const char *t = fy_node_get_scalar(n, &len);
+        int plain = fy_node_get_style(n) == FYNS_PLAIN;
+        if (t != NULL && plain && (json_number(t, len) || (len == 4 && !memcmp(t, "true", 4)) ||
+                                   (len == 5 && !memcmp(t, "false", 5))))
+            sim_text_put(b, t, len);
+        else
+            sb_json_string(b, t != NULL ? t : "", t != NULL ? len : 0);
+        return;
+    }
+    void *it = NULL;
+    if (fy_node_is_sequence(n)) {
+        struct fy_node *x;
+        sim_text_str(b, "[");
+        for (int i = 0; (x = fy_node_sequence_iterate(n, &it)) != NULL; i++) {
+            if (i)
+                sim_text_str(b, ", ");
+            sb_json(b, x, depth + 1);
+        }
+        sim_text_str(b, "]");
+        return;
+    }
+    struct fy_node_pair *pr;
+    sim_text_str(b, "{");
+    for (int i = 0; (pr = fy_node_mapping_iterate(n, &it)) != NULL; i++) {
+        if (i)
+            sim_text_str(b, ", ");
+        size_t len;
+        const char *k = fy_node_get_scalar(fy_node_pair_key(pr), &len);
+        sb_json_string(b, k != NULL ? k : "", k != NULL ? len : 0);
+        sim_text_str(b, ": ");
+        sb_json(b, fy_node_pair_value(pr), depth + 1);
+    }
+    sim_text_str(b, "}");
+}
+
+/* ---------------------------------------------------------------- grid */
+
+typedef struct axis {
+    const policy_key *key;
+    scn__node values[AXIS_VALUES_MAX]; /* only the first n are used */
+    unsigned n;
+} axis;
+
+static int is_axis(const policy_key *k, const scn__node *v)
+{
+    if (!fy_node_is_sequence(v->n))
+        return 0;
+    if (!k->list_valued)
+        return 1;
+    void *it = NULL;
+    struct fy_node *x = fy_node_sequence_iterate(v->n, &it);
+    return x != NULL && fy_node_is_sequence(x);
+}
+
+int scn__load_policies(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    mdl_policy base;
+    memset(&base, 0, sizeof base);
+    base.sessions = 1;
+    base.queue = MDL_QUEUE_UNBOUNDED;
+    base.residency = MDL_RES_PRELOAD;
+    base.safe_mode_after = 1;
+    base.stable_after = 60 * (sim_time)1000000;
+    scn__node pol;
+    scn__get(root, "policies", &pol);
+    axis *axes = NULL;
+    unsigned naxes = 0;
+    int rc = SIM_OK;
+    if (pol.n != NULL) {
+        const char *names[NPOLICY_KEYS];
+        for (unsigned k = 0; k < NPOLICY_KEYS; k++)
+            names[k] = policy_keys[k].name;
+        if ((rc = scn__expect_mapping(&pol, err)) != SIM_OK ||
+            (rc = scn__check_keys(&pol, names, NPOLICY_KEYS, err)) != SIM_OK)
+            return rc;
+        axes = calloc(NPOLICY_KEYS, sizeof *axes);
+        if (axes == NULL)
+            return scn__fail(&pol, err, SIM_ENOMEM, "out of memory");
+        /* keys in file order: the axes' order */
+        void *it = NULL;
+        struct fy_node_pair *pr;
+        while (rc == SIM_OK && (pr = fy_node_mapping_iterate(pol.n, &it)) != NULL) {
+            size_t len;
+            const char *kname = fy_node_get_scalar(fy_node_pair_key(pr), &len);
+            const policy_key *key = NULL;
+            for (unsigned k = 0; k < NPOLICY_KEYS && kname != NULL; k++)
+                if (strlen(policy_keys[k].name) == len && !memcmp(policy_keys[k].name, kname, len))
+                    key = &policy_keys[k];
+            if (key == NULL)
+                continue;
+            scn__node v;
+            scn__get(&pol, key->name, &v);
+            if (!is_axis(key, &v)) {
+                rc = key->apply(s, &v, &base, err);
+                continue;
+            }
+            axis *a = &axes[naxes++];
+            a->key = key;
+            void *jt = NULL;
+            struct fy_node *x;
+            while (rc == SIM_OK && (x = fy_node_sequence_iterate(v.n, &jt)) != NULL) {
+                if (a->n == AXIS_VALUES_MAX) {
+                    rc = scn__fail(&v, err, SIM_ELIMIT, "more than %u values on one axis",
+                                   AXIS_VALUES_MAX);
+                    break;
+                }
+                scn__item(&v, a->n, x, &a->values[a->n]);
+                mdl_policy scratch = base;
+                if (key->list_valued && !fy_node_is_sequence(x))
+                    rc = scn__fail(&a->values[a->n], err, SIM_EINPUT, "expected a list: an "
+                                   "axis of %s is a list of lists", key->name);
+                else
+                    rc = key->apply(s, &a->values[a->n], &scratch, err);
+                a->n++;
+            }
+            if (rc == SIM_OK && a->n == 0)
+                rc = scn__fail(&v, err, SIM_EINPUT, "an axis needs at least one value");
+        }
+    }
+    uint64_t combos = 1;
+    for (unsigned k = 0; k < naxes && rc == SIM_OK; k++) {
+        combos *= axes[k].n;
+        if (combos * s->ndevices * s->ncandidates > SCN_CELLS_MAX)
+            rc = scn__fail(&pol, err, SIM_ELIMIT, "the grid holds more than %u cells",
+                           SCN_CELLS_MAX);
+    }
+    if (rc == SIM_OK) {
+        s->policies = calloc(combos, sizeof *s->policies);
+        s->policy_json = calloc(combos, sizeof *s->policy_json);
+        s->axes = calloc(naxes > 0 ? naxes : 1, sizeof *s->axes);
+        if (s->policies == NULL || s->policy_json == NULL || s->axes == NULL)
+            rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
+    }
+    for (unsigned k = 0; k < naxes && rc == SIM_OK; k++)
+        snprintf(s->axes[k], MDL_NAME_MAX, "%s", axes[k].key->name);
+    s->naxes = rc == SIM_OK ? naxes : 0;
+    /* the first axis varies slowest */
+    for (uint64_t c = 0; c < combos && rc == SIM_OK; c++) {
+        mdl_policy p = base;
+        sim_text b = SIM_TEXT_INIT;
+        sim_text_str(&b, "{");
+        uint64_t rest = c;
+        unsigned pick[NPOLICY_KEYS];
+        for (unsigned k = naxes; k-- > 0;) {
+            pick[k] = (unsigned)(rest % axes[k].n);
+            rest /= axes[k].n;
+        }
+        for (unsigned k = 0; k < naxes && rc == SIM_OK; k++) {
+            const scn__node *v = &axes[k].values[pick[k]];
+            rc = axes[k].key->apply(s, v, &p, err);
+            if (k)
+                sim_text_str(&b, ", ");
+            sb_json_string(&b, axes[k].key->name, strlen(axes[k].key->name));
+            sim_text_str(&b, ": ");
+            sb_json(&b, v->n, 0);
+        }
+        sim_text_str(&b, "}");
+        if (b.oom && rc == SIM_OK)
+            rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
+        s->policies[c] = p;
+        s->policy_json[c] = sim_text_done(&b);
+        s->npolicies = (unsigned)c + 1;
+    }
+    free(axes);
+    return rc;
+}
+

@@ -1,0 +1,52 @@
+/* scenario_int.h - what the files of the scenario loader share (internal
+ * to scenarios/): the include stack and the loading of each top-level
+ * section.  Each returns SIM_OK, or a SIM_E* code with err naming
+ * file:line:col and the key path. */
+#ifndef OOMSIM_SCENARIOS_SCENARIO_INT_H
+#define OOMSIM_SCENARIOS_SCENARIO_INT_H
+
+#include <limits.h>
+
+#include "catalog_int.h"
+#include "yaml_int.h"
+
+#define INCLUDE_DEPTH_MAX 16
+
+/* Where a document came from: a file on disk, a catalog entry, or text in
+ * memory. */
+typedef struct source {
+    char id[PATH_MAX + 32];   /* "disk:<realpath>", "catalog:<path>" or "memory:<name>" */
+    char name[PATH_MAX + 32]; /* what messages call it */
+    int embedded;             /* a catalog entry */
+} source;
+
+/* A scenario being loaded, and the stack of documents being read (the
+ * scenario file, then each include inside the one before). */
+typedef struct loader {
+    scn_scenario *s;
+    source stack[INCLUDE_DEPTH_MAX];
+    unsigned depth;
+} loader;
+
+/* include.c */
+/* The embedded catalog's file at path ("devices/android-4g.yaml"), or NULL. */
+const scn__catalog_file *scn__catalog_find(const char *path);
+/* Chains a document's text into the scenario's digest. */
+void scn__digest_add(scn_scenario *s, const scn__doc *doc);
+/* Opens src (from disk or the catalog) and adds its text to the digest. */
+int scn__open_source(scn_scenario *s, const source *src, scn__doc *doc, sim_error *err);
+/* The devices and candidates of the scenario's root mapping. */
+int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err);
+
+/* workload.c: `workload` (required) */
+int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err);
+/* A list of part names that every candidate must have (needs, prewarm). */
+int scn__part_names(const scn_scenario *s, const scn__node *v, char (*out)[MDL_NAME_MAX],
+                    unsigned *n, sim_error *err);
+/* Fails: "<what> is not modelled by this version of oomsim". */
+int scn__not_modelled(const scn__node *v, sim_error *err, const char *what);
+
+/* policies.c: `policies` (optional): s->policies, policy_json, axes */
+int scn__load_policies(scn_scenario *s, const scn__node *root, sim_error *err);
+
+#endif /* OOMSIM_SCENARIOS_SCENARIO_INT_H */

@@ -1,0 +1,336 @@
+/* workload.c - the scenario's workload: the user path (cold start, pages,
+ * requests steps, the background, `repeat` blocks unrolled), each requests
+ * step's arrivals, needs and payload, the relaunch delay and the client's
+ * timeout (docs/scenario-loader.md). */
+#include "scenario_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ------------------------------------------------------------ workload */
+
+typedef struct steps_buf {
+    mdl_step *v;
+    uint32_t n, cap;
+} steps_buf;
+
+static int push_step(steps_buf *b, const scn__node *at, mdl_step st, sim_error *err)
+{
+    if (b->n == MDL_STEPS_MAX)
+        return scn__fail(at, err, SIM_ELIMIT, "the path holds more than %u steps once repeat "
+                         "is unrolled", MDL_STEPS_MAX);
+    if (b->n == b->cap) {
+        uint32_t cap = b->cap == 0 ? 16 : b->cap * 2;
+        mdl_step *v = realloc(b->v, sizeof *v * cap);
+        if (v == NULL)
+            return scn__fail(at, err, SIM_ENOMEM, "out of memory");
+        b->v = v;
+        b->cap = cap;
+    }
+    b->v[b->n++] = st;
+    return SIM_OK;
+}
+
+static int part_of(const mdl_candidate *c, const char *name)
+{
+    for (unsigned k = 0; k < c->nparts; k++)
+        if (strcmp(c->parts[k].name, name) == 0)
+            return 1;
+    return 0;
+}
+
+/* A list of part names that every candidate must have (needs, prewarm). */
+int scn__part_names(const scn_scenario *s, const scn__node *v, char (*out)[MDL_NAME_MAX],
+                    unsigned *n, sim_error *err)
+{
+    int rc = scn__expect_sequence(v, err);
+    if (rc != SIM_OK)
+        return rc;
+    int count = fy_node_sequence_item_count(v->n);
+    if (count > MDL_PARTS_MAX)
+        return scn__fail(v, err, SIM_ELIMIT, "%d parts exceed the limit of %d", count,
+                         MDL_PARTS_MAX);
+    void *it = NULL;
+    struct fy_node *item;
+    unsigned i = 0;
+    while ((item = fy_node_sequence_iterate(v->n, &it)) != NULL) {
+        scn__node x;
+        scn__item(v, i, item, &x);
+        if ((rc = scn__name(&x, out[i], err)) != SIM_OK)
+            return rc;
+        for (unsigned k = 0; k < i; k++)
+            if (strcmp(out[k], out[i]) == 0)
+                return scn__fail(&x, err, SIM_EINPUT, "part '%s' is listed twice", out[i]);
+        for (unsigned c = 0; c < s->ncandidates; c++) {
+            const mdl_candidate *cand = &s->candidates[c];
+            if (part_of(cand, out[i]))
+                continue;
+            char list[512];
+            size_t len = 0;
+            list[0] = '\0';
+            for (unsigned k = 0; k < cand->nparts && len < sizeof list - 80; k++)
+                len += (size_t)snprintf(list + len, sizeof list - len, "%s%s", k ? ", " : "",
+                                        cand->parts[k].name);
+            return scn__fail(&x, err, SIM_EINPUT, "candidate %s has no part '%s' (its parts: "
+                             "%s)", cand->id, out[i], list);
+        }
+        i++;
+    }
+    *n = i;
+    return SIM_OK;
+}
+
+static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, sim_error *err)
+{
+    static const char *const keys[] = {"rate", "every", "for", "count", "needs", "payload"};
+    mdl_workload *wl = &s->workload;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, keys, sizeof keys / sizeof *keys, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (wl->nrequests == MDL_STEPS_MAX)
+        return scn__fail(v, err, SIM_ELIMIT, "more than %u requests steps", MDL_STEPS_MAX);
+    mdl_requests *grown = realloc(wl->requests, sizeof *grown * (wl->nrequests + 1));
+    if (grown == NULL)
+        return scn__fail(v, err, SIM_ENOMEM, "out of memory");
+    wl->requests = grown;
+    mdl_requests *rq = &wl->requests[wl->nrequests];
+    memset(rq, 0, sizeof *rq);
+    scn__node rate, every, dur, count, x;
+    scn__get(v, "rate", &rate);
+    scn__get(v, "every", &every);
+    scn__get(v, "for", &dur);
+    scn__get(v, "count", &count);
+    if ((rate.n == NULL) == (every.n == NULL))
+        return scn__fail(v, err, SIM_EINPUT, "give exactly one of rate (Poisson arrivals) and "
+                         "every (a fixed interval)");
+    if ((dur.n == NULL) == (count.n == NULL))
+        return scn__fail(v, err, SIM_EINPUT, "give exactly one of for (a duration) and count");
+    if (rate.n != NULL) {
+        double per_s;
+        if ((rc = scn__rate(&rate, &per_s, err)) != SIM_OK)
+            return rc;
+        if (per_s > 1e6)
+            return scn__fail(&rate, err, SIM_ELIMIT, "a rate above 1000000/s is beyond the "
+                             "model's microsecond clock");
+        rq->poisson = 1;
+        rq->mean_gap_us = 1e6 / per_s;
+    } else {
+        if ((rc = scn__duration(&every, &rq->every, err)) != SIM_OK)
+            return rc;
+        if (rq->every < 1)
+            return scn__fail(&every, err, SIM_EINPUT, "expected a positive interval");
+    }
+    if (dur.n != NULL) {
+        if ((rc = scn__duration(&dur, &rq->duration, err)) != SIM_OK)
+            return rc;
+    } else {
+        int64_t n;
+        if ((rc = scn__int(&count, 1, 100000000, &n, err)) != SIM_OK)
+            return rc;
+        rq->count = (uint64_t)n;
+        if (!rq->poisson) {
+            if ((double)rq->every * (double)n > (double)SCN_DURATION_MAX)
+                return scn__fail(&count, err, SIM_ELIMIT, "count x every exceeds 30 days");
+            rq->duration = rq->every * (sim_time)n;
+        }
+    }
+    scn__get(v, "needs", &x);
+    if (x.n != NULL && (rc = scn__part_names(s, &x, rq->needs, &rq->nneeds, err)) != SIM_OK)
+        return rc;
+    if (x.n != NULL && rq->nneeds == 0)
+        return scn__fail(&x, err, SIM_EINPUT, "expected at least one part");
+    scn__get(v, "payload", &x);
+    if (x.n != NULL && (rc = scn__amounts(&wl->owned, &x, &rq->payload, err)) != SIM_OK)
+        return rc;
+    *index = wl->nrequests++;
+    return SIM_OK;
+}
+
+static int page_index(mdl_workload *wl, const scn__node *v, uint32_t *out, sim_error *err)
+{
+    /* a page marker: [a-z0-9_-]+ (the spec writes ocr_page) */
+    char name[MDL_NAME_MAX];
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    int ok = len > 0 && len < MDL_NAME_MAX;
+    for (size_t i = 0; ok && i < len; i++)
+        ok = (t[i] >= 'a' && t[i] <= 'z') || (t[i] >= '0' && t[i] <= '9') || t[i] == '_' ||
+             t[i] == '-';
+    if (!ok)
+        return scn__fail(v, err, SIM_EINPUT, "expected a page name of 1 to %d characters from "
+                         "[a-z0-9_-], got \"%.*s\"", MDL_NAME_MAX - 1,
+                         (int)(len > 40 ? 40 : len), t);
+    memcpy(name, t, len);
+    name[len] = '\0';
+    for (uint32_t k = 0; k < wl->npages; k++)
+        if (strcmp(wl->pages[k], name) == 0) {
+            *out = k;
+            return SIM_OK;
+        }
+    if (wl->npages == 1000)
+        return scn__fail(v, err, SIM_ELIMIT, "more than 1000 page names");
+    char (*p)[MDL_NAME_MAX] = realloc(wl->pages, sizeof *p * (wl->npages + 1));
+    if (p == NULL)
+        return scn__fail(v, err, SIM_ENOMEM, "out of memory");
+    wl->pages = p;
+    memcpy(wl->pages[wl->npages], name, sizeof name);
+    *out = wl->npages++;
+    return SIM_OK;
+}
+
+static int load_steps(scn_scenario *s, const scn__node *list, steps_buf *b, int depth,
+                      sim_error *err);
+
+static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int depth,
+                     sim_error *err)
+{
+    static const char *const kinds[] = {"cold_start", "enter", "leave", "requests",
+                                        "background", "repeat"};
+    mdl_step st;
+    memset(&st, 0, sizeof st);
+    int rc;
+    if (fy_node_is_scalar(v->n)) {
+        const char *t;
+        size_t len;
+        if ((rc = scn__scalar(v, &t, &len, err)) != SIM_OK)
+            return rc;
+        if (len != 10 || memcmp(t, "cold_start", 10) != 0)
+            return scn__fail(v, err, SIM_EINPUT, "expected cold_start or a one-key mapping "
+                             "(enter, leave, requests, background, repeat), got \"%.*s\"",
+                             (int)(len > 40 ? 40 : len), t);
+        st.kind = MDL_STEP_COLD_START;
+        return push_step(b, v, st, err);
+    }
+    if ((rc = scn__expect_mapping(v, err)) != SIM_OK)
+        return rc;
+    if ((rc = scn__check_keys(v, kinds + 1, 5, err)) != SIM_OK)
+        return rc;
+    if (fy_node_mapping_item_count(v->n) != 1)
+        return scn__fail(v, err, SIM_EINPUT, "a step is one key: enter, leave, requests, "
+                         "background or repeat");
+    scn__node x;
+    scn__get(v, "enter", &x);
+    if (x.n != NULL) {
+        st.kind = MDL_STEP_ENTER;
+        rc = page_index(&s->workload, &x, &st.index, err);
+        return rc != SIM_OK ? rc : push_step(b, &x, st, err);
+    }
+    scn__get(v, "leave", &x);
+    if (x.n != NULL) {
+        st.kind = MDL_STEP_LEAVE;
+        rc = page_index(&s->workload, &x, &st.index, err);
+        return rc != SIM_OK ? rc : push_step(b, &x, st, err);
+    }
+    scn__get(v, "background", &x);
+    if (x.n != NULL) {
+        st.kind = MDL_STEP_BACKGROUND;
+        rc = scn__duration(&x, &st.duration, err);
+        return rc != SIM_OK ? rc : push_step(b, &x, st, err);
+    }
+    scn__get(v, "requests", &x);
+    if (x.n != NULL) {
+        int started = 0;
+        for (uint32_t k = 0; k < b->n; k++)
+            started |= b->v[k].kind == MDL_STEP_COLD_START;
+        if (!started)
+            return scn__fail(&x, err, SIM_EINPUT, "requests before the first cold_start: the "
+                             "app is not running yet");
+        st.kind = MDL_STEP_REQUESTS;
+        rc = load_requests(s, &x, &st.index, err);
+        return rc != SIM_OK ? rc : push_step(b, &x, st, err);
+    }
+    scn__get(v, "repeat", &x);
+    static const char *const rkeys[] = {"times", "steps"};
+    if ((rc = scn__expect_mapping(&x, err)) != SIM_OK ||
+        (rc = scn__check_keys(&x, rkeys, 2, err)) != SIM_OK)
+        return rc;
+    if (depth >= 8)
+        return scn__fail(&x, err, SIM_ELIMIT, "repeat nested deeper than 8");
+    scn__node times, body;
+    int64_t n;
+    if ((rc = scn__require(&x, "times", &times, err)) != SIM_OK ||
+        (rc = scn__int(&times, 1, MDL_STEPS_MAX, &n, err)) != SIM_OK ||
+        (rc = scn__require(&x, "steps", &body, err)) != SIM_OK)
+        return rc;
+    uint32_t first = b->n;
+    if ((rc = load_steps(s, &body, b, depth + 1, err)) != SIM_OK)
+        return rc;
+    uint32_t len = b->n - first;
+    if ((uint64_t)len * (uint64_t)(n - 1) + b->n > MDL_STEPS_MAX)
+        return scn__fail(&times, err, SIM_ELIMIT, "the path holds more than %u steps once "
+                         "repeat is unrolled (%u steps x %lld)", MDL_STEPS_MAX, len,
+                         (long long)n);
+    for (int64_t r = 1; r < n; r++)
+        for (uint32_t k = 0; k < len; k++)
+            if ((rc = push_step(b, &times, b->v[first + k], err)) != SIM_OK)
+                return rc;
+    return SIM_OK;
+}
+
+static int load_steps(scn_scenario *s, const scn__node *list, steps_buf *b, int depth,
+                      sim_error *err)
+{
+    int rc = scn__expect_sequence(list, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (fy_node_sequence_item_count(list->n) < 1)
+        return scn__fail(list, err, SIM_EINPUT, "expected at least one step");
+    void *it = NULL;
+    struct fy_node *item;
+    size_t i = 0;
+    while (rc == SIM_OK && (item = fy_node_sequence_iterate(list->n, &it)) != NULL) {
+        scn__node v;
+        scn__item(list, i++, item, &v);
+        rc = load_step(s, &v, b, depth, err);
+    }
+    return rc;
+}
+
+int scn__not_modelled(const scn__node *v, sim_error *err, const char *what)
+{
+    return scn__fail(v, err, SIM_EINPUT, "%s is not modelled by this version of oomsim; "
+                     "remove the key", what);
+}
+
+int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"path", "timeout", "relaunch", "trace"};
+    scn__node wl, v;
+    int rc = scn__require(root, "workload", &wl, err);
+    if (rc == SIM_OK)
+        rc = scn__expect_mapping(&wl, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&wl, keys, sizeof keys / sizeof *keys, err);
+    if (rc != SIM_OK)
+        return rc;
+    scn__get(&wl, "trace", &v);
+    if (v.n != NULL)
+        return scn__not_modelled(&v, err, "a trace-driven workload");
+    scn__get(&wl, "timeout", &v);
+    if (v.n != NULL) {
+        if ((rc = scn__duration(&v, &s->workload.timeout, err)) != SIM_OK)
+            return rc;
+        if (s->workload.timeout <= 0)
+            return scn__fail(&v, err, SIM_EINPUT, "a timeout must be longer than 0");
+    }
+    scn__get(&wl, "relaunch", &v);
+    if (v.n != NULL) {
+        if ((rc = scn__owned_dist(&s->workload.owned, &v, SCN__UNIT_DURATION,
+                                  &s->workload.relaunch, err)) != SIM_OK)
+            return rc;
+        s->workload.has_relaunch = 1;
+    }
+    steps_buf b = {NULL, 0, 0};
+    if ((rc = scn__require(&wl, "path", &v, err)) == SIM_OK)
+        rc = load_steps(s, &v, &b, 0, err);
+    s->workload.steps = b.v;
+    s->workload.nsteps = b.n;
+    return rc;
+}
+
