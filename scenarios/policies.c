@@ -422,6 +422,118 @@ static int is_axis(const policy_key *k, const scn__node *v)
     return x != NULL && fy_node_is_sequence(x);
 }
 
+/* One key of `policies`: a single value applies to base; a list of
+ * values is an axis of the grid (each value checked on a scratch copy). */
+static int load_key(const scn_scenario *s, const scn__node *pol, const policy_key *key,
+                    mdl_policy *base, axis *axes, unsigned *naxes, sim_error *err)
+{
+    scn__node v;
+    scn__get(pol, key->name, &v);
+    if (!is_axis(key, &v))
+        return key->apply(s, &v, base, err);
+    axis *a = &axes[(*naxes)++];
+    a->key = key;
+    void *jt = NULL;
+    struct fy_node *x;
+    int rc = SIM_OK;
+    while (rc == SIM_OK && (x = fy_node_sequence_iterate(v.n, &jt)) != NULL) {
+        if (a->n == AXIS_VALUES_MAX)
+            return scn__fail(&v, err, SIM_ELIMIT, "more than %u values on one axis",
+                             AXIS_VALUES_MAX);
+        scn__item(&v, a->n, x, &a->values[a->n]);
+        mdl_policy scratch = *base;
+        if (key->list_valued && !fy_node_is_sequence(x))
+            rc = scn__fail(&a->values[a->n], err, SIM_EINPUT, "expected a list: an "
+                           "axis of %s is a list of lists", key->name);
+        else
+            rc = key->apply(s, &a->values[a->n], &scratch, err);
+        a->n++;
+    }
+    if (rc == SIM_OK && a->n == 0)
+        rc = scn__fail(&v, err, SIM_EINPUT, "an axis needs at least one value");
+    return rc;
+}
+
+/* The keys of `policies`, in file order (the axes' order). */
+static int load_keys(const scn_scenario *s, const scn__node *pol, mdl_policy *base,
+                     axis *axes, unsigned *naxes, sim_error *err)
+{
+    const char *names[NPOLICY_KEYS];
+    for (unsigned k = 0; k < NPOLICY_KEYS; k++)
+        names[k] = policy_keys[k].name;
+    int rc;
+    if ((rc = scn__expect_mapping(pol, err)) != SIM_OK ||
+        (rc = scn__check_keys(pol, names, NPOLICY_KEYS, err)) != SIM_OK)
+        return rc;
+    void *it = NULL;
+    struct fy_node_pair *pr;
+    while (rc == SIM_OK && (pr = fy_node_mapping_iterate(pol->n, &it)) != NULL) {
+        size_t len;
+        const char *kname = fy_node_get_scalar(fy_node_pair_key(pr), &len);
+        for (unsigned k = 0; k < NPOLICY_KEYS && kname != NULL && rc == SIM_OK; k++)
+            if (strlen(policy_keys[k].name) == len && !memcmp(policy_keys[k].name, kname, len))
+                rc = load_key(s, pol, &policy_keys[k], base, axes, naxes, err);
+    }
+    return rc;
+}
+
+/* Policy c of the grid (the first axis varies slowest) and its label. */
+static int grid_policy(scn_scenario *s, const mdl_policy *base, const axis *axes,
+                       unsigned naxes, uint64_t c, sim_error *err)
+{
+    mdl_policy p = *base;
+    sim_text b = SIM_TEXT_INIT;
+    sim_text_str(&b, "{");
+    uint64_t rest = c;
+    unsigned pick[NPOLICY_KEYS];
+    for (unsigned k = naxes; k-- > 0;) {
+        pick[k] = (unsigned)(rest % axes[k].n);
+        rest /= axes[k].n;
+    }
+    int rc = SIM_OK;
+    for (unsigned k = 0; k < naxes && rc == SIM_OK; k++) {
+        const scn__node *v = &axes[k].values[pick[k]];
+        rc = axes[k].key->apply(s, v, &p, err);
+        if (k)
+            sim_text_str(&b, ", ");
+        sb_json_string(&b, axes[k].key->name, strlen(axes[k].key->name));
+        sim_text_str(&b, ": ");
+        sb_json(&b, v->n, 0);
+    }
+    sim_text_str(&b, "}");
+    if (b.oom && rc == SIM_OK)
+        rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
+    s->policies[c] = p;
+    s->policy_json[c] = sim_text_done(&b);
+    s->npolicies = (unsigned)c + 1;
+    return rc;
+}
+
+/* The grid's policies: the product of the axes. */
+static int build_grid(scn_scenario *s, const scn__node *pol, const mdl_policy *base,
+                      const axis *axes, unsigned naxes, sim_error *err)
+{
+    uint64_t combos = 1;
+    for (unsigned k = 0; k < naxes; k++) {
+        combos *= axes[k].n;
+        if (combos * s->ndevices * s->ncandidates > SCN_CELLS_MAX)
+            return scn__fail(pol, err, SIM_ELIMIT, "the grid holds more than %u cells",
+                             SCN_CELLS_MAX);
+    }
+    s->policies = calloc(combos, sizeof *s->policies);
+    s->policy_json = calloc(combos, sizeof *s->policy_json);
+    s->axes = calloc(naxes > 0 ? naxes : 1, sizeof *s->axes);
+    if (s->policies == NULL || s->policy_json == NULL || s->axes == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    for (unsigned k = 0; k < naxes; k++)
+        snprintf(s->axes[k], MDL_NAME_MAX, "%s", axes[k].key->name);
+    s->naxes = naxes;
+    int rc = SIM_OK;
+    for (uint64_t c = 0; c < combos && rc == SIM_OK; c++)
+        rc = grid_policy(s, base, axes, naxes, c, err);
+    return rc;
+}
+
 int scn__load_policies(scn_scenario *s, const scn__node *root, sim_error *err)
 {
     mdl_policy base;
@@ -437,101 +549,13 @@ int scn__load_policies(scn_scenario *s, const scn__node *root, sim_error *err)
     unsigned naxes = 0;
     int rc = SIM_OK;
     if (pol.n != NULL) {
-        const char *names[NPOLICY_KEYS];
-        for (unsigned k = 0; k < NPOLICY_KEYS; k++)
-            names[k] = policy_keys[k].name;
-        if ((rc = scn__expect_mapping(&pol, err)) != SIM_OK ||
-            (rc = scn__check_keys(&pol, names, NPOLICY_KEYS, err)) != SIM_OK)
-            return rc;
         axes = calloc(NPOLICY_KEYS, sizeof *axes);
         if (axes == NULL)
             return scn__fail(&pol, err, SIM_ENOMEM, "out of memory");
-        /* keys in file order: the axes' order */
-        void *it = NULL;
-        struct fy_node_pair *pr;
-        while (rc == SIM_OK && (pr = fy_node_mapping_iterate(pol.n, &it)) != NULL) {
-            size_t len;
-            const char *kname = fy_node_get_scalar(fy_node_pair_key(pr), &len);
-            const policy_key *key = NULL;
-            for (unsigned k = 0; k < NPOLICY_KEYS && kname != NULL; k++)
-                if (strlen(policy_keys[k].name) == len && !memcmp(policy_keys[k].name, kname, len))
-                    key = &policy_keys[k];
-            if (key == NULL)
-                continue;
-            scn__node v;
-            scn__get(&pol, key->name, &v);
-            if (!is_axis(key, &v)) {
-                rc = key->apply(s, &v, &base, err);
-                continue;
-            }
-            axis *a = &axes[naxes++];
-            a->key = key;
-            void *jt = NULL;
-            struct fy_node *x;
-            while (rc == SIM_OK && (x = fy_node_sequence_iterate(v.n, &jt)) != NULL) {
-                if (a->n == AXIS_VALUES_MAX) {
-                    rc = scn__fail(&v, err, SIM_ELIMIT, "more than %u values on one axis",
-                                   AXIS_VALUES_MAX);
-                    break;
-                }
-                scn__item(&v, a->n, x, &a->values[a->n]);
-                mdl_policy scratch = base;
-                if (key->list_valued && !fy_node_is_sequence(x))
-                    rc = scn__fail(&a->values[a->n], err, SIM_EINPUT, "expected a list: an "
-                                   "axis of %s is a list of lists", key->name);
-                else
-                    rc = key->apply(s, &a->values[a->n], &scratch, err);
-                a->n++;
-            }
-            if (rc == SIM_OK && a->n == 0)
-                rc = scn__fail(&v, err, SIM_EINPUT, "an axis needs at least one value");
-        }
+        rc = load_keys(s, &pol, &base, axes, &naxes, err);
     }
-    uint64_t combos = 1;
-    for (unsigned k = 0; k < naxes && rc == SIM_OK; k++) {
-        combos *= axes[k].n;
-        if (combos * s->ndevices * s->ncandidates > SCN_CELLS_MAX)
-            rc = scn__fail(&pol, err, SIM_ELIMIT, "the grid holds more than %u cells",
-                           SCN_CELLS_MAX);
-    }
-    if (rc == SIM_OK) {
-        s->policies = calloc(combos, sizeof *s->policies);
-        s->policy_json = calloc(combos, sizeof *s->policy_json);
-        s->axes = calloc(naxes > 0 ? naxes : 1, sizeof *s->axes);
-        if (s->policies == NULL || s->policy_json == NULL || s->axes == NULL)
-            rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
-    }
-    for (unsigned k = 0; k < naxes && rc == SIM_OK; k++)
-        snprintf(s->axes[k], MDL_NAME_MAX, "%s", axes[k].key->name);
-    s->naxes = rc == SIM_OK ? naxes : 0;
-    /* the first axis varies slowest */
-    for (uint64_t c = 0; c < combos && rc == SIM_OK; c++) {
-        mdl_policy p = base;
-        sim_text b = SIM_TEXT_INIT;
-        sim_text_str(&b, "{");
-        uint64_t rest = c;
-        unsigned pick[NPOLICY_KEYS];
-        for (unsigned k = naxes; k-- > 0;) {
-            pick[k] = (unsigned)(rest % axes[k].n);
-            rest /= axes[k].n;
-        }
-        for (unsigned k = 0; k < naxes && rc == SIM_OK; k++) {
-            const scn__node *v = &axes[k].values[pick[k]];
-            rc = axes[k].key->apply(s, v, &p, err);
-            if (k)
-                sim_text_str(&b, ", ");
-            sb_json_string(&b, axes[k].key->name, strlen(axes[k].key->name));
-            sim_text_str(&b, ": ");
-            sb_json(&b, v->n, 0);
-        }
-        sim_text_str(&b, "}");
-        if (b.oom && rc == SIM_OK)
-            rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
-        s->policies[c] = p;
-        s->policy_json[c] = sim_text_done(&b);
-        s->npolicies = (unsigned)c + 1;
-    }
+    if (rc == SIM_OK)
+        rc = build_grid(s, &pol, &base, axes, naxes, err);
     free(axes);
     return rc;
 }
-

@@ -187,6 +187,57 @@ static int page_index(mdl_workload *wl, const scn__node *v, uint32_t *out, sim_e
 static int load_steps(scn_scenario *s, const scn__node *list, steps_buf *b, int depth,
                       sim_error *err);
 
+/* The one step written as a scalar: cold_start. */
+static int load_cold_start(const scn__node *v, steps_buf *b, sim_error *err)
+{
+    mdl_step st;
+    memset(&st, 0, sizeof st);
+    const char *t;
+    size_t len;
+    int rc;
+    if ((rc = scn__scalar(v, &t, &len, err)) != SIM_OK)
+        return rc;
+    if (len != 10 || memcmp(t, "cold_start", 10) != 0)
+        return scn__fail(v, err, SIM_EINPUT, "expected cold_start or a one-key mapping "
+                         "(enter, leave, requests, background, repeat), got \"%.*s\"",
+                         (int)(len > 40 ? 40 : len), t);
+    st.kind = MDL_STEP_COLD_START;
+    return push_step(b, v, st, err);
+}
+
+/* `repeat: {times, steps}`: the steps, unrolled times times. */
+static int load_repeat(scn_scenario *s, const scn__node *at, steps_buf *b, int depth,
+                       sim_error *err)
+{
+    int rc;
+    scn__node x = *at;
+    static const char *const rkeys[] = {"times", "steps"};
+    if ((rc = scn__expect_mapping(&x, err)) != SIM_OK ||
+        (rc = scn__check_keys(&x, rkeys, 2, err)) != SIM_OK)
+        return rc;
+    if (depth >= 8)
+        return scn__fail(&x, err, SIM_ELIMIT, "repeat nested deeper than 8");
+    scn__node times, body;
+    int64_t n;
+    if ((rc = scn__require(&x, "times", &times, err)) != SIM_OK ||
+        (rc = scn__int(&times, 1, MDL_STEPS_MAX, &n, err)) != SIM_OK ||
+        (rc = scn__require(&x, "steps", &body, err)) != SIM_OK)
+        return rc;
+    uint32_t first = b->n;
+    if ((rc = load_steps(s, &body, b, depth + 1, err)) != SIM_OK)
+        return rc;
+    uint32_t len = b->n - first;
+    if ((uint64_t)len * (uint64_t)(n - 1) + b->n > MDL_STEPS_MAX)
+        return scn__fail(&times, err, SIM_ELIMIT, "the path holds more than %u steps once "
+                         "repeat is unrolled (%u steps x %lld)", MDL_STEPS_MAX, len,
+                         (long long)n);
+    for (int64_t r = 1; r < n; r++)
+        for (uint32_t k = 0; k < len; k++)
+            if ((rc = push_step(b, &times, b->v[first + k], err)) != SIM_OK)
+                return rc;
+    return SIM_OK;
+}
+
 static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int depth,
                      sim_error *err)
 {
@@ -195,18 +246,8 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
     mdl_step st;
     memset(&st, 0, sizeof st);
     int rc;
-    if (fy_node_is_scalar(v->n)) {
-        const char *t;
-        size_t len;
-        if ((rc = scn__scalar(v, &t, &len, err)) != SIM_OK)
-            return rc;
-        if (len != 10 || memcmp(t, "cold_start", 10) != 0)
-            return scn__fail(v, err, SIM_EINPUT, "expected cold_start or a one-key mapping "
-                             "(enter, leave, requests, background, repeat), got \"%.*s\"",
-                             (int)(len > 40 ? 40 : len), t);
-        st.kind = MDL_STEP_COLD_START;
-        return push_step(b, v, st, err);
-    }
+    if (fy_node_is_scalar(v->n))
+        return load_cold_start(v, b, err);
     if ((rc = scn__expect_mapping(v, err)) != SIM_OK)
         return rc;
     if ((rc = scn__check_keys(v, kinds + 1, 5, err)) != SIM_OK)
@@ -246,31 +287,7 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
         return rc != SIM_OK ? rc : push_step(b, &x, st, err);
     }
     scn__get(v, "repeat", &x);
-    static const char *const rkeys[] = {"times", "steps"};
-    if ((rc = scn__expect_mapping(&x, err)) != SIM_OK ||
-        (rc = scn__check_keys(&x, rkeys, 2, err)) != SIM_OK)
-        return rc;
-    if (depth >= 8)
-        return scn__fail(&x, err, SIM_ELIMIT, "repeat nested deeper than 8");
-    scn__node times, body;
-    int64_t n;
-    if ((rc = scn__require(&x, "times", &times, err)) != SIM_OK ||
-        (rc = scn__int(&times, 1, MDL_STEPS_MAX, &n, err)) != SIM_OK ||
-        (rc = scn__require(&x, "steps", &body, err)) != SIM_OK)
-        return rc;
-    uint32_t first = b->n;
-    if ((rc = load_steps(s, &body, b, depth + 1, err)) != SIM_OK)
-        return rc;
-    uint32_t len = b->n - first;
-    if ((uint64_t)len * (uint64_t)(n - 1) + b->n > MDL_STEPS_MAX)
-        return scn__fail(&times, err, SIM_ELIMIT, "the path holds more than %u steps once "
-                         "repeat is unrolled (%u steps x %lld)", MDL_STEPS_MAX, len,
-                         (long long)n);
-    for (int64_t r = 1; r < n; r++)
-        for (uint32_t k = 0; k < len; k++)
-            if ((rc = push_step(b, &times, b->v[first + k], err)) != SIM_OK)
-                return rc;
-    return SIM_OK;
+    return load_repeat(s, &x, b, depth, err);
 }
 
 static int load_steps(scn_scenario *s, const scn__node *list, steps_buf *b, int depth,
