@@ -16,6 +16,11 @@
  * buffer is freed either way). */
 char *res_text_done(sim_text *o);
 
+/* The histogram's bucket of v (values below 0 in bucket 0), and the
+ * midpoint of bucket b (stats.c). */
+unsigned res__hist_bucket(int64_t v);
+int64_t res__hist_mid(unsigned b);
+
 /* The stage most often at the peak, or "-". */
 const char *res_top_stage(const res_cell *c);
 

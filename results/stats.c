@@ -1,5 +1,6 @@
 /* stats.c - quantiles, Wilson and t intervals, Erlang C (spec/RESULTS.md). */
 #include "results.h"
+#include "internal.h"
 
 #include <math.h>
 
@@ -143,4 +144,56 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
     free(m);
     free(d);
     return rc;
+}
+
+/* ------------------------------------------------------------ histogram */
+
+#define SUB_BITS 7
+
+unsigned res__hist_bucket(int64_t v)
+{
+    if (v < 0)
+        v = 0;
+    uint64_t u = (uint64_t)v;
+    if (u < (UINT64_C(2) << SUB_BITS))
+        return (unsigned)u;
+    unsigned e = 63u - (unsigned)__builtin_clzll(u);
+    unsigned shift = e - SUB_BITS;
+    return (shift << SUB_BITS) + (unsigned)(u >> shift);
+}
+
+/* The midpoint of bucket b: b = (shift << SUB_BITS) + m, m in
+ * [2^SUB_BITS, 2^(SUB_BITS+1)), covers [m << shift, (m + 1) << shift). */
+int64_t res__hist_mid(unsigned b)
+{
+    if (b < (2u << SUB_BITS))
+        return (int64_t)b;
+    unsigned shift = (b >> SUB_BITS) - 1;
+    uint64_t m = (uint64_t)(b - (shift << SUB_BITS));
+    return (int64_t)((m << shift) + ((UINT64_C(1) << shift) >> 1));
+}
+
+void res_hist_add(res_hist *h, int64_t v)
+{
+    unsigned b = res__hist_bucket(v);
+    if (b >= RES_HIST_BUCKETS)
+        b = RES_HIST_BUCKETS - 1;
+    h->count[b]++;
+    h->n++;
+}
+
+int64_t res_hist_quantile(const res_hist *h, double p)
+{
+    if (h->n == 0)
+        return 0;
+    uint64_t rank = (uint64_t)ceil(p * (double)h->n);
+    if (rank < 1)
+        rank = 1;
+    uint64_t seen = 0;
+    for (unsigned b = 0; b < RES_HIST_BUCKETS; b++) {
+        seen += h->count[b];
+        if (seen >= rank)
+            return res__hist_mid(b);
+    }
+    return res__hist_mid(RES_HIST_BUCKETS - 1);
 }

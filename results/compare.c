@@ -1,0 +1,100 @@
+/* compare.c - each policy against its baseline (the first cell of its
+ * device and candidate), paired over the replications: the peak p95 by a
+ * paired bootstrap, the others by the mean of the paired differences. */
+#include "run_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+const char *res_metric_name(res_metric m)
+{
+    static const char *const names[RES_CMP_COUNT] = {
+        "peak.app_bytes.p95", "deaths.any_rate", "requests.latency_us.p95",
+        "availability.mean"};
+    return (unsigned)m < RES_CMP_COUNT ? names[m] : "?";
+}
+
+/* Stream purpose of the bootstrap (never a model purpose, docs/design/rng.md). */
+#define PURPOSE_BOOTSTRAP 100u
+
+/* The four comparisons of cell ci with its baseline, appended to cmp. */
+static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
+                   res_comparison *cmp, sim_error *err)
+{
+    double *d = malloc(reps * sizeof *d);
+    if (d == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the comparisons");
+    for (int m = 0; m < RES_CMP_COUNT; m++) {
+        res_comparison *c = &cmp[m];
+        c->metric = (res_metric)m;
+        c->baseline = a->base_cell;
+        c->cell = ci;
+        const double *x = a->base.v[m], *y = a->cur.v[m];
+        if (m == RES_CMP_PEAK_P95) {
+            /* a quantile over replications: its paired bootstrap */
+            sim_stream s;
+            memset(&s, 0, sizeof s);
+            if (sim_stream_init(&s, sim_alloc_default(), plan->seed, ci, PURPOSE_BOOTSTRAP) !=
+                SIM_OK) {
+                free(d);
+                return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
+            }
+            /* at most about 10^8 resampled values per comparison */
+            unsigned b = RES_BOOTSTRAP;
+            if (reps > 100000)
+                b = (unsigned)(100000000 / reps) < 100 ? 100 : (unsigned)(100000000 / reps);
+            int rc = res_paired_quantile_diff(x, y, reps, 0.95, b, sim_stream_rng(&s), &c->diff,
+                                              &c->ci);
+            sim_stream_release(&s);
+            if (rc != SIM_OK) {
+                free(d);
+                return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
+            }
+            c->pairs = reps;
+            continue;
+        }
+        /* means of per-replication values: the mean paired difference */
+        size_t n = 0;
+        for (uint64_t k = 0; k < reps; k++)
+            if (x[k] >= 0 && y[k] >= 0) /* latency: both replications completed requests */
+                d[n++] = y[k] - x[k];
+        c->diff = res_mean_ci95(d, n, &c->ci);
+        c->pairs = n;
+    }
+    free(d);
+    return SIM_OK;
+}
+
+/* The baseline of cell ci: the first cell with its device and candidate. */
+unsigned res__baseline_of(const res_plan *plan, unsigned ci)
+{
+    const mdl_cell *c = &plan->cells[ci];
+    for (unsigned j = 0; j < ci; j++)
+        if (plan->cells[j].device == c->device && plan->cells[j].candidate == c->candidate)
+            return j;
+    return ci;
+}
+
+/* After cell ci: keeps a baseline's values, or compares the cell with its
+ * baseline into cmp[*k ..] and moves *k on. */
+int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *cmp,
+                      unsigned *k, sim_error *err)
+{
+    unsigned base = res__baseline_of(plan, ci);
+    if (base == ci) {
+        /* keep its values for the cells compared with it */
+        per_rep t = a->base;
+        a->base = a->cur;
+        a->cur = t;
+        a->base_cell = ci;
+        return SIM_OK;
+    }
+    if (base != a->base_cell)
+        return sim_error_set(err, SIM_EINTERNAL, "run: the cells of device %s and candidate "
+                             "%s are not contiguous", plan->cells[ci].device->name,
+                             plan->cells[ci].candidate->id);
+    int rc = compare(plan, a, ci, plan->replications, &cmp[*k], err);
+    *k += RES_CMP_COUNT;
+    return rc;
+}
+

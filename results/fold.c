@@ -1,0 +1,198 @@
+/* fold.c - a cell's figures from its replications: each replication's
+ * output folded in replication order (so sums, and the document, are the
+ * same bytes whatever ran it), the latency histograms, and the quantiles,
+ * rates and means of the cell once every replication is in. */
+#include "run_int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+void res__add_times(void *ctx, sim_time wait, sim_time latency)
+{
+    times_hist *t = ctx;
+    res_hist_add(&t->wait, wait);
+    unsigned b = res__hist_bucket(latency);
+    if (b >= RES_HIST_BUCKETS)
+        b = RES_HIST_BUCKETS - 1;
+    t->rep.h.count[b]++;
+    t->rep.h.n++;
+    if (b < t->rep.lo)
+        t->rep.lo = b;
+    if (b > t->rep.hi)
+        t->rep.hi = b;
+}
+
+/* The replication's latency p95 (as res_hist_quantile), -1 when it has no
+ * completed request; merges it into the thread's pool and clears it. */
+double res__rep_p95_and_merge(times_hist *t)
+{
+    rep_hist *r = &t->rep;
+    double p95 = -1;
+    if (r->h.n > 0) {
+        uint64_t rank = (uint64_t)ceil(0.95 * (double)r->h.n), seen = 0;
+        if (rank < 1)
+            rank = 1;
+        for (unsigned b = r->lo; b <= r->hi; b++) {
+            seen += r->h.count[b];
+            if (p95 < 0 && seen >= rank)
+                p95 = (double)res__hist_mid(b);
+            t->latency.count[b] += r->h.count[b];
+            r->h.count[b] = 0;
+        }
+        t->latency.n += r->h.n;
+        r->h.n = 0;
+    }
+    r->lo = RES_HIST_BUCKETS;
+    r->hi = 0;
+    return p95;
+}
+
+void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon)
+{
+    const mdl_rep *r = &o->m;
+    a->peaks[k] = (double)r->peak;
+    a->cur.v[RES_CMP_PEAK_P95][k] = (double)r->peak;
+    a->cur.v[RES_CMP_ANY_RATE][k] = r->deaths_total > 0 ? 1.0 : 0.0;
+    a->cur.v[RES_CMP_LATENCY_P95][k] = o->latency_p95;
+    a->cur.v[RES_CMP_AVAILABILITY][k] = (double)r->alive_us / (double)horizon;
+    a->peak_stage[r->peak_stage <= MDL_STAGE_COUNT ? r->peak_stage : MDL_STAGE_COUNT]++;
+    for (int s = 0; s < MDL_STAGE_COUNT; s++)
+        if (r->stage_peak[s] >= 0)
+            a->stage[s][a->nstage[s]++] = (double)r->stage_peak[s];
+    if (r->switch_peak >= 0)
+        a->switch_peaks[c->with_switch++] = (double)r->switch_peak;
+    for (int x = 0; x < MDL_EXIT_COUNT; x++)
+        c->by_reason[x] += r->deaths[x];
+    if (r->deaths_total > 0) {
+        c->with_death++;
+        a->death_stage[r->first_death_stage <= MDL_STAGE_COUNT ? r->first_death_stage
+                                                               : MDL_STAGE_COUNT]++;
+    }
+    a->deaths += r->deaths_total;
+    a->boot_loops += (uint64_t)r->boot_loop;
+    c->arrived += r->arrived;
+    c->completed += r->completed;
+    c->rejected += r->rejected;
+    c->timed_out += r->timed_out;
+    c->retried += r->retried;
+    c->duplicates += r->duplicates;
+    c->lost += r->lost;
+    c->failed += r->failed;
+    c->leaks += r->leaks;
+    c->warnings += r->warnings;
+    c->cached_kills += r->cached_kills;
+    c->switches += r->switches;
+    c->candidate_switches += r->candidate_switches;
+    c->safe_mode_starts += r->safe_mode_starts;
+    for (unsigned q = 0; q < r->nrecord_kinds; q++) {
+        const mdl_record_kind_count *x = &r->record_kinds[q];
+        unsigned j = 0;
+        while (j < c->nrecords &&
+               !(c->records[j].kind == x->kind && c->records[j].reason == x->reason &&
+                 c->records[j].status == x->status &&
+                 c->records[j].importance == x->importance &&
+                 c->records[j].description == x->description))
+            j++;
+        if (j == c->nrecords && j < MDL_RECORD_KINDS_MAX) {
+            c->records[j] = *x;
+            c->records[j].count = 0;
+            c->records[j].pss_kb_sum = 0;
+            c->nrecords++;
+        }
+        if (j < c->nrecords) {
+            c->records[j].count += x->count;
+            c->records[j].pss_kb_sum += x->pss_kb_sum;
+        }
+    }
+    c->events += r->events;
+    a->wait_sum += r->wait_sum;
+    a->latency_sum += r->latency_sum;
+    a->queue_area += r->queue_area;
+    a->alive += (double)r->alive_us;
+    a->accepting += (double)r->accepting_us;
+}
+
+void res__hist_merge(res_hist *into, const res_hist *from)
+{
+    for (unsigned b = 0; b < RES_HIST_BUCKETS; b++)
+        into->count[b] += from->count[b];
+    into->n += from->n;
+}
+
+static res_q quantiles(double *x, size_t n, int with_mean)
+{
+    res_q q;
+    memset(&q, 0, sizeof q);
+    if (n == 0)
+        return q;
+    res_sort(x, n);
+    if (with_mean) {
+        double sum = 0;
+        for (size_t i = 0; i < n; i++)
+            sum += x[i];
+        q.mean = sum / (double)n;
+    }
+    q.p50 = res_quantile_sorted(x, n, 0.50);
+    q.p95 = res_quantile_sorted(x, n, 0.95);
+    q.p99 = res_quantile_sorted(x, n, 0.99);
+    q.max = x[n - 1];
+    return q;
+}
+
+void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
+{
+    c->peak = quantiles(a->peaks, reps, 1); /* sorts a->peaks */
+    for (int k = 0; k < RES_CDF_POINTS; k++)
+        c->peak_cdf[k] = res_quantile_sorted(a->peaks, reps, k / (double)(RES_CDF_POINTS - 1));
+    c->switch_peak = quantiles(a->switch_peaks, c->with_switch, 0);
+    for (int s = 0; s < MDL_STAGE_COUNT; s++) {
+        c->stage_at_peak[s] = (double)a->peak_stage[s] / (double)reps;
+        c->has_stage[s] = a->nstage[s] > 0;
+        c->by_stage[s] = quantiles(a->stage[s], a->nstage[s], 0);
+    }
+    c->deaths_mean = a->deaths / (double)reps;
+    c->any_rate = (double)c->with_death / (double)reps;
+    c->any_ci = res_wilson95(c->with_death, reps);
+    c->boot_loop_rate = (double)a->boot_loops / (double)reps;
+    double done = (double)c->completed;
+    c->wait_us.mean = c->completed ? a->wait_sum / done : 0;
+    c->latency_us.mean = c->completed ? a->latency_sum / done : 0;
+    c->wait_us.p50 = (double)res_hist_quantile(&a->wait, 0.50);
+    c->wait_us.p95 = (double)res_hist_quantile(&a->wait, 0.95);
+    c->wait_us.p99 = (double)res_hist_quantile(&a->wait, 0.99);
+    c->latency_us.p50 = (double)res_hist_quantile(&a->latency, 0.50);
+    c->latency_us.p95 = (double)res_hist_quantile(&a->latency, 0.95);
+    c->latency_us.p99 = (double)res_hist_quantile(&a->latency, 0.99);
+    c->queue_len_mean = a->alive > 0 ? a->queue_area / a->alive : 0;
+    double total = (double)horizon * (double)reps;
+    c->availability = a->alive / total;
+    c->inference_availability = a->accepting / total;
+    c->top_reason = MDL_EXIT_LOW_MEMORY;
+    for (int x = 1; x < MDL_EXIT_COUNT; x++)
+        if (c->by_reason[x] > c->by_reason[c->top_reason])
+            c->top_reason = (mdl_exit)x;
+    c->top_death_stage = MDL_STAGE_NONE;
+    uint64_t best = 0;
+    for (int s = 0; s <= MDL_STAGE_COUNT; s++)
+        if (a->death_stage[s] > best) {
+            best = a->death_stage[s];
+            c->top_death_stage = (mdl_stage)s;
+        }
+}
+
+
+void res__acc_reset(acc *a)
+{
+    memset(a->nstage, 0, sizeof a->nstage);
+    memset(a->peak_stage, 0, sizeof a->peak_stage);
+    memset(a->death_stage, 0, sizeof a->death_stage);
+    memset(&a->wait, 0, sizeof a->wait);
+    memset(&a->latency, 0, sizeof a->latency);
+    for (unsigned t = 0; t < a->nthreads; t++) {
+        memset(&a->per_thread[t].wait, 0, sizeof a->per_thread[t].wait);
+        memset(&a->per_thread[t].latency, 0, sizeof a->per_thread[t].latency);
+    }
+    a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
+    a->boot_loops = 0;
+}

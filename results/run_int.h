@@ -1,0 +1,73 @@
+/* run_int.h - what the files of a run share (internal to results/): a
+ * replication's output, the per-thread histograms, and the cell's
+ * accumulator.  run.c distributes replications over threads and ranks,
+ * fold.c folds their outputs into a cell in replication order, compare.c
+ * pairs each cell with its baseline. */
+#ifndef OOMSIM_RESULTS_RUN_INT_H
+#define OOMSIM_RESULTS_RUN_INT_H
+
+#include "internal.h"
+
+/* A replication's own latencies, in a histogram whose used bucket range
+ * is tracked, so that clearing it and merging it cost what it holds. */
+typedef struct rep_hist {
+    res_hist h;
+    unsigned lo, hi; /* buckets [lo, hi] may be non-zero; lo > hi: empty */
+} rep_hist;
+
+typedef struct times_hist {
+    res_hist wait, latency; /* pooled over the thread's replications */
+    rep_hist rep;           /* the running replication's latencies */
+} times_hist;
+
+/* What a replication hands back: the model's metrics and its latency p95. */
+typedef struct rep_out {
+    mdl_rep m;
+    double latency_p95;
+} rep_out;
+
+/* Per-replication values the comparisons pair, for one cell. */
+typedef struct per_rep {
+    double *v[RES_CMP_COUNT]; /* peak, any death (0/1), latency p95 (-1: none), availability */
+} per_rep;
+
+typedef struct acc {
+    double *peaks;                    /* per replication, sorted for the quantiles */
+    double *stage[MDL_STAGE_COUNT];   /* per replication where the stage allocated */
+    double *switch_peaks;
+    uint64_t nstage[MDL_STAGE_COUNT];
+    uint64_t peak_stage[MDL_STAGE_COUNT + 1];
+    uint64_t death_stage[MDL_STAGE_COUNT + 1];
+    res_hist wait, latency;
+    double wait_sum, latency_sum, queue_area, alive, accepting, deaths;
+    uint64_t boot_loops;
+    times_hist *per_thread; /* one per worker thread */
+    unsigned nthreads;
+    per_rep cur, base;      /* this cell's, and its baseline's */
+    unsigned base_cell;     /* the cell whose values `base` holds; UINT_MAX: none */
+} acc;
+
+/* fold.c */
+/* The times sink of a thread: wait into the pool, latency into the
+ * replication's own histogram. */
+void res__add_times(void *ctx, sim_time wait, sim_time latency);
+/* The replication's latency p95 (as res_hist_quantile), -1 when it has no
+ * completed request; merges it into the thread's pool and clears it. */
+double res__rep_p95_and_merge(times_hist *t);
+/* Replication k's output into the cell's accumulator and figures. */
+void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
+/* Zeroes what the accumulator gathers for one cell. */
+void res__acc_reset(acc *a);
+void res__hist_merge(res_hist *into, const res_hist *from);
+/* The cell's figures from its accumulator, once every replication is in. */
+void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon);
+
+/* compare.c */
+/* The baseline of cell ci: the first cell with its device and candidate. */
+unsigned res__baseline_of(const res_plan *plan, unsigned ci);
+/* After cell ci: keeps a baseline's values, or compares the cell with its
+ * baseline into cmp[*k ..] and moves *k on. */
+int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *cmp,
+                    unsigned *k, sim_error *err);
+
+#endif /* OOMSIM_RESULTS_RUN_INT_H */
