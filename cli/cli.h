@@ -40,13 +40,46 @@ typedef struct cli_file {
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop);
 
-/* A decimal integer in [min, max]: 1, or 0 when it is not one. */
+/* A decimal integer in [min, max] into *out: SIM_OK, or SIM_EINVAL when
+ * it is not one (out untouched). */
 int cli_number(const char *s, unsigned long long min, unsigned long long max,
                unsigned long long *out);
 struct scn_scenario;
+struct res_plan;
+struct res_result;
 /* A scenario by path, or by catalog name (scenarios/, then teach/); NULL:
  * the default plan. */
 int cli_load_scenario(const char *arg, struct scn_scenario *s, sim_error *err);
+/* The plan `oomsim run` makes of s (plan.c): its cells, seed,
+ * replications, horizon and digest, and each cell's policy label, in
+ * *labels (free() it after the plan; the plan points into it and into s).
+ * Returns SIM_OK or SIM_ENOMEM (nothing to free). */
+int cli_plan_of(const struct scn_scenario *s, struct res_plan *p, const char ***labels,
+                sim_error *err);
+
+/* What `run` and `replay` were asked (run.c). */
+typedef struct cli_run_opts {
+    const char *scenario, *dir, *format;
+    int has_reps, has_seed, has_timeline;
+    unsigned long long reps, seed, threads, timeline;
+} cli_run_opts;
+/* Prints the results as o->format says and, with o->dir, writes them with
+ * the plots and the report; returns the exit status. */
+int cli__emit(const cli_run_opts *o, const struct res_plan *plan, const struct res_result *r);
+
+/* The progress of a run on stderr (progress.c). */
+typedef struct cli_progress {
+    int shown;      /* percentage on screen, -1: nothing yet */
+    double t0, after;
+    int tty;        /* draw it (else only count) */
+    unsigned ranks; /* > 1: an MPI job, progress as lines */
+    uint64_t done;  /* replications done so far */
+} cli_progress;
+void cli_progress_start(cli_progress *b, unsigned ranks);
+/* A res_progress_fn: ctx is the cli_progress. */
+void cli_progress_show(void *ctx, uint64_t done, uint64_t total);
+/* Erases a bar left on screen (a run that failed part way). */
+void cli_progress_erase(const cli_progress *b);
 int cli_gen(int argc, char **argv);
 int cli_diagnose(int argc, char **argv);
 int cli_replay(int argc, char **argv);

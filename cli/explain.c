@@ -225,9 +225,9 @@ int cli_explain(int argc, char **argv)
             fputs(usage_text, stdout);
             return CLI_OK;
         } else if (strcmp(a, "--replication") == 0 && v != NULL &&
-                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep)) {
+                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep) == SIM_OK) {
             i++;
-        } else if (strcmp(a, "--cell") == 0 && v != NULL && cli_number(v, 0, SCN_CELLS_MAX, &cell)) {
+        } else if (strcmp(a, "--cell") == 0 && v != NULL && cli_number(v, 0, SCN_CELLS_MAX, &cell) == SIM_OK) {
             i++;
         } else if (strcmp(a, "-o") == 0 && v != NULL) {
             dir = v;

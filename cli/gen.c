@@ -43,11 +43,11 @@ int cli_gen(int argc, char **argv)
             out = v;
             i++;
         } else if (strcmp(a, "--replication") == 0 && v != NULL) {
-            if (!cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep))
+            if (cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep) != SIM_OK)
                 return usage_error("--replication needs an integer from 0");
             i++;
         } else if (strcmp(a, "--cell") == 0 && v != NULL) {
-            if (!cli_number(v, 0, SCN_CELLS_MAX - 1, &cell))
+            if (cli_number(v, 0, SCN_CELLS_MAX - 1, &cell) != SIM_OK)
                 return usage_error("--cell needs an integer from 0");
             i++;
         } else if (strcmp(a, "--trace-format") == 0 && v != NULL) {

@@ -264,6 +264,16 @@ typedef struct res_figure {
     size_t len;
 } res_figure;
 
+/* The report's figures, in order, each drawn now: the cells compared, the
+ * peak CDFs, and the timeline of replication `rep` of each cell (of the
+ * first cell of each device and candidate past 16 cells).  Returns SIM_OK
+ * with *out (res_figures_free) and *n, or a SIM_E* code with err set
+ * (plots not available, a timeline's run failed, out of memory) and
+ * nothing to free. */
+int res_figures(const res_plan *plan, const res_result *r, uint64_t rep, res_figure **out,
+                unsigned *n, sim_error *err);
+void res_figures_free(res_figure *f, unsigned n);
+
 /* report.html: one self-contained page (no script, no network): the
  * scenario's about, the run, the cells table, the comparison table, each
  * figure inline with its caption.  Malloc'ed, NULL out of memory. */

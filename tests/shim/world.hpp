@@ -5,7 +5,10 @@
 
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <vector>
+
+#include "cli/cli.h"
 
 #include "models/models.h"
 #include "results/results.h"
@@ -28,14 +31,20 @@ inline mdl_rep run_replication(const mdl_cell &cell, uint64_t rep = 0,
     return r;
 }
 
-// The plan `oomsim run` makes of s at `reps` replications; `pj` receives the
-// cells' policy labels and must outlive the plan.
+// The plan `oomsim run` makes of s (cli_plan_of) at `reps` replications;
+// `pj` receives the cells' policy labels and must outlive the plan.
 inline res_plan plan_of(const scn_scenario &s, uint64_t reps, std::vector<const char *> &pj)
 {
-    pj.clear();
-    for (unsigned i = 0; i < s.ncells; i++)
-        pj.push_back(s.policy_json[i % s.npolicies]);
-    return res_plan{s.name, s.about, s.seed, reps, s.horizon, s.cells, pj.data(), s.ncells, 0, nullptr, s.digest};
+    res_plan p;
+    const char **labels = nullptr;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(cli_plan_of(&s, &p, &labels, &err) == SIM_OK);
+    pj.assign(labels, labels + s.ncells);
+    std::free(labels);
+    p.policy_json = pj.data();
+    p.replications = reps;
+    return p;
 }
 
 } // namespace shim

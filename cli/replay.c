@@ -1,0 +1,138 @@
+/* replay.c - `oomsim replay TRACE --scenario S`: a trace-driven run, with
+ * request arrivals, needs and measured stage costs from a recorded session
+ * and device, policies and strategies from the scenario (docs/traces.md). */
+#include "cli.h"
+#include "replay/replay.h"
+#include "results/results.h"
+#include "scenarios/scenarios.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static const char replay_usage[] =
+    "usage: oomsim replay TRACE --scenario SCENARIO.yaml [--replication K] [-o DIR]\n"
+    "                     [-j THREADS] [--format table|json|csv]\n"
+    "  a trace-driven run: request arrivals, needs and measured stage costs from the\n"
+    "  trace (written by `oomsim gen`), device, policies and strategies from the\n"
+    "  scenario; every cell of the trace's candidate runs once, with the device's\n"
+    "  draws of replication K (default 0: use the trace's --replication)\n";
+
+/* The command line: CLI_OK, CLI_USAGE, or -1 after --help. */
+static int parse(int argc, char **argv, const char **trace, const char **scenario,
+                 unsigned long long *rep, cli_run_opts *o)
+{
+    memset(o, 0, sizeof *o);
+    o->format = "table";
+    o->threads = 1;
+    *trace = *scenario = NULL;
+    *rep = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(replay_usage, stdout);
+            return -1;
+        } else if (strcmp(a, "--scenario") == 0 && v != NULL) {
+            *scenario = argv[++i];
+        } else if (strcmp(a, "--replication") == 0 && v != NULL &&
+                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, rep) == SIM_OK) {
+            i++;
+        } else if (strcmp(a, "-o") == 0 && v != NULL) {
+            o->dir = argv[++i];
+        } else if (strcmp(a, "-j") == 0 && v != NULL &&
+                   cli_number(v, 1, 256, &o->threads) == SIM_OK) {
+            i++;
+        } else if (strcmp(a, "--format") == 0 && v != NULL &&
+                   (strcmp(v, "table") == 0 || strcmp(v, "json") == 0 || strcmp(v, "csv") == 0)) {
+            o->format = argv[++i];
+        } else if (a[0] != '-' && *trace == NULL) {
+            *trace = a;
+        } else {
+            fprintf(stderr, "oomsim replay: unexpected argument\n%s", replay_usage);
+            return CLI_USAGE;
+        }
+    }
+    if (*trace == NULL || *scenario == NULL) {
+        fprintf(stderr, "oomsim replay: a trace and --scenario are needed\n%s", replay_usage);
+        return CLI_USAGE;
+    }
+    return CLI_OK;
+}
+
+/* Every cell of the recording's candidate, run once on the recording
+ * with the device's draws of replication rep. */
+static int run_recorded(const scn_scenario *s, const mdl_candidate *cand, const mdl_replay *rp,
+                        uint64_t rep, const cli_run_opts *o)
+{
+    sim_error err;
+    sim_error_clear(&err);
+    res_plan plan;
+    const char **labels = NULL;
+    mdl_cell *cells = calloc(s->ncells, sizeof *cells);
+    if (cells == NULL || cli_plan_of(s, &plan, &labels, &err) != SIM_OK) {
+        free(cells);
+        fprintf(stderr, "oomsim: out of memory\n");
+        return CLI_FAILURE;
+    }
+    unsigned n = 0;
+    for (unsigned i = 0; i < s->ncells; i++)
+        if (s->cells[i].candidate == cand) {
+            cells[n] = s->cells[i];
+            cells[n].replay = rp;
+            labels[n++] = s->policy_json[i % s->npolicies];
+        }
+    plan.cells = cells;
+    plan.ncells = n;
+    plan.replications = 1;
+    plan.first_replication = rep;
+    res_result r;
+    int status;
+    if (res_run(&plan, (unsigned)o->threads, NULL, NULL, &r, &err) != SIM_OK) {
+        status = cli_report(&err);
+    } else {
+        status = cli__emit(o, &plan, &r);
+        res_result_free(&r);
+    }
+    free(cells);
+    free(labels);
+    return status;
+}
+
+int cli_replay(int argc, char **argv)
+{
+    const char *trace, *scenario;
+    unsigned long long rep;
+    cli_run_opts o;
+    int status = parse(argc, argv, &trace, &scenario, &rep, &o);
+    if (status != CLI_OK)
+        return status < 0 ? CLI_OK : status;
+    sim_error err;
+    sim_error_clear(&err);
+    char id[TRC_TEXT_MAX] = "";
+    mdl_replay probe;
+    if (rpl_replay_load(trace, NULL, &probe, id, &err) != SIM_OK)
+        return cli_report(&err);
+    scn_scenario s;
+    if (cli_load_scenario(scenario, &s, &err) != SIM_OK)
+        return cli_report(&err);
+    const mdl_candidate *cand = NULL;
+    for (unsigned k = 0; k < s.ncandidates && cand == NULL; k++)
+        if (strcmp(s.candidates[k].id, id) == 0)
+            cand = &s.candidates[k];
+    if (cand == NULL) {
+        scn_scenario_release(&s);
+        fprintf(stderr, "%s: the trace's candidate '%s' is not a candidate of %s\n", trace, id,
+                scenario);
+        return CLI_INPUT;
+    }
+    mdl_replay rp;
+    int rc = rpl_replay_load(trace, cand, &rp, NULL, &err);
+    if (rc != SIM_OK) {
+        scn_scenario_release(&s);
+        return cli_report(&err);
+    }
+    status = run_recorded(&s, cand, &rp, rep, &o);
+    rpl_replay_free(&rp);
+    scn_scenario_release(&s);
+    return status;
+}
