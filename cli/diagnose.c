@@ -49,38 +49,45 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_append(arr, o, failed);
 }
 
-int cli_diagnose(int argc, char **argv)
+/* The command line: CLI_OK, CLI_USAGE, or -1 after --help. */
+static int parse(int argc, char **argv, const char **trace, const char **files, int *nfiles,
+                 int *json)
 {
-    const char *trace = NULL, *files[MAX_FILES];
-    int nfiles = 0, json = 0;
+    *trace = NULL;
+    *nfiles = 0;
+    *json = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "--exits") == 0 && v != NULL && nfiles < MAX_FILES) {
-            files[nfiles++] = v;
+            return -1;
+        } else if (strcmp(a, "--exits") == 0 && v != NULL && *nfiles < MAX_FILES) {
+            files[(*nfiles)++] = v;
             i++;
         } else if (strcmp(a, "--format") == 0 && v != NULL &&
                    (strcmp(v, "json") == 0 || strcmp(v, "text") == 0)) {
-            json = strcmp(v, "json") == 0;
+            *json = strcmp(v, "json") == 0;
             i++;
-        } else if (a[0] != '-' && trace == NULL) {
-            trace = a;
+        } else if (a[0] != '-' && *trace == NULL) {
+            *trace = a;
         } else {
             fprintf(stderr, "oomsim diagnose: unexpected argument\n%s", usage_text);
             return CLI_USAGE;
         }
     }
-    if (trace == NULL && nfiles == 0) {
+    if (*trace == NULL && *nfiles == 0) {
         fprintf(stderr, "oomsim diagnose: give a trace, --exits files, or both\n%s", usage_text);
         return CLI_USAGE;
     }
+    return CLI_OK;
+}
+
+/* The records to diagnose: every --exits file's, else the trace's. */
+static int gather(const char *const *files, int nfiles, const rpl_trace_exits *t, item **out,
+                  size_t *nout)
+{
     sim_error err;
     sim_error_clear(&err);
-    rpl_trace_exits *t = NULL;
-    if (trace != NULL && rpl_trace_exits_load(trace, &t, &err) != SIM_OK)
-        return cli_report(&err);
     item *items = NULL;
     size_t n = 0;
     int status = CLI_OK;
@@ -113,37 +120,69 @@ int cli_diagnose(int argc, char **argv)
         for (size_t k = 0; items != NULL && k < nt; k++)
             items[n++] = (item){*rpl_trace_exit_record(t, k), "trace"};
     }
+    *out = items;
+    *nout = n;
+    return status;
+}
+
+static void print_text(const item *it, const rpl_verdict *v, int first)
+{
+    const rpl_exit *x = &it->x;
+    printf("%s%s exit of %s", first ? "" : "\n", it->source,
+           x->process[0] ? x->process : "an unnamed process");
+    if (x->source == RPL_EXIT_INFO && x->reason_code >= 0)
+        printf(", reason %d (%s)", x->reason_code, rpl_reason_name(x->reason_code));
+    if (x->has_importance)
+        printf(", importance %d", x->importance);
+    printf("\n  class:     %s (%s)\n", v->cls, v->evidence);
+    printf("  stage:     %s\n", v->matched_stage[0] ? v->matched_stage : "- (no matching trace)");
+    printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v->supports, v->missing,
+           v->recovery);
+}
+
+/* The verdicts as one JSON document on stdout (arr is taken; failed: an
+ * allocation failed while it was built). */
+static int print_json(json_t *arr, int failed)
+{
+    json_t *doc = json_object();
+    trc_json_set(doc, "exits", arr, &failed);
+    char *s = failed ? NULL : trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    json_decref(doc);
+    if (s == NULL)
+        fprintf(stderr, "oomsim: out of memory writing the exit records\n");
+    int status = s != NULL ? cli_write_stdout(s, strlen(s)) : CLI_FAILURE;
+    free(s);
+    return status;
+}
+
+int cli_diagnose(int argc, char **argv)
+{
+    const char *trace, *files[MAX_FILES];
+    int nfiles, json;
+    int status = parse(argc, argv, &trace, files, &nfiles, &json);
+    if (status != CLI_OK)
+        return status < 0 ? CLI_OK : status;
+    sim_error err;
+    sim_error_clear(&err);
+    rpl_trace_exits *t = NULL;
+    if (trace != NULL && rpl_trace_exits_load(trace, &t, &err) != SIM_OK)
+        return cli_report(&err);
+    item *items = NULL;
+    size_t n = 0;
+    status = gather(files, nfiles, t, &items, &n);
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n; k++) {
         rpl_verdict v;
         rpl_diagnose(&items[k].x, t, &v);
-        if (json) {
+        if (json)
             add_json(arr, &items[k], &v, &failed);
-            continue;
-        }
-        const rpl_exit *x = &items[k].x;
-        printf("%s%s exit of %s", k ? "\n" : "", items[k].source,
-               x->process[0] ? x->process : "an unnamed process");
-        if (x->source == RPL_EXIT_INFO && x->reason_code >= 0)
-            printf(", reason %d (%s)", x->reason_code, rpl_reason_name(x->reason_code));
-        if (x->has_importance)
-            printf(", importance %d", x->importance);
-        printf("\n  class:     %s (%s)\n", v.cls, v.evidence);
-        printf("  stage:     %s\n", v.matched_stage[0] ? v.matched_stage : "- (no matching trace)");
-        printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v.supports, v.missing,
-               v.recovery);
+        else
+            print_text(&items[k], &v, k == 0);
     }
     if (status == CLI_OK && json) {
-        json_t *doc = json_object();
-        trc_json_set(doc, "exits", arr, &failed);
+        status = print_json(arr, failed);
         arr = NULL;
-        char *s = failed ? NULL : trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-        json_decref(doc);
-        if (s == NULL)
-            fprintf(stderr, "oomsim: out of memory writing the exit records\n");
-        status = s != NULL ? cli_write_stdout(s, strlen(s)) : CLI_FAILURE;
-        free(s);
     }
     json_decref(arr);
     if (status == CLI_OK && !json && n == 0)

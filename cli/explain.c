@@ -215,34 +215,67 @@ static int draw(const char *dir, res_timeline *plot, const scn_scenario *s, unsi
     return status;
 }
 
-int cli_explain(int argc, char **argv)
+/* The command line: CLI_OK, CLI_USAGE, or -1 after --help. */
+static int parse(int argc, char **argv, const char **scenario, const char **dir,
+                 unsigned long long *rep, unsigned long long *cell)
 {
-    const char *scenario = NULL, *dir = NULL;
-    unsigned long long rep = 0, cell = 0;
+    *scenario = *dir = NULL;
+    *rep = *cell = 0;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
-            return CLI_OK;
+            return -1;
         } else if (strcmp(a, "--replication") == 0 && v != NULL &&
-                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep) == SIM_OK) {
+                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, rep) == SIM_OK) {
             i++;
-        } else if (strcmp(a, "--cell") == 0 && v != NULL && cli_number(v, 0, SCN_CELLS_MAX, &cell) == SIM_OK) {
+        } else if (strcmp(a, "--cell") == 0 && v != NULL &&
+                   cli_number(v, 0, SCN_CELLS_MAX, cell) == SIM_OK) {
             i++;
         } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            dir = v;
+            *dir = v;
             i++;
-        } else if (a[0] != '-' && scenario == NULL) {
-            scenario = a;
+        } else if (a[0] != '-' && *scenario == NULL) {
+            *scenario = a;
         } else {
             fprintf(stderr, "oomsim explain: unexpected argument\n%s", usage_text);
             return CLI_USAGE;
         }
     }
-    if (scenario == NULL) {
+    if (*scenario == NULL) {
         fprintf(stderr, "oomsim explain: a scenario is needed\n%s", usage_text);
         return CLI_USAGE;
     }
+    return CLI_OK;
+}
+
+/* One verdict per distinct kind of death, in the order they came. */
+static void tell_verdicts(const teller *t)
+{
+    for (unsigned k = 0; k < t->ndeaths; k++) {
+        int seen = 0;
+        for (unsigned j = 0; j < k && !seen; j++)
+            seen = t->deaths[j].reason_code == t->deaths[k].reason_code &&
+                   t->deaths[j].importance == t->deaths[k].importance &&
+                   strcmp(t->death_stage[j], t->death_stage[k]) == 0;
+        if (seen)
+            continue;
+        rpl_verdict v;
+        rpl_diagnose(&t->deaths[k], NULL, &v);
+        printf("- the death at %.3f s in %s: %s. The record supports %s (%s: the timeline "
+               "above is the evidence it needs). Recovery: %s.\n",
+               (double)t->deaths[k].timestamp_ms / 1e3, t->death_stage[k], v.supports, v.cls,
+               v.cls[0] == 'u' ? "unconfirmed" : "confirmed here", v.recovery);
+    }
+}
+
+int cli_explain(int argc, char **argv)
+{
+    const char *scenario, *dir;
+    unsigned long long rep, cell;
+    int status = parse(argc, argv, &scenario, &dir, &rep, &cell);
+    if (status != CLI_OK)
+        return status < 0 ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
@@ -275,7 +308,6 @@ int cli_explain(int argc, char **argv)
     mdl_trace_sink sink = {tell_and_plot, &both};
     mdl_rep r;
     int rc = mdl_run_replication_traced(c, rep, NULL, NULL, &sink, &r, &err);
-    int status = CLI_OK;
     if (rc != SIM_OK) {
         status = cli_report(&err);
     } else {
@@ -286,22 +318,7 @@ int cli_explain(int argc, char **argv)
             printf("\nno death, so no exit record: nothing to classify\n");
         else
             printf("\nwhat the evidence supports (DOMAIN.md section 5):\n");
-        /* one verdict per distinct kind of death, in the order they came */
-        for (unsigned k = 0; k < t.ndeaths; k++) {
-            int seen = 0;
-            for (unsigned j = 0; j < k && !seen; j++)
-                seen = t.deaths[j].reason_code == t.deaths[k].reason_code &&
-                       t.deaths[j].importance == t.deaths[k].importance &&
-                       strcmp(t.death_stage[j], t.death_stage[k]) == 0;
-            if (seen)
-                continue;
-            rpl_verdict v;
-            rpl_diagnose(&t.deaths[k], NULL, &v);
-            printf("- the death at %.3f s in %s: %s. The record supports %s (%s: the timeline "
-                   "above is the evidence it needs). Recovery: %s.\n",
-                   (double)t.deaths[k].timestamp_ms / 1e3, t.death_stage[k], v.supports, v.cls,
-                   v.cls[0] == 'u' ? "unconfirmed" : "confirmed here", v.recovery);
-        }
+        tell_verdicts(&t);
         if (t.more_deaths > 0)
             printf("(%llu more deaths not listed)\n", (unsigned long long)t.more_deaths);
     }
