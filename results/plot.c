@@ -452,20 +452,30 @@ static void hline(double x0, double x1, double y)
 
 #define MIB RES_MIB
 
-char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
+/* The frame of a timeline: the time scale, the kill lines, the y range,
+ * and the order the categories stack in. */
+typedef struct tl_frame {
+    int order[TRC_MEM_COUNT], n; /* counted categories at the bottom */
+    int minutes;                 /* the time axis in minutes (a long horizon) */
+    double xs, xmax, colw, ymax;
+    int64_t lines[2];            /* kill lines: foreground, background */
+} tl_frame;
+
+static void frame_of(const res_timeline *t, tl_frame *f)
 {
-    static const char *const cat_name[TRC_MEM_COUNT] = {"java", "native", "gpu", "file"};
     /* counted categories at the bottom, so the kill line meets their top */
-    int order[TRC_MEM_COUNT], n = 0;
+    f->n = 0;
     for (int pass = 0; pass < 2; pass++)
         for (int k = 0; k < TRC_MEM_COUNT; k++)
             if (((t->counted >> k & 1u) != 0) == (pass == 0))
-                order[n++] = k;
+                f->order[f->n++] = k;
     double secs = (double)t->horizon / 1e6;
-    int minutes = secs > 1200;
-    double xs = minutes ? 60.0 : 1.0, xmax = secs / xs;
-    double colw = xmax / RES_TIMELINE_COLUMNS;
-    int64_t lines[2] = {mdl_kill_line(t->dev, 1), mdl_kill_line(t->dev, 0)};
+    f->minutes = secs > 1200;
+    f->xs = f->minutes ? 60.0 : 1.0;
+    f->xmax = secs / f->xs;
+    f->colw = f->xmax / RES_TIMELINE_COLUMNS;
+    f->lines[0] = mdl_kill_line(t->dev, 1);
+    f->lines[1] = mdl_kill_line(t->dev, 0);
     double ymax = 0;
     for (unsigned i = 0; i < t->filled; i++) {
         double s = 0;
@@ -474,54 +484,51 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
         ymax = fmax(ymax, s / MIB);
     }
     for (int k = 0; k < 2; k++)
-        ymax = fmax(ymax, (double)lines[k] / MIB);
+        ymax = fmax(ymax, (double)f->lines[k] / MIB);
     if (t->dev->java_heap_limit > 0 && (t->counted & 1u))
         ymax = fmax(ymax, (double)t->dev->java_heap_limit / MIB);
-    ymax = ymax > 0 ? ymax * 1.12 : 1;
+    f->ymax = ymax > 0 ? ymax * 1.12 : 1;
+}
 
-    plot p;
-    if (plot_begin(&p, 1100, 470) != 0)
-        return NULL;
-    plvpor(0.07, 0.70, 0.12, 0.86);
-    plwind(0, xmax, 0, ymax);
-    legend lg = {0};
-    /* stage bands behind everything */
+/* Stage bands behind everything; returns the stages seen (bits). */
+static unsigned draw_bands(const res_timeline *t, const tl_frame *f)
+{
     unsigned seen_stage = 0;
     for (unsigned b = 0; b < t->nband; b++) {
         const tl_band *band = &t->band[b];
         plcol0(C_BAND + (PLINT)band->stage);
-        double x0 = (double)band->t0 / 1e6 / xs, x1 = (double)band->t1 / 1e6 / xs;
-        rect(x0, fmax(x1, x0 + colw * 0.5), 0, ymax);
+        double x0 = (double)band->t0 / 1e6 / f->xs, x1 = (double)band->t1 / 1e6 / f->xs;
+        rect(x0, fmax(x1, x0 + f->colw * 0.5), 0, f->ymax);
         seen_stage |= 1u << band->stage;
     }
-    /* the stacked categories: one polygon each, a step per column */
+    return seen_stage;
+}
+
+/* The stacked categories: one polygon each, a step per column.  Returns
+ * SIM_OK or SIM_ENOMEM. */
+static int draw_stack(const res_timeline *t, const tl_frame *f, legend *lg)
+{
+    static const char *const cat_name[TRC_MEM_COUNT] = {"java", "native", "gpu", "file"};
     size_t npts = 4 * (size_t)t->filled;
     PLFLT *x = malloc(npts * sizeof *x), *y = malloc(npts * sizeof *y);
     double *below = calloc(t->filled > 0 ? t->filled : 1, sizeof *below);
-    if (x == NULL || y == NULL || below == NULL) {
-        free(x);
-        free(y);
-        free(below);
-        char *s = plot_end(&p, len);
-        free(s);
-        return NULL;
-    }
-    for (int o = 0; o < n && t->filled > 0; o++) {
-        int k = order[o];
+    int rc = x != NULL && y != NULL && below != NULL ? SIM_OK : SIM_ENOMEM;
+    for (int o = 0; rc == SIM_OK && o < f->n && t->filled > 0; o++) {
+        int k = f->order[o];
         int any = 0;
         size_t m = 0;
         for (unsigned i = 0; i < t->filled; i++) {
             double top = below[i] + (double)t->col[i][k] / MIB;
             any |= t->col[i][k] != 0;
-            x[m] = i * colw;
+            x[m] = i * f->colw;
             y[m++] = top;
-            x[m] = (i + 1) * colw;
+            x[m] = (i + 1) * f->colw;
             y[m++] = top;
         }
         for (unsigned i = t->filled; i-- > 0;) {
-            x[m] = (i + 1) * colw;
+            x[m] = (i + 1) * f->colw;
             y[m++] = below[i];
-            x[m] = i * colw;
+            x[m] = i * f->colw;
             y[m++] = below[i];
         }
         for (unsigned i = 0; i < t->filled; i++)
@@ -533,34 +540,43 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
         char text[64];
         snprintf(text, sizeof text, "%s%s", cat_name[k],
                  (t->counted >> k & 1u) ? "" : " (not counted)");
-        legend_add(&lg, PL_LEGEND_COLOR_BOX, C_CAT + k, 1, NULL, text);
+        legend_add(lg, PL_LEGEND_COLOR_BOX, C_CAT + k, 1, NULL, text);
     }
     free(x);
     free(y);
     free(below);
-    /* the kill lines */
+    return rc;
+}
+
+/* The kill lines, and the Java heap limit when java is counted. */
+static void draw_limits(const res_timeline *t, const tl_frame *f, legend *lg)
+{
     plwidth(2);
     const int ios = t->dev->rule == MDL_KILL_JETSAM;
     for (int k = 0; k < 2; k++) {
-        if (lines[k] < 0 || (k == 1 && lines[1] == lines[0]))
+        if (f->lines[k] < 0 || (k == 1 && f->lines[1] == f->lines[0]))
             continue;
         plcol0(C_KILL);
         pllsty(k == 0 ? 1 : 2);
-        hline(0, xmax, (double)lines[k] / MIB);
+        hline(0, f->xmax, (double)f->lines[k] / MIB);
         char text[96];
         snprintf(text, sizeof text, "%s, %s", ios ? "jetsam limit" : "lmk kill line",
                  k == 0 ? "foreground" : "background");
-        legend_add(&lg, PL_LEGEND_LINE, C_KILL, k == 0 ? 1 : 2, NULL, text);
+        legend_add(lg, PL_LEGEND_LINE, C_KILL, k == 0 ? 1 : 2, NULL, text);
     }
     if (t->dev->java_heap_limit > 0 && (t->counted & 1u)) {
         plcol0(C_JAVA_LIMIT);
         pllsty(3);
-        hline(0, xmax, (double)t->dev->java_heap_limit / MIB);
-        legend_add(&lg, PL_LEGEND_LINE, C_JAVA_LIMIT, 3, NULL, "Java heap limit (java only)");
+        hline(0, f->xmax, (double)t->dev->java_heap_limit / MIB);
+        legend_add(lg, PL_LEGEND_LINE, C_JAVA_LIMIT, 3, NULL, "Java heap limit (java only)");
     }
     pllsty(1);
     plwidth(1);
-    /* the marks: a death draws a line through the plot */
+}
+
+/* The marks: a death draws a line through the plot. */
+static void draw_marks(const res_timeline *t, const tl_frame *f, legend *lg)
+{
     static const struct {
         PLINT colour;
         double at;
@@ -573,7 +589,7 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
     unsigned seen_mark = 0;
     for (unsigned i = 0; i < t->nmark; i++) {
         const tl_mark *q = &t->mark[i];
-        PLFLT mx = (double)q->t / 1e6 / xs, my = ymax * mk[q->kind].at;
+        PLFLT mx = (double)q->t / 1e6 / f->xs, my = f->ymax * mk[q->kind].at;
         plcol0(mk[q->kind].colour);
         if (q->kind == MARK_DEATH) {
             my = (double)q->counted / MIB;
@@ -587,16 +603,22 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
     }
     for (int k = 0; k < MARK_KINDS; k++)
         if (seen_mark >> k & 1u)
-            legend_add(&lg, PL_LEGEND_SYMBOL, mk[k].colour, 1, mk[k].glyph, mk[k].text);
+            legend_add(lg, PL_LEGEND_SYMBOL, mk[k].colour, 1, mk[k].glyph, mk[k].text);
+}
+
+/* Axes, labels, what was not drawn, the legend. */
+static void draw_frame(const res_timeline *t, const tl_frame *f, const char *title,
+                       unsigned seen_stage, legend *lg)
+{
     for (int s = 0; s <= BAND_BACKGROUND; s++)
         if (seen_stage >> s & 1u)
-            legend_add(&lg, PL_LEGEND_COLOR_BOX, C_BAND + s, 1, NULL,
+            legend_add(lg, PL_LEGEND_COLOR_BOX, C_BAND + s, 1, NULL,
                        s == BAND_BACKGROUND ? "in the background" : trc_stage_name(s));
     plcol0(C_FG);
     plbox("bcnst", 0, 0, "bcnstv", 0, 0);
     char ttl[512];
     pl_text(title, ttl, sizeof ttl);
-    pllab(minutes ? "time (min)" : "time (s)", "memory (MiB)", ttl);
+    pllab(f->minutes ? "time (min)" : "time (s)", "memory (MiB)", ttl);
     if (t->info.bands_dropped > 0 || t->info.marks_dropped > 0) {
         char note[160];
         snprintf(note, sizeof note, "not drawn: %llu stage bands and %llu marks beyond the "
@@ -605,7 +627,28 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
                  RES_TIMELINE_MARKS);
         plmtex("b", 4.2, 0.0, 0.0, note);
     }
-    legend_draw(&lg);
+    legend_draw(lg);
+}
+
+char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
+{
+    tl_frame f;
+    frame_of(t, &f);
+    plot p;
+    if (plot_begin(&p, 1100, 470) != 0)
+        return NULL;
+    plvpor(0.07, 0.70, 0.12, 0.86);
+    plwind(0, f.xmax, 0, f.ymax);
+    legend lg = {0};
+    unsigned seen_stage = draw_bands(t, &f);
+    if (draw_stack(t, &f, &lg) != SIM_OK) {
+        char *s = plot_end(&p, len);
+        free(s);
+        return NULL;
+    }
+    draw_limits(t, &f, &lg);
+    draw_marks(t, &f, &lg);
+    draw_frame(t, &f, title, seen_stage, &lg);
     return plot_end(&p, len);
 }
 
