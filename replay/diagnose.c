@@ -355,6 +355,46 @@ struct rpl_trace_exits {
     size_t n;
 };
 
+/* An exit event of the trace as a record, with the process and app
+ * version last seen before it. */
+static void fill_exit(trace_exit *x, const trc_event *e, uint64_t idx, const char *process,
+                      const char *version)
+{
+    init_exit(&x->record, RPL_EXIT_INFO, idx);
+    copy_text(x->record.process, process, strlen(process));
+    int has = (e->has & TRC_F_EXIT) != 0;
+    if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000)
+        x->record.reason_code = (int)e->exit.reason_code;
+    if (has && (e->exit.has & TRC_X_IMPORTANCE) && e->exit.importance < 100000)
+        x->record.has_importance = 1, x->record.importance = (int)e->exit.importance;
+    if (has && (e->exit.has & TRC_X_STATUS))
+        x->record.has_status = 1, x->record.status = (int)e->exit.status;
+    if (has && (e->exit.has & TRC_X_PSS_KB))
+        x->record.pss_kb = e->exit.pss_kb;
+    if (has && (e->exit.has & TRC_X_RSS_KB))
+        x->record.rss_kb = e->exit.rss_kb;
+    if (e->exit_reason == TRC_JAVA_CRASH)
+        snprintf(x->record.description, sizeof x->record.description,
+                 "java.lang.OutOfMemoryError");
+    memcpy(x->process, process, TRC_TEXT_MAX);
+    memcpy(x->app_version, version, TRC_TEXT_MAX);
+    x->timestamp_ms = has && (e->exit.has & TRC_X_TIMESTAMP_MS) ? e->exit.timestamp_ms : -1;
+    x->record.timestamp_ms = x->timestamp_ms;
+}
+
+/* The stage running at an exit: the most recent begin still open, else
+ * the last stage seen. */
+static void stage_running(trc_pairs *p, const char *last_stage, char *out, size_t n)
+{
+    size_t nu = 0;
+    const trc_unpaired *u = trc_pairs_report(p, &nu);
+    const trc_unpaired *best = NULL;
+    for (size_t k = 0; k < nu; k++)
+        if (!u[k].is_end && (best == NULL || u[k].index > best->index))
+            best = &u[k];
+    snprintf(out, n, "%s", best != NULL ? trc_stage_name(best->stage) : last_stage);
+}
+
 int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err)
 {
     trc_reader *r = trc_open(path, -1, NULL, err);
@@ -400,39 +440,8 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
             t->v = nv;
             cap = nc;
         }
-        trace_exit *x = &t->v[t->n++];
-        init_exit(&x->record, RPL_EXIT_INFO, idx);
-        copy_text(x->record.process, process, strlen(process));
-        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_REASON_CODE) &&
-            e.exit.reason_code < 1000)
-            x->record.reason_code = (int)e.exit.reason_code;
-        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_IMPORTANCE) &&
-            e.exit.importance < 100000)
-            x->record.has_importance = 1, x->record.importance = (int)e.exit.importance;
-        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_STATUS))
-            x->record.has_status = 1, x->record.status = (int)e.exit.status;
-        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_PSS_KB))
-            x->record.pss_kb = e.exit.pss_kb;
-        if ((e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_RSS_KB))
-            x->record.rss_kb = e.exit.rss_kb;
-        if (e.exit_reason == TRC_JAVA_CRASH)
-            snprintf(x->record.description, sizeof x->record.description,
-                     "java.lang.OutOfMemoryError");
-        memcpy(x->process, process, sizeof process);
-        memcpy(x->app_version, version, sizeof version);
-        x->timestamp_ms = (e.has & TRC_F_EXIT) && (e.exit.has & TRC_X_TIMESTAMP_MS)
-                              ? e.exit.timestamp_ms : -1;
-        x->record.timestamp_ms = x->timestamp_ms;
-        /* the stage running: the most recent begin still open, else the
-         * last stage seen */
-        size_t nu = 0;
-        const trc_unpaired *u = trc_pairs_report(p, &nu);
-        const trc_unpaired *best = NULL;
-        for (size_t k = 0; k < nu; k++)
-            if (!u[k].is_end && (best == NULL || u[k].index > best->index))
-                best = &u[k];
-        snprintf(x->stage, sizeof x->stage, "%s",
-                 best != NULL ? trc_stage_name(best->stage) : last_stage);
+        fill_exit(&t->v[t->n++], &e, idx, process, version);
+        stage_running(p, last_stage, t->v[t->n - 1].stage, sizeof t->v[t->n - 1].stage);
     }
     trc_pairs_destroy(p);
     trc_close(r);
@@ -462,13 +471,12 @@ void rpl_trace_exits_free(rpl_trace_exits *t)
 
 static int contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
 
-void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
+/* The class the record supports (DOMAIN.md section 5), with what
+ * supports it in v->supports; *level: 1 supported, 0 unconfirmed. */
+static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
 {
-    memset(v, 0, sizeof *v);
-    /* the class the record supports (DOMAIN.md section 5) */
-    int bg = x->has_importance && x->importance >= 400;
-    int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
     const char *cls = "unknown";
+    int bg = x->has_importance && x->importance >= 400;
     if (x->source == RPL_LMKD) {
         cls = x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";
         snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s",
@@ -485,7 +493,7 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
                 cls = bg ? "system_reclaim" : "low_memory";
                 snprintf(v->supports, sizeof v->supports, "SIGNALED with status 9: a kill, "
                          "maybe for memory (other killers send signal 9 too)");
-                level = 1;
+                *level = 1;
             } else {
                 cls = "other";
                 snprintf(v->supports, sizeof v->supports, "SIGNALED: a signal that is not a "
@@ -515,7 +523,7 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
         case -1:
         case 0:
             cls = "unknown";
-            level = 0;
+            *level = 0;
             snprintf(v->supports, sizeof v->supports, "nothing: the record gives no reason");
             break;
         default:
@@ -525,7 +533,12 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
             break;
         }
     }
-    /* the trace: same process, version and time window */
+    return cls;
+}
+
+/* The trace's exit of the same process and version within the window. */
+static const trace_exit *match(const rpl_exit *x, const rpl_trace_exits *t)
+{
     const trace_exit *m = NULL;
     for (size_t k = 0; t != NULL && k < t->n && m == NULL; k++) {
         const trace_exit *e = &t->v[k];
@@ -541,17 +554,14 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
         if (d <= RPL_MATCH_WINDOW_MS)
             m = e;
     }
+    return m;
+}
+
+/* What is missing to confirm the class. */
+static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
+                    const char *cls, rpl_verdict *v)
+{
     int memory = strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0;
-    if (m != NULL) {
-        v->matched = 1;
-        snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
-        /* SIGNALED 9 stays "supported" even when it matches: it does not
-         * name memory (DOMAIN.md section 5) */
-        if (level == 1 && !(x->source == RPL_EXIT_INFO && x->reason_code == 2))
-            level = 2;
-    }
-    v->cls = cls;
-    v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     if (strcmp(cls, "unknown") == 0)
         snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
     else if (m == NULL)
@@ -572,23 +582,46 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
                  "alone does not name memory");
     else
         snprintf(v->missing, sizeof v->missing, "nothing for the class");
-    /* the conservative action (DOMAIN.md section 6) */
+}
+
+/* The conservative action for the class (DOMAIN.md section 6). */
+static const char *recovery_of(const char *cls)
+{
     if (strcmp(cls, "low_memory") == 0)
-        v->recovery = "fewer resident models, sessions and tasks: release idle parts and reduce "
-                      "concurrency; retry only on a new condition";
+        return "fewer resident models, sessions and tasks: release idle parts and reduce "
+               "concurrency; retry only on a new condition";
     else if (strcmp(cls, "system_reclaim") == 0)
-        v->recovery = "release models when the app goes to the background, and restore state "
-                      "on relaunch";
+        return "release models when the app goes to the background, and restore state "
+               "on relaunch";
     else if (strcmp(cls, "java_crash") == 0)
-        v->recovery = "keep model bytes out of the Java heap (mmap or native buffers)";
+        return "keep model bytes out of the Java heap (mmap or native buffers)";
     else if (strcmp(cls, "native_crash") == 0)
-        v->recovery = "isolate the delegate or the candidate and keep the evidence: CPU "
-                      "fallback or the last known good";
+        return "isolate the delegate or the candidate and keep the evidence: CPU "
+               "fallback or the last known good";
     else if (strcmp(cls, "anr") == 0)
-        v->recovery = "move model work off the main thread";
+        return "move model work off the main thread";
     else if (strcmp(cls, "other") == 0)
-        v->recovery = "none for memory: the exit is not a memory failure";
-    else
-        v->recovery = "reject new inference and keep the app usable; collect exit records "
-                      "before changing anything";
+        return "none for memory: the exit is not a memory failure";
+    return "reject new inference and keep the app usable; collect exit records "
+               "before changing anything";
+}
+
+void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
+{
+    memset(v, 0, sizeof *v);
+    int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
+    const char *cls = classify(x, v, &level);
+    const trace_exit *m = match(x, t);
+    if (m != NULL) {
+        v->matched = 1;
+        snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
+        /* SIGNALED 9 stays "supported" even when it matches: it does not
+         * name memory (DOMAIN.md section 5) */
+        if (level == 1 && !(x->source == RPL_EXIT_INFO && x->reason_code == 2))
+            level = 2;
+    }
+    v->cls = cls;
+    v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
+    missing(x, t, m, cls, v);
+    v->recovery = recovery_of(cls);
 }
