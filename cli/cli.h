@@ -15,6 +15,9 @@ extern "C" {
 #endif
 
 enum { CLI_OK = 0, CLI_INPUT = 1, CLI_USAGE = 2, CLI_FAILURE = 3, CLI_INTERRUPTED = 130 };
+/* What a subcommand's argument parser returns when it has done the
+ * command's whole work (--help printed): exit with CLI_OK. */
+enum { CLI_DONE = -1 };
 
 /* Maps a SIM_E* code to the exit status spec/RESULTS.md gives it. */
 int cli_status(int code);

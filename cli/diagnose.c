@@ -49,7 +49,7 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_append(arr, o, failed);
 }
 
-/* The command line: CLI_OK, CLI_USAGE, or -1 after --help. */
+/* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, const char **trace, const char **files, int *nfiles,
                  int *json)
 {
@@ -60,7 +60,7 @@ static int parse(int argc, char **argv, const char **trace, const char **files, 
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
-            return -1;
+            return CLI_DONE;
         } else if (strcmp(a, "--exits") == 0 && v != NULL && *nfiles < MAX_FILES) {
             files[(*nfiles)++] = v;
             i++;
@@ -161,7 +161,7 @@ int cli_diagnose(int argc, char **argv)
     int nfiles, json;
     int status = parse(argc, argv, &trace, files, &nfiles, &json);
     if (status != CLI_OK)
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     rpl_trace_exits *t = NULL;

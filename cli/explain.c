@@ -215,7 +215,7 @@ static int draw(const char *dir, res_timeline *plot, const scn_scenario *s, unsi
     return status;
 }
 
-/* The command line: CLI_OK, CLI_USAGE, or -1 after --help. */
+/* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, const char **scenario, const char **dir,
                  unsigned long long *rep, unsigned long long *cell)
 {
@@ -225,7 +225,7 @@ static int parse(int argc, char **argv, const char **scenario, const char **dir,
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
-            return -1;
+            return CLI_DONE;
         } else if (strcmp(a, "--replication") == 0 && v != NULL &&
                    cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, rep) == SIM_OK) {
             i++;
@@ -275,7 +275,7 @@ int cli_explain(int argc, char **argv)
     unsigned long long rep, cell;
     int status = parse(argc, argv, &scenario, &dir, &rep, &cell);
     if (status != CLI_OK)
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;

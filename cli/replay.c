@@ -18,7 +18,7 @@ static const char replay_usage[] =
     "  scenario; every cell of the trace's candidate runs once, with the device's\n"
     "  draws of replication K (default 0: use the trace's --replication)\n";
 
-/* The command line: CLI_OK, CLI_USAGE, or -1 after --help. */
+/* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, const char **trace, const char **scenario,
                  unsigned long long *rep, cli_run_opts *o)
 {
@@ -31,7 +31,7 @@ static int parse(int argc, char **argv, const char **trace, const char **scenari
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(replay_usage, stdout);
-            return -1;
+            return CLI_DONE;
         } else if (strcmp(a, "--scenario") == 0 && v != NULL) {
             *scenario = argv[++i];
         } else if (strcmp(a, "--replication") == 0 && v != NULL &&
@@ -105,7 +105,7 @@ int cli_replay(int argc, char **argv)
     cli_run_opts o;
     int status = parse(argc, argv, &trace, &scenario, &rep, &o);
     if (status != CLI_OK)
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     char id[TRC_TEXT_MAX] = "";

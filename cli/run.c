@@ -95,7 +95,7 @@ static int parse(int argc, char **argv, cli_run_opts *o)
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             if (speaks())
                 fputs(usage_text, stdout);
-            return -1;
+            return CLI_DONE;
         } else if (strcmp(a, "-o") == 0) {
             if (v == NULL)
                 return usage_error("%s needs a directory", a);
@@ -306,7 +306,7 @@ int cli_run(int argc, char **argv)
     cli_run_opts o;
     int status = parse(argc, argv, &o);
     if (status != CLI_OK)
-        return status < 0 ? CLI_OK : status;
+        return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;

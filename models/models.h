@@ -171,7 +171,7 @@ typedef struct mdl_device {
 /* The counted bytes above which the kill rules end the app, in the
  * foreground (1) or the background (0): jetsam's limit, or, under lmk,
  * ram - system - the minfree of the app's level once every cached app is
- * reclaimed (kill_check in world.c); -1 when no lmk level applies. */
+ * reclaimed (models/kill_lmk.c); -1 when no lmk level applies. */
 int64_t mdl_kill_line(const mdl_device *d, int foreground);
 
 /* The kill rules as a pure function (models/kill_lmk.c, kill_jetsam.c;

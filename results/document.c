@@ -366,10 +366,10 @@ static int table_alloc(res_table *t, unsigned rows, unsigned cols, const char *c
     t->cols = cols;
     t->right = right;
     if (t->cell == NULL)
-        return -1;
+        return SIM_ENOMEM;
     for (unsigned k = 0; k < cols; k++)
         snprintf(t->cell[k], RES_TEXT_MAX, "%s", head[k]);
-    return 0;
+    return SIM_OK;
 }
 
 void res_table_free(res_table *t)
@@ -384,15 +384,15 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
         "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
         "deaths [95% CI]", "top reason", "boot loops", "latency p95", "available"};
     static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1};
-    if (table_alloc(t, r->ncells + 1, COLS, head, right) != 0)
-        return -1;
+    if (table_alloc(t, r->ncells + 1, COLS, head, right) != SIM_OK)
+        return SIM_ENOMEM;
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         res_text *row = &t->cell[(i + 1) * COLS];
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
         if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)
-            return -1;
+            return SIM_ENOMEM;
         snprintf(row[3], RES_TEXT_MAX, "%.1f MiB", c->peak.p50 / MIB);
         snprintf(row[4], RES_TEXT_MAX, "%.1f MiB", c->peak.p95 / MIB);
         snprintf(row[5], RES_TEXT_MAX, "%.1f MiB", c->peak.max / MIB);
@@ -407,7 +407,7 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
             snprintf(row[10], RES_TEXT_MAX, "-");
         snprintf(row[11], RES_TEXT_MAX, "%.2f%%", 100 * c->availability);
     }
-    return 0;
+    return SIM_OK;
 }
 
 /* "+12.5 MiB [+10.1, +14.9]" and the like: a difference with its interval. */
@@ -424,8 +424,8 @@ int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t
         "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
         "deaths (pp)", "latency p95", "available (pp)"};
     static const int right[CMP_COLS] = {0, 0, 0, 0, 1, 1, 1, 1};
-    if (table_alloc(t, r->ncmp / RES_CMP_COUNT + 1, CMP_COLS, head, right) != 0)
-        return -1;
+    if (table_alloc(t, r->ncmp / RES_CMP_COUNT + 1, CMP_COLS, head, right) != SIM_OK)
+        return SIM_ENOMEM;
     for (unsigned i = 0; i + 1 < t->rows; i++) {
         const res_comparison *c = &r->cmp[i * RES_CMP_COUNT];
         res_text *row = &t->cell[(i + 1) * CMP_COLS];
@@ -433,7 +433,7 @@ int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[c->cell].candidate->id);
         if (res_policy_label(plan->policy_json[c->cell], row[2], RES_TEXT_MAX) != SIM_OK ||
             res_policy_label(plan->policy_json[c->baseline], row[3], RES_TEXT_MAX) != SIM_OK)
-            return -1;
+            return SIM_ENOMEM;
         diff_text(row[4], &c[RES_CMP_PEAK_P95], 1 / MIB, " MiB", 1);
         diff_text(row[5], &c[RES_CMP_ANY_RATE], 100, "", 2);
         if (c[RES_CMP_LATENCY_P95].pairs > 0)
@@ -442,7 +442,7 @@ int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t
             snprintf(row[6], RES_TEXT_MAX, "-");
         diff_text(row[7], &c[RES_CMP_AVAILABILITY], 100, "", 2);
     }
-    return 0;
+    return SIM_OK;
 }
 
 /* Prints the table aligned, two spaces apart. */
@@ -472,8 +472,8 @@ static void put_table(sim_text *o, const res_table *t)
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
     res_table cells, cmp;
-    int ok = res_cells_table(plan, r, &cells) == 0;
-    ok = res_comparison_table(plan, r, &cmp) == 0 && ok;
+    int ok = res_cells_table(plan, r, &cells) == SIM_OK;
+    ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
             (unsigned long long)plan->replications, (double)plan->horizon / 60e6,

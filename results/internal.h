@@ -35,7 +35,7 @@ typedef struct res_table {
 } res_table;
 
 /* The cells table and the comparison table (one row per compared cell;
- * rows == 1 when there is nothing to compare).  0, or -1 out of memory. */
+ * rows == 1 when there is nothing to compare).  SIM_OK, or SIM_ENOMEM. */
 int res_cells_table(const res_plan *plan, const res_result *r, res_table *t);
 int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t);
 void res_table_free(res_table *t);

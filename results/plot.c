@@ -359,7 +359,7 @@ static int plot_begin(plot *p, int width, int height)
     p->failed = 0;
     p->f = open_memstream(&p->buf, &p->len);
     if (p->f == NULL)
-        return -1;
+        return SIM_EIO;
     plsexit(on_plplot_exit);
     plsdev("svg");
     plsfile(p->f);
@@ -368,7 +368,7 @@ static int plot_begin(plot *p, int width, int height)
     plinit();
     pladv(0);
     plschr(0, 0.62);
-    return 0;
+    return SIM_OK;
 }
 
 /* Ends the plot: the SVG text (malloc'ed), or NULL out of memory. */
@@ -635,7 +635,7 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
     tl_frame f;
     frame_of(t, &f);
     plot p;
-    if (plot_begin(&p, 1100, 470) != 0)
+    if (plot_begin(&p, 1100, 470) != SIM_OK)
         return NULL;
     plvpor(0.07, 0.70, 0.12, 0.86);
     plwind(0, f.xmax, 0, f.ymax);
@@ -691,7 +691,7 @@ char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned firs
     lo = fmax(0, lo - pad);
     hi += pad;
     plot p;
-    if (plot_begin(&p, 1100, 470) != 0)
+    if (plot_begin(&p, 1100, 470) != SIM_OK)
         return NULL;
     plvpor(0.07, 0.56, 0.12, 0.86);
     plwind(lo, hi, 0, 1);
@@ -739,7 +739,7 @@ char *res_plot_comparison(const res_plan *plan, const res_result *r, size_t *len
     unsigned n = r->ncells;
     int height = 130 + 26 * (int)n;
     plot p;
-    if (plot_begin(&p, 1100, height) != 0)
+    if (plot_begin(&p, 1100, height) != SIM_OK)
         return NULL;
     double top = 1.0 - 50.0 / height, bottom = 60.0 / height;
     double peak_max = 0, rate_max = 0, lat_max = 0;

@@ -133,8 +133,8 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
                       unsigned nfigs)
 {
     res_table cells, cmp;
-    int ok = res_cells_table(plan, r, &cells) == 0;
-    ok = res_comparison_table(plan, r, &cmp) == 0 && ok;
+    int ok = res_cells_table(plan, r, &cells) == SIM_OK;
+    ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<title>oomsim: ");
