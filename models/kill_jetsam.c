@@ -3,42 +3,30 @@
  * the background.  The app dies when its counted bytes pass the limit of
  * where it is (strictly: exactly at the limit it lives); other apps'
  * memory and pressure spikes do not move the limit. */
+/* Included by charge.c, as Redis's ae.c includes its ae_*.c backend: the
+ * rule is inlined into the world's hot path (docs/design/architecture.md). */
 #include "world_int.h"
 
-static int64_t limit(const mdl_device *d, int foreground)
+static inline int64_t jetsam_line(const mdl_device *d, int foreground)
 {
     return foreground ? d->jetsam_limit : d->jetsam_background_limit;
 }
 
-static int64_t headroom(const mdl_device *d, const mdl_kill_input *in)
+/* A per-process limit: other apps do not move it. */
+static inline int64_t jetsam_headroom(const mdl_device *d, int64_t counted,
+                                      int foreground)
 {
-    return limit(d, in->foreground) - in->counted;
+    return jetsam_line(d, foreground) - counted;
 }
 
-static void decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
+static inline void jetsam_decide(const mdl_device *d, const mdl_kill_input *in,
+                                 mdl_kill_verdict *out)
 {
     memset(out, 0, sizeof *out);
-    out->room = headroom(d, in);
+    out->room = jetsam_headroom(d, in->counted, in->foreground);
     out->cached = in->cached;
     if (out->room < 0) {
         out->dies = 1;
         out->why = MDL_EXIT_LOW_MEMORY;
     }
-}
-
-const w_kill_rules w__kill_jetsam = {decide, headroom, limit};
-
-const w_kill_rules *w__kill_rules_of(const mdl_device *d)
-{
-    return d->rule == MDL_KILL_JETSAM ? &w__kill_jetsam : &w__kill_lmk;
-}
-
-void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
-{
-    w__kill_rules_of(d)->decide(d, in, out);
-}
-
-int64_t mdl_kill_line(const mdl_device *d, int foreground)
-{
-    return w__kill_rules_of(d)->line(d, foreground);
 }

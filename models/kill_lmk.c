@@ -7,11 +7,13 @@
  * when available memory is below the level of its own oom_score_adj (the
  * entry with the largest adj not above it).  A level applies strictly
  * below its free: memory exactly at the level survives. */
+/* Included by charge.c, as Redis's ae.c includes its ae_*.c backend: the
+ * rule is inlined into the world's hot path (docs/design/architecture.md). */
 #include "world_int.h"
 
 /* The lmk level that applies to adj: the entry with the largest adj not
  * above it; NULL when adj is below every level. */
-static const mdl_minfree *level_of(const mdl_device *d, int adj)
+static inline const mdl_minfree *lmk_level_of(const mdl_device *d, int adj)
 {
     const mdl_minfree *lv = NULL;
     for (unsigned i = 0; i < d->nminfree && d->minfree[i].adj <= adj; i++)
@@ -19,15 +21,17 @@ static const mdl_minfree *level_of(const mdl_device *d, int adj)
     return lv;
 }
 
-static int64_t headroom(const mdl_device *d, const mdl_kill_input *in)
+/* Free memory is the device's, wherever the app is. */
+static inline int64_t lmk_headroom(const mdl_device *d, int64_t counted, int64_t cached)
 {
-    return d->ram - d->system - in->cached - in->extra - in->counted;
+    return d->ram - d->system - cached - counted;
 }
 
-static void decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
+static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
+                              mdl_kill_verdict *out)
 {
     memset(out, 0, sizeof *out);
-    int64_t room = headroom(d, in);
+    int64_t room = lmk_headroom(d, in->counted, in->cached) - in->extra;
     int64_t cached = in->cached;
     int64_t cached_floor = d->minfree[d->nminfree - 1].free;
     while (room < cached_floor && cached > 0) {
@@ -39,18 +43,16 @@ static void decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdi
     }
     out->cached = cached;
     out->room = room;
-    const mdl_minfree *lv = level_of(d, in->foreground ? APP_ADJ_FOREGROUND
-                                                       : APP_ADJ_BACKGROUND);
+    const mdl_minfree *lv = lmk_level_of(d, in->foreground ? APP_ADJ_FOREGROUND
+                                                           : APP_ADJ_BACKGROUND);
     if (lv != NULL && room < lv->free) {
         out->dies = 1;
         out->why = in->foreground ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM;
     }
 }
 
-static int64_t line(const mdl_device *d, int foreground)
+static int64_t lmk_line(const mdl_device *d, int foreground)
 {
-    const mdl_minfree *lv = level_of(d, foreground ? APP_ADJ_FOREGROUND : APP_ADJ_BACKGROUND);
+    const mdl_minfree *lv = lmk_level_of(d, foreground ? APP_ADJ_FOREGROUND : APP_ADJ_BACKGROUND);
     return lv != NULL ? d->ram - d->system - lv->free : -1;
 }
-
-const w_kill_rules w__kill_lmk = {decide, headroom, line};

@@ -227,7 +227,6 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
         return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
     if ((rc = init_owners(w, cell, err)) != SIM_OK)
         return rc;
-    w->kill = w__kill_rules_of(cell->device);
     w->src = cell->replay != NULL ? &w__costs_recorded : &w__costs_drawn;
     w__configure_candidate(w, cell->candidate);
     mdl_recovery_init(&w->life.rec, cell->candidate);

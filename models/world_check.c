@@ -14,7 +14,7 @@ typedef struct tally {
 #if defined(__GNUC__)
 __attribute__((format(printf, 2, 3)))
 #endif
-static int bad(sim_error *err, const char *fmt, ...)
+static int broken(sim_error *err, const char *fmt, ...)
 {
     char rule[256];
     va_list ap;
@@ -31,18 +31,18 @@ static int check_attempt(const world *w, uint32_t i, tally *t, sim_error *err)
     const w_proc *pr = &w->proc;
     const req *r = &pr->pool[i];
     if (r->user >= pr->users_cap || !pr->users[r->user].in_use)
-        return bad(err, "attempt %u belongs to request %u, which is not live", i, r->user);
+        return broken(err, "attempt %u belongs to request %u, which is not live", i, r->user);
     if (r->state > R_RUNNING || r->nneeds > MDL_PARTS_MAX ||
         (r->state != R_QUEUED && r->idx > r->nneeds))
-        return bad(err, "attempt %u has state %u or need index out of range", i, r->state);
+        return broken(err, "attempt %u has state %u or need index out of range", i, r->state);
     if (r->state == R_RUNNING && (!r->has_exec || r->idx >= r->nneeds))
-        return bad(err, "attempt %u is running with no execution (need %u)", i, r->idx);
+        return broken(err, "attempt %u is running with no execution (need %u)", i, r->idx);
     const user *x = &pr->users[r->user];
     for (int c = 0; c < MDL_CAT_COUNT; c++) {
         int64_t want = x->d.payload[c] + (r->has_exec ? x->d.ws[r->idx][c] : 0);
         if (mdl_ledger_held(w->led, r->owner, (mdl_category)c) != want)
-            return bad(err, "attempt %u holds other than its payload and working set (category %d)",
-                       i, c);
+            return broken(err, "attempt %u holds other than its payload and working set "
+                          "(category %d)", i, c);
     }
     t->queued += r->state == R_QUEUED;
     t->waiting += r->state == R_WAITING;
@@ -64,11 +64,11 @@ static int check_users(const world *w, uint32_t attempts, sim_error *err)
             continue;
         live += x->live;
         if (x->live == 0 && !x->waiting)
-            return bad(err, "request %u is live with no attempt and no retry coming", u);
+            return broken(err, "request %u is live with no attempt and no retry coming", u);
     }
     if (live != attempts)
-        return bad(err, "the requests count %llu live attempts, the pool holds %u",
-                   (unsigned long long)live, attempts);
+        return broken(err, "the requests count %llu live attempts, the pool holds %u",
+                      (unsigned long long)live, attempts);
     return SIM_OK;
 }
 
@@ -77,17 +77,17 @@ static int check_queue(const world *w, const tally *t, sim_error *err)
 {
     const w_proc *pr = &w->proc;
     if (pr->q_len != t->queued)
-        return bad(err, "queue length %u, but %u attempts are queued", pr->q_len, t->queued);
+        return broken(err, "queue length %u, but %u attempts are queued", pr->q_len, t->queued);
     if (w->pol->queue != MDL_QUEUE_UNBOUNDED && pr->q_len > w->pol->queue)
-        return bad(err, "queue length %u past its bound %u", pr->q_len, w->pol->queue);
+        return broken(err, "queue length %u past its bound %u", pr->q_len, w->pol->queue);
     for (uint32_t k = 0; k < pr->q_len; k++) {
         uint32_t i = pr->q[(pr->q_head + k) % pr->q_cap];
         if (i >= pr->pool_cap || !pr->pool[i].in_use || pr->pool[i].state != R_QUEUED)
-            return bad(err, "queue entry %u (attempt %u) is not a queued attempt", k, i);
+            return broken(err, "queue entry %u (attempt %u) is not a queued attempt", k, i);
     }
     if (pr->running != t->waiting + t->running)
-        return bad(err, "%u execution slots held, but %u attempts hold one", pr->running,
-                   t->waiting + t->running);
+        return broken(err, "%u execution slots held, but %u attempts hold one", pr->running,
+                      t->waiting + t->running);
     return SIM_OK;
 }
 
@@ -100,19 +100,19 @@ static uint32_t check_waiters(const world *w, unsigned k, sim_error *err)
     uint32_t n = 0, last = NIL;
     for (uint32_t i = p->wait_head; i != NIL; i = pr->pool[i].next) {
         if (i >= pr->pool_cap || n > pr->pool_cap) {
-            bad(err, "part %u's wait list is broken at entry %u", k, (unsigned)n);
+            broken(err, "part %u's wait list is broken at entry %u", k, (unsigned)n);
             return UINT32_MAX;
         }
         const req *r = &pr->pool[i];
         if (!r->in_use || r->state != R_WAITING || r->needs[r->idx] != k) {
-            bad(err, "part %u's wait list holds attempt %u, which does not wait for it", k, i);
+            broken(err, "part %u's wait list holds attempt %u, which does not wait for it", k, i);
             return UINT32_MAX;
         }
         last = i;
         n++;
     }
     if (last != p->wait_tail) {
-        bad(err, "part %u's wait list does not end at its tail (%u)", k, p->wait_tail);
+        broken(err, "part %u's wait list does not end at its tail (%u)", k, p->wait_tail);
         return UINT32_MAX;
     }
     return n;
@@ -124,15 +124,15 @@ static int check_part(const world *w, unsigned k, const tally *t, sim_error *err
 {
     const part_rt *p = &w->proc.parts[k];
     if (p->busy != t->on_part[k])
-        return bad(err, "part %u counts %u executions busy", k, p->busy);
+        return broken(err, "part %u counts %u executions busy", k, p->busy);
     if (p->state > P_FAILED || (p->release_pending && p->state != P_READY))
-        return bad(err, "part %u is in state %u, or going while not ready", k, p->state);
+        return broken(err, "part %u is in state %u, or going while not ready", k, p->state);
     for (int c = 0; c < MDL_CAT_COUNT; c++) {
         int64_t want = p->resident[c] + p->transient[c] + p->failed_tr[c];
         if (mdl_ledger_held(w->led, p->owner, (mdl_category)c) != want ||
             p->delegate_res[c] > p->resident[c])
-            return bad(err, "part %u holds other than its resident and transient (category %d)",
-                       k, c);
+            return broken(err, "part %u holds other than its resident and transient "
+                          "(category %d)", k, c);
     }
     return SIM_OK;
 }
@@ -153,12 +153,12 @@ static int check_parts(const world *w, const tally *t, sim_error *err)
         add_to(cache, w->proc.parts[k].cache_tr);
     }
     if (waiting != t->waiting)
-        return bad(err, "%u attempts wait, but the wait lists hold %u", t->waiting, waiting);
+        return broken(err, "%u attempts wait, but the wait lists hold %u", t->waiting, waiting);
     if (switching != w->proc.switching)
-        return bad(err, "%u on-demand loads counted, %u running", w->proc.switching, switching);
+        return broken(err, "%u on-demand loads counted, %u running", w->proc.switching, switching);
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         if (mdl_ledger_held(w->led, w->cache_owner, (mdl_category)c) != cache[c])
-            return bad(err, "the cache owner holds other than the rebuilds running (%d)", c);
+            return broken(err, "the cache owner holds other than the rebuilds running (%d)", c);
     return SIM_OK;
 }
 
@@ -169,16 +169,17 @@ int mdl_world_validate(const world *w, sim_error *err)
         return rc;
     const w_proc *pr = &w->proc;
     if (w->dstate.cached < 0)
-        return bad(err, "other apps' cached memory is negative");
+        return broken(err, "other apps' cached memory is negative");
     if (!pr->alive && (pr->running != 0 || pr->q_len != 0 || mdl_ledger_counted(w->led) != 0))
-        return bad(err, "no process, yet %u slots and %u queued attempts or memory held",
-                   pr->running, pr->q_len);
+        return broken(err, "no process, yet %u slots and %u queued attempts or memory held",
+                      pr->running, pr->q_len);
     tally t;
     memset(&t, 0, sizeof t);
     for (uint32_t i = 0; i < pr->pool_cap; i++)
         if (pr->pool[i].in_use && (rc = check_attempt(w, i, &t, err)) != SIM_OK)
             return rc;
-    if ((rc = check_users(w, t.queued + t.waiting + t.running, err)) != SIM_OK || (rc = check_queue(w, &t, err)) != SIM_OK)
+    if ((rc = check_users(w, t.queued + t.waiting + t.running, err)) != SIM_OK ||
+        (rc = check_queue(w, &t, err)) != SIM_OK)
         return rc;
     return check_parts(w, &t, err);
 }

@@ -246,16 +246,6 @@ typedef struct w_cursors {
 
 typedef struct mdl_world world;
 
-/* The kill rules of one OS family (kill_lmk.c, kill_jetsam.c), chosen once
- * at setup. */
-typedef struct w_kill_rules {
-    void (*decide)(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out);
-    int64_t (*headroom)(const mdl_device *d, const mdl_kill_input *in);
-    int64_t (*line)(const mdl_device *d, int foreground);
-} w_kill_rules;
-extern const w_kill_rules w__kill_lmk, w__kill_jetsam;
-const w_kill_rules *w__kill_rules_of(const mdl_device *d);
-
 /* What one phase of a part costs: its time and amounts. */
 typedef struct w_stage_cost {
     sim_time time;
@@ -284,7 +274,6 @@ struct mdl_world {
     const mdl_workload *wl;
     const mdl_policy *pol;
     const sim_alloc *alloc;
-    const w_kill_rules *kill;
     const w_costs *src;
     sim_engine *e;
     mdl_ledger *led;

@@ -591,10 +591,10 @@ static void after(sim_engine *e)
         sim_abort(e, rc);
 }
 
-int sim_run(sim_engine *e, sim_time horizon)
+/* The run loop, with or without the after-event hook: two copies, so a
+ * run without a hook pays nothing for it. */
+static inline int run_loop(sim_engine *e, sim_time horizon, int hooked)
 {
-    e->stop = 0;
-    e->abort_code = 0;
     for (;;) {
         uint32_t s = take_next(e, horizon);
         if (s == SLOT_FREE_END) {
@@ -605,11 +605,18 @@ int sim_run(sim_engine *e, sim_time horizon)
             return SIM_RUN_HORIZON;
         }
         fire(e, s);
-        if (e->after_event != NULL && !e->stop)
+        if (hooked && !e->stop)
             after(e);
         if (e->stop)
             return e->abort_code != 0 ? e->abort_code : SIM_RUN_STOPPED;
     }
+}
+
+int sim_run(sim_engine *e, sim_time horizon)
+{
+    e->stop = 0;
+    e->abort_code = 0;
+    return e->after_event != NULL ? run_loop(e, horizon, 1) : run_loop(e, horizon, 0);
 }
 
 int sim_step(sim_engine *e)
