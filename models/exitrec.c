@@ -73,28 +73,31 @@ void mdl_exit_record_make(const mdl_device *d, const mdl_death *x, mdl_exit_reco
         android_record(d, x, out);
 }
 
+void mdl_record_kinds_add(mdl_record_kind_count *v, unsigned *n,
+                          const mdl_record_kind_count *sig)
+{
+    unsigned k = 0;
+    while (k < *n && !(v[k].kind == sig->kind && v[k].reason == sig->reason &&
+                       v[k].status == sig->status && v[k].importance == sig->importance &&
+                       v[k].description == sig->description))
+        k++;
+    if (k == *n && k < MDL_RECORD_KINDS_MAX) {
+        v[k] = *sig;
+        v[k].count = 0;
+        v[k].pss_kb_sum = 0;
+        (*n)++;
+    }
+    if (k < *n) { /* more signatures than the table: impossible with the model's records */
+        v[k].count += sig->count;
+        v[k].pss_kb_sum += sig->pss_kb_sum;
+    }
+}
+
 void mdl_rep_add_record(mdl_rep *o, const mdl_exit_record *r)
 {
     if (o->nrecords < MDL_RECORDS_KEPT)
         o->records[o->nrecords++] = *r;
-    unsigned k = 0;
-    while (k < o->nrecord_kinds &&
-           !(o->record_kinds[k].kind == r->kind && o->record_kinds[k].reason == r->reason &&
-             o->record_kinds[k].status == r->status &&
-             o->record_kinds[k].importance == r->importance &&
-             o->record_kinds[k].description == r->description))
-        k++;
-    if (k == o->nrecord_kinds && k < MDL_RECORD_KINDS_MAX) {
-        mdl_record_kind_count *c = &o->record_kinds[o->nrecord_kinds++];
-        memset(c, 0, sizeof *c);
-        c->kind = r->kind;
-        c->reason = r->reason;
-        c->status = r->status;
-        c->importance = r->importance;
-        c->description = r->description;
-    }
-    if (k < o->nrecord_kinds) { /* more signatures than the table: impossible here */
-        o->record_kinds[k].count++;
-        o->record_kinds[k].pss_kb_sum += r->pss_kb;
-    }
+    mdl_record_kind_count one = {r->kind, r->reason, r->status, r->importance,
+                                 r->description, 1, r->pss_kb};
+    mdl_record_kinds_add(o->record_kinds, &o->nrecord_kinds, &one);
 }

@@ -571,6 +571,11 @@ void mdl_exit_record_make(const mdl_device *d, const mdl_death *x, mdl_exit_reco
 /* Adds r to o's kept records (the first MDL_RECORDS_KEPT) and to its
  * counts by signature. */
 void mdl_rep_add_record(mdl_rep *o, const mdl_exit_record *r);
+/* Adds sig's count and pss sum to the entry of v[0..*n) with its signature
+ * (kind, reason, status, importance, description), appending one when it
+ * is new and the table (MDL_RECORD_KINDS_MAX) has room. */
+void mdl_record_kinds_add(mdl_record_kind_count *v, unsigned *n,
+                          const mdl_record_kind_count *sig);
 
 /* The recovery state: a small record the app persists outside the process
  * and its model loading (DOMAIN.md section 6), read at every cold start. */

@@ -85,26 +85,8 @@ void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horiz
     c->switches += r->switches;
     c->candidate_switches += r->candidate_switches;
     c->safe_mode_starts += r->safe_mode_starts;
-    for (unsigned q = 0; q < r->nrecord_kinds; q++) {
-        const mdl_record_kind_count *x = &r->record_kinds[q];
-        unsigned j = 0;
-        while (j < c->nrecords &&
-               !(c->records[j].kind == x->kind && c->records[j].reason == x->reason &&
-                 c->records[j].status == x->status &&
-                 c->records[j].importance == x->importance &&
-                 c->records[j].description == x->description))
-            j++;
-        if (j == c->nrecords && j < MDL_RECORD_KINDS_MAX) {
-            c->records[j] = *x;
-            c->records[j].count = 0;
-            c->records[j].pss_kb_sum = 0;
-            c->nrecords++;
-        }
-        if (j < c->nrecords) {
-            c->records[j].count += x->count;
-            c->records[j].pss_kb_sum += x->pss_kb_sum;
-        }
-    }
+    for (unsigned q = 0; q < r->nrecord_kinds; q++)
+        mdl_record_kinds_add(c->records, &c->nrecords, &r->record_kinds[q]);
     c->events += r->events;
     a->wait_sum += r->wait_sum;
     a->latency_sum += r->latency_sum;

@@ -14,18 +14,7 @@ namespace {
 
 const int64_t MiB = 1024 * 1024;
 
-struct Loaded {
-    scn_scenario s{};
-    explicit Loaded(const std::string &yaml)
-    {
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = scn_scenario_parse(yaml.data(), yaml.size(), "rules.yaml", &s, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
-    }
-    ~Loaded() { scn_scenario_release(&s); }
-};
+using shim::Loaded;
 
 // An iPhone with a 1000 MiB jetsam limit (500 MiB in the background),
 // counting java, native and gpu (the default).
@@ -38,16 +27,9 @@ devices:
     kill: {rule: jetsam, limit: 1000MiB, background_limit: 500MiB}
 )";
 
-} // namespace
-
-TEST_CASE("a stage's allocation is made whole, then the kill rules apply", "[world][rules]")
-{
-    // copy load: 900 MiB native.  prepare: 50 MiB native resident plus
-    // 102 MiB native and 104 MiB java transient, one allocation: 1156 MiB,
-    // over the 1000 MiB limit.  The peak and the record's footprint are
-    // the whole 1156 MiB (charged category by category, a kill at the java
-    // transient would report 1054 MiB).
-    Loaded l(std::string("name: whole\nhorizon: 5s\nreplications: 1\n") + phone + R"(
+// One part: a 900 MiB file copied into native memory, then a prepare of
+// 50 MiB native resident, 102 MiB native and 104 MiB Java transient.
+const char *big = R"(
 candidates:
   - id: big
     digest: 0a1b
@@ -59,7 +41,18 @@ candidates:
         prepare: {time: 50ms, transient: {native: 102MiB, java: 104MiB}, resident: {native: 50MiB}}
         inference: {time: 100ms}
 workload: {path: [cold_start]}
-)");
+)";
+
+} // namespace
+
+TEST_CASE("a stage's allocation is made whole, then the kill rules apply", "[world][rules]")
+{
+    // copy load: 900 MiB native.  prepare: 50 MiB native resident plus
+    // 102 MiB native and 104 MiB java transient, one allocation: 1156 MiB,
+    // over the 1000 MiB limit.  The peak and the record's footprint are
+    // the whole 1156 MiB (charged category by category, a kill at the java
+    // transient would report 1054 MiB).
+    Loaded l(std::string("name: whole\nhorizon: 5s\nreplications: 1\n") + phone + big);
     mdl_rep r = shim::run_replication(l.s.cells[0]);
     CHECK(r.deaths_total == 1);
     CHECK(r.deaths[MDL_EXIT_LOW_MEMORY] == 1);
@@ -84,18 +77,7 @@ devices:
     cached_app_size: 100MiB
     kill: {rule: lmk, minfree: [{adj: 0, free: 100MiB}]}
     java_heap_limit: 100MiB
-candidates:
-  - id: big
-    digest: 0a1b
-    runtime: test-1
-    parts:
-      m:
-        file: 900MiB
-        load: {mode: copy, time: 100ms}
-        prepare: {time: 50ms, transient: {native: 102MiB, java: 104MiB}, resident: {native: 50MiB}}
-        inference: {time: 100ms}
-workload: {path: [cold_start]}
-)");
+)" + std::string(big));
     mdl_rep r = shim::run_replication(l.s.cells[0]);
     CHECK(r.deaths[MDL_EXIT_JAVA_CRASH] == 1);
     CHECK(r.peak == 900 * MiB);

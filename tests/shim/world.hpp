@@ -6,6 +6,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstdlib>
+#include <string>
 #include <vector>
 
 #include "cli/cli.h"
@@ -15,6 +16,23 @@
 #include "scenarios/scenarios.h"
 
 namespace shim {
+
+// A scenario parsed from YAML text (its messages name `file`); REQUIREs
+// that it loads, and releases it at the end of the scope.
+struct Loaded {
+    scn_scenario s{};
+    explicit Loaded(const std::string &yaml, const char *file = "test.yaml")
+    {
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = scn_scenario_parse(yaml.data(), yaml.size(), file, &s, &err);
+        INFO(err.msg);
+        REQUIRE(rc == SIM_OK);
+    }
+    ~Loaded() { scn_scenario_release(&s); }
+    Loaded(const Loaded &) = delete;
+    Loaded &operator=(const Loaded &) = delete;
+};
 
 // Runs replication `rep` of `cell`; REQUIREs success and, when asked, no leak.
 inline mdl_rep run_replication(const mdl_cell &cell, uint64_t rep = 0,
