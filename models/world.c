@@ -160,21 +160,25 @@ static int init_owners(world *w, const mdl_cell *cell, sim_error *err)
 #ifdef OOMSIM_WORLD_CHECK
 /* Attempts and pending events up to which every event is checked. */
 #define CHECK_EVERY_EVENT_UP_TO 4096u
+/* The engine's pending-set check walks all its 2049 radix buckets whatever
+ * is pending: it runs after every this-many events. */
+#define QUEUE_CHECK_EVERY 64u
 
-/* After every event (builds with OOMSIM_WORLD_CHECK): the world and the
- * engine's pending set keep their invariants.  Both checks are linear in
- * the attempts and the pending events; past CHECK_EVERY_EVENT_UP_TO of
- * them (a queue that grows toward its limit) they run after every k-th
- * event, k = size / CHECK_EVERY_EVENT_UP_TO + 1, so a check costs about
- * as much per event as in a small world. */
+/* After every event (builds with OOMSIM_WORLD_CHECK): the world keeps its
+ * invariants, and so does the engine's pending set.  The world's check is
+ * linear in the attempts and the pending events; past
+ * CHECK_EVERY_EVENT_UP_TO of them (a queue that grows toward its limit) it
+ * runs after every k-th event, k = size / CHECK_EVERY_EVENT_UP_TO + 1, so a
+ * check costs about as much per event as in a small world. */
 static int check_after_event(void *ctx)
 {
     world *w = ctx;
+    uint64_t fired = sim_events_fired(w->e);
     uint64_t size = (uint64_t)w->proc.pool_cap + sim_pending(w->e);
-    if (sim_events_fired(w->e) % (size / CHECK_EVERY_EVENT_UP_TO + 1) != 0)
-        return SIM_OK;
-    int rc = sim_queue_validate(w->e, w->err);
-    if (rc == SIM_OK)
+    int rc = SIM_OK;
+    if (fired % QUEUE_CHECK_EVERY == 0)
+        rc = sim_queue_validate(w->e, w->err);
+    if (rc == SIM_OK && fired % (size / CHECK_EVERY_EVENT_UP_TO + 1) == 0)
         rc = mdl_world_validate(w, w->err);
     if (rc != SIM_OK && w->rc == SIM_OK)
         w->rc = rc;

@@ -613,7 +613,7 @@ static void draw_frame(const res_timeline *t, const tl_frame *f, const char *tit
     for (int s = 0; s <= BAND_BACKGROUND; s++)
         if (seen_stage >> s & 1u)
             legend_add(lg, PL_LEGEND_COLOR_BOX, C_BAND + s, 1, NULL,
-                       s == BAND_BACKGROUND ? "in the background" : trc_stage_name(s));
+                       s == BAND_BACKGROUND ? "in the background" : trc_stage_name((trc_stage)s));
     plcol0(C_FG);
     plbox("bcnst", 0, 0, "bcnstv", 0, 0);
     char ttl[512];
