@@ -111,7 +111,7 @@ void w__release_part(world *w, part_rt *p)
 }
 
 /* Loads part p: at start-up, or on demand (a switch: its peak is reported). */
-int w__begin_load(world *w, part_rt *p, int on_demand)
+w_fate w__begin_load(world *w, part_rt *p, int on_demand)
 {
     uint32_t epoch = w->epoch;
     p->state = P_LOADING;

@@ -18,18 +18,20 @@
  *   w_cursors    where a trace-driven run stands in each recorded list
  *
  * Who may change what:
- *   charge.c     the ledger (through charge/give), proc.warned, dstate via
- *                the kill rules; world.out's memory figures
- *   kill_*.c     nothing: pure rules over a w_kill_input
- *   exitrec.c    nothing: a pure function, plus the record tables of out
+ *   world.c      everything, at setup and teardown only; the candidate in force
+ *                (configure_candidate, between lives); reads all in the checker
+ *   charge.c     the ledger (charge, give), proc.warned, dstate.cached (through
+ *                the kill rules it includes: kill_lmk.c, kill_jetsam.c, pure)
+ *   exitrec.c    out's exit-record tables (the record itself is pure)
  *   recovery.c   nothing but the mdl_recovery_state handed to it
- *   costs.c      the cursors and the streams it draws from
- *   parts.c      proc.parts, proc.switching
- *   requests.c   proc's pools, queue, running count; out's request counts
- *   process.c    proc (start, death), life, limits
- *   path.c       path; starts requests through requests.c
- *   emit.c       the event being built (world.ev) and nothing else
- *   world.c      everything at setup and teardown; reads all in the checker
+ *   costs.c      the cursors, and the streams it draws from
+ *   parts.c      proc.parts' states, phases and memory arrays, proc.switching
+ *   requests.c   proc's pools, queue and running count, the parts' busy and
+ *                idle-session counts and wait lists, proc.warn_active
+ *   process.c    proc (start and death: proc_reset), life, lim
+ *   path.c       path, and a new request's record in proc.users
+ *   emit.c       the event being built (world.ev), and the session slots the
+ *                timeline numbers executions by (part.slots, req.slot)
  *
  * The hazard of this model: the process may die under you.  Any call that
  * allocates memory (charge) or moves the process on (advance, dispatch,
@@ -388,7 +390,7 @@ void w__emit_request(world *w, const user *x);
 
 /* parts.c */
 void w__release_part(world *w, part_rt *p);
-int w__begin_load(world *w, part_rt *p, int on_demand);
+W_MAY_KILL w_fate w__begin_load(world *w, part_rt *p, int on_demand);
 
 /* requests.c */
 void w__advance(world *w, uint32_t i);
