@@ -161,7 +161,8 @@ static int init_owners(world *w, const mdl_cell *cell, sim_error *err)
 /* Attempts and pending events up to which every event is checked. */
 #define CHECK_EVERY_EVENT_UP_TO 4096u
 /* The engine's pending-set check walks all its 2049 radix buckets whatever
- * is pending: it runs after every this-many events. */
+ * is pending, and the ledger's walks every owner: they run after every
+ * this-many events (and the ledger's at the end of every replication). */
 #define QUEUE_CHECK_EVERY 64u
 
 /* After every event (builds with OOMSIM_WORLD_CHECK): the world keeps its
@@ -176,10 +177,13 @@ static int check_after_event(void *ctx)
     uint64_t fired = sim_events_fired(w->e);
     uint64_t size = (uint64_t)w->proc.pool_cap + sim_pending(w->e);
     int rc = SIM_OK;
-    if (fired % QUEUE_CHECK_EVERY == 0)
+    if (fired % QUEUE_CHECK_EVERY == 0) {
         rc = sim_queue_validate(w->e, w->err);
+        if (rc == SIM_OK)
+            rc = mdl_ledger_validate(w->led, w->err);
+    }
     if (rc == SIM_OK && fired % (size / CHECK_EVERY_EVENT_UP_TO + 1) == 0)
-        rc = mdl_world_validate(w, w->err);
+        rc = w__validate_state(w, w->err);
     if (rc != SIM_OK && w->rc == SIM_OK)
         w->rc = rc;
     return rc;

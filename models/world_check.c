@@ -162,11 +162,9 @@ static int check_parts(const world *w, const tally *t, sim_error *err)
     return SIM_OK;
 }
 
-int mdl_world_validate(const world *w, sim_error *err)
+int w__validate_state(const world *w, sim_error *err)
 {
-    int rc = mdl_ledger_validate(w->led, err);
-    if (rc != SIM_OK)
-        return rc;
+    int rc;
     const w_proc *pr = &w->proc;
     if (w->dstate.cached < 0)
         return broken(err, "other apps' cached memory is negative");
@@ -182,4 +180,10 @@ int mdl_world_validate(const world *w, sim_error *err)
         (rc = check_queue(w, &t, err)) != SIM_OK)
         return rc;
     return check_parts(w, &t, err);
+}
+
+int mdl_world_validate(const world *w, sim_error *err)
+{
+    int rc = mdl_ledger_validate(w->led, err);
+    return rc != SIM_OK ? rc : w__validate_state(w, err);
 }

@@ -422,6 +422,8 @@ void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq);
  * holds, the ledger's own invariants.  Returns SIM_OK or SIM_EINTERNAL
  * with the first broken rule in err.  O(attempts + parts). */
 int mdl_world_validate(const world *w, sim_error *err);
+/* The same without the ledger's own invariants (O(owners)). */
+int w__validate_state(const world *w, sim_error *err);
 
 /* For the checker's tests: a world set up on cell (replication rep) whose
  * engine the test may run (w->e), then checked and closed. */
