@@ -2,7 +2,8 @@
  *
  * The vocabulary (categories, stages), distributions, device and candidate
  * profiles, the workload and policies, the memory ledger (the hot path of
- * every replication) and the replication of one grid cell (world.c).
+ * every replication), the replication of one grid cell (world.c and the files
+ * docs/design/architecture.md lists) and the model's rules as pure functions.
  * Nothing in models/ prints or exits; failures are SIM_E* codes with a
  * message in a sim_error.
  */

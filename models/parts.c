@@ -106,7 +106,7 @@ void w__release_part(world *w, part_rt *p)
         start_deferred(w);
         /* requests that came for it while it was going: it loads again */
         if (p->wait_head != NIL && still(w, epoch) && w__begin_load(w, p, 1) != W_LIVES)
-            return;
+            return; /* the load killed the process */
     }
 }
 

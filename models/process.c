@@ -61,8 +61,8 @@ void w__startup_continue(world *w)
             return; /* a request is loading it: continue when it is ready */
         if (p->state == P_UNLOADED) {
             if (w__begin_load(w, p, 0) != W_LIVES)
-                return;
-            return;
+                return; /* the load killed the process */
+            return;     /* continue when the part is ready */
         }
         pr->startup_next++;
     }

@@ -276,8 +276,8 @@ void w__advance(world *w, uint32_t i)
     case P_UNLOADED:
         wait_for(w, i, p);
         if (w__begin_load(w, p, 1) != W_LIVES)
-            return;
-        return;
+            return; /* the load killed the process: i is gone with it */
+        return;     /* i is served when the part is ready */
     default: /* P_FAILED */
         if (!r->orphan)
             w->out->failed++;

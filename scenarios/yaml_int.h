@@ -93,7 +93,7 @@ int scn__amounts(mdl_owned *owned, const scn__node *v, mdl_amounts *out, sim_err
 void scn__owned_free(mdl_owned *owned);
 
 /* A device or candidate profile from a mapping node (the loaders of
- * device.c and candidate.c, shared with scenario.c for inline profiles).
+ * device.c and candidate.c, shared with include.c for inline profiles).
  * The struct must be zeroed; on failure release it. */
 int scn__device(const scn__node *root, mdl_device *dev, sim_error *err);
 int scn__candidate(const scn__node *root, mdl_candidate *cand, sim_error *err);
