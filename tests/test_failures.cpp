@@ -17,22 +17,8 @@ namespace {
 
 const int64_t MiB = 1024 * 1024;
 
-struct Plan {
-    scn_scenario s{};
-    explicit Plan(const std::string &yaml)
-    {
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = scn_scenario_parse(yaml.data(), yaml.size(), "fail.yaml", &s, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
-    }
-    ~Plan() { scn_scenario_release(&s); }
-    mdl_rep run(unsigned cell, uint64_t rep = 0, const mdl_times_sink *sink = nullptr,
-                bool no_leaks = true)
-    {
-        return shim::run_replication(s.cells[cell], rep, sink, no_leaks);
-    }
+struct Plan : shim::Loaded {
+    explicit Plan(const std::string &yaml) : shim::Loaded(yaml, "fail.yaml") {}
 };
 
 // Room to spare: lmk with no cached apps; nothing here comes near a level.

@@ -16,18 +16,8 @@ namespace {
 
 const int64_t MiB = 1024 * 1024;
 
-struct Loaded {
-    scn_scenario s{};
-    explicit Loaded(const std::string &yaml)
-    {
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = scn_scenario_parse(yaml.data(), yaml.size(), "hand.yaml", &s, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
-    }
-    ~Loaded() { scn_scenario_release(&s); }
-    mdl_rep run(unsigned cell, uint64_t rep = 0) { return shim::run_replication(s.cells[cell], rep); }
+struct Loaded : shim::Loaded {
+    explicit Loaded(const std::string &yaml) : shim::Loaded(yaml, "hand.yaml") {}
 };
 
 // An Android device with room to spare: no cached apps, no pressure.

@@ -17,23 +17,6 @@
 
 namespace shim {
 
-// A scenario parsed from YAML text (its messages name `file`); REQUIREs
-// that it loads, and releases it at the end of the scope.
-struct Loaded {
-    scn_scenario s{};
-    explicit Loaded(const std::string &yaml, const char *file = "test.yaml")
-    {
-        sim_error err;
-        sim_error_clear(&err);
-        int rc = scn_scenario_parse(yaml.data(), yaml.size(), file, &s, &err);
-        INFO(err.msg);
-        REQUIRE(rc == SIM_OK);
-    }
-    ~Loaded() { scn_scenario_release(&s); }
-    Loaded(const Loaded &) = delete;
-    Loaded &operator=(const Loaded &) = delete;
-};
-
 // Runs replication `rep` of `cell`; REQUIREs success and, when asked, no leak.
 inline mdl_rep run_replication(const mdl_cell &cell, uint64_t rep = 0,
                                const mdl_times_sink *sink = nullptr, bool no_leaks = true)
@@ -48,6 +31,29 @@ inline mdl_rep run_replication(const mdl_cell &cell, uint64_t rep = 0,
         REQUIRE(r.leaks == 0);
     return r;
 }
+
+// A scenario parsed from YAML text (its messages name `file`); REQUIREs
+// that it loads, and releases it at the end of the scope.
+struct Loaded {
+    scn_scenario s{};
+    explicit Loaded(const std::string &yaml, const char *file = "test.yaml")
+    {
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = scn_scenario_parse(yaml.data(), yaml.size(), file, &s, &err);
+        INFO(err.msg);
+        REQUIRE(rc == SIM_OK);
+    }
+    ~Loaded() { scn_scenario_release(&s); }
+    // Replication rep of cell `cell`, as run_replication.
+    mdl_rep run(unsigned cell, uint64_t rep = 0, const mdl_times_sink *sink = nullptr,
+                bool no_leaks = true)
+    {
+        return run_replication(s.cells[cell], rep, sink, no_leaks);
+    }
+    Loaded(const Loaded &) = delete;
+    Loaded &operator=(const Loaded &) = delete;
+};
 
 // The plan `oomsim run` makes of s (cli_plan_of) at `reps` replications;
 // `pj` receives the cells' policy labels and must outlive the plan.
