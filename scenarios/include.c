@@ -244,23 +244,24 @@ static int entry(loader *ld, const scn__node *v, const char *kind_dir, profile_f
     return rc;
 }
 
+/* The loader, the catalog folder and the adder of a list of entries. */
+typedef struct entries_ctx {
+    loader *ld;
+    const char *kind_dir;
+    profile_fn add;
+} entries_ctx;
+
+static int entry_of(void *ctx, const scn__node *v, sim_error *err)
+{
+    const entries_ctx *c = ctx;
+    return entry(c->ld, v, c->kind_dir, c->add, err);
+}
+
 static int entries(loader *ld, const scn__node *list, const char *kind_dir, profile_fn add,
                    sim_error *err)
 {
-    int rc = scn__expect_sequence(list, err);
-    if (rc != SIM_OK)
-        return rc;
-    if (fy_node_sequence_item_count(list->n) < 1)
-        return scn__fail(list, err, SIM_EINPUT, "expected at least one entry");
-    void *it = NULL;
-    struct fy_node *item;
-    size_t i = 0;
-    while (rc == SIM_OK && (item = fy_node_sequence_iterate(list->n, &it)) != NULL) {
-        scn__node v;
-        scn__item(list, i++, item, &v);
-        rc = entry(ld, &v, kind_dir, add, err);
-    }
-    return rc;
+    entries_ctx c = {ld, kind_dir, add};
+    return scn__each(list, "entry", entry_of, &c, err);
 }
 
 

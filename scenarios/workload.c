@@ -290,23 +290,24 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
     return load_repeat(s, &x, b, depth, err);
 }
 
+/* The scenario, the steps so far and the repeat depth of a list of steps. */
+typedef struct steps_ctx {
+    scn_scenario *s;
+    steps_buf *b;
+    int depth;
+} steps_ctx;
+
+static int step_of(void *ctx, const scn__node *v, sim_error *err)
+{
+    const steps_ctx *c = ctx;
+    return load_step(c->s, v, c->b, c->depth, err);
+}
+
 static int load_steps(scn_scenario *s, const scn__node *list, steps_buf *b, int depth,
                       sim_error *err)
 {
-    int rc = scn__expect_sequence(list, err);
-    if (rc != SIM_OK)
-        return rc;
-    if (fy_node_sequence_item_count(list->n) < 1)
-        return scn__fail(list, err, SIM_EINPUT, "expected at least one step");
-    void *it = NULL;
-    struct fy_node *item;
-    size_t i = 0;
-    while (rc == SIM_OK && (item = fy_node_sequence_iterate(list->n, &it)) != NULL) {
-        scn__node v;
-        scn__item(list, i++, item, &v);
-        rc = load_step(s, &v, b, depth, err);
-    }
-    return rc;
+    steps_ctx c = {s, b, depth};
+    return scn__each(list, "step", step_of, &c, err);
 }
 
 int scn__not_modelled(const scn__node *v, sim_error *err, const char *what)

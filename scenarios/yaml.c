@@ -383,6 +383,25 @@ int scn__expect_sequence(const scn__node *v, sim_error *err)
     return SIM_OK;
 }
 
+int scn__each(const scn__node *list, const char *what, scn__item_fn fn, void *ctx,
+              sim_error *err)
+{
+    int rc = scn__expect_sequence(list, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (fy_node_sequence_item_count(list->n) < 1)
+        return scn__fail(list, err, SIM_EINPUT, "expected at least one %s", what);
+    void *it = NULL;
+    struct fy_node *item;
+    size_t i = 0;
+    while (rc == SIM_OK && (item = fy_node_sequence_iterate(list->n, &it)) != NULL) {
+        scn__node v;
+        scn__item(list, i++, item, &v);
+        rc = fn(ctx, &v, err);
+    }
+    return rc;
+}
+
 /* Escapes and line breaks in a quoted scalar's source.  libfyaml 0.7.12
  * (Debian 12) leaks a buffer when it unescapes a quoted scalar with more
  * than four escapes in a row (found by fuzz_device; the atom-iterator

@@ -63,6 +63,11 @@ int scn__require(const scn__node *m, const char *key, scn__node *child, sim_erro
 
 int scn__expect_mapping(const scn__node *v, sim_error *err);
 int scn__expect_sequence(const scn__node *v, sim_error *err);
+/* Calls fn(ctx, item, err) on each item of the list `list`, in order, until
+ * one fails; a list with no item fails: "expected at least one <what>". */
+typedef int (*scn__item_fn)(void *ctx, const scn__node *item, sim_error *err);
+int scn__each(const scn__node *list, const char *what, scn__item_fn fn, void *ctx,
+              sim_error *err);
 /* A scalar's text; fails for mappings and sequences. */
 int scn__scalar(const scn__node *v, const char **s, size_t *len, sim_error *err);
 
