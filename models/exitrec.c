@@ -1,5 +1,5 @@
 /* exitrec.c - the record a death leaves, as the system writes it
- * (DOMAIN.md section 4, docs/model.md "Exit records"): Android's
+ * (docs/model.md "Exit records"): Android's
  * ApplicationExitInfo, or on iOS a jetsam event, an EXC_RESOURCE report, a
  * crash report or a watchdog termination.  Pure functions of the device,
  * the reason and the state at the death. */

@@ -22,7 +22,7 @@ extern "C" {
 
 /* ------------------------------------------------------------- vocabulary */
 
-/* Memory categories (DOMAIN.md section 3). */
+/* Memory categories (docs/model.md "Memory"). */
 typedef enum mdl_category {
     MDL_CAT_JAVA = 0,   /* ART heap */
     MDL_CAT_NATIVE = 1, /* anonymous malloc/mmap */
@@ -37,7 +37,7 @@ typedef enum mdl_category {
 #define MDL_COUNTS_DEFAULT (MDL_CAT_BIT(MDL_CAT_JAVA) | MDL_CAT_BIT(MDL_CAT_NATIVE) | \
                             MDL_CAT_BIT(MDL_CAT_GPU))
 
-/* Lifecycle stages, named as in the trace schema (spec/TRACE.md). */
+/* Lifecycle stages, named as in the trace schema (docs/traces.md). */
 typedef enum mdl_stage {
     MDL_STAGE_DOWNLOAD = 0,
     MDL_STAGE_LOAD,
@@ -51,7 +51,7 @@ typedef enum mdl_stage {
     MDL_STAGE_NONE = MDL_STAGE_COUNT /* no allocation yet */
 } mdl_stage;
 
-/* What holds memory (spec/SCENARIO.md): a model part, a session state, a
+/* What holds memory (docs/model.md "Memory"): a model part, a session state, a
  * request (payload, working set, output), the compiled-artefact cache, and
  * a failed delegate's memory that a re-init never released (a leak). */
 typedef enum mdl_owner_kind {
@@ -74,7 +74,7 @@ int mdl_stage_parse(const char *s, size_t len, mdl_stage *out);
 
 /* ----------------------------------------------------------- distributions */
 
-/* The distributions of spec/SCENARIO.md, in the scenario's integer unit
+/* The distributions of docs/units-and-distributions.md, in the scenario's integer unit
  * (bytes or microseconds).  A lognormal, exponential, uniform or normal
  * sample takes exactly one uniform draw from its stream, whatever the
  * parameters; gamma (GSL's Marsaglia-Tsang method) and empirical (GSL's
@@ -116,8 +116,8 @@ const char *mdl_dist_name(mdl_dist_kind k);
 
 /* ----------------------------------------------------------- exit reasons */
 
-/* Why a modelled process died (spec/SCENARIO.md "Kill rules"; the keys of
- * deaths.by_reason in spec/RESULTS.md). */
+/* Why a modelled process died (docs/model.md "Kill rules"; the keys of
+ * deaths.by_reason in docs/results.md). */
 typedef enum mdl_exit {
     MDL_EXIT_LOW_MEMORY = 0, /* lmk in the foreground, or jetsam */
     MDL_EXIT_JAVA_CRASH,     /* OutOfMemoryError past java_heap_limit */
@@ -132,7 +132,7 @@ const char *mdl_exit_name(mdl_exit x);
 
 /* ----------------------------------------------------------------- device */
 
-/* A device memory profile (spec/SCENARIO.md "Device"), every value
+/* A device memory profile (docs/model.md, docs/scenario-loader.md), every value
  * resolved: sizes in bytes, durations in microseconds. */
 typedef enum mdl_os { MDL_OS_ANDROID = 0, MDL_OS_IOS = 1 } mdl_os;
 typedef enum mdl_kill_rule { MDL_KILL_LMK = 0, MDL_KILL_JETSAM = 1 } mdl_kill_rule;
@@ -199,7 +199,7 @@ void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_ver
 
 /* -------------------------------------------------------------- candidate */
 
-/* A model candidate (spec/SCENARIO.md "Candidate"), every value resolved. */
+/* A model candidate (docs/model.md, docs/scenario-loader.md), every value resolved. */
 #define MDL_PARTS_MAX 16
 #define MDL_TEXT_MAX 64
 
@@ -264,7 +264,7 @@ typedef struct mdl_candidate {
 
 /* --------------------------------------------------------------- workload */
 
-/* One requests step (spec/SCENARIO.md "Workload"). */
+/* One requests step (docs/model.md, docs/scenario-loader.md). */
 typedef struct mdl_requests {
     int poisson;              /* 1: `rate` (exponential gaps); 0: `every` */
     double mean_gap_us;       /* poisson */
@@ -336,7 +336,7 @@ typedef struct mdl_retry {
     double factor, jitter;    /* BACKOFF: factor >= 1, jitter in [0, 1] */
 } mdl_retry;
 
-/* on_warning actions, a bit each (spec/SCENARIO.md "Policies"). */
+/* on_warning actions, a bit each (docs/model.md, docs/scenario-loader.md). */
 enum {
     MDL_WARN_REJECT_NEW = 1u << 0,
     MDL_WARN_RELEASE_IDLE = 1u << 1,
@@ -344,7 +344,7 @@ enum {
     MDL_WARN_REDUCE_CONCURRENCY = 1u << 3
 };
 
-/* Recovery strategies (spec/SCENARIO.md, DOMAIN.md section 6). */
+/* Recovery strategies (docs/model.md "Recovery"). */
 typedef enum mdl_recovery {
     MDL_RECOVERY_NAIVE = 0,   /* relaunch and prewarm the same candidate, unchanged */
     MDL_RECOVERY_SAFE_MODE,
@@ -366,7 +366,7 @@ typedef enum mdl_action {
 
 const char *mdl_action_name(mdl_action a);
 
-/* The policy of one cell (spec/SCENARIO.md "Policies"), resolved. */
+/* The policy of one cell (docs/model.md, docs/scenario-loader.md), resolved. */
 typedef struct mdl_policy {
     uint32_t sessions;        /* concurrent executions, >= 1 */
     uint32_t queue;           /* waiting requests; MDL_QUEUE_UNBOUNDED */
@@ -453,7 +453,7 @@ typedef struct mdl_times_sink {
  * than grow without bound (an unbounded queue that never drains). */
 #define MDL_REQUESTS_IN_SYSTEM_MAX 100000u
 
-/* The record a death leaves (DOMAIN.md section 4): Android's
+/* The record a death leaves (docs/model.md "Exit records"): Android's
  * ApplicationExitInfo, or on iOS a jetsam event, an EXC_RESOURCE or
  * EXC_CRASH report, or a watchdog termination. */
 typedef enum mdl_record_kind {
@@ -523,7 +523,7 @@ typedef struct mdl_record_kind_count {
 } mdl_record_kind_count;
 #define MDL_RECORD_KINDS_MAX 24
 
-/* What one replication measured (spec/RESULTS.md, per replication). */
+/* What one replication measured (docs/results.md, per replication). */
 typedef struct mdl_rep {
     int64_t peak;                       /* peak.app_bytes */
     mdl_stage peak_stage;               /* MDL_STAGE_NONE: nothing allocated */
@@ -579,7 +579,7 @@ void mdl_record_kinds_add(mdl_record_kind_count *v, unsigned *n,
                           const mdl_record_kind_count *sig);
 
 /* The recovery state: a small record the app persists outside the process
- * and its model loading (DOMAIN.md section 6), read at every cold start. */
+ * and its model loading (docs/model.md "Recovery"), read at every cold start. */
 typedef struct mdl_recovery_state {
     mdl_stage failed_stage;          /* of the last death; MDL_STAGE_NONE before one */
     uint32_t same_stage;             /* consecutive start-up deaths at that stage */
@@ -641,7 +641,7 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out);
 int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
                         const mdl_times_sink *times, mdl_rep *out, sim_error *err);
 
-/* Receives the replication's event timeline (spec/TRACE.md), in time
+/* Receives the replication's event timeline (docs/traces.md), in time
  * order: stage begin and end (inference with its session slot), memory
  * by category and the queue and session counts on every event, the
  * periodic samples, deaths with their exit records, recovery actions at

@@ -93,7 +93,7 @@ const char *mdl_record_text_name(mdl_record_text t)
     return (unsigned)t < MDL_TEXT_COUNT ? text_names[t] : "?";
 }
 
-/* ApplicationExitInfo.REASON_* names (DOMAIN.md section 4). */
+/* ApplicationExitInfo.REASON_* names (docs/model.md "Exit records"). */
 const char *mdl_aei_reason_name(int reason)
 {
     static const char *const names[] = {

@@ -1,5 +1,4 @@
-/* recovery.c - the recovery strategies (DOMAIN.md section 6,
- * docs/model.md "Recovery"): what the persisted recovery state learns at
+/* recovery.c - the recovery strategies (docs/model.md "Recovery"): what the persisted recovery state learns at
  * each death and stable run, and what the next cold start does.  Pure
  * functions over an mdl_recovery_state. */
 #include "world_int.h"

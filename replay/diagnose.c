@@ -1,6 +1,6 @@
 /* diagnose.c - `oomsim diagnose`: exit records from dumpsys and lmkd,
  * matched to a stage trace, classified with an evidence level
- * (DOMAIN.md sections 4 and 5; the JSON form is spec/TRACE.md's).
+ * (docs/traces.md "oomsim diagnose").
  *
  * Parsing: a dumpsys record's fields are `key=value` with values that may
  * hold spaces (a timestamp, a description, "3 (LOW_MEMORY)"), several to a
@@ -471,7 +471,7 @@ void rpl_trace_exits_free(rpl_trace_exits *t)
 
 static int contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
 
-/* The class the record supports (DOMAIN.md section 5), with what
+/* The class the record supports (docs/traces.md "oomsim diagnose"), with what
  * supports it in v->supports; *level: 1 supported, 0 unconfirmed. */
 static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
 {
@@ -584,7 +584,7 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
         snprintf(v->missing, sizeof v->missing, "nothing for the class");
 }
 
-/* The conservative action for the class (DOMAIN.md section 6). */
+/* The conservative action for the class (docs/model.md "Recovery"). */
 static const char *recovery_of(const char *cls)
 {
     if (strcmp(cls, "low_memory") == 0)
@@ -616,7 +616,7 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
         v->matched = 1;
         snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
         /* SIGNALED 9 stays "supported" even when it matches: it does not
-         * name memory (DOMAIN.md section 5) */
+         * name memory (docs/traces.md "oomsim diagnose") */
         if (level == 1 && !(x->source == RPL_EXIT_INFO && x->reason_code == 2))
             level = 2;
     }

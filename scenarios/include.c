@@ -115,7 +115,7 @@ static int resolve(const loader *ld, const scn__node *at, const char *ref, const
         snprintf(src->id, sizeof src->id, "disk:%s", real);
         return SIM_OK;
     }
-    /* spec/SCENARIO.md writes catalog entries as catalog/devices/x.yaml:
+    /* the scenario format writes catalog entries as catalog/devices/x.yaml:
      * a path that is not on disk and starts so names the embedded entry */
     char cpath[PATH_MAX];
     if (strncmp(ref, "catalog/", 8) == 0) {
