@@ -1,6 +1,7 @@
-/* recovery.c - the recovery strategies (docs/model.md "Recovery"): what the persisted recovery state learns at
- * each death and stable run, and what the next cold start does.  Pure
- * functions over an mdl_recovery_state. */
+/* recovery.c - the recovery strategies (docs/model.md "Recovery"): what
+ * the persisted recovery state learns at each death and stable run, and
+ * what the next cold start does.  Pure functions over an
+ * mdl_recovery_state. */
 #include "world_int.h"
 
 void mdl_recovery_init(mdl_recovery_state *s, const mdl_candidate *c)
