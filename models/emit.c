@@ -9,7 +9,7 @@
 
 #include "world_int.h"
 
-trc_event *w__ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
+static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
 {
     trc_event *e = &w->ev;
     trc_event_clear(e);
@@ -35,7 +35,7 @@ trc_event *w__ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
     return e;
 }
 
-void w__ev_send(world *w)
+static void ev_send(world *w)
 {
     int rc = w->trace->fn(w->trace->ctx, &w->ev, w->err);
     if (rc != SIM_OK)
@@ -63,9 +63,9 @@ void w__emit_note(world *w, mdl_stage stage, const char *what)
     if (!TRACING(w))
         return;
     trc_event *e =
-        w__ev_begin(w, stage < MDL_STAGE_COUNT ? stage : MDL_STAGE_LOAD, TRC_SAMPLE, -1);
+        ev_begin(w, stage < MDL_STAGE_COUNT ? stage : MDL_STAGE_LOAD, TRC_SAMPLE, -1);
     with_error(e, what);
-    w__ev_send(w);
+    ev_send(w);
 }
 
 /* A phase begins, with what a replay needs: its time and amounts. */
@@ -73,7 +73,7 @@ void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage
 {
     if (!TRACING(w))
         return;
-    trc_event *e = w__ev_begin(w, stage, TRC_BEGIN, (int)part);
+    trc_event *e = ev_begin(w, stage, TRC_BEGIN, (int)part);
     e->has |= TRC_F_DURATION | TRC_F_ALLOC | TRC_F_KEEP;
     e->duration_us = c->time;
     e->alloc_has = e->keep_has = 0xfu;
@@ -81,28 +81,35 @@ void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage
         e->alloc[k] = c->resident[k] + c->transient[k];
         e->keep[k] = c->resident[k];
     }
-    w__ev_send(w);
+    ev_send(w);
 }
 
-/* A stage of a part ends (release: a part released); error, when not
- * NULL, says how (delegate_failed). */
+/* A stage of a part ends; error, when not NULL, says how (delegate_failed). */
 void w__emit_stage_end(world *w, unsigned part, mdl_stage stage, const char *error)
 {
     if (!TRACING(w))
         return;
-    trc_event *e =
-        w__ev_begin(w, stage, stage == MDL_STAGE_RELEASE ? TRC_SAMPLE : TRC_END, (int)part);
+    trc_event *e = ev_begin(w, stage, TRC_END, (int)part);
     if (error != NULL)
         with_error(e, error);
-    w__ev_send(w);
+    ev_send(w);
+}
+
+/* A part is released: a sample of stage release. */
+void w__emit_release(world *w, unsigned part)
+{
+    if (!TRACING(w))
+        return;
+    ev_begin(w, MDL_STAGE_RELEASE, TRC_SAMPLE, (int)part);
+    ev_send(w);
 }
 
 void w__emit_cache_begin(world *w, unsigned part, const int64_t miss[MDL_CAT_COUNT])
 {
     if (!TRACING(w))
         return;
-    with_alloc(w__ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)part), miss);
-    w__ev_send(w);
+    with_alloc(ev_begin(w, MDL_STAGE_CACHE, TRC_BEGIN, (int)part), miss);
+    ev_send(w);
 }
 
 /* An execution of r begins on p, in the lowest free session slot; keep,
@@ -117,7 +124,7 @@ void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
         s++;
     r->slot = (uint16_t)s;
     p->slots[s / 64] |= UINT64_C(1) << (s % 64);
-    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)(p - w->proc.parts));
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_BEGIN, (int)(p - w->proc.parts));
     e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION;
     e->session = s;
     e->request = (int64_t)x->id;
@@ -128,7 +135,7 @@ void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
         e->keep_has = 0xfu;
         memcpy(e->keep, keep, sizeof e->keep);
     }
-    w__ev_send(w);
+    ev_send(w);
 }
 
 void w__emit_inference_end(world *w, part_rt *p, const req *r)
@@ -136,10 +143,10 @@ void w__emit_inference_end(world *w, part_rt *p, const req *r)
     if (!TRACING(w))
         return;
     p->slots[r->slot / 64] &= ~(UINT64_C(1) << (r->slot % 64));
-    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_END, (int)(p - w->proc.parts));
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_END, (int)(p - w->proc.parts));
     e->has |= TRC_F_SESSION;
     e->session = r->slot;
-    w__ev_send(w);
+    ev_send(w);
 }
 
 /* A retry, with the payload the new attempt allocates next. */
@@ -147,10 +154,10 @@ void w__emit_retry(world *w, const user *x)
 {
     if (!TRACING(w))
         return;
-    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
     with_error(e, x->live > 0 ? "retry_duplicate" : "retry");
     with_alloc(e, x->d.payload);
-    w__ev_send(w);
+    ev_send(w);
 }
 
 /* The user's delay before reopening the app (for a replay). */
@@ -158,10 +165,10 @@ void w__emit_relaunch_delay(world *w, sim_time delay)
 {
     if (!TRACING(w))
         return;
-    trc_event *e = w__ev_begin(w, MDL_STAGE_EXIT, TRC_SAMPLE, -1);
+    trc_event *e = ev_begin(w, MDL_STAGE_EXIT, TRC_SAMPLE, -1);
     e->has |= TRC_F_DURATION;
     e->duration_us = delay;
-    w__ev_send(w);
+    ev_send(w);
 }
 
 void w__emit_exit(world *w, const mdl_exit_record *r)
@@ -171,7 +178,7 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
     static const trc_exit_reason reason_of[MDL_EXIT_COUNT] = {
         TRC_LOW_MEMORY, TRC_JAVA_CRASH, TRC_NATIVE_CRASH, TRC_ANR, TRC_SYSTEM_RECLAIM,
         TRC_UNKNOWN}; /* watchdog: no trace class of its own */
-    trc_event *e = w__ev_begin(w, MDL_STAGE_EXIT, TRC_EXIT_EVENT, -1);
+    trc_event *e = ev_begin(w, MDL_STAGE_EXIT, TRC_EXIT_EVENT, -1);
     e->has |= TRC_F_EXIT_REASON | TRC_F_EXIT;
     e->exit_reason = reason_of[r->cls];
     e->exit.has = TRC_X_IMPORTANCE | TRC_X_PSS_KB | TRC_X_RSS_KB | TRC_X_STATUS |
@@ -185,7 +192,7 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
     e->exit.rss_kb = r->rss_kb;
     e->exit.status = r->status;
     e->exit.timestamp_ms = r->time / 1000;
-    w__ev_send(w);
+    ev_send(w);
 }
 
 /* What the recovery state put in force for this start, one event each. */
@@ -204,10 +211,10 @@ void w__emit_recovery(world *w)
         if ((in_force >> a & 1u) && a != MDL_ACT_FALLBACK_LKG)
             acts[na++] = mdl_action_name((mdl_action)a);
     for (unsigned k = 0; k < na; k++) {
-        trc_event *e = w__ev_begin(w, MDL_STAGE_LOAD, TRC_RECOVERY, -1);
+        trc_event *e = ev_begin(w, MDL_STAGE_LOAD, TRC_RECOVERY, -1);
         e->has |= TRC_F_ACTION;
         snprintf(e->action, sizeof e->action, "%s", acts[k]);
-        w__ev_send(w);
+        ev_send(w);
     }
 }
 
@@ -216,9 +223,9 @@ void w__emit_sample(world *w)
 {
     if (!TRACING(w))
         return;
-    w__ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
+    ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
                 TRC_SAMPLE, -1);
-    w__ev_send(w);
+    ev_send(w);
 }
 
 /* A user request: its path step, its needs and its payload (for a replay). */
@@ -226,7 +233,7 @@ void w__emit_request(world *w, const user *x)
 {
     if (!TRACING(w))
         return;
-    trc_event *e = w__ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
     e->has |= TRC_F_REQUEST | TRC_F_STEP | TRC_F_NEEDS;
     e->request = (int64_t)x->id;
     e->step = w->path.step; /* unique per occurrence of a repeated step */
@@ -247,5 +254,5 @@ void w__emit_request(world *w, const user *x)
     }
     e->needs[len] = '\0';
     with_alloc(e, x->d.payload);
-    w__ev_send(w);
+    ev_send(w);
 }

@@ -92,7 +92,7 @@ static void start_deferred(world *w)
 
 void w__release_part(world *w, part_rt *p)
 {
-    w__emit_stage_end(w, part_index_of(w, p), MDL_STAGE_RELEASE, NULL);
+    w__emit_release(w, part_index_of(w, p));
     w__give(w, p->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     mdl_ledger_free_owner(w->led, p->sess_owner, NULL);

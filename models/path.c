@@ -5,7 +5,7 @@
  * drawn while the app is dead too, so later requests match across policies. */
 #include "world_int.h"
 
-void w__next_step(world *w, sim_time t)
+static void next_step(world *w, sim_time t)
 {
     (void)w__at(w, t, PRIO_PATH, w__step, w->path.step + 1, NULL);
 }
@@ -100,7 +100,7 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
         return;
     if (rq->count > 0 && --w->path.left == 0) {
         if (rq->poisson)
-            w__next_step(w, now(w));
+            next_step(w, now(w));
         return;
     }
     sim_time t = now(w) + next_gap(w, rq);
@@ -121,7 +121,7 @@ void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
         (void)w__at(w, t + gap, PRIO_ARRIVAL, arrival, w->wl->steps[step].index, NULL);
     /* rate + count ends at its last arrival (see arrival()) */
     if (rq->count == 0 || !rq->poisson)
-        w__next_step(w, w->path.end);
+        next_step(w, w->path.end);
 }
 
 /* A requests step with the recorded arrivals; a step that ends at its
@@ -145,7 +145,7 @@ void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
             return;
         w->path.rp_next_req++;
     }
-    w__next_step(w, end);
+    next_step(w, end);
 }
 
 static void background_end(sim_engine *e, void *ctx, uint64_t arg)
@@ -165,7 +165,7 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
         w__cold_start(w);
     }
     if (w->rc == SIM_OK)
-        w__next_step(w, now(w));
+        next_step(w, now(w));
 }
 
 static void to_background(world *w, sim_time duration)
@@ -205,5 +205,5 @@ void w__step(sim_engine *e, void *ctx, uint64_t arg)
         return;
     }
     if (w->rc == SIM_OK)
-        w__next_step(w, now(w));
+        next_step(w, now(w));
 }

@@ -149,6 +149,8 @@ static void unqueue(world *w, uint32_t i)
 
 /* ------------------------------------------------------------ attempts */
 
+static void dispatch(world *w);
+
 /* The attempt leaves the system: payload released, owner retired. */
 void w__finish(world *w, uint32_t i, int had_slot)
 {
@@ -170,7 +172,7 @@ void w__finish(world *w, uint32_t i, int had_slot)
     w__warning_check(w);
     if (had_slot) {
         pr->running--;
-        w__dispatch(w);
+        dispatch(w);
     }
 }
 
@@ -193,7 +195,7 @@ static void start_request(world *w, uint32_t i)
     w__advance(w, i);
 }
 
-void w__dispatch(world *w)
+static void dispatch(world *w)
 {
     while (w->proc.alive && w->proc.running < w->lim.sess_eff && w->proc.q_len > 0)
         start_request(w, dequeue(w));
@@ -287,7 +289,7 @@ void w__advance(world *w, uint32_t i)
 }
 
 /* The execution of attempt i on part p ends (or is cancelled). */
-void w__exec_stop(world *w, uint32_t i, part_rt *p)
+static void exec_stop(world *w, uint32_t i, part_rt *p)
 {
     req *r = &w->proc.pool[i];
     const int64_t *ws = w->proc.users[r->user].d.ws[r->idx];
@@ -317,7 +319,7 @@ static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
         return;
     uint32_t i = (uint32_t)arg;
     req *r = &w->proc.pool[i];
-    w__exec_stop(w, i, &w->proc.parts[r->needs[r->idx]]);
+    exec_stop(w, i, &w->proc.parts[r->needs[r->idx]]);
     r->idx++;
     w__advance(w, i);
 }
@@ -477,7 +479,7 @@ static void cancel(world *w, uint32_t i)
             p->wait_tail = prev;
     } else if (r->has_exec) {
         sim_cancel(w->e, r->exec);
-        w__exec_stop(w, i, p);
+        exec_stop(w, i, p);
     }
     w__finish(w, i, 1);
 }
@@ -536,7 +538,7 @@ void w__on_warning(sim_engine *e, void *ctx, uint64_t arg)
         w->proc.warn_active = 0;
         w__apply_limits(w);
         uint32_t epoch = w->epoch;
-        w__dispatch(w);
+        dispatch(w);
         if (still(w, epoch))
             w__new_condition(w); /* the device state improved */
         return;

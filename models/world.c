@@ -250,7 +250,7 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
     return first_events(w, cell);
 }
 
-static void destroy(world *w)
+void w__close(world *w)
 {
     sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
                              &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry};
@@ -285,8 +285,6 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
     w->err = err;
     return setup(w, cell, rep, err);
 }
-
-void w__close(world *w) { destroy(w); }
 
 int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc,
                         const mdl_times_sink *times, mdl_rep *out, sim_error *err)

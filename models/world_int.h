@@ -373,11 +373,10 @@ void w__warning_check(world *w);
 void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
 
 /* emit.c: the timeline (each does nothing when not tracing) */
-trc_event *w__ev_begin(world *w, mdl_stage stage, trc_kind kind, int part);
-void w__ev_send(world *w);
 void w__emit_note(world *w, mdl_stage stage, const char *what);
 void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c);
 void w__emit_stage_end(world *w, unsigned part, mdl_stage stage, const char *error);
+void w__emit_release(world *w, unsigned part);
 void w__emit_cache_begin(world *w, unsigned part, const int64_t miss[MDL_CAT_COUNT]);
 void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep);
 void w__emit_inference_end(world *w, part_rt *p, const req *r);
@@ -394,13 +393,11 @@ W_MAY_KILL w_fate w__begin_load(world *w, part_rt *p, int on_demand);
 
 /* requests.c */
 void w__advance(world *w, uint32_t i);
-void w__dispatch(world *w);
 void w__submit(world *w, uint32_t u);
 void w__new_condition(world *w);
 void w__on_warning(sim_engine *e, void *ctx, uint64_t arg);
 void w__queue_area(world *w);
 uint32_t w__user_get(world *w);
-void w__exec_stop(world *w, uint32_t i, part_rt *p);
 void w__finish(world *w, uint32_t i, int had_slot);
 
 /* process.c */
@@ -412,7 +409,6 @@ void w__teardown(world *w);
 
 /* path.c */
 void w__step(sim_engine *e, void *ctx, uint64_t arg);
-void w__next_step(world *w, sim_time t);
 void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq);
 void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq);
 
