@@ -5,6 +5,7 @@
 #include "results.h"
 #include "internal.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -45,6 +46,32 @@ static void paragraphs(sim_text *o, const char *s)
         sim_text_printf(o, "</p>\n");
         s += n;
     }
+}
+
+/* An SVG put inline, its ids made unique to figure k: every id="X" becomes
+ * id="fK-X" and every reference to it (url(#X), href="#X") follows.  In one
+ * HTML document ids are shared by all inline SVGs, and PLplot numbers its
+ * clip paths from 0 in each file: without the prefix every figure after the
+ * first would be clipped by the first one's paths and lose its text. */
+static void inline_svg(sim_text *o, const char *svg, size_t len, unsigned k)
+{
+    static const char *const marks[] = {" id=\"", "url(#", "href=\"#"};
+    char prefix[16];
+    int np = snprintf(prefix, sizeof prefix, "f%u-", k);
+    size_t done = 0;
+    for (size_t i = 0; i < len; i++) {
+        for (size_t m = 0; m < sizeof marks / sizeof marks[0]; m++) {
+            size_t n = strlen(marks[m]);
+            if (n <= len - i && memcmp(svg + i, marks[m], n) == 0) {
+                sim_text_put(o, svg + done, i + n - done);
+                sim_text_put(o, prefix, (size_t)np);
+                done = i + n;
+                i += n - 1;
+                break;
+            }
+        }
+    }
+    sim_text_put(o, svg + done, len - done);
 }
 
 static void table(sim_text *o, const char *id, const res_table *t)
@@ -180,7 +207,7 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         text(&o, f->name);
         sim_text_printf(&o, "\">\n");
         if (start != NULL)
-            sim_text_put(&o, start, f->len - (size_t)(start - svg));
+            inline_svg(&o, start, f->len - (size_t)(start - svg), i);
         sim_text_printf(&o, "\n<figcaption>");
         text(&o, f->caption);
         sim_text_printf(&o, " (");

@@ -7,7 +7,10 @@
   the same bytes with -j 1 and -j 2;
 - report.html opens in headless Chromium with no console message, no
   script error and no failed resource, and shows the cells table, the
-  comparison table and every plot at a visible size;
+  comparison table and every plot at a visible size, and each inlined
+  plot shows as many text elements (with characters, a box, and inside its
+  clip path) as its SVG file opened on its own; a copy of the report whose
+  plots share ids must fail that;
 - a screenshot of the report is kept in ARTEFACTS/report.png.
 
 A control page with a deliberate console error and a missing image must
@@ -80,14 +83,59 @@ console.error = function () { window.__errors.push(Array.prototype.join.call(arg
                               __error.apply(console, arguments); };
 </script>"""
 
-PROBE = """<script>
+# What a person sees of an SVG's text: the text elements with characters and
+# a non-empty box that their clip path (looked up by id in the document, as
+# the browser does) leaves in view.  PLplot clips with polygons given in the
+# user space of the element that refers to them.
+VISIBLE = """
+function visibleTexts(svg, doc) {
+  var n = 0;
+  svg.querySelectorAll('text').forEach(function (t) {
+    var r = t.getBoundingClientRect();
+    if (!t.textContent.trim() || r.width <= 0 || r.height <= 0) return;
+    var user = t.closest('[clip-path]');
+    if (user) {
+      var m = /url\\(["']?#([^"')]+)["']?\\)/.exec(user.getAttribute('clip-path'));
+      var clip = m ? doc.getElementById(m[1]) : null;
+      if (clip && clip.tagName === 'clipPath') {
+        var ctm = user.getScreenCTM(), x0 = Infinity, y0 = Infinity, x1 = -Infinity,
+            y1 = -Infinity;
+        clip.querySelectorAll('polygon, rect').forEach(function (g) {
+          var pts = [];
+          if (g.tagName === 'rect') {
+            var x = +g.getAttribute('x'), y = +g.getAttribute('y'),
+                w = +g.getAttribute('width'), h = +g.getAttribute('height');
+            pts = [[x, y], [x + w, y + h]];
+          } else {
+            var v = g.getAttribute('points').trim().split(/[\\s,]+/).map(Number);
+            for (var i = 0; i + 1 < v.length; i += 2) pts.push([v[i], v[i + 1]]);
+          }
+          pts.forEach(function (p) {
+            var q = new DOMPoint(p[0], p[1]).matrixTransform(ctm);
+            x0 = Math.min(x0, q.x); y0 = Math.min(y0, q.y);
+            x1 = Math.max(x1, q.x); y1 = Math.max(y1, q.y);
+          });
+        });
+        var w = Math.min(r.right, x1) - Math.max(r.left, x0),
+            h = Math.min(r.bottom, y1) - Math.max(r.top, y0);
+        if (w <= 0 || h <= 0) return;
+      }
+    }
+    n++;
+  });
+  return n;
+}
+"""
+
+PROBE = """<script>""" + VISIBLE + """
 window.addEventListener('load', function () {
   var figs = [];
   document.querySelectorAll('figure').forEach(function (f) {
     var s = f.querySelector('svg');
     var r = s ? s.getBoundingClientRect() : {width: 0, height: 0};
     figs.push({id: f.id, svg: !!s, width: r.width, height: r.height,
-               caption: !!f.querySelector('figcaption')});
+               caption: !!f.querySelector('figcaption'),
+               texts: s ? visibleTexts(s, document) : 0});
   });
   function rows(id) {
     var t = document.getElementById(id);
@@ -125,6 +173,42 @@ def browser_check(browser, page, work):
     text = m.group(1).replace("&quot;", '"').replace("&lt;", "<").replace("&gt;", ">") \
         .replace("&amp;", "&")
     return json.loads(text), console
+
+
+def standalone_texts(browser, folder, svgs, work):
+    """The visible text elements of each SVG file opened on its own (each in
+    an iframe of one page, so that each has a document, and ids, of its own):
+    {file name: count}, or None when the page did not report."""
+    frames = "".join('<iframe name="%s" src="file://%s" width="1200" height="900"></iframe>'
+                     % (n, os.path.join(os.path.abspath(folder), n)) for n in svgs)
+    page = os.path.join(work, "standalone.html")
+    with open(page, "w", encoding="utf-8") as f:
+        f.write("<!DOCTYPE html><html><head><title>standalone</title></head><body>" + frames +
+                "<script>" + VISIBLE + """
+window.addEventListener('load', function () {
+  var out = {};
+  document.querySelectorAll('iframe').forEach(function (f) {
+    var d = f.contentDocument;
+    out[f.name] = d && d.documentElement ? visibleTexts(d.documentElement, d) : -1;
+  });
+  var pre = document.createElement('pre');
+  pre.id = 'oomsim-check';
+  pre.textContent = JSON.stringify(out);
+  document.body.appendChild(pre);
+});
+</script></body></html>""")
+    p = subprocess.run([browser] + BROWSER_FLAGS + ["--allow-file-access-from-files",
+                        "--virtual-time-budget=5000", "--dump-dom", "file://" + page],
+                       capture_output=True, text=True, timeout=120)
+    m = re.search(r'<pre id="oomsim-check">(.*?)</pre>', p.stdout, re.S)
+    return json.loads(m.group(1).replace("&quot;", '"')) if m else None
+
+
+def texts_differ(found, alone):
+    """The figures of the report whose visible text differs from their
+    standalone file's: [(name, inline, standalone)]."""
+    return [(f["id"], f["texts"], alone.get(f["id"])) for f in found["figures"]
+            if alone is None or f["texts"] != alone.get(f["id"]) or f["texts"] <= 0]
 
 
 def png_size(path):
@@ -229,6 +313,25 @@ def main():
             for f in found["figures"]:
                 if not f["svg"] or f["width"] < 300 or f["height"] < 100 or not f["caption"]:
                     fail("figure %s is not shown: %s" % (f["id"], f))
+            # every figure shows as much text as its own file does
+            alone = standalone_texts(browser, one, svgs, work)
+            if alone is None or len(alone) != len(svgs) or min(alone.values()) <= 0:
+                fail("the standalone SVGs were not measured: %s" % alone)
+            bad = texts_differ(found, alone)
+            if bad:
+                fail("figures whose text the report hides (name, inline, standalone): %s" % bad)
+            # the control: the same report with the ids every plot shares
+            shared = os.path.join(work, "shared-ids.html")
+            with open(report, encoding="utf-8") as f:
+                html = re.sub(r'( id="|url\(#|href="#)f[0-9]+-', r"\1", f.read())
+            with open(shared, "w", encoding="utf-8") as f:
+                f.write(html)
+            old, _ = browser_check(browser, shared, work)
+            if old is None or not texts_differ(old, alone):
+                fail("the text check missed a report whose plots share ids")
+            else:
+                print("with shared ids, %d of %d figures lose text"
+                      % (len(texts_differ(old, alone)), len(svgs)))
         shot = os.path.join(artefacts, "report.png")
         if os.path.exists(shot):
             os.remove(shot)
