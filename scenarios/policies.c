@@ -140,7 +140,6 @@ static int p_real(const scn__node *v, double min, double max, double *out, sim_e
 
 static int p_retry(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
 {
-    (void)s;
     static const char *const kinds[] = {"none", "fixed", "backoff", "on_new_condition"};
     static const char *const keys_none[] = {"kind"};
     static const char *const keys_fixed[] = {"kind", "delay", "max"};
@@ -198,6 +197,9 @@ static int p_retry(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim
     if ((rc = scn__require(v, "max", &x, err)) == SIM_OK &&
         (rc = scn__int(&x, 1, MDL_RETRIES_MAX, &n, err)) == SIM_OK)
         r->max = (uint32_t)n;
+    if (rc == SIM_OK && s->workload.timeout == 0)
+        return scn__fail(v, err, SIM_EINPUT, "a retry policy needs workload.timeout: a retry "
+                         "follows a timeout, so without one it could never fire");
     return rc;
 }
 

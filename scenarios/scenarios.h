@@ -26,9 +26,9 @@ extern "C" {
 #define SCN_SIZE_MAX (INT64_C(1) << 40)                    /* 1 TiB */
 #define SCN_DURATION_MAX (INT64_C(30) * 24 * 3600 * 1000000) /* 30 days, in us */
 
-/* A size: integer bytes ("1048576") or a number with a unit, binary
- * B KiB MiB GiB TiB or decimal KB MB GB TB ("48MiB", "1.5GiB").  Rounded to
- * the nearest byte; 0 <= size <= SCN_SIZE_MAX. */
+/* A size: a number with a unit, binary B KiB MiB GiB TiB or decimal KB MB
+ * GB TB ("230B", "48MiB", "1.5GiB"); a bare number is refused unless it is
+ * 0.  Rounded to the nearest byte; 0 <= size <= SCN_SIZE_MAX. */
 int scn_parse_size(const char *s, size_t len, int64_t *bytes, sim_error *err);
 
 /* A duration: a number with a unit us ms s min h ("250ms", "1.5s"); a bare
@@ -39,7 +39,7 @@ int scn_parse_duration(const char *s, size_t len, sim_time *us, sim_error *err);
 /* A rate: "N/s", "N/min" or "N/h" with N > 0; stored as events per second. */
 int scn_parse_rate(const char *s, size_t len, double *per_second, sim_error *err);
 
-/* A probability: a number in [0, 1]. */
+/* A probability: a number in [0, 1], or a percentage in [0%, 100%]. */
 int scn_parse_probability(const char *s, size_t len, double *p, sim_error *err);
 
 /* ------------------------------------------------------------- devices */

@@ -1,4 +1,4 @@
-/* units.c - sizes, durations, rates and probabilities (spec/SCENARIO.md).
+/* units.c - sizes, durations, rates and probabilities (docs/scenarios.md "Units").
  *
  * A value is a decimal number (digits, an optional fraction, an optional
  * exponent; no sign other than a leading '-', which is reported as
@@ -162,16 +162,16 @@ static int scaled(double value, double scale, int64_t max, int64_t *out)
 
 int scn_parse_size(const char *s, size_t len, int64_t *bytes, sim_error *err)
 {
-    static const char what[] = "a size such as 1048576, 48MiB or 1.5GiB";
+    static const char what[] = "a size such as 230B, 48MiB or 1.5GiB";
     quantity q;
     int rc = parse_quantity(s, len, size_units, sizeof size_units / sizeof *size_units, what,
                             &q, err);
     if (rc != SIM_OK)
         return rc;
-    if (q.u == NULL && !q.integral)
-        return sim_error_set(err, SIM_EINPUT, "a fractional size needs a unit (B, KiB, MiB, "
-                             "GiB, TiB, KB, MB, GB, TB), got \"%.*s\"",
-                             (int)(len > ECHO_MAX ? ECHO_MAX : len), s);
+    if (q.u == NULL && !(q.integral && q.value == 0))
+        return sim_error_set(err, SIM_EINPUT, "a size needs a unit (B, KiB, MiB, GiB, TiB, "
+                             "KB, MB, GB, TB), got %.*s", (int)(len > ECHO_MAX ? ECHO_MAX : len),
+                             s);
     int64_t v;
     if (scaled(q.value, q.u != NULL ? q.u->scale : 1.0, SCN_SIZE_MAX, &v) != SIM_OK)
         return sim_error_set(err, SIM_ELIMIT, "size \"%.*s\" exceeds the limit of 1TiB",
@@ -227,14 +227,17 @@ int scn_parse_rate(const char *s, size_t len, double *per_second, sim_error *err
 
 int scn_parse_probability(const char *s, size_t len, double *p, sim_error *err)
 {
-    static const char what[] = "a probability between 0 and 1";
+    static const char what[] = "a probability between 0 and 1 (or 0% and 100%)";
+    static const unit percent[] = {{"%", 0.01}};
     quantity q;
-    int rc = parse_quantity(s, len, NULL, 0, what, &q, err);
+    int rc = parse_quantity(s, len, percent, 1, what, &q, err);
     if (rc != SIM_OK)
         return rc;
-    if (!(q.value <= 1.0))
-        return sim_error_set(err, SIM_EINPUT, "expected a probability between 0 and 1, got "
-                             "\"%.*s\"", (int)(len > ECHO_MAX ? ECHO_MAX : len), s);
-    *p = q.value;
+    double v = q.u != NULL ? q.value * q.u->scale : q.value;
+    if (!(v <= 1.0))
+        return sim_error_set(err, SIM_EINPUT, "expected a probability between 0 and 1 (or 0%% "
+                             "and 100%%), got \"%.*s\"", (int)(len > ECHO_MAX ? ECHO_MAX : len),
+                             s);
+    *p = v;
     return SIM_OK;
 }

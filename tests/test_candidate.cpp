@@ -161,7 +161,7 @@ TEST_CASE("candidate: errors name the place and the key", "[scenario][candidate]
             "\"mapped\"");
     REQUIRE(error_of(edit("      fail: 0.03", "      fail: 1.5")) ==
             "ocr.yaml:25:13: parts.detector.delegate_prepare.fail: expected a probability "
-            "between 0 and 1, got \"1.5\"");
+            "between 0 and 1 (or 0% and 100%), got \"1.5\"");
     REQUIRE(error_of(edit("      time: 150ms", "      time: 150")) ==
             "ocr.yaml:18:13: parts.detector.prepare.time: a duration needs a unit (us, ms, s, "
             "min or h), got \"150\"");

@@ -145,13 +145,13 @@ TEST_CASE("device: wrong types, units and values", "[scenario][device][errors]")
     REQUIRE(error_of(edit("ram: 4GiB", "ram: [4GiB]")) ==
             "dev.yaml:4:1: ram: expected a value, got a list");
     REQUIRE(error_of(edit("ram: 4GiB", "ram: four")) ==
-            "dev.yaml:4:6: ram: expected a size such as 1048576, 48MiB or 1.5GiB, got \"four\"");
+            "dev.yaml:4:6: ram: expected a size such as 230B, 48MiB or 1.5GiB, got \"four\"");
     REQUIRE(error_of(edit("anr_timeout: 5s", "anr_timeout: 5")) ==
             "dev.yaml:21:14: anr_timeout: a duration needs a unit (us, ms, s, min or h), got \"5\"");
     REQUIRE(error_of(edit("java_heap_limit: 256MiB", "java_heap_limit: 256mib")) ==
             "dev.yaml:20:18: java_heap_limit: unknown unit \"mib\" (did you mean \"MiB\"?)");
     REQUIRE(error_of(edit("system: 1.3GiB", "system: -1GiB")).find(
-                "dev.yaml:5:9: system: expected a size such as 1048576, 48MiB or 1.5GiB, got a "
+                "dev.yaml:5:9: system: expected a size such as 230B, 48MiB or 1.5GiB, got a "
                 "negative value") == 0);
     REQUIRE(error_of(edit("ram: 4GiB", "ram: 2TiB"), SIM_ELIMIT) ==
             "dev.yaml:4:6: ram: size \"2TiB\" exceeds the limit of 1TiB");

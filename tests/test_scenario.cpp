@@ -140,7 +140,7 @@ TEST_CASE("a negative size or a probability outside [0, 1]", "[scenario][errors]
 )";
     m = error_of(replace(base, "candidates: [ocr-v3]\n", inline_cand));
     CHECK(m == "plan.yaml:16:45: candidates[0].parts.detector.delegate_prepare.fail: expected a "
-              "probability between 0 and 1, got \"1.5\"");
+              "probability between 0 and 1 (or 0% and 100%), got \"1.5\"");
 }
 
 TEST_CASE("a missing required key is named at its mapping", "[scenario][errors]")
@@ -280,6 +280,13 @@ TEST_CASE("timeouts and retry policies: values, axes and errors", "[scenario][er
           "plan.yaml:17:43: policies.retry: unknown key \"base\"");
     CHECK(error_of(retry("{kind: fixed, delay: 1s, max: 500}"), SIM_ELIMIT)
               .find("policies.retry.max: 500 is outside [1, 100]") != std::string::npos);
+    // a retry follows a timeout: without workload.timeout it could never fire
+    CHECK(error_of(replace(base, "  queue: 8", "  retry: {kind: fixed, delay: 1s, max: 2}"))
+              .find("policies.retry: a retry policy needs workload.timeout") !=
+          std::string::npos);
+    std::string none = replace(base, "  queue: 8", "  retry: {kind: none}");
+    REQUIRE(scn_scenario_parse(none.data(), none.size(), "plan.yaml", &s, &err) == SIM_OK);
+    scn_scenario_release(&s);
     CHECK(error_of(replace(base, "  relaunch:", "  timeout: 0s\n  relaunch:")) ==
           "plan.yaml:14:12: workload.timeout: a timeout must be longer than 0");
     CHECK(error_of(replace(base, "  queue: 8", "  on_warning: [reject_new, reject_new]"))

@@ -62,7 +62,8 @@ auto prob_p = [](const std::string &s, sim_error *e) {
 
 TEST_CASE("units: sizes", "[units]")
 {
-    REQUIRE(size("1048576") == 1048576);
+    REQUIRE(size("1048576B") == 1048576);
+    REQUIRE(size("230B") == 230);
     REQUIRE(size("0") == 0);
     REQUIRE(size("48MiB") == 48 * 1048576);
     REQUIRE(size("1.5GiB") == 1610612736);
@@ -78,14 +79,18 @@ TEST_CASE("units: sizes", "[units]")
 
 TEST_CASE("units: size errors", "[units]")
 {
-    REQUIRE(error(size_p, "two") == "expected a size such as 1048576, 48MiB or 1.5GiB, got \"two\"");
+    REQUIRE(error(size_p, "two") == "expected a size such as 230B, 48MiB or 1.5GiB, got \"two\"");
     REQUIRE(error(size_p, "48mib") == "unknown unit \"mib\" (did you mean \"MiB\"?)");
     REQUIRE(error(size_p, "48 parsecs").find("expected a size") == 0);
     REQUIRE(error(size_p, "-5MiB") ==
-            "expected a size such as 1048576, 48MiB or 1.5GiB, got a negative value \"-5MiB\"");
-    REQUIRE(error(size_p, "1.5").find("a fractional size needs a unit") == 0);
+            "expected a size such as 230B, 48MiB or 1.5GiB, got a negative value \"-5MiB\"");
+    // a bare number other than 0 is refused, as a bare duration is
+    REQUIRE(error(size_p, "230") ==
+            "a size needs a unit (B, KiB, MiB, GiB, TiB, KB, MB, GB, TB), got 230");
+    REQUIRE(error(size_p, "1048576").find("a size needs a unit") == 0);
+    REQUIRE(error(size_p, "1.5").find("a size needs a unit") == 0);
     REQUIRE(error(size_p, "1.1TiB", SIM_ELIMIT) == "size \"1.1TiB\" exceeds the limit of 1TiB");
-    REQUIRE(error(size_p, std::string(100, '9'), SIM_ELIMIT).find("exceeds the limit") !=
+    REQUIRE(error(size_p, std::string(100, '9') + "B", SIM_ELIMIT).find("exceeds the limit") !=
             std::string::npos);
     REQUIRE(error(size_p, "inf").find("expected a size") == 0);
     REQUIRE(error(size_p, "nan").find("expected a size") == 0);
@@ -135,7 +140,13 @@ TEST_CASE("units: rates and probabilities", "[units]")
     REQUIRE(scn_parse_probability("0.03", 4, &v, &err) == SIM_OK);
     REQUIRE(v == 0.03);
     REQUIRE(scn_parse_probability("1", 1, &v, &err) == SIM_OK);
-    REQUIRE(error(prob_p, "1.2") == "expected a probability between 0 and 1, got \"1.2\"");
+    REQUIRE(error(prob_p, "1.2") ==
+            "expected a probability between 0 and 1 (or 0% and 100%), got \"1.2\"");
+    REQUIRE(scn_parse_probability("0.1%", 4, &v, &err) == SIM_OK);
+    REQUIRE(v == Approx(0.001).epsilon(1e-15));
+    REQUIRE(scn_parse_probability("100%", 4, &v, &err) == SIM_OK);
+    REQUIRE(v == 1.0);
+    REQUIRE(error(prob_p, "101%").find("expected a probability") == 0);
     REQUIRE(error(prob_p, "-0.1").find("negative") != std::string::npos);
     REQUIRE(error(prob_p, "high").find("expected a probability") == 0);
 }
