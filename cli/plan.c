@@ -19,6 +19,7 @@ int cli_plan_of(const scn_scenario *s, res_plan *p, const char ***labels, sim_er
         pj[i] = s->policy_json[i % s->npolicies];
     p->name = s->name;
     p->about = s->about;
+    p->target = s->target;
     p->seed = s->seed;
     p->replications = s->replications;
     p->horizon = s->horizon;

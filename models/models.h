@@ -291,6 +291,17 @@ typedef struct mdl_step {
     sim_time duration; /* BACKGROUND */
 } mdl_step;
 
+/* What a plan must meet to be shippable (a scenario's `target`): the upper
+ * end of a cell's 95 % interval of the share of replications with a death
+ * below `deaths`, and its request latency p95 at most `latency_p95`.  An
+ * unset criterion is not checked; `set` is 0 when the scenario has none. */
+typedef struct mdl_target {
+    int set;
+    int has_deaths;
+    double deaths;        /* a share, in (0, 1] */
+    sim_time latency_p95; /* 0: not checked */
+} mdl_target;
+
 #define MDL_STEPS_MAX 100000u /* path steps once `repeat` is unrolled */
 
 typedef struct mdl_workload {

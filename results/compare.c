@@ -34,8 +34,11 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
             /* a quantile over replications: its paired bootstrap */
             sim_stream s;
             memset(&s, 0, sizeof s);
-            if (sim_stream_init(&s, sim_alloc_default(), plan->seed, ci, PURPOSE_BOOTSTRAP) !=
-                SIM_OK) {
+            /* seeded by the baseline: every comparison of a device and
+             * candidate draws the same resamples, so cells identical by
+             * construction get identical intervals */
+            if (sim_stream_init(&s, sim_alloc_default(), plan->seed, a->base_cell,
+                                PURPOSE_BOOTSTRAP) != SIM_OK) {
                 free(d);
                 return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
             }

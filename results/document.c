@@ -161,7 +161,58 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(rec, "candidate_switches", json_integer((json_int_t)c->candidate_switches));
     set(rec, "safe_mode_starts", json_integer((json_int_t)c->safe_mode_starts));
     set(o, "recovery", rec);
+    if (plan->target.set) {
+        res_verdict v;
+        res_cell_verdict(&plan->target, c, &v);
+        set(o, "target", json_pack("{sbsbsb}", "meets", v.meets, "deaths_ok", v.deaths_ok,
+                                   "latency_ok", v.latency_ok));
+    }
     return o;
+}
+
+/* The target (null without one) and one decision per device and candidate. */
+static void decisions_json(json_t *doc, const res_plan *plan, const res_result *r)
+{
+    const mdl_target *t = &plan->target;
+    if (!t->set) {
+        set(doc, "target", json_null());
+        return;
+    }
+    json_t *g = json_object();
+    set(g, "deaths", t->has_deaths ? json_real(t->deaths) : json_null());
+    set(g, "latency_p95_us", t->latency_p95 > 0 ? json_integer((json_int_t)t->latency_p95)
+                                                 : json_null());
+    set(doc, "target", g);
+    res_decision *d = calloc(r->ncells ? r->ncells : 1, sizeof *d);
+    if (d == NULL) {
+        doc_failed = 1;
+        return;
+    }
+    unsigned n = res_decisions(plan, r, d);
+    json_t *list = json_array();
+    for (unsigned k = 0; k < n; k++) {
+        json_t *o = json_object();
+        const mdl_cell *cell = &plan->cells[d[k].first];
+        set(o, "device", json_string(cell->device->name));
+        set(o, "candidate", json_string(cell->candidate->id));
+        json_t *cells = json_array(), *meeting = json_array();
+        for (unsigned i = d[k].first; i < d[k].first + d[k].count; i++) {
+            append(cells, json_integer((json_int_t)i));
+            res_verdict v;
+            res_cell_verdict(t, &r->cells[i], &v);
+            if (v.meets)
+                append(meeting, json_integer((json_int_t)i));
+        }
+        set(o, "cells", cells);
+        set(o, "meeting", meeting);
+        set(o, "recommended", d[k].recommended >= 0 ? json_integer(d[k].recommended)
+                                                     : json_null());
+        set(o, "closest", d[k].closest >= 0 && d[k].recommended < 0
+                              ? json_integer(d[k].closest) : json_null());
+        append(list, o);
+    }
+    free(d);
+    set(doc, "decisions", list);
 }
 
 char *res_document_json(const res_plan *plan, const res_result *r)
@@ -199,6 +250,7 @@ char *res_document_json(const res_plan *plan, const res_result *r)
         append(cmp, o);
     }
     set(doc, "comparisons", cmp);
+    decisions_json(doc, plan, r);
     char *text = doc_failed ? NULL : trc_json_dumps(doc, REAL_FLAGS);
     json_decref(doc);
     return text;
@@ -310,7 +362,7 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
     sim_text_printf(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
             "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
             "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
-            "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes\n");
+            "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes,meets_target\n");
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         const mdl_cell *cell = &plan->cells[i];
@@ -327,7 +379,7 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
         for (int x = 0; x < MDL_EXIT_COUNT; x++)
             sim_text_printf(&o, ",%llu", (unsigned long long)c->by_reason[x]);
         sim_text_printf(&o, ",%.6g,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%llu,%lld,%lld,%lld,%lld,%lld,%lld,"
-                "%.6g,%.6g,%.6g,%llu,%llu,%llu,%llu,%lld\n",
+                "%.6g,%.6g,%.6g,%llu,%llu,%llu,%llu,%lld,",
             c->boot_loop_rate, (unsigned long long)c->arrived, (unsigned long long)c->completed,
             (unsigned long long)c->rejected, (unsigned long long)c->timed_out,
             (unsigned long long)c->retried, (unsigned long long)c->lost,
@@ -339,6 +391,9 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (unsigned long long)c->leaks, (unsigned long long)c->warnings,
             (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
             (long long)whole(c->switch_peak.p95));
+        res_verdict v;
+        res_cell_verdict(&plan->target, c, &v);
+        sim_text_printf(&o, "%s\n", !plan->target.set ? "" : v.meets ? "1" : "0");
     }
     return res_text_done(&o);
 }
@@ -351,6 +406,8 @@ const char res_cells_note[] =
     "deaths: share of replications with at least one process death (Wilson 95% interval); "
     "boot loops: share of replications with two start-up deaths in a row; available: share "
     "of the horizon the process was alive.";
+const char res_decision_intro[] =
+    "each device and candidate against the target:";
 const char res_comparison_intro[] =
     "each policy against its baseline (the first policy of its device and candidate), paired "
     "over the same replications: difference [95% CI]";
@@ -358,8 +415,8 @@ const char res_comparison_note[] =
     "peak p95: paired bootstrap; deaths, available: percentage points; latency p95: mean of "
     "each replication's own p95 difference.";
 
-static int table_alloc(res_table *t, unsigned rows, unsigned cols, const char *const *head,
-                       const int *right)
+int res__table_alloc(res_table *t, unsigned rows, unsigned cols, const char *const *head,
+                     const int *right)
 {
     t->cell = calloc((size_t)rows * cols, sizeof *t->cell);
     t->rows = rows;
@@ -378,17 +435,50 @@ void res_table_free(res_table *t)
     t->cell = NULL;
 }
 
+/* The latency p95 of completed requests; a cell where most requests did
+ * not complete says so beside it ("0 of 57 completed"), so that a row
+ * never looks healthy because nothing was measured. */
+static void latency_text(char *buf, const res_cell *c)
+{
+    if (c->completed == 0)
+        snprintf(buf, RES_TEXT_MAX, c->arrived ? "0 of %llu completed" : "-",
+                 (unsigned long long)c->arrived);
+    else if (2 * c->completed < c->arrived)
+        snprintf(buf, RES_TEXT_MAX, "%.0f ms (%llu of %llu completed)",
+                 c->latency_us.p95 / 1000.0, (unsigned long long)c->completed,
+                 (unsigned long long)c->arrived);
+    else
+        snprintf(buf, RES_TEXT_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
+}
+
+/* A share as a percentage with two decimals, or more where two would
+ * round a share under 1 up to "100.00%". */
+static void availability_text(char *buf, double share)
+{
+    int digits = 2;
+    while (share < 1 && digits < 6 && 100 * share >= 100 - 0.5 * pow(10, -digits))
+        digits++;
+    if (share < 1 && 100 * share >= 100 - 0.5 * pow(10, -digits))
+        snprintf(buf, RES_TEXT_MAX, "under 100%%");
+    else
+        snprintf(buf, RES_TEXT_MAX, "%.*f%%", digits, 100 * share);
+}
+
 int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
 {
-    static const char *const head[COLS] = {
+    static const char *const head[COLS + 1] = {
         "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
-        "deaths [95% CI]", "top reason", "boot loops", "latency p95", "available"};
-    static const int right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1};
-    if (table_alloc(t, r->ncells + 1, COLS, head, right) != SIM_OK)
+        "deaths [95% CI]", "top reason", "boot loops", "latency p95", "available", "target"};
+    static const int right[COLS + 1] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0};
+    /* a last column, "target", when the plan has one */
+    unsigned cols = COLS + (plan->target.set ? 1u : 0u);
+    if (res__table_alloc(t, r->ncells + 1, cols, head, right) != SIM_OK)
         return SIM_ENOMEM;
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
-        res_text *row = &t->cell[(i + 1) * COLS];
+        res_text *row = &t->cell[(i + 1) * cols];
+        if (plan->target.set)
+            res_verdict_text(&plan->target, c, row[COLS], RES_TEXT_MAX);
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
         if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)
@@ -401,11 +491,8 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
                  100 * c->any_ci.lo, 100 * c->any_ci.hi);
         snprintf(row[8], RES_TEXT_MAX, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
         snprintf(row[9], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
-        if (c->completed)
-            snprintf(row[10], RES_TEXT_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
-        else
-            snprintf(row[10], RES_TEXT_MAX, "-");
-        snprintf(row[11], RES_TEXT_MAX, "%.2f%%", 100 * c->availability);
+        latency_text(row[10], c);
+        availability_text(row[11], c->availability);
     }
     return SIM_OK;
 }
@@ -424,7 +511,7 @@ int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t
         "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
         "deaths (pp)", "latency p95", "available (pp)"};
     static const int right[CMP_COLS] = {0, 0, 0, 0, 1, 1, 1, 1};
-    if (table_alloc(t, r->ncmp / RES_CMP_COUNT + 1, CMP_COLS, head, right) != SIM_OK)
+    if (res__table_alloc(t, r->ncmp / RES_CMP_COUNT + 1, CMP_COLS, head, right) != SIM_OK)
         return SIM_ENOMEM;
     for (unsigned i = 0; i + 1 < t->rows; i++) {
         const res_comparison *c = &r->cmp[i * RES_CMP_COUNT];
@@ -471,9 +558,10 @@ static void put_table(sim_text *o, const res_table *t)
 
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
-    res_table cells, cmp;
+    res_table cells, cmp, dec;
     int ok = res_cells_table(plan, r, &cells) == SIM_OK;
     ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
+    ok = res_decision_table(plan, r, &dec) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
             (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
@@ -481,6 +569,12 @@ char *res_document_table(const res_plan *plan, const res_result *r)
     if (ok) {
         put_table(&o, &cells);
         sim_text_printf(&o, "\n%s\n", res_cells_note);
+        if (dec.rows > 1) {
+            char target[RES_TEXT_MAX];
+            res_target_text(&plan->target, target, sizeof target);
+            sim_text_printf(&o, "\n%s %s:\n\n", res_decision_intro, target);
+            put_table(&o, &dec);
+        }
         if (cmp.rows > 1) {
             sim_text_printf(&o, "\n%s\n\n", res_comparison_intro);
             put_table(&o, &cmp);
@@ -489,5 +583,6 @@ char *res_document_table(const res_plan *plan, const res_result *r)
     }
     res_table_free(&cells);
     res_table_free(&cmp);
+    res_table_free(&dec);
     return res_text_done(&o);
 }

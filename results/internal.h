@@ -38,9 +38,16 @@ typedef struct res_table {
  * rows == 1 when there is nothing to compare).  SIM_OK, or SIM_ENOMEM. */
 int res_cells_table(const res_plan *plan, const res_result *r, res_table *t);
 int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t);
+/* The decision against the target, one row per device and candidate
+ * (rows == 1 when the plan has no target). */
+int res_decision_table(const res_plan *plan, const res_result *r, res_table *t);
 void res_table_free(res_table *t);
+/* A table of rows x cols with head[] as row 0. */
+int res__table_alloc(res_table *t, unsigned rows, unsigned cols, const char *const *head,
+                     const int *right);
 
 /* The notes printed under each table. */
-extern const char res_cells_note[], res_comparison_intro[], res_comparison_note[];
+extern const char res_cells_note[], res_comparison_intro[], res_comparison_note[],
+    res_decision_intro[];
 
 #endif

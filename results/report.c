@@ -76,7 +76,8 @@ static void inline_svg(sim_text *o, const char *svg, size_t len, unsigned k)
 
 static void table(sim_text *o, const char *id, const res_table *t)
 {
-    sim_text_printf(o, "<table id=\"%s\">\n<thead><tr>", id);
+    /* a wide table scrolls inside its own box, not the page */
+    sim_text_printf(o, "<div class=\"wide\">\n<table id=\"%s\">\n<thead><tr>", id);
     for (unsigned k = 0; k < t->cols; k++) {
         sim_text_printf(o, "<th>");
         text(o, t->cell[k]);
@@ -92,13 +93,13 @@ static void table(sim_text *o, const char *id, const res_table *t)
         }
         sim_text_printf(o, "</tr>\n");
     }
-    sim_text_printf(o, "</tbody>\n</table>\n");
+    sim_text_printf(o, "</tbody>\n</table>\n</div>\n");
 }
 
 /* What each cell did with its requests and how the system saw it. */
 static void activity(sim_text *o, const res_plan *plan, const res_result *r)
 {
-    sim_text_printf(o, "<table id=\"activity-table\">\n<thead><tr><th>cell</th><th>requests</th>"
+    sim_text_printf(o, "<div class=\"wide\">\n<table id=\"activity-table\">\n<thead><tr><th>cell</th><th>requests</th>"
                "<th>completed</th><th>rejected</th><th>timed out</th><th>retried</th>"
                "<th>duplicate working sets</th><th>memory warnings</th>"
                "<th>cached apps killed</th><th>part switches</th><th>taking requests</th>"
@@ -142,13 +143,14 @@ static void activity(sim_text *o, const res_plan *plan, const res_result *r)
         }
         sim_text_printf(o, "</td></tr>\n");
     }
-    sim_text_printf(o, "</tbody>\n</table>\n");
+    sim_text_printf(o, "</tbody>\n</table>\n</div>\n");
 }
 
 static const char style[] =
     "body{font-family:sans-serif;margin:2em auto;max-width:1400px;padding:0 1em;color:#222}"
     "h1{font-size:1.6em}h2{font-size:1.25em;margin-top:1.6em;border-bottom:1px solid #ccc}"
     "table{border-collapse:collapse;font-size:.85em;margin:.6em 0}"
+    ".wide{overflow-x:auto;max-width:100%}"
     "th,td{border:1px solid #ccc;padding:.25em .5em;text-align:left;vertical-align:top}"
     "th{background:#f2f2f2}td.n{text-align:right;white-space:nowrap}"
     ".note{font-size:.85em;color:#555}figure{margin:1.2em 0}"
@@ -159,9 +161,10 @@ static const char style[] =
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
                       unsigned nfigs)
 {
-    res_table cells, cmp;
+    res_table cells, cmp, dec;
     int ok = res_cells_table(plan, r, &cells) == SIM_OK;
     ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
+    ok = res_decision_table(plan, r, &dec) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<title>oomsim: ");
@@ -175,6 +178,17 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     if (plan->about != NULL && plan->about[0] != '\0') {
         sim_text_printf(&o, "<section id=\"about\">\n<h2>About this scenario</h2>\n");
         paragraphs(&o, plan->about);
+        sim_text_printf(&o, "</section>\n");
+    }
+    if (ok && dec.rows > 1) {
+        char target[RES_TEXT_MAX];
+        res_target_text(&plan->target, target, sizeof target);
+        sim_text_printf(&o, "<section id=\"decision\">\n<h2>Decision</h2>\n<p>");
+        text(&o, res_decision_intro);
+        sim_text_printf(&o, " ");
+        text(&o, target);
+        sim_text_printf(&o, "</p>\n");
+        table(&o, "decision-table", &dec);
         sim_text_printf(&o, "</section>\n");
     }
     if (ok) {
@@ -217,5 +231,6 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     sim_text_printf(&o, "</section>\n</body>\n</html>\n");
     res_table_free(&cells);
     res_table_free(&cmp);
+    res_table_free(&dec);
     return res_text_done(&o);
 }

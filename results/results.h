@@ -69,6 +69,7 @@ int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out
  * it.  Every pointer is borrowed. */
 typedef struct res_plan {
     const char *name, *about;
+    mdl_target target;              /* what a policy must meet (target.set 0: none) */
     uint64_t seed, replications;
     sim_time horizon;
     const mdl_cell *cells;
@@ -186,6 +187,38 @@ typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err);
 void res_result_free(res_result *r);
+
+/* ------------------------------------------------------------ decision */
+
+/* A cell against the plan's target: deaths_ok when the upper end of its
+ * death-rate interval is under target.deaths, latency_ok when requests
+ * completed and their p95 is at most target.latency_p95 (an unset
+ * criterion holds); meets when the target is set and both hold.
+ * shortfall: the larger measured/target ratio (DBL_MAX when nothing
+ * completed), which ranks the cells that miss. */
+typedef struct res_verdict {
+    int meets, deaths_ok, latency_ok;
+    double shortfall;
+} res_verdict;
+void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v);
+
+/* The decision for one device and candidate: its cells first .. first +
+ * count - 1, how many meet the target, the recommended one (among those
+ * that meet it: the lowest peak p95, then the lowest latency p95, then the
+ * first; -1 when none meets it) and, when none does, the closest (the
+ * smallest shortfall, then the same order; -1 otherwise). */
+typedef struct res_decision {
+    unsigned first, count, meeting;
+    int recommended, closest;
+} res_decision;
+/* One decision per run of cells sharing a device and candidate, into
+ * out[] (room for r->ncells); returns how many. */
+unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *out);
+/* "deaths under 0.1% (the upper end of the 95% interval), latency p95 at
+ * most 2000 ms", and a cell's verdict: "meets" or "misses: deaths up to
+ * 3.2%, latency p95 2300 ms". */
+void res_target_text(const mdl_target *t, char *buf, size_t n);
+void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t n);
 
 /* ----------------------------------------------------------- documents */
 

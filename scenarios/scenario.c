@@ -90,11 +90,47 @@ static int check_events(const scn_scenario *s, const scn__node *root, sim_error 
                      most.pressure, MDL_EVENTS_MAX);
 }
 
+/* target: {deaths: 0.1%, latency_p95: 2s}, at least one of the two. */
+static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"deaths", "latency_p95"};
+    scn__node t, v;
+    scn__get(root, "target", &t);
+    if (t.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&t, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&t, keys, 2, err);
+    if (rc != SIM_OK)
+        return rc;
+    mdl_target *g = &s->target;
+    scn__get(&t, "deaths", &v);
+    if (v.n != NULL) {
+        if ((rc = scn__probability(&v, &g->deaths, err)) != SIM_OK)
+            return rc;
+        if (!(g->deaths > 0))
+            return scn__fail(&v, err, SIM_EINPUT, "a death-rate target must be above 0: no "
+                             "number of replications can bound a rate to exactly 0");
+        g->has_deaths = 1;
+    }
+    scn__get(&t, "latency_p95", &v);
+    if (v.n != NULL) {
+        if ((rc = scn__duration(&v, &g->latency_p95, err)) != SIM_OK)
+            return rc;
+        if (g->latency_p95 <= 0)
+            return scn__fail(&v, err, SIM_EINPUT, "a latency target must be longer than 0");
+    }
+    if (!g->has_deaths && g->latency_p95 == 0)
+        return scn__fail(&t, err, SIM_EINPUT, "a target needs deaths, latency_p95 or both");
+    g->set = 1;
+    return SIM_OK;
+}
+
 static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
                                        "horizon",    "devices",  "candidates", "workload",
-                                       "policies"};
+                                       "policies",   "target"};
     scn_scenario *s = ld->s;
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
@@ -116,6 +152,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     memcpy(s->about, t, len);
     s->about[len] = '\0';
+    if ((rc = load_target(s, root, err)) != SIM_OK)
+        return rc;
     int64_t n;
     s->seed = 1;
     scn__get(root, "seed", &v);

@@ -77,6 +77,7 @@ void scn_candidate_release(mdl_candidate *cand);
 typedef struct scn_scenario {
     char name[MDL_NAME_MAX];
     char *about;                 /* "" when absent */
+    mdl_target target;           /* target.set 0 when absent */
     uint64_t seed, replications;
     sim_time horizon;
     mdl_device *devices;

@@ -143,7 +143,10 @@ window.addEventListener('load', function () {
     var r = t.getBoundingClientRect();
     return r.width > 0 && r.height > 0 ? t.querySelectorAll('tbody tr').length : 0;
   }
+  var root = document.documentElement;
   var out = {errors: window.__errors, figures: figs, cells: rows('cells-table'),
+             decisions: rows('decision-table'),
+             page_scrolls_sideways: root.scrollWidth > root.clientWidth + 1,
              comparisons: rows('comparison-table'),
              about: !!document.getElementById('about')};
   var pre = document.createElement('pre');
@@ -305,6 +308,11 @@ def main():
                 fail("cells table shows %s rows, expected 12" % found["cells"])
             if found["comparisons"] != 9:
                 fail("comparison table shows %s rows, expected 9" % found["comparisons"])
+            if found["decisions"] != 3:
+                fail("decision table shows %s rows, expected one per device (3)"
+                     % found["decisions"])
+            if found["page_scrolls_sideways"]:
+                fail("report.html scrolls sideways: a wide table is not inside its own box")
             if not found["about"]:
                 fail("report.html has no about section")
             ids = sorted(f["id"] for f in found["figures"])
@@ -329,6 +337,13 @@ def main():
             old, _ = browser_check(browser, shared, work)
             if old is None or not texts_differ(old, alone):
                 fail("the text check missed a report whose plots share ids")
+            # and one whose tables are not in a box of their own
+            unboxed = os.path.join(work, "unboxed.html")
+            with open(unboxed, "w", encoding="utf-8") as f:
+                f.write(html.replace(".wide{overflow-x:auto;max-width:100%}", ""))
+            wide, _ = browser_check(browser, unboxed, work)
+            if wide is None or not wide["page_scrolls_sideways"]:
+                fail("the sideways check missed a report whose tables widen the page")
             else:
                 print("with shared ids, %d of %d figures lose text"
                       % (len(texts_differ(old, alone)), len(svgs)))

@@ -1,0 +1,270 @@
+// The decision against a scenario's target, and what the cells table says
+// of rows that would otherwise look healthy: on hand-made cells, so each
+// rule is checked by its own numbers, then through `oomsim run`.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include "shim/shim.hpp"
+#include "shim/world.hpp"
+
+using namespace shim;
+
+namespace {
+
+constexpr double MIB = 1024.0 * 1024.0;
+
+// Two devices, one candidate, two policies each: cells 0-1 on "phone-a",
+// 2-3 on "phone-b".
+struct Fixture {
+    mdl_device dev[2]{};
+    mdl_candidate cand{};
+    mdl_cell cell[4]{};
+    const char *pj[4] = {"{\"sessions\": 1}", "{\"sessions\": 2}", "{\"sessions\": 1}",
+                         "{\"sessions\": 2}"};
+    res_cell rc[4]{};
+    res_plan plan{};
+    res_result r{};
+    Fixture()
+    {
+        std::strcpy(dev[0].name, "phone-a");
+        std::strcpy(dev[1].name, "phone-b");
+        std::strcpy(cand.id, "model");
+        for (int i = 0; i < 4; i++) {
+            cell[i].device = &dev[i / 2];
+            cell[i].candidate = &cand;
+            // healthy by default: no death, everything completed in 300 ms
+            rc[i].any_ci = {0, 0.004};
+            rc[i].arrived = rc[i].completed = 100;
+            rc[i].latency_us.p95 = 300e3;
+            rc[i].peak.p95 = (400 + 10 * i) * MIB;
+            rc[i].availability = 1;
+        }
+        plan.name = "decide";
+        plan.cells = cell;
+        plan.policy_json = pj;
+        plan.ncells = 4;
+        plan.replications = 1000;
+        plan.horizon = 60000000;
+        plan.target.set = 1;
+        plan.target.has_deaths = 1;
+        plan.target.deaths = 0.01;
+        plan.target.latency_p95 = 1000000;
+        r.cells = rc;
+        r.ncells = 4;
+    }
+    std::string table()
+    {
+        char *t = res_document_table(&plan, &r);
+        REQUIRE(t != nullptr);
+        std::string s(t);
+        std::free(t);
+        return s;
+    }
+};
+
+} // namespace
+
+TEST_CASE("decision: the upper end of the interval, not the estimate, is held to the target",
+          "[decision]")
+{
+    Fixture f;
+    res_verdict v;
+    f.rc[0].any_rate = 0.005; // the estimate is under 1 %
+    f.rc[0].any_ci = {0.002, 0.012}; // its upper end is not
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK_FALSE(v.meets);
+    CHECK_FALSE(v.deaths_ok);
+    CHECK(v.latency_ok);
+    CHECK(v.shortfall == Approx(1.2));
+    f.rc[0].any_ci.hi = 0.00999;
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK(v.meets);
+    // latency: at most the bound; nothing completed never meets it
+    f.rc[0].latency_us.p95 = 1000001;
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK_FALSE(v.latency_ok);
+    f.rc[0].latency_us.p95 = 1000000;
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK(v.latency_ok);
+    f.rc[0].completed = 0;
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK_FALSE(v.latency_ok);
+    char text[256];
+    res_verdict_text(&f.plan.target, &f.rc[0], text, sizeof text);
+    CHECK(std::string(text) == "misses: no request completed");
+    // an unset criterion holds
+    mdl_target deaths_only = f.plan.target;
+    deaths_only.latency_p95 = 0;
+    res_cell_verdict(&deaths_only, &f.rc[0], &v);
+    CHECK(v.meets);
+}
+
+TEST_CASE("decision: the lowest peak among those that meet it, then the lowest latency",
+          "[decision]")
+{
+    Fixture f;
+    std::vector<res_decision> d(4);
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 2);
+    CHECK(d[0].first == 0);
+    CHECK(d[0].count == 2);
+    CHECK(d[0].meeting == 2);
+    CHECK(d[0].recommended == 0); // 400 MiB against 410 MiB
+    CHECK(d[0].closest == -1);
+    // equal peaks: the lower latency wins
+    f.rc[3].peak.p95 = f.rc[2].peak.p95;
+    f.rc[3].latency_us.p95 = 200e3;
+    // the cell with the lower peak misses on deaths: the other is chosen
+    f.rc[0].any_ci.hi = 0.05;
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 2);
+    CHECK(d[0].meeting == 1);
+    CHECK(d[0].recommended == 1);
+    CHECK(d[1].recommended == 3);
+    std::string t = f.table();
+    INFO(t);
+    CHECK(t.find("each device and candidate against the target: deaths under 1% (the upper end "
+                 "of the 95% interval), latency p95 at most 1 s:") != std::string::npos);
+    CHECK(t.find("1 of 2  sessions=2   the only one that meets it: peak p95 410.0 MiB, latency "
+                 "p95 300 ms") != std::string::npos);
+    CHECK(t.find("2 of 2  sessions=2   the lowest peak of those that meet it: peak p95 420.0 "
+                 "MiB, latency p95 200 ms") != std::string::npos);
+    CHECK(t.find("misses: deaths up to 5%") != std::string::npos);
+}
+
+TEST_CASE("decision: when none meets it, the one that came closest is named", "[decision]")
+{
+    Fixture f;
+    f.rc[0].any_ci.hi = 0.03;          // 3 times the target
+    f.rc[1].any_ci.hi = 0.015;         // 1.5 times
+    f.rc[1].latency_us.p95 = 1.2e6;    // 1.2 times
+    std::vector<res_decision> d(4);
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 2);
+    CHECK(d[0].meeting == 0);
+    CHECK(d[0].recommended == -1);
+    CHECK(d[0].closest == 1);
+    std::string t = f.table();
+    INFO(t);
+    CHECK(t.find("0 of 2  none         closest: sessions=2 (deaths up to 1.5%, latency p95 1.2 "
+                 "s; peak p95 410.0 MiB)") != std::string::npos);
+    // without a target there is no decision and no target column
+    f.plan.target = mdl_target{};
+    t = f.table();
+    CHECK(t.find("against the target") == std::string::npos);
+    CHECK(t.find("  target") == std::string::npos);
+}
+
+TEST_CASE("cells table: a row where requests did not complete says so", "[decision]")
+{
+    Fixture f;
+    f.plan.target = mdl_target{};
+    f.rc[0].completed = 0;
+    f.rc[0].arrived = 57;
+    f.rc[1].completed = 20;
+    f.rc[1].arrived = 57;
+    f.rc[1].latency_us.p95 = 900e3;
+    // a death rate beside an availability that two decimals would round up
+    f.rc[2].any_rate = 0.001;
+    f.rc[2].availability = 0.99996;
+    f.rc[3].availability = 0.9999999999;
+    std::string t = f.table();
+    INFO(t);
+    CHECK(t.find("0 of 57 completed") != std::string::npos);
+    CHECK(t.find("900 ms (20 of 57 completed)") != std::string::npos);
+    auto line = [&](const std::string &dev, const std::string &pol) {
+        size_t a = t.find(dev + "  model      " + pol);
+        REQUIRE(a != std::string::npos);
+        return t.substr(a, t.find('\n', a) - a);
+    };
+    CHECK(line("phone-a", "sessions=1").find("100.00%") != std::string::npos); // truly 1
+    CHECK(line("phone-b", "sessions=1").find("  99.996%") != std::string::npos);
+    CHECK(line("phone-b", "sessions=2").find("  under 100%") != std::string::npos);
+}
+
+TEST_CASE("scenario: target values and errors", "[decision][scenario]")
+{
+    const std::string base = "name: t\nhorizon: 1min\ndevices: [android-3g]\n"
+                             "candidates: [classifier-v1]\n"
+                             "workload: {path: [cold_start]}\n";
+    {
+        Loaded l(base + "target: {deaths: 0.1%, latency_p95: 2s}\n");
+        CHECK(l.s.target.set == 1);
+        CHECK(l.s.target.deaths == Approx(0.001));
+        CHECK(l.s.target.latency_p95 == 2000000);
+    }
+    {
+        Loaded l(base + "target: {deaths: 0.02}\n");
+        CHECK(l.s.target.deaths == 0.02);
+        CHECK(l.s.target.latency_p95 == 0);
+    }
+    {
+        Loaded l(base);
+        CHECK(l.s.target.set == 0);
+    }
+    auto error_of = [&](const std::string &extra) {
+        std::string y = base + extra;
+        scn_scenario s;
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = scn_scenario_parse(y.data(), y.size(), "t.yaml", &s, &err);
+        CHECK(rc != SIM_OK);
+        return std::string(err.msg);
+    };
+    CHECK(error_of("target: {}\n") ==
+          "t.yaml:6:1: target: a target needs deaths, latency_p95 or both");
+    CHECK(error_of("target: {deaths: 0%}\n").find("target.deaths: a death-rate target must be "
+                                                  "above 0") != std::string::npos);
+    CHECK(error_of("target: {deaths: 1%, latency: 2s}\n").find("unknown key \"latency\"") !=
+          std::string::npos);
+    CHECK(error_of("target: {latency_p95: 2}\n").find("a duration needs a unit") !=
+          std::string::npos);
+}
+
+TEST_CASE("run split-vs-preload recommends a policy per device", "[decision][cli]")
+{
+    RunResult r = run({OOMSIM_BIN, "run", "split-vs-preload", "-j", "2"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    INFO(r.out);
+    size_t at = r.out.find("each device and candidate against the target: deaths under 1%");
+    REQUIRE(at != std::string::npos);
+    std::string decision = r.out.substr(at);
+    for (const char *dev : {"android-go-2g", "android-3g", "iphone-2g"}) {
+        size_t row = decision.find(std::string("\n") + dev + " ");
+        REQUIRE(row != std::string::npos);
+        std::string line = decision.substr(row + 1, decision.find('\n', row + 1) - row - 1);
+        CHECK((line.find("residency=") != std::string::npos ||
+               line.find("none         closest:") != std::string::npos));
+    }
+    // the JSON carries the same decision
+    RunResult j = run({OOMSIM_BIN, "run", "split-vs-preload", "-r", "50", "--format", "json"});
+    REQUIRE(j.status == 0);
+    CHECK(j.out.find("\"decisions\": [") != std::string::npos);
+    CHECK(j.out.find("\"deaths\": 0.01,") != std::string::npos);
+    CHECK(j.out.find("\"latency_p95_us\": 2000000") != std::string::npos);
+    CHECK(j.out.find("\"recommended\": ") != std::string::npos);
+}
+
+TEST_CASE("comparisons: cells identical by construction get identical intervals",
+          "[decision][cli]")
+{
+    // lru:1 is on_demand_overlap by definition with two parts
+    RunResult r = run({OOMSIM_BIN, "run", "split-vs-preload", "-r", "100", "-j", "2"});
+    REQUIRE(r.status == 0);
+    std::string cmp = r.out.substr(r.out.find("each policy against its baseline"));
+    auto row = [&](const std::string &dev, const std::string &pol) {
+        size_t a = 0;
+        std::string line;
+        while ((a = cmp.find("\n" + dev + " ", a)) != std::string::npos) {
+            line = cmp.substr(a + 1, cmp.find('\n', a + 1) - a - 1);
+            if (line.find("residency=" + pol + " ") != std::string::npos)
+                break;
+            a++;
+        }
+        REQUIRE(a != std::string::npos);
+        return line.substr(line.find("residency=preload"));
+    };
+    for (const char *dev : {"android-go-2g", "android-3g", "iphone-2g"})
+        CHECK(row(dev, "on_demand_overlap") == row(dev, "lru:1"));
+}
