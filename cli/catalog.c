@@ -9,11 +9,12 @@
 int cli_catalog(int argc, char **argv)
 {
     if (argc > 0) {
-        int help = strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0;
-        fprintf(help ? stdout : stderr, "usage: oomsim catalog\n"
-                "  lists the shipped devices, candidates and scenarios; a scenario names\n"
-                "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n");
-        return help ? CLI_OK : CLI_USAGE;
+        if (strcmp(argv[0], "-h") != 0 && strcmp(argv[0], "--help") != 0)
+            return cli_usage_error("catalog", "unexpected argument '%s'", argv[0]);
+        printf("usage: oomsim catalog\n"
+               "  lists the shipped devices, candidates and scenarios; a scenario names\n"
+               "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n");
+        return CLI_OK;
     }
     /* scenarios in two groups: plans, then the teaching scenarios (teach/) */
     static const char *const titles[] = {"devices", "candidates", "scenarios",

@@ -24,6 +24,13 @@ int cli_status(int code);
 /* Prints "oomsim: <msg>" (or the bare message for probe parity) and
  * returns the exit status for err. */
 int cli_report(const sim_error *err);
+/* A usage error of subcommand cmd: one line, "oomsim CMD: <message>",
+ * then "see oomsim CMD --help" on stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
 /* Writes len bytes and a newline to stdout; CLI_OK or CLI_FAILURE. */
 int cli_write_stdout(const char *text, size_t len);
 
@@ -42,6 +49,10 @@ typedef struct cli_file {
  * returns CLI_OK, CLI_FAILURE or CLI_INTERRUPTED. */
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop);
+/* Whether files can be written into dir: an existing, writable directory,
+ * or a missing one whose parent is.  SIM_OK or SIM_EIO with the reason;
+ * creates nothing. */
+int cli_check_dir(const char *dir, sim_error *err);
 
 /* A decimal integer in [min, max] into *out: SIM_OK, or SIM_EINVAL when
  * it is not one (out untouched). */

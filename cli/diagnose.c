@@ -71,13 +71,11 @@ static int parse(int argc, char **argv, const char **trace, const char **files, 
         } else if (a[0] != '-' && *trace == NULL) {
             *trace = a;
         } else {
-            fprintf(stderr, "oomsim diagnose: unexpected argument\n%s", usage_text);
-            return CLI_USAGE;
+            return cli_usage_error("diagnose", "unexpected argument");
         }
     }
     if (*trace == NULL && *nfiles == 0) {
-        fprintf(stderr, "oomsim diagnose: give a trace, --exits files, or both\n%s", usage_text);
-        return CLI_USAGE;
+        return cli_usage_error("diagnose", "give a trace, --exits files, or both");
     }
     return CLI_OK;
 }

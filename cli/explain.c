@@ -238,13 +238,11 @@ static int parse(int argc, char **argv, const char **scenario, const char **dir,
         } else if (a[0] != '-' && *scenario == NULL) {
             *scenario = a;
         } else {
-            fprintf(stderr, "oomsim explain: unexpected argument\n%s", usage_text);
-            return CLI_USAGE;
+            return cli_usage_error("explain", "unexpected argument");
         }
     }
     if (*scenario == NULL) {
-        fprintf(stderr, "oomsim explain: a scenario is needed\n%s", usage_text);
-        return CLI_USAGE;
+        return cli_usage_error("explain", "a scenario is needed");
     }
     return CLI_OK;
 }

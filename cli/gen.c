@@ -20,8 +20,7 @@ static const char usage_text[] =
 
 static int usage_error(const char *what)
 {
-    fprintf(stderr, "oomsim gen: %s\n%s", what, usage_text);
-    return CLI_USAGE;
+    return cli_usage_error("gen", "%s", what);
 }
 
 static int write_event(void *ctx, const trc_event *e, sim_error *err)

@@ -32,8 +32,10 @@ static void usage(FILE *out)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         fprintf(out, "  %s\n", commands[i].synopsis);
     fprintf(out, "\n  oomsim --version    print the version\n"
-                 "\nexit status: 0 ok, 1 invalid input, 2 usage error, 3 I/O or internal "
-                 "failure\n");
+                 "  oomsim help COMMAND (or oomsim COMMAND --help)   that command's options\n"
+                 "\nexit status: 0 ok, 1 invalid input (a bad or missing file or catalog name),\n"
+                 "2 usage error, 3 I/O or internal failure, 130 interrupted (SIGINT),\n"
+                 "143 terminated (SIGTERM)\n");
 }
 
 static int dispatch(int argc, char **argv)
@@ -43,6 +45,16 @@ static int dispatch(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *name = argv[1];
+    if (strcmp(name, "help") == 0 && argc > 2) {
+        /* oomsim help COMMAND: that command's own --help */
+        char help[] = "--help";
+        char *args[] = {help, NULL};
+        for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
+            if (strcmp(argv[2], commands[i].name) == 0)
+                return commands[i].fn(1, args);
+        fprintf(stderr, "oomsim: unknown command '%s'\nsee oomsim --help\n", argv[2]);
+        return CLI_USAGE;
+    }
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return CLI_OK;
@@ -56,8 +68,7 @@ static int dispatch(int argc, char **argv)
     for (size_t i = 0; i < sizeof commands / sizeof *commands; i++)
         if (strcmp(name, commands[i].name) == 0)
             return commands[i].fn(argc - 2, argv + 2);
-    fprintf(stderr, "oomsim: unknown command '%s'\n", name);
-    usage(stderr);
+    fprintf(stderr, "oomsim: unknown command '%s'\nsee oomsim --help\n", name);
     return CLI_USAGE;
 }
 

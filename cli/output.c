@@ -5,6 +5,8 @@
 #include "cli.h"
 
 #include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,6 +36,54 @@ int cli_report(const sim_error *err)
     const char *msg = err->msg[0] != '\0' ? err->msg : sim_strerror(err->code);
     fprintf(stderr, "%s\n", msg);
     return cli_status(err->code);
+}
+
+int cli_check_dir(const char *dir, sim_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) == 0) {
+        if (!S_ISDIR(st.st_mode))
+            return sim_error_set(err, SIM_EIO, "oomsim: -o %s: not a directory", dir);
+        if (access(dir, W_OK | X_OK) != 0)
+            return sim_error_set(err, SIM_EIO, "oomsim: -o %s: cannot write into it: %s", dir,
+                                 strerror(errno));
+        return SIM_OK;
+    }
+    if (errno != ENOENT && errno != ENOTDIR)
+        return sim_error_set(err, SIM_EIO, "oomsim: -o %s: %s", dir, strerror(errno));
+    /* missing: its parent must take a new directory */
+    char parent[PATH_MAX];
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    while (n > 0 && dir[n - 1] != '/')
+        n--;
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    if (n >= sizeof parent)
+        return sim_error_set(err, SIM_EIO, "oomsim: -o: the path is too long");
+    if (n == 0)
+        snprintf(parent, sizeof parent, ".");
+    else
+        snprintf(parent, sizeof parent, "%.*s", (int)n, dir);
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sim_error_set(err, SIM_EIO, "oomsim: -o %s: cannot create it: %s is not a directory",
+                             dir, parent);
+    if (access(parent, W_OK | X_OK) != 0)
+        return sim_error_set(err, SIM_EIO, "oomsim: -o %s: cannot create it in %s: %s", dir, parent,
+                             strerror(errno));
+    return SIM_OK;
+}
+
+int cli_usage_error(const char *cmd, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fprintf(stderr, "oomsim %s: ", cmd);
+    vfprintf(stderr, fmt, ap);
+    fprintf(stderr, "\nsee oomsim %s --help\n", cmd);
+    va_end(ap);
+    return CLI_USAGE;
 }
 
 int cli_write_stdout(const char *text, size_t len)

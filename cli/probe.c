@@ -10,11 +10,15 @@
 
 int cli_probe(int argc, char **argv)
 {
-    if (argc != 1 || strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0) {
-        int help = argc == 1;
-        fprintf(help ? stdout : stderr, "usage: oomsim probe EVENTS.json\n");
-        return help ? CLI_OK : CLI_USAGE;
+    if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
+        printf("usage: oomsim probe EVENTS.json\n"
+               "  reads a JSON array of {time_ms, stage, rss_mb, budget_mb, sessions,\n"
+               "  exit_reason} events and prints the peak, every event over budget and the\n"
+               "  exit reason (docs/probe.md)\n");
+        return CLI_OK;
     }
+    if (argc != 1)
+        return cli_usage_error("probe", "one events file is needed");
     sim_error err;
     sim_error_clear(&err);
     char *report = NULL;

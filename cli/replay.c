@@ -48,13 +48,11 @@ static int parse(int argc, char **argv, const char **trace, const char **scenari
         } else if (a[0] != '-' && *trace == NULL) {
             *trace = a;
         } else {
-            fprintf(stderr, "oomsim replay: unexpected argument\n%s", replay_usage);
-            return CLI_USAGE;
+            return cli_usage_error("replay", "unexpected argument");
         }
     }
     if (*trace == NULL || *scenario == NULL) {
-        fprintf(stderr, "oomsim replay: a trace and --scenario are needed\n%s", replay_usage);
-        return CLI_USAGE;
+        return cli_usage_error("replay", "a trace and --scenario are needed");
     }
     return CLI_OK;
 }

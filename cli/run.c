@@ -46,10 +46,9 @@ static int usage_error(const char *fmt, const char *arg)
 {
     if (!speaks())
         return CLI_USAGE;
-    fprintf(stderr, "oomsim run: ");
-    fprintf(stderr, fmt, arg);
-    fprintf(stderr, "\n%s", usage_text);
-    return CLI_USAGE;
+    char msg[256];
+    snprintf(msg, sizeof msg, fmt, arg);
+    return cli_usage_error("run", "%s", msg);
 }
 
 /* A decimal integer in [min, max]. */
@@ -158,10 +157,14 @@ int cli_load_scenario(const char *arg, scn_scenario *s, sim_error *err)
         rc = scn_scenario_load_catalog(path, s, err);
         if (rc != SIM_ENOTFOUND)
             return rc;
-        return sim_error_set(err, SIM_EIO, "%s: no such file, and no catalog scenario of that "
-                             "name (oomsim catalog lists them)", arg);
+        return sim_error_set(err, SIM_ENOTFOUND, "%s: no such file, and no catalog scenario "
+                             "of that name (oomsim catalog lists them)", arg);
     }
-    return scn_scenario_load(arg, s, err);
+    /* a missing file is invalid input, as a missing catalog name is */
+    int rc = scn_scenario_load(arg, s, err);
+    if (rc == SIM_EIO && stat(arg, &st) != 0 && errno == ENOENT)
+        err->code = rc = SIM_ENOTFOUND;
+    return rc;
 }
 
 /* SIGINT or SIGTERM during a run: the flag stops the replications
@@ -169,12 +172,18 @@ int cli_load_scenario(const char *arg, scn_scenario *s, sim_error *err)
  * process at once.  A signal ignored when oomsim started (nohup, a
  * background job) stays ignored.  SIGTERM is what an MPI launcher sends
  * its ranks when it aborts a job. */
-static volatile sig_atomic_t interrupted;
+static volatile sig_atomic_t interrupted; /* the signal that came, 0: none */
 
 static void on_interrupt(int sig)
 {
-    (void)sig;
-    interrupted = 1;
+    interrupted = sig;
+}
+
+/* An interrupted run exits 128 + the signal: 130 for SIGINT, 143 for
+ * SIGTERM, as a shell reports a process the signal ended. */
+static int interrupted_status(int status)
+{
+    return status == CLI_INTERRUPTED && interrupted == SIGTERM ? 128 + SIGTERM : status;
 }
 
 static void catch_interrupt(void)
@@ -221,6 +230,7 @@ int cli__emit(const cli_run_opts *o, const res_plan *plan, const res_result *r)
             status = CLI_FAILURE;
         }
     }
+    int written = CLI_OK;
     if (status == CLI_OK && o->dir != NULL) {
         /* all the files or none: an interruption or a failure leaves none */
         unsigned nfiles = nfigs + 3;
@@ -234,16 +244,19 @@ int cli__emit(const cli_run_opts *o, const res_plan *plan, const res_result *r)
             for (unsigned k = 0; k < nfigs; k++)
                 files[2 + k] = (cli_file){figs[k].name, figs[k].svg, figs[k].len};
             files[nfiles - 1] = (cli_file){"report.html", html, strlen(html)};
-            status = cli_write_files(o->dir, files, nfiles, &interrupted);
+            written = cli_write_files(o->dir, files, nfiles, &interrupted);
             free(files);
         }
     }
-    if (status == CLI_OK) {
+    /* a run whose files could not be written still shows its results */
+    if (status == CLI_OK && written != CLI_INTERRUPTED) {
         const char *text = strcmp(o->format, "json") == 0  ? json
                            : strcmp(o->format, "csv") == 0 ? csv
                                                            : table;
         status = cli_write_stdout(text, strlen(text));
     }
+    if (written != CLI_OK)
+        status = written;
     free(json);
     free(csv);
     free(table);
@@ -312,6 +325,12 @@ int cli_run(int argc, char **argv)
     scn_scenario s;
     if (load(&o, &s, &err) != SIM_OK)
         return report_once(&err);
+    /* -o DIR is checked before the run, not found unwritable after it */
+    int dir_rc = o.dir != NULL && sim_ranks_rank() == 0 ? cli_check_dir(o.dir, &err) : SIM_OK;
+    if (sim_ranks_agree(dir_rc, &err) != SIM_OK) {
+        scn_scenario_release(&s);
+        return report_once(&err);
+    }
     res_plan plan;
     const char **labels = NULL;
     int rc = sim_ranks_agree(cli_plan_of(&s, &plan, &labels, &err), &err);
@@ -335,5 +354,5 @@ int cli_run(int argc, char **argv)
     }
     free(labels);
     scn_scenario_release(&s);
-    return status;
+    return interrupted_status(status);
 }

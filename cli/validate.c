@@ -93,12 +93,15 @@ static int check_trace(const char *path, int drop_unknown, sim_error *err, char 
 
 int cli_validate(int argc, char **argv)
 {
-    if (argc < 1 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
-        int help = argc >= 1;
-        fprintf(help ? stdout : stderr, "usage: oomsim validate [--drop-unknown] FILE...\n"
-                "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
-                "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n");
-        return help ? CLI_OK : CLI_USAGE;
+    if (argc < 1)
+        return cli_usage_error("validate", "a file to check is needed");
+    if (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
+        printf("usage: oomsim validate [--drop-unknown] FILE...\n"
+               "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
+               "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n"
+               "  --drop-unknown  skip a trace event's unknown keys (for the files after it)\n"
+               "  prints the run's size estimate for a scenario\n");
+        return CLI_OK;
     }
     int drop_unknown = 0;
     for (int i = 0; i < argc; i++) {

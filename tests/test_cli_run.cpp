@@ -128,6 +128,36 @@ static void interrupt_when_ready(pid_t pid)
     ::kill(pid, SIGINT);
 }
 
+// The same, with SIGTERM (what an MPI launcher sends when it aborts a job).
+static void terminate_when_ready(pid_t pid)
+{
+    for (int i = 0; i < 2000; i++) {
+        std::ifstream st("/proc/" + std::to_string(pid) + "/status");
+        std::string line;
+        while (std::getline(st, line))
+            if (line.rfind("SigCgt:", 0) == 0 &&
+                (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1) & 1u)) {
+                ::usleep(100000);
+                ::kill(pid, SIGTERM);
+                return;
+            }
+        ::usleep(10000);
+    }
+    ::kill(pid, SIGTERM);
+}
+
+TEST_CASE("run: SIGTERM stops the run like SIGINT and exits 143", "[cli][run][interrupt]")
+{
+    TempDir dir;
+    RunResult r = run({OOMSIM_BIN, "run", "-r", "200000", "-o", dir.file("out")},
+                      terminate_when_ready);
+    INFO(r.err);
+    CHECK(r.signal == 0);
+    CHECK(r.status == 143);
+    CHECK(r.err.find("oomsim: interrupted: ") == 0);
+    CHECK(!exists(dir.file("out")));
+}
+
 TEST_CASE("run: the default plan's document is the golden one, for -j 1, 2 and 4, every time",
           "[cli][run][golden]")
 {
@@ -187,8 +217,53 @@ TEST_CASE("run: bad input is exit 1 and writes nothing, bad usage is exit 2", "[
     CHECK(oomsim({"run", "--timeline", "first"}).status == 2);
     CHECK(oomsim({"run", "a.yaml", "b.yaml"}).status == 2);
     RunResult nf = oomsim({"run", "no-such-plan"});
-    CHECK(nf.status != 0);
+    CHECK(nf.status == 1); // a missing name is invalid input
     CHECK(nf.err.find("no such file, and no catalog scenario") != std::string::npos);
+    CHECK(oomsim({"run", dir.file("missing.yaml")}).status == 1); // and so is a missing path
+    CHECK(oomsim({"explain", "no-such-plan"}).status == 1);
+}
+
+TEST_CASE("run: -o is checked before the run starts", "[cli][run]")
+{
+    TempDir dir;
+    std::string file = dir.write("plain", "x");
+    // under a plain file: no directory can be made there (whoever runs it)
+    RunResult r = oomsim({"run", "-r", "200000", "-o", file + "/out"});
+    CHECK(r.status == 3);
+    CHECK(r.err == "oomsim: -o " + file + "/out: cannot create it: " + file +
+                       " is not a directory\n");
+    CHECK(r.out.empty()); // refused at once, not after 1.2 million replications
+    RunResult f = oomsim({"run", "-r", "5", "-o", file});
+    CHECK(f.status == 3);
+    CHECK(f.err == "oomsim: -o " + file + ": not a directory\n");
+    // a new directory in a writable one is fine
+    CHECK(oomsim({"run", "-r", "5", "-o", dir.file("new")}).status == 0);
+    CHECK(exists(dir.file("new/results.json")));
+}
+
+TEST_CASE("help: every command's options, and usage errors in one line", "[cli]")
+{
+    for (const char *cmd : {"run", "replay", "explain", "gen", "diagnose", "validate", "catalog",
+                            "probe"}) {
+        RunResult a = oomsim({"help", cmd});
+        RunResult b = oomsim({cmd, "--help"});
+        INFO(cmd);
+        CHECK(a.status == 0);
+        CHECK(a.out.find(std::string("usage: oomsim ") + cmd) == 0);
+        CHECK(a.out == b.out);
+    }
+    RunResult u = oomsim({"help", "nope"});
+    CHECK(u.status == 2);
+    CHECK(u.err == "oomsim: unknown command 'nope'\nsee oomsim --help\n");
+    RunResult o = oomsim({"run", "-j2"});
+    CHECK(o.status == 2);
+    CHECK(o.err == "oomsim run: unknown option '-j2'\nsee oomsim run --help\n");
+    RunResult g = oomsim({"gen", "x"});
+    CHECK(g.status == 2);
+    CHECK(std::count(g.err.begin(), g.err.end(), '\n') == 2);
+    CHECK(g.err.find("see oomsim gen --help\n") != std::string::npos);
+    CHECK(oomsim({"validate"}).err == "oomsim validate: a file to check is needed\n"
+                                      "see oomsim validate --help\n");
 }
 
 TEST_CASE("validate checks scenarios and profiles, stopping at the first bad file", "[cli]")
