@@ -97,6 +97,10 @@ static int gather(const char *const *files, int nfiles, const rpl_trace_exits *t
         if (sim_read_file(files[f], (size_t)256 << 20, &text, &len, &err) != SIM_OK ||
             rpl_exits_parse(text, len, files[f], &xs, &nx, &err) != SIM_OK) {
             status = cli_report(&err);
+        } else if (nx == 0) {
+            fprintf(stderr, "oomsim: no exit record found in %s: expected dumpsys exit-info or "
+                    "lmkd lines\n", files[f]);
+            status = CLI_INPUT;
         } else {
             item *ni = realloc(items, (n + nx + 1) * sizeof *ni);
             if (ni == NULL) {
@@ -184,7 +188,7 @@ int cli_diagnose(int argc, char **argv)
     }
     json_decref(arr);
     if (status == CLI_OK && !json && n == 0)
-        printf("no exit records\n");
+        printf("no exit records in the trace\n");
     free(items);
     rpl_trace_exits_free(t);
     if (status == CLI_OK && fflush(stdout) != 0)

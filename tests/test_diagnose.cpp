@@ -1,5 +1,5 @@
 // oomsim diagnose: dumpsys exit-info in both layouts and lmkd lines,
-// classified with evidence levels (DOMAIN.md 4 and 5), matched to a trace.
+// classified with evidence levels (docs/on-call.md), matched to a trace.
 #include <catch2/catch.hpp>
 
 #include <cstring>
@@ -72,7 +72,7 @@ TEST_CASE("diagnose: both dumpsys layouts and both lmkd forms parse", "[diagnose
               .timestamp_ms == -1);
 }
 
-TEST_CASE("diagnose: classes and evidence levels follow DOMAIN.md section 5", "[diagnose]")
+TEST_CASE("diagnose: classes and evidence levels follow the on-call guide", "[diagnose]")
 {
     auto verdict = [](const std::string &text) {
         std::vector<rpl_exit> x = parse(text);
@@ -124,7 +124,7 @@ TEST_CASE("diagnose: a record that matches the trace is confirmed, with the stag
     CHECK(first != std::string::npos);
     CHECK(r.out.find("\"class\": \"anr\",\n      \"evidence\": \"supported\",\n      "
                      "\"matched_stage\": null") != std::string::npos);
-    // the JSON form's keys, in the order of spec/TRACE.md
+    // the JSON form's keys, in the order of docs/traces.md
     CHECK(r.out.find("{\n  \"exits\": [\n    {\n      \"source\": \"exit-info\",\n      "
                      "\"process\": \"com.example.app\",\n      \"timestamp_ms\": 1714332467967,"
                      "\n      \"reason_code\": 3,\n      \"reason\": \"LOW_MEMORY\",\n      "
@@ -150,4 +150,18 @@ TEST_CASE("diagnose: a record that matches the trace is confirmed, with the stag
     // usage
     CHECK(oomsim({"diagnose"}).status == 2);
     CHECK(oomsim({"diagnose", "--exits", dir.file("none.txt")}).status != 0);
+}
+
+TEST_CASE("diagnose: a file with no exit record in it is invalid input", "[diagnose]")
+{
+    TempDir dir;
+    std::string prose = dir.write("notes.txt", "the app crashed twice yesterday\n"
+                                               "no logs were kept\n");
+    RunResult r = oomsim({"diagnose", "--exits", prose});
+    CHECK(r.status == 1);
+    CHECK(r.err == "oomsim: no exit record found in " + prose +
+                       ": expected dumpsys exit-info or lmkd lines\n");
+    CHECK(r.out.empty());
+    std::string empty = dir.write("empty.txt", "");
+    CHECK(oomsim({"diagnose", "--exits", empty, "--format", "json"}).status == 1);
 }
