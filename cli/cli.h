@@ -19,7 +19,7 @@ enum { CLI_OK = 0, CLI_INPUT = 1, CLI_USAGE = 2, CLI_FAILURE = 3, CLI_INTERRUPTE
  * command's whole work (--help printed): exit with CLI_OK. */
 enum { CLI_DONE = -1 };
 
-/* Maps a SIM_E* code to the exit status spec/RESULTS.md gives it. */
+/* Maps a SIM_E* code to its exit status (oomsim --help lists them). */
 int cli_status(int code);
 /* Prints "oomsim: <msg>" (or the bare message for probe parity) and
  * returns the exit status for err. */

@@ -1,5 +1,5 @@
 /* diagnose.c - `oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]`
- * (spec/TRACE.md): every exit record of the --exits files (dumpsys
+ * (docs/traces.md): every exit record of the --exits files (dumpsys
  * exit-info output, lmkd lines in a log), or without them the trace's own
  * exit records, classified with an evidence level and matched to the
  * trace when one is given. */

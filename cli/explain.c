@@ -3,7 +3,7 @@
  * allocation, warning, cached-app kill, retry, death and recovery action
  * at its time with the memory at that moment and, at a death, the exit
  * record the system writes; then what that evidence supports
- * (DOMAIN.md section 5). */
+ * (docs/on-call.md). */
 #include "cli.h"
 #include "models/models.h"
 #include "results/results.h"
@@ -315,7 +315,7 @@ int cli_explain(int argc, char **argv)
         if (t.ndeaths == 0)
             printf("\nno death, so no exit record: nothing to classify\n");
         else
-            printf("\nwhat the evidence supports (DOMAIN.md section 5):\n");
+            printf("\nwhat the evidence supports:\n");
         tell_verdicts(&t);
         if (t.more_deaths > 0)
             printf("(%llu more deaths not listed)\n", (unsigned long long)t.more_deaths);

@@ -1,6 +1,6 @@
 /* gen.c - `oomsim gen SCENARIO -o TRACE.(json|jsonl|msgpack) [--replication K]
  * [--cell N] [--trace-format F]`: the event timeline of one replication of
- * one cell, written as a trace (spec/TRACE.md), to a temporary name and
+ * one cell, written as a trace (docs/traces.md), to a temporary name and
  * renamed, so a failed run leaves no half-written trace. */
 #include "cli.h"
 #include "models/models.h"

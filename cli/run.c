@@ -1,5 +1,5 @@
 /* run.c - `oomsim run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j THREADS]
- * [--format table|json|csv]` (spec/RESULTS.md). */
+ * [--format table|json|csv]` (docs/results.md). */
 #define _GNU_SOURCE /* sched_getaffinity */
 #include "cli.h"
 #include "results/results.h"

@@ -1,6 +1,6 @@
 /* validate.c - `oomsim validate FILE...`: checks scenario, device and
  * candidate files without running anything; exit 1 at the first invalid
- * file (spec/RESULTS.md). */
+ * file (docs/results.md). */
 #include "cli.h"
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"

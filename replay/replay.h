@@ -1,6 +1,6 @@
 /* replay.h - trace-driven runs, the lifecycle probe and exit diagnosis.
  *
- * So far: the lifecycle probe (spec/TRACE.md, `oomsim probe`).  It reads a
+ * So far: the lifecycle probe (docs/probe.md, `oomsim probe`).  It reads a
  * probe-format JSON file (an array of {time_ms, stage, rss_mb, budget_mb,
  * sessions, exit_reason} objects) and reports the peak, the events over
  * budget, the last exit reason and the conservative recovery advice. */
@@ -55,7 +55,7 @@ void rpl_replay_free(mdl_replay *r);
 
 /* An exit record read from `dumpsys activity exit-info` output (its
  * multi-line and one-line toString layouts) or an lmkd kill line
- * (DOMAIN.md sections 4 and 5). */
+ * (docs/on-call.md). */
 typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD } rpl_source;
 
 #define RPL_TEXT_MAX 128
@@ -83,7 +83,7 @@ typedef struct rpl_exit {
 int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
                     sim_error *err);
 
-/* The diagnosis of one record: class and evidence level (DOMAIN.md 5),
+/* The diagnosis of one record: class and evidence level (docs/on-call.md),
  * the stage of the trace running at the exit, what is supported, what is
  * missing and the conservative recovery action. */
 typedef struct rpl_verdict {

@@ -1,4 +1,4 @@
-/* stats.c - quantiles, Wilson and t intervals, Erlang C (spec/RESULTS.md). */
+/* stats.c - quantiles, Wilson and t intervals, Erlang C (docs/results.md). */
 #include "results.h"
 #include "internal.h"
 

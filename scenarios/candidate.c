@@ -1,5 +1,5 @@
 /* candidate.c - candidate profiles: YAML to mdl_candidate
- * (spec/SCENARIO.md "Candidate").
+ * (docs/scenarios.md "Candidate").
  *
  * Identity fields are short tokens, never paths or free text: a digest is
  * hex, a runtime and a delegate are [A-Za-z0-9._-]+.  Parts keep their

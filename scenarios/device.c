@@ -1,4 +1,4 @@
-/* device.c - device profiles: YAML to mdl_device (spec/SCENARIO.md "Device").
+/* device.c - device profiles: YAML to mdl_device (docs/scenarios.md "Device").
  *
  * Every key is checked against the schema; every value is resolved to
  * bytes or microseconds; the rules that tie keys together (a kill rule

@@ -1,7 +1,7 @@
 /* scenarios.h - scenario schema, loader and shipped catalog.
  *
  * So far: the unit parsers every scenario value goes through (sizes,
- * durations, rates, probabilities; spec/SCENARIO.md "Units") and the
+ * durations, rates, probabilities; docs/scenarios.md "Units") and the
  * device and candidate profile loaders (docs/scenario-loader.md), whose
  * messages carry file:line:col and the key path.
  *
@@ -44,7 +44,7 @@ int scn_parse_probability(const char *s, size_t len, double *p, sim_error *err);
 
 /* ------------------------------------------------------------- devices */
 
-/* Loads a device profile (spec/SCENARIO.md "Device") from a YAML file into
+/* Loads a device profile (docs/scenarios.md "Device") from a YAML file into
  * *dev.  Returns SIM_OK, or SIM_EINPUT / SIM_ELIMIT / SIM_EIO with
  * "file:line:col: key.path: what" in err; on failure *dev holds nothing to
  * release.  Release a loaded device with scn_device_release(). */
@@ -57,7 +57,7 @@ void scn_device_release(mdl_device *dev);
 
 /* ---------------------------------------------------------- candidates */
 
-/* Loads a candidate profile (spec/SCENARIO.md "Candidate"); the same
+/* Loads a candidate profile (docs/scenarios.md "Candidate"); the same
  * contract as scn_device_load.  Release with scn_candidate_release(). */
 int scn_candidate_load(const char *path, mdl_candidate *cand, sim_error *err);
 int scn_candidate_parse(const char *text, size_t len, const char *file, mdl_candidate *cand,
@@ -71,7 +71,7 @@ void scn_candidate_release(mdl_candidate *cand);
 #define SCN_CELLS_MAX 10000u
 #define SCN_PROFILES_MAX 64u
 
-/* A loaded scenario (spec/SCENARIO.md "Top level"), with its grid built:
+/* A loaded scenario (docs/scenarios.md "Top level"), with its grid built:
  * cells[] is devices x candidates x policies, device outermost, then the
  * policy axes in file order.  Every pointer is owned by the scenario. */
 typedef struct scn_scenario {

@@ -11,7 +11,7 @@
 namespace {
 constexpr int64_t MiB = int64_t{1} << 20;
 
-// The example candidate of spec/SCENARIO.md, with its recognizer filled in.
+// The example candidate of docs/scenarios.md, with its recognizer filled in.
 const std::string kOcr = R"(id: ocr-v3
 digest: 3f2a9c1e
 runtime: litert-1.4.0

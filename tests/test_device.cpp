@@ -11,7 +11,7 @@
 namespace {
 constexpr int64_t MiB = int64_t{1} << 20;
 
-// The example device of spec/SCENARIO.md.
+// The example device of docs/scenarios.md.
 const std::string kAndroid = R"(name: android-4g
 about: "a mid-range 4 GB Android phone"
 os: android

@@ -1,7 +1,7 @@
 // Failure mechanics (issue: timeouts and retries, split-model residency,
 // delegate fallback, fair comparisons).  Deterministic scenarios: fixed
 // values, so each expected figure follows from the memory semantics of
-// spec/SCENARIO.md and docs/model.md by arithmetic, done in the comments.
+// docs/scenarios.md and docs/model.md by arithmetic, done in the comments.
 #include <catch2/catch.hpp>
 
 #include <cstring>

@@ -1,7 +1,7 @@
 // oomsim replay: a trace written by gen from scenario S, replayed under S,
 // reproduces the replication it recorded (peak, stage at the peak,
 // deaths, requests) exactly; under another policy it runs the recorded
-// arrivals and costs (spec/RESULTS.md, docs/traces.md).
+// arrivals and costs (docs/results.md, docs/traces.md).
 #include <catch2/catch.hpp>
 
 #include <cstdio>

@@ -1,4 +1,4 @@
-// Trace readers and writers (spec/TRACE.md): round trips through every
+// Trace readers and writers (docs/traces.md): round trips through every
 // encoding, the allow-list, validation messages, begin/end pairing.
 #include <catch2/catch.hpp>
 

@@ -1,7 +1,7 @@
 // Hand-derived deterministic scenarios: fixed values, no randomness that
 // matters (no delegate, no cache, no pressure), so the peak, the stage at
 // the peak and the death reason follow from the memory semantics of
-// spec/SCENARIO.md by arithmetic, done in each test's comments.
+// docs/scenarios.md by arithmetic, done in each test's comments.
 #include <catch2/catch.hpp>
 
 #include <string>

@@ -1,5 +1,5 @@
 /* event.c - the trace event: names, the allow-list of fields, and the
- * typed setter every reader feeds (spec/TRACE.md "Event fields").
+ * typed setter every reader feeds (docs/traces.md "Event fields").
  *
  * Readers turn their encoding's values into a trc__value and call
  * trc__set() for each key; values of keys outside the allow-list never
@@ -241,7 +241,7 @@ int trc__unknown(trc__ctx *cx, const char *where)
     }
     /* the key is named only when it is a short plain identifier: a key can
      * itself carry user data */
-    return trc__fail(cx, NULL, SIM_EINPUT, "%s is not in the trace allow-list (spec/TRACE.md); "
+    return trc__fail(cx, NULL, SIM_EINPUT, "%s is not in the trace allow-list (docs/traces.md); "
                      "its value is not read (--drop-unknown drops such keys)", where);
 }
 

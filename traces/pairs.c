@@ -1,4 +1,4 @@
-/* pairs.c - begin/end pairing by (stage, part, session) (spec/TRACE.md):
+/* pairs.c - begin/end pairing by (stage, part, session) (docs/traces.md):
  * what is left open when the trace ends is where a leak or an abnormal
  * exit is investigated. */
 #include "traces.h"

@@ -1,4 +1,4 @@
-/* traces.h - stage traces (spec/TRACE.md): the event, its allow-list of
+/* traces.h - stage traces (docs/traces.md): the event, its allow-list of
  * fields, and streaming readers and writers for JSON arrays, JSON Lines and
  * msgpack.
  *
@@ -136,7 +136,7 @@ void trc_close(trc_reader *r);
 
 /* ---------------------------------------------------------- begin / end pairs */
 
-/* begin/end events pair by (stage, part, session) (spec/TRACE.md).  The
+/* begin/end events pair by (stage, part, session) (docs/traces.md).  The
  * tracker keeps the open begins (at most TRC_OPEN_MAX; beyond, the trace is
  * refused as SIM_ELIMIT) and reports what is left unpaired. */
 #define TRC_OPEN_MAX 4096

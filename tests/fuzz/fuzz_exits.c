@@ -1,7 +1,7 @@
 /* fuzz_exits.c - libFuzzer target for the exit-record parser (dumpsys
  * exit-info in both layouts, lmkd lines) and the diagnosis: any bytes must
  * give records with bounded, NUL-terminated text and a verdict whose class
- * and evidence are among DOMAIN.md's; never crash, leak or hang. */
+ * and evidence are among those of docs/on-call.md; never crash, leak or hang. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
