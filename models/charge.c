@@ -89,6 +89,9 @@ void w__warning_check(world *w)
 w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
 {
     mdl_kill_input in = state_now(w, extra);
+    int64_t line = w->line[in.foreground != 0];
+    if (line >= 0 && line - in.counted - extra < w->out->min_margin)
+        w->out->min_margin = line - in.counted - extra;
     mdl_kill_verdict v;
     kill_decide(w->dev, &in, &v);
     w->dstate.cached = v.cached;

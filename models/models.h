@@ -546,6 +546,12 @@ typedef struct mdl_rep {
     mdl_stage first_death_stage;
     sim_time first_death_time;
     int64_t first_death_counted;        /* counted memory at that death */
+    int first_death_foreground;         /* the app was in the foreground then */
+    /* The margin: the smallest headroom under the kill line at any kill
+     * check (mdl_kill_line for the app's state, less the counted bytes and
+     * any pressure spike); negative once the app crossed it.  INT64_MAX
+     * when nothing was ever checked (or no lmk level applies). */
+    int64_t min_margin;
     uint64_t arrived, completed, rejected, lost, failed;
     uint64_t timed_out, retried, duplicates; /* duplicates: duplicate_working_sets */
     uint64_t switches;                  /* on-demand part loads (not start-up) */

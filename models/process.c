@@ -152,6 +152,7 @@ static void count_death(world *w, mdl_exit why, mdl_stage stage)
         o->first_death_stage = stage;
         o->first_death_time = now(w);
         o->first_death_counted = mdl_ledger_counted(w->led);
+        o->first_death_foreground = w->proc.fg;
     }
     o->deaths[why]++;
     o->deaths_total++;

@@ -272,9 +272,12 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
             sim_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->min_margin = INT64_MAX;
     memset(w, 0, sizeof *w);
     w->cell = cell;
     w->dev = cell->device;
+    w->line[0] = mdl_kill_line(cell->device, 0);
+    w->line[1] = mdl_kill_line(cell->device, 1);
     w->cand = cell->candidate;
     w->wl = cell->workload;
     w->pol = &cell->policy;

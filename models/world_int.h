@@ -273,6 +273,7 @@ struct mdl_world {
     /* what the replication is */
     const mdl_cell *cell;
     const mdl_device *dev;
+    int64_t line[2];            /* mdl_kill_line in the background [0] and foreground [1] */
     const mdl_workload *wl;
     const mdl_policy *pol;
     const sim_alloc *alloc;

@@ -1,4 +1,4 @@
-/* document.c - the result document (spec/RESULTS.md), the CSV and the
+/* document.c - the result document (docs/results.md), the CSV and the
  * table, from a plan and its aggregates.
  *
  * Key order is fixed (jansson keeps insertion order), integers stay
@@ -89,7 +89,25 @@ static json_t *deaths(const res_cell *c)
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
         set(by, mdl_exit_name((mdl_exit)x), json_integer((json_int_t)c->by_reason[x]));
     set(d, "by_reason", by);
+    /* memory deaths (first deaths low_memory or system_reclaim) by where the app was */
+    set(d, "memory_in_foreground", json_integer((json_int_t)c->memory_deaths[1]));
+    set(d, "memory_in_background", json_integer((json_int_t)c->memory_deaths[0]));
     return d;
+}
+
+/* The limits the app was held against and its margin under them. */
+static json_t *limits(const mdl_device *dev, const res_cell *c)
+{
+    json_t *l = json_object();
+    int64_t fg = mdl_kill_line(dev, 1), bg = mdl_kill_line(dev, 0);
+    set(l, "rule", json_string(dev->rule == MDL_KILL_JETSAM ? "jetsam" : "lmk"));
+    set(l, "foreground_bytes", fg >= 0 ? json_integer((json_int_t)fg) : json_null());
+    set(l, "background_bytes", bg >= 0 ? json_integer((json_int_t)bg) : json_null());
+    set(l, "margin_bytes", c->has_margin ? json_pack("{sIsI}", "p5",
+                                                    (json_int_t)whole(c->margin_p5), "p50",
+                                                    (json_int_t)whole(c->margin_p50))
+                                         : json_null());
+    return l;
 }
 
 static json_t *requests(const res_cell *c)
@@ -128,6 +146,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, NULL)); /* ours: NULL is memory */
     set(o, "peak", peak(c));
     set(o, "deaths", deaths(c));
+    set(o, "limits", limits(cell->device, c));
     json_t *b = json_object();
     set(b, "rate", json_real(c->boot_loop_rate));
     set(o, "boot_loops", b);
@@ -138,7 +157,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
     set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
     set(o, "switches", json_integer((json_int_t)c->switches));
-    /* extension: the records the deaths left, by signature (DOMAIN.md 4) */
+    /* extension: the records the deaths left, by signature (docs/on-call.md) */
     json_t *recs = json_array();
     for (unsigned k = 0; k < c->nrecords; k++) {
         const mdl_record_kind_count *x = &c->records[k];
@@ -362,7 +381,8 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
     sim_text_printf(&o, ",boot_loop_rate,arrived,completed,rejected,timed_out,retried,lost,failed,"
             "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
             "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
-            "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes,meets_target\n");
+            "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes,limit_foreground_bytes,"
+            "limit_background_bytes,margin_p5_bytes,margin_p50_bytes,meets_target\n");
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         const mdl_cell *cell = &plan->cells[i];
@@ -391,6 +411,13 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (unsigned long long)c->leaks, (unsigned long long)c->warnings,
             (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
             (long long)whole(c->switch_peak.p95));
+        sim_text_printf(&o, "%lld,%lld,", (long long)mdl_kill_line(cell->device, 1),
+                        (long long)mdl_kill_line(cell->device, 0));
+        if (c->has_margin)
+            sim_text_printf(&o, "%lld,%lld,", (long long)whole(c->margin_p5),
+                            (long long)whole(c->margin_p50));
+        else
+            sim_text_printf(&o, ",,");
         res_verdict v;
         res_cell_verdict(&plan->target, c, &v);
         sim_text_printf(&o, "%s\n", !plan->target.set ? "" : v.meets ? "1" : "0");
@@ -400,12 +427,16 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
 
 /* ------------------------------------------------------------- table */
 
-enum { COLS = 12, CMP_COLS = 8 };
+enum { COLS = 14, CMP_COLS = 8 };
 
 const char res_cells_note[] =
     "deaths: share of replications with at least one process death (Wilson 95% interval); "
     "boot loops: share of replications with two start-up deaths in a row; available: share "
-    "of the horizon the process was alive.";
+    "of the horizon the process was alive; limit fg / bg: the counted memory at which the kill "
+    "rule ends the app in the foreground and in the background (jetsam's limits, or the lmk "
+    "line at the app's adj once cached apps are reclaimed); margin: each replication's "
+    "smallest headroom under the limit in force (pressure spikes included), p5 and p50 over "
+    "replications, negative once it was crossed.";
 const char res_decision_intro[] =
     "each device and candidate against the target:";
 const char res_comparison_intro[] =
@@ -433,6 +464,36 @@ void res_table_free(res_table *t)
 {
     free(t->cell);
     t->cell = NULL;
+}
+
+/* "1400 / 300 MiB": the kill lines in the foreground and the background
+ * ("-" for one no rule applies to). */
+static void limit_text(char *buf, int64_t fg, int64_t bg)
+{
+    char a[32] = "-", b[32] = "-";
+    if (fg >= 0)
+        snprintf(a, sizeof a, "%.0f", (double)fg / MIB);
+    if (bg >= 0)
+        snprintf(b, sizeof b, "%.0f", (double)bg / MIB);
+    snprintf(buf, RES_TEXT_MAX, "%s / %s MiB", a, b);
+}
+
+void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+{
+    if (!c->with_death) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    const char *why = mdl_exit_name(c->top_reason);
+    int memory = c->top_reason == MDL_EXIT_LOW_MEMORY || c->top_reason == MDL_EXIT_SYSTEM_RECLAIM;
+    if (!memory || c->memory_deaths[0] + c->memory_deaths[1] == 0) {
+        snprintf(buf, n, "%s", why);
+        return;
+    }
+    int fg = c->memory_deaths[1] >= c->memory_deaths[0];
+    int64_t line = mdl_kill_line(dev, fg);
+    snprintf(buf, n, "%s: %s %s %.0f MiB", why, fg ? "foreground" : "background",
+             dev->rule == MDL_KILL_JETSAM ? "limit" : "lmk line", (double)line / MIB);
 }
 
 /* The latency p95 of completed requests; a cell where most requests did
@@ -468,8 +529,9 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
 {
     static const char *const head[COLS + 1] = {
         "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
-        "deaths [95% CI]", "top reason", "boot loops", "latency p95", "available", "target"};
-    static const int right[COLS + 1] = {0, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1, 1, 0};
+        "limit fg / bg", "margin p5 / p50", "deaths [95% CI]", "top reason", "boot loops",
+        "latency p95", "available", "target"};
+    static const int right[COLS + 1] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0};
     /* a last column, "target", when the plan has one */
     unsigned cols = COLS + (plan->target.set ? 1u : 0u);
     if (res__table_alloc(t, r->ncells + 1, cols, head, right) != SIM_OK)
@@ -487,12 +549,19 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
         snprintf(row[4], RES_TEXT_MAX, "%.1f MiB", c->peak.p95 / MIB);
         snprintf(row[5], RES_TEXT_MAX, "%.1f MiB", c->peak.max / MIB);
         snprintf(row[6], RES_TEXT_MAX, "%s", res_top_stage(c));
-        snprintf(row[7], RES_TEXT_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
+        const mdl_device *dev = plan->cells[i].device;
+        limit_text(row[7], mdl_kill_line(dev, 1), mdl_kill_line(dev, 0));
+        if (c->has_margin)
+            snprintf(row[8], RES_TEXT_MAX, "%.0f / %.0f MiB", c->margin_p5 / MIB,
+                     c->margin_p50 / MIB);
+        else
+            snprintf(row[8], RES_TEXT_MAX, "-");
+        snprintf(row[9], RES_TEXT_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
                  100 * c->any_ci.lo, 100 * c->any_ci.hi);
-        snprintf(row[8], RES_TEXT_MAX, "%s", c->with_death ? mdl_exit_name(c->top_reason) : "-");
-        snprintf(row[9], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
-        latency_text(row[10], c);
-        availability_text(row[11], c->availability);
+        res_death_text(dev, c, row[10], RES_TEXT_MAX);
+        snprintf(row[11], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
+        latency_text(row[12], c);
+        availability_text(row[13], c->availability);
     }
     return SIM_OK;
 }

@@ -62,10 +62,14 @@ void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horiz
             a->stage[s][a->nstage[s]++] = (double)r->stage_peak[s];
     if (r->switch_peak >= 0)
         a->switch_peaks[c->with_switch++] = (double)r->switch_peak;
+    if (r->min_margin != INT64_MAX)
+        a->margins[a->nmargins++] = (double)r->min_margin;
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
         c->by_reason[x] += r->deaths[x];
     if (r->deaths_total > 0) {
         c->with_death++;
+        if (r->first_death == MDL_EXIT_LOW_MEMORY || r->first_death == MDL_EXIT_SYSTEM_RECLAIM)
+            c->memory_deaths[r->first_death_foreground != 0]++;
         a->death_stage[r->first_death_stage <= MDL_STAGE_COUNT ? r->first_death_stage
                                                                : MDL_STAGE_COUNT]++;
     }
@@ -128,6 +132,12 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
     for (int k = 0; k < RES_CDF_POINTS; k++)
         c->peak_cdf[k] = res_quantile_sorted(a->peaks, reps, k / (double)(RES_CDF_POINTS - 1));
     c->switch_peak = quantiles(a->switch_peaks, c->with_switch, 0);
+    c->has_margin = a->nmargins > 0;
+    if (c->has_margin) {
+        res_sort(a->margins, a->nmargins);
+        c->margin_p5 = res_quantile_sorted(a->margins, a->nmargins, 0.05);
+        c->margin_p50 = res_quantile_sorted(a->margins, a->nmargins, 0.50);
+    }
     for (int s = 0; s < MDL_STAGE_COUNT; s++) {
         c->stage_at_peak[s] = (double)a->peak_stage[s] / (double)reps;
         c->has_stage[s] = a->nstage[s] > 0;
@@ -167,6 +177,7 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
 void res__acc_reset(acc *a)
 {
     memset(a->nstage, 0, sizeof a->nstage);
+    a->nmargins = 0;
     memset(a->peak_stage, 0, sizeof a->peak_stage);
     memset(a->death_stage, 0, sizeof a->death_stage);
     memset(&a->wait, 0, sizeof a->wait);

@@ -1,6 +1,6 @@
 /* results.h - statistics over replications, result documents, tables and plots.
  *
- * The statistics the result document is built from (spec/RESULTS.md):
+ * The statistics the result document is built from (docs/results.md):
  * quantiles, Wilson intervals for rates, t intervals for means and paired
  * differences, the Erlang C reference the queueing tests compare against
  * (pure functions, thread-safe); the run driver that replicates every
@@ -106,7 +106,7 @@ typedef struct res_q {
  * quantiles at 0, 1, ..., 100 % (as res_quantile_sorted). */
 #define RES_CDF_POINTS 101
 
-/* The aggregates of one cell (spec/RESULTS.md "cells"). */
+/* The aggregates of one cell (docs/results.md "cells"). */
 typedef struct res_cell {
     res_q peak;                          /* peak.app_bytes */
     double peak_cdf[RES_CDF_POINTS];     /* peak.app_bytes at k % */
@@ -131,13 +131,20 @@ typedef struct res_cell {
     uint64_t switches;                   /* on-demand part loads, all replications */
     uint64_t with_switch;                /* replications with at least one */
     res_q switch_peak;                   /* p50, p95, max over those replications */
+    /* the margin: each replication's smallest headroom under the kill line
+     * (limit minus counted, pressure spikes included), p5 and p50 over the
+     * replications that were checked (has_margin) */
+    int has_margin;
+    double margin_p5, margin_p50;
+    uint64_t memory_deaths[2];           /* first deaths low_memory or system_reclaim,
+                                            in the background [0] / foreground [1] */
     mdl_exit top_reason;                 /* most frequent reason (valid with deaths) */
     mdl_stage top_death_stage;           /* most frequent stage of first deaths */
     uint64_t events;
 } res_cell;
 
 /* A paired comparison of a cell with its baseline (the first cell of the
- * same device and candidate) over the same replications (spec/RESULTS.md
+ * same device and candidate) over the same replications (docs/results.md
  * "comparisons"; docs/results.md says how each metric is paired). */
 typedef enum res_metric {
     RES_CMP_PEAK_P95 = 0,   /* peak.app_bytes.p95 */
@@ -218,11 +225,15 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
  * most 2000 ms", and a cell's verdict: "meets" or "misses: deaths up to
  * 3.2%, latency p95 2300 ms". */
 void res_target_text(const mdl_target *t, char *buf, size_t n);
+/* A cell's commonest death reason, and for a memory death the limit that
+ * was crossed and where the app was: "low_memory: background limit 300
+ * MiB"; "-" without deaths. */
+void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n);
 void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t n);
 
 /* ----------------------------------------------------------- documents */
 
-/* The result document of spec/RESULTS.md as JSON text (malloc'ed, no
+/* The result document of docs/results.md as JSON text (malloc'ed, no
  * trailing newline), or NULL when out of memory. */
 char *res_document_json(const res_plan *plan, const res_result *r);
 /* One CSV row per cell, with a header line. */

@@ -155,6 +155,7 @@ static void acc_destroy(acc *a)
         return;
     free(a->peaks);
     free(a->switch_peaks);
+    free(a->margins);
     for (int s = 0; s < MDL_STAGE_COUNT; s++)
         free(a->stage[s]);
     for (int m = 0; m < RES_CMP_COUNT; m++) {
@@ -178,7 +179,7 @@ static acc *acc_create(unsigned threads, uint64_t n)
     a->base_cell = UINT32_MAX;
     size_t bytes = (size_t)n * sizeof(double);
     int ok = a->per_thread != NULL && (a->peaks = malloc(bytes)) != NULL &&
-             (a->switch_peaks = malloc(bytes)) != NULL;
+             (a->switch_peaks = malloc(bytes)) != NULL && (a->margins = malloc(bytes)) != NULL;
     for (int s = 0; ok && s < MDL_STAGE_COUNT; s++)
         ok = (a->stage[s] = malloc(bytes)) != NULL;
     for (int m = 0; ok && m < RES_CMP_COUNT; m++)

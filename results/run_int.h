@@ -35,6 +35,8 @@ typedef struct acc {
     double *peaks;                    /* per replication, sorted for the quantiles */
     double *stage[MDL_STAGE_COUNT];   /* per replication where the stage allocated */
     double *switch_peaks;
+    double *margins;                  /* per replication with a kill check */
+    uint64_t nmargins;
     uint64_t nstage[MDL_STAGE_COUNT];
     uint64_t peak_stage[MDL_STAGE_COUNT + 1];
     uint64_t death_stage[MDL_STAGE_COUNT + 1];

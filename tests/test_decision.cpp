@@ -15,6 +15,7 @@ using namespace shim;
 namespace {
 
 constexpr double MIB = 1024.0 * 1024.0;
+constexpr int64_t MiB = 1024 * 1024;
 
 // Two devices, one candidate, two policies each: cells 0-1 on "phone-a",
 // 2-3 on "phone-b".
@@ -267,4 +268,72 @@ TEST_CASE("comparisons: cells identical by construction get identical intervals"
     };
     for (const char *dev : {"android-go-2g", "android-3g", "iphone-2g"})
         CHECK(row(dev, "on_demand_overlap") == row(dev, "lru:1"));
+}
+
+namespace {
+// A 1000 MiB foreground and 300 MiB background jetsam limit; one part
+// whose load copies `file` into native memory; the user leaves after 5 s.
+std::string margin_plan(const std::string &file)
+{
+    return "name: margins\nhorizon: 20s\nreplications: 3\n"
+           "devices:\n  - name: phone\n    os: ios\n    ram: 4GiB\n    system: 1GiB\n"
+           "    kill: {rule: jetsam, limit: 1000MiB, background_limit: 300MiB}\n"
+           "    counts: [native, gpu]\n"
+           "candidates:\n  - id: m\n    digest: 0a\n    runtime: t-1\n    parts:\n"
+           "      p:\n        file: " + file + "\n        load: {mode: copy, time: 100ms}\n"
+           "        prepare: {time: 50ms, transient: {native: 100MiB}}\n"
+           "        inference: {time: 100ms}\n"
+           "workload: {path: [cold_start, {requests: {every: 1s, count: 3}}, "
+           "{background: 10s}]}\n";
+}
+} // namespace
+
+TEST_CASE("limits and margins: the smallest headroom under the limit in force",
+          "[decision][margins]")
+{
+    {
+        // 200 MiB held: 800 MiB under the foreground limit at the load,
+        // 700 MiB while the 100 MiB prepare transient is held, and 100 MiB
+        // under the 300 MiB background limit: the margin is 100 MiB.
+        Loaded l(margin_plan("200MiB"));
+        mdl_rep r = l.run(0);
+        CHECK(r.deaths_total == 0);
+        CHECK(r.min_margin == 100 * MiB);
+    }
+    {
+        // 350 MiB held: it lives in the foreground (650 MiB to spare) and dies
+        // when the user leaves, 50 MiB over the background limit.
+        Loaded l(margin_plan("350MiB"));
+        mdl_rep r = l.run(0);
+        CHECK(r.deaths_total == 1);
+        CHECK(r.first_death == MDL_EXIT_LOW_MEMORY);
+        CHECK(r.first_death_foreground == 0);
+        CHECK(r.min_margin == -50 * MiB);
+        // and the table names the limit crossed
+        std::vector<const char *> pj;
+        res_plan plan = plan_of(l.s, 3, pj);
+        res_result res;
+        sim_error err;
+        sim_error_clear(&err);
+        REQUIRE(res_run(&plan, 1, nullptr, nullptr, &res, &err) == SIM_OK);
+        CHECK(res.cells[0].has_margin);
+        CHECK(res.cells[0].margin_p50 == -50 * MiB);
+        CHECK(res.cells[0].memory_deaths[0] == 3);
+        char text[256];
+        res_death_text(l.s.cells[0].device, &res.cells[0], text, sizeof text);
+        CHECK(std::string(text) == "low_memory: background limit 300 MiB");
+        char *t = res_document_table(&plan, &res);
+        REQUIRE(t != nullptr);
+        std::string table(t);
+        std::free(t);
+        INFO(table);
+        CHECK(table.find("1000 / 300 MiB") != std::string::npos);
+        CHECK(table.find("-50 / -50 MiB") != std::string::npos);
+        char *csv = res_document_csv(&plan, &res);
+        REQUIRE(csv != nullptr);
+        CHECK(std::string(csv).find(",1048576000,314572800,-52428800,-52428800,") !=
+              std::string::npos);
+        std::free(csv);
+        res_result_free(&res);
+    }
 }
