@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 static const char usage_text[] =
     "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
@@ -39,6 +40,21 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "reason", has_reason ? json_string(rpl_reason_name(x->reason_code))
                                          : json_null(), failed);
     trc_json_set(o, "importance", int_or_null(x->has_importance, x->importance), failed);
+    trc_json_set(o, "report", x->source == RPL_IOS ? json_string(rpl_ios_report_name(x->ios))
+                                                   : json_null(), failed);
+    trc_json_set(o, "pid", int_or_null(x->pid >= 0, x->pid), failed);
+    trc_json_set(o, "uid", int_or_null(x->uid >= 0, x->uid), failed);
+    trc_json_set(o, "package", x->package[0] ? json_string(x->package) : json_null(), failed);
+    trc_json_set(o, "oom_score_adj", int_or_null(x->has_adj, x->adj), failed);
+    trc_json_set(o, "status", int_or_null(x->has_status, x->status), failed);
+    trc_json_set(o, "pss_kb", int_or_null(x->source != RPL_LMKD && x->pss_kb >= 0, x->pss_kb),
+                 failed);
+    trc_json_set(o, "rss_kb", int_or_null(x->rss_kb >= 0, x->rss_kb), failed);
+    trc_json_set(o, "description", x->description[0] ? json_string(x->description) : json_null(),
+                 failed);
+    trc_json_set(o, "subreason", x->subreason[0] ? json_string(x->subreason) : json_null(),
+                 failed);
+    trc_json_set(o, "isolated", json_boolean(rpl_exit_isolated(x)), failed);
     trc_json_set(o, "class", json_string(v->cls), failed);
     trc_json_set(o, "evidence", json_string(v->evidence), failed);
     trc_json_set(o, "matched_stage",
@@ -127,19 +143,108 @@ static int gather(const char *const *files, int nfiles, const rpl_trace_exits *t
     return status;
 }
 
-static void print_text(const item *it, const rpl_verdict *v, int first)
+/* "2024-04-28 19:27:47.967 UTC" */
+static void utc_text(int64_t ms, char *buf, size_t n)
+{
+    time_t sec = (time_t)(ms / 1000);
+    struct tm tm;
+    if (ms < 0 || gmtime_r(&sec, &tm) == NULL) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    char day[32];
+    strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
+    snprintf(buf, n, "%s.%03d UTC", day, (int)(ms % 1000));
+}
+
+/* The record's heading: where it came from and what it names. */
+static void print_heading(const item *it)
 {
     const rpl_exit *x = &it->x;
-    printf("%s%s exit of %s", first ? "" : "\n", it->source,
-           x->process[0] ? x->process : "an unnamed process");
+    if (x->source == RPL_LMKD) {
+        printf("lmkd kill of %s", x->process[0] ? x->process : "an unnamed process");
+        if (x->has_adj)
+            printf(", oom_score_adj %d", x->adj);
+        return;
+    }
+    printf("%s exit of %s", it->source, x->process[0] ? x->process : "an unnamed process");
+    if (x->source == RPL_IOS)
+        printf(", %s", rpl_ios_report_name(x->ios));
     if (x->source == RPL_EXIT_INFO && x->reason_code >= 0)
         printf(", reason %d (%s)", x->reason_code, rpl_reason_name(x->reason_code));
     if (x->has_importance)
         printf(", importance %d", x->importance);
-    printf("\n  class:     %s (%s)\n", v->cls, v->evidence);
-    printf("  stage:     %s\n", v->matched_stage[0] ? v->matched_stage : "- (no matching trace)");
+}
+
+/* The evidence the verdict used, field by field (what the record gave). */
+static void print_evidence(const rpl_exit *x)
+{
+    char when[48];
+    utc_text(x->timestamp_ms, when, sizeof when);
+    printf("  evidence:  %s", when);
+    if (x->pid >= 0)
+        printf(", pid %lld", (long long)x->pid);
+    if (x->uid >= 0)
+        printf(", uid %lld", (long long)x->uid);
+    if (x->package[0])
+        printf(", package %s", x->package);
+    if (x->source == RPL_LMKD) {
+        if (x->rss_kb >= 0)
+            printf(", to free %lldkB rss (the victim's own size)", (long long)x->rss_kb);
+    } else {
+        if (x->pss_kb >= 0)
+            printf(", pss %lldkB", (long long)x->pss_kb);
+        if (x->rss_kb >= 0)
+            printf(", rss %lldkB", (long long)x->rss_kb);
+        if (x->has_status)
+            printf(", status %d", x->status);
+    }
+    if (x->description[0])
+        printf(", %s \"%s\"", x->source == RPL_LMKD ? "reason" : "description", x->description);
+    if (x->subreason[0])
+        printf(", subreason %s", x->subreason);
+    printf("\n");
+    if (rpl_exit_isolated(x))
+        printf("  isolated:  an isolated process (a sandboxed WebView or an isolated service), "
+               "not the app's own process: its death does not end the app\n");
+}
+
+static void print_text(const item *it, const rpl_verdict *v, int first, size_t count,
+                       int64_t last_ms)
+{
+    const rpl_exit *x = &it->x;
+    printf("%s", first ? "" : "\n");
+    print_heading(it);
+    if (count > 1) {
+        char last[48];
+        utc_text(last_ms, last, sizeof last);
+        printf(" (%zu identical records, the last at %s)", count, last);
+    }
+    printf("\n");
+    print_evidence(x);
+    printf("  class:     %s (%s)\n", v->cls, v->evidence);
+    if (v->matched_stage[0])
+        printf("  stage:     %s\n", v->matched_stage);
+    else
+        printf("  stage:     - (no matching trace)\n");
     printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v->supports, v->missing,
            v->recovery);
+}
+
+/* Two records say the same thing (all but their time and pid). */
+static int same_record(const item *a, const item *b, const rpl_verdict *va,
+                       const rpl_verdict *vb)
+{
+    const rpl_exit *x = &a->x, *y = &b->x;
+    return x->source == y->source && x->ios == y->ios && x->reason_code == y->reason_code &&
+           x->has_status == y->has_status && x->status == y->status &&
+           x->has_importance == y->has_importance && x->importance == y->importance &&
+           x->has_adj == y->has_adj && x->adj == y->adj && x->uid == y->uid &&
+           strcmp(x->process, y->process) == 0 && strcmp(x->package, y->package) == 0 &&
+           strcmp(x->description, y->description) == 0 &&
+           strcmp(x->subreason, y->subreason) == 0 && strcmp(a->source, b->source) == 0 &&
+           strcmp(va->cls, vb->cls) == 0 && strcmp(va->evidence, vb->evidence) == 0 &&
+           strcmp(va->matched_stage, vb->matched_stage) == 0;
 }
 
 /* The verdicts as one JSON document on stdout (arr is taken; failed: an
@@ -174,13 +279,22 @@ int cli_diagnose(int argc, char **argv)
     status = gather(files, nfiles, t, &items, &n);
     json_t *arr = json_array();
     int failed = 0;
-    for (size_t k = 0; status == CLI_OK && k < n; k++) {
+    for (size_t k = 0; status == CLI_OK && k < n;) {
         rpl_verdict v;
         rpl_diagnose(&items[k].x, t, &v);
-        if (json)
+        if (json) {
             add_json(arr, &items[k], &v, &failed);
-        else
-            print_text(&items[k], &v, k == 0);
+            k++;
+            continue;
+        }
+        /* a run of identical records is told once, with its count */
+        size_t j = k + 1;
+        rpl_verdict w;
+        while (j < n && (rpl_diagnose(&items[j].x, t, &w), same_record(&items[k], &items[j],
+                                                                       &v, &w)))
+            j++;
+        print_text(&items[k], &v, k == 0, j - k, items[j - 1].x.timestamp_ms);
+        k = j;
     }
     if (status == CLI_OK && json) {
         status = print_json(arr, failed);

@@ -1,181 +1,31 @@
-/* explain.c - `oomsim explain SCENARIO [--replication K] [--cell N]`: one
- * replication told as a timeline, for teaching on-call staff: each stage,
- * allocation, warning, cached-app kill, retry, death and recovery action
- * at its time with the memory at that moment and, at a death, the exit
- * record the system writes; then what that evidence supports
- * (docs/on-call.md). */
-#include "cli.h"
-#include "models/models.h"
-#include "results/results.h"
-#include "replay/replay.h"
-#include "scenarios/scenarios.h"
-#include "traces/traces.h"
+/* explain.c - `oomsim explain SCENARIO [--replication K] [--cell N] [--full]
+ * [--quiz [--answers FILE]] [-o DIR]`: one replication told as a timeline,
+ * for teaching on-call staff.  It starts with the scenario's about; then
+ * each stage, allocation, request and attempt, warning, cached-app kill,
+ * retry, death and recovery action at its time with the memory at that
+ * moment; at a death, the limit crossed and the exit record the system
+ * writes.  Start-up deaths that repeat the same way are told once with
+ * their count (a boot loop).  It ends with what the evidence supports,
+ * classified as `diagnose` classifies the same record (docs/on-call.md).
+ * --quiz shows the evidence without the cause and asks for it. */
+#include "explain_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 static const char usage_text[] =
-    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [-o DIR]\n"
+    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
+    "                      [--quiz [--answers FILE]]\n"
     "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
-    "  allocations, warnings, cached-app kills, retries, deaths with their exit\n"
-    "  records, recovery actions; then what the evidence supports.\n"
-    "  -o DIR   also draw the same timeline as DIR/timeline.svg\n";
-
-#define MIB(x) ((double)(x) / (1 << 20))
-#define DEATHS_TOLD 64
-
-typedef struct teller {
-    FILE *out;
-    int ios;
-    trc_pairs *open;
-    uint64_t index;
-    rpl_exit deaths[DEATHS_TOLD];
-    char death_stage[DEATHS_TOLD][32];
-    unsigned ndeaths;
-    uint64_t more_deaths;
-} teller;
-
-static double total(const int64_t v[TRC_MEM_COUNT], unsigned has)
-{
-    double s = 0;
-    for (int c = 0; c < TRC_MEM_COUNT; c++)
-        if (has >> c & 1u)
-            s += (double)v[c];
-    return s;
-}
-
-/* The stage still open most recently begun (the stage running), or "-". */
-static const char *running(teller *t)
-{
-    size_t n = 0;
-    const trc_unpaired *u = trc_pairs_report(t->open, &n);
-    const trc_unpaired *best = NULL;
-    for (size_t k = 0; k < n; k++)
-        if (!u[k].is_end && (best == NULL || u[k].index > best->index))
-            best = &u[k];
-    return best != NULL ? trc_stage_name(best->stage) : "-";
-}
-
-static void tell_exit(teller *t, const trc_event *e)
-{
-    FILE *o = t->out;
-    const char *stage = running(t);
-    fprintf(o, "the process dies: %s, during %s\n", trc_exit_reason_name(e->exit_reason), stage);
-    const trc_exit_record *x = &e->exit;
-    if (t->ios)
-        fprintf(o, "%14s   the system's report: %s, footprint %lld kB at the kill\n", "",
-                e->exit_reason == TRC_LOW_MEMORY
-                    ? (x->importance == 100 ? "EXC_RESOURCE RESOURCE_TYPE_MEMORY"
-                                            : "JetsamEvent (per-process-limit)")
-                : e->exit_reason == TRC_UNKNOWN ? "watchdog termination (0x8badf00d)"
-                                                : "crash report (EXC_BAD_ACCESS)",
-                (long long)x->pss_kb);
-    else
-        fprintf(o, "%14s   ApplicationExitInfo: reason=%lld (%s) status=%lld importance=%lld "
-                "pss=%lldkB rss=%lldkB (the last periodic sample%s)\n", "",
-                (long long)x->reason_code, rpl_reason_name((int)x->reason_code),
-                (long long)x->status, (long long)x->importance, (long long)x->pss_kb,
-                (long long)x->rss_kb, x->pss_kb == 0 ? ": none before the death" : "");
-    if (t->ndeaths == DEATHS_TOLD) {
-        t->more_deaths++;
-        return;
-    }
-    rpl_exit *r = &t->deaths[t->ndeaths];
-    memset(r, 0, sizeof *r);
-    r->source = RPL_EXIT_INFO;
-    r->timestamp_ms = x->timestamp_ms;
-    r->reason_code = (x->has & TRC_X_REASON_CODE) ? (int)x->reason_code : -1;
-    if (t->ios) /* iOS reports: the class from the model's own reason */
-        r->reason_code = e->exit_reason == TRC_LOW_MEMORY ? 3 : e->exit_reason == TRC_NATIVE_CRASH ? 5 : 0;
-    r->has_status = 1;
-    r->status = (int)x->status;
-    r->has_importance = 1;
-    r->importance = (int)x->importance;
-    r->pss_kb = x->pss_kb;
-    r->rss_kb = x->rss_kb;
-    if (e->exit_reason == TRC_JAVA_CRASH)
-        snprintf(r->description, sizeof r->description, "java.lang.OutOfMemoryError");
-    snprintf(t->death_stage[t->ndeaths], sizeof t->death_stage[0], "%s", stage);
-    t->ndeaths++;
-}
-
-static int tell(void *ctx, const trc_event *e, sim_error *err)
-{
-    teller *t = ctx;
-    FILE *o = t->out;
-    uint64_t index = t->index++;
-    int rc = trc_pairs_add(t->open, e, index, err);
-    if (rc != SIM_OK)
-        return rc;
-    double mem = (double)e->rss_mb;
-    int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
-    const char *part = (e->has & TRC_F_PART) ? e->part : "";
-    char head[64];
-    snprintf(head, sizeof head, "%10.3f s  %6.0f MiB  ", (double)e->time_us / 1e6, mem);
-    if (kind == TRC_SAMPLE && (e->has & TRC_F_ERROR)) {
-        static const struct {
-            const char *error, *text;
-        } notes[] = {
-            {"memory_warning", "a memory warning (onTrimMemory / didReceiveMemoryWarning)"},
-            {"cached_app_killed", "lmk kills a cached app to make room"},
-            {"retry", "the client retries a request that timed out"},
-            {"retry_duplicate", "the client retries while the earlier attempt still runs: a "
-                                "second working set for one request"},
-            {"timeout", "a request times out: the client gives up on it"},
-            {"rejected", "a request is rejected: the queue is full or the app refuses work"},
-            {"background", "the user switches away: the app is in the background (importance "
-                           "400: the background kill limits apply)"},
-            {"foreground", "the user returns: the app is in the foreground again"},
-            {"pressure_spike", "other apps' memory spikes for an instant: the kill rules check "
-                               "the app against it"}};
-        for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
-            if (strcmp(e->error, notes[k].error) == 0)
-                fprintf(o, "%s%s\n", head, notes[k].text);
-        return SIM_OK;
-    }
-    switch (kind) {
-    case TRC_BEGIN:
-        if (e->stage == TRC_INFERENCE)
-            fprintf(o, "%s%s: request %lld runs (session %lld), working set %.1f MiB\n", head,
-                    part, (long long)e->request, (long long)e->session,
-                    MIB(total(e->alloc, e->alloc_has)));
-        else if (e->stage == TRC_CACHE)
-            fprintf(o, "%s%s: the compiled cache is not valid: rebuilding, %.1f MiB more\n",
-                    head, part, MIB(total(e->alloc, e->alloc_has)));
-        else
-            fprintf(o, "%s%s: %s begins, %.1f MiB (%.1f MiB of it stays)\n", head, part,
-                    trc_stage_name(e->stage), MIB(total(e->alloc, e->alloc_has)),
-                    MIB(total(e->keep, e->keep_has)));
-        break;
-    case TRC_END:
-        if ((e->has & TRC_F_ERROR) && strcmp(e->error, "delegate_failed") == 0)
-            fprintf(o, "%s%s: the delegate fails to prepare: the fallback takes over\n", head,
-                    part);
-        else if (e->stage != TRC_INFERENCE && e->stage != TRC_CACHE)
-            fprintf(o, "%s%s: %s ends\n", head, part, trc_stage_name(e->stage));
-        break;
-    case TRC_EXIT_EVENT:
-        fputs(head, o);
-        tell_exit(t, e);
-        break;
-    case TRC_RECOVERY:
-        fprintf(o, "%srecovery in force for this start: %s\n", head, e->action);
-        break;
-    default:
-        if (e->stage == TRC_RELEASE)
-            fprintf(o, "%s%s is released\n", head, part);
-        else if (e->stage == TRC_EXIT && (e->has & TRC_F_DURATION))
-            fprintf(o, "%sthe user reopens the app %.1f s later\n", head,
-                    (double)e->duration_us / 1e6);
-        else if (e->has & TRC_F_NEEDS)
-            fprintf(o, "%srequest %lld arrives: needs %s, payload %.1f MiB, %lld queued\n",
-                    head, (long long)e->request, e->needs, MIB(total(e->alloc, e->alloc_has)),
-                    (long long)e->queue);
-        break;
-    }
-    return SIM_OK;
-}
+    "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
+    "  deaths with the limit crossed and their exit records, recovery actions; then\n"
+    "  what the evidence supports.\n"
+    "  --full          every line: do not collapse a death that repeats the same way\n"
+    "  --quiz          an on-call drill: the evidence without the cause, then two\n"
+    "                  questions (the class, the recovery), then the answer\n"
+    "  --answers FILE  the quiz's answers, one per line, instead of the terminal\n"
+    "  -o DIR          also draw the same timeline as DIR/timeline.svg\n";
 
 /* The narration and, with -o, the plot, from one run. */
 typedef struct tee {
@@ -186,14 +36,14 @@ typedef struct tee {
 static int tell_and_plot(void *ctx, const trc_event *e, sim_error *err)
 {
     tee *x = ctx;
-    int rc = tell(x->t, e, err);
+    int rc = xp_tell(x->t, e, err);
     if (rc == SIM_OK && x->plot != NULL)
         rc = res_timeline_add(x->plot, e, err);
     return rc;
 }
 
-static int draw(const char *dir, res_timeline *plot, const scn_scenario *s, unsigned long long rep,
-                const mdl_cell *c)
+static int draw(const char *dir, res_timeline *plot, const scn_scenario *s,
+                unsigned long long rep, const mdl_cell *c)
 {
     sim_error err;
     sim_error_clear(&err);
@@ -215,117 +65,139 @@ static int draw(const char *dir, res_timeline *plot, const scn_scenario *s, unsi
     return status;
 }
 
+typedef struct opts {
+    const char *scenario, *dir, *answers;
+    unsigned long long rep, cell;
+    int full, quiz;
+} opts;
+
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
-static int parse(int argc, char **argv, const char **scenario, const char **dir,
-                 unsigned long long *rep, unsigned long long *cell)
+static int parse(int argc, char **argv, opts *o)
 {
-    *scenario = *dir = NULL;
-    *rep = *cell = 0;
+    memset(o, 0, sizeof *o);
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
             return CLI_DONE;
-        } else if (strcmp(a, "--replication") == 0 && v != NULL &&
-                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, rep) == SIM_OK) {
+        } else if (strcmp(a, "--replication") == 0) {
+            if (v == NULL || cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &o->rep) != SIM_OK)
+                return cli_usage_error("explain", "--replication needs an integer from 0 to "
+                                       "%u", SCN_REPLICATIONS_MAX - 1);
             i++;
-        } else if (strcmp(a, "--cell") == 0 && v != NULL &&
-                   cli_number(v, 0, SCN_CELLS_MAX, cell) == SIM_OK) {
+        } else if (strcmp(a, "--cell") == 0) {
+            if (v == NULL || cli_number(v, 0, SCN_CELLS_MAX - 1, &o->cell) != SIM_OK)
+                return cli_usage_error("explain", "--cell needs an integer from 0 (oomsim "
+                                       "explain SCENARIO --cell 999 lists the cells)");
             i++;
         } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            *dir = v;
+            o->dir = v;
             i++;
-        } else if (a[0] != '-' && *scenario == NULL) {
-            *scenario = a;
+        } else if (strcmp(a, "--answers") == 0 && v != NULL) {
+            o->answers = v;
+            i++;
+        } else if (strcmp(a, "--full") == 0) {
+            o->full = 1;
+        } else if (strcmp(a, "--quiz") == 0) {
+            o->quiz = 1;
+        } else if (a[0] != '-' && o->scenario == NULL) {
+            o->scenario = a;
         } else {
-            return cli_usage_error("explain", "unexpected argument");
+            return cli_usage_error("explain", "unexpected argument '%s'", a);
         }
     }
-    if (*scenario == NULL) {
+    if (o->scenario == NULL)
         return cli_usage_error("explain", "a scenario is needed");
-    }
+    if (o->answers != NULL && !o->quiz)
+        return cli_usage_error("explain", "--answers goes with --quiz");
     return CLI_OK;
 }
 
-/* One verdict per distinct kind of death, in the order they came. */
-static void tell_verdicts(const teller *t)
+/* A cell out of range: the error, and the cells there are. */
+static int no_such_cell(const scn_scenario *s, unsigned long long cell)
 {
-    for (unsigned k = 0; k < t->ndeaths; k++) {
-        int seen = 0;
-        for (unsigned j = 0; j < k && !seen; j++)
-            seen = t->deaths[j].reason_code == t->deaths[k].reason_code &&
-                   t->deaths[j].importance == t->deaths[k].importance &&
-                   strcmp(t->death_stage[j], t->death_stage[k]) == 0;
-        if (seen)
-            continue;
-        rpl_verdict v;
-        rpl_diagnose(&t->deaths[k], NULL, &v);
-        printf("- the death at %.3f s in %s: %s. The record supports %s (%s: the timeline "
-               "above is the evidence it needs). Recovery: %s.\n",
-               (double)t->deaths[k].timestamp_ms / 1e3, t->death_stage[k], v.supports, v.cls,
-               v.cls[0] == 'u' ? "unconfirmed" : "confirmed here", v.recovery);
+    fprintf(stderr, "oomsim explain: --cell %llu: the scenario has %u cell%s:\n", cell,
+            s->ncells, s->ncells == 1 ? "" : "s");
+    for (unsigned i = 0; i < s->ncells; i++) {
+        char label[256];
+        if (res_policy_label(s->policy_json[i % s->npolicies], label, sizeof label) != SIM_OK)
+            snprintf(label, sizeof label, "?");
+        fprintf(stderr, "  %u  %s / %s  %s\n", i, s->cells[i].device->name,
+                s->cells[i].candidate->id, label);
     }
+    fprintf(stderr, "see oomsim explain --help\n");
+    return CLI_USAGE;
+}
+
+/* Runs the replication, telling it; then the summary and the verdicts (or
+ * the quiz). */
+static int narrate(const opts *o, const scn_scenario *s, teller *t, tee *both)
+{
+    const mdl_cell *c = &s->cells[o->cell];
+    if (s->about != NULL && s->about[0] != '\0' && !o->quiz) /* the quiz would give it away */
+        printf("%s\n\n", s->about);
+    printf("%s, replication %llu: %s running %s (%s)\n\n", s->name, o->rep, c->device->name,
+           c->candidate->id, s->policy_json[o->cell % s->npolicies]);
+    printf("%10s    %6s   %s\n", "time", "counted", "what happens");
+    mdl_trace_sink sink = {tell_and_plot, both};
+    mdl_rep r;
+    sim_error err;
+    sim_error_clear(&err);
+    int rc = mdl_run_replication_traced(c, o->rep, NULL, NULL, &sink, &r, &err);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    xp_finish(t);
+    printf("\npeak %.1f MiB during %s; %u death%s; %llu request%s, %llu completed\n",
+           XP_MIB(r.peak), r.peak_stage < MDL_STAGE_COUNT ? mdl_stage_name(r.peak_stage) : "-",
+           r.deaths_total, r.deaths_total == 1 ? "" : "s", (unsigned long long)r.arrived,
+           r.arrived == 1 ? "" : "s", (unsigned long long)r.completed);
+    if (o->quiz) {
+        int status = xp_quiz(t, o->answers);
+        if (status == CLI_OK && t->ndeaths > 0 && s->about != NULL && s->about[0] != '\0')
+            printf("\nthe scenario: %s\n", s->about);
+        return status;
+    }
+    if (t->ndeaths == 0)
+        printf("\nno death, so no exit record: nothing to classify\n");
+    else
+        printf("\nwhat the evidence supports:\n");
+    xp_verdicts(t);
+    return CLI_OK;
 }
 
 int cli_explain(int argc, char **argv)
 {
-    const char *scenario, *dir;
-    unsigned long long rep, cell;
-    int status = parse(argc, argv, &scenario, &dir, &rep, &cell);
+    opts o;
+    int status = parse(argc, argv, &o);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
-    if (cli_load_scenario(scenario, &s, &err) != SIM_OK)
+    if (cli_load_scenario(o.scenario, &s, &err) != SIM_OK)
         return cli_report(&err);
-    if (cell >= s.ncells) {
-        fprintf(stderr, "oomsim explain: --cell %llu: the scenario has %u cells\n", cell,
-                s.ncells);
+    if (o.cell >= s.ncells) {
+        status = no_such_cell(&s, o.cell);
         scn_scenario_release(&s);
-        return CLI_USAGE;
+        return status;
     }
-    const mdl_cell *c = &s.cells[cell];
-    static teller t; /* large: the deaths told at the end */
-    memset(&t, 0, sizeof t);
-    t.out = stdout;
-    t.ios = c->device->os == MDL_OS_IOS;
-    t.open = trc_pairs_create(&err);
-    tee both = {&t, dir != NULL ? res_timeline_create(c->device, c->horizon) : NULL};
-    if (t.open == NULL || (dir != NULL && both.plot == NULL)) {
-        trc_pairs_destroy(t.open);
+    const mdl_cell *c = &s.cells[o.cell];
+    teller *t = xp_teller_create(c, o.full, o.quiz);
+    tee both = {t, o.dir != NULL ? res_timeline_create(c->device, c->horizon) : NULL};
+    if (t == NULL || (o.dir != NULL && both.plot == NULL)) {
+        xp_teller_free(t);
+        res_timeline_free(both.plot);
         scn_scenario_release(&s);
-        if (t.open == NULL)
-            return cli_report(&err);
         fprintf(stderr, "oomsim: out of memory\n");
         return CLI_FAILURE;
     }
-    printf("%s, replication %llu: %s running %s (%s)\n\n", s.name, rep, c->device->name,
-           c->candidate->id, s.policy_json[cell % s.npolicies]);
-    printf("%10s    %6s   %s\n", "time", "counted", "what happens");
-    mdl_trace_sink sink = {tell_and_plot, &both};
-    mdl_rep r;
-    int rc = mdl_run_replication_traced(c, rep, NULL, NULL, &sink, &r, &err);
-    if (rc != SIM_OK) {
-        status = cli_report(&err);
-    } else {
-        printf("\npeak %.1f MiB during %s; %u deaths; %llu requests, %llu completed\n",
-               MIB(r.peak), r.peak_stage < MDL_STAGE_COUNT ? mdl_stage_name(r.peak_stage) : "-",
-               r.deaths_total, (unsigned long long)r.arrived, (unsigned long long)r.completed);
-        if (t.ndeaths == 0)
-            printf("\nno death, so no exit record: nothing to classify\n");
-        else
-            printf("\nwhat the evidence supports:\n");
-        tell_verdicts(&t);
-        if (t.more_deaths > 0)
-            printf("(%llu more deaths not listed)\n", (unsigned long long)t.more_deaths);
-    }
+    status = narrate(&o, &s, t, &both);
     if (status == CLI_OK && fflush(stdout) != 0)
         status = CLI_FAILURE;
     if (status == CLI_OK && both.plot != NULL)
-        status = draw(dir, both.plot, &s, rep, c);
+        status = draw(o.dir, both.plot, &s, o.rep, c);
     res_timeline_free(both.plot);
-    trc_pairs_destroy(t.open);
+    xp_teller_free(t);
     scn_scenario_release(&s);
     return status;
 }

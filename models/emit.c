@@ -114,6 +114,17 @@ void w__emit_cache_begin(world *w, unsigned part, const int64_t miss[MDL_CAT_COU
 
 /* An execution of r begins on p, in the lowest free session slot; keep,
  * when not NULL, is the session state it opens, which stays. */
+void w__emit_request_note(world *w, const char *what, uint32_t user_index)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
+    with_error(e, what);
+    e->has |= TRC_F_REQUEST;
+    e->request = (int64_t)w->proc.users[user_index].id;
+    ev_send(w);
+}
+
 void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
 {
     if (!TRACING(w))
@@ -144,8 +155,11 @@ void w__emit_inference_end(world *w, part_rt *p, const req *r)
         return;
     p->slots[r->slot / 64] &= ~(UINT64_C(1) << (r->slot % 64));
     trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_END, (int)(p - w->proc.parts));
-    e->has |= TRC_F_SESSION;
+    e->has |= TRC_F_SESSION | TRC_F_REQUEST;
     e->session = r->slot;
+    e->request = (int64_t)w->proc.users[r->user].id;
+    if (r->orphan) /* an attempt the client gave up on */
+        with_error(e, "abandoned");
     ev_send(w);
 }
 
@@ -156,6 +170,8 @@ void w__emit_retry(world *w, const user *x)
         return;
     trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
     with_error(e, x->live > 0 ? "retry_duplicate" : "retry");
+    e->has |= TRC_F_REQUEST;
+    e->request = (int64_t)x->id;
     with_alloc(e, x->d.payload);
     ev_send(w);
 }
@@ -186,6 +202,11 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
     if (r->kind == MDL_REC_EXIT_INFO) {
         e->exit.has |= TRC_X_REASON_CODE;
         e->exit.reason_code = r->reason;
+    } else {
+        /* iOS: no ApplicationExitInfo; the report the system wrote, by the
+         * name iOS gives it (the diagnosis reads it back) */
+        e->has |= TRC_F_ERROR;
+        snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
     }
     e->exit.importance = r->importance;
     e->exit.pss_kb = r->pss_kb;

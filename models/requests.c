@@ -384,7 +384,7 @@ void w__submit(world *w, uint32_t u)
         (void)enqueue(w, i);
     } else {
         w->out->rejected++;
-        w__emit_note(w, MDL_STAGE_INFERENCE, "rejected");
+        w__emit_request_note(w, "rejected", w->proc.pool[i].user);
         w__finish(w, i, 0);
     }
 }
@@ -496,7 +496,7 @@ static void timeout(sim_engine *e, void *ctx, uint64_t arg)
     r->has_timer = 0;
     r->orphan = 1;
     w->out->timed_out++;
-    w__emit_note(w, MDL_STAGE_INFERENCE, "timeout");
+    w__emit_request_note(w, "timeout", u);
     w->proc.users[u].live++; /* hold u while the attempt goes */
     if (w->pol->cancel_on_timeout)
         cancel(w, i);

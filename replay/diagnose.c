@@ -171,9 +171,15 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
         if (k >= 0 || i >= n) {
             if (key >= 0) {
                 size_t vend = i;
+                /* blanks and commas go; a ')' only when it closes the one-line
+                 * layout's "ApplicationExitInfo(", not one of the value's own
+                 * ("subreason=0 (UNKNOWN)") */
+                int depth = 0;
+                for (size_t q = vstart; q < vend; q++)
+                    depth += s[q] == '(' ? 1 : s[q] == ')' ? -1 : 0;
                 while (vend > vstart && (s[vend - 1] == ' ' || s[vend - 1] == '\t' ||
-                                         s[vend - 1] == ')' || s[vend - 1] == ','))
-                    vend--;
+                                         (s[vend - 1] == ')' && depth < 0) || s[vend - 1] == ','))
+                    depth += s[--vend] == ')' ? 1 : 0;
                 const char *v = s + vstart;
                 size_t vn = vend - vstart;
                 int64_t num;
@@ -181,6 +187,9 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 switch (key) {
                 case 0: x->timestamp_ms = parse_timestamp(v, vn); break;
                 case 1: if (parse_int(v, vn, &num)) x->pid = num; break;
+                case 2: if (parse_int(v, vn, &num) && num >= 0) x->uid = num; break;
+                case 8: copy_text(x->subreason, v, vn); break;
+                case 16: copy_word(x->package, v, vn); break;
                 case 6:
                 case 17: copy_word(x->process, v, vn); break;
                 case 7: if (parse_int(v, vn, &num) && num >= 0 && num < 1000)
@@ -220,6 +229,7 @@ static void init_exit(rpl_exit *x, rpl_source src, uint64_t line)
     x->reason_code = -1;
     x->pss_kb = x->rss_kb = -1;
     x->pid = -1;
+    x->uid = -1;
     x->line = line;
 }
 
@@ -256,6 +266,9 @@ static int read_lmkd(const char *s, size_t n, uint64_t line, rpl_exit *x)
     const char *pid = find(q, (size_t)(end - q), "(");
     if (pid != NULL && parse_int(pid + 1, (size_t)(end - pid - 1), &v))
         x->pid = v;
+    const char *uid = find(q, (size_t)(end - q), "uid ");
+    if (uid != NULL && parse_int(uid + 4, (size_t)(end - uid - 4), &v) && v >= 0)
+        x->uid = v;
     const char *adj = find(q, (size_t)(end - q), "oom_score_adj ");
     size_t al = 14;
     if (adj == NULL) {
@@ -355,31 +368,61 @@ struct rpl_trace_exits {
     size_t n;
 };
 
+static const char *const ios_names[RPL_IOS_COUNT][2] = {
+    {"jetsam", "JetsamEvent (per-process-limit)"},
+    {"exc_resource", "EXC_RESOURCE RESOURCE_TYPE_MEMORY report"},
+    {"watchdog", "watchdog termination (0x8badf00d)"},
+    {"crash", "crash report (EXC_BAD_ACCESS)"}};
+
+const char *rpl_ios_report_name(rpl_ios_report r)
+{
+    return (unsigned)r < RPL_IOS_COUNT ? ios_names[r][1] : "?";
+}
+
+void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
+{
+    init_exit(x, RPL_EXIT_INFO, index);
+    int has = (e->has & TRC_F_EXIT) != 0;
+    if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000)
+        x->reason_code = (int)e->exit.reason_code;
+    else if (e->has & TRC_F_ERROR)
+        for (int k = 0; k < RPL_IOS_COUNT; k++)
+            if (strcmp(e->error, ios_names[k][0]) == 0) {
+                x->source = RPL_IOS;
+                x->ios = (rpl_ios_report)k;
+            }
+    if (has && (e->exit.has & TRC_X_IMPORTANCE) && e->exit.importance < 100000)
+        x->has_importance = 1, x->importance = (int)e->exit.importance;
+    if (has && (e->exit.has & TRC_X_STATUS))
+        x->has_status = 1, x->status = (int)e->exit.status;
+    if (has && (e->exit.has & TRC_X_PSS_KB))
+        x->pss_kb = e->exit.pss_kb;
+    if (has && (e->exit.has & TRC_X_RSS_KB))
+        x->rss_kb = e->exit.rss_kb;
+    if (has && (e->exit.has & TRC_X_TIMESTAMP_MS))
+        x->timestamp_ms = e->exit.timestamp_ms;
+    if (e->exit_reason == TRC_JAVA_CRASH)
+        snprintf(x->description, sizeof x->description, "java.lang.OutOfMemoryError");
+    if (e->has & TRC_F_PROCESS)
+        copy_text(x->process, e->process, strlen(e->process));
+}
+
+int rpl_exit_isolated(const rpl_exit *x)
+{
+    return strstr(x->process, ":sandboxed_process") != NULL ||
+           strstr(x->process, ":isolated") != NULL || (x->uid >= 99000 && x->uid <= 99999);
+}
+
 /* An exit event of the trace as a record, with the process and app
  * version last seen before it. */
 static void fill_exit(trace_exit *x, const trc_event *e, uint64_t idx, const char *process,
                       const char *version)
 {
-    init_exit(&x->record, RPL_EXIT_INFO, idx);
+    rpl_exit_of_event(e, idx, &x->record);
     copy_text(x->record.process, process, strlen(process));
-    int has = (e->has & TRC_F_EXIT) != 0;
-    if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000)
-        x->record.reason_code = (int)e->exit.reason_code;
-    if (has && (e->exit.has & TRC_X_IMPORTANCE) && e->exit.importance < 100000)
-        x->record.has_importance = 1, x->record.importance = (int)e->exit.importance;
-    if (has && (e->exit.has & TRC_X_STATUS))
-        x->record.has_status = 1, x->record.status = (int)e->exit.status;
-    if (has && (e->exit.has & TRC_X_PSS_KB))
-        x->record.pss_kb = e->exit.pss_kb;
-    if (has && (e->exit.has & TRC_X_RSS_KB))
-        x->record.rss_kb = e->exit.rss_kb;
-    if (e->exit_reason == TRC_JAVA_CRASH)
-        snprintf(x->record.description, sizeof x->record.description,
-                 "java.lang.OutOfMemoryError");
     memcpy(x->process, process, TRC_TEXT_MAX);
     memcpy(x->app_version, version, TRC_TEXT_MAX);
-    x->timestamp_ms = has && (e->exit.has & TRC_X_TIMESTAMP_MS) ? e->exit.timestamp_ms : -1;
-    x->record.timestamp_ms = x->timestamp_ms;
+    x->timestamp_ms = x->record.timestamp_ms;
 }
 
 /* The stage running at an exit: the most recent begin still open, else
@@ -477,7 +520,20 @@ static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
 {
     const char *cls = "unknown";
     int bg = x->has_importance && x->importance >= 400;
-    if (x->source == RPL_LMKD) {
+    if (x->source == RPL_IOS) {
+        /* iOS reports name their cause; jetsam kills are low_memory in the
+         * foreground and the background alike (the model's rule) */
+        static const char *const cls_of[RPL_IOS_COUNT] = {"low_memory", "low_memory",
+                                                          "watchdog", "native_crash"};
+        static const char *const what[RPL_IOS_COUNT] = {
+            "jetsam ended the process over its footprint limit",
+            "the footprint limit was exceeded and the process is gone",
+            "the launch took longer than the watchdog allows",
+            "the process crashed"};
+        cls = cls_of[x->ios];
+        snprintf(v->supports, sizeof v->supports, "a %s: %s", rpl_ios_report_name(x->ios),
+                 what[x->ios]);
+    } else if (x->source == RPL_LMKD) {
         cls = x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";
         snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s",
                  x->process, x->adj, x->has_adj ? "" : " (adj not given)");
@@ -564,12 +620,18 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
     int memory = strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0;
     if (strcmp(cls, "unknown") == 0)
         snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
-    else if (m == NULL)
-        snprintf(v->missing, sizeof v->missing, "%s", t == NULL
+    else if (m == NULL && t == NULL)
+        snprintf(v->missing, sizeof v->missing, "%s", memory
                  ? "a stage trace of the same process and time: the stage and the allocation "
                    "that raised memory are not known"
-                 : "a trace exit of the same process within 5 s: the record does not match the "
-                   "timeline");
+                 : "a stage trace of the same process and time: the stage that was running is "
+                   "not known");
+    else if (m == NULL)
+        snprintf(v->missing, sizeof v->missing, "a trace exit of the same process within 5 s: "
+                 "the record does not match the timeline");
+    else if (strcmp(cls, "watchdog") == 0)
+        snprintf(v->missing, sizeof v->missing, "the main-thread work of the launch that took "
+                 "the time");
     else if (strcmp(cls, "java_crash") == 0)
         snprintf(v->missing, sizeof v->missing, "the device's heap growth limit");
     else if (strcmp(cls, "native_crash") == 0)
@@ -600,6 +662,9 @@ static const char *recovery_of(const char *cls)
                "fallback or the last known good";
     else if (strcmp(cls, "anr") == 0)
         return "move model work off the main thread";
+    else if (strcmp(cls, "watchdog") == 0)
+        return "take model work out of the launch: load after the first frame, off the main "
+               "thread";
     else if (strcmp(cls, "other") == 0)
         return "none for memory: the exit is not a memory failure";
     return "reject new inference and keep the app usable; collect exit records "

@@ -11,6 +11,7 @@
 
 #include "models/models.h"
 #include "sim/sim.h"
+#include "traces/traces.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -56,7 +57,15 @@ void rpl_replay_free(mdl_replay *r);
 /* An exit record read from `dumpsys activity exit-info` output (its
  * multi-line and one-line toString layouts) or an lmkd kill line
  * (docs/on-call.md). */
-typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD } rpl_source;
+typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD, RPL_IOS } rpl_source;
+
+/* The report iOS writes at a death (RPL_IOS records): a JetsamEvent
+ * (per-process-limit), an EXC_RESOURCE memory report, a watchdog
+ * termination (0x8badf00d) or a crash report. */
+typedef enum rpl_ios_report { RPL_IOS_JETSAM = 0, RPL_IOS_EXC_RESOURCE, RPL_IOS_WATCHDOG,
+                              RPL_IOS_CRASH, RPL_IOS_COUNT } rpl_ios_report;
+/* Its name as iOS writes it ("JetsamEvent (per-process-limit)"). */
+const char *rpl_ios_report_name(rpl_ios_report r);
 
 #define RPL_TEXT_MAX 128
 
@@ -70,6 +79,10 @@ typedef struct rpl_exit {
     int has_status, status;
     int has_importance, importance;
     int has_adj, adj;               /* lmkd: oom_score_adj */
+    rpl_ios_report ios;             /* RPL_IOS: which report */
+    char subreason[RPL_TEXT_MAX];   /* dumpsys subreason, "" when none */
+    char package[RPL_TEXT_MAX];     /* dumpsys package, "" when none */
+    int64_t uid;                    /* dumpsys realUid or lmkd uid; -1: not given */
     int64_t pss_kb, rss_kb;         /* -1: not given */
     int64_t pid;                    /* -1: not given */
     uint64_t line;                  /* where it starts in its file (from 1) */
@@ -88,7 +101,7 @@ int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **o
  * missing and the conservative recovery action. */
 typedef struct rpl_verdict {
     const char *cls;              /* low_memory, java_crash, native_crash, anr,
-                                     system_reclaim, other, unknown */
+                                     system_reclaim, watchdog, other, unknown */
     const char *evidence;         /* confirmed, supported, unconfirmed */
     int matched;                  /* the record matched the trace */
     char matched_stage[32];       /* "" when none */
@@ -108,6 +121,14 @@ typedef struct rpl_trace_exits rpl_trace_exits;
  * each. */
 int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err);
 void rpl_trace_exits_free(rpl_trace_exits *t);
+/* The record an exit event of a trace carries (its `exit` map; on iOS, the
+ * report named in its `error`), as rpl_diagnose reads it: the one reading
+ * that `diagnose`, `explain` and `run` share. */
+void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x);
+/* Whether the record's process is an isolated one (a sandboxed WebView or
+ * an isolated service: ":sandboxed_process" or ":isolated" in its name, or
+ * a uid from 99000 to 99999). */
+int rpl_exit_isolated(const rpl_exit *x);
 /* The trace's own exit records (the `exit` maps of its exit events). */
 size_t rpl_trace_exits_count(const rpl_trace_exits *t);
 const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k);

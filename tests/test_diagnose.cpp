@@ -2,7 +2,9 @@
 // classified with evidence levels (docs/on-call.md), matched to a trace.
 #include <catch2/catch.hpp>
 
+#include <cctype>
 #include <cstring>
+#include <set>
 #include <string>
 
 #include "replay/replay.h"
@@ -164,4 +166,106 @@ TEST_CASE("diagnose: a file with no exit record in it is invalid input", "[diagn
     CHECK(r.out.empty());
     std::string empty = dir.write("empty.txt", "");
     CHECK(oomsim({"diagnose", "--exits", empty, "--format", "json"}).status == 1);
+}
+
+namespace {
+// The classes a text names after `key` ("\"class\": \"" or "supports "), as a set.
+std::set<std::string> classes_after(const std::string &text, const std::string &key)
+{
+    std::set<std::string> out;
+    for (size_t at = text.find(key); at != std::string::npos; at = text.find(key, at + 1)) {
+        size_t b = at + key.size(), e = b;
+        while (e < text.size() && (std::isalnum((unsigned char)text[e]) || text[e] == '_'))
+            e++;
+        out.insert(text.substr(b, e - b));
+    }
+    return out;
+}
+} // namespace
+
+TEST_CASE("diagnose, explain and run classify every death alike", "[diagnose][classifier]")
+{
+    TempDir dir;
+    for (const char *s : {"prewarm-boot-loop", "delegate-fallback-two-sets", "java-heap-copy",
+                          "anr-main-thread-load", "background-reclaim", "image-queue",
+                          "split-switch-overlap"}) {
+        INFO(s);
+        std::string trace = dir.file(std::string(s) + ".jsonl");
+        REQUIRE(oomsim({"gen", s, "-o", trace}).status == 0);
+        RunResult d = oomsim({"diagnose", trace, "--format", "json"});
+        REQUIRE(d.status == 0);
+        RunResult x = oomsim({"explain", s});
+        REQUIRE(x.status == 0);
+        RunResult r = oomsim({"run", s, "-r", "1", "--format", "json"});
+        REQUIRE(r.status == 0);
+        // run: the reasons of cell 0's deaths (its replication 0 is gen's)
+        std::string cell0 = r.out.substr(0, r.out.find("\"device\"", r.out.find("\"device\"") + 1));
+        std::set<std::string> by_run;
+        size_t by = cell0.find("\"by_reason\": {");
+        REQUIRE(by != std::string::npos);
+        std::string reasons = cell0.substr(by, cell0.find('}', by) - by);
+        for (const char *c : {"low_memory", "java_crash", "native_crash", "anr",
+                              "system_reclaim", "watchdog"})
+            if (reasons.find(std::string("\"") + c + "\": 0") == std::string::npos)
+                by_run.insert(c);
+        std::set<std::string> by_diagnose = classes_after(d.out, "\"class\": \"");
+        std::set<std::string> by_explain = classes_after(x.out, "The record supports ");
+        CHECK(!by_run.empty());
+        CHECK(by_diagnose == by_run);
+        CHECK(by_explain == by_run);
+        // a generated trace's own records match it: confirmed
+        CHECK(d.out.find("\"evidence\": \"supported\"") == std::string::npos);
+        CHECK(d.out.find("\"evidence\": \"unconfirmed\"") == std::string::npos);
+    }
+    // iOS records are named as iOS names them
+    std::string ios = dir.file("ios.jsonl");
+    REQUIRE(oomsim({"gen", "prewarm-boot-loop", "-o", ios}).status == 0);
+    RunResult t = oomsim({"diagnose", ios});
+    CHECK(t.out.find("trace exit of an unnamed process, EXC_RESOURCE RESOURCE_TYPE_MEMORY "
+                     "report, importance 100 (46 identical records") == 0);
+    CHECK(t.out.find("class:     low_memory (confirmed)") != std::string::npos);
+    CHECK(t.out.find("LOW_MEMORY") == std::string::npos);
+}
+
+TEST_CASE("diagnose shows its evidence, groups identical records, flags isolated processes",
+          "[diagnose]")
+{
+    TempDir dir;
+    std::string log = dir.write(
+        "kills.txt",
+        "lowmemorykiller: Kill 'com.android.chrome:sandboxed_process0' (4242), uid 99012, "
+        "oom_score_adj 900 to free 4223760kB rss, 0kB swap; reason: low watermark is breached\n"
+        "        ApplicationExitInfo #0:\n"
+        "          timestamp=2024-04-28 19:27:47.967 pid=1234 realUid=10123 packageUid=10123\n"
+        "          process=com.example.app reason=6 (ANR) subreason=0 (UNKNOWN) status=0\n"
+        "          importance=100 pss=75MB rss=120MB description=user request after error: "
+        "Input dispatching timed out state=empty trace=null package=com.example.app\n"
+        "        ApplicationExitInfo #1:\n"
+        "          timestamp=2024-04-28 19:28:47.967 pid=1240 realUid=10123 packageUid=10123\n"
+        "          process=com.example.app reason=6 (ANR) subreason=0 (UNKNOWN) status=0\n"
+        "          importance=100 pss=75MB rss=120MB description=user request after error: "
+        "Input dispatching timed out state=empty trace=null package=com.example.app\n");
+    RunResult r = oomsim({"diagnose", "--exits", log});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("lmkd kill of com.android.chrome:sandboxed_process0, oom_score_adj 900\n"
+                     "  evidence:  -, pid 4242, uid 99012, to free 4223760kB rss (the victim's "
+                     "own size), reason \"low watermark is breached\"\n"
+                     "  isolated:  an isolated process") == 0);
+    CHECK(r.out.find("exit-info exit of com.example.app, reason 6 (ANR), importance 100 (2 "
+                     "identical records, the last at 2024-04-28 19:28:47.967 UTC)\n"
+                     "  evidence:  2024-04-28 19:27:47.967 UTC, pid 1234, uid 10123, package "
+                     "com.example.app, pss 76800kB, rss 122880kB, status 0, description "
+                     "\"user request after error: Input dispatching timed out\", subreason 0 "
+                     "(UNKNOWN)") != std::string::npos);
+    // memory-only text is not printed for an ANR
+    size_t anr = r.out.find("class:     anr");
+    REQUIRE(anr != std::string::npos);
+    CHECK(r.out.find("allocation that raised memory", anr) == std::string::npos);
+    RunResult j = oomsim({"diagnose", "--exits", log, "--format", "json"});
+    CHECK(j.out.find("\"pid\": 4242") != std::string::npos);
+    CHECK(j.out.find("\"isolated\": true") != std::string::npos);
+    CHECK(j.out.find("\"rss_kb\": 4223760") != std::string::npos);
+    CHECK(j.out.find("\"subreason\": \"0 (UNKNOWN)\"") != std::string::npos);
+    CHECK(j.out.find("\"package\": \"com.example.app\"") != std::string::npos);
 }

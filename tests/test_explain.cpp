@@ -37,22 +37,36 @@ std::string explain(const std::string &scenario, const std::string &cell = "0")
 TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
 {
     in_order(explain("prewarm-boot-loop"),
-             {"iphone-2g running big-v2", "model: load begins, 800.0 MiB",
+             {"The app prewarms a large model at every cold start", // the about first
+              "iphone-2g running big-v2", "model: load begins, 800.0 MiB",
               "model: runtime_prepare begins", "3.000 s     300 MiB  model: delegate_prepare begins",
-              "1600 MiB  the process dies: low_memory, during delegate_prepare",
-              "EXC_RESOURCE RESOURCE_TYPE_MEMORY", "the user reopens the app 10.0 s later",
-              "13.000 s", "model: load begins", "46 deaths", "what the evidence supports",
-              "supports low_memory"});
+              "1600 MiB  the process dies: low_memory, during delegate_prepare: counted 1600 MiB "
+              "over the 1400 MiB foreground jetsam limit",
+              "EXC_RESOURCE RESOURCE_TYPE_MEMORY",
+              "... the same start-up death repeats 45 more times, every 13.0 s: a boot loop (the "
+              "user reopened the app 10.0 s after each)",
+              "598.000 s       0 MiB  the user reopens the app, 10.0 s after the death",
+              "model: load begins", "46 deaths", "what the evidence supports",
+              "supports low_memory",
+              // advice that fits a start-up death
+              "stop prewarm or start in safe mode"});
     in_order(explain("prewarm-boot-loop", "1"),
-             {"the process dies: low_memory", "recovery in force for this start: safe_mode",
-              "1 deaths"});
+             {"the process dies: low_memory", "13.000 s       0 MiB  the user reopens the app, "
+              "10.0 s after the death", "recovery in force for this start: safe_mode",
+              "1 death;"});
     in_order(explain("delegate-fallback-two-sets"),
              {"model: delegate_prepare begins", "the delegate fails to prepare: the fallback",
               "model: runtime_prepare begins",
               "1800 MiB  the process dies: low_memory, during runtime_prepare"});
     in_order(explain("timeout-retry-storm"),
-             {"request 0 arrives", "request 0 runs", "a request times out",
-              "retries while the earlier attempt still runs", "lmk kills a cached app"});
+             {"request 0 arrives", "request 0 runs",
+              "request 0 times out: the client gives up on attempt 1, which runs on",
+              "the client retries request 0: attempt 2, payload 6.0 MiB, while the earlier "
+              "attempt still runs", "model: request 0, attempt 2, runs (session 1)",
+              "lmk kills a cached app",
+              // memory never drops without a line saying why
+              "model: request 0: an attempt the client gave up on finishes; only now is its "
+              "working set freed"});
     in_order(explain("split-switch-overlap"),
              {"first: load begins", "first: runtime_prepare begins", "second: load begins",
               "second: runtime_prepare begins, 800.0 MiB (700.0 MiB of it stays)",
@@ -66,7 +80,8 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
              {"model: load begins", "model: runtime_prepare begins",
               // the copy alone: the prepare's Java objects are refused whole
               "150 MiB  the process dies: java_crash, during runtime_prepare",
-              "reason=4 (CRASH)", "none before the death", "supports java_crash",
+              "reason=4 (CRASH)", "description=\"java.lang.OutOfMemoryError\"",
+              "none before the death", "supports java_crash",
               "keep model bytes out of the Java heap"});
     in_order(explain("cache-every-start"),
              {"model: runtime_prepare begins", "the compiled cache is not valid: rebuilding",
@@ -76,14 +91,78 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "60.000 s     600 MiB  the user switches away: the app is in the background",
               "60.000 s     600 MiB  other apps' memory spikes",
               "60.000 s     600 MiB  the process dies: system_reclaim",
+              "348 MiB under the 948 MiB lmk line of the background: other apps' memory took "
+              "the rest",
               "reason=3 (LOW_MEMORY) status=0 importance=400 pss=614400kB",
-              "the user reopens the app 5.0 s later", "180.000 s", "model: load begins",
-              "supports system_reclaim"});
+              // the delay that happened: the user was away for two minutes
+              "180.000 s       0 MiB  the user reopens the app, 120.0 s after the death",
+              "model: load begins", "supports system_reclaim"});
     in_order(explain("anr-main-thread-load"),
              {"model: load begins", "5.000 s", "the process dies: anr, during load",
               "reason=6 (ANR)", "supports anr", "move model work off the main thread"});
     // a plan with no death says so
     in_order(explain("anr-main-thread-load", "1"), {"no death, so no exit record"});
     CHECK(oomsim({"explain"}).status == 2);
-    CHECK(oomsim({"explain", "anr-main-thread-load", "--cell", "9"}).status == 2);
+}
+
+TEST_CASE("explain: options are checked, and a cell out of range lists the cells", "[explain]")
+{
+    RunResult r = oomsim({"explain", "anr-main-thread-load", "--cell", "9"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("oomsim explain: --cell 9: the scenario has 2 cells:\n  0  ") == 0);
+    CHECK(r.err.find("\n  1  ") != std::string::npos);
+    RunResult b = oomsim({"explain", "anr-main-thread-load", "--replication", "first"});
+    CHECK(b.status == 2);
+    CHECK(b.err == "oomsim explain: --replication needs an integer from 0 to 9999999\n"
+                   "see oomsim explain --help\n");
+    CHECK(oomsim({"explain", "anr-main-thread-load", "--answers", "x"}).status == 2);
+}
+
+TEST_CASE("explain --full tells every repeat", "[explain]")
+{
+    RunResult r = oomsim({"explain", "prewarm-boot-loop", "--full"});
+    REQUIRE(r.status == 0);
+    size_t deaths = 0;
+    for (size_t at = 0; (at = r.out.find("the process dies:", at)) != std::string::npos; at++)
+        deaths++;
+    CHECK(deaths == 46);
+    CHECK(r.out.find("repeats") == std::string::npos);
+    // collapsed, one death line is told
+    RunResult c = oomsim({"explain", "prewarm-boot-loop"});
+    CHECK(c.out.find("the process dies:") == c.out.rfind("the process dies:"));
+}
+
+TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]")
+{
+    TempDir dir;
+    std::string right = dir.write("right.txt", "java_crash\n4\n");
+    RunResult r = oomsim({"explain", "java-heap-copy", "--quiz", "--answers", right});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    std::string before = r.out.substr(0, r.out.find("the answer:"));
+    // the evidence is there, the cause and the about are not
+    CHECK(before.find("reason=4 (CRASH)") != std::string::npos);
+    CHECK(before.find("the process is gone, during runtime_prepare") != std::string::npos);
+    CHECK(before.find("java_crash,") == std::string::npos);
+    CHECK(before.find("supports") == std::string::npos);
+    CHECK(before.find("byte[]") == std::string::npos);
+    in_order(r.out, {"question 1: what ended the process?", "> java_crash",
+                     "question 2: which recovery fits it?", "> 4", "the answer:",
+                     "1. java_crash (right)", "the Java heap would pass its 192 MiB growth limit",
+                     "2. 4) keep model bytes out of the Java heap", "(right)", "score: 2 of 2",
+                     "the scenario: The app reads its 150 MiB model into a byte[]"});
+    std::string wrong = dir.write("wrong.txt", "low_memory\n2\n");
+    RunResult w = oomsim({"explain", "java-heap-copy", "--quiz", "--answers", wrong});
+    CHECK(w.out.find("1. java_crash (your answer was not it)") != std::string::npos);
+    CHECK(w.out.find("score: 0 of 2") != std::string::npos);
+    // a start-up memory death: the start-up recovery is the right one
+    std::string boot = dir.write("boot.txt", "low_memory\n1\n");
+    RunResult b = oomsim({"explain", "prewarm-boot-loop", "--quiz", "--answers", boot});
+    CHECK(b.out.find("score: 2 of 2") != std::string::npos);
+    // Android memory deaths show lmkd's line as evidence
+    RunResult a = oomsim({"explain", "image-queue", "--quiz", "--answers", boot});
+    CHECK(a.out.find("lmkd logs: Kill 'app', oom_score_adj 0 to free") != std::string::npos);
+    CHECK(a.out.find("1. low_memory (right)") != std::string::npos);
+    CHECK(oomsim({"explain", "java-heap-copy", "--quiz", "--answers",
+                  dir.file("missing.txt")}).status == 1);
 }

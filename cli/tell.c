@@ -1,0 +1,491 @@
+/* tell.c - the teller of `oomsim explain`: each trace event of a
+ * replication as a line for a person, the cycles from a start to a death
+ * held back until the death, so that a death that repeats the same way
+ * (the same lines at the same offsets) is told once with its count. */
+#include "explain_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+teller *xp_teller_create(const mdl_cell *cell, int full, int quiz)
+{
+    teller *t = calloc(1, sizeof *t);
+    if (t == NULL)
+        return NULL;
+    sim_error err;
+    sim_error_clear(&err);
+    t->open = trc_pairs_create(&err);
+    if (t->open == NULL) {
+        free(t);
+        return NULL;
+    }
+    t->cell = cell;
+    t->full = full;
+    t->quiz = quiz;
+    t->ios = cell->device->os == MDL_OS_IOS;
+    t->cycle_start = -1;
+    return t;
+}
+
+void xp_teller_free(teller *t)
+{
+    if (t == NULL)
+        return;
+    trc_pairs_destroy(t->open);
+    free(t->lines);
+    free(t->prev);
+    free(t->attempts);
+    free(t);
+}
+
+static double total(const int64_t v[TRC_MEM_COUNT], unsigned has)
+{
+    double s = 0;
+    for (int c = 0; c < TRC_MEM_COUNT; c++)
+        if (has >> c & 1u)
+            s += (double)v[c];
+    return s;
+}
+
+static void print_line(const xp_line *l)
+{
+    printf("%10.3f s  %6.0f MiB  %s\n", (double)l->t / 1e6, l->mib, l->text);
+}
+
+/* Adds a line to the cycle being told (printed at once with --full). */
+static void say(teller *t, const trc_event *e, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static void back(teller *t, const trc_event *e);
+static void say(teller *t, const trc_event *e, const char *fmt, ...)
+{
+    back(t, e);
+    xp_line l;
+    l.t = e->time_us;
+    l.mib = (double)e->rss_mb;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(l.text, sizeof l.text, fmt, ap);
+    va_end(ap);
+    if (t->full) {
+        print_line(&l);
+        return;
+    }
+    if (t->nlines == t->cap) {
+        size_t nc = t->cap ? 2 * t->cap : 64;
+        xp_line *nv = realloc(t->lines, nc * sizeof *nv);
+        if (nv == NULL) { /* no room to hold it back: tell it now */
+            print_line(&l);
+            return;
+        }
+        t->lines = nv;
+        t->cap = nc;
+    }
+    if (t->nlines == 0)
+        t->cycle_start = l.t;
+    t->lines[t->nlines++] = l;
+}
+
+/* The first event after a death whose relaunch was drawn: the user is
+ * back (the delay that happened: a user away in the background comes back
+ * later than the drawn delay). */
+static void back(teller *t, const trc_event *e)
+{
+    if (!t->reopen_pending)
+        return;
+    t->reopen_pending = 0;
+    t->gap = e->time_us - t->prev_death;
+    t->has_gap = 1;
+    if (t->full)
+        printf("%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
+               (double)e->time_us / 1e6, 0.0, (double)t->gap / 1e6);
+}
+
+/* The reopening that starts the cycle being printed. */
+static void print_reopen(teller *t)
+{
+    if (!t->has_gap || t->nlines == 0)
+        return;
+    printf("%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
+           (double)t->lines[0].t / 1e6, 0.0, (double)t->gap / 1e6);
+}
+
+/* The cycle just ended is the last one printed again, shifted in time. */
+static int same_cycle(const teller *t)
+{
+    if (t->nprev != t->nlines || t->nprev == 0)
+        return 0;
+    for (size_t k = 0; k < t->nlines; k++)
+        if (t->lines[k].t - t->lines[0].t != t->prev[k].t - t->prev[0].t ||
+            t->lines[k].mib != t->prev[k].mib || strcmp(t->lines[k].text, t->prev[k].text) != 0)
+            return 0;
+    return 1;
+}
+
+/* Prints how many times the last printed cycle came again. */
+static void flush_repeats(teller *t)
+{
+    if (t->repeats == 0)
+        return;
+    const xp_death *d = t->ndeaths > 0 ? &t->deaths[t->ndeaths - 1] : NULL;
+    int startup = d != NULL && d->startup;
+    printf("%10s    %6s   ... the same %s repeats %llu more time%s, every %.1f s%s", "", "",
+           startup ? "start-up death" : "life and death", (unsigned long long)t->repeats,
+           t->repeats == 1 ? "" : "s", (double)t->period_sum / 1e6 / (double)t->repeats,
+           startup ? ": a boot loop" : "");
+    if (t->relaunch_min == t->relaunch_max)
+        printf(" (the user reopened the app %.1f s after each)\n", t->relaunch_min);
+    else
+        printf(" (the user reopened the app %.1f to %.1f s after each)\n", t->relaunch_min,
+               t->relaunch_max);
+    t->repeats = 0;
+    t->period_sum = 0;
+}
+
+/* The cycle ends with a death: told, or counted as a repeat of the last. */
+static void end_cycle(teller *t, sim_time death)
+{
+    if (t->full) {
+        t->prev_death = death;
+        return;
+    }
+    t->collapsed = same_cycle(t);
+    if (t->collapsed) {
+        double g = (double)t->gap / 1e6;
+        if (t->repeats == 0 || g < t->relaunch_min)
+            t->relaunch_min = g;
+        if (t->repeats == 0 || g > t->relaunch_max)
+            t->relaunch_max = g;
+        t->repeats++;
+        t->period_sum += death - t->prev_death;
+    } else {
+        flush_repeats(t);
+        print_reopen(t);
+        for (size_t k = 0; k < t->nlines; k++)
+            print_line(&t->lines[k]);
+        xp_line *swap = t->prev;
+        size_t cap = t->cap_prev;
+        t->prev = t->lines;
+        t->cap_prev = t->cap;
+        t->nprev = t->nlines;
+        t->lines = swap;
+        t->cap = cap;
+    }
+    t->prev_death = death;
+    t->nlines = 0;
+    t->ran_request = 0;
+    t->has_gap = 0;
+}
+
+void xp_finish(teller *t)
+{
+    if (t->reopen_pending)
+        t->nolater = 1;
+    if (t->full) {
+        if (t->nolater)
+            printf("%10s    %6s   the user does not reopen the app before the session ends\n",
+                   "", "");
+        return;
+    }
+    flush_repeats(t);
+    print_reopen(t);
+    for (size_t k = 0; k < t->nlines; k++)
+        print_line(&t->lines[k]);
+    t->nlines = 0;
+    if (t->nolater)
+        printf("%10s    %6s   the user does not reopen the app before the session ends\n", "",
+               "");
+}
+
+/* The stage still open most recently begun (the stage running), or "". */
+static const char *running(teller *t)
+{
+    size_t n = 0;
+    const trc_unpaired *u = trc_pairs_report(t->open, &n);
+    const trc_unpaired *best = NULL;
+    for (size_t k = 0; k < n; k++)
+        if (!u[k].is_end && (best == NULL || u[k].index > best->index))
+            best = &u[k];
+    return best != NULL ? trc_stage_name(best->stage) : "";
+}
+
+/* What ended the process, in the device's own terms: the limit crossed
+ * and by how much, or the rule that fired. */
+static void why_text(const teller *t, const trc_event *e, const char *cls, char *buf, size_t n)
+{
+    const mdl_device *d = t->cell->device;
+    int fg = !t->bg;
+    long long counted = (long long)e->rss_mb;
+    if (strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0) {
+        long long line = (long long)(mdl_kill_line(d, fg) >> 20);
+        const char *where = fg ? "foreground" : "background";
+        if (d->rule == MDL_KILL_JETSAM)
+            snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit",
+                     counted, line, where);
+        else if (counted > line)
+            snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
+                     "apps reclaimed)", counted, line, where);
+        else
+            snprintf(buf, n, "counted %lld MiB, %lld MiB under the %lld MiB lmk line of the "
+                     "%s: other apps' memory took the rest", counted, line - counted, line,
+                     where);
+    } else if (strcmp(cls, "java_crash") == 0) {
+        snprintf(buf, n, "the Java heap would pass its %lld MiB growth limit",
+                 (long long)(d->java_heap_limit >> 20));
+    } else if (strcmp(cls, "anr") == 0) {
+        snprintf(buf, n, "the main thread was blocked for the %.1f s ANR timeout",
+                 (double)d->anr_timeout / 1e6);
+    } else if (strcmp(cls, "watchdog") == 0) {
+        snprintf(buf, n, "the launch took longer than the %.1f s watchdog",
+                 (double)d->launch_watchdog / 1e6);
+    } else if (strcmp(cls, "native_crash") == 0) {
+        snprintf(buf, n, "the delegate crashed in native code");
+    } else {
+        snprintf(buf, n, "the record names no memory cause");
+    }
+}
+
+/* The record's line, as the system writes it. */
+static void say_record(teller *t, const trc_event *e, const rpl_exit *x)
+{
+    if (x->source == RPL_IOS) {
+        say(t, e, "  the system's report: %s, footprint %lld kB at the kill",
+            rpl_ios_report_name(x->ios), (long long)x->pss_kb);
+        return;
+    }
+    say(t, e, "  ApplicationExitInfo: reason=%d (%s) status=%d importance=%d pss=%lldkB "
+        "rss=%lldkB%s%s%s (the last periodic sample%s)", x->reason_code,
+        rpl_reason_name(x->reason_code), x->status, x->importance, (long long)x->pss_kb,
+        (long long)x->rss_kb, x->description[0] ? " description=\"" : "", x->description,
+        x->description[0] ? "\"" : "", x->pss_kb == 0 ? ": none before the death" : "");
+    if (t->quiz && (x->reason_code == 3 || (x->reason_code == 2 && x->status == 9)))
+        say(t, e, "  lmkd logs: Kill 'app', oom_score_adj %d to free %lldkB rss",
+            x->importance >= 400 ? 700 : 0, (long long)e->rss_mb * 1024);
+}
+
+static void tell_exit(teller *t, const trc_event *e)
+{
+    const char *stage = running(t);
+    xp_death d;
+    memset(&d, 0, sizeof d);
+    rpl_exit_of_event(e, t->index - 1, &d.record);
+    rpl_verdict v;
+    rpl_diagnose(&d.record, NULL, &v);
+    snprintf(d.stage, sizeof d.stage, "%s", stage);
+    d.startup = !t->ran_request && stage[0] != '\0' && strcmp(stage, "inference") != 0;
+    why_text(t, e, v.cls, d.why, sizeof d.why);
+    if (t->quiz)
+        say(t, e, "the process is gone%s%s", stage[0] ? ", during " : "", stage);
+    else
+        say(t, e, "the process dies: %s, %s%s: %s", v.cls, stage[0] ? "during " : "while no "
+            "stage was running", stage, d.why);
+    say_record(t, e, &d.record);
+    if (t->ndeaths < XP_DEATHS)
+        t->deaths[t->ndeaths++] = d;
+    else
+        t->more_deaths++;
+    end_cycle(t, e->time_us);
+}
+
+/* Attempts of request r so far (0 when it is not tracked). */
+static uint32_t *attempts_of(teller *t, int64_t r)
+{
+    if (r < 0 || r >= (int64_t)1 << 26)
+        return NULL;
+    if ((size_t)r >= t->nreq) {
+        size_t n = t->nreq ? t->nreq : 64;
+        while (n <= (size_t)r)
+            n *= 2;
+        uint32_t *nv = realloc(t->attempts, n * sizeof *nv);
+        if (nv == NULL)
+            return NULL;
+        memset(nv + t->nreq, 0, (n - t->nreq) * sizeof *nv);
+        t->attempts = nv;
+        t->nreq = n;
+    }
+    return &t->attempts[r];
+}
+
+static unsigned attempt(teller *t, int64_t r)
+{
+    uint32_t *a = attempts_of(t, r);
+    return a != NULL && *a > 0 ? *a : 1;
+}
+
+/* The notes: samples that only say what happened. */
+static void tell_note(teller *t, const trc_event *e)
+{
+    static const struct {
+        const char *error, *text;
+    } notes[] = {
+        {"memory_warning", "a memory warning (onTrimMemory / didReceiveMemoryWarning)"},
+        {"cached_app_killed", "lmk kills a cached app to make room"},
+        {"background", "the user switches away: the app is in the background (importance "
+                       "400: the background kill limits apply)"},
+        {"foreground", "the user returns: the app is in the foreground again"},
+        {"pressure_spike", "other apps' memory spikes for an instant: the kill rules check "
+                           "the app against it"}};
+    int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
+    if (strcmp(e->error, "background") == 0)
+        t->bg = 1;
+    else if (strcmp(e->error, "foreground") == 0)
+        t->bg = 0;
+    if (strcmp(e->error, "timeout") == 0) {
+        say(t, e, "request %lld times out: the client gives up on attempt %u%s", (long long)r,
+            attempt(t, r), t->cell->policy.cancel_on_timeout
+                               ? ", which is cancelled"
+                               : ", which runs on (cancel_on_timeout is false)");
+    } else if (strcmp(e->error, "retry") == 0 || strcmp(e->error, "retry_duplicate") == 0) {
+        uint32_t *a = attempts_of(t, r);
+        if (a != NULL)
+            ++*a;
+        say(t, e, "the client retries request %lld: attempt %u, payload %.1f MiB%s",
+            (long long)r, attempt(t, r), XP_MIB(total(e->alloc, e->alloc_has)),
+            e->error[5] == '_' ? ", while the earlier attempt still runs: another working set "
+                                 "for one request" : "");
+    } else if (strcmp(e->error, "rejected") == 0) {
+        say(t, e, "request %lld is rejected: the queue is full or the app refuses work",
+            (long long)r);
+    } else {
+        for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
+            if (strcmp(e->error, notes[k].error) == 0)
+                say(t, e, "%s", notes[k].text);
+    }
+}
+
+static void tell_begin(teller *t, const trc_event *e, const char *part)
+{
+    if (e->stage == TRC_INFERENCE) {
+        t->ran_request = 1;
+        unsigned a = attempt(t, e->request);
+        char which[64] = "";
+        if (a > 1)
+            snprintf(which, sizeof which, ", attempt %u,", a);
+        say(t, e, "%s: request %lld%s runs (session %lld), working set %.1f MiB", part,
+            (long long)e->request, which, (long long)e->session,
+            XP_MIB(total(e->alloc, e->alloc_has)));
+    } else if (e->stage == TRC_CACHE) {
+        say(t, e, "%s: the compiled cache is not valid: rebuilding, %.1f MiB more", part,
+            XP_MIB(total(e->alloc, e->alloc_has)));
+    } else {
+        say(t, e, "%s: %s begins, %.1f MiB (%.1f MiB of it stays)", part,
+            trc_stage_name(e->stage), XP_MIB(total(e->alloc, e->alloc_has)),
+            XP_MIB(total(e->keep, e->keep_has)));
+    }
+}
+
+static void tell_end(teller *t, const trc_event *e, const char *part)
+{
+    int err = (e->has & TRC_F_ERROR) != 0;
+    if (err && strcmp(e->error, "delegate_failed") == 0)
+        say(t, e, "%s: the delegate fails to prepare: the fallback takes over", part);
+    else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "abandoned") == 0)
+        say(t, e, "%s: request %lld: an attempt the client gave up on finishes; only now is "
+            "its working set freed", part, (long long)e->request);
+    else if (e->stage == TRC_INFERENCE)
+        say(t, e, "%s: request %lld done: its working set is freed", part,
+            (long long)e->request);
+    else if (e->stage != TRC_CACHE)
+        say(t, e, "%s: %s ends", part, trc_stage_name(e->stage));
+}
+
+static void tell_recovery(teller *t, const trc_event *e)
+{
+    const mdl_candidate *lkg = t->cell->lkg;
+    if (strcmp(e->action, "fallback_lkg") == 0 && lkg != NULL)
+        say(t, e, "recovery in force for this start: fallback_lkg: the app now runs %s, the "
+            "last known good", lkg->id);
+    else
+        say(t, e, "recovery in force for this start: %s", e->action);
+}
+
+/* The user's drawn delay before reopening: the reopening itself is told
+ * when the user is back (back()). */
+static void tell_relaunch(teller *t, const trc_event *e)
+{
+    (void)e;
+    t->reopen_pending = 1;
+}
+
+int xp_tell(void *ctx, const trc_event *e, sim_error *err)
+{
+    teller *t = ctx;
+    t->index++;
+    int rc = trc_pairs_add(t->open, e, t->index - 1, err);
+    if (rc != SIM_OK)
+        return rc;
+    int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
+    const char *part = (e->has & TRC_F_PART) ? e->part : "";
+    if (kind == TRC_SAMPLE && (e->has & TRC_F_ERROR)) {
+        tell_note(t, e);
+        return SIM_OK;
+    }
+    switch (kind) {
+    case TRC_BEGIN:
+        tell_begin(t, e, part);
+        break;
+    case TRC_END:
+        tell_end(t, e, part);
+        break;
+    case TRC_EXIT_EVENT:
+        tell_exit(t, e);
+        break;
+    case TRC_RECOVERY:
+        tell_recovery(t, e);
+        break;
+    default:
+        if (e->stage == TRC_RELEASE) {
+            say(t, e, "%s is released", part);
+        } else if (e->stage == TRC_EXIT && (e->has & TRC_F_DURATION)) {
+            tell_relaunch(t, e);
+        } else if (e->has & TRC_F_NEEDS) {
+            uint32_t *a = attempts_of(t, e->request);
+            if (a != NULL)
+                *a = 1;
+            say(t, e, "request %lld arrives: needs %s, payload %.1f MiB, %lld queued",
+                (long long)e->request, e->needs, XP_MIB(total(e->alloc, e->alloc_has)),
+                (long long)e->queue);
+        }
+        break;
+    }
+    return SIM_OK;
+}
+
+const char *xp_advice(const xp_death *d, const rpl_verdict *v)
+{
+    int memory = strcmp(v->cls, "low_memory") == 0 || strcmp(v->cls, "system_reclaim") == 0;
+    if (d->startup && memory)
+        return "a death during start-up, before any request: stop prewarm or start in safe "
+               "mode (recovery: safe_mode), ship a smaller candidate, or fall back to the last "
+               "known good; releasing idle parts does not help, nothing is idle yet";
+    return v->recovery;
+}
+
+void xp_verdicts(const teller *t)
+{
+    for (unsigned k = 0; k < t->ndeaths; k++) {
+        const xp_death *d = &t->deaths[k];
+        int seen = 0;
+        for (unsigned j = 0; j < k && !seen; j++)
+            seen = t->deaths[j].record.source == d->record.source &&
+                   t->deaths[j].record.ios == d->record.ios &&
+                   t->deaths[j].record.reason_code == d->record.reason_code &&
+                   t->deaths[j].record.importance == d->record.importance &&
+                   strcmp(t->deaths[j].stage, d->stage) == 0;
+        if (seen)
+            continue;
+        rpl_verdict v;
+        rpl_diagnose(&d->record, NULL, &v);
+        printf("- the death at %.3f s %s%s: %s. The record supports %s (%s: the timeline above "
+               "is the evidence it needs). Recovery: %s.\n",
+               (double)d->record.timestamp_ms / 1e3, d->stage[0] ? "in " : "while idle",
+               d->stage, d->why, v.cls, v.cls[0] == 'u' ? "unconfirmed" : "confirmed here",
+               xp_advice(d, &v));
+    }
+    if (t->more_deaths > 0)
+        printf("(%llu more deaths not listed)\n", (unsigned long long)t->more_deaths);
+}
