@@ -436,7 +436,8 @@ const char res_cells_note[] =
     "rule ends the app in the foreground and in the background (jetsam's limits, or the lmk "
     "line at the app's adj once cached apps are reclaimed); margin: each replication's "
     "smallest headroom under the limit in force (pressure spikes included), p5 and p50 over "
-    "replications, negative once it was crossed.";
+    "replications, negative once it was crossed; switch peak p95: over the replications with "
+    "an on-demand part switch, the most counted memory while one loaded.";
 const char res_decision_intro[] =
     "each device and candidate against the target:";
 const char res_comparison_intro[] =
@@ -527,20 +528,35 @@ static void availability_text(char *buf, double share)
 
 int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
 {
-    static const char *const head[COLS + 1] = {
-        "device", "candidate", "policy", "peak p50", "peak p95", "peak max", "stage at peak",
-        "limit fg / bg", "margin p5 / p50", "deaths [95% CI]", "top reason", "boot loops",
-        "latency p95", "available", "target"};
-    static const int right[COLS + 1] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1, 0};
-    /* a last column, "target", when the plan has one */
-    unsigned cols = COLS + (plan->target.set ? 1u : 0u);
-    if (res__table_alloc(t, r->ncells + 1, cols, head, right) != SIM_OK)
+    /* two columns only some plans have: the peak during part switches (when
+     * a cell switched) and the verdict against the target (when there is
+     * one), in that order after the fixed ones */
+#define CELL_HEAD "device", "candidate", "policy", "peak p50", "peak p95", "peak max", \
+        "stage at peak", "limit fg / bg", "margin p5 / p50", "deaths [95% CI]", "top reason", \
+        "boot loops", "latency p95", "available"
+#define CELL_RIGHT 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1
+    static const char *const head_st[COLS + 2] = {CELL_HEAD, "switch peak p95", "target"};
+    static const char *const head_t[COLS + 1] = {CELL_HEAD, "target"};
+    static const int right_st[COLS + 2] = {CELL_RIGHT, 1, 0};
+    static const int right_t[COLS + 1] = {CELL_RIGHT, 0};
+#undef CELL_HEAD
+#undef CELL_RIGHT
+    unsigned sw = 0;
+    for (unsigned i = 0; i < r->ncells; i++)
+        sw |= r->cells[i].with_switch > 0;
+    unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + tg;
+    if (res__table_alloc(t, r->ncells + 1, cols, sw ? head_st : head_t, sw ? right_st : right_t)
+        != SIM_OK)
         return SIM_ENOMEM;
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         res_text *row = &t->cell[(i + 1) * cols];
-        if (plan->target.set)
-            res_verdict_text(&plan->target, c, row[COLS], RES_TEXT_MAX);
+        if (sw && c->with_switch > 0)
+            snprintf(row[COLS], RES_TEXT_MAX, "%.1f MiB", c->switch_peak.p95 / MIB);
+        else if (sw)
+            snprintf(row[COLS], RES_TEXT_MAX, "-");
+        if (tg)
+            res_verdict_text(&plan->target, c, row[COLS + sw], RES_TEXT_MAX);
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
         if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)

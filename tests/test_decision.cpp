@@ -238,6 +238,10 @@ TEST_CASE("run split-vs-preload recommends a policy per device", "[decision][cli
         CHECK((line.find("residency=") != std::string::npos ||
                line.find("none         closest:") != std::string::npos));
     }
+    // the peak during switches, which decides between on-demand and preload
+    CHECK(r.out.find("  switch peak p95  target\n") != std::string::npos);
+    RunResult plan = run({OOMSIM_BIN, "run", "-r", "20"});
+    CHECK(plan.out.find("  switch peak p95  ") == std::string::npos); // no switch, no column
     // the JSON carries the same decision
     RunResult j = run({OOMSIM_BIN, "run", "split-vs-preload", "-r", "50", "--format", "json"});
     REQUIRE(j.status == 0);
