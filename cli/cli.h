@@ -71,6 +71,15 @@ int cli_load_scenario(const char *arg, struct scn_scenario *s, sim_error *err);
 int cli_plan_of(const struct scn_scenario *s, struct res_plan *p, const char ***labels,
                 sim_error *err);
 
+/* The engine events one thread fires per second on the reference machine
+ * (docs/performance.md: the default plan, 7.8 million events in about a
+ * second on one core), and the run time an event estimate implies: an
+ * upper bound, as the estimate is (run.c). */
+#define CLI_EVENTS_PER_SECOND 8e6
+double cli_run_seconds(const struct scn_scenario *s, unsigned threads);
+/* The default -j: the CPUs this process may use (run.c). */
+unsigned long long cli_default_threads(void);
+
 /* What `run` and `replay` were asked (run.c). */
 typedef struct cli_run_opts {
     const char *scenario, *dir, *format;

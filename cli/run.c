@@ -66,10 +66,15 @@ int cli_number(const char *s, unsigned long long min, unsigned long long max,
     return SIM_OK;
 }
 
+double cli_run_seconds(const scn_scenario *s, unsigned threads)
+{
+    return scn_events_total(s) / (CLI_EVENTS_PER_SECOND * (threads > 0 ? threads : 1));
+}
+
 /* The default -j: the CPUs this process may run on (taskset, cgroups, an
  * MPI launcher's binding), and in an MPI job no more than its share of the
  * machine's online CPUs among the job's ranks there. */
-static unsigned long long default_threads(void)
+unsigned long long cli_default_threads(void)
 {
     long online = sysconf(_SC_NPROCESSORS_ONLN);
     unsigned long long n = online > 0 ? (unsigned long long)online : 1;
@@ -87,7 +92,7 @@ static int parse(int argc, char **argv, cli_run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->format = "table";
-    o->threads = default_threads();
+    o->threads = cli_default_threads();
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -331,6 +336,12 @@ int cli_run(int argc, char **argv)
         scn_scenario_release(&s);
         return report_once(&err);
     }
+    /* a long run says so before it starts (an upper bound: the estimate is one) */
+    double secs = cli_run_seconds(&s, (unsigned)o.threads * sim_ranks_size());
+    if (secs > 10 && speaks())
+        fprintf(stderr, "oomsim: this run may take up to about %.0f s on %llu thread%s (from "
+                "the event estimate; most runs take less)\n", secs,
+                o.threads * sim_ranks_size(), o.threads * sim_ranks_size() == 1 ? "" : "s");
     res_plan plan;
     const char **labels = NULL;
     int rc = sim_ranks_agree(cli_plan_of(&s, &plan, &labels, &err), &err);

@@ -44,9 +44,11 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
         if (rc == SIM_OK) {
             mdl_estimate most;
             scn_largest_estimate(&s, &most);
+            unsigned long long j = cli_default_threads();
             snprintf(what, n, "scenario %s, %u cells x %llu replications, up to about %.3g "
-                     "events per replication", s.name, s.ncells,
-                     (unsigned long long)s.replications, most.total);
+                     "events per replication: a run of at most about %.2g s on %llu thread%s",
+                     s.name, s.ncells, (unsigned long long)s.replications, most.total,
+                     cli_run_seconds(&s, (unsigned)j), j, j == 1 ? "" : "s");
             scn_scenario_release(&s);
         }
     }

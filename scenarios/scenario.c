@@ -71,6 +71,17 @@ unsigned scn_largest_estimate(const scn_scenario *s, mdl_estimate *out)
     return worst;
 }
 
+double scn_events_total(const scn_scenario *s)
+{
+    double total = 0;
+    mdl_estimate e;
+    for (unsigned i = 0; i < s->ncells; i++) {
+        mdl_events_estimate(&s->cells[i], &e);
+        total += e.total * (double)s->replications;
+    }
+    return total;
+}
+
 static int check_events(const scn_scenario *s, const scn__node *root, sim_error *err)
 {
     mdl_estimate most;

@@ -117,6 +117,9 @@ void scn_scenario_release(scn_scenario *s);
 /* The cell whose replications need the most events (mdl_events_estimate),
  * its estimate in *out: what the loader holds against MDL_EVENTS_MAX. */
 unsigned scn_largest_estimate(const scn_scenario *s, mdl_estimate *out);
+/* The events of the whole run, every cell's estimate times the
+ * replications: an upper bound, as each estimate is. */
+double scn_events_total(const scn_scenario *s);
 
 /* ------------------------------------------------------------- catalog */
 
