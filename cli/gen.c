@@ -75,7 +75,8 @@ int cli_gen(int argc, char **argv)
         return cli_report(&err);
     if (cell >= s.ncells) {
         scn_scenario_release(&s);
-        fprintf(stderr, "oomsim gen: --cell %llu: the scenario has %u cells\n", cell, s.ncells);
+        fprintf(stderr, "oomsim gen: --cell %llu: the scenario has %u cell%s\n", cell, s.ncells,
+                SIM_S(s.ncells));
         return CLI_USAGE;
     }
     char tmp[4200];
@@ -104,7 +105,7 @@ int cli_gen(int argc, char **argv)
     scn_scenario_release(&s);
     if (rc != SIM_OK)
         return cli_report(&err);
-    fprintf(stderr, "%s: replication %llu of cell %llu: peak %.1f MiB, %u deaths\n", out, rep,
-            cell, (double)r.peak / (1 << 20), r.deaths_total);
+    fprintf(stderr, "%s: replication %llu of cell %llu: peak %.1f MiB, %u death%s\n", out, rep,
+            cell, (double)r.peak / (1 << 20), r.deaths_total, SIM_S(r.deaths_total));
     return CLI_OK;
 }

@@ -34,7 +34,7 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
         mdl_candidate c;
         rc = scn_candidate_load(path, &c, err);
         if (rc == SIM_OK)
-            snprintf(what, n, "candidate %s, %u parts", c.id, c.nparts);
+            snprintf(what, n, "candidate %s, %u part%s", c.id, c.nparts, SIM_S(c.nparts));
         scn_candidate_release(&c);
     } else {
         /* a scenario, or something that should have been one: its
@@ -45,9 +45,10 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
             mdl_estimate most;
             scn_largest_estimate(&s, &most);
             unsigned long long j = cli_default_threads();
-            snprintf(what, n, "scenario %s, %u cells x %llu replications, up to about %.3g "
+            snprintf(what, n, "scenario %s, %u cell%s x %llu replication%s, up to about %.3g "
                      "events per replication: a run of at most about %.2g s on %llu thread%s",
-                     s.name, s.ncells, (unsigned long long)s.replications, most.total,
+                     s.name, s.ncells, SIM_S(s.ncells), (unsigned long long)s.replications,
+                     SIM_S(s.replications), most.total,
                      cli_run_seconds(&s, (unsigned)j), j, j == 1 ? "" : "s");
             scn_scenario_release(&s);
         }
@@ -76,8 +77,8 @@ static int check_trace(const char *path, int drop_unknown, sim_error *err, char 
     if (rc == 0) {
         size_t nu = 0;
         const trc_unpaired *u = trc_pairs_report(p, &nu);
-        int w = snprintf(what, n, "trace, %llu events, %zu unpaired begin/end",
-                         (unsigned long long)trc_events_read(r), nu);
+        int w = snprintf(what, n, "trace, %llu event%s, %zu unpaired begin/end",
+                         (unsigned long long)trc_events_read(r), SIM_S(trc_events_read(r)), nu);
         if (drop_unknown && w > 0 && (size_t)w < n)
             snprintf(what + w, n - (size_t)w, ", %llu keys outside the allow-list dropped",
                      (unsigned long long)trc_unknown_dropped(r));

@@ -648,8 +648,8 @@ char *res_document_table(const res_plan *plan, const res_result *r)
     ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
     ok = res_decision_table(plan, r, &dec) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
-    sim_text_printf(&o, "%s: %llu replications of %.1f min, seed %llu\n\n", plan->name,
-            (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
+    sim_text_printf(&o, "%s: %llu replication%s of %.1f min, seed %llu\n\n", plan->name,
+            (unsigned long long)plan->replications, SIM_S(plan->replications), (double)plan->horizon / 60e6,
             (unsigned long long)plan->seed);
     if (ok) {
         put_table(&o, &cells);

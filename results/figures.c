@@ -77,9 +77,10 @@ static int timeline(const res_plan *plan, unsigned i, uint64_t rep, res_figure *
     snprintf(f->caption, sizeof f->caption,
              "Cell %u (%s), replication %llu: memory by category (each column at its "
              "highest counted moment), the kill line, stage bands, deaths and warnings. "
-             "Peak %.1f MiB counted at %.3f s; %u deaths, %llu memory warnings.",
+             "Peak %.1f MiB counted at %.3f s; %u death%s, %llu memory warning%s.",
              i, label, (unsigned long long)rep, (double)m.peak / (1 << 20),
-             (double)info.peak_time / 1e6, m.deaths_total, (unsigned long long)info.warnings);
+             (double)info.peak_time / 1e6, m.deaths_total, SIM_S(m.deaths_total),
+             (unsigned long long)info.warnings, SIM_S(info.warnings));
     f->svg = res_plot_timeline(t, title, &f->len);
     res_timeline_free(t);
     return f->svg != NULL ? SIM_OK : SIM_ENOMEM;

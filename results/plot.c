@@ -718,11 +718,12 @@ char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned firs
     plbox("bcnst", 0, 0, "bcnstv", 0, 0);
     char title[160];
     if (first == 0 && count == r->ncells)
-        snprintf(title, sizeof title, "peak counted memory over %llu replications, each cell",
-                 (unsigned long long)plan->replications);
+        snprintf(title, sizeof title, "peak counted memory over %llu replication%s, each cell",
+                 (unsigned long long)plan->replications, SIM_S(plan->replications));
     else
-        snprintf(title, sizeof title, "peak counted memory over %llu replications, cells %u to %u",
-                 (unsigned long long)plan->replications, first, first + count - 1);
+        snprintf(title, sizeof title, "peak counted memory over %llu replication%s, cells %u to "
+                 "%u", (unsigned long long)plan->replications, SIM_S(plan->replications), first,
+                 first + count - 1);
     pllab("peak (MiB)", "share of replications at or below", title);
     legend_draw(&lg);
     return plot_end(&p, len);

@@ -171,10 +171,11 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     text(&o, plan->name);
     sim_text_printf(&o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
     text(&o, plan->name);
-    sim_text_printf(&o, "</h1>\n<p id=\"run\">%llu replications of %.1f min per cell, seed %llu, %u "
-                "cells, %llu engine events.</p>\n",
-            (unsigned long long)plan->replications, (double)plan->horizon / 60e6,
-            (unsigned long long)plan->seed, r->ncells, (unsigned long long)r->events);
+    sim_text_printf(&o, "</h1>\n<p id=\"run\">%llu replication%s of %.1f min per cell, seed %llu, "
+                "%u cell%s, %llu engine events.</p>\n",
+            (unsigned long long)plan->replications, SIM_S(plan->replications),
+            (double)plan->horizon / 60e6, (unsigned long long)plan->seed, r->ncells,
+            SIM_S(r->ncells), (unsigned long long)r->events);
     if (plan->about != NULL && plan->about[0] != '\0') {
         sim_text_printf(&o, "<section id=\"about\">\n<h2>About this scenario</h2>\n");
         paragraphs(&o, plan->about);

@@ -23,6 +23,9 @@ extern "C" {
 
 #define SIM_VERSION "0.1.0"
 
+/* The plural ending a count takes in a message: "1 death", "2 deaths". */
+#define SIM_S(n) ((n) == 1 ? "" : "s")
+
 /* ---------------------------------------------------------------- errors */
 
 /* The one error table of the project.  X(name, message): codes are

@@ -264,6 +264,13 @@ TEST_CASE("help: every command's options, and usage errors in one line", "[cli]"
     CHECK(g.status == 2);
     CHECK(std::count(g.err.begin(), g.err.end(), '\n') == 2);
     CHECK(g.err.find("see oomsim gen --help\n") != std::string::npos);
+    // counts agree in number
+    CHECK(oomsim({"run", "anr-main-thread-load", "-r", "1"}).out.find(
+              "anr-main-thread-load: 1 replication of 3.0 min") == 0);
+    CHECK(oomsim({"validate", source_path("scenarios/catalog/candidates/classifier-v1.yaml")})
+              .out.find("(candidate classifier-v1, 1 part)") != std::string::npos);
+    CHECK(oomsim({"explain", "anr-main-thread-load", "--cell", "1"}).out.find("; 0 deaths; ") !=
+          std::string::npos);
     CHECK(oomsim({"validate"}).err == "oomsim validate: a file to check is needed\n"
                                       "see oomsim validate --help\n");
 }

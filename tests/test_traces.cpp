@@ -294,7 +294,7 @@ TEST_CASE("traces: oomsim validate reads a trace and lists what is unpaired", "[
     RunResult r = oomsim({"validate", t});
     CHECK(r.status == 0);
     CHECK(r.out.find("event 0: begin of load without its end") != std::string::npos);
-    CHECK(r.out.find("ok (trace, 1 events, 1 unpaired begin/end)") != std::string::npos);
+    CHECK(r.out.find("ok (trace, 1 event, 1 unpaired begin/end)") != std::string::npos);
     std::string bad = dir.write("b.jsonl", "{\"time_ms\":1,\"stage\":\"load\",\"prompt\":\"x\"}\n");
     RunResult b = oomsim({"validate", bad});
     CHECK(b.status == 1);
@@ -318,7 +318,7 @@ TEST_CASE("gen: the timeline of a replication, the same events in every encoding
                               "-o", path});
         INFO(r.err);
         REQUIRE(r.status == 0);
-        CHECK(r.err.find("peak 1600.0 MiB, 1 deaths") != std::string::npos);
+        CHECK(r.err.find("peak 1600.0 MiB, 1 death\n") != std::string::npos);
         std::vector<trc_event> ev = read_all(path);
         if (f == 0) {
             first = ev;
