@@ -63,9 +63,38 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
                 d[n++] = y[k] - x[k];
         c->diff = res_mean_ci95(d, n, &c->ci);
         c->pairs = n;
+        if (m == RES_CMP_LATENCY_P95) {
+            /* the difference of the cells' own pooled p95s, with the paired
+             * Poisson bootstrap's interval (docs/results.md) */
+            if (a->latency.n == 0 || a->base_completed == 0) {
+                c->diff = 0;
+                c->ci.lo = c->ci.hi = 0;
+                c->pairs = 0;
+            } else {
+                c->diff = (double)res_hist_quantile(&a->latency, 0.95) - a->base_latency_p95;
+                c->ci = res__latency_boot(a->boot_cur, a->boot_base, c->diff);
+            }
+        }
     }
     free(d);
     return SIM_OK;
+}
+
+res_interval res__latency_boot(const res_hist *boot_cell, const res_hist *boot_base, double diff)
+{
+    double d[RES_LATENCY_BOOT];
+    size_t n = 0;
+    for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+        if (boot_cell[b].n > 0 && boot_base[b].n > 0)
+            d[n++] = (double)res_hist_quantile(&boot_cell[b], 0.95) -
+                     (double)res_hist_quantile(&boot_base[b], 0.95);
+    res_interval ci = {diff, diff};
+    if (n == 0)
+        return ci;
+    res_sort(d, n);
+    ci.lo = res_quantile_sorted(d, n, 0.025);
+    ci.hi = res_quantile_sorted(d, n, 0.975);
+    return ci;
 }
 
 /* The baseline of cell ci: the first cell with its device and candidate. */
@@ -89,7 +118,12 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
         per_rep t = a->base;
         a->base = a->cur;
         a->cur = t;
+        res_hist *h = a->boot_base;
+        a->boot_base = a->boot_cur;
+        a->boot_cur = h;
         a->base_cell = ci;
+        a->base_latency_p95 = (double)res_hist_quantile(&a->latency, 0.95);
+        a->base_completed = a->latency.n;
         return SIM_OK;
     }
     if (base != a->base_cell)

@@ -444,8 +444,9 @@ const char res_comparison_intro[] =
     "each policy against its baseline (the first policy of its device and candidate), paired "
     "over the same replications: difference [95% CI]";
 const char res_comparison_note[] =
-    "peak p95: paired bootstrap; deaths, available: percentage points; latency p95: mean of "
-    "each replication's own p95 difference.";
+    "peak p95: paired bootstrap; deaths, available: percentage points; latency p95: the "
+    "difference of the two cells' own p95s (up to the rounding of the printed figures), with "
+    "a paired Poisson bootstrap interval.";
 
 int res__table_alloc(res_table *t, unsigned rows, unsigned cols, const char *const *head,
                      const int *right)

@@ -25,10 +25,66 @@ void res__add_times(void *ctx, sim_time wait, sim_time latency)
 
 /* The replication's latency p95 (as res_hist_quantile), -1 when it has no
  * completed request; merges it into the thread's pool and clears it. */
-double res__rep_p95_and_merge(times_hist *t)
+uint64_t res__boot_key(uint64_t seed, unsigned base_cell, uint64_t rep)
+{
+    return seed ^ (0x9e3779b97f4a7c15u * ((uint64_t)base_cell + 1)) ^
+           (0xbf58476d1ce4e5b9u * (rep + 1));
+}
+
+/* splitmix64: the weights' bits, a pure function of the key. */
+static uint64_t mix(uint64_t z)
+{
+    z += 0x9e3779b97f4a7c15u;
+    z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9u;
+    z = (z ^ (z >> 27)) * 0x94d049bb133111ebu;
+    return z ^ (z >> 31);
+}
+
+/* A Poisson(1) draw from 64 random bits, by inversion. */
+static unsigned poisson1(uint64_t bits)
+{
+    double u = (double)(bits >> 11) * 0x1.0p-53, p = 0.36787944117144233, cum = p;
+    unsigned k = 0;
+    while (u >= cum && k < 20) {
+        k++;
+        p /= k;
+        cum += p;
+    }
+    return k;
+}
+
+/* Adds the replication's latencies to each resample, weighted: its
+ * non-empty buckets gathered once (in chunks), then added per resample. */
+static void boot_add(times_hist *t, uint64_t key)
+{
+    const rep_hist *r = &t->rep;
+    unsigned w[RES_LATENCY_BOOT];
+    for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
+        w[b] = poisson1(mix(key + b));
+        t->boot[b].n += w[b] * r->h.n;
+    }
+    unsigned at[256];
+    uint64_t cnt[256];
+    for (unsigned k = r->lo; k <= r->hi;) {
+        unsigned n = 0;
+        for (; k <= r->hi && n < 256; k++)
+            if (r->h.count[k] != 0) {
+                at[n] = k;
+                cnt[n++] = r->h.count[k];
+            }
+        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+            if (w[b] != 0)
+                for (unsigned j = 0; j < n; j++)
+                    t->boot[b].count[at[j]] += w[b] * cnt[j];
+    }
+}
+
+double res__rep_p95_and_merge(times_hist *t, uint64_t key)
 {
     rep_hist *r = &t->rep;
     double p95 = -1;
+    if (r->h.n > 0 && t->boot != NULL)
+        boot_add(t, key);
     if (r->h.n > 0) {
         uint64_t rank = (uint64_t)ceil(0.95 * (double)r->h.n), seen = 0;
         if (rank < 1)
@@ -185,7 +241,9 @@ void res__acc_reset(acc *a)
     for (unsigned t = 0; t < a->nthreads; t++) {
         memset(&a->per_thread[t].wait, 0, sizeof a->per_thread[t].wait);
         memset(&a->per_thread[t].latency, 0, sizeof a->per_thread[t].latency);
+        memset(a->per_thread[t].boot, 0, RES_LATENCY_BOOT * sizeof(res_hist));
     }
+    memset(a->boot_cur, 0, RES_LATENCY_BOOT * sizeof(res_hist));
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
 }

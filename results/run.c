@@ -32,6 +32,8 @@
 
 typedef struct batch_ctx {
     const mdl_cell *cell;
+    uint64_t seed;
+    unsigned base_cell;  /* the cell's baseline: the key of its resamples */
     uint64_t base;
     times_hist *per_thread;
     const volatile sig_atomic_t *stop;
@@ -47,7 +49,9 @@ static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
     mdl_times_sink sink = {res__add_times, t, NULL};
     int rc = mdl_run_replication(b->cell, b->base + env->replication, env->alloc, &sink, &o->m,
                                  err);
-    o->latency_p95 = res__rep_p95_and_merge(t);
+    o->latency_p95 =
+        res__rep_p95_and_merge(t, res__boot_key(b->seed, b->base_cell,
+                                                b->base + env->replication));
     return rc;
 }
 
@@ -59,6 +63,9 @@ static int pool_hists(acc *a, sim_error *err)
         res__hist_merge(&a->wait, &a->per_thread[t].wait);
         res__hist_merge(&a->latency, &a->per_thread[t].latency);
     }
+    for (unsigned t = 0; t < a->nthreads; t++)
+        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+            res__hist_merge(&a->boot_cur[b], &a->per_thread[t].boot[b]);
     res_hist *h[2] = {&a->wait, &a->latency};
     for (int k = 0; k < 2; k++) {
         int rc = sim_ranks_sum(h[k]->count, RES_HIST_BUCKETS, err);
@@ -67,7 +74,10 @@ static int pool_hists(acc *a, sim_error *err)
         if (rc != SIM_OK)
             return rc;
     }
-    return SIM_OK;
+    /* a res_hist is its counts and n, all uint64_t: the resamples are one
+     * array of them */
+    return sim_ranks_sum(a->boot_cur[0].count,
+                         RES_LATENCY_BOOT * sizeof(res_hist) / sizeof(uint64_t), err);
 }
 
 /* Where the slice of `rank` starts in a round of n replications over
@@ -92,7 +102,8 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     uint64_t round = round_of(size);
     memset(c, 0, sizeof *c);
     res__acc_reset(a);
-    batch_ctx b = {&plan->cells[ci], 0, a->per_thread, plan->stop};
+    batch_ctx b = {&plan->cells[ci], plan->seed, res__baseline_of(plan, ci), 0, a->per_thread,
+                   plan->stop};
     for (uint64_t base = 0; base < reps; base += round) {
         uint64_t n = reps - base < round ? reps - base : round;
         uint64_t lo = slice_start(n, rank, size), hi = slice_start(n, rank + 1, size);
@@ -162,7 +173,11 @@ static void acc_destroy(acc *a)
         free(a->cur.v[m]);
         free(a->base.v[m]);
     }
+    for (unsigned t = 0; a->per_thread != NULL && t < a->nthreads; t++)
+        free(a->per_thread[t].boot);
     free(a->per_thread);
+    free(a->boot_cur);
+    free(a->boot_base);
     free(a);
 }
 
@@ -184,6 +199,10 @@ static acc *acc_create(unsigned threads, uint64_t n)
         ok = (a->stage[s] = malloc(bytes)) != NULL;
     for (int m = 0; ok && m < RES_CMP_COUNT; m++)
         ok = (a->cur.v[m] = malloc(bytes)) != NULL && (a->base.v[m] = malloc(bytes)) != NULL;
+    size_t boot = RES_LATENCY_BOOT * sizeof(res_hist);
+    ok = ok && (a->boot_cur = calloc(1, boot)) != NULL && (a->boot_base = calloc(1, boot)) != NULL;
+    for (unsigned t = 0; ok && t < threads; t++)
+        ok = (a->per_thread[t].boot = calloc(1, boot)) != NULL;
     if (!ok) {
         acc_destroy(a);
         return NULL;

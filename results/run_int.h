@@ -15,9 +15,17 @@ typedef struct rep_hist {
     unsigned lo, hi; /* buckets [lo, hi] may be non-zero; lo > hi: empty */
 } rep_hist;
 
+/* Resamples of the paired bootstrap of the pooled latency p95: each
+ * replication's latencies are added to resample b with a Poisson(1)
+ * weight drawn from (seed, the baseline cell, the replication, b), the
+ * same for a cell and its baseline; the weighted counts are integers, so
+ * their sums do not depend on the threads or ranks that made them. */
+#define RES_LATENCY_BOOT 64u
+
 typedef struct times_hist {
     res_hist wait, latency; /* pooled over the thread's replications */
     rep_hist rep;           /* the running replication's latencies */
+    res_hist *boot;         /* RES_LATENCY_BOOT weighted latency histograms */
 } times_hist;
 
 /* What a replication hands back: the model's metrics and its latency p95. */
@@ -46,7 +54,10 @@ typedef struct acc {
     times_hist *per_thread; /* one per worker thread */
     unsigned nthreads;
     per_rep cur, base;      /* this cell's, and its baseline's */
+    res_hist *boot_cur, *boot_base; /* the latency resamples, pooled (RES_LATENCY_BOOT) */
     unsigned base_cell;     /* the cell whose values `base` holds; UINT_MAX: none */
+    double base_latency_p95; /* its pooled latency p95, and its completed requests */
+    uint64_t base_completed;
 } acc;
 
 /* fold.c */
@@ -54,8 +65,12 @@ typedef struct acc {
  * replication's own histogram. */
 void res__add_times(void *ctx, sim_time wait, sim_time latency);
 /* The replication's latency p95 (as res_hist_quantile), -1 when it has no
- * completed request; merges it into the thread's pool and clears it. */
-double res__rep_p95_and_merge(times_hist *t);
+ * completed request; merges it into the thread's pool, and into its
+ * resamples with the weights of `key` (res__boot_key), and clears it. */
+double res__rep_p95_and_merge(times_hist *t, uint64_t key);
+/* The resampling key of replication rep of a cell whose baseline is
+ * base_cell. */
+uint64_t res__boot_key(uint64_t seed, unsigned base_cell, uint64_t rep);
 /* Replication k's output into the cell's accumulator and figures. */
 void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
 /* Zeroes what the accumulator gathers for one cell. */
@@ -71,5 +86,10 @@ unsigned res__baseline_of(const res_plan *plan, unsigned ci);
  * baseline into cmp[*k ..] and moves *k on. */
 int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *cmp,
                     unsigned *k, sim_error *err);
+/* The percentile 95 % interval of the resamples' differences of the
+ * pooled latency p95 (cell minus baseline), over the resamples in which
+ * both have a request; [diff, diff] when none has. */
+res_interval res__latency_boot(const res_hist *boot_cell, const res_hist *boot_base,
+                               double diff);
 
 #endif /* OOMSIM_RESULTS_RUN_INT_H */

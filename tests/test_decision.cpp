@@ -341,3 +341,36 @@ TEST_CASE("limits and margins: the smallest headroom under the limit in force",
         res_result_free(&res);
     }
 }
+
+TEST_CASE("comparisons: the latency column is the difference of the cells' own p95s",
+          "[decision][latency]")
+{
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_load_catalog("scenarios/split-vs-preload.yaml", &s, &err) == SIM_OK);
+    std::vector<const char *> pj;
+    res_plan plan = plan_of(s, 200, pj);
+    res_result one, two;
+    REQUIRE(res_run(&plan, 1, nullptr, nullptr, &one, &err) == SIM_OK);
+    REQUIRE(res_run(&plan, 2, nullptr, nullptr, &two, &err) == SIM_OK);
+    unsigned seen = 0;
+    for (unsigned k = 0; k < one.ncmp; k++) {
+        const res_comparison &c = one.cmp[k];
+        if (c.metric != RES_CMP_LATENCY_P95)
+            continue;
+        seen++;
+        INFO("cell " << c.cell << " against " << c.baseline);
+        CHECK(c.diff == one.cells[c.cell].latency_us.p95 - one.cells[c.baseline].latency_us.p95);
+        CHECK(c.ci.lo <= c.diff);
+        CHECK(c.diff <= c.ci.hi);
+        CHECK(c.ci.hi > c.ci.lo); // the resamples differ
+        // the same resamples whatever the threads
+        CHECK(c.ci.lo == two.cmp[k].ci.lo);
+        CHECK(c.ci.hi == two.cmp[k].ci.hi);
+    }
+    CHECK(seen == 9);
+    res_result_free(&one);
+    res_result_free(&two);
+    scn_scenario_release(&s);
+}
