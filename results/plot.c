@@ -485,8 +485,13 @@ static void frame_of(const res_timeline *t, tl_frame *f)
     }
     for (int k = 0; k < 2; k++)
         ymax = fmax(ymax, (double)f->lines[k] / MIB);
-    if (t->dev->java_heap_limit > 0 && (t->counted & 1u))
-        ymax = fmax(ymax, (double)t->dev->java_heap_limit / MIB);
+    for (unsigned i = 0; t->dev->java_heap_limit > 0 && i < t->filled; i++)
+        if (t->col[i][0] != 0) {
+            double base = 0;
+            for (int o = 0; o < f->n && f->order[o] != 0; o++)
+                base += (double)t->col[i][f->order[o]] / MIB;
+            ymax = fmax(ymax, base + (double)t->dev->java_heap_limit / MIB);
+        }
     f->ymax = ymax > 0 ? ymax * 1.12 : 1;
 }
 
@@ -564,12 +569,24 @@ static void draw_limits(const res_timeline *t, const tl_frame *f, legend *lg)
                  k == 0 ? "foreground" : "background");
         legend_add(lg, PL_LEGEND_LINE, C_KILL, k == 0 ? 1 : 2, NULL, text);
     }
-    if (t->dev->java_heap_limit > 0 && (t->counted & 1u)) {
+    /* the Java heap limit bounds the java band alone: it is drawn from that
+     * band's base, over the columns that hold Java memory, not across the
+     * whole stack */
+    int drawn = 0;
+    for (unsigned i = 0; t->dev->java_heap_limit > 0 && i < t->filled; i++) {
+        if (t->col[i][0] == 0)
+            continue;
+        double base = 0;
+        for (int o = 0; o < f->n && f->order[o] != 0; o++)
+            base += (double)t->col[i][f->order[o]] / MIB;
+        double y = base + (double)t->dev->java_heap_limit / MIB;
         plcol0(C_JAVA_LIMIT);
         pllsty(3);
-        hline(0, f->xmax, (double)t->dev->java_heap_limit / MIB);
-        legend_add(lg, PL_LEGEND_LINE, C_JAVA_LIMIT, 3, NULL, "Java heap limit (java only)");
+        pljoin(i * f->colw, y, (i + 1) * f->colw, y);
+        drawn = 1;
     }
+    if (drawn)
+        legend_add(lg, PL_LEGEND_LINE, C_JAVA_LIMIT, 3, NULL, "Java heap limit, over the java band");
     pllsty(1);
     plwidth(1);
 }
@@ -711,6 +728,21 @@ char *res_plot_peak_cdf(const res_plan *plan, const res_result *r, unsigned firs
         char label[RES_TEXT_MAX];
         if (res_cell_label(plan, i, label, sizeof label) != SIM_OK)
             p.failed = 1;
+        /* a line drawn exactly over an earlier one says so */
+        for (unsigned j = first; j < i; j++)
+            if (memcmp(r->cells[j].peak_cdf, r->cells[i].peak_cdf,
+                       sizeof r->cells[i].peak_cdf) == 0) {
+                char same[RES_TEXT_MAX / 2];
+                int sibling = plan->cells[j].device == plan->cells[i].device &&
+                              plan->cells[j].candidate == plan->cells[i].candidate;
+                if ((sibling ? res_policy_label(plan->policy_json[j], same, sizeof same)
+                             : res_cell_label(plan, j, same, sizeof same)) != SIM_OK)
+                    p.failed = 1;
+                size_t at = strlen(label);
+                if (at < sizeof label / 2)
+                    snprintf(label + at, sizeof label - at, " (= %s)", same);
+                break;
+            }
         legend_add(&lg, PL_LEGEND_LINE, colour, 1, NULL, label);
     }
     plwidth(1);

@@ -19,6 +19,22 @@ namespace {
 
 const int64_t MiB = 1 << 20;
 
+// The characters of an SVG's text, PLplot's &#xNN; entities decoded.
+std::string text_of(const std::string &svg)
+{
+    std::string out;
+    for (size_t i = 0; i < svg.size(); i++) {
+        if (svg.compare(i, 3, "&#x") == 0) {
+            size_t end = svg.find(';', i);
+            out += (char)std::strtol(svg.substr(i + 3, end - i - 3).c_str(), nullptr, 16);
+            i = end;
+        } else {
+            out += svg[i];
+        }
+    }
+    return out;
+}
+
 // A device that counts java, native and gpu, with a 1000 s horizon for the
 // collector (one column per second).
 mdl_device device()
@@ -220,7 +236,14 @@ TEST_CASE("plots: the peak CDF points are the cell's quantiles", "[plots]")
     CHECK(svg.find("</svg>") != std::string::npos);
     char *cdf = res_plot_peak_cdf(&plan, &r, 0, r.ncells, &len);
     REQUIRE(cdf != nullptr);
+    std::string cdf_text = text_of(std::string(cdf, len));
     std::free(cdf);
+    // lines drawn over one another say so in the legend: lru:1 is
+    // on_demand_overlap by construction, and a sibling on another device
+    // names that device
+    CHECK(cdf_text.find("android-go-2g / residency=lru:1 (= residency=on_demand_overlap)") !=
+          std::string::npos);
+    CHECK(cdf_text.find("android-go-2g / residency=preload (=") == std::string::npos);
 
     // the report: self-contained, escaped, every figure inline
     res_figure fig[1];
@@ -246,4 +269,18 @@ TEST_CASE("plots: the peak CDF points are the cell's quantiles", "[plots]")
         CHECK(page.find(outside) == std::string::npos);
     res_result_free(&r);
     scn_scenario_release(&s);
+}
+
+TEST_CASE("timeline: the Java heap limit is drawn over the java band only", "[plots]")
+{
+    TempDir dir;
+    RunResult r = oomsim({"explain", "java-heap-copy", "-o", dir.file("java")});
+    REQUIRE(r.status == 0);
+    std::string svg = text_of(read_file(dir.file("java/timeline.svg")));
+    CHECK(svg.find("Java heap limit, over the java band") != std::string::npos);
+    // no Java memory, no Java limit drawn (an iPhone)
+    RunResult i = oomsim({"explain", "prewarm-boot-loop", "-o", dir.file("ios")});
+    REQUIRE(i.status == 0);
+    CHECK(text_of(read_file(dir.file("ios/timeline.svg"))).find("Java heap limit") ==
+          std::string::npos);
 }
