@@ -109,42 +109,28 @@ TEST_CASE("run -o writes the results, the plots and the report, the same bytes f
     CHECK(c.out != ja);
 }
 
-// Waits until process pid catches SIGINT (its SigCgt mask in /proc), at
-// most 20 s, then sends it.
-static void interrupt_when_ready(pid_t pid)
+// Waits until process pid catches signal sig (its SigCgt mask in /proc),
+// at most 20 s, then sends it.
+static void signal_when_ready(pid_t pid, int sig)
 {
     for (int i = 0; i < 2000; i++) {
         std::ifstream st("/proc/" + std::to_string(pid) + "/status");
         std::string line;
         while (std::getline(st, line))
             if (line.rfind("SigCgt:", 0) == 0 &&
-                (std::stoull(line.substr(7), nullptr, 16) >> (SIGINT - 1) & 1u)) {
+                (std::stoull(line.substr(7), nullptr, 16) >> (sig - 1) & 1u)) {
                 ::usleep(100000); // into the replications
-                ::kill(pid, SIGINT);
+                ::kill(pid, sig);
                 return;
             }
         ::usleep(10000);
     }
-    ::kill(pid, SIGINT);
+    ::kill(pid, sig);
 }
 
-// The same, with SIGTERM (what an MPI launcher sends when it aborts a job).
-static void terminate_when_ready(pid_t pid)
-{
-    for (int i = 0; i < 2000; i++) {
-        std::ifstream st("/proc/" + std::to_string(pid) + "/status");
-        std::string line;
-        while (std::getline(st, line))
-            if (line.rfind("SigCgt:", 0) == 0 &&
-                (std::stoull(line.substr(7), nullptr, 16) >> (SIGTERM - 1) & 1u)) {
-                ::usleep(100000);
-                ::kill(pid, SIGTERM);
-                return;
-            }
-        ::usleep(10000);
-    }
-    ::kill(pid, SIGTERM);
-}
+static void interrupt_when_ready(pid_t pid) { signal_when_ready(pid, SIGINT); }
+// SIGTERM: what an MPI launcher sends when it aborts a job.
+static void terminate_when_ready(pid_t pid) { signal_when_ready(pid, SIGTERM); }
 
 TEST_CASE("run: SIGTERM stops the run like SIGINT and exits 143", "[cli][run][interrupt]")
 {
