@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <csignal>
+#include <sys/stat.h>
 #include <fstream>
 #include <string>
 
@@ -224,6 +225,16 @@ TEST_CASE("run: -o is checked before the run starts", "[cli][run]")
     RunResult f = oomsim({"run", "-r", "5", "-o", file});
     CHECK(f.status == 3);
     CHECK(f.err == "oomsim: -o " + file + ": not a directory\n");
+    // files that cannot be written after the run: the results are still shown
+    std::string blocked = dir.file("blocked");
+    REQUIRE(::mkdir(blocked.c_str(), 0777) == 0);
+    REQUIRE(::mkdir((blocked + "/results.json").c_str(), 0777) == 0); // where a file goes
+    REQUIRE(::mkdir((blocked + "/results.json/x").c_str(), 0777) == 0);
+    RunResult w = oomsim({"run", "-r", "5", "-o", blocked});
+    CHECK(w.status == 3);
+    CHECK(w.err.find("cannot write " + blocked + "/results.json") != std::string::npos);
+    CHECK(w.out.find("capacity-plan: 5 replications of 10.0 min") == 0);
+    CHECK(!exists(blocked + "/cells.csv")); // and nothing half-written
     // a new directory in a writable one is fine
     CHECK(oomsim({"run", "-r", "5", "-o", dir.file("new")}).status == 0);
     CHECK(exists(dir.file("new/results.json")));
