@@ -151,7 +151,7 @@ static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, s
 
 static int page_index(mdl_workload *wl, const scn__node *v, uint32_t *out, sim_error *err)
 {
-    /* a page marker: [a-z0-9_-]+ (the spec writes ocr_page) */
+    /* a page marker: [a-z0-9_-]+ (docs/scenarios.md writes ocr_page) */
     char name[MDL_NAME_MAX];
     const char *t;
     size_t len;

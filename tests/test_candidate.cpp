@@ -77,7 +77,7 @@ std::string error_of(const std::string &text, int code = SIM_EINPUT)
 }
 } // namespace
 
-TEST_CASE("candidate: the spec's OCR example resolves", "[scenario][candidate]")
+TEST_CASE("candidate: the OCR example of docs/scenarios.md resolves", "[scenario][candidate]")
 {
     mdl_candidate c;
     sim_error err;

@@ -66,7 +66,7 @@ std::string edit(const std::string &from, const std::string &to)
 }
 } // namespace
 
-TEST_CASE("device: the spec's android example resolves to bytes and microseconds",
+TEST_CASE("device: the android example of docs/scenarios.md resolves to bytes and microseconds",
           "[scenario][device]")
 {
     shim::TempDir dir;
