@@ -325,6 +325,9 @@ int cli_run(int argc, char **argv)
     int status = parse(argc, argv, &o);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
+    /* caught from the start: a signal while the plan loads stops the run
+     * before its first replication */
+    catch_interrupt();
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
@@ -352,7 +355,6 @@ int cli_run(int argc, char **argv)
     }
     cli_progress shown;
     cli_progress_start(&shown, sim_ranks_size());
-    catch_interrupt();
     plan.stop = &interrupted;
     res_result r;
     rc = res_run(&plan, (unsigned)o.threads, cli_progress_show, &shown, &r, &err);

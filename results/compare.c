@@ -121,6 +121,11 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
         res_hist *h = a->boot_base;
         a->boot_base = a->boot_cur;
         a->boot_cur = h;
+        unsigned lo = a->base_lo, hi = a->base_hi; /* what the next reset clears */
+        a->base_lo = a->boot_lo;
+        a->base_hi = a->boot_hi;
+        a->boot_lo = lo;
+        a->boot_hi = hi;
         a->base_cell = ci;
         a->base_latency_p95 = (double)res_hist_quantile(&a->latency, 0.95);
         a->base_completed = a->latency.n;

@@ -58,6 +58,10 @@ static unsigned poisson1(uint64_t bits)
 static void boot_add(times_hist *t, uint64_t key)
 {
     const rep_hist *r = &t->rep;
+    if (r->lo < t->boot_lo)
+        t->boot_lo = r->lo;
+    if (r->hi > t->boot_hi || t->boot_hi == UINT32_MAX)
+        t->boot_hi = r->hi;
     unsigned w[RES_LATENCY_BOOT];
     for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
         w[b] = poisson1(mix(key + b));
@@ -230,6 +234,17 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
 }
 
 
+void res__boot_clear(res_hist *h, unsigned lo, unsigned hi)
+{
+    if (h == NULL)
+        return;
+    for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
+        if (lo <= hi && hi != UINT32_MAX)
+            memset(&h[b].count[lo], 0, (size_t)(hi - lo + 1) * sizeof h[b].count[0]);
+        h[b].n = 0;
+    }
+}
+
 void res__acc_reset(acc *a)
 {
     memset(a->nstage, 0, sizeof a->nstage);
@@ -241,9 +256,14 @@ void res__acc_reset(acc *a)
     for (unsigned t = 0; t < a->nthreads; t++) {
         memset(&a->per_thread[t].wait, 0, sizeof a->per_thread[t].wait);
         memset(&a->per_thread[t].latency, 0, sizeof a->per_thread[t].latency);
-        memset(a->per_thread[t].boot, 0, RES_LATENCY_BOOT * sizeof(res_hist));
+        times_hist *th = &a->per_thread[t];
+        res__boot_clear(th->boot, th->boot_lo, th->boot_hi);
+        th->boot_lo = RES_HIST_BUCKETS;
+        th->boot_hi = UINT32_MAX;
     }
-    memset(a->boot_cur, 0, RES_LATENCY_BOOT * sizeof(res_hist));
+    res__boot_clear(a->boot_cur, a->boot_lo, a->boot_hi);
+    a->boot_lo = RES_HIST_BUCKETS;
+    a->boot_hi = UINT32_MAX;
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
 }

@@ -63,9 +63,6 @@ static int pool_hists(acc *a, sim_error *err)
         res__hist_merge(&a->wait, &a->per_thread[t].wait);
         res__hist_merge(&a->latency, &a->per_thread[t].latency);
     }
-    for (unsigned t = 0; t < a->nthreads; t++)
-        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
-            res__hist_merge(&a->boot_cur[b], &a->per_thread[t].boot[b]);
     res_hist *h[2] = {&a->wait, &a->latency};
     for (int k = 0; k < 2; k++) {
         int rc = sim_ranks_sum(h[k]->count, RES_HIST_BUCKETS, err);
@@ -73,6 +70,27 @@ static int pool_hists(acc *a, sim_error *err)
             rc = sim_ranks_sum(&h[k]->n, 1, err);
         if (rc != SIM_OK)
             return rc;
+    }
+    if (a->boot_cur == NULL) /* nothing to compare: no resamples */
+        return SIM_OK;
+    for (unsigned t = 0; t < a->nthreads; t++) {
+        const times_hist *th = &a->per_thread[t];
+        if (th->boot_hi == UINT32_MAX)
+            continue; /* no latency on this thread */
+        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
+            for (unsigned k = th->boot_lo; k <= th->boot_hi; k++)
+                a->boot_cur[b].count[k] += th->boot[b].count[k];
+            a->boot_cur[b].n += th->boot[b].n;
+        }
+        if (th->boot_lo < a->boot_lo)
+            a->boot_lo = th->boot_lo;
+        if (a->boot_hi == UINT32_MAX || th->boot_hi > a->boot_hi)
+            a->boot_hi = th->boot_hi;
+    }
+    if (sim_ranks_size() > 1) {
+        /* other ranks used other buckets: all of them may be non-zero now */
+        a->boot_lo = 0;
+        a->boot_hi = RES_HIST_BUCKETS - 1;
     }
     /* a res_hist is its counts and n, all uint64_t: the resamples are one
      * array of them */
@@ -184,7 +202,7 @@ static void acc_destroy(acc *a)
 /* An accumulator for `threads` worker threads and n per-replication
  * values (rank 0 folds them all; the other ranks keep one); NULL when out
  * of memory. */
-static acc *acc_create(unsigned threads, uint64_t n)
+static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
 {
     acc *a = calloc(1, sizeof *a);
     if (a == NULL)
@@ -199,16 +217,23 @@ static acc *acc_create(unsigned threads, uint64_t n)
         ok = (a->stage[s] = malloc(bytes)) != NULL;
     for (int m = 0; ok && m < RES_CMP_COUNT; m++)
         ok = (a->cur.v[m] = malloc(bytes)) != NULL && (a->base.v[m] = malloc(bytes)) != NULL;
+    /* the latency resamples, only when there is something to compare */
     size_t boot = RES_LATENCY_BOOT * sizeof(res_hist);
-    ok = ok && (a->boot_cur = calloc(1, boot)) != NULL && (a->boot_base = calloc(1, boot)) != NULL;
-    for (unsigned t = 0; ok && t < threads; t++)
+    ok = ok && (!with_boot || ((a->boot_cur = calloc(1, boot)) != NULL &&
+                               (a->boot_base = calloc(1, boot)) != NULL));
+    for (unsigned t = 0; ok && with_boot && t < threads; t++)
         ok = (a->per_thread[t].boot = calloc(1, boot)) != NULL;
     if (!ok) {
         acc_destroy(a);
         return NULL;
     }
-    for (unsigned t = 0; t < threads; t++)
+    for (unsigned t = 0; t < threads; t++) {
         a->per_thread[t].rep.lo = RES_HIST_BUCKETS;
+        a->per_thread[t].boot_lo = RES_HIST_BUCKETS;
+        a->per_thread[t].boot_hi = UINT32_MAX;
+    }
+    a->boot_lo = a->base_lo = RES_HIST_BUCKETS;
+    a->boot_hi = a->base_hi = UINT32_MAX;
     return a;
 }
 
@@ -234,7 +259,7 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
         ncmp += res__baseline_of(plan, ci) != ci ? RES_CMP_COUNT : 0;
     /* rank 0 holds a round of every rank's metrics; the others a slice */
     size_t nouts = rank == 0 ? (size_t)round_of(size) : BATCH;
-    acc *a = acc_create(threads, rank == 0 ? reps : 1);
+    acc *a = acc_create(threads, rank == 0 ? reps : 1, ncmp > 0);
     rep_out *outs = calloc(nouts, sizeof *outs);
     size_t *lens = calloc(size, sizeof *lens);
     res_cell *cells = calloc(plan->ncells, sizeof *cells);

@@ -26,6 +26,7 @@ typedef struct times_hist {
     res_hist wait, latency; /* pooled over the thread's replications */
     rep_hist rep;           /* the running replication's latencies */
     res_hist *boot;         /* RES_LATENCY_BOOT weighted latency histograms */
+    unsigned boot_lo, boot_hi; /* buckets [lo, hi] of them may be non-zero; lo > hi: none */
 } times_hist;
 
 /* What a replication hands back: the model's metrics and its latency p95. */
@@ -55,6 +56,8 @@ typedef struct acc {
     unsigned nthreads;
     per_rep cur, base;      /* this cell's, and its baseline's */
     res_hist *boot_cur, *boot_base; /* the latency resamples, pooled (RES_LATENCY_BOOT) */
+    unsigned boot_lo, boot_hi;      /* the buckets of boot_cur that may be non-zero */
+    unsigned base_lo, base_hi;      /* and of boot_base */
     unsigned base_cell;     /* the cell whose values `base` holds; UINT_MAX: none */
     double base_latency_p95; /* its pooled latency p95, and its completed requests */
     uint64_t base_completed;
@@ -75,6 +78,9 @@ uint64_t res__boot_key(uint64_t seed, unsigned base_cell, uint64_t rep);
 void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
 /* Zeroes what the accumulator gathers for one cell. */
 void res__acc_reset(acc *a);
+/* Zeroes buckets [lo, hi] and the counts of the RES_LATENCY_BOOT
+ * resamples h (only the range used: they are large). */
+void res__boot_clear(res_hist *h, unsigned lo, unsigned hi);
 void res__hist_merge(res_hist *into, const res_hist *from);
 /* The cell's figures from its accumulator, once every replication is in. */
 void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon);
