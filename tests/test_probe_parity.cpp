@@ -1,6 +1,8 @@
 // `oomsim probe` against the reference probe on a generated corpus.
 //
-// Every file is run through both.  Where the reference succeeds, oomsim's
+// Every file is run through both: the reference over the whole corpus in one
+// interpreter (tests/probe/reference_batch.py, checked against separate
+// runs on the first files), oomsim once per file.  Where the reference succeeds, oomsim's
 // stdout must be byte-identical.  Where the reference rejects with a
 // message, oomsim must exit 1 with the same message.  Where the reference
 // crashes (a traceback), oomsim must exit 1 with a clean one-line message.
@@ -188,10 +190,42 @@ TEST_CASE("probe parity: oomsim probe matches the reference on a generated corpu
     Gen g(20261202);
     const size_t files = 320;
     size_t valid = 0, rejected = 0, crashed = 0, deviations = 0;
+    // the corpus, then the reference over all of it in one interpreter
+    std::vector<Case> cases;
+    std::vector<std::string> batch = {OOMSIM_PYTHON, OOMSIM_REFERENCE_BATCH,
+                                      OOMSIM_REFERENCE_PROBE, dir.path()};
     for (size_t i = 0; i < files; i++) {
-        Case c = make_case(g, i);
-        std::string path = dir.write("case" + std::to_string(i) + ".json", c.text);
-        shim::RunResult ref = shim::run({OOMSIM_PYTHON, OOMSIM_REFERENCE_PROBE, path});
+        cases.push_back(make_case(g, i));
+        batch.push_back(dir.write("case" + std::to_string(i) + ".json", cases.back().text));
+    }
+    shim::RunResult all = shim::run(batch);
+    INFO(all.err);
+    REQUIRE(all.status == 0);
+    auto reference = [&](size_t i) {
+        std::string base = dir.file("case" + std::to_string(i) + ".json");
+        shim::RunResult r;
+        r.out = shim::read_file(base + ".out");
+        r.err = shim::read_file(base + ".err");
+        r.status = std::stoi(shim::read_file(base + ".status"));
+        return r;
+    };
+    // the batch is what separate runs give: checked on the first files
+    for (size_t i = 0; i < 12; i++) {
+        shim::RunResult alone =
+            shim::run({OOMSIM_PYTHON, OOMSIM_REFERENCE_PROBE, batch[4 + i]});
+        shim::RunResult in_batch = reference(i);
+        INFO("case " << i);
+        REQUIRE(alone.status == in_batch.status);
+        REQUIRE(alone.out == in_batch.out);
+        if (alone.err.find("Traceback") == std::string::npos)
+            REQUIRE(alone.err == in_batch.err);
+        else
+            REQUIRE(in_batch.err.find("Traceback") != std::string::npos);
+    }
+    for (size_t i = 0; i < files; i++) {
+        const Case &c = cases[i];
+        const std::string &path = batch[4 + i];
+        shim::RunResult ref = reference(i);
         shim::RunResult ours = shim::oomsim({"probe", path});
         INFO("case " << i << " file:\n" << c.text.substr(0, 2000));
         INFO("reference status " << ref.status << " stderr: " << ref.err);
