@@ -40,7 +40,6 @@ typedef struct teller {
     /* the cycle being told: the lines since the last death */
     xp_line *lines;
     size_t nlines, cap;
-    sim_time cycle_start;
     int ran_request;       /* a request ran in this cycle */
     /* the last cycle printed, and how many times it came again since */
     xp_line *prev;

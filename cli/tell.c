@@ -25,7 +25,6 @@ teller *xp_teller_create(const mdl_cell *cell, int full, int quiz)
     t->full = full;
     t->quiz = quiz;
     t->ios = cell->device->os == MDL_OS_IOS;
-    t->cycle_start = -1;
     return t;
 }
 
@@ -85,8 +84,6 @@ static void say(teller *t, const trc_event *e, const char *fmt, ...)
         t->lines = nv;
         t->cap = nc;
     }
-    if (t->nlines == 0)
-        t->cycle_start = l.t;
     t->lines[t->nlines++] = l;
 }
 

@@ -60,7 +60,7 @@ static void boot_add(times_hist *t, uint64_t key)
     const rep_hist *r = &t->rep;
     if (r->lo < t->boot_lo)
         t->boot_lo = r->lo;
-    if (r->hi > t->boot_hi || t->boot_hi == UINT32_MAX)
+    if (r->hi > t->boot_hi)
         t->boot_hi = r->hi;
     unsigned w[RES_LATENCY_BOOT];
     for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
@@ -239,7 +239,7 @@ void res__boot_clear(res_hist *h, unsigned lo, unsigned hi)
     if (h == NULL)
         return;
     for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
-        if (lo <= hi && hi != UINT32_MAX)
+        if (lo <= hi)
             memset(&h[b].count[lo], 0, (size_t)(hi - lo + 1) * sizeof h[b].count[0]);
         h[b].n = 0;
     }
@@ -259,11 +259,11 @@ void res__acc_reset(acc *a)
         times_hist *th = &a->per_thread[t];
         res__boot_clear(th->boot, th->boot_lo, th->boot_hi);
         th->boot_lo = RES_HIST_BUCKETS;
-        th->boot_hi = UINT32_MAX;
+        th->boot_hi = 0;
     }
     res__boot_clear(a->boot_cur, a->boot_lo, a->boot_hi);
     a->boot_lo = RES_HIST_BUCKETS;
-    a->boot_hi = UINT32_MAX;
+    a->boot_hi = 0;
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
 }

@@ -75,7 +75,7 @@ static int pool_hists(acc *a, sim_error *err)
         return SIM_OK;
     for (unsigned t = 0; t < a->nthreads; t++) {
         const times_hist *th = &a->per_thread[t];
-        if (th->boot_hi == UINT32_MAX)
+        if (th->boot_lo > th->boot_hi)
             continue; /* no latency on this thread */
         for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
             for (unsigned k = th->boot_lo; k <= th->boot_hi; k++)
@@ -84,7 +84,7 @@ static int pool_hists(acc *a, sim_error *err)
         }
         if (th->boot_lo < a->boot_lo)
             a->boot_lo = th->boot_lo;
-        if (a->boot_hi == UINT32_MAX || th->boot_hi > a->boot_hi)
+        if (th->boot_hi > a->boot_hi)
             a->boot_hi = th->boot_hi;
     }
     if (sim_ranks_size() > 1) {
@@ -230,10 +230,10 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     for (unsigned t = 0; t < threads; t++) {
         a->per_thread[t].rep.lo = RES_HIST_BUCKETS;
         a->per_thread[t].boot_lo = RES_HIST_BUCKETS;
-        a->per_thread[t].boot_hi = UINT32_MAX;
+        a->per_thread[t].boot_hi = 0;
     }
     a->boot_lo = a->base_lo = RES_HIST_BUCKETS;
-    a->boot_hi = a->base_hi = UINT32_MAX;
+    a->boot_hi = a->base_hi = 0;
     return a;
 }
 

@@ -56,7 +56,8 @@ typedef struct acc {
     unsigned nthreads;
     per_rep cur, base;      /* this cell's, and its baseline's */
     res_hist *boot_cur, *boot_base; /* the latency resamples, pooled (RES_LATENCY_BOOT) */
-    unsigned boot_lo, boot_hi;      /* the buckets of boot_cur that may be non-zero */
+    unsigned boot_lo, boot_hi;      /* the buckets of boot_cur that may be non-zero (lo > hi:
+                                       none, as rep_hist) */
     unsigned base_lo, base_hi;      /* and of boot_base */
     unsigned base_cell;     /* the cell whose values `base` holds; UINT_MAX: none */
     double base_latency_p95; /* its pooled latency p95, and its completed requests */
