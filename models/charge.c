@@ -28,11 +28,12 @@ static inline void kill_decide(const mdl_device *d, const mdl_kill_input *in,
 }
 
 /* The room left with no spike: what the memory warnings compare. */
-static inline int64_t headroom(const mdl_device *d, int64_t counted, int64_t cached,
-                               int foreground)
+static inline int64_t headroom(const world *w, int64_t counted)
 {
-    return d->rule == MDL_KILL_JETSAM ? jetsam_headroom(d, counted, foreground)
-                                      : lmk_headroom(d, counted, cached);
+    const mdl_device *d = w->dev;
+    return d->rule == MDL_KILL_JETSAM
+               ? jetsam_headroom(d, counted, w->proc.fg)
+               : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor);
 }
 
 /* The public face of the kill rules (models.h). */
@@ -46,6 +47,20 @@ int64_t mdl_kill_line(const mdl_device *d, int foreground)
     return d->rule == MDL_KILL_JETSAM ? jetsam_line(d, foreground) : lmk_line(d, foreground);
 }
 
+void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out)
+{
+    *out = *d;
+    if (p->entitlement && d->rule == MDL_KILL_JETSAM && d->entitled_limit > 0)
+        out->jetsam_limit = d->entitled_limit;
+}
+
+int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground)
+{
+    mdl_device d;
+    mdl_device_in_force(c->device, &c->policy, &d);
+    return mdl_kill_line(&d, foreground);
+}
+
 static mdl_kill_input state_now(const world *w, int64_t extra)
 {
     mdl_kill_input in;
@@ -53,6 +68,8 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
     in.cached = w->dstate.cached;
     in.extra = extra;
     in.foreground = w->proc.fg;
+    in.successor = w->dstate.successor;
+    in.aged = w->proc.aged;
     return in;
 }
 
@@ -63,9 +80,9 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
  * allocation or release that crossed. */
 static void warning_at_room(world *w, int64_t room)
 {
-    if (w->dev->warning_at <= 0)
+    if (w->warn_level[1] <= 0)
         return;
-    int below = room < w->dev->warning_at;
+    int below = room < w->warn_level[w->proc.fg != 0];
     if (below == w->proc.warned)
         return;
     w->proc.warned = below;
@@ -80,20 +97,18 @@ static void warning_at_room(world *w, int64_t room)
 
 void w__warning_check(world *w)
 {
-    if (w->dev->warning_at <= 0)
+    if (w->warn_level[1] <= 0)
         return;
-    warning_at_room(w, headroom(w->dev, mdl_ledger_counted(w->led), w->dstate.cached,
-                                w->proc.fg));
+    warning_at_room(w, headroom(w, mdl_ledger_counted(w->led)));
 }
 
 w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
 {
     mdl_kill_input in = state_now(w, extra);
-    int64_t line = w->line[in.foreground != 0];
-    if (line >= 0 && line - in.counted - extra < w->out->min_margin)
-        w->out->min_margin = line - in.counted - extra;
     mdl_kill_verdict v;
     kill_decide(w->dev, &in, &v);
+    if (v.margin < w->out->min_margin)
+        w->out->min_margin = v.margin;
     w->dstate.cached = v.cached;
     for (uint32_t k = 0; k < v.cached_kills; k++) {
         w->out->cached_kills++;

@@ -20,6 +20,7 @@ static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
     gsl_rng *r = sim_stream_rng(&w->s_stage);
     memset(c, 0, sizeof *c);
     c->time = mdl_dist_sample(&f->time, r);
+    c->time = scale_time(c->time, ph == PH_DELEGATE ? w->speed_gpu_of_delegate : w->speed_cpu);
     sample_amounts(&f->transient, r, c->transient);
     sample_amounts(&f->resident, r, c->resident);
     if (ph == PH_LOAD)
@@ -27,19 +28,18 @@ static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
     c->cache_miss = ph == PH_PREPARE && w->cand->has_cache && !w->proc.cache_valid &&
                     !p->cache_done;
     if (c->cache_miss) {
-        c->time += w->cand->cache_miss_time;
+        c->time += scale_time(w->cand->cache_miss_time, w->speed_cpu);
         sample_amounts(&w->cand->cache_miss_transient, r, c->miss);
     }
 }
 
 static int drawn_outcome(world *w, unsigned idx)
 {
-    /* one draw per delegate_prepare whatever the probabilities (CRN) */
-    const mdl_part *def = w->proc.parts[idx].def;
+    /* one draw per delegate_prepare whatever the probabilities (CRN); the
+     * device's figures for its delegate, when it gives them */
     double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail));
-    return u < def->delegate_crash                         ? MDL_OUTCOME_CRASH
-           : u < def->delegate_crash + def->delegate_fail ? MDL_OUTCOME_FAIL
-                                                          : MDL_OUTCOME_OK;
+    double crash = w->dcrash[idx], fail = w->dfail[idx];
+    return u < crash ? MDL_OUTCOME_CRASH : u < crash + fail ? MDL_OUTCOME_FAIL : MDL_OUTCOME_OK;
 }
 
 static void drawn_session(world *w, unsigned idx, int64_t out[MDL_CAT_COUNT])

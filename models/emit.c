@@ -14,7 +14,8 @@ static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
     trc_event *e = &w->ev;
     trc_event_clear(e);
     e->time_us = now(w);
-    e->stage = (trc_stage)stage;
+    /* the app's own memory has no trace stage: filed under load */
+    e->stage = (trc_stage)(stage < MDL_STAGE_APP_START ? stage : MDL_STAGE_LOAD);
     e->kind = kind;
     e->has = TRC_F_KIND | TRC_F_CANDIDATE | TRC_F_MEM | TRC_F_QUEUE | TRC_F_IN_FLIGHT |
              TRC_F_SESSIONS | TRC_F_RSS_MB;
@@ -62,8 +63,19 @@ void w__emit_note(world *w, mdl_stage stage, const char *what)
 {
     if (!TRACING(w))
         return;
-    trc_event *e =
-        ev_begin(w, stage < MDL_STAGE_COUNT ? stage : MDL_STAGE_LOAD, TRC_SAMPLE, -1);
+    trc_event *e = ev_begin(w, stage, TRC_SAMPLE, -1);
+    with_error(e, what);
+    ev_send(w);
+}
+
+/* The app's own memory is allocated: its baseline at a cold start, or a
+ * page's hold (`what`), announcing the allocation that follows. */
+void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT])
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, MDL_STAGE_APP_START, TRC_SAMPLE, -1);
+    with_alloc(e, amounts);
     with_error(e, what);
     ev_send(w);
 }

@@ -1,7 +1,7 @@
 /* exitrec.c - the record a death leaves, as the system writes it
  * (docs/model.md "Exit records"): Android's
- * ApplicationExitInfo, or on iOS a jetsam event, an EXC_RESOURCE report, a
- * crash report or a watchdog termination.  Pure functions of the device,
+ * ApplicationExitInfo, or on iOS a JetsamEvent (reason per-process-limit or
+ * vm-pageshortage), a crash report or a watchdog termination.  Pure functions of the device,
  * the reason and the state at the death. */
 #include "world_int.h"
 
@@ -20,9 +20,16 @@ static void ios_record(const mdl_death *x, mdl_exit_record *r)
         r->status = 11;
         r->description = MDL_TEXT_IOS_SEGV;
         break;
-    default: /* low_memory: over the jetsam limit */
-        r->kind = x->foreground ? MDL_REC_EXC_RESOURCE : MDL_REC_JETSAM;
-        r->description = x->foreground ? MDL_TEXT_EXC_RESOURCE : MDL_TEXT_JETSAM;
+    case MDL_EXIT_SYSTEM_RECLAIM: /* the idle band's page shortage */
+        r->kind = MDL_REC_JETSAM_PAGESHORTAGE;
+        r->description = MDL_TEXT_JETSAM_PAGESHORTAGE;
+        r->status = 9;
+        break;
+    default: /* low_memory: over the per-process limit, in the foreground or
+              * the background alike; an EXC_RESOURCE report is a
+              * diagnostic the app may get before, never the kill's record */
+        r->kind = MDL_REC_JETSAM;
+        r->description = MDL_TEXT_JETSAM;
         r->status = 9;
         break;
     }

@@ -47,6 +47,10 @@ typedef enum mdl_stage {
     MDL_STAGE_CACHE,
     MDL_STAGE_RELEASE,
     MDL_STAGE_EXIT,
+    /* The app's own memory (not the model's): not trace stages, so the
+     * timeline files them under `load` (docs/traces.md). */
+    MDL_STAGE_APP_START,   /* the app baseline, at each cold start */
+    MDL_STAGE_PAGE,        /* a page's hold, at its enter */
     MDL_STAGE_COUNT,
     MDL_STAGE_NONE = MDL_STAGE_COUNT /* no allocation yet */
 } mdl_stage;
@@ -60,6 +64,7 @@ typedef enum mdl_owner_kind {
     MDL_OWNER_REQUEST,
     MDL_OWNER_CACHE,
     MDL_OWNER_LEAKED,
+    MDL_OWNER_APP,        /* the app's baseline and its pages' holds */
     MDL_OWNER_KIND_COUNT
 } mdl_owner_kind;
 
@@ -139,6 +144,19 @@ typedef enum mdl_kill_rule { MDL_KILL_LMK = 0, MDL_KILL_JETSAM = 1 } mdl_kill_ru
 
 #define MDL_NAME_MAX 64
 #define MDL_MINFREE_MAX 16
+#define MDL_DELEGATES_MAX 8
+
+/* What a device says about one delegate kind (its `delegates` entry and
+ * its `speed` factor): it overrides the candidate's failure and crash
+ * probabilities; unavailable, delegate_prepare fails at once. */
+typedef struct mdl_device_delegate {
+    char name[MDL_NAME_MAX];  /* the candidate's `delegate` it applies to */
+    double speed;             /* 0: not given (cpu speed, or gpu for "gpu") */
+    int has_override;         /* in `delegates` */
+    int available;
+    int has_fail, has_crash;
+    double fail, crash;
+} mdl_device_delegate;
 
 typedef struct mdl_minfree {
     int adj;      /* oom_score_adj of the level */
@@ -165,12 +183,23 @@ typedef struct mdl_device {
     int64_t warning_at;         /* 0: no memory warnings */
     sim_time pss_sample;        /* period of the system's pss/rss samples (exit records) */
     int low_memory_reporting;   /* 0: lmk kills are recorded as SIGNALED, status 9 */
-    int64_t *owned[3];          /* empirical values the loader allocated
+    double warning_share;       /* warning_at as a share of the limit in force; 0: a size */
+    double speed_cpu, speed_gpu; /* durations are divided by these (1: as drawn) */
+    mdl_device_delegate delegates[MDL_DELEGATES_MAX]; /* by delegate kind */
+    unsigned ndelegates;
+    int has_successor;
+    mdl_dist successor;         /* the app the user switches to, per background step */
+    sim_time previous_ttl;      /* lmk: adj 700 -> 900 after this long; 0: stays at 700 */
+    int64_t pageshortage;       /* jetsam: background page-shortage level, bytes; 0: none */
+    int64_t entitled_limit;     /* jetsam: the foreground limit with the entitlement; 0: none */
+    int background_gpu_deny;    /* iOS: no GPU work in the background */
+    int64_t *owned[4];          /* empirical values the loader allocated
                                    (scn_device_release frees them) */
 } mdl_device;
 
 /* The counted bytes above which the kill rules end the app, in the
- * foreground (1) or the background (0): jetsam's limit, or, under lmk,
+ * foreground (1) or the background (0): jetsam's limit (in the background
+ * the page-shortage level too, with no successor), or, under lmk,
  * ram - system - the minfree of the app's level once every cached app is
  * reclaimed (models/kill_lmk.c); -1 when no lmk level applies. */
 int64_t mdl_kill_line(const mdl_device *d, int foreground);
@@ -184,6 +213,8 @@ typedef struct mdl_kill_input {
     int64_t cached;    /* other apps' cached memory still held */
     int64_t extra;     /* a pressure spike's bytes (lmk only) */
     int foreground;
+    int64_t successor; /* the app the user switched to (background only) */
+    int aged;          /* lmk: in the background past previous_ttl (adj 900) */
 } mdl_kill_input;
 
 typedef struct mdl_kill_verdict {
@@ -192,6 +223,7 @@ typedef struct mdl_kill_verdict {
     int64_t room;          /* headroom left after the cached kills (the warning level reads it) */
     uint32_t cached_kills; /* cached apps killed first, one at a time */
     int64_t cached;        /* cached memory left after them */
+    int64_t margin;        /* the smallest headroom under the lines in force (negative: over) */
 } mdl_kill_verdict;
 
 /* Applies the device's kill rule to *in; fills *out.  Thread-safe. */
@@ -289,6 +321,7 @@ typedef struct mdl_step {
     mdl_step_kind kind;
     uint32_t index;    /* ENTER/LEAVE: page index; REQUESTS: index in requests[] */
     sim_time duration; /* BACKGROUND */
+    uint32_t hold;     /* ENTER: index in workload.holds, or MDL_NO_HOLD */
 } mdl_step;
 
 /* What a plan must meet to be shippable (a scenario's `target`): the upper
@@ -303,6 +336,8 @@ typedef struct mdl_target {
 } mdl_target;
 
 #define MDL_STEPS_MAX 100000u /* path steps once `repeat` is unrolled */
+#define MDL_NO_HOLD UINT32_MAX
+#define MDL_HOLDS_MAX 1000u
 
 typedef struct mdl_workload {
     mdl_step *steps;          /* owned by whoever built it (scenarios/) */
@@ -314,6 +349,10 @@ typedef struct mdl_workload {
     int has_relaunch;
     mdl_dist relaunch;        /* user reopens the app this long after a death */
     sim_time timeout;         /* the client gives up on an attempt after this; 0: never */
+    int has_app;
+    mdl_amounts app;          /* the app's own memory, drawn at each cold start (`app.baseline`) */
+    mdl_amounts *holds;       /* what `enter` steps hold while on their page */
+    uint32_t nholds;
     mdl_owned owned;          /* empirical values the loader allocated */
 } mdl_workload;
 
@@ -394,6 +433,7 @@ typedef struct mdl_policy {
     unsigned nladder;
     uint32_t safe_mode_after; /* same-stage start-up deaths before safe mode, >= 1 */
     sim_time stable_after;    /* alive this long after start-up: a stable run */
+    int entitlement;          /* iOS increased_memory_limit: the device's entitled_limit */
 } mdl_policy;
 
 /* ------------------------------------------------------------ replication */
@@ -449,6 +489,13 @@ typedef struct mdl_cell {
     uint64_t seed;
 } mdl_cell;
 
+/* The device as the cell's policy puts it in force: with the entitlement
+ * (policy `entitlement: increased_memory_limit`), a jetsam device's
+ * foreground limit is its entitled_limit when it has one. */
+void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out);
+/* mdl_kill_line of the cell's device as its policy puts it in force. */
+int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground);
+
 /* Receives each completed request's wait and latency (us), for the pooled
  * quantiles; called from the replication's own thread. */
 typedef struct mdl_times_sink {
@@ -465,12 +512,12 @@ typedef struct mdl_times_sink {
 #define MDL_REQUESTS_IN_SYSTEM_MAX 100000u
 
 /* The record a death leaves (docs/model.md "Exit records"): Android's
- * ApplicationExitInfo, or on iOS a jetsam event, an EXC_RESOURCE or
- * EXC_CRASH report, or a watchdog termination. */
+ * ApplicationExitInfo, or on iOS a JetsamEvent, a crash report, or a
+ * watchdog termination. */
 typedef enum mdl_record_kind {
     MDL_REC_EXIT_INFO = 0,    /* Android ApplicationExitInfo */
-    MDL_REC_JETSAM,           /* iOS JetsamEvent (per-process-limit) */
-    MDL_REC_EXC_RESOURCE,     /* iOS EXC_RESOURCE RESOURCE_TYPE_MEMORY */
+    MDL_REC_JETSAM,           /* iOS JetsamEvent, reason per-process-limit */
+    MDL_REC_JETSAM_PAGESHORTAGE, /* iOS JetsamEvent, reason vm-pageshortage */
     MDL_REC_WATCHDOG,         /* iOS watchdog termination (0x8badf00d) */
     MDL_REC_CRASH,            /* iOS EXC_CRASH / EXC_BAD_ACCESS crash report */
     MDL_REC_KIND_COUNT
@@ -492,8 +539,8 @@ typedef enum mdl_record_text {
     MDL_TEXT_NONE = 0,
     MDL_TEXT_WATCHDOG,        /* iOS scene-create watchdog */
     MDL_TEXT_IOS_SEGV,        /* iOS EXC_BAD_ACCESS in the delegate */
-    MDL_TEXT_EXC_RESOURCE,    /* iOS foreground memory limit */
-    MDL_TEXT_JETSAM,          /* iOS background per-process limit */
+    MDL_TEXT_JETSAM_PAGESHORTAGE, /* iOS page shortage, idle band (background) */
+    MDL_TEXT_JETSAM,          /* iOS over the per-process limit, foreground or background */
     MDL_TEXT_JAVA_OOM,        /* Android crash: OutOfMemoryError */
     MDL_TEXT_NATIVE_ABRT,     /* Android crash_native: SIGABRT in the delegate */
     MDL_TEXT_ANR,             /* Android anr */
@@ -558,6 +605,7 @@ typedef struct mdl_rep {
     int64_t switch_peak;                /* counted peak while one ran; -1: none */
     uint32_t candidate_switches;        /* relaunches onto the last known good */
     uint32_t safe_mode_starts;          /* cold starts in safe mode */
+    uint32_t delegate_failures;         /* delegate_prepare failures (unavailable included) */
     mdl_exit_record records[MDL_RECORDS_KEPT]; /* the first deaths' records */
     unsigned nrecords;
     mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];

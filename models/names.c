@@ -6,11 +6,11 @@
 static const char *const category_names[MDL_CAT_COUNT] = {"java", "native", "gpu", "file"};
 static const char *const stage_names[MDL_STAGE_COUNT] = {
     "download", "load", "runtime_prepare", "delegate_prepare",
-    "inference", "cache", "release", "exit"};
+    "inference", "cache", "release", "exit", "app_start", "page"};
 static const char *const exit_names[MDL_EXIT_COUNT] = {
     "low_memory", "java_crash", "native_crash", "anr", "system_reclaim", "watchdog"};
 static const char *const owner_names[MDL_OWNER_KIND_COUNT] = {"part", "session", "request",
-                                                              "cache", "leaked"};
+                                                              "cache", "leaked", "app"};
 
 const char *mdl_category_name(mdl_category c)
 {
@@ -69,7 +69,7 @@ const char *mdl_action_name(mdl_action a)
 }
 
 static const char *const record_names[MDL_REC_KIND_COUNT] = {
-    "exit_info", "jetsam", "exc_resource", "watchdog", "crash"};
+    "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash"};
 
 const char *mdl_record_kind_name(mdl_record_kind k)
 {
@@ -80,7 +80,7 @@ static const char *const text_names[MDL_TEXT_COUNT] = {
     "",
     "scene-create watchdog transgression (0x8badf00d)",
     "EXC_BAD_ACCESS (SIGSEGV) in the delegate",
-    "EXC_RESOURCE RESOURCE_TYPE_MEMORY (limit exceeded)",
+    "jetsam: vm-pageshortage",
     "jetsam: per-process-limit",
     "crash: java.lang.OutOfMemoryError",
     "crash_native: signal 6 (SIGABRT) in the delegate",

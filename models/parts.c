@@ -99,6 +99,7 @@ void w__release_part(world *w, part_rt *p)
     memset(p->prepare_res, 0, sizeof p->prepare_res);
     p->sess_idle = 0;
     p->state = P_UNLOADED;
+    p->on_delegate = 0;
     p->release_pending = 0;
     w__warning_check(w);
     if (w->pol->residency == MDL_RES_RELEASE_FIRST && !w->ending) {
@@ -257,6 +258,27 @@ static void give_delegate_res(world *w, part_rt *p)
     w__give(w, p->owner, p->delegate_res);
 }
 
+static void fall_back(world *w, part_rt *p);
+
+/* The device has no such delegate, or iOS denies it the GPU in the
+ * background: delegate_prepare fails at once, with no time and no memory,
+ * and the fallback runs.  Its costs and outcome are drawn all the same, so
+ * the streams stay aligned with a device where it runs. */
+static void delegate_refused(world *w, part_rt *p, const char *why)
+{
+    unsigned idx = part_index_of(w, p);
+    w_stage_cost c;
+    w->src->stage(w, idx, PH_DELEGATE, &c);
+    (void)w->src->outcome(w, idx);
+    memset(&c, 0, sizeof c);
+    p->phase = PH_DELEGATE;
+    p->phase_stage = MDL_STAGE_DELEGATE_PREPARE;
+    w__emit_stage_begin(w, idx, MDL_STAGE_DELEGATE_PREPARE, &c);
+    w__emit_stage_end(w, idx, MDL_STAGE_DELEGATE_PREPARE, why);
+    w->out->delegate_failures++;
+    fall_back(w, p);
+}
+
 /* load, runtime_prepare or the fallback ended: the next phase, or ready. */
 static void prepare_end(world *w, part_rt *p, int ph)
 {
@@ -271,7 +293,12 @@ static void prepare_end(world *w, part_rt *p, int ph)
     if (ph == PH_LOAD) {
         start_phase(w, p, PH_PREPARE);
     } else if (ph == PH_PREPARE && p->def->has_delegate_prepare && !w->proc.degraded) {
-        start_phase(w, p, PH_DELEGATE);
+        if (!w->delegate_available)
+            delegate_refused(w, p, "delegate_unavailable");
+        else if (w->deny_bg_delegate && !w->proc.fg)
+            delegate_refused(w, p, "background_gpu_denied");
+        else
+            start_phase(w, p, PH_DELEGATE);
     } else {
         uint32_t epoch = w->epoch;
         part_ready(w, p);
@@ -307,20 +334,32 @@ static void delegate_end(world *w, part_rt *p)
 {
     unsigned idx = part_index_of(w, p);
     int outcome = w->src->outcome(w, idx);
-    if (outcome == MDL_OUTCOME_CRASH) {
+    /* iOS: a GPU prepare still running in the background fails */
+    int denied = w->deny_bg_delegate && !w->proc.fg;
+    if (outcome == MDL_OUTCOME_CRASH && !denied) {
         w__die(w, MDL_EXIT_NATIVE_CRASH, MDL_STAGE_DELEGATE_PREPARE);
         return;
     }
-    if (outcome == MDL_OUTCOME_OK) {
+    if (outcome == MDL_OUTCOME_OK && !denied) {
         w__give(w, p->owner, p->transient);
         w__emit_stage_end(w, idx, MDL_STAGE_DELEGATE_PREPARE, NULL);
+        p->on_delegate = 1;
         part_ready(w, p);
         return;
     }
     /* the delegate failed: its memory is still held here */
-    w__emit_stage_end(w, idx, MDL_STAGE_DELEGATE_PREPARE, "delegate_failed");
+    w__emit_stage_end(w, idx, MDL_STAGE_DELEGATE_PREPARE,
+                      denied ? "background_gpu_denied" : "delegate_failed");
+    w->out->delegate_failures++;
     if (!w->cand->release_on_init_failure && leak_delegate(w, p) != W_LIVES)
         return;
+    fall_back(w, p);
+}
+
+/* After a failed delegate_prepare: the fallback's prepare, or, with no
+ * fallback, the part is unusable in this process. */
+static void fall_back(world *w, part_rt *p)
+{
     if (strcmp(w->cand->fallback, "none") == 0) {
         w__give(w, p->owner, p->transient);
         part_failed(w, p);

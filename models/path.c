@@ -154,8 +154,10 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
     (void)arg;
     world *w = ctx;
     w->path.bg = 0;
+    w->dstate.successor = 0; /* the user left the other app */
     if (w->proc.alive) {
         w->proc.fg = 1;
+        w->proc.aged = 0;
         w__emit_note(w, w->last_stage, "foreground");
         /* the foreground limits differ; back in the foreground, parked
          * retries go */
@@ -168,17 +170,66 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
         next_step(w, now(w));
 }
 
+/* Android: the app has been in the background previous_ttl: its adj goes
+ * from 700 (previous) to 900 (cached), and the level that applies with it. */
+static void aged(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg) || !w->path.bg || (uint32_t)arg != w->path.bg_seq)
+        return;
+    w->proc.aged = 1;
+    w__emit_note(w, w->last_stage, "cached_adj");
+    if (w__kill_check(w, 0, w->last_stage) != W_LIVES) {
+        /* reclaimed at its new level: the path goes on */
+    }
+}
+
 static void to_background(world *w, sim_time duration)
 {
     w->path.bg = 1;
+    w->path.bg_seq++;
+    const mdl_device *d = w->dev;
+    /* the app the user switches to, drawn whether this app lives or not */
+    if (d->has_successor)
+        w->dstate.successor = mdl_dist_sample(&d->successor, sim_stream_rng(&w->s_app));
     if (w->proc.alive) {
         w->proc.fg = 0;
         w__emit_note(w, w->last_stage, "background");
-        if (w__kill_check(w, 0, w->last_stage) != W_LIVES) {
+        uint32_t epoch = w->epoch;
+        if (w->deny_bg_delegate)
+            w__deny_background_delegate(w);
+        if (still(w, epoch) && w__kill_check(w, 0, w->last_stage) != W_LIVES) {
             /* reclaimed as it went: the path goes on */
         }
+        if (still(w, epoch) && d->rule == MDL_KILL_LMK && d->previous_ttl > 0 &&
+            d->previous_ttl < duration &&
+            w__at(w, now(w) + d->previous_ttl, PRIO_TIMER, aged, tag(w, w->path.bg_seq),
+                  NULL) != SIM_OK)
+            return;
     }
     (void)w__at(w, now(w) + duration, PRIO_PATH, background_end, 0, NULL);
+}
+
+/* A page is entered: what it holds is allocated (drawn whether the app
+ * lives or not), and released at its leave. */
+static void enter_page(world *w, const mdl_step *s)
+{
+    if (s->hold >= w->wl->nholds) /* MDL_NO_HOLD */
+        return;
+    int64_t v[MDL_CAT_COUNT];
+    sample_amounts(&w->wl->holds[s->hold], sim_stream_rng(&w->s_app), v);
+    if (!w->proc.alive)
+        return;
+    w__emit_app(w, "page_hold", v);
+    if (w__charge(w, w->app_owner, v, MDL_STAGE_PAGE) == W_LIVES)
+        add_to(w->page_held[s->index], v);
+}
+
+static void leave_page(world *w, const mdl_step *s)
+{
+    if (w->page_held != NULL && w->proc.alive)
+        w__give(w, w->app_owner, w->page_held[s->index]);
 }
 
 void w__step(sim_engine *e, void *ctx, uint64_t arg)
@@ -195,7 +246,10 @@ void w__step(sim_engine *e, void *ctx, uint64_t arg)
         w__cold_start(w);
         break;
     case MDL_STEP_ENTER:
+        enter_page(w, s);
+        break;
     case MDL_STEP_LEAVE:
+        leave_page(w, s);
         break;
     case MDL_STEP_BACKGROUND:
         to_background(w, s->duration);

@@ -122,6 +122,8 @@ static void proc_reset(world *w)
         pr->users[u].next = users_free;
         users_free = u;
     }
+    if (w->page_held != NULL) /* the pages' holds went with the process */
+        memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
     w_proc keep = *pr;
     memset(pr, 0, sizeof *pr);
     pr->pool = keep.pool;
@@ -241,6 +243,17 @@ static int startup_on_main(const world *w, unsigned nstart)
     return main_work;
 }
 
+/* The app's own memory, drawn for this launch and held until the process
+ * dies, before any model work. */
+W_MAY_KILL static w_fate app_baseline(world *w)
+{
+    if (!w->wl->has_app)
+        return W_LIVES;
+    sample_amounts(&w->wl->app, sim_stream_rng(&w->s_app), w->proc.app);
+    w__emit_app(w, "app_baseline", w->proc.app);
+    return w__charge(w, w->app_owner, w->proc.app, MDL_STAGE_APP_START);
+}
+
 void w__cold_start(world *w)
 {
     w_proc *pr = &w->proc;
@@ -267,6 +280,8 @@ void w__cold_start(world *w)
     const mdl_device *d = w->dev;
     if (d->os == MDL_OS_IOS && d->launch_watchdog > 0 && startup_on_main(w, nstart) &&
         w__at(w, now(w) + d->launch_watchdog, PRIO_TIMER, watchdog, tag(w, 0), NULL) != SIM_OK)
+        return;
+    if (app_baseline(w) != W_LIVES)
         return;
     w__startup_continue(w);
 }
@@ -305,6 +320,9 @@ void w__teardown(world *w)
                 r->in_use = 0;
             }
         }
+        w__give(w, w->app_owner, pr->app);
+        for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
+            w__give(w, w->app_owner, w->page_held[k]);
         for (unsigned k = 0; k < w->nparts; k++) {
             part_rt *p = &pr->parts[k];
             w__give(w, p->owner, p->transient);

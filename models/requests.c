@@ -195,10 +195,20 @@ static void start_request(world *w, uint32_t i)
     w__advance(w, i);
 }
 
+/* Starts queued attempts while slots are free.  An attempt that ends at
+ * once (a failed part) frees its slot inside the loop: the loop, not a
+ * nested call, starts the next, so the stack stays flat however long the
+ * queue. */
 static void dispatch(world *w)
 {
+    if (w->proc.dispatching)
+        return;
+    w->proc.dispatching = 1;
+    uint32_t epoch = w->epoch;
     while (w->proc.alive && w->proc.running < w->lim.sess_eff && w->proc.q_len > 0)
         start_request(w, dequeue(w));
+    if (still(w, epoch))
+        w->proc.dispatching = 0;
 }
 
 static void exec_end(sim_engine *e, void *ctx, uint64_t arg);
@@ -227,8 +237,9 @@ static void execute(world *w, uint32_t i, part_rt *p)
     const int64_t *amounts[2] = {sess, d->ws[r->idx]};
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
-    if (w__at(w, now(w) + d->time[r->idx], PRIO_RELEASE, exec_end, tag(w, i), &r->exec) ==
-        SIM_OK)
+    sim_time t = scale_time(d->time[r->idx],
+                            p->on_delegate ? w->speed_gpu_of_delegate : w->speed_cpu);
+    if (w__at(w, now(w) + t, PRIO_RELEASE, exec_end, tag(w, i), &r->exec) == SIM_OK)
         r->has_exec = 1;
 }
 
@@ -260,6 +271,14 @@ void w__advance(world *w, uint32_t i)
     part_rt *p = &w->proc.parts[r->needs[r->idx]];
     switch (p->state) {
     case P_READY:
+        if (p->on_delegate && w->deny_bg_delegate && !w->proc.fg) {
+            /* iOS: no GPU work in the background: it fails at its start */
+            if (!r->orphan)
+                w->out->failed++;
+            w__emit_request_note(w, "background_gpu_denied", r->user);
+            w__finish(w, i, 1);
+            return;
+        }
         if (p->release_pending && w->pol->residency == MDL_RES_RELEASE_FIRST) {
             int deferred = 0;
             for (unsigned k = 0; k < w->nparts; k++)
@@ -322,6 +341,29 @@ static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
     exec_stop(w, i, &w->proc.parts[r->needs[r->idx]]);
     r->idx++;
     w__advance(w, i);
+}
+
+/* iOS with background_gpu: deny: the app went to the background, and every
+ * execution on the delegate fails at that instant, its memory released. */
+void w__deny_background_delegate(world *w)
+{
+    w_proc *pr = &w->proc;
+    uint32_t epoch = w->epoch;
+    for (uint32_t i = 0; i < pr->pool_cap && still(w, epoch); i++) {
+        req *r = &pr->pool[i];
+        if (!r->in_use || r->state != R_RUNNING || !r->has_exec)
+            continue;
+        part_rt *p = &pr->parts[r->needs[r->idx]];
+        if (!p->on_delegate)
+            continue;
+        sim_cancel(w->e, r->exec);
+        if (!r->orphan)
+            w->out->failed++;
+        w__emit_request_note(w, "background_gpu_denied", r->user);
+        exec_stop(w, i, p);
+        if (still(w, epoch))
+            w__finish(w, i, 1);
+    }
 }
 
 static void timeout(sim_engine *e, void *ctx, uint64_t arg);

@@ -55,6 +55,20 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err)
                              cell->policy.sessions, MDL_SESSIONS_MAX);
     if (c->nparts < 1)
         return sim_error_set(err, SIM_EINPUT, "candidate %s has no parts", c->id);
+    const mdl_device *d = cell->device;
+    for (unsigned k = 0; k < d->ndelegates; k++) {
+        const mdl_device_delegate *dd = &d->delegates[k];
+        if (strcmp(dd->name, c->delegate) != 0)
+            continue;
+        for (unsigned j = 0; j < c->nparts; j++) {
+            double f = dd->has_fail ? dd->fail : c->parts[j].delegate_fail;
+            double x = dd->has_crash ? dd->crash : c->parts[j].delegate_crash;
+            if (f + x > 1)
+                return sim_error_set(err, SIM_EINPUT, "delegates.%s: device %s's fail + crash "
+                                     "with part %s of candidate %s exceed 1", dd->name,
+                                     d->name, c->parts[j].name, c->id);
+        }
+    }
     return SIM_OK;
 }
 
@@ -82,6 +96,30 @@ static void map_needs(world *w, const mdl_candidate *c)
     }
 }
 
+/* What the device says of c's delegate: available or not, its failure
+ * and crash probabilities, its speed, whether iOS lets it run in the
+ * background.  A trace-driven run keeps the recording's times. */
+static void configure_delegate(world *w, const mdl_candidate *c)
+{
+    const mdl_device *d = w->dev;
+    const mdl_device_delegate *dd = NULL;
+    for (unsigned k = 0; k < d->ndelegates; k++)
+        if (strcmp(d->delegates[k].name, c->delegate) == 0)
+            dd = &d->delegates[k];
+    int gpu = strcmp(c->delegate, "gpu") == 0;
+    w->delegate_available = dd == NULL || dd->available;
+    for (unsigned k = 0; k < c->nparts; k++) {
+        w->dfail[k] = dd != NULL && dd->has_fail ? dd->fail : c->parts[k].delegate_fail;
+        w->dcrash[k] = dd != NULL && dd->has_crash ? dd->crash : c->parts[k].delegate_crash;
+    }
+    int recorded = w->cell->replay != NULL;
+    double cpu = d->speed_cpu > 0 ? d->speed_cpu : 1.0; /* 0: a device built unloaded */
+    double gpu_speed = d->speed_gpu > 0 ? d->speed_gpu : 1.0;
+    w->speed_cpu = recorded ? 1.0 : cpu;
+    w->speed_gpu_of_delegate = recorded ? 1.0 : gpu ? gpu_speed : cpu;
+    w->deny_bg_delegate = d->background_gpu_deny && gpu;
+}
+
 /* Makes c the process's candidate (at setup, or at a relaunch that
  * switches to the last known good): its parts, the parts each requests
  * step needs, the start-up list.  Only while no process runs. */
@@ -95,6 +133,7 @@ void w__configure_candidate(world *w, const mdl_candidate *c)
         w->proc.parts[k].def = &c->parts[k];
         w->proc.parts[k].wait_head = w->proc.parts[k].wait_tail = NIL;
     }
+    configure_delegate(w, c);
     w->nstartup = 0;
     if (pol->residency == MDL_RES_PRELOAD) {
         w->res_cap = c->nparts;
@@ -118,21 +157,31 @@ static int owners_failed(sim_error *err, int rc)
     return sim_error_set(err, rc, "replication: cannot register owners (%s)", sim_strerror(rc));
 }
 
+/* The app's own stream: only when the scenario or device draws from it
+ * (a stream costs its 624-word state at every replication). */
+static int draws_app(const mdl_cell *cell)
+{
+    return cell->workload->has_app || cell->workload->nholds > 0 ||
+           cell->device->has_successor;
+}
+
 static int init_streams(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 {
     sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
-                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry};
+                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry, &w->s_app};
     static const uint64_t purposes[] = {PURPOSE_DEVICE, PURPOSE_ARRIVALS, PURPOSE_REQUESTS,
                                         PURPOSE_STAGES, PURPOSE_FAILURES, PURPOSE_RELAUNCH,
-                                        PURPOSE_PRESSURE, PURPOSE_RETRY};
-    /* the jitter stream only when there is jitter (a stream costs its
-     * 624-word state at every replication) */
+                                        PURPOSE_PRESSURE, PURPOSE_RETRY, PURPOSE_APP};
+    /* the jitter stream only when there is jitter */
     const mdl_retry *rt = &cell->policy.retry;
-    unsigned nstreams = rt->kind == MDL_RETRY_BACKOFF && rt->jitter > 0 ? 8 : 7;
-    for (unsigned k = 0; k < nstreams; k++) {
+    int needed[9] = {1, 1, 1, 1, 1, 1, 1, rt->kind == MDL_RETRY_BACKOFF && rt->jitter > 0,
+                     draws_app(cell)};
+    for (unsigned k = 0; k < 9; k++) {
+        if (!needed[k])
+            continue;
         if (sim_stream_init(streams[k], w->alloc, cell->seed, rep, purposes[k]) != SIM_OK)
             return sim_error_set(err, SIM_ENOMEM, "replication: out of memory for streams");
-        w->streams++;
+        w->stream_mask |= 1u << k;
     }
     return SIM_OK;
 }
@@ -153,6 +202,8 @@ static int init_owners(world *w, const mdl_cell *cell, sim_error *err)
             return owners_failed(err, rc);
     }
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
+        return owners_failed(err, rc);
+    if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_APP, 0, &w->app_owner)) != SIM_OK)
         return owners_failed(err, rc);
     return SIM_OK;
 }
@@ -235,6 +286,12 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
         return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
     if ((rc = init_owners(w, cell, err)) != SIM_OK)
         return rc;
+    if (w->wl->nholds > 0) {
+        size_t n = (size_t)w->wl->npages * sizeof *w->page_held;
+        if ((w->page_held = sim_malloc(w->alloc, n)) == NULL)
+            return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
+        memset(w->page_held, 0, n);
+    }
     w->src = cell->replay != NULL ? &w__costs_recorded : &w__costs_drawn;
     w__configure_candidate(w, cell->candidate);
     mdl_recovery_init(&w->life.rec, cell->candidate);
@@ -253,9 +310,12 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 void w__close(world *w)
 {
     sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
-                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry};
-    for (unsigned k = 0; k < w->streams; k++)
-        sim_stream_release(streams[k]);
+                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry, &w->s_app};
+    for (unsigned k = 0; k < 9; k++)
+        if (w->stream_mask & (1u << k))
+            sim_stream_release(streams[k]);
+    if (w->page_held != NULL)
+        sim_free(w->alloc, w->page_held, (size_t)w->wl->npages * sizeof *w->page_held);
     size_t nmap = (size_t)(w->wl->nrequests > 0 ? w->wl->nrequests : 1);
     w_proc *pr = &w->proc;
     sim_free(w->alloc, w->needs_map, nmap * MDL_PARTS_MAX);
@@ -275,9 +335,14 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
     out->min_margin = INT64_MAX;
     memset(w, 0, sizeof *w);
     w->cell = cell;
-    w->dev = cell->device;
-    w->line[0] = mdl_kill_line(cell->device, 0);
-    w->line[1] = mdl_kill_line(cell->device, 1);
+    mdl_device_in_force(cell->device, &cell->policy, &w->dev_in_force);
+    w->dev = &w->dev_in_force;
+    for (int fg = 0; fg < 2; fg++) {
+        const mdl_device *d = w->dev;
+        int64_t limit = fg ? d->jetsam_limit : d->jetsam_background_limit;
+        w->warn_level[fg] = d->warning_share > 0 ? (int64_t)(d->warning_share * (double)limit)
+                                                 : d->warning_at;
+    }
     w->cand = cell->candidate;
     w->wl = cell->workload;
     w->pol = &cell->policy;

@@ -68,7 +68,8 @@ enum {
     PURPOSE_FAILURES = 5, /* delegate failures and crashes, cache hits */
     PURPOSE_RELAUNCH = 6, /* the user's delay before reopening the app */
     PURPOSE_PRESSURE = 7, /* background pressure spikes */
-    PURPOSE_RETRY = 8     /* backoff jitter (docs/model.md: why not the failures stream) */
+    PURPOSE_RETRY = 8,    /* backoff jitter (docs/model.md: why not the failures stream) */
+    PURPOSE_APP = 9       /* the app's baseline, page holds and the successor app */
 };
 
 /* At equal times: releases first, then kill timers, then arrivals, then
@@ -102,6 +103,8 @@ enum {
  * (ProcessList.java: FOREGROUND_APP_ADJ 0, PREVIOUS_APP_ADJ 700). */
 #define APP_ADJ_FOREGROUND 0
 #define APP_ADJ_BACKGROUND 700
+/* ... and once in the background past previous_ttl (CACHED_APP_MIN_ADJ) */
+#define APP_ADJ_CACHED 900
 
 #if defined(__GNUC__)
 #define W_MAY_KILL __attribute__((warn_unused_result))
@@ -122,6 +125,7 @@ typedef struct part_rt {
     uint8_t release_pending;          /* evicted while executing: goes when idle */
     uint8_t cache_done;               /* its cache was rebuilt in this process */
     uint8_t on_demand;                /* this load is a switch (counted in switching) */
+    uint8_t on_delegate;              /* ready on the delegate (not the fallback) */
     uint8_t deferred;                 /* release_first: LOADING, waiting for room (1: start-up,
                                          2: on demand) */
     uint32_t serial;                  /* bumped at every phase start (ANR timers) */
@@ -192,6 +196,9 @@ typedef struct w_proc {
     int warned;           /* below warning_at as last heard (edge-triggered) */
     int warn_active;      /* on_warning actions in force */
     int64_t sample_pss_kb, sample_rss_kb; /* the last periodic sample, 0 before one */
+    int aged;             /* lmk: in the background past previous_ttl (adj 900) */
+    int dispatching;      /* dispatch() runs: a nested call leaves it to the loop */
+    int64_t app[MDL_CAT_COUNT]; /* the app baseline this process holds */
     /* the attempts and requests in flight; the arrays' storage is kept
      * across deaths (their capacity), their contents are the process's */
     req *pool;
@@ -225,11 +232,13 @@ typedef struct w_limits {
 /* The device's runtime state. */
 typedef struct w_devstate {
     int64_t cached;       /* other apps' cached memory still held */
+    int64_t successor;    /* the app the user switched to, while in the background */
 } w_devstate;
 
 /* The user's path. */
 typedef struct w_path {
     int bg;               /* the user has put the app in the background */
+    uint32_t bg_seq;      /* background steps begun (previous_ttl's timer) */
     uint32_t step;        /* the step being run */
     const mdl_requests *rq; /* the requests step whose arrivals run */
     uint64_t left;        /* its arrivals still to come (count) */
@@ -273,15 +282,22 @@ struct mdl_world {
     /* what the replication is */
     const mdl_cell *cell;
     const mdl_device *dev;
-    int64_t line[2];            /* mdl_kill_line in the background [0] and foreground [1] */
+    mdl_device dev_in_force;    /* the cell's device with the policy's entitlement (dev) */
+    int64_t warn_level[2];      /* warn below this headroom, background [0] / foreground [1] */
+    double speed_cpu, speed_gpu_of_delegate; /* divide drawn durations (1: as drawn) */
+    int delegate_available;     /* the candidate's delegate exists on this device */
+    double dfail[MDL_PARTS_MAX], dcrash[MDL_PARTS_MAX]; /* delegate outcome probabilities */
+    int deny_bg_delegate;       /* iOS background_gpu: deny, and the delegate is the GPU */
+    mdl_owner app_owner;        /* the app baseline and the page holds */
+    int64_t (*page_held)[MDL_CAT_COUNT]; /* per page: what its enter holds now */
     const mdl_workload *wl;
     const mdl_policy *pol;
     const sim_alloc *alloc;
     const w_costs *src;
     sim_engine *e;
     mdl_ledger *led;
-    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press, s_retry;
-    unsigned streams;     /* streams initialised (released by destroy) */
+    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press, s_retry, s_app;
+    unsigned stream_mask; /* streams initialised, by their order in init_streams */
     mdl_rep *out;
     const mdl_times_sink *times;
     const mdl_trace_sink *trace;
@@ -346,6 +362,12 @@ static inline void sample_amounts(const mdl_amounts *a, gsl_rng *r, int64_t out[
         out[c] = (a->mask & MDL_CAT_BIT(c)) ? mdl_dist_sample(&a->cat[c], r) : 0;
 }
 
+/* A drawn duration on a device `f` times as fast (1: as drawn, exactly). */
+static inline sim_time scale_time(sim_time t, double f)
+{
+    return f == 1.0 ? t : (sim_time)((double)t / f + 0.5);
+}
+
 #define TRACING(w) ((w)->trace != NULL && !(w)->ending)
 
 /* world.c */
@@ -375,6 +397,7 @@ void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
 
 /* emit.c: the timeline (each does nothing when not tracing) */
 void w__emit_note(world *w, mdl_stage stage, const char *what);
+void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT]);
 /* A note about one user request (timeout, rejected), naming it. */
 void w__emit_request_note(world *w, const char *what, uint32_t user_index);
 void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c);
@@ -402,6 +425,7 @@ void w__on_warning(sim_engine *e, void *ctx, uint64_t arg);
 void w__queue_area(world *w);
 uint32_t w__user_get(world *w);
 void w__finish(world *w, uint32_t i, int had_slot);
+void w__deny_background_delegate(world *w);
 
 /* process.c */
 void w__apply_limits(world *w);

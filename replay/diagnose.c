@@ -372,7 +372,8 @@ static const char *const ios_names[RPL_IOS_COUNT][2] = {
     {"jetsam", "JetsamEvent (per-process-limit)"},
     {"exc_resource", "EXC_RESOURCE RESOURCE_TYPE_MEMORY report"},
     {"watchdog", "watchdog termination (0x8badf00d)"},
-    {"crash", "crash report (EXC_BAD_ACCESS)"}};
+    {"crash", "crash report (EXC_BAD_ACCESS)"},
+    {"jetsam_pageshortage", "JetsamEvent (vm-pageshortage)"}};
 
 const char *rpl_ios_report_name(rpl_ios_report r)
 {
@@ -521,16 +522,22 @@ static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
     const char *cls = "unknown";
     int bg = x->has_importance && x->importance >= 400;
     if (x->source == RPL_IOS) {
-        /* iOS reports name their cause; jetsam kills are low_memory in the
-         * foreground and the background alike (the model's rule) */
-        static const char *const cls_of[RPL_IOS_COUNT] = {"low_memory", "low_memory",
-                                                          "watchdog", "native_crash"};
+        /* iOS reports name their cause: a per-process-limit kill is
+         * low_memory in the foreground and the background alike, a
+         * page-shortage kill of the idle band is system_reclaim; an
+         * EXC_RESOURCE report alone proves no death */
+        static const char *const cls_of[RPL_IOS_COUNT] = {
+            "low_memory", "unknown", "watchdog", "native_crash", "system_reclaim"};
         static const char *const what[RPL_IOS_COUNT] = {
-            "jetsam ended the process over its footprint limit",
-            "the footprint limit was exceeded and the process is gone",
+            "jetsam ended the process over its per-process footprint limit",
+            "the footprint crossed a memory threshold; that report is a diagnostic, not a "
+            "kill: the death needs its JetsamEvent",
             "the launch took longer than the watchdog allows",
-            "the process crashed"};
+            "the process crashed",
+            "jetsam reclaimed the suspended app when free pages ran short"};
         cls = cls_of[x->ios];
+        if (x->ios == RPL_IOS_EXC_RESOURCE)
+            *level = 0;
         snprintf(v->supports, sizeof v->supports, "a %s: %s", rpl_ios_report_name(x->ios),
                  what[x->ios]);
     } else if (x->source == RPL_LMKD) {
@@ -618,7 +625,10 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
                     const char *cls, rpl_verdict *v)
 {
     int memory = strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0;
-    if (strcmp(cls, "unknown") == 0)
+    if (x->source == RPL_IOS && x->ios == RPL_IOS_EXC_RESOURCE)
+        snprintf(v->missing, sizeof v->missing, "the JetsamEvent written at the death: an "
+                 "EXC_RESOURCE report does not end the process");
+    else if (strcmp(cls, "unknown") == 0)
         snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
     else if (m == NULL && t == NULL)
         snprintf(v->missing, sizeof v->missing, "%s", memory

@@ -59,11 +59,14 @@ void rpl_replay_free(mdl_replay *r);
  * (docs/on-call.md). */
 typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD, RPL_IOS } rpl_source;
 
-/* The report iOS writes at a death (RPL_IOS records): a JetsamEvent
- * (per-process-limit), an EXC_RESOURCE memory report, a watchdog
- * termination (0x8badf00d) or a crash report. */
+/* The report iOS writes (RPL_IOS records): a JetsamEvent with reason
+ * per-process-limit or vm-pageshortage, a watchdog termination
+ * (0x8badf00d) or a crash report at a death; an EXC_RESOURCE memory report
+ * is a diagnostic written while the process lives on, never a kill's
+ * record. */
 typedef enum rpl_ios_report { RPL_IOS_JETSAM = 0, RPL_IOS_EXC_RESOURCE, RPL_IOS_WATCHDOG,
-                              RPL_IOS_CRASH, RPL_IOS_COUNT } rpl_ios_report;
+                              RPL_IOS_CRASH, RPL_IOS_JETSAM_PAGESHORTAGE,
+                              RPL_IOS_COUNT } rpl_ios_report;
 /* Its name as iOS writes it ("JetsamEvent (per-process-limit)"). */
 const char *rpl_ios_report_name(rpl_ios_report r);
 

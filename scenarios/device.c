@@ -13,7 +13,8 @@ static const char *const device_keys[] = {
     "name",        "about",         "os",       "ram",          "system",
     "cached_apps", "cached_app_size", "pressure", "pressure_size", "kill",
     "counts",      "java_heap_limit", "anr_timeout", "launch_watchdog", "warning_at",
-    "pss_sample",  "low_memory_reporting"};
+    "pss_sample",  "low_memory_reporting", "speed", "delegates", "successor",
+    "previous_ttl", "pageshortage", "entitled_limit", "background_gpu"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -203,6 +204,179 @@ static int load_memory(const scn__node *root, mdl_device *dev, sim_error *err)
     return rc;
 }
 
+/* A key only one OS has: absent, or the device is that OS. */
+static int only_on(const scn__node *root, const mdl_device *dev, const char *key, mdl_os os,
+                   scn__node *v, sim_error *err)
+{
+    scn__get(root, key, v);
+    if (v->n != NULL && dev->os != os)
+        return scn__fail(v, err, SIM_EINPUT, "%s applies to %s devices only", key,
+                         os == MDL_OS_IOS ? "ios" : "android");
+    return SIM_OK;
+}
+
+/* A percentage ("5%") in (0%, 100%). */
+static int percent(const scn__node *v, double *out, sim_error *err)
+{
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (len == 0 || t[len - 1] != '%')
+        return scn__fail(v, err, SIM_EINPUT, "expected a percentage such as 5%%, got \"%.*s\"",
+                         (int)(len > 40 ? 40 : len), t);
+    rc = scn__probability(v, out, err);
+    if (rc == SIM_OK && !(*out > 0 && *out < 1))
+        rc = scn__fail(v, err, SIM_EINPUT, "expected a percentage above 0%% and below 100%%");
+    return rc;
+}
+
+/* speed: {cpu: X, gpu: Y}: how many times faster than the candidate's
+ * drawn times (1 when absent). */
+static int load_speed(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    static const char *const keys[] = {"cpu", "gpu"};
+    double *out[] = {&dev->speed_cpu, &dev->speed_gpu};
+    dev->speed_cpu = dev->speed_gpu = 1.0;
+    scn__node sp, v;
+    scn__get(root, "speed", &sp);
+    if (sp.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&sp, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&sp, keys, 2, err);
+    for (int k = 0; rc == SIM_OK && k < 2; k++) {
+        scn__get(&sp, keys[k], &v);
+        if (v.n != NULL)
+            rc = scn__real(&v, 0.01, 100.0, out[k], err);
+    }
+    return rc;
+}
+
+/* One `delegates` entry: {available, fail, crash}. */
+static int load_delegate(const scn__node *v, mdl_device_delegate *dd, sim_error *err)
+{
+    static const char *const keys[] = {"available", "fail", "crash"};
+    static const char *const bools[] = {"false", "true"};
+    scn__node x;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, keys, 3, err);
+    dd->has_override = 1;
+    dd->available = 1;
+    scn__get(v, "available", &x);
+    if (rc == SIM_OK && x.n != NULL)
+        rc = scn__enum(&x, bools, 2, &dd->available, err);
+    scn__get(v, "fail", &x);
+    if (rc == SIM_OK && (dd->has_fail = x.n != NULL))
+        rc = scn__probability(&x, &dd->fail, err);
+    scn__get(v, "crash", &x);
+    if (rc == SIM_OK && (dd->has_crash = x.n != NULL))
+        rc = scn__probability(&x, &dd->crash, err);
+    if (rc == SIM_OK && dd->has_fail && dd->has_crash && dd->fail + dd->crash > 1)
+        rc = scn__fail(v, err, SIM_EINPUT, "fail + crash exceed 1");
+    return rc;
+}
+
+/* delegates: {KIND: {...}}, keyed by the candidate's `delegate` name. */
+static int load_delegates(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    scn__node m;
+    scn__get(root, "delegates", &m);
+    if (m.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&m, err);
+    if (rc != SIM_OK)
+        return rc;
+    void *it = NULL;
+    struct fy_node_pair *pr;
+    while ((pr = fy_node_mapping_iterate(m.n, &it)) != NULL) {
+        size_t len = 0;
+        const char *k = fy_node_get_scalar(fy_node_pair_key(pr), &len);
+        int ok = k != NULL && len > 0 && len < MDL_NAME_MAX && !(len == 4 && !memcmp(k, "none", 4));
+        for (size_t i = 0; ok && i < len; i++)
+            ok = (k[i] >= 'a' && k[i] <= 'z') || (k[i] >= 'A' && k[i] <= 'Z') ||
+                 (k[i] >= '0' && k[i] <= '9') || k[i] == '.' || k[i] == '_' || k[i] == '-';
+        if (!ok)
+            return scn__fail(&m, err, SIM_EINPUT, "expected delegate kinds (a candidate's "
+                             "`delegate`, such as gpu) as keys, got \"%.*s\"",
+                             (int)(k == NULL ? 0 : len > 40 ? 40 : len), k == NULL ? "" : k);
+        if (dev->ndelegates == MDL_DELEGATES_MAX)
+            return scn__fail(&m, err, SIM_ELIMIT, "more than %d delegate kinds",
+                             MDL_DELEGATES_MAX);
+        mdl_device_delegate *dd = &dev->delegates[dev->ndelegates++];
+        memcpy(dd->name, k, len);
+        dd->name[len] = '\0';
+        scn__node v;
+        scn__get(&m, dd->name, &v);
+        if ((rc = load_delegate(&v, dd, err)) != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+/* Background life and the OS-specific keys of issue-era profiles:
+ * successor, previous_ttl (android), pageshortage, entitled_limit and
+ * background_gpu (ios), and warning_at as a percentage (ios). */
+static int load_background(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    static const char *const succ_keys[] = {"size"};
+    scn__node v, sz;
+    scn__get(root, "successor", &v);
+    int rc = SIM_OK;
+    if (v.n != NULL) {
+        rc = scn__expect_mapping(&v, err);
+        if (rc == SIM_OK)
+            rc = scn__check_keys(&v, succ_keys, 1, err);
+        if (rc == SIM_OK)
+            rc = scn__require(&v, "size", &sz, err);
+        if (rc == SIM_OK)
+            rc = scn__dist(&sz, SCN__UNIT_SIZE, &dev->successor, &dev->owned[3], err);
+        dev->has_successor = rc == SIM_OK;
+    }
+    if (rc == SIM_OK && (rc = only_on(root, dev, "previous_ttl", MDL_OS_ANDROID, &v, err)) ==
+                            SIM_OK && v.n != NULL &&
+        (rc = scn__duration(&v, &dev->previous_ttl, err)) == SIM_OK && dev->previous_ttl <= 0)
+        rc = scn__fail(&v, err, SIM_EINPUT, "previous_ttl must be longer than 0");
+    double share;
+    if (rc == SIM_OK && (rc = only_on(root, dev, "pageshortage", MDL_OS_IOS, &v, err)) ==
+                            SIM_OK && v.n != NULL && (rc = percent(&v, &share, err)) == SIM_OK)
+        dev->pageshortage = (int64_t)(share * (double)dev->ram + 0.5);
+    if (rc == SIM_OK && (rc = only_on(root, dev, "entitled_limit", MDL_OS_IOS, &v, err)) ==
+                            SIM_OK && v.n != NULL &&
+        (rc = scn__size(&v, &dev->entitled_limit, err)) == SIM_OK &&
+        dev->entitled_limit < dev->jetsam_limit)
+        rc = scn__fail(&v, err, SIM_EINPUT, "the entitled limit must not be below the "
+                       "foreground limit");
+    if (rc == SIM_OK && (rc = only_on(root, dev, "background_gpu", MDL_OS_IOS, &v, err)) ==
+                            SIM_OK && v.n != NULL) {
+        static const char *const names[] = {"allow", "deny"};
+        rc = scn__enum(&v, names, 2, &dev->background_gpu_deny, err);
+    }
+    return rc;
+}
+
+/* warning_at: a size of headroom, or (ios) a percentage of the limit in force. */
+static int load_warning(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    scn__node v;
+    scn__get(root, "warning_at", &v);
+    if (v.n == NULL)
+        return SIM_OK;
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(&v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (len == 0 || t[len - 1] != '%')
+        return scn__size(&v, &dev->warning_at, err);
+    if (dev->rule != MDL_KILL_JETSAM)
+        return scn__fail(&v, err, SIM_EINPUT, "a percentage needs a jetsam limit (ios); give "
+                         "the headroom as a size");
+    return percent(&v, &dev->warning_share, err);
+}
+
 int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
 {
     static const char *const oses[] = {"android", "ios"};
@@ -240,7 +414,13 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
     if (rc == SIM_OK)
         rc = opt_duration(root, "launch_watchdog", &dev->launch_watchdog, err);
     if (rc == SIM_OK)
-        rc = opt_size(root, "warning_at", &dev->warning_at, err);
+        rc = load_warning(root, dev, err);
+    if (rc == SIM_OK)
+        rc = load_speed(root, dev, err);
+    if (rc == SIM_OK)
+        rc = load_delegates(root, dev, err);
+    if (rc == SIM_OK)
+        rc = load_background(root, dev, err);
     dev->pss_sample = 30 * (sim_time)1000000;
     scn__get(root, "pss_sample", &v);
     if (rc == SIM_OK && v.n != NULL && (rc = scn__duration(&v, &dev->pss_sample, err)) == SIM_OK &&
@@ -287,7 +467,7 @@ int scn_device_load(const char *path, mdl_device *dev, sim_error *err)
 
 void scn_device_release(mdl_device *dev)
 {
-    for (int i = 0; i < 3; i++) {
+    for (int i = 0; i < 4; i++) {
         free(dev->owned[i]);
         dev->owned[i] = NULL;
     }

@@ -114,29 +114,6 @@ static int p_cancel(const scn_scenario *s, const scn__node *v, mdl_policy *p, si
     return p_bool(v, &p->cancel_on_timeout, err);
 }
 
-/* A real number in [min, max] (the backoff factor). */
-static int p_real(const scn__node *v, double min, double max, double *out, sim_error *err)
-{
-    const char *t;
-    size_t len;
-    int rc = scn__scalar(v, &t, &len, err);
-    if (rc != SIM_OK)
-        return rc;
-    char buf[64];
-    char *end = NULL;
-    if (len > 0 && len < sizeof buf) {
-        memcpy(buf, t, len);
-        buf[len] = '\0';
-        *out = strtod(buf, &end);
-    }
-    if (len == 0 || len >= sizeof buf || end == NULL || *end != '\0' || !(*out == *out))
-        return scn__fail(v, err, SIM_EINPUT, "expected a number, got \"%.*s\"",
-                         (int)(len > 40 ? 40 : len), t);
-    if (*out < min || *out > max)
-        return scn__fail(v, err, SIM_ERANGE, "%.*s is outside [%g, %g]",
-                         (int)(len > 40 ? 40 : len), t, min, max);
-    return SIM_OK;
-}
 
 static int p_retry(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
 {
@@ -174,7 +151,7 @@ static int p_retry(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim
         if (rc == SIM_OK) {
             scn__get(v, "factor", &x);
             if (x.n != NULL)
-                rc = p_real(&x, 1.0, 1000.0, &r->factor, err);
+                rc = scn__real(&x, 1.0, 1000.0, &r->factor, err);
         }
         if (rc == SIM_OK) {
             scn__get(v, "cap", &x);
@@ -302,6 +279,24 @@ static int p_stable_after(const scn_scenario *s, const scn__node *v, mdl_policy 
     return scn__duration(v, &p->stable_after, err);
 }
 
+/* entitlement: none | increased_memory_limit (iOS's
+ * com.apple.developer.kernel.increased-memory-limit): the foreground limit
+ * becomes the device's entitled_limit.  A device without one is unchanged,
+ * but some device of the scenario must have one. */
+static int p_entitlement(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                         sim_error *err)
+{
+    static const char *const names[] = {"none", "increased_memory_limit"};
+    int rc = scn__enum(v, names, 2, &p->entitlement, err);
+    if (rc != SIM_OK || !p->entitlement)
+        return rc;
+    for (unsigned k = 0; k < s->ndevices; k++)
+        if (s->devices[k].entitled_limit > 0)
+            return SIM_OK;
+    return scn__fail(v, err, SIM_EINPUT, "increased_memory_limit: no device of the scenario "
+                     "gives an entitled_limit, so it would change nothing");
+}
+
 typedef struct policy_key {
     const char *name;
     int list_valued; /* prewarm, on_warning: an axis is a list of lists */
@@ -314,7 +309,7 @@ static const policy_key policy_keys[] = {
     {"retry", 0, p_retry},             {"residency", 0, p_residency},
     {"prewarm", 1, p_prewarm},         {"on_warning", 1, p_on_warning},
     {"recovery", 0, p_recovery},       {"safe_mode_after", 0, p_safe_mode_after},
-    {"stable_after", 0, p_stable_after},
+    {"stable_after", 0, p_stable_after}, {"entitlement", 0, p_entitlement},
 };
 #define NPOLICY_KEYS (sizeof policy_keys / sizeof *policy_keys)
 

@@ -141,7 +141,7 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
                                        "horizon",    "devices",  "candidates", "workload",
-                                       "policies",   "target"};
+                                       "policies",   "target",  "app"};
     scn_scenario *s = ld->s;
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
@@ -188,6 +188,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
     if ((rc = scn__load_profiles(ld, root, err)) != SIM_OK)
         return rc;
     if ((rc = scn__load_workload(s, root, err)) != SIM_OK)
+        return rc;
+    if ((rc = scn__load_app(s, root, err)) != SIM_OK)
         return rc;
     if ((rc = scn__load_policies(s, root, err)) != SIM_OK)
         return rc;
@@ -311,6 +313,7 @@ void scn_scenario_release(scn_scenario *s)
     free(s->workload.steps);
     free(s->workload.requests);
     free(s->workload.pages);
+    free(s->workload.holds);
     scn__owned_free(&s->workload.owned);
     for (unsigned k = 0; s->policy_json != NULL && k < s->npolicies; k++)
         free(s->policy_json[k]);

@@ -40,6 +40,8 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err);
 
 /* workload.c: `workload` (required) */
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err);
+/* The top-level `app: {baseline: {...}}`: the app's own memory. */
+int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err);
 /* A list of part names that every candidate must have (needs, prewarm). */
 int scn__part_names(const scn_scenario *s, const scn__node *v, char (*out)[MDL_NAME_MAX],
                     unsigned *n, sim_error *err);

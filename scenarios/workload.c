@@ -187,6 +187,38 @@ static int page_index(mdl_workload *wl, const scn__node *v, uint32_t *out, sim_e
 static int load_steps(scn_scenario *s, const scn__node *list, steps_buf *b, int depth,
                       sim_error *err);
 
+/* `enter: NAME`, or `enter: {page: NAME, holds: {gpu: 48MiB, ...}}`: what
+ * the page holds from its enter to its leave. */
+static int load_enter(mdl_workload *wl, const scn__node *x, mdl_step *st, sim_error *err)
+{
+    if (fy_node_is_scalar(x->n))
+        return page_index(wl, x, &st->index, err);
+    static const char *const keys[] = {"page", "holds"};
+    scn__node page, holds;
+    int rc = scn__expect_mapping(x, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(x, keys, 2, err);
+    if (rc == SIM_OK)
+        rc = scn__require(x, "page", &page, err);
+    if (rc == SIM_OK)
+        rc = page_index(wl, &page, &st->index, err);
+    if (rc != SIM_OK)
+        return rc;
+    scn__get(x, "holds", &holds);
+    if (holds.n == NULL)
+        return SIM_OK;
+    if (wl->nholds == MDL_HOLDS_MAX)
+        return scn__fail(&holds, err, SIM_ELIMIT, "more than %u page holds", MDL_HOLDS_MAX);
+    mdl_amounts *h = realloc(wl->holds, sizeof *h * (wl->nholds + 1));
+    if (h == NULL)
+        return scn__fail(&holds, err, SIM_ENOMEM, "out of memory");
+    wl->holds = h;
+    if ((rc = scn__amounts(&wl->owned, &holds, &h[wl->nholds], err)) != SIM_OK)
+        return rc;
+    st->hold = wl->nholds++;
+    return SIM_OK;
+}
+
 /* The one step written as a scalar: cold_start. */
 static int load_cold_start(const scn__node *v, steps_buf *b, sim_error *err)
 {
@@ -256,10 +288,11 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
         return scn__fail(v, err, SIM_EINPUT, "a step is one key: enter, leave, requests, "
                          "background or repeat");
     scn__node x;
+    st.hold = MDL_NO_HOLD;
     scn__get(v, "enter", &x);
     if (x.n != NULL) {
         st.kind = MDL_STEP_ENTER;
-        rc = page_index(&s->workload, &x, &st.index, err);
+        rc = load_enter(&s->workload, &x, &st, err);
         return rc != SIM_OK ? rc : push_step(b, &x, st, err);
     }
     scn__get(v, "leave", &x);
@@ -314,6 +347,27 @@ int scn__not_modelled(const scn__node *v, sim_error *err, const char *what)
 {
     return scn__fail(v, err, SIM_EINPUT, "%s is not modelled by this version of oomsim; "
                      "remove the key", what);
+}
+
+int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"baseline"};
+    scn__node app, base;
+    scn__get(root, "app", &app);
+    if (app.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&app, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&app, keys, 1, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&app, "baseline", &base, err);
+    if (rc == SIM_OK)
+        rc = scn__amounts(&s->workload.owned, &base, &s->workload.app, err);
+    if (rc == SIM_OK && s->workload.app.mask == 0)
+        rc = scn__fail(&base, err, SIM_EINPUT, "expected at least one of java, native, gpu, "
+                       "file");
+    s->workload.has_app = rc == SIM_OK;
+    return rc;
 }
 
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err)

@@ -493,6 +493,29 @@ int scn__probability(const scn__node *v, double *out, sim_error *err)
     return rc != SIM_OK ? rc : with_place(v, scn_parse_probability(s, len, out, err), err);
 }
 
+int scn__real(const scn__node *v, double min, double max, double *out, sim_error *err)
+{
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    char buf[64];
+    char *end = NULL;
+    if (len > 0 && len < sizeof buf) {
+        memcpy(buf, t, len);
+        buf[len] = '\0';
+        *out = strtod(buf, &end);
+    }
+    if (len == 0 || len >= sizeof buf || end == NULL || *end != '\0' || !(*out == *out))
+        return scn__fail(v, err, SIM_EINPUT, "expected a number, got \"%.*s\"",
+                         (int)(len > 40 ? 40 : len), t);
+    if (*out < min || *out > max)
+        return scn__fail(v, err, SIM_ERANGE, "%.*s is outside [%g, %g]",
+                         (int)(len > 40 ? 40 : len), t, min, max);
+    return SIM_OK;
+}
+
 int scn__int(const scn__node *v, int64_t min, int64_t max, int64_t *out, sim_error *err)
 {
     const char *s;

@@ -77,6 +77,8 @@ int scn__probability(const scn__node *v, double *out, sim_error *err);
 /* A rate ("0.5/s"), in events per second. */
 int scn__rate(const scn__node *v, double *out, sim_error *err);
 /* An integer in [min, max]. */
+/* A real number in [min, max]: no unit, no inf or nan. */
+int scn__real(const scn__node *v, double min, double max, double *out, sim_error *err);
 int scn__int(const scn__node *v, int64_t min, int64_t max, int64_t *out, sim_error *err);
 /* One of names[0..n) (index in *out). */
 int scn__enum(const scn__node *v, const char *const *names, size_t n, int *out,

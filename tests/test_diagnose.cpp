@@ -221,8 +221,8 @@ TEST_CASE("diagnose, explain and run classify every death alike", "[diagnose][cl
     std::string ios = dir.file("ios.jsonl");
     REQUIRE(oomsim({"gen", "prewarm-boot-loop", "-o", ios}).status == 0);
     RunResult t = oomsim({"diagnose", ios});
-    CHECK(t.out.find("trace exit of an unnamed process, EXC_RESOURCE RESOURCE_TYPE_MEMORY "
-                     "report, importance 100 (46 identical records") == 0);
+    CHECK(t.out.find("trace exit of an unnamed process, JetsamEvent (per-process-limit), "
+                     "importance 100 (46 identical records") == 0);
     CHECK(t.out.find("class:     low_memory (confirmed)") != std::string::npos);
     CHECK(t.out.find("LOW_MEMORY") == std::string::npos);
 }

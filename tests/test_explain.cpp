@@ -42,7 +42,7 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "model: runtime_prepare begins", "3.000 s     300 MiB  model: delegate_prepare begins",
               "1600 MiB  the process dies: low_memory, during delegate_prepare: counted 1600 MiB "
               "over the 1400 MiB foreground jetsam limit",
-              "EXC_RESOURCE RESOURCE_TYPE_MEMORY",
+              "JetsamEvent (per-process-limit)",
               "... the same start-up death repeats 45 more times, every 13.0 s: a boot loop (the "
               "user reopened the app 10.0 s after each)",
               "598.000 s       0 MiB  the user reopens the app, 10.0 s after the death",

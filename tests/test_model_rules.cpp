@@ -5,6 +5,7 @@
 
 #include <cmath>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include <gsl/gsl_randist.h>
@@ -50,9 +51,9 @@ mdl_device jetsam_device()
 }
 
 mdl_kill_verdict decide(const mdl_device &d, int64_t counted, int64_t cached, int fg,
-                        int64_t extra = 0)
+                        int64_t extra = 0, int64_t successor = 0, int aged = 0)
 {
-    mdl_kill_input in{counted, cached, extra, fg};
+    mdl_kill_input in{counted, cached, extra, fg, successor, aged};
     mdl_kill_verdict v;
     mdl_kill_decide(&d, &in, &v);
     return v;
@@ -172,13 +173,23 @@ TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
     mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
-    CHECK(r.kind == MDL_REC_EXC_RESOURCE);
+    // over the per-process limit in the foreground: a JetsamEvent, never an
+    // EXC_RESOURCE report (a diagnostic, not a kill's record)
+    CHECK(r.kind == MDL_REC_JETSAM);
+    CHECK(r.description == MDL_TEXT_JETSAM);
     CHECK(r.pss_kb == 1001 * 1024); // the footprint at the kill
     CHECK(r.status == 9);
     CHECK(r.reason == 0);
     x.foreground = 0;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_JETSAM);
+    CHECK(r.description == MDL_TEXT_JETSAM);
+    CHECK(r.importance == 400);
+    x.why = MDL_EXIT_SYSTEM_RECLAIM; // the idle band's page shortage
+    mdl_exit_record_make(&d, &x, &r);
+    CHECK(r.kind == MDL_REC_JETSAM_PAGESHORTAGE);
+    CHECK(r.description == MDL_TEXT_JETSAM_PAGESHORTAGE);
+    CHECK(std::string(mdl_record_text_name(r.description)) == "jetsam: vm-pageshortage");
     CHECK(r.importance == 400);
     x.why = MDL_EXIT_WATCHDOG;
     mdl_exit_record_make(&d, &x, &r);

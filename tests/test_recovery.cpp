@@ -92,9 +92,11 @@ TEST_CASE("prewarm boot loop: naive loops, safe_mode dies once, fallback_lkg swi
     // the last known good holds its model: 100 + 120 MiB after its prepare
     CHECK(lkg.peak == 1600 * MiB); // the first start's peak, before the death
 
-    // the record: iOS, over the foreground jetsam limit: EXC_RESOURCE
+    // the record: iOS, over the foreground jetsam limit: a JetsamEvent
+    // (per-process-limit), as in the background
     REQUIRE(naive.nrecords == MDL_RECORDS_KEPT);
-    CHECK(naive.records[0].kind == MDL_REC_EXC_RESOURCE);
+    CHECK(naive.records[0].kind == MDL_REC_JETSAM);
+    CHECK(naive.records[0].description == MDL_TEXT_JETSAM);
     CHECK(naive.records[0].importance == 100);
     CHECK(naive.records[0].stage == MDL_STAGE_DELEGATE_PREPARE);
     CHECK(naive.records[0].time == 3000000);
