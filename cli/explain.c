@@ -183,7 +183,9 @@ int cli_explain(int argc, char **argv)
     }
     const mdl_cell *c = &s.cells[o.cell];
     teller *t = xp_teller_create(c, o.full, o.quiz);
-    tee both = {t, o.dir != NULL ? res_timeline_create(c->device, c->horizon) : NULL};
+    mdl_device dv;
+    mdl_device_in_force(c->device, &c->policy, &dv);
+    tee both = {t, o.dir != NULL ? res_timeline_create(&dv, c->horizon) : NULL};
     if (t == NULL || (o.dir != NULL && both.plot == NULL)) {
         xp_teller_free(t);
         res_timeline_free(both.plot);

@@ -218,11 +218,17 @@ static void why_text(const teller *t, const trc_event *e, const char *cls, char 
     int fg = !t->bg;
     long long counted = (long long)e->rss_mb;
     if (strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0) {
-        long long line = (long long)(mdl_kill_line(d, fg) >> 20);
+        long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
         const char *where = fg ? "foreground" : "background";
-        if (d->rule == MDL_KILL_JETSAM)
-            snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit",
-                     counted, line, where);
+        if (d->rule == MDL_KILL_JETSAM && strcmp(cls, "system_reclaim") == 0)
+            snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
+                     "the %lld MiB page-shortage level (with the app the user switched to)",
+                     counted, (long long)(d->pageshortage >> 20));
+        else if (d->rule == MDL_KILL_JETSAM)
+            snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit", counted,
+                     (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
+                                     : d->jetsam_background_limit) >> 20),
+                     where);
         else if (counted > line)
             snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
                      "apps reclaimed)", counted, line, where);

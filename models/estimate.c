@@ -2,7 +2,8 @@
  * before it runs (docs/model.md, "Events per replication").
  *
  * Upper-end, per kind of event the world schedules (models/world.c):
- * - a path step: one event each, and a BACKGROUND step its end;
+ * - a path step: one event each, and a BACKGROUND step its end (and, on a
+ *   device with previous_ttl, the app's move to adj 900);
  * - a request: each attempt (the first and every retry the policy allows
  *   once a timeout is set) arrives, arms its timeout, and for each part it
  *   needs may load it (download, load, prepare, delegate prepare: a phase
@@ -45,7 +46,8 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out)
     double arrivals = 0, weighted = 0, fastest = 0;
     for (uint32_t s = 0; s < wl->nsteps; s++) {
         const mdl_step *st = &wl->steps[s];
-        out->steps += st->kind == MDL_STEP_BACKGROUND ? 2 : 1;
+        out->steps += st->kind != MDL_STEP_BACKGROUND ? 1
+                      : cell->device->previous_ttl > 0 ? 3 : 2;
         if (st->kind != MDL_STEP_REQUESTS)
             continue;
         const mdl_requests *q = &wl->requests[st->index];

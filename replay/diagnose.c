@@ -538,7 +538,9 @@ static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
         cls = cls_of[x->ios];
         if (x->ios == RPL_IOS_EXC_RESOURCE)
             *level = 0;
-        snprintf(v->supports, sizeof v->supports, "a %s: %s", rpl_ios_report_name(x->ios),
+        const char *name = rpl_ios_report_name(x->ios);
+        snprintf(v->supports, sizeof v->supports, "%s %s: %s",
+                 strchr("AEIOU", name[0]) != NULL ? "an" : "a", name,
                  what[x->ios]);
     } else if (x->source == RPL_LMKD) {
         cls = x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";

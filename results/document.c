@@ -146,7 +146,9 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, NULL)); /* ours: NULL is memory */
     set(o, "peak", peak(c));
     set(o, "deaths", deaths(c));
-    set(o, "limits", limits(cell->device, c));
+    mdl_device dv;
+    mdl_device_in_force(cell->device, &cell->policy, &dv);
+    set(o, "limits", limits(&dv, c));
     json_t *b = json_object();
     set(b, "rate", json_real(c->boot_loop_rate));
     set(o, "boot_loops", b);
@@ -411,8 +413,8 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (unsigned long long)c->leaks, (unsigned long long)c->warnings,
             (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
             (long long)whole(c->switch_peak.p95));
-        sim_text_printf(&o, "%lld,%lld,", (long long)mdl_kill_line(cell->device, 1),
-                        (long long)mdl_kill_line(cell->device, 0));
+        sim_text_printf(&o, "%lld,%lld,", (long long)mdl_cell_kill_line(cell, 1),
+                        (long long)mdl_cell_kill_line(cell, 0));
         if (c->has_margin)
             sim_text_printf(&o, "%lld,%lld,", (long long)whole(c->margin_p5),
                             (long long)whole(c->margin_p50));
@@ -493,7 +495,13 @@ void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t 
         return;
     }
     int fg = c->memory_deaths[1] >= c->memory_deaths[0];
-    int64_t line = mdl_kill_line(dev, fg);
+    if (dev->rule == MDL_KILL_JETSAM && c->top_reason == MDL_EXIT_SYSTEM_RECLAIM) {
+        snprintf(buf, n, "%s: background page shortage %.0f MiB", why,
+                 (double)dev->pageshortage / MIB);
+        return;
+    }
+    int64_t line = fg || dev->rule != MDL_KILL_JETSAM ? mdl_kill_line(dev, fg)
+                                                      : dev->jetsam_background_limit;
     snprintf(buf, n, "%s: %s %s %.0f MiB", why, fg ? "foreground" : "background",
              dev->rule == MDL_KILL_JETSAM ? "limit" : "lmk line", (double)line / MIB);
 }
@@ -566,7 +574,9 @@ int res_cells_table(const res_plan *plan, const res_result *r, res_table *t)
         snprintf(row[4], RES_TEXT_MAX, "%.1f MiB", c->peak.p95 / MIB);
         snprintf(row[5], RES_TEXT_MAX, "%.1f MiB", c->peak.max / MIB);
         snprintf(row[6], RES_TEXT_MAX, "%s", res_top_stage(c));
-        const mdl_device *dev = plan->cells[i].device;
+        mdl_device dv;
+        mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
+        const mdl_device *dev = &dv;
         limit_text(row[7], mdl_kill_line(dev, 1), mdl_kill_line(dev, 0));
         if (c->has_margin)
             snprintf(row[8], RES_TEXT_MAX, "%.0f / %.0f MiB", c->margin_p5 / MIB,

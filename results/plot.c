@@ -45,7 +45,7 @@ typedef struct tl_open {
 } tl_open;
 
 struct res_timeline {
-    const mdl_device *dev;
+    mdl_device dev;          /* a copy: the device as the cell's policy puts it in force */
     sim_time horizon;
     unsigned counted;                          /* 1 << TRC_MEM_* the device counts */
     int64_t col[RES_TIMELINE_COLUMNS][TRC_MEM_COUNT];
@@ -69,7 +69,7 @@ res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon)
     res_timeline *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
-    t->dev = dev;
+    t->dev = *dev;
     t->horizon = horizon > 0 ? horizon : 1;
     static const int cat_of[TRC_MEM_COUNT] = {MDL_CAT_JAVA, MDL_CAT_NATIVE, MDL_CAT_GPU,
                                               MDL_CAT_FILE};
@@ -264,7 +264,9 @@ int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl
                      sim_error *err)
 {
     *out = NULL;
-    res_timeline *t = res_timeline_create(cell->device, cell->horizon);
+    mdl_device dv;
+    mdl_device_in_force(cell->device, &cell->policy, &dv);
+    res_timeline *t = res_timeline_create(&dv, cell->horizon);
     if (t == NULL)
         return sim_error_set(err, SIM_ENOMEM, "timeline: out of memory");
     mdl_trace_sink sink = {res_timeline_add, t};
@@ -474,8 +476,8 @@ static void frame_of(const res_timeline *t, tl_frame *f)
     f->xs = f->minutes ? 60.0 : 1.0;
     f->xmax = secs / f->xs;
     f->colw = f->xmax / RES_TIMELINE_COLUMNS;
-    f->lines[0] = mdl_kill_line(t->dev, 1);
-    f->lines[1] = mdl_kill_line(t->dev, 0);
+    f->lines[0] = mdl_kill_line(&t->dev, 1);
+    f->lines[1] = mdl_kill_line(&t->dev, 0);
     double ymax = 0;
     for (unsigned i = 0; i < t->filled; i++) {
         double s = 0;
@@ -485,12 +487,12 @@ static void frame_of(const res_timeline *t, tl_frame *f)
     }
     for (int k = 0; k < 2; k++)
         ymax = fmax(ymax, (double)f->lines[k] / MIB);
-    for (unsigned i = 0; t->dev->java_heap_limit > 0 && i < t->filled; i++)
+    for (unsigned i = 0; t->dev.java_heap_limit > 0 && i < t->filled; i++)
         if (t->col[i][0] != 0) {
             double base = 0;
             for (int o = 0; o < f->n && f->order[o] != 0; o++)
                 base += (double)t->col[i][f->order[o]] / MIB;
-            ymax = fmax(ymax, base + (double)t->dev->java_heap_limit / MIB);
+            ymax = fmax(ymax, base + (double)t->dev.java_heap_limit / MIB);
         }
     f->ymax = ymax > 0 ? ymax * 1.12 : 1;
 }
@@ -557,7 +559,7 @@ static int draw_stack(const res_timeline *t, const tl_frame *f, legend *lg)
 static void draw_limits(const res_timeline *t, const tl_frame *f, legend *lg)
 {
     plwidth(2);
-    const int ios = t->dev->rule == MDL_KILL_JETSAM;
+    const int ios = t->dev.rule == MDL_KILL_JETSAM;
     for (int k = 0; k < 2; k++) {
         if (f->lines[k] < 0 || (k == 1 && f->lines[1] == f->lines[0]))
             continue;
@@ -573,13 +575,13 @@ static void draw_limits(const res_timeline *t, const tl_frame *f, legend *lg)
      * band's base, over the columns that hold Java memory, not across the
      * whole stack */
     int drawn = 0;
-    for (unsigned i = 0; t->dev->java_heap_limit > 0 && i < t->filled; i++) {
+    for (unsigned i = 0; t->dev.java_heap_limit > 0 && i < t->filled; i++) {
         if (t->col[i][0] == 0)
             continue;
         double base = 0;
         for (int o = 0; o < f->n && f->order[o] != 0; o++)
             base += (double)t->col[i][f->order[o]] / MIB;
-        double y = base + (double)t->dev->java_heap_limit / MIB;
+        double y = base + (double)t->dev.java_heap_limit / MIB;
         plcol0(C_JAVA_LIMIT);
         pllsty(3);
         pljoin(i * f->colw, y, (i + 1) * f->colw, y);

@@ -269,3 +269,34 @@ TEST_CASE("diagnose shows its evidence, groups identical records, flags isolated
     CHECK(j.out.find("\"subreason\": \"0 (UNKNOWN)\"") != std::string::npos);
     CHECK(j.out.find("\"package\": \"com.example.app\"") != std::string::npos);
 }
+
+TEST_CASE("diagnose: iOS page-shortage kills, and EXC_RESOURCE is not a kill record",
+          "[diagnose][ios]")
+{
+    TempDir dir;
+    // a JetsamEvent with reason vm-pageshortage (written as the model
+    // writes it: error jetsam_pageshortage), then an EXC_RESOURCE report
+    // alone, then a per-process-limit JetsamEvent in the background
+    std::string trace = dir.write(
+        "ios.jsonl",
+        "{\"time_ms\":1,\"stage\":\"exit\",\"kind\":\"exit\",\"error\":\"jetsam_pageshortage\","
+        "\"exit\":{\"importance\":400,\"status\":9,\"timestamp_ms\":1}}\n"
+        "{\"time_ms\":2,\"stage\":\"exit\",\"kind\":\"exit\",\"error\":\"exc_resource\","
+        "\"exit\":{\"importance\":100,\"timestamp_ms\":2}}\n"
+        "{\"time_ms\":3,\"stage\":\"exit\",\"kind\":\"exit\",\"error\":\"jetsam\","
+        "\"exit\":{\"importance\":400,\"status\":9,\"timestamp_ms\":3}}\n");
+    RunResult r = oomsim({"diagnose", trace});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    size_t a = r.out.find("JetsamEvent (vm-pageshortage)");
+    size_t b = r.out.find("EXC_RESOURCE RESOURCE_TYPE_MEMORY report");
+    size_t c = r.out.find("JetsamEvent (per-process-limit)");
+    REQUIRE(a != std::string::npos);
+    REQUIRE(b != std::string::npos);
+    REQUIRE(c != std::string::npos);
+    CHECK(r.out.find("class:     system_reclaim (confirmed)", a) < b);
+    CHECK(r.out.find("class:     unknown (unconfirmed)", b) < c);
+    CHECK(r.out.find("the JetsamEvent written at the death", b) < c);
+    // a per-process-limit kill is low_memory in the background too
+    CHECK(r.out.find("class:     low_memory (confirmed)", c) != std::string::npos);
+}
