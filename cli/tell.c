@@ -223,7 +223,7 @@ static void why_text(const teller *t, const trc_event *e, const char *cls, char 
         if (d->rule == MDL_KILL_JETSAM && strcmp(cls, "system_reclaim") == 0)
             snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
                      "the %lld MiB page-shortage level (with the app the user switched to)",
-                     counted, (long long)(d->pageshortage >> 20));
+                     counted, (long long)((d->pageshortage + (1 << 19)) >> 20));
         else if (d->rule == MDL_KILL_JETSAM)
             snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit", counted,
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
@@ -331,7 +331,9 @@ static void tell_note(teller *t, const trc_event *e)
                        "400: the background kill limits apply)"},
         {"foreground", "the user returns: the app is in the foreground again"},
         {"pressure_spike", "other apps' memory spikes for an instant: the kill rules check "
-                           "the app against it"}};
+                           "the app against it"},
+        {"cached_adj", "the app has been in the background long enough to be cached (adj "
+                       "900): the cached level of the low-memory killer applies now"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
@@ -353,6 +355,15 @@ static void tell_note(teller *t, const trc_event *e)
     } else if (strcmp(e->error, "rejected") == 0) {
         say(t, e, "request %lld is rejected: the queue is full or the app refuses work",
             (long long)r);
+    } else if (strcmp(e->error, "background_gpu_denied") == 0) {
+        say(t, e, "request %lld fails: iOS runs no GPU work for an app in the background",
+            (long long)r);
+    } else if (strcmp(e->error, "app_baseline") == 0) {
+        say(t, e, "the app's own memory (UI, caches, libraries): %.1f MiB, held until the "
+            "process ends", XP_MIB(total(e->alloc, e->alloc_has)));
+    } else if (strcmp(e->error, "page_hold") == 0) {
+        say(t, e, "the page holds %.1f MiB (camera buffers, a preview) until the user leaves "
+            "it", XP_MIB(total(e->alloc, e->alloc_has)));
     } else {
         for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
             if (strcmp(e->error, notes[k].error) == 0)
@@ -386,6 +397,11 @@ static void tell_end(teller *t, const trc_event *e, const char *part)
     int err = (e->has & TRC_F_ERROR) != 0;
     if (err && strcmp(e->error, "delegate_failed") == 0)
         say(t, e, "%s: the delegate fails to prepare: the fallback takes over", part);
+    else if (err && strcmp(e->error, "delegate_unavailable") == 0)
+        say(t, e, "%s: this phone has no such delegate: the fallback takes over", part);
+    else if (err && strcmp(e->error, "background_gpu_denied") == 0)
+        say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
+            "background; the fallback takes over", part);
     else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "abandoned") == 0)
         say(t, e, "%s: request %lld: an attempt the client gave up on finishes; only now is "
             "its working set freed", part, (long long)e->request);

@@ -151,7 +151,7 @@ void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
     e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION;
     e->session = s;
     e->request = (int64_t)x->id;
-    e->duration_us = x->d.time[r->idx];
+    e->duration_us = EXEC_TIME(w, p, x->d.time[r->idx]);
     with_alloc(e, x->d.ws[r->idx]);
     if (keep != NULL) {
         e->has |= TRC_F_KEEP;

@@ -39,7 +39,11 @@ static inline int64_t lmk_headroom(const mdl_device *d, int64_t counted, int64_t
 static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
                               mdl_kill_verdict *out)
 {
-    memset(out, 0, sizeof *out);
+    /* every field set by hand: a memset of the verdict is a library call
+     * on the hottest path */
+    out->dies = 0;
+    out->why = MDL_EXIT_LOW_MEMORY;
+    out->cached_kills = 0;
     int64_t room = lmk_headroom(d, in->counted, in->cached, in->successor) - in->extra;
     int64_t cached = in->cached;
     int64_t cached_floor = d->minfree[d->nminfree - 1].free;

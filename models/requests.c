@@ -237,8 +237,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
     const int64_t *amounts[2] = {sess, d->ws[r->idx]};
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
-    sim_time t = scale_time(d->time[r->idx],
-                            p->on_delegate ? w->speed_gpu_of_delegate : w->speed_cpu);
+    sim_time t = EXEC_TIME(w, p, d->time[r->idx]);
     if (w__at(w, now(w) + t, PRIO_RELEASE, exec_end, tag(w, i), &r->exec) == SIM_OK)
         r->has_exec = 1;
 }

@@ -117,6 +117,7 @@ static void configure_delegate(world *w, const mdl_candidate *c)
     double gpu_speed = d->speed_gpu > 0 ? d->speed_gpu : 1.0;
     w->speed_cpu = recorded ? 1.0 : cpu;
     w->speed_gpu_of_delegate = recorded ? 1.0 : gpu ? gpu_speed : cpu;
+    w->scaled = w->speed_cpu != 1.0 || w->speed_gpu_of_delegate != 1.0;
     w->deny_bg_delegate = d->background_gpu_deny && gpu;
 }
 

@@ -285,6 +285,7 @@ struct mdl_world {
     mdl_device dev_in_force;    /* the cell's device with the policy's entitlement (dev) */
     int64_t warn_level[2];      /* warn below this headroom, background [0] / foreground [1] */
     double speed_cpu, speed_gpu_of_delegate; /* divide drawn durations (1: as drawn) */
+    int scaled;                 /* some speed is not 1 */
     int delegate_available;     /* the candidate's delegate exists on this device */
     double dfail[MDL_PARTS_MAX], dcrash[MDL_PARTS_MAX]; /* delegate outcome probabilities */
     int deny_bg_delegate;       /* iOS background_gpu: deny, and the delegate is the GPU */
@@ -367,6 +368,12 @@ static inline sim_time scale_time(sim_time t, double f)
 {
     return f == 1.0 ? t : (sim_time)((double)t / f + 0.5);
 }
+
+/* An execution's time on part p: the delegate's speed while p runs on it,
+ * the CPU's otherwise. */
+#define EXEC_TIME(w, p, t)                                                                  \
+    ((w)->scaled ? scale_time((t), (p)->on_delegate ? (w)->speed_gpu_of_delegate : (w)->speed_cpu) \
+                 : (t))
 
 #define TRACING(w) ((w)->trace != NULL && !(w)->ending)
 

@@ -264,18 +264,35 @@ TEST_CASE("device: every shipped device profile loads and is what its name says"
             REQUIRE(dev.nminfree == 6);
             REQUIRE(dev.java_heap_limit > 0);
             REQUIRE(dev.anr_timeout == 5000000);
+            REQUIRE(dev.warning_at > 0);
+            // AOSP's DEFAULT_MAX_PREVIOUS_TIME: 60 s at adj 700, then cached
+            REQUIRE(dev.previous_ttl == 60000000);
         } else {
             REQUIRE(dev.os == MDL_OS_IOS);
             REQUIRE(dev.rule == MDL_KILL_JETSAM);
             REQUIRE(dev.jetsam_limit < dev.ram);
-            REQUIRE(dev.jetsam_background_limit < dev.jetsam_limit);
+            // a suspended app is held to the same limit and reclaimed by page
+            // shortage: XNU's idle threshold, 10 % of DRAM up to 3 GB, 9 % up
+            // to 6 GB, 8 % above
+            REQUIRE(dev.jetsam_background_limit == dev.jetsam_limit);
+            int pct = gib <= 3 ? 10 : gib <= 6 ? 9 : 8;
+            REQUIRE(dev.pageshortage == (int64_t)((double)dev.ram * pct / 100.0 + 0.5));
             REQUIRE(dev.launch_watchdog == 20000000);
+            REQUIRE(dev.warning_share == Approx(0.2)); // XNU's 80 % ledger warning
+            REQUIRE(dev.background_gpu_deny == 1);
+            if (dev.entitled_limit > 0)
+                REQUIRE(dev.entitled_limit > dev.jetsam_limit);
         }
-        REQUIRE(dev.warning_at > 0);
+        // every device says how fast it is, and something of its GPU
+        REQUIRE(dev.speed_cpu > 0);
+        REQUIRE(dev.speed_gpu > 0);
+        REQUIRE(dev.ndelegates == 1);
+        REQUIRE(std::string(dev.delegates[0].name) == "gpu");
+        REQUIRE(dev.has_successor == 1);
         scn_device_release(&dev);
     }
     // The profiles issue 3 asks for, at least.
     for (const char *want : {"android-go-2g", "android-3g", "android-4g", "android-6g",
-                             "android-8g", "iphone-2g", "iphone-4g", "iphone-6g"})
+                             "android-8g", "iphone-2g", "iphone-4g", "iphone-6g", "iphone-8g"})
         REQUIRE(names.count(want) == 1);
 }

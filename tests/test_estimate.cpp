@@ -128,8 +128,12 @@ TEST_CASE("the system's memory samples count towards the events limit", "[estima
     std::string device = shim::read_file(std::string(OOMSIM_SOURCE_DIR) +
                                          "/scenarios/catalog/devices/android-3g.yaml");
     dir.write("sampled.yaml", device + "\npss_sample: 1ms\n");
-    std::string big = replace(replace(text, "horizon: 5min", "horizon: 720h"),
-                              "devices: [android-3g]", "devices: [sampled.yaml]");
+    // the teaching scenario's own device list gives way to the sampled device
+    size_t from = text.find("\ndevices:\n"), to = text.find("\ncandidates:");
+    REQUIRE(from != std::string::npos);
+    REQUIRE(to > from);
+    text.replace(from + 1, to - from - 1, "devices: [sampled.yaml]");
+    std::string big = replace(text, "horizon: 5min", "horizon: 720h");
     std::string msg = refusal(dir.write("sampled-scenario.yaml", big));
     INFO(msg);
     CHECK(msg.find("2.59e+09 memory samples") != std::string::npos);

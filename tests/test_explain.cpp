@@ -166,3 +166,18 @@ TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]
     CHECK(oomsim({"explain", "java-heap-copy", "--quiz", "--answers",
                   dir.file("missing.txt")}).status == 1);
 }
+
+TEST_CASE("explain tells the app's own memory, page holds and background life",
+          "[explain][phone]")
+{
+    // the default plan on android-3g: the app's baseline at the launch, the
+    // scan page's camera hold, then 90 s in the background, cached after
+    // the phone's 60 s previous_ttl (240 s + 60 s)
+    in_order(explain("capacity-plan"),
+             {"0.000 s       0 MiB  the app's own memory (UI, caches, libraries)",
+              "detector: load begins", "the page holds 64.0 MiB (camera buffers, a preview)",
+              "240.000 s", "the user switches away",
+              "300.000 s     419 MiB  the app has been in the background long enough to be "
+              "cached (adj 900)",
+              "330.000 s", "the user returns"});
+}

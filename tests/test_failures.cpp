@@ -524,8 +524,14 @@ TEST_CASE("catalog: split-vs-preload runs, and lru:1 is on_demand_overlap", "[fa
         CHECK(std::memcmp(&lru->peak, &ov->peak, sizeof ov->peak) == 0);
         CHECK(lru->switches == ov->switches);
         CHECK(lru->latency_us.mean == ov->latency_us.mean);
-        // release_first never holds two parts: its peak is below overlap's
-        CHECK(rf->peak.p95 < ov->peak.p95);
+        // release_first never holds two parts: its peak is below overlap's,
+        // except on android-go-2g (d 0), whose GPU the delegate cannot use:
+        // the parts run on the CPU path with no delegate set, and a switch
+        // there holds too little for the two to differ
+        if (d == 0)
+            CHECK(rf->peak.p95 <= ov->peak.p95);
+        else
+            CHECK(rf->peak.p95 < ov->peak.p95);
         CHECK(pre->switches == 0);
         CHECK(ov->switches > 0);
         CHECK(ov->with_switch > 0);
