@@ -166,6 +166,22 @@ TEST_CASE("run: the default plan's document is the golden one, for -j 1, 2 and 4
     CHECK(r.out == golden);
 }
 
+TEST_CASE("run: a plan without the phone keys gives the results it always gave",
+          "[cli][run][golden]")
+{
+    // tests/golden/plain: the default plan and its three devices as they were before
+    // devices had speeds, delegates, a successor app or background life and before the
+    // app's own memory was counted; plain.json was written by the last version without
+    // those keys, and no later version may change a byte of it
+    std::string golden = read_file(source_path("tests/golden/plain/plain.json"));
+    REQUIRE(golden.size() > 1000);
+    RunResult r = oomsim({"run", source_path("tests/golden/plain/plan.yaml"), "--format", "json",
+                          "-j", "2"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out == golden);
+}
+
 TEST_CASE("run: SIGINT stops the run, says what was done, writes nothing, exits 130",
           "[cli][run][interrupt]")
 {
