@@ -179,7 +179,20 @@ int w__validate_state(const world *w, sim_error *err)
     if ((rc = check_users(w, t.queued + t.waiting + t.running, err)) != SIM_OK ||
         (rc = check_queue(w, &t, err)) != SIM_OK)
         return rc;
-    return check_parts(w, &t, err);
+    if ((rc = check_parts(w, &t, err)) != SIM_OK)
+        return rc;
+    /* the app owner holds the baseline and the pages' holds, nothing else */
+    int64_t app[MDL_CAT_COUNT];
+    memcpy(app, pr->app, sizeof app);
+    for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
+        add_to(app, w->page_held[k]);
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (mdl_ledger_held(w->led, w->app_owner, (mdl_category)c) != app[c])
+            return broken(err, "the app owner holds other than its baseline and page holds (%d)",
+                          c);
+    if (w->dstate.successor < 0 || (!w->path.bg && w->dstate.successor != 0))
+        return broken(err, "the successor app holds memory while the user is in the app");
+    return SIM_OK;
 }
 
 int mdl_world_validate(const world *w, sim_error *err)

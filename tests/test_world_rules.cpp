@@ -237,3 +237,50 @@ TEST_CASE("the world checker catches a broken invariant", "[world][check]")
         o.w.proc.running--;
     }
 }
+
+TEST_CASE("the world checker follows the app's own memory and the successor app",
+          "[world][check][phone]")
+{
+    // the busy world with the app's baseline, a page hold and a successor app
+    // during a background step
+    std::string phone_succ = std::string(phone) + "    successor: {size: 100MiB}\n";
+    Loaded l(std::string("name: app\nhorizon: 10s\nreplications: 1\n") + phone_succ + R"(
+candidates:
+  - id: m
+    digest: 0a1b
+    runtime: test-1
+    parts:
+      m: {file: 100MiB, load: {mode: copy, time: 100ms}, prepare: {time: 50ms}, inference: {time: 100ms}}
+app: {baseline: {native: 50MiB}}
+workload:
+  path: [cold_start, {enter: {page: cam, holds: {gpu: 20MiB}}}, {requests: {every: 500ms, count: 4}},
+         {background: 2s}, {leave: cam}, {requests: {every: 500ms, count: 4}}]
+)");
+    {
+        Open o(l.s.cells[0]);
+        for (sim_time t = 50000; t <= 8000000; t += 50000) {
+            int rc = o.at(t);
+            INFO("t = " << t << ": " << o.err.msg);
+            REQUIRE(rc == SIM_OK);
+        }
+        CHECK(o.out.completed == 8);
+    }
+    SECTION("a baseline that no longer matches the ledger")
+    {
+        Open o(l.s.cells[0]);
+        REQUIRE(o.at(1000000) == SIM_OK);
+        o.w.proc.app[MDL_CAT_NATIVE] += 1;
+        CHECK(mdl_world_validate(&o.w, &o.err) == SIM_EINTERNAL);
+        CHECK(std::string(o.err.msg).find("app owner") != std::string::npos);
+        o.w.proc.app[MDL_CAT_NATIVE] -= 1;
+    }
+    SECTION("a successor app left behind in the foreground")
+    {
+        Open o(l.s.cells[0]);
+        REQUIRE(o.at(1000000) == SIM_OK);
+        o.w.dstate.successor = 1;
+        CHECK(mdl_world_validate(&o.w, &o.err) == SIM_EINTERNAL);
+        CHECK(std::string(o.err.msg).find("successor") != std::string::npos);
+        o.w.dstate.successor = 0;
+    }
+}
