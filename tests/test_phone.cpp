@@ -267,19 +267,18 @@ TEST_CASE("background_gpu deny: GPU work in flight fails when the app leaves",
     // the delegate; the app goes to the background at that instant.  Deny:
     // it fails then, its memory released; allow: it completes in the
     // background.
-    auto plan = [](const char *gpu) {
-        return head("deny") + iphone(std::string("    background_gpu: ") + gpu + "\n") +
-               gpu_model +
-               "workload: {path: [cold_start, {requests: {every: 2s, count: 1}}, "
-               "{background: 30s}]}\n";
+    // the GPU candidate on an iPhone with background_gpu set to `gpu`, on `path`
+    auto run = [](const char *gpu, const char *path) {
+        Loaded l(head("deny") + iphone(std::string("    background_gpu: ") + gpu + "\n") +
+                 gpu_model + "workload: {path: [" + path + "]}\n");
+        return l.run(0);
     };
-    Loaded deny(plan("deny"));
-    mdl_rep d = deny.run(0);
+    const char *leaves = "cold_start, {requests: {every: 2s, count: 1}}, {background: 30s}";
+    mdl_rep d = run("deny", leaves);
     CHECK(d.completed == 0);
     CHECK(d.failed == 1);
     CHECK(d.deaths_total == 0);
-    Loaded allow(plan("allow"));
-    mdl_rep a = allow.run(0);
+    mdl_rep a = run("allow", leaves);
     CHECK(a.completed == 1);
     CHECK(a.failed == 0);
     // requests at 2 s and 4 s; one session: the second waits in the queue
@@ -287,19 +286,13 @@ TEST_CASE("background_gpu deny: GPU work in flight fails when the app leaves",
     // the arrival at that instant, and the app leaves: the first fails in
     // flight, and the second, started in the background on the delegate,
     // fails at its start.
-    Loaded bg(head("deny") + iphone("    background_gpu: deny\n") + gpu_model +
-              "workload: {path: [cold_start, {requests: {every: 2s, count: 2}}, "
-              "{background: 30s}]}\n");
-    mdl_rep b = bg.run(0);
+    mdl_rep b = run("deny", "cold_start, {requests: {every: 2s, count: 2}}, {background: 30s}");
     CHECK(b.failed == 2);
     CHECK(b.completed == 0);
     // a delegate_prepare that would start in the background (at 0.2 s) fails
     // at once, and the CPU fallback runs: 10 + 100 + 100 MiB, no GPU memory;
     // back in front at 30 s, a request runs on the CPU (10 s) and completes
-    Loaded prep(head("deny") + iphone("    background_gpu: deny\n") + gpu_model +
-                "workload: {path: [cold_start, {background: 30s}, "
-                "{requests: {every: 1s, count: 1}}]}\n");
-    mdl_rep p = prep.run(0);
+    mdl_rep p = run("deny", "cold_start, {background: 30s}, {requests: {every: 1s, count: 1}}");
     CHECK(p.delegate_failures == 1);
     CHECK(p.peak == 210 * MiB);
     CHECK(p.completed == 1);
@@ -312,8 +305,8 @@ TEST_CASE("previous_ttl: the app drops to adj 900 and its level applies", "[phon
     // 1072 MiB are free.  adj 700's level (500 MiB) spares it; adj 900's
     // (1200 MiB) does not.  In the background from t = 0, it dies of
     // system_reclaim at exactly 0 + previous_ttl = 60 s.
-    auto plan = [](const char *ttl) {
-        return head("ttl", "300s") + std::string(R"(
+    auto run = [](const char *ttl, const char *path) {
+        Loaded l(head("ttl", "300s") + std::string(R"(
 devices:
   - name: droid
     os: android
@@ -322,31 +315,20 @@ devices:
     kill:
       rule: lmk
       minfree: [{adj: 0, free: 100MiB}, {adj: 700, free: 500MiB}, {adj: 900, free: 1200MiB}]
-)") + ttl + model("2000MiB") + "workload: {path: [cold_start, {background: 200s}]}\n";
+)") + ttl + model("2000MiB") + "workload: {path: [" + path + "]}\n");
+        return l.run(0);
     };
-    Loaded stays(plan(""));
-    mdl_rep s = stays.run(0);
-    CHECK(s.deaths_total == 0);
-    Loaded ages(plan("    previous_ttl: 60s\n"));
-    mdl_rep a = ages.run(0);
+    const char *away = "cold_start, {background: 200s}";
+    CHECK(run("", away).deaths_total == 0);
+    mdl_rep a = run("    previous_ttl: 60s\n", away);
     CHECK(a.deaths_total == 1);
     CHECK(a.deaths[MDL_EXIT_SYSTEM_RECLAIM] == 1);
     CHECK(a.first_death_time == 60 * SECOND);
     CHECK(a.first_death_foreground == 0);
     // back in front before the ttl: adj 0 again, and no late kill
-    Loaded back(head("ttl", "300s") + std::string(R"(
-devices:
-  - name: droid
-    os: android
-    ram: 4GiB
-    system: 1GiB
-    kill:
-      rule: lmk
-      minfree: [{adj: 0, free: 100MiB}, {adj: 700, free: 500MiB}, {adj: 900, free: 1200MiB}]
-    previous_ttl: 60s
-)") + model("2000MiB") + "workload: {path: [cold_start, {background: 30s}, "
-                         "{requests: {every: 100s, count: 1}}]}\n");
-    CHECK(back.run(0).deaths_total == 0);
+    CHECK(run("    previous_ttl: 60s\n",
+              "cold_start, {background: 30s}, {requests: {every: 100s, count: 1}}")
+              .deaths_total == 0);
 }
 
 TEST_CASE("the successor app lowers available memory on Android, cached apps first",
@@ -453,24 +435,16 @@ TEST_CASE("the new keys are checked where they are written", "[phone][loader]")
     std::string base = head("bad");
     std::string m = model("10MiB") + "workload: {path: [cold_start]}\n";
     refused(base + iphone("    previous_ttl: 60s\n") + m, "android devices only");
-    refused(base + R"(
+    const std::string droid = R"(
 devices:
   - name: droid
     os: android
     ram: 4GiB
     system: 1GiB
     kill: {rule: lmk, minfree: [{adj: 0, free: 100MiB}]}
-    pageshortage: 5%
-)" + m, "ios devices only");
-    refused(base + R"(
-devices:
-  - name: droid
-    os: android
-    ram: 4GiB
-    system: 1GiB
-    kill: {rule: lmk, minfree: [{adj: 0, free: 100MiB}]}
-    warning_at: 20%
-)" + m, "a percentage needs a jetsam limit");
+)";
+    refused(base + droid + "    pageshortage: 5%\n" + m, "ios devices only");
+    refused(base + droid + "    warning_at: 20%\n" + m, "a percentage needs a jetsam limit");
     refused(base + iphone("    pageshortage: 0.05\n") + m, "expected a percentage");
     refused(base + iphone("    speed: {cpu: 0}\n") + m, "outside [0.01, 100]");
     refused(base + iphone("    speed: {npu: 2}\n") + m, "npu");
