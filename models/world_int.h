@@ -25,11 +25,16 @@
  *   exitrec.c    out's exit-record tables (the record itself is pure)
  *   recovery.c   nothing but the mdl_recovery_state handed to it
  *   costs.c      the cursors, and the streams it draws from
- *   parts.c      proc.parts' states, phases and memory arrays, proc.switching
+ *   parts.c      proc.parts' states, phases and memory arrays, proc.switching,
+ *                part.on_delegate (and the device's refusals of a delegate_prepare)
  *   requests.c   proc's pools, queue and running count, the parts' busy and
- *                idle-session counts and wait lists, proc.warn_active
- *   process.c    proc (start and death: proc_reset), life, lim
- *   path.c       path, and a new request's record in proc.users
+ *                idle-session counts and wait lists, proc.warn_active,
+ *                proc.dispatching (and iOS's background GPU denial of executions)
+ *   process.c    proc (start and death: proc_reset, which also empties page_held;
+ *                the app baseline, proc.app), life, lim
+ *   path.c       path, and a new request's record in proc.users; the background
+ *                life: dstate.successor, proc.aged; the pages' holds (page_held,
+ *                through charge and give)
  *   emit.c       the event being built (world.ev), and the session slots the
  *                timeline numbers executions by (part.slots, req.slot)
  *
