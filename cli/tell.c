@@ -229,6 +229,10 @@ static void why_text(const teller *t, const trc_event *e, const char *cls, char 
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
                                      : d->jetsam_background_limit) >> 20),
                      where);
+        else if ((e->has & TRC_F_ERROR) && strcmp(e->error, "LOW_MEM_AND_THRASHING") == 0)
+            snprintf(buf, n, "counted %lld MiB, and the model's hot mapped weights, which it "
+                     "reads at every inference, could not be dropped: lmkd saw free memory "
+                     "under its watermark and the page cache thrashing", counted);
         else if (counted > line)
             snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
                      "apps reclaimed)", counted, line, where);

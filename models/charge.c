@@ -33,7 +33,8 @@ static inline int64_t headroom(const world *w, int64_t counted)
     const mdl_device *d = w->dev;
     return d->rule == MDL_KILL_JETSAM
                ? jetsam_headroom(d, counted, w->proc.fg)
-               : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor);
+               : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor,
+                              w->proc.fg ? w->proc.hot : 0);
 }
 
 /* The public face of the kill rules (models.h). */
@@ -70,6 +71,7 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
     in.foreground = w->proc.fg;
     in.successor = w->dstate.successor;
     in.aged = w->proc.aged;
+    in.hot = w->proc.fg ? w->proc.hot : 0;
     return in;
 }
 
@@ -115,6 +117,7 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
         w__emit_note(w, stage, "cached_app_killed");
     }
     if (v.dies) {
+        w->proc.lmkd = v.lmkd;
         w__die(w, v.why, stage);
         return W_GONE;
     }

@@ -214,6 +214,10 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
     if (r->kind == MDL_REC_EXIT_INFO) {
         e->exit.has |= TRC_X_REASON_CODE;
         e->exit.reason_code = r->reason;
+        if (r->lmkd != MDL_LMKD_NONE) { /* the lmkd kill line's reason */
+            e->has |= TRC_F_ERROR;
+            snprintf(e->error, sizeof e->error, "%s", mdl_lmkd_reason_name(r->lmkd));
+        }
     } else {
         /* iOS: no ApplicationExitInfo; the report the system wrote, by the
          * name iOS gives it (the diagnosis reads it back) */

@@ -55,6 +55,7 @@ static void android_record(const mdl_device *d, const mdl_death *x, mdl_exit_rec
         r->description = MDL_TEXT_ANR;
         break;
     default: /* low_memory, system_reclaim: an lmkd kill */
+        r->lmkd = x->lmkd;
         if (d->low_memory_reporting) {
             r->reason = MDL_AEI_LOW_MEMORY;
             r->description = MDL_TEXT_LMKD;
@@ -86,7 +87,7 @@ void mdl_record_kinds_add(mdl_record_kind_count *v, unsigned *n,
     unsigned k = 0;
     while (k < *n && !(v[k].kind == sig->kind && v[k].reason == sig->reason &&
                        v[k].status == sig->status && v[k].importance == sig->importance &&
-                       v[k].description == sig->description))
+                       v[k].description == sig->description && v[k].lmkd == sig->lmkd))
         k++;
     if (k == *n && k < MDL_RECORD_KINDS_MAX) {
         v[k] = *sig;
@@ -105,6 +106,6 @@ void mdl_rep_add_record(mdl_rep *o, const mdl_exit_record *r)
     if (o->nrecords < MDL_RECORDS_KEPT)
         o->records[o->nrecords++] = *r;
     mdl_record_kind_count one = {r->kind, r->reason, r->status, r->importance,
-                                 r->description, 1, r->pss_kb};
+                                 r->description, 1, r->pss_kb, r->lmkd};
     mdl_record_kinds_add(o->record_kinds, &o->nrecord_kinds, &one);
 }

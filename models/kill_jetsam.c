@@ -42,6 +42,7 @@ static inline void jetsam_decide(const mdl_device *d, const mdl_kill_input *in,
     out->dies = 0;
     out->why = MDL_EXIT_LOW_MEMORY;
     out->cached_kills = 0;
+    out->lmkd = MDL_LMKD_NONE;
     out->room = jetsam_headroom(d, in->counted, in->foreground);
     out->cached = in->cached;
     out->margin = out->room - in->extra;

@@ -175,6 +175,12 @@ typedef struct mdl_device {
     mdl_kill_rule rule;
     mdl_minfree minfree[MDL_MINFREE_MAX]; /* lmk: increasing adj */
     unsigned nminfree;
+    int lmk_psi;                /* lmk: lmkd's PSI mode (watermarks), else minfree levels */
+    int64_t wmark_min, wmark_low, wmark_high; /* psi mode: the zone watermarks, summed */
+    int has_zram;
+    int64_t zram_size;          /* the zram device's capacity (uncompressed bytes) */
+    double zram_ratio;          /* compression ratio, > 1 */
+    double zram_swappable;      /* share of other apps' memory that is anonymous, swappable */
     int64_t jetsam_limit, jetsam_background_limit; /* jetsam */
     unsigned counts_mask;       /* MDL_CAT_BIT set */
     int64_t java_heap_limit;    /* 0: none */
@@ -208,6 +214,18 @@ int64_t mdl_kill_line(const mdl_device *d, int foreground);
  * docs/model.md "Kill rules").  The input is the memory state at a check:
  * after an allocation, a release, a change of foreground, or a pressure
  * spike of `extra` bytes held only for the check. */
+/* lmkd's name for why it killed (lmkd.cpp's kill reasons), in PSI mode;
+ * minfree mode names none (its kills pass no kill_info). */
+typedef enum mdl_lmkd_reason {
+    MDL_LMKD_NONE = 0,
+    MDL_LMKD_LOW_MEM,
+    MDL_LMKD_LOW_MEM_AND_SWAP,
+    MDL_LMKD_LOW_MEM_AND_THRASHING,
+    MDL_LMKD_COUNT
+} mdl_lmkd_reason;
+
+const char *mdl_lmkd_reason_name(mdl_lmkd_reason r);
+
 typedef struct mdl_kill_input {
     int64_t counted;   /* the app's counted bytes */
     int64_t cached;    /* other apps' cached memory still held */
@@ -215,6 +233,7 @@ typedef struct mdl_kill_input {
     int foreground;
     int64_t successor; /* the app the user switched to (background only) */
     int aged;          /* lmk: in the background past previous_ttl (adj 900) */
+    int64_t hot;       /* lmk: mapped file pages the app reads at every inference (foreground) */
 } mdl_kill_input;
 
 typedef struct mdl_kill_verdict {
@@ -224,6 +243,7 @@ typedef struct mdl_kill_verdict {
     uint32_t cached_kills; /* cached apps killed first, one at a time */
     int64_t cached;        /* cached memory left after them */
     int64_t margin;        /* the smallest headroom under the lines in force (negative: over) */
+    mdl_lmkd_reason lmkd;  /* when it dies under lmk: lmkd's reason */
 } mdl_kill_verdict;
 
 /* Applies the device's kill rule to *in; fills *out.  Thread-safe. */
@@ -270,6 +290,7 @@ typedef struct mdl_part {
     mdl_phase load, prepare, delegate_prepare;
     int has_delegate_prepare;     /* given, and the candidate has a delegate */
     double delegate_fail, delegate_crash;
+    int file_hot;                 /* mmap load: the weights are read at every inference */
     mdl_dist inference_time;
     mdl_amounts working_set, output, session;
 } mdl_part;
@@ -563,6 +584,7 @@ typedef struct mdl_exit_record {
     sim_time time;            /* timestamp */
     mdl_stage stage;          /* not in the record: the stage running, for the tests */
     mdl_record_text description; /* its description class */
+    mdl_lmkd_reason lmkd;     /* Android lmk kills in PSI mode: lmkd's reason */
 } mdl_exit_record;
 
 const char *mdl_record_kind_name(mdl_record_kind k);
@@ -578,6 +600,7 @@ typedef struct mdl_record_kind_count {
     mdl_record_text description;
     uint32_t count;
     int64_t pss_kb_sum;
+    mdl_lmkd_reason lmkd;
 } mdl_record_kind_count;
 #define MDL_RECORD_KINDS_MAX 24
 
@@ -606,6 +629,7 @@ typedef struct mdl_rep {
     uint32_t candidate_switches;        /* relaunches onto the last known good */
     uint32_t safe_mode_starts;          /* cold starts in safe mode */
     uint32_t delegate_failures;         /* delegate_prepare failures (unavailable included) */
+    uint32_t deaths_by_lmkd[MDL_LMKD_COUNT]; /* lmk deaths by lmkd's reason */
     mdl_exit_record records[MDL_RECORDS_KEPT]; /* the first deaths' records */
     unsigned nrecords;
     mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];
@@ -629,6 +653,7 @@ typedef struct mdl_death {
     int foreground;
     int64_t counted;          /* the app's counted bytes at the kill */
     int64_t sample_pss_kb, sample_rss_kb; /* Android: the last periodic sample, 0 before one */
+    mdl_lmkd_reason lmkd;     /* lmk kills: lmkd's reason */
 } mdl_death;
 
 /* The record the death leaves, as the system writes it (models/exitrec.c,

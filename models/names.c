@@ -68,6 +68,14 @@ const char *mdl_action_name(mdl_action a)
     return (unsigned)a < MDL_ACT_COUNT ? action_names[a] : "?";
 }
 
+static const char *const lmkd_names[MDL_LMKD_COUNT] = {
+    "NONE", "LOW_MEM", "LOW_MEM_AND_SWAP", "LOW_MEM_AND_THRASHING"};
+
+const char *mdl_lmkd_reason_name(mdl_lmkd_reason r)
+{
+    return (unsigned)r < MDL_LMKD_COUNT ? lmkd_names[r] : "?";
+}
+
 static const char *const record_names[MDL_REC_KIND_COUNT] = {
     "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash"};
 

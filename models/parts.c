@@ -100,6 +100,10 @@ void w__release_part(world *w, part_rt *p)
     p->sess_idle = 0;
     p->state = P_UNLOADED;
     p->on_delegate = 0;
+    if (p->hot) { /* its weights are no longer read */
+        w->proc.hot -= p->def->file;
+        p->hot = 0;
+    }
     p->release_pending = 0;
     w__warning_check(w);
     if (w->pol->residency == MDL_RES_RELEASE_FIRST && !w->ending) {
@@ -291,6 +295,14 @@ static void prepare_end(world *w, part_rt *p, int ph)
     }
     w__emit_stage_end(w, idx, p->phase_stage, NULL);
     if (ph == PH_LOAD) {
+        if (p->def->file_hot && p->def->load_mode == MDL_LOAD_MMAP && !p->hot) {
+            /* the mapped weights are read at every inference from now on:
+             * lmk can no longer drop them without thrashing (a check) */
+            p->hot = 1;
+            w->proc.hot += p->def->file;
+            if (w->proc.fg && w__kill_check(w, 0, MDL_STAGE_LOAD) != W_LIVES)
+                return;
+        }
         start_phase(w, p, PH_PREPARE);
     } else if (ph == PH_PREPARE && p->def->has_delegate_prepare && !w->proc.degraded) {
         if (!w->delegate_available)

@@ -131,6 +131,7 @@ typedef struct part_rt {
     uint8_t cache_done;               /* its cache was rebuilt in this process */
     uint8_t on_demand;                /* this load is a switch (counted in switching) */
     uint8_t on_delegate;              /* ready on the delegate (not the fallback) */
+    uint8_t hot;                      /* its file counts in proc.hot */
     uint8_t deferred;                 /* release_first: LOADING, waiting for room (1: start-up,
                                          2: on demand) */
     uint32_t serial;                  /* bumped at every phase start (ANR timers) */
@@ -202,6 +203,8 @@ typedef struct w_proc {
     int warn_active;      /* on_warning actions in force */
     int64_t sample_pss_kb, sample_rss_kb; /* the last periodic sample, 0 before one */
     int aged;             /* lmk: in the background past previous_ttl (adj 900) */
+    int64_t hot;          /* file bytes of hot parts, from their load's end to release */
+    mdl_lmkd_reason lmkd; /* the kill about to be recorded: lmkd's reason */
     int dispatching;      /* dispatch() runs: a nested call leaves it to the loop */
     int64_t app[MDL_CAT_COUNT]; /* the app baseline this process holds */
     /* the attempts and requests in flight; the arrays' storage is kept

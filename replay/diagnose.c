@@ -384,9 +384,12 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
 {
     init_exit(x, RPL_EXIT_INFO, index);
     int has = (e->has & TRC_F_EXIT) != 0;
-    if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000)
+    if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000) {
         x->reason_code = (int)e->exit.reason_code;
-    else if (e->has & TRC_F_ERROR)
+        /* an lmkd kill's reason, as its kill line names it (LOW_MEM_AND_SWAP, ...) */
+        if ((e->has & TRC_F_ERROR) && strncmp(e->error, "LOW_MEM", 7) == 0)
+            snprintf(x->description, sizeof x->description, "lmkd: %s", e->error);
+    } else if (e->has & TRC_F_ERROR)
         for (int k = 0; k < RPL_IOS_COUNT; k++)
             if (strcmp(e->error, ios_names[k][0]) == 0) {
                 x->source = RPL_IOS;

@@ -77,7 +77,15 @@ static json_t *peak(const res_cell *c)
     return p;
 }
 
-static json_t *deaths(const res_cell *c)
+/* Whether lmkd names its kill reasons on the cell's device: PSI mode.
+ * Legacy minfree mode names none, and the document then has no key for
+ * them (a plan without the newer keys keeps its bytes). */
+static int names_lmkd_reasons(const mdl_cell *cell)
+{
+    return cell->device->rule == MDL_KILL_LMK && cell->device->lmk_psi;
+}
+
+static json_t *deaths(const mdl_cell *cell, const res_cell *c)
 {
     json_t *d = json_object();
     json_t *per = json_object();
@@ -92,6 +100,13 @@ static json_t *deaths(const res_cell *c)
     /* memory deaths (first deaths low_memory or system_reclaim) by where the app was */
     set(d, "memory_in_foreground", json_integer((json_int_t)c->memory_deaths[1]));
     set(d, "memory_in_background", json_integer((json_int_t)c->memory_deaths[0]));
+    if (names_lmkd_reasons(cell)) {
+        json_t *l = json_object();
+        for (int x = MDL_LMKD_LOW_MEM; x < MDL_LMKD_COUNT; x++)
+            set(l, mdl_lmkd_reason_name((mdl_lmkd_reason)x),
+                json_integer((json_int_t)c->by_lmkd[x]));
+        set(d, "by_lmkd_reason", l);
+    }
     return d;
 }
 
@@ -145,7 +160,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     const char *pj = plan->policy_json[i];
     set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, NULL)); /* ours: NULL is memory */
     set(o, "peak", peak(c));
-    set(o, "deaths", deaths(c));
+    set(o, "deaths", deaths(cell, c));
     mdl_device dv;
     mdl_device_in_force(cell->device, &cell->policy, &dv);
     set(o, "limits", limits(&dv, c));
@@ -172,6 +187,8 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
         set(e, "status", json_integer(x->status));
         set(e, "importance", json_integer(x->importance));
         set(e, "description", json_string(mdl_record_text_name(x->description)));
+        if (x->lmkd != MDL_LMKD_NONE) /* lmkd's kill line: its reason */
+            set(e, "lmkd_reason", json_string(mdl_lmkd_reason_name(x->lmkd)));
         set(e, "count", json_integer((json_int_t)x->count));
         set(e, "pss_kb_mean", json_integer(x->count ? whole((double)x->pss_kb_sum /
                                                            (double)x->count) : 0));

@@ -126,6 +126,8 @@ void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horiz
         a->margins[a->nmargins++] = (double)r->min_margin;
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
         c->by_reason[x] += r->deaths[x];
+    for (int x = 0; x < MDL_LMKD_COUNT; x++)
+        c->by_lmkd[x] += r->deaths_by_lmkd[x];
     if (r->deaths_total > 0) {
         c->with_death++;
         if (r->first_death == MDL_EXIT_LOW_MEMORY || r->first_death == MDL_EXIT_SYSTEM_RECLAIM)

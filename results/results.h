@@ -118,6 +118,7 @@ typedef struct res_cell {
     double any_rate;
     res_interval any_ci;
     uint64_t by_reason[MDL_EXIT_COUNT];
+    uint64_t by_lmkd[MDL_LMKD_COUNT];     /* lmk deaths by lmkd's reason */
     double boot_loop_rate;
     uint64_t arrived, completed, rejected, timed_out, retried, lost, failed, duplicates;
     res_q wait_us, latency_us;           /* over completed requests */

@@ -84,7 +84,8 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
 {
     static const char *const part_keys[] = {"file", "load", "prepare", "delegate_prepare",
                                             "inference", "session"};
-    static const char *const load_keys[] = {"mode", "time", "transient", "resident", "thread"};
+    static const char *const load_keys[] = {"mode",   "time",   "transient",
+                                            "resident", "thread", "file_hot"};
     static const char *const prep_keys[] = {"time", "transient", "resident", "thread"};
     static const char *const dele_keys[] = {"time", "transient", "resident", "thread", "fail",
                                             "crash"};
@@ -102,12 +103,21 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
     if (rc == SIM_OK)
         rc = scn__require(v, "load", &ld, err);
     if (rc == SIM_OK)
-        rc = phase(c, &ld, load_keys, 5, &p->load, err);
+        rc = phase(c, &ld, load_keys, 6, &p->load, err);
     if (rc == SIM_OK)
         rc = scn__require(&ld, "mode", &mode, err);
     if (rc == SIM_OK)
         rc = scn__enum(&mode, modes, 3, &m, err);
     p->load_mode = (mdl_load_mode)m;
+    scn__node hot;
+    scn__get(&ld, "file_hot", &hot);
+    if (rc == SIM_OK && hot.n != NULL) {
+        static const char *const bools[] = {"false", "true"};
+        rc = scn__enum(&hot, bools, 2, &p->file_hot, err);
+        if (rc == SIM_OK && p->file_hot && p->load_mode != MDL_LOAD_MMAP)
+            rc = scn__fail(&hot, err, SIM_EINPUT, "file_hot needs mode: mmap (a copied file "
+                           "is native memory already)");
+    }
     if (rc == SIM_OK && p->load_mode == MDL_LOAD_DECOMPRESS && p->load.transient.mask == 0)
         rc = scn__fail(&ld, err, SIM_EINPUT, "decompress needs a transient (the expanded "
                        "copy is built beside the file)");

@@ -14,7 +14,7 @@ static const char *const device_keys[] = {
     "cached_apps", "cached_app_size", "pressure", "pressure_size", "kill",
     "counts",      "java_heap_limit", "anr_timeout", "launch_watchdog", "warning_at",
     "pss_sample",  "low_memory_reporting", "speed", "delegates", "successor",
-    "previous_ttl", "pageshortage", "entitled_limit", "background_gpu"};
+    "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -75,10 +75,36 @@ static int load_minfree(const scn__node *list, mdl_device *dev, sim_error *err)
     return SIM_OK;
 }
 
+/* psi mode: watermarks {min, low, high}, in increasing order; no minfree. */
+static int load_watermarks(const scn__node *kill, mdl_device *dev, sim_error *err)
+{
+    static const char *const keys[] = {"min", "low", "high"};
+    int64_t *out[] = {&dev->wmark_min, &dev->wmark_low, &dev->wmark_high};
+    scn__node wm, v;
+    scn__get(kill, "minfree", &v);
+    if (v.n != NULL)
+        return scn__fail(&v, err, SIM_EINPUT, "minfree belongs to mode: minfree (psi mode "
+                         "reads the watermarks)");
+    int rc = scn__require(kill, "watermarks", &wm, err);
+    if (rc == SIM_OK)
+        rc = scn__expect_mapping(&wm, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&wm, keys, 3, err);
+    for (int k = 0; rc == SIM_OK && k < 3; k++) {
+        rc = scn__require(&wm, keys[k], &v, err);
+        if (rc == SIM_OK)
+            rc = scn__size(&v, out[k], err);
+        if (rc == SIM_OK && k > 0 && *out[k] < *out[k - 1])
+            rc = scn__fail(&v, err, SIM_EINPUT, "watermarks must be in order: min <= low <= "
+                           "high");
+    }
+    return rc;
+}
+
 static int load_kill(const scn__node *root, mdl_device *dev, sim_error *err)
 {
     static const char *const rules[] = {"lmk", "jetsam"};
-    static const char *const lmk_keys[] = {"rule", "minfree"};
+    static const char *const lmk_keys[] = {"rule", "mode", "minfree", "watermarks"};
     static const char *const jetsam_keys[] = {"rule", "limit", "background_limit"};
     scn__node kill, rule;
     int r;
@@ -97,10 +123,20 @@ static int load_kill(const scn__node *root, mdl_device *dev, sim_error *err)
                          dev->os == MDL_OS_ANDROID ? "android" : "ios",
                          dev->os == MDL_OS_ANDROID ? "lmk" : "jetsam");
     if (dev->rule == MDL_KILL_LMK) {
-        scn__node mf;
-        rc = scn__check_keys(&kill, lmk_keys, 2, err);
-        if (rc == SIM_OK)
-            rc = scn__require(&kill, "minfree", &mf, err);
+        static const char *const modes[] = {"minfree", "psi"};
+        scn__node mf, mode;
+        rc = scn__check_keys(&kill, lmk_keys, 4, err);
+        scn__get(&kill, "mode", &mode);
+        if (rc == SIM_OK && mode.n != NULL)
+            rc = scn__enum(&mode, modes, 2, &dev->lmk_psi, err);
+        if (rc != SIM_OK)
+            return rc;
+        if (dev->lmk_psi)
+            return load_watermarks(&kill, dev, err);
+        scn__get(&kill, "watermarks", &mf);
+        if (mf.n != NULL)
+            return scn__fail(&mf, err, SIM_EINPUT, "watermarks belong to mode: psi");
+        rc = scn__require(&kill, "minfree", &mf, err);
         return rc != SIM_OK ? rc : load_minfree(&mf, dev, err);
     }
     scn__node lim, bg;
@@ -357,6 +393,36 @@ static int load_background(const scn__node *root, mdl_device *dev, sim_error *er
     return rc;
 }
 
+/* zram: {size, ratio, swappable} (android): compressed swap for the other
+ * apps' anonymous memory. */
+static int load_zram(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    static const char *const keys[] = {"size", "ratio", "swappable"};
+    scn__node z, v;
+    int rc = only_on(root, dev, "zram", MDL_OS_ANDROID, &z, err);
+    if (rc != SIM_OK || z.n == NULL)
+        return rc;
+    rc = scn__expect_mapping(&z, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&z, keys, 3, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&z, "size", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__size(&v, &dev->zram_size, err);
+    if (rc == SIM_OK && dev->zram_size == 0)
+        rc = scn__fail(&v, err, SIM_EINPUT, "a zram size must be above 0");
+    if (rc == SIM_OK)
+        rc = scn__require(&z, "ratio", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__real(&v, 1.0, 10.0, &dev->zram_ratio, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&z, "swappable", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__probability(&v, &dev->zram_swappable, err);
+    dev->has_zram = rc == SIM_OK;
+    return rc;
+}
+
 /* warning_at: a size of headroom, or (ios) a percentage of the limit in force. */
 static int load_warning(const scn__node *root, mdl_device *dev, sim_error *err)
 {
@@ -421,6 +487,8 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
         rc = load_delegates(root, dev, err);
     if (rc == SIM_OK)
         rc = load_background(root, dev, err);
+    if (rc == SIM_OK)
+        rc = load_zram(root, dev, err);
     dev->pss_sample = 30 * (sim_time)1000000;
     scn__get(root, "pss_sample", &v);
     if (rc == SIM_OK && v.n != NULL && (rc = scn__duration(&v, &dev->pss_sample, err)) == SIM_OK &&

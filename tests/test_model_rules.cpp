@@ -53,7 +53,7 @@ mdl_device jetsam_device()
 mdl_kill_verdict decide(const mdl_device &d, int64_t counted, int64_t cached, int fg,
                         int64_t extra = 0, int64_t successor = 0, int aged = 0)
 {
-    mdl_kill_input in{counted, cached, extra, fg, successor, aged};
+    mdl_kill_input in{counted, cached, extra, fg, successor, aged, 0};
     mdl_kill_verdict v;
     mdl_kill_decide(&d, &in, &v);
     return v;
@@ -132,7 +132,8 @@ TEST_CASE("jetsam: exactly at the limit lives, and the background limit applies 
 TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 {
     mdl_device d = lmk_device();
-    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_INFERENCE, 5000000, 1, 700 * MiB, 640000, 700000};
+    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_INFERENCE, 5000000, 1, 700 * MiB, 640000, 700000,
+                MDL_LMKD_NONE};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_EXIT_INFO);
@@ -170,7 +171,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
 {
     mdl_device d = jetsam_device();
-    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6};
+    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     // over the per-process limit in the foreground: a JetsamEvent, never an
@@ -206,8 +207,8 @@ TEST_CASE("exit records: the first are kept, all are counted by signature", "[ru
     mdl_device d = lmk_device();
     mdl_rep o;
     std::memset(&o, 0, sizeof o);
-    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0};
-    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0};
+    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE};
+    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE};
     mdl_exit_record ra, rb;
     mdl_exit_record_make(&d, &a, &ra);
     mdl_exit_record_make(&d, &b, &rb);
