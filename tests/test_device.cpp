@@ -2,6 +2,8 @@
 // error named with file:line:col and the key path.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
+#include <cmath>
 #include <set>
 #include <string>
 
@@ -261,7 +263,19 @@ TEST_CASE("device: every shipped device profile loads and is what its name says"
         REQUIRE(dev.ram == gib * 1024 * MiB);
         if (name.rfind("android", 0) == 0) {
             REQUIRE(dev.os == MDL_OS_ANDROID);
-            REQUIRE(dev.nminfree == 6);
+            // lmkd's PSI mode with the kernel's watermarks for this RAM:
+            // min_free_kbytes = sqrt(16 x RAM kB), low and high a step of
+            // max(min / 4, RAM / 1000) above it (watermark_scale_factor 10)
+            REQUIRE(dev.lmk_psi == 1);
+            int64_t ram_kb = dev.ram / 1024;
+            int64_t min_kb = (int64_t)std::sqrt((double)(ram_kb * 16));
+            int64_t step = std::max(min_kb / 4, ram_kb * 10 / 10000);
+            REQUIRE(dev.wmark_min == min_kb * 1024);
+            REQUIRE(dev.wmark_low == (min_kb + step) * 1024);
+            REQUIRE(dev.wmark_high == (min_kb + 2 * step) * 1024);
+            // zram: half the RAM (AOSP's zramsize=50%)
+            REQUIRE(dev.has_zram == 1);
+            REQUIRE(dev.zram_size == dev.ram / 2);
             REQUIRE(dev.java_heap_limit > 0);
             REQUIRE(dev.anr_timeout == 5000000);
             REQUIRE(dev.warning_at > 0);
