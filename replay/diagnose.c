@@ -704,4 +704,8 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
     v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     missing(x, t, m, cls, v);
     v->recovery = recovery_of(cls);
+    if (strstr(x->description, "LOW_MEM_AND_THRASHING") != NULL)
+        v->recovery = "the page cache thrashed: mapped weights read at every token are memory "
+                      "the app holds; count them in the plan, and use a smaller model (or "
+                      "fewer mapped layers) on this device";
 }

@@ -300,3 +300,31 @@ TEST_CASE("diagnose: iOS page-shortage kills, and EXC_RESOURCE is not a kill rec
     // a per-process-limit kill is low_memory in the background too
     CHECK(r.out.find("class:     low_memory (confirmed)", c) != std::string::npos);
 }
+
+TEST_CASE("diagnose and explain carry lmkd's kill reason from a generated trace",
+          "[diagnose][psi]")
+{
+    // llm-hot-weights, cell 0 (android-3g, llm-1b with hot weights),
+    // replication 4: two kills, both LOW_MEM_AND_THRASHING
+    TempDir dir;
+    std::string trace = dir.file("hot.jsonl");
+    REQUIRE(oomsim({"gen", "llm-hot-weights", "--replication", "4", "-o", trace}).status == 0);
+    RunResult d = oomsim({"diagnose", trace});
+    INFO(d.out << d.err);
+    REQUIRE(d.status == 0);
+    CHECK(d.out.find("description \"lmkd: LOW_MEM_AND_THRASHING\"") != std::string::npos);
+    CHECK(d.out.find("class:     low_memory (confirmed)") != std::string::npos);
+    CHECK(d.out.find("the page cache thrashed") != std::string::npos);
+    RunResult x = oomsim({"explain", "llm-hot-weights", "--replication", "4"});
+    REQUIRE(x.status == 0);
+    CHECK(x.out.find("the model's hot mapped weights, which it reads at every inference, could "
+                     "not be dropped") != std::string::npos);
+    // the result document counts the deaths by lmkd's reason, for PSI-mode cells only
+    RunResult r = oomsim({"run", "llm-hot-weights", "-r", "40", "--format", "json"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("\"by_lmkd_reason\": {") != std::string::npos);
+    CHECK(r.out.find("\"lmkd_reason\": \"LOW_MEM_AND_THRASHING\"") != std::string::npos);
+    RunResult legacy = oomsim({"run", "background-reclaim", "-r", "20", "--format", "json"});
+    REQUIRE(legacy.status == 0);
+    CHECK(legacy.out.find("by_lmkd_reason") == std::string::npos);
+}
