@@ -110,7 +110,9 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
         rc = scn__enum(&mode, modes, 3, &m, err);
     p->load_mode = (mdl_load_mode)m;
     scn__node hot;
-    scn__get(&ld, "file_hot", &hot);
+    hot.n = NULL;
+    if (rc == SIM_OK) /* only a mapping that loaded has keys to read */
+        scn__get(&ld, "file_hot", &hot);
     if (rc == SIM_OK && hot.n != NULL) {
         static const char *const bools[] = {"false", "true"};
         rc = scn__enum(&hot, bools, 2, &p->file_hot, err);

@@ -299,6 +299,8 @@ static int load_delegate(const scn__node *v, mdl_device_delegate *dd, sim_error 
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
         rc = scn__check_keys(v, keys, 3, err);
+    if (rc != SIM_OK)
+        return rc; /* not a mapping: no key to read */
     dd->has_override = 1;
     dd->available = 1;
     scn__get(v, "available", &x);

@@ -296,6 +296,12 @@ candidates:
 workload: {path: [cold_start]}
 )",
             "file_hot needs mode: mmap");
+    // found by fuzz_profiles: a part that is not a mapping was read for its
+    // file_hot key (a crash); and a delegates entry that is not a mapping
+    refused(droid("psi") + "candidates:\n  - id: m\n    digest: 0a1b\n    runtime: test-1\n"
+                           "    parts:\n      m: gpu tim150 +ms\nworkload: {path: [cold_start]}\n",
+            "expected a mapping");
+    refused(droid("psi", "    delegates: {gpu: maybe}\n") + rest, "expected a mapping");
     refused(std::string("name: z\nhorizon: 60s\ndevices:\n  - name: p\n    os: ios\n"
                         "    ram: 4GiB\n    system: 1GiB\n    kill: {rule: jetsam, limit: 2GiB}\n"
                         "    zram: {size: 1GiB, ratio: 2, swappable: 50%}\n") +
