@@ -533,8 +533,8 @@ static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
             "low_memory", "unknown", "watchdog", "native_crash", "system_reclaim"};
         static const char *const what[RPL_IOS_COUNT] = {
             "jetsam ended the process over its per-process footprint limit",
-            "the footprint crossed a memory threshold; that report is a diagnostic, not a "
-            "kill: the death needs its JetsamEvent",
+            ("the footprint crossed a memory threshold; that report is a diagnostic, not a "
+             "kill: the death needs its JetsamEvent"),
             "the launch took longer than the watchdog allows",
             "the process crashed",
             "jetsam reclaimed the suspended app when free pages ran short"};
