@@ -320,11 +320,12 @@ TEST_CASE("diagnose and explain carry lmkd's kill reason from a generated trace"
     CHECK(x.out.find("the model's hot mapped weights, which it reads at every inference, could "
                      "not be dropped") != std::string::npos);
     // the result document counts the deaths by lmkd's reason, for PSI-mode cells only
-    RunResult r = oomsim({"run", "llm-hot-weights", "-r", "40", "--format", "json"});
+    // (8 replications: the first thrashing kill of cell 0 comes at its sixth)
+    RunResult r = oomsim({"run", "llm-hot-weights", "-r", "8", "--format", "json"});
     REQUIRE(r.status == 0);
     CHECK(r.out.find("\"by_lmkd_reason\": {") != std::string::npos);
     CHECK(r.out.find("\"lmkd_reason\": \"LOW_MEM_AND_THRASHING\"") != std::string::npos);
-    RunResult legacy = oomsim({"run", "background-reclaim", "-r", "20", "--format", "json"});
+    RunResult legacy = oomsim({"run", "background-reclaim", "-r", "4", "--format", "json"});
     REQUIRE(legacy.status == 0);
     CHECK(legacy.out.find("by_lmkd_reason") == std::string::npos);
 }
