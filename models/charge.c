@@ -48,6 +48,14 @@ int64_t mdl_kill_line(const mdl_device *d, int foreground)
     return d->rule == MDL_KILL_JETSAM ? jetsam_line(d, foreground) : lmk_line(d, foreground);
 }
 
+const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const char *kind)
+{
+    for (unsigned k = 0; k < d->ndelegates; k++)
+        if (strcmp(d->delegates[k].name, kind) == 0)
+            return &d->delegates[k];
+    return NULL;
+}
+
 void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out)
 {
     *out = *d;

@@ -56,8 +56,8 @@ static inline int64_t lmk_zram_bonus(const mdl_device *d, int64_t cached, int64_
 static inline int64_t lmk_headroom(const mdl_device *d, int64_t counted, int64_t cached,
                                    int64_t successor, int64_t hot)
 {
-    int64_t h = d->ram - d->system - cached - successor - counted - hot;
-    return d->has_zram ? h + lmk_zram_bonus(d, cached, successor) : h;
+    return d->ram - d->system - cached - successor - counted - hot +
+           lmk_zram_bonus(d, cached, successor);
 }
 
 /* The free memory under which the app dies, and under which cached apps go
@@ -82,27 +82,15 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
     int64_t base = d->ram - d->system - in->successor - in->extra - in->counted - in->hot;
     int64_t cached = in->cached;
     int64_t cached_floor = d->lmk_psi ? d->wmark_high : d->minfree[d->nminfree - 1].free;
-    int64_t room, bonus0 = 0;
-    if (!d->has_zram) { /* the common case, kept free of floating point */
-        room = base - cached;
-        while (room < cached_floor && cached > 0) {
-            int64_t freed = d->cached_app_size > 0 && d->cached_app_size < cached
-                                ? d->cached_app_size : cached;
-            cached -= freed;
-            room += freed;
-            out->cached_kills++;
-        }
-    } else {
+    int64_t room = base - cached + lmk_zram_bonus(d, cached, in->successor);
+    while (room < cached_floor && cached > 0) {
+        int64_t freed = d->cached_app_size > 0 && d->cached_app_size < cached
+                            ? d->cached_app_size : cached;
+        cached -= freed;
         room = base - cached + lmk_zram_bonus(d, cached, in->successor);
-        while (room < cached_floor && cached > 0) {
-            int64_t freed = d->cached_app_size > 0 && d->cached_app_size < cached
-                                ? d->cached_app_size : cached;
-            cached -= freed;
-            room = base - cached + lmk_zram_bonus(d, cached, in->successor);
-            out->cached_kills++;
-        }
-        bonus0 = lmk_zram_bonus(d, 0, in->successor);
+        out->cached_kills++;
     }
+    int64_t bonus0 = lmk_zram_bonus(d, 0, in->successor);
     out->cached = cached;
     out->room = room;
     int64_t floor = lmk_app_floor(d, in->foreground, in->aged);

@@ -203,6 +203,10 @@ typedef struct mdl_device {
                                    (scn_device_release frees them) */
 } mdl_device;
 
+/* The device's entry for a candidate's delegate kind (`delegates`), or
+ * NULL when it says nothing of it. */
+const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const char *kind);
+
 /* The counted bytes above which the kill rules end the app, in the
  * foreground (1) or the background (0): jetsam's limit (in the background
  * the page-shortage level too, with no successor), or, under lmk,

@@ -56,10 +56,8 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err)
     if (c->nparts < 1)
         return sim_error_set(err, SIM_EINPUT, "candidate %s has no parts", c->id);
     const mdl_device *d = cell->device;
-    for (unsigned k = 0; k < d->ndelegates; k++) {
-        const mdl_device_delegate *dd = &d->delegates[k];
-        if (strcmp(dd->name, c->delegate) != 0)
-            continue;
+    const mdl_device_delegate *dd = mdl_device_delegate_of(d, c->delegate);
+    if (dd != NULL) {
         for (unsigned j = 0; j < c->nparts; j++) {
             double f = dd->has_fail ? dd->fail : c->parts[j].delegate_fail;
             double x = dd->has_crash ? dd->crash : c->parts[j].delegate_crash;
@@ -102,10 +100,7 @@ static void map_needs(world *w, const mdl_candidate *c)
 static void configure_delegate(world *w, const mdl_candidate *c)
 {
     const mdl_device *d = w->dev;
-    const mdl_device_delegate *dd = NULL;
-    for (unsigned k = 0; k < d->ndelegates; k++)
-        if (strcmp(d->delegates[k].name, c->delegate) == 0)
-            dd = &d->delegates[k];
+    const mdl_device_delegate *dd = mdl_device_delegate_of(d, c->delegate);
     int gpu = strcmp(c->delegate, "gpu") == 0;
     w->delegate_available = dd == NULL || dd->available;
     for (unsigned k = 0; k < c->nparts; k++) {
@@ -166,18 +161,30 @@ static int draws_app(const mdl_cell *cell)
            cell->device->has_successor;
 }
 
+#define W_STREAMS 9
+
+/* The world's streams, in the order of init_streams' purposes (and of
+ * stream_mask's bits). */
+static void stream_list(world *w, sim_stream *s[W_STREAMS])
+{
+    sim_stream *all[W_STREAMS] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
+                                  &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry,
+                                  &w->s_app};
+    memcpy(s, all, sizeof all);
+}
+
 static int init_streams(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 {
-    sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
-                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry, &w->s_app};
+    sim_stream *streams[W_STREAMS];
+    stream_list(w, streams);
     static const uint64_t purposes[] = {PURPOSE_DEVICE, PURPOSE_ARRIVALS, PURPOSE_REQUESTS,
                                         PURPOSE_STAGES, PURPOSE_FAILURES, PURPOSE_RELAUNCH,
                                         PURPOSE_PRESSURE, PURPOSE_RETRY, PURPOSE_APP};
     /* the jitter stream only when there is jitter */
     const mdl_retry *rt = &cell->policy.retry;
-    int needed[9] = {1, 1, 1, 1, 1, 1, 1, rt->kind == MDL_RETRY_BACKOFF && rt->jitter > 0,
+    int needed[W_STREAMS] = {1, 1, 1, 1, 1, 1, 1, rt->kind == MDL_RETRY_BACKOFF && rt->jitter > 0,
                      draws_app(cell)};
-    for (unsigned k = 0; k < 9; k++) {
+    for (unsigned k = 0; k < W_STREAMS; k++) {
         if (!needed[k])
             continue;
         if (sim_stream_init(streams[k], w->alloc, cell->seed, rep, purposes[k]) != SIM_OK)
@@ -310,9 +317,9 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
 
 void w__close(world *w)
 {
-    sim_stream *streams[] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
-                             &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry, &w->s_app};
-    for (unsigned k = 0; k < 9; k++)
+    sim_stream *streams[W_STREAMS];
+    stream_list(w, streams);
+    for (unsigned k = 0; k < W_STREAMS; k++)
         if (w->stream_mask & (1u << k))
             sim_stream_release(streams[k]);
     if (w->page_held != NULL)
