@@ -104,6 +104,7 @@ void cli_progress_show(void *ctx, uint64_t done, uint64_t total);
 /* Erases a bar left on screen (a run that failed part way). */
 void cli_progress_erase(const cli_progress *b);
 int cli_gen(int argc, char **argv);
+int cli_import(int argc, char **argv);
 int cli_diagnose(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_explain(int argc, char **argv);

@@ -25,12 +25,14 @@ static const char usage_text[] =
     "  --quiz          an on-call drill: the evidence without the cause, then two\n"
     "                  questions (the class, the recovery), then the answer\n"
     "  --answers FILE  the quiz's answers, one per line, instead of the terminal\n"
-    "  -o DIR          also draw the same timeline as DIR/timeline.svg\n";
+    "  -o DIR          also draw the same timeline as DIR/timeline.svg, and write it\n"
+    "                  as DIR/timeline.json for the Perfetto UI\n";
 
 /* The narration and, with -o, the plot, from one run. */
 typedef struct tee {
     teller *t;
     res_timeline *plot;
+    res_chrome *json;
 } tee;
 
 static int tell_and_plot(void *ctx, const trc_event *e, sim_error *err)
@@ -39,10 +41,12 @@ static int tell_and_plot(void *ctx, const trc_event *e, sim_error *err)
     int rc = xp_tell(x->t, e, err);
     if (rc == SIM_OK && x->plot != NULL)
         rc = res_timeline_add(x->plot, e, err);
+    if (rc == SIM_OK && x->json != NULL)
+        rc = res_chrome_add(x->json, e, err);
     return rc;
 }
 
-static int draw(const char *dir, res_timeline *plot, const scn_scenario *s,
+static int draw(const char *dir, res_timeline *plot, res_chrome *json, const scn_scenario *s,
                 unsigned long long rep, const mdl_cell *c)
 {
     sim_error err;
@@ -59,9 +63,16 @@ static int draw(const char *dir, res_timeline *plot, const scn_scenario *s,
         fprintf(stderr, "oomsim: out of memory drawing the timeline\n");
         return CLI_FAILURE;
     }
-    cli_file file = {"timeline.svg", svg, len};
-    int status = cli_write_files(dir, &file, 1, NULL);
+    char *text;
+    size_t tlen;
+    if (res_chrome_finish(json, c->horizon, title, &text, &tlen, &err) != SIM_OK) {
+        free(svg);
+        return cli_report(&err);
+    }
+    cli_file files[2] = {{"timeline.svg", svg, len}, {"timeline.json", text, tlen}};
+    int status = cli_write_files(dir, files, 2, NULL);
     free(svg);
+    free(text);
     return status;
 }
 
@@ -185,10 +196,12 @@ int cli_explain(int argc, char **argv)
     teller *t = xp_teller_create(c, o.full, o.quiz);
     mdl_device dv;
     mdl_device_in_force(c->device, &c->policy, &dv);
-    tee both = {t, o.dir != NULL ? res_timeline_create(&dv, c->horizon) : NULL};
-    if (t == NULL || (o.dir != NULL && both.plot == NULL)) {
+    tee both = {t, o.dir != NULL ? res_timeline_create(&dv, c->horizon) : NULL,
+                o.dir != NULL ? res_chrome_create(&dv) : NULL};
+    if (t == NULL || (o.dir != NULL && (both.plot == NULL || both.json == NULL))) {
         xp_teller_free(t);
         res_timeline_free(both.plot);
+        res_chrome_free(both.json);
         scn_scenario_release(&s);
         fprintf(stderr, "oomsim: out of memory\n");
         return CLI_FAILURE;
@@ -197,8 +210,9 @@ int cli_explain(int argc, char **argv)
     if (status == CLI_OK && fflush(stdout) != 0)
         status = CLI_FAILURE;
     if (status == CLI_OK && both.plot != NULL)
-        status = draw(o.dir, both.plot, &s, o.rep, c);
+        status = draw(o.dir, both.plot, both.json, &s, o.rep, c);
     res_timeline_free(both.plot);
+    res_chrome_free(both.json);
     xp_teller_free(t);
     scn_scenario_release(&s);
     return status;

@@ -4,6 +4,7 @@
  * renamed, so a failed run leaves no half-written trace. */
 #include "cli.h"
 #include "models/models.h"
+#include "results/results.h"
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"
 
@@ -14,9 +15,10 @@
 
 static const char usage_text[] =
     "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
-    "                  [--cell N] [--trace-format json|jsonl|msgpack]\n"
+    "                  [--cell N] [--trace-format json|jsonl|msgpack|perfetto]\n"
     "  writes the event timeline of replication K (default 0) of cell N (default 0:\n"
-    "  the first device, candidate and policy) as a trace\n";
+    "  the first device, candidate and policy) as a trace; perfetto: the JSON trace\n"
+    "  event format the Perfetto UI and chrome://tracing open (not readable by replay)\n";
 
 static int usage_error(const char *what)
 {
@@ -26,6 +28,34 @@ static int usage_error(const char *what)
 static int write_event(void *ctx, const trc_event *e, sim_error *err)
 {
     return trc_write(ctx, e, err);
+}
+
+enum { FORMAT_PERFETTO = TRC_FORMAT_COUNT };
+
+/* The timeline in the JSON trace event format, into f. */
+static int write_perfetto(const scn_scenario *s, const mdl_cell *c, unsigned long long rep,
+                          FILE *f, mdl_rep *r, sim_error *err)
+{
+    mdl_device dv;
+    mdl_device_in_force(c->device, &c->policy, &dv);
+    res_chrome *ch = res_chrome_create(&dv);
+    if (ch == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    mdl_trace_sink sink = {res_chrome_add, ch};
+    int rc = mdl_run_replication_traced(c, rep, NULL, NULL, &sink, r, err);
+    char *text = NULL;
+    size_t len = 0;
+    if (rc == SIM_OK) {
+        char title[512];
+        snprintf(title, sizeof title, "%s, replication %llu: %s / %s", s->name, rep,
+                 c->device->name, c->candidate->id);
+        rc = res_chrome_finish(ch, c->horizon, title, &text, &len, err);
+    }
+    res_chrome_free(ch);
+    if (rc == SIM_OK && (fwrite(text, 1, len, f) != len || fputc('\n', f) == EOF))
+        rc = sim_error_set(err, SIM_EIO, "cannot write the timeline");
+    free(text);
+    return rc;
 }
 
 int cli_gen(int argc, char **argv)
@@ -53,8 +83,10 @@ int cli_gen(int argc, char **argv)
             for (int f = 0; f < TRC_FORMAT_COUNT; f++)
                 if (strcmp(v, trc_format_name((trc_format)f)) == 0)
                     format = f;
+            if (strcmp(v, "perfetto") == 0)
+                format = FORMAT_PERFETTO;
             if (format < 0)
-                return usage_error("--trace-format is json, jsonl or msgpack");
+                return usage_error("--trace-format is json, jsonl, msgpack or perfetto");
             i++;
         } else if (a[0] == '-' || scenario != NULL) {
             return usage_error("unexpected argument");
@@ -87,16 +119,20 @@ int cli_gen(int argc, char **argv)
         fprintf(stderr, "oomsim: cannot write %s: %s\n", out, strerror(errno));
         return CLI_FAILURE;
     }
-    trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
-    rc = w != NULL ? SIM_OK : err.code;
     mdl_rep r;
-    if (rc == SIM_OK) {
-        mdl_trace_sink sink = {write_event, w};
-        rc = mdl_run_replication_traced(&s.cells[cell], rep, NULL, NULL, &sink, &r, &err);
+    if (format == FORMAT_PERFETTO) {
+        rc = write_perfetto(&s, &s.cells[cell], rep, f, &r, &err);
+    } else {
+        trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
+        rc = w != NULL ? SIM_OK : err.code;
+        if (rc == SIM_OK) {
+            mdl_trace_sink sink = {write_event, w};
+            rc = mdl_run_replication_traced(&s.cells[cell], rep, NULL, NULL, &sink, &r, &err);
+        }
+        if (rc == SIM_OK)
+            rc = trc_writer_finish(w, &err);
+        trc_writer_destroy(w);
     }
-    if (rc == SIM_OK)
-        rc = trc_writer_finish(w, &err);
-    trc_writer_destroy(w);
     int closed = fclose(f) == 0;
     if (rc == SIM_OK && (!closed || rename(tmp, out) != 0))
         rc = sim_error_set(&err, SIM_EIO, "cannot write %s: %s", out, strerror(errno));

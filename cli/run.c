@@ -238,7 +238,10 @@ int cli__emit(const cli_run_opts *o, const res_plan *plan, const res_result *r)
     int written = CLI_OK;
     if (status == CLI_OK && o->dir != NULL) {
         /* all the files or none: an interruption or a failure leaves none */
-        unsigned nfiles = nfigs + 3;
+        unsigned njson = 0;
+        for (unsigned k = 0; k < nfigs; k++)
+            njson += figs[k].json != NULL;
+        unsigned nfiles = nfigs + njson + 3;
         cli_file *files = malloc(sizeof *files * nfiles);
         if (files == NULL) {
             fprintf(stderr, "oomsim: out of memory writing the results\n");
@@ -246,8 +249,12 @@ int cli__emit(const cli_run_opts *o, const res_plan *plan, const res_result *r)
         } else {
             files[0] = (cli_file){"results.json", json, strlen(json)};
             files[1] = (cli_file){"cells.csv", csv, strlen(csv)};
-            for (unsigned k = 0; k < nfigs; k++)
-                files[2 + k] = (cli_file){figs[k].name, figs[k].svg, figs[k].len};
+            unsigned at = 2;
+            for (unsigned k = 0; k < nfigs; k++) {
+                files[at++] = (cli_file){figs[k].name, figs[k].svg, figs[k].len};
+                if (figs[k].json != NULL) /* the timeline for the Perfetto UI */
+                    files[at++] = (cli_file){figs[k].json_name, figs[k].json, figs[k].json_len};
+            }
             files[nfiles - 1] = (cli_file){"report.html", html, strlen(html)};
             written = cli_write_files(o->dir, files, nfiles, &interrupted);
             free(files);

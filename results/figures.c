@@ -21,8 +21,10 @@ static int timeline_cell(const res_plan *plan, unsigned i)
 
 void res_figures_free(res_figure *f, unsigned n)
 {
-    for (unsigned i = 0; f != NULL && i < n; i++)
+    for (unsigned i = 0; f != NULL && i < n; i++) {
         free(f[i].svg);
+        free(f[i].json);
+    }
     free(f);
 }
 
@@ -60,15 +62,23 @@ static int timeline(const res_plan *plan, unsigned i, uint64_t rep, res_figure *
 {
     res_timeline *t;
     mdl_rep m;
-    int rc = res_timeline_run(&plan->cells[i], rep, &t, &m, err);
-    if (rc != SIM_OK)
+    mdl_device dv;
+    mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
+    res_chrome *ch = res_chrome_create(&dv);
+    if (ch == NULL)
+        return SIM_ENOMEM;
+    int rc = res_timeline_run(&plan->cells[i], rep, &t, &m, ch, err);
+    if (rc != SIM_OK) {
+        res_chrome_free(ch);
         return rc;
+    }
     res_timeline_info info;
     res_timeline_info_get(t, &info);
     char label[256], title[600], policy[256];
     if (res_cell_label(plan, i, label, sizeof label) != SIM_OK ||
         res_policy_label(plan->policy_json[i], policy, sizeof policy) != SIM_OK) {
         res_timeline_free(t);
+        res_chrome_free(ch);
         return SIM_ENOMEM;
     }
     snprintf(title, sizeof title, "replication %llu: %s / %s / %s", (unsigned long long)rep,
@@ -83,6 +93,11 @@ static int timeline(const res_plan *plan, unsigned i, uint64_t rep, res_figure *
              (unsigned long long)info.warnings, SIM_S(info.warnings));
     f->svg = res_plot_timeline(t, title, &f->len);
     res_timeline_free(t);
+    snprintf(f->json_name, sizeof f->json_name, "timeline-cell-%u.json", i);
+    rc = res_chrome_finish(ch, plan->cells[i].horizon, title, &f->json, &f->json_len, err);
+    res_chrome_free(ch);
+    if (rc != SIM_OK)
+        return rc;
     return f->svg != NULL ? SIM_OK : SIM_ENOMEM;
 }
 

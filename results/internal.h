@@ -16,6 +16,19 @@
  * buffer is freed either way). */
 char *res_text_done(sim_text *o);
 
+/* The memory a stream of the world's trace events says the app held
+ * (plot.c): rec is called with each state, in time order. */
+typedef void (*res__record_fn)(void *ctx, sim_time at, const int64_t m[TRC_MEM_COUNT]);
+typedef struct res__memfollow {
+    int64_t state[TRC_MEM_COUNT];
+    int pending;                 /* an allocation announced at pending_t */
+    sim_time pending_t;
+    int64_t pend[TRC_MEM_COUNT]; /* the memory once it is made */
+} res__memfollow;
+void res__follow(res__memfollow *f, const trc_event *e, res__record_fn rec, void *ctx);
+/* At the end: an allocation still announced is made. */
+void res__follow_flush(res__memfollow *f, res__record_fn rec, void *ctx);
+
 /* The histogram's bucket of v (values below 0 in bucket 0), and the
  * midpoint of bucket b (stats.c). */
 unsigned res__hist_bucket(int64_t v);

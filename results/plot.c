@@ -52,9 +52,7 @@ struct res_timeline {
     int64_t col_key[RES_TIMELINE_COLUMNS];     /* counted total of col[i] */
     unsigned filled;                           /* columns holding a state */
     int64_t state[TRC_MEM_COUNT];              /* memory now */
-    int pending;                               /* an allocation announced at pending_t */
-    sim_time pending_t;
-    int64_t pend[TRC_MEM_COUNT];               /* the memory once it is made */
+    res__memfollow follow;
     tl_band band[RES_TIMELINE_BANDS];
     unsigned nband;
     tl_open open[TL_OPEN];
@@ -188,21 +186,60 @@ static void bands_event(res_timeline *t, const trc_event *e, int kind)
         }
 }
 
+/* The memory an event stream says the app held, moment by moment: every
+ * event's `mem`, and, since the world announces an allocation (a begin's
+ * or an arrival's `alloc`) before making it, the memory once it is made,
+ * held if only for an instant, unless the next event is the death it
+ * caused (its record holds what the kill saw).  Notes raised inside an
+ * allocation (a warning, a cached-app kill) carry the memory half-way
+ * through it: the announced state stands. */
+void res__follow(res__memfollow *f, const trc_event *e, res__record_fn rec, void *ctx)
+{
+    int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
+    int note = kind == TRC_SAMPLE && (e->has & TRC_F_ERROR);
+    int mid_allocation = note && (strcmp(e->error, "memory_warning") == 0 ||
+                                  strcmp(e->error, "cached_app_killed") == 0);
+    if (mid_allocation && f->pending && f->pending_t == e->time_us)
+        return;
+    if (kind == TRC_EXIT_EVENT)
+        f->pending = 0;
+    else if (f->pending) {
+        rec(ctx, f->pending_t, f->pend);
+        f->pending = 0;
+    }
+    if (e->has & TRC_F_MEM) {
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            f->state[k] = (e->mem_has >> k & 1u) ? e->mem[k] : 0;
+        rec(ctx, e->time_us, f->state);
+    }
+    if ((e->has & TRC_F_ALLOC) && kind != TRC_END) {
+        f->pending = 1;
+        f->pending_t = e->time_us;
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            f->pend[k] = f->state[k] + ((e->alloc_has >> k & 1u) ? e->alloc[k] : 0);
+    }
+}
+
+void res__follow_flush(res__memfollow *f, res__record_fn rec, void *ctx)
+{
+    if (f->pending) {
+        rec(ctx, f->pending_t, f->pend);
+        f->pending = 0;
+    }
+}
+
+static void timeline_record(void *ctx, sim_time at, const int64_t m[TRC_MEM_COUNT])
+{
+    record(ctx, at, m);
+}
+
 int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
 {
     (void)err;
     res_timeline *t = ctx;
     int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
     t->info.events++;
-    int64_t m[TRC_MEM_COUNT] = {0};
-    for (int k = 0; k < TRC_MEM_COUNT; k++)
-        if (e->mem_has >> k & 1u)
-            m[k] = e->mem[k];
     int note = kind == TRC_SAMPLE && (e->has & TRC_F_ERROR);
-    /* Notes raised inside an allocation (a warning, a cached-app kill)
-     * carry the memory half-way through it: the announced state stands. */
-    int mid_allocation = note && (strcmp(e->error, "memory_warning") == 0 ||
-                                  strcmp(e->error, "cached_app_killed") == 0);
     if (note && strcmp(e->error, "memory_warning") == 0) {
         t->info.warnings++;
         add_mark(t, e->time_us, MARK_WARNING, 0);
@@ -217,36 +254,21 @@ int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
         add_mark(t, e->time_us, MARK_RECOVERY, 0);
     }
     bands_event(t, e, kind);
-    if (mid_allocation && t->pending && t->pending_t == e->time_us)
-        return SIM_OK;
     if (kind == TRC_EXIT_EVENT) {
-        /* the record holds what the kill saw: an announced allocation
-         * was made only as far as that */
-        t->pending = 0;
+        int64_t m[TRC_MEM_COUNT] = {0};
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            if (e->mem_has >> k & 1u)
+                m[k] = e->mem[k];
         t->info.deaths++;
         add_mark(t, e->time_us, MARK_DEATH, counted_of(t, m));
-    } else if (t->pending) {
-        record(t, t->pending_t, t->pend); /* it was held, if only for an instant */
-        t->pending = 0;
     }
-    if (e->has & TRC_F_MEM)
-        record(t, e->time_us, m);
-    if ((e->has & TRC_F_ALLOC) && kind != TRC_END) {
-        /* the world announces an allocation before making it */
-        t->pending = 1;
-        t->pending_t = e->time_us;
-        for (int k = 0; k < TRC_MEM_COUNT; k++)
-            t->pend[k] = t->state[k] + ((e->alloc_has >> k & 1u) ? e->alloc[k] : 0);
-    }
+    res__follow(&t->follow, e, timeline_record, t);
     return SIM_OK;
 }
 
 void res_timeline_finish(res_timeline *t)
 {
-    if (t->pending) {
-        record(t, t->pending_t, t->pend);
-        t->pending = 0;
-    }
+    res__follow_flush(&t->follow, timeline_record, t);
     for (unsigned k = 0; k < t->nopen; k++)
         add_band(t, t->open[k].stage, t->open[k].t0, t->horizon);
     t->nopen = 0;
@@ -260,8 +282,15 @@ void res_timeline_info_get(const res_timeline *t, res_timeline_info *out)
     *out = t->info;
 }
 
+static int both_add(void *ctx, const trc_event *e, sim_error *err)
+{
+    void **two = ctx;
+    int rc = res_timeline_add(two[0], e, err);
+    return rc == SIM_OK ? res_chrome_add(two[1], e, err) : rc;
+}
+
 int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl_rep *r,
-                     sim_error *err)
+                     res_chrome *also, sim_error *err)
 {
     *out = NULL;
     mdl_device dv;
@@ -269,7 +298,10 @@ int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl
     res_timeline *t = res_timeline_create(&dv, cell->horizon);
     if (t == NULL)
         return sim_error_set(err, SIM_ENOMEM, "timeline: out of memory");
+    void *two[2] = {t, also};
     mdl_trace_sink sink = {res_timeline_add, t};
+    if (also != NULL)
+        sink = (mdl_trace_sink){both_add, two};
     int rc = mdl_run_replication_traced(cell, rep, NULL, NULL, &sink, r, err);
     if (rc != SIM_OK) {
         res_timeline_free(t);

@@ -272,10 +272,28 @@ int res_timeline_add(void *ctx, const trc_event *e, sim_error *err);
 void res_timeline_finish(res_timeline *t);
 void res_timeline_info_get(const res_timeline *t, res_timeline_info *out);
 void res_timeline_free(res_timeline *t);
+/* The same timeline in the JSON trace event format the Perfetto UI opens
+ * (chrome.c, docs/perfetto.md): memory counters by category, the counted
+ * total and the kill line in force, a slice per stage and part and per
+ * request on its session slot, instants for deaths (the exit record in
+ * args), warnings, cached-app kills, pressure spikes and the other notes.
+ * Created for the device as the cell's policy puts it in force. */
+typedef struct res_chrome res_chrome;
+res_chrome *res_chrome_create(const mdl_device *dev);
+/* An mdl_trace_sink function (ctx: the writer). */
+int res_chrome_add(void *ctx, const trc_event *e, sim_error *err);
+/* Ends the slices still open at `end`, names the process (`title`) and
+ * its threads and hands over the document (*text, malloc'ed, *len bytes).
+ * Call once. */
+int res_chrome_finish(res_chrome *c, sim_time end, const char *title, char **text, size_t *len,
+                      sim_error *err);
+void res_chrome_free(res_chrome *c);
+
 /* Runs replication `rep` of the cell traced into a new timeline (*out,
- * freed by the caller); *r gets the replication's metrics. */
+ * freed by the caller); *r gets the replication's metrics.  With `also`
+ * (may be NULL) the same events go to that JSON trace writer. */
 int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl_rep *r,
-                     sim_error *err);
+                     res_chrome *also, sim_error *err);
 
 /* SIM_OK when PLplot has its svg device, else SIM_EIO saying so. */
 int res_plot_available(sim_error *err);
@@ -307,6 +325,11 @@ typedef struct res_figure {
     char caption[512];
     char *svg;
     size_t len;
+    /* a timeline's: the same replication as a JSON trace for the Perfetto
+     * UI (NULL for the other figures) */
+    char json_name[64];
+    char *json;
+    size_t json_len;
 } res_figure;
 
 /* The report's figures, in order, each drawn now: the cells compared, the

@@ -12,6 +12,7 @@
 #include "cli/cli.h"
 #include "replay/replay.h"
 #include "scenarios/scenarios.h"
+#include "traces/perfetto.h"
 #include "shim/shim.hpp"
 
 #include <catch2/catch.hpp>
@@ -83,7 +84,8 @@ void restrict_failures()
     if (done)
         return;
     done = true;
-    static const char *const failable[] = {"", "libjansson.so", "libmsgpackc.so", "libgsl.so"};
+    static const char *const failable[] = {"",          "libjansson.so", "libmsgpackc.so",
+                                           "libgsl.so", "libz.so",      "libzstd.so"};
     REQUIRE(failalloc_only(failable, sizeof failable / sizeof *failable));
 }
 
@@ -453,6 +455,72 @@ TEST_CASE("reading a trace survives every allocation failing", "[alloc]")
         report(std::string("replay -o of a .") + ext + " trace", t);
         lsan_check();
     }
+}
+
+int digest_event(void *ctx, const trc_event *e, sim_error *)
+{
+    Digest *d = static_cast<Digest *>(ctx);
+    d->num(e->has);
+    d->num(e->time_us);
+    d->num(e->stage);
+    d->num(e->kind);
+    d->str(e->part);
+    d->str(e->error);
+    d->bytes(e->mem, sizeof e->mem);
+    d->bytes(e->alloc, sizeof e->alloc);
+    d->num(e->duration_us);
+    return SIM_OK;
+}
+
+TEST_CASE("importing a Perfetto trace survives every allocation failing", "[alloc]")
+{
+    // the recorded session, plain and in zlib and zstd bundles (the fuzz
+    // corpus's seeds), and the skeleton written from it
+    for (const char *name : {"session", "session-zlib", "session-zstd"}) {
+        std::string bytes = shim::read_file(std::string(OOMSIM_SOURCE_DIR) +
+                                            "/tests/fuzz/corpus/perfetto/" + name);
+        ReadResult reference{};
+        Tally t = sweep(
+            name, [] {},
+            [&] {
+                ReadResult r{};
+                sim_error_clear(&r.err);
+                trc_pf_opts o = {"com.example.camera", -1, "camera", 1};
+                trc_pf_summary sum;
+                Digest d;
+                r.rc = trc_pf_import_buffer(bytes.data(), bytes.size(), name, &o, digest_event,
+                                            &d, &sum, &r.err);
+                if (r.rc == SIM_OK) {
+                    char *yaml = trc_pf_candidate_yaml(&sum, "camera", "a test");
+                    if (yaml == nullptr)
+                        r.rc = sim_error_set(&r.err, SIM_ENOMEM, "out of memory");
+                    else
+                        d.str(yaml);
+                    free(yaml);
+                }
+                r.events = sum.events;
+                trc_pf_summary_free(&sum);
+                r.digest = d.h;
+                return r;
+            },
+            [&](bool failed, const ReadResult &r) {
+                INFO("error: " << r.err.msg);
+                if (r.rc == SIM_OK) {
+                    if (reference.events == 0)
+                        reference = r;
+                    REQUIRE(r.events > 0);
+                    REQUIRE(r.events == reference.events);
+                    REQUIRE(r.digest == reference.digest);
+                    return 0;
+                }
+                REQUIRE(failed);
+                REQUIRE(r.rc == SIM_ENOMEM);
+                REQUIRE(says_memory(r.err.msg));
+                return 1;
+            });
+        report(std::string("importing ") + name, t);
+    }
+    lsan_check();
 }
 
 TEST_CASE("a short run survives every allocation failing", "[alloc]")

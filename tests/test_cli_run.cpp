@@ -79,8 +79,10 @@ TEST_CASE("run -o writes the results, the plots and the report, the same bytes f
     REQUIRE(b.status == 0);
     std::vector<std::string> want = {"cells.csv", "comparison.svg", "peak-cdf.svg",
                                      "report.html", "results.json"};
-    for (int i = 0; i < 6; i++)
+    for (int i = 0; i < 6; i++) {
         want.push_back("timeline-cell-" + std::to_string(i) + ".svg");
+        want.push_back("timeline-cell-" + std::to_string(i) + ".json"); // for the Perfetto UI
+    }
     std::sort(want.begin(), want.end());
     CHECK(all_entries(dir.file("a")) == want);
     CHECK(all_entries(dir.file("b")) == want);

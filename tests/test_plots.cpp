@@ -184,7 +184,7 @@ TEST_CASE("timeline: the collector sees what the replication measured", "[plots]
             INFO(e.stem << " cell " << c);
             res_timeline *t = nullptr;
             mdl_rep r;
-            REQUIRE(res_timeline_run(&s.cells[c], 0, &t, &r, &err) == SIM_OK);
+            REQUIRE(res_timeline_run(&s.cells[c], 0, &t, &r, nullptr, &err) == SIM_OK);
             res_timeline_info i;
             res_timeline_info_get(t, &i);
             CHECK(i.peak_counted == r.peak);

@@ -239,7 +239,8 @@ def main():
         run([oomsim, "run", "split-vs-preload", "-r", "30", "-j", "1", "-o", one])
         run([oomsim, "run", "split-vs-preload", "-r", "30", "-j", "2", "-o", two])
         expected = sorted(["results.json", "cells.csv", "report.html", "comparison.svg",
-                           "peak-cdf.svg"] + ["timeline-cell-%d.svg" % i for i in range(12)])
+                           "peak-cdf.svg"] + ["timeline-cell-%d.svg" % i for i in range(12)] +
+                          ["timeline-cell-%d.json" % i for i in range(12)])
         names = sorted(os.listdir(one)) if os.path.isdir(one) else []
         if names != expected:
             fail("run -o wrote %s, expected %s" % (names, expected))
@@ -272,7 +273,7 @@ def main():
         names = sorted(os.listdir(bigout)) if os.path.isdir(bigout) else []
         want = sorted(["results.json", "cells.csv", "report.html", "comparison.svg",
                        "peak-cdf-1.svg", "peak-cdf-2.svg", "timeline-cell-0.svg",
-                       "timeline-cell-10.svg"])
+                       "timeline-cell-10.svg", "timeline-cell-0.json", "timeline-cell-10.json"])
         if names != want:
             fail("a 20-cell run -o wrote %s, expected %s" % (names, want))
         for n in names:
@@ -289,7 +290,7 @@ def main():
             d = os.path.join(work, "explain-" + t)
             run([oomsim, "explain", t, "-o", d])
             wrote = sorted(os.listdir(d)) if os.path.isdir(d) else []
-            if wrote != ["timeline.svg"]:
+            if wrote != ["timeline.json", "timeline.svg"]:
                 fail("explain %s -o wrote %s" % (t, wrote))
             else:
                 check_svg(os.path.join(d, "timeline.svg"))

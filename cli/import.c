@@ -1,0 +1,170 @@
+/* import.c - `oomsim import perfetto TRACE (--process NAME | --pid N)
+ * [-o OUT] [--candidate OUT.yaml] [--id ID]`: one process's memory,
+ * stages and death read out of a Perfetto trace (traces/perfetto.h) and
+ * written as an oomsim trace (docs/perfetto.md), each file to a temporary
+ * name and renamed, so a failed import leaves nothing half-written. */
+#include "cli.h"
+#include "traces/perfetto.h"
+#include "traces/traces.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static const char usage_text[] =
+    "usage: oomsim import perfetto TRACE (--process NAME | --pid N) [-o OUT.(jsonl|json|msgpack)]\n"
+    "                     [--candidate OUT.yaml] [--id ID] [--step N]\n"
+    "  reads one app process out of a binary Perfetto trace: its memory over time\n"
+    "  (rss_stat, process_stats), its foreground/background changes (oom_score_adj),\n"
+    "  its stages (slices named oomsim:STAGE:PART) and its death (lmkd, the kernel's\n"
+    "  OOM killer), and writes them as an oomsim trace (JSON Lines on stdout without -o)\n"
+    "  --candidate OUT.yaml  also write a candidate skeleton with the measured stages\n"
+    "  --id ID               the candidate id written in both (default: recorded)\n"
+    "  --step N              the workload step the recorded requests belong to when\n"
+    "                        the trace is replayed (default 1: the step after cold_start)\n";
+
+static int usage_error(const char *what)
+{
+    return cli_usage_error("import", "%s", what);
+}
+
+static int write_event(void *ctx, const trc_event *e, sim_error *err)
+{
+    return trc_write(ctx, e, err);
+}
+
+static int valid_id(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= TRC_TEXT_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+              s[i] == '-'))
+            return 0;
+    return 1;
+}
+
+/* A file written whole or not at all: `text` to a temporary, renamed. */
+static int write_whole(const char *path, const char *text, size_t len, sim_error *err)
+{
+    char tmp[4200];
+    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
+    FILE *f = fopen(tmp, "wb");
+    if (f == NULL)
+        return sim_error_set(err, SIM_EIO, "cannot write %s: %s", path, strerror(errno));
+    int ok = fwrite(text, 1, len, f) == len;
+    ok &= fclose(f) == 0;
+    if (!ok || rename(tmp, path) != 0) {
+        unlink(tmp);
+        return sim_error_set(err, SIM_EIO, "cannot write %s: %s", path, strerror(errno));
+    }
+    return SIM_OK;
+}
+
+int cli_import(int argc, char **argv)
+{
+    const char *trace = NULL, *out = NULL, *cand = NULL, *id = "recorded";
+    trc_pf_opts o = {NULL, -1, NULL, 1};
+    if (argc > 0 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
+        fputs(usage_text, stdout);
+        return CLI_OK;
+    }
+    if (argc < 1 || strcmp(argv[0], "perfetto") != 0)
+        return usage_error("the format to import is needed: oomsim import perfetto TRACE ...");
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        unsigned long long n;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(usage_text, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "-o") == 0 && v != NULL) {
+            out = v, i++;
+        } else if (strcmp(a, "--process") == 0 && v != NULL) {
+            o.process = v, i++;
+        } else if (strcmp(a, "--pid") == 0 && v != NULL) {
+            if (cli_number(v, 1, INT32_MAX, &n) != SIM_OK)
+                return usage_error("--pid needs a process id (an integer from 1)");
+            o.pid = (int64_t)n, i++;
+        } else if (strcmp(a, "--candidate") == 0 && v != NULL) {
+            cand = v, i++;
+        } else if (strcmp(a, "--step") == 0 && v != NULL) {
+            if (cli_number(v, 0, 1000000, &n) != SIM_OK)
+                return usage_error("--step needs a step index (an integer from 0)");
+            o.step = (int64_t)n, i++;
+        } else if (strcmp(a, "--id") == 0 && v != NULL) {
+            id = v, i++;
+        } else if (a[0] == '-' || trace != NULL) {
+            return usage_error("unexpected argument");
+        } else {
+            trace = a;
+        }
+    }
+    if (trace == NULL)
+        return usage_error("a Perfetto trace is needed");
+    if ((o.process == NULL) == (o.pid < 0))
+        return usage_error("one of --process NAME or --pid N is needed");
+    if (!valid_id(id))
+        return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
+    int format = TRC_JSONL;
+    if (out != NULL && (format = trc_format_of_path(out)) < 0)
+        return usage_error("the output's name must end in .json, .jsonl, .msgpack or .mp");
+    o.candidate_id = id;
+
+    sim_error err;
+    sim_error_clear(&err);
+    char tmp[4200] = "";
+    FILE *f = stdout;
+    if (out != NULL) {
+        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
+        if ((f = fopen(tmp, "wb")) == NULL) {
+            fprintf(stderr, "oomsim: cannot write %s: %s\n", out, strerror(errno));
+            return CLI_FAILURE;
+        }
+    }
+    trc_pf_summary sum;
+    memset(&sum, 0, sizeof sum);
+    trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
+    int rc = w != NULL ? SIM_OK : err.code;
+    if (rc == SIM_OK)
+        rc = trc_pf_import_file(trace, &o, write_event, w, &sum, &err);
+    if (rc == SIM_OK)
+        rc = trc_writer_finish(w, &err);
+    trc_writer_destroy(w);
+    if (out != NULL) {
+        int closed = fclose(f) == 0;
+        if (rc == SIM_OK && (!closed || rename(tmp, out) != 0))
+            rc = sim_error_set(&err, SIM_EIO, "cannot write %s: %s", out, strerror(errno));
+        if (rc != SIM_OK)
+            unlink(tmp);
+    } else if (rc == SIM_OK && fflush(stdout) != 0) {
+        rc = sim_error_set(&err, SIM_EIO, "cannot write the trace: %s", strerror(errno));
+    }
+    if (rc == SIM_OK && cand != NULL) {
+        char about[256];
+        snprintf(about, sizeof about, "%" PRIu64 " lives of the process, %" PRIu64
+                 " stage slices, %" PRIu64 " memory events", sum.pids, sum.stage_slices,
+                 sum.memory_events);
+        char *yaml = trc_pf_candidate_yaml(&sum, id, about);
+        rc = yaml != NULL ? write_whole(cand, yaml, strlen(yaml), &err)
+                          : sim_error_set(&err, SIM_ENOMEM, "out of memory");
+        free(yaml);
+        if (rc != SIM_OK && out != NULL)
+            unlink(out); /* the pair is written whole or not at all */
+    }
+    if (rc != SIM_OK) {
+        trc_pf_summary_free(&sum);
+        return cli_report(&err);
+    }
+    fprintf(stderr, "%s: %" PRIu64 " packets (%" PRIu64 " compressed bundles), %" PRIu64
+            " MiB; the process: %" PRIu64 " li%s, %" PRIu64 " memory events, %" PRIu64
+            " stage slices, %" PRIu64 " death%s; %" PRIu64 " events written\n",
+            trace, sum.packets, sum.compressed, sum.bytes >> 20, sum.pids,
+            sum.pids == 1 ? "fe" : "ves", sum.memory_events, sum.stage_slices, sum.kills,
+            SIM_S(sum.kills), sum.events);
+    trc_pf_summary_free(&sum);
+    return CLI_OK;
+}
