@@ -240,8 +240,18 @@ static int chosen(const imp *m, int64_t pid)
     return pid > 0 && map_find(&m->pids, (uint64_t)pid) != NULL;
 }
 
+/* Bounds on what a phone's trace holds: a corrupt value is refused, so
+ * that no sum or difference of them can overflow. */
+#define TS_MAX (INT64_C(1) << 62)   /* ns: 146 years of uptime */
+#define SIZE_MAX_ (INT64_C(1) << 48) /* bytes of one counter: 256 TiB */
+
 static int add_rec(imp *m, const rec *r)
 {
+    if (r->ts < 0 || r->ts >= TS_MAX)
+        return fail(m, SIM_EINPUT, "a timestamp of %" PRId64 " ns (out of range)", r->ts);
+    if (r->type == R_MEM && (r->v < 0 || r->v > SIZE_MAX_))
+        return fail(m, SIM_EINPUT, "a memory size of %" PRId64 " bytes (more than 256 TiB)",
+                    r->v);
     if (m->nrec == m->caprec) {
         size_t nc = m->caprec ? m->caprec * 2 : 1024;
         rec *p = realloc(m->recs, nc * sizeof *p);
@@ -503,9 +513,10 @@ static int slice_name(imp *m, const char *s, size_t n, uint16_t *code)
             return fail(m, SIM_EINPUT, "slice oomsim:%s: a part name of %zu bytes (at most %d)",
                         trc_stage_name((trc_stage)stage), pl, TRC_TEXT_MAX - 1);
         for (size_t i = 0; i < pl; i++)
-            if ((unsigned char)pn[i] < 0x20 || pn[i] == 0x7f || pn[i] == ',')
-                return fail(m, SIM_EINPUT, "slice oomsim:%s: a part name with a control "
-                            "character or a comma", trc_stage_name((trc_stage)stage));
+            if ((unsigned char)pn[i] <= 0x20 || (unsigned char)pn[i] >= 0x7f || pn[i] == ',')
+                return fail(m, SIM_EINPUT, "slice oomsim:%s: a part name may hold printable "
+                            "ASCII other than a space or a comma only",
+                            trc_stage_name((trc_stage)stage));
         trc_pf_summary *sum = m->sum;
         for (unsigned k = 0; k < sum->nparts && part == 0; k++)
             if (strlen(sum->parts[k]) == pl && memcmp(sum->parts[k], pn, pl) == 0)
@@ -759,8 +770,12 @@ static int process_stats(imp *m, int64_t ts, const uint8_t *p, size_t len)
             case 10: adj = pb_int(&g); break; /* oom_score_adj */
             default: break;
             }
-            if (member >= 0 && g.v <= (uint64_t)INT64_MAX / 1024)
+            if (member >= 0) {
+                if (g.v > (uint64_t)SIZE_MAX_ / 1024)
+                    return fail(m, SIM_EINPUT, "process_stats: a size of %" PRIu64 " kB (more "
+                                "than 256 TiB)", g.v);
                 kb[member] = (int64_t)g.v, has[member] = 1;
+            }
         }
         if (rr < 0)
             return fail(m, SIM_EINPUT, "malformed process_stats entry");
@@ -937,7 +952,8 @@ static int64_t packet_time(seqstate *s, uint64_t ts, uint32_t clock_id)
         s->value += ts;
     else
         s->value = ts;
-    return s->boot_ref + (int64_t)((s->value - s->snap_value) * s->unit_ns);
+    /* unsigned: a corrupt clock wraps, and add_rec refuses the time */
+    return (int64_t)((uint64_t)s->boot_ref + (s->value - s->snap_value) * s->unit_ns);
 }
 
 /* TrackEvent {type 9, name_iid 10, track_uuid 11, name 23}. */
@@ -1082,6 +1098,8 @@ static int inflate_bundle(imp *m, const uint8_t *p, size_t len, int zstd)
     }
     if (m->pass == 1)
         m->sum->compressed++;
+    if (out == 0)
+        return SIM_OK; /* an empty bundle */
     m->depth = 1;
     int rc = packets(m, m->inflated, out, 0);
     m->depth = 0;
@@ -1786,7 +1804,8 @@ static int import(const source *src, const char *name, const trc_pf_opts *o, trc
     }
     walk *w = NULL;
     if (rc == SIM_OK) {
-        qsort(m.recs, m.nrec, sizeof *m.recs, rec_cmp);
+        if (m.nrec > 1)
+            qsort(m.recs, m.nrec, sizeof *m.recs, rec_cmp);
         w = calloc(1, sizeof *w);
         if (w == NULL)
             rc = oom(&m);
@@ -1823,7 +1842,7 @@ int trc_pf_import_file(const char *path, const trc_pf_opts *o, trc_pf_sink sink,
 int trc_pf_import_buffer(const void *data, size_t len, const char *name, const trc_pf_opts *o,
                          trc_pf_sink sink, void *ctx, trc_pf_summary *sum, sim_error *err)
 {
-    source src = {NULL, data, len};
+    source src = {NULL, len > 0 ? data : (const void *)"", len};
     return import(&src, name, o, sink, ctx, sum, err);
 }
 
