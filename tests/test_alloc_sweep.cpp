@@ -388,6 +388,25 @@ struct ReadResult {
     uint64_t events, digest;
     sim_error err;
 };
+
+// A read under a failing allocation: the whole read's events (the first
+// whole read is the reference), or SIM_ENOMEM saying memory ran out.
+int check_read(ReadResult &reference, bool failed, const ReadResult &r)
+{
+    INFO("error: " << r.err.msg);
+    if (r.rc == SIM_OK) {
+        if (reference.events == 0)
+            reference = r;
+        REQUIRE(r.events > 0);
+        REQUIRE(r.events == reference.events);
+        REQUIRE(r.digest == reference.digest);
+        return 0;
+    }
+    REQUIRE(failed);
+    REQUIRE(r.rc == SIM_ENOMEM);
+    REQUIRE(says_memory(r.err.msg));
+    return 1;
+}
 } // namespace
 
 TEST_CASE("reading a trace survives every allocation failing", "[alloc]")
@@ -432,21 +451,7 @@ TEST_CASE("reading a trace survives every allocation failing", "[alloc]")
                 r.digest = d.h;
                 return r;
             },
-            [&](bool failed, const ReadResult &r) {
-                INFO("error: " << r.err.msg);
-                if (r.rc == SIM_OK) {
-                    if (reference.events == 0)
-                        reference = r;
-                    REQUIRE(r.events > 0);
-                    REQUIRE(r.events == reference.events);
-                    REQUIRE(r.digest == reference.digest);
-                    return 0;
-                }
-                REQUIRE(failed);
-                REQUIRE(r.rc == SIM_ENOMEM);
-                REQUIRE(says_memory(r.err.msg));
-                return 1;
-            });
+            [&](bool failed, const ReadResult &r) { return check_read(reference, failed, r); });
         report(std::string("reading a .") + ext + " trace", t);
         // replayed against the scenario, with every file of -o
         std::string out = dir.file(std::string("out-") + ext);
@@ -503,21 +508,7 @@ TEST_CASE("importing a Perfetto trace survives every allocation failing", "[allo
                 r.digest = d.h;
                 return r;
             },
-            [&](bool failed, const ReadResult &r) {
-                INFO("error: " << r.err.msg);
-                if (r.rc == SIM_OK) {
-                    if (reference.events == 0)
-                        reference = r;
-                    REQUIRE(r.events > 0);
-                    REQUIRE(r.events == reference.events);
-                    REQUIRE(r.digest == reference.digest);
-                    return 0;
-                }
-                REQUIRE(failed);
-                REQUIRE(r.rc == SIM_ENOMEM);
-                REQUIRE(says_memory(r.err.msg));
-                return 1;
-            });
+            [&](bool failed, const ReadResult &r) { return check_read(reference, failed, r); });
         report(std::string("importing ") + name, t);
     }
     lsan_check();
