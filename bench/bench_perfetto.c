@@ -15,7 +15,7 @@
 #include <string.h>
 
 #include "bench_clock.h"
-#include "traces/perfetto.h"
+#include "traces/traces.h"
 
 
 /* A growing byte buffer with the wire format's writers. */

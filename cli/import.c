@@ -1,10 +1,9 @@
 /* import.c - `oomsim import perfetto TRACE (--process NAME | --pid N)
  * [-o OUT] [--candidate OUT.yaml] [--id ID]`: one process's memory,
- * stages and death read out of a Perfetto trace (traces/perfetto.h) and
+ * stages and death read out of a Perfetto trace (traces/perfetto.c) and
  * written as an oomsim trace (docs/perfetto.md), each file to a temporary
  * name and renamed, so a failed import leaves nothing half-written. */
 #include "cli.h"
-#include "traces/perfetto.h"
 #include "traces/traces.h"
 
 #include <errno.h>

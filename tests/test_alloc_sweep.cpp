@@ -12,7 +12,7 @@
 #include "cli/cli.h"
 #include "replay/replay.h"
 #include "scenarios/scenarios.h"
-#include "traces/perfetto.h"
+#include "traces/traces.h"
 #include "shim/shim.hpp"
 
 #include <catch2/catch.hpp>

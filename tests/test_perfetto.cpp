@@ -7,7 +7,6 @@
 #include "results/results.h"
 #include "scenarios/scenarios.h"
 #include "shim/shim.hpp"
-#include "traces/perfetto.h"
 #include "traces/traces.h"
 
 #include <catch2/catch.hpp>

@@ -16,7 +16,7 @@
  * Ftrace bundles are per CPU and not in time order, so the records are
  * sorted by time, then walked twice: once to measure each stage slice
  * (its time, its peak, what stayed), once to write the events. */
-#include "traces/perfetto.h"
+#include "traces/traces.h"
 
 #include <errno.h>
 #include <inttypes.h>

@@ -9,7 +9,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "traces/perfetto.h"
 #include "traces/traces.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
