@@ -4,6 +4,7 @@
  * written as an oomsim trace (docs/perfetto.md), each file to a temporary
  * name and renamed, so a failed import leaves nothing half-written. */
 #include "cli.h"
+#include "scenarios/scenarios.h"
 #include "traces/traces.h"
 
 #include <errno.h>
@@ -24,6 +25,19 @@ static const char usage_text[] =
     "  --id ID               the candidate id written in both (default: recorded)\n"
     "  --step N              the workload step the recorded requests belong to when\n"
     "                        the trace is replayed (default 1: the step after cold_start)\n";
+
+static const char yaml_usage[] =
+    "usage: oomsim import KIND FILE... [-o OUT.yaml] [--id ID] [--part NAME]\n"
+    "  writes YAML from what a team already measured, each value with a comment naming\n"
+    "  the line it came from (docs/imports.md); KIND:\n"
+    "    benchmark-model  TensorFlow Lite's benchmark_model log: a candidate\n"
+    "    meminfo          dumpsys meminfo PACKAGE: the scenario's app: baseline block\n"
+    "    llama-cpp        llama.cpp's load log: a candidate (weights, KV cache, compute)\n"
+    "    onnxruntime      an ONNX Runtime profiling file (JSON): a candidate\n"
+    "  --id ID      the candidate's id (default: imported)\n"
+    "  --part NAME  the part's name (default: model)\n"
+    "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n"
+    "               candidate's id): the dump was taken with the model loaded\n";
 
 static int usage_error(const char *what)
 {
@@ -64,16 +78,102 @@ static int write_whole(const char *path, const char *text, size_t len, sim_error
     return SIM_OK;
 }
 
+/* The largest input an importer reads. */
+#define IMPORT_MAX_BYTES ((size_t)64 << 20)
+
+/* A candidate by path, or by a catalog candidate's id. */
+static int load_candidate(const char *arg, mdl_candidate *c, sim_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "candidates/%s.yaml", arg);
+    for (unsigned i = 0; i < scn_catalog_count() && strchr(arg, '/') == NULL; i++) {
+        scn_catalog_item it;
+        scn_catalog_get(i, &it);
+        if (strcmp(it.path, path) == 0)
+            return scn_candidate_parse(it.text, it.len, path, c, err);
+    }
+    return scn_candidate_load(arg, c, err);
+}
+
+static int import_yaml(scn_import_kind kind, int argc, char **argv)
+{
+    const char *out = NULL, *minus = NULL;
+    scn_import_opts o = {NULL, NULL, NULL};
+    const char *files[64];
+    unsigned n = 0;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+            fputs(yaml_usage, stdout);
+            return CLI_OK;
+        } else if (strcmp(a, "-o") == 0 && v != NULL) {
+            out = v, i++;
+        } else if (strcmp(a, "--id") == 0 && v != NULL) {
+            o.id = v, i++;
+        } else if (strcmp(a, "--part") == 0 && v != NULL) {
+            o.part = v, i++;
+        } else if (strcmp(a, "--minus") == 0 && v != NULL && kind == SCN_IMPORT_MEMINFO) {
+            minus = v, i++;
+        } else if (a[0] == '-' || n == sizeof files / sizeof *files) {
+            return usage_error("unexpected argument");
+        } else {
+            files[n++] = a;
+        }
+    }
+    if (n == 0)
+        return usage_error("an input file is needed");
+    if (o.id != NULL && !valid_id(o.id))
+        return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
+    if (o.part != NULL && !valid_id(o.part))
+        return usage_error("--part: 1 to 63 characters of [a-z0-9_-]");
+    sim_error err;
+    sim_error_clear(&err);
+    scn_import_input in[64];
+    char *texts[64] = {NULL};
+    mdl_candidate cand;
+    int rc = SIM_OK, have_cand = 0;
+    if (minus != NULL) {
+        rc = load_candidate(minus, &cand, &err);
+        have_cand = rc == SIM_OK;
+        o.minus = have_cand ? &cand : NULL;
+    }
+    for (unsigned k = 0; k < n && rc == SIM_OK; k++) {
+        size_t len = 0;
+        rc = sim_read_file(files[k], IMPORT_MAX_BYTES, &texts[k], &len, &err);
+        const char *slash = strrchr(files[k], '/');
+        in[k] = (scn_import_input){slash != NULL ? slash + 1 : files[k], texts[k], len};
+    }
+    char *yaml = NULL;
+    if (rc == SIM_OK)
+        rc = scn_import(kind, in, n, &o, &yaml, &err);
+    for (unsigned k = 0; k < n; k++)
+        free(texts[k]);
+    if (have_cand)
+        scn_candidate_release(&cand);
+    if (rc == SIM_OK)
+        rc = out != NULL ? write_whole(out, yaml, strlen(yaml), &err)
+                         /* the YAML ends with its newline; cli_write_stdout adds one */
+                         : cli_write_stdout(yaml, strlen(yaml) - 1) == CLI_OK
+                             ? SIM_OK
+                             : sim_error_set(&err, SIM_EIO, "cannot write the YAML");
+    free(yaml);
+    return rc == SIM_OK ? CLI_OK : cli_report(&err);
+}
+
 int cli_import(int argc, char **argv)
 {
+    for (int k = 0; argc > 0 && k < SCN_IMPORT_COUNT; k++)
+        if (strcmp(argv[0], scn_import_kind_name((scn_import_kind)k)) == 0)
+            return import_yaml((scn_import_kind)k, argc, argv);
     const char *trace = NULL, *out = NULL, *cand = NULL, *id = "recorded";
     trc_pf_opts o = {NULL, -1, NULL, 1};
     if (argc > 0 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
         fputs(usage_text, stdout);
+        fputs(yaml_usage, stdout);
         return CLI_OK;
     }
     if (argc < 1 || strcmp(argv[0], "perfetto") != 0)
-        return usage_error("the format to import is needed: oomsim import perfetto TRACE ...");
+        return usage_error("the kind to import is needed: perfetto, benchmark-model, meminfo, llama-cpp, onnxruntime");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long long n;

@@ -20,7 +20,10 @@ static const command commands[] = {
     {"gen", cli_gen, "gen SCENARIO -o TRACE [--replication K] [--cell N]\n"
                      "                      write one replication's event timeline as a trace"},
     {"import", cli_import, "import perfetto TRACE (--process NAME | --pid N) [-o OUT]\n"
-                           "                      read one app process out of a Perfetto trace"},
+                           "                      read one app process out of a Perfetto trace\n"
+                           "  import KIND FILE [-o OUT.yaml]\n"
+                           "                      YAML from benchmark-model, llama-cpp,\n"
+                           "                      onnxruntime logs or dumpsys meminfo"},
     {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
                                "                      classify exit records, with evidence"},
     {"validate", cli_validate, "validate FILE...    check scenario and profile files"},

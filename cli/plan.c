@@ -26,6 +26,8 @@ int cli_plan_of(const scn_scenario *s, res_plan *p, const char ***labels, sim_er
     p->cells = s->cells;
     p->ncells = s->ncells;
     p->digest = s->digest;
+    p->field = s->field;
+    p->nfield = s->nfield;
     p->policy_json = pj;
     *labels = pj;
     return SIM_OK;

@@ -23,6 +23,13 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
     if (rc != SIM_OK)
         return rc;
     scn_kind kind = scn_kind_of_text(text, len);
+    if (kind == SCN_KIND_FRAGMENT) {
+        rc = scn_fragment_check(text, len, path, err);
+        free(text);
+        if (rc == SIM_OK)
+            snprintf(what, n, "a scenario's app block");
+        return rc;
+    }
     free(text);
     if (kind == SCN_KIND_DEVICE) {
         mdl_device d;

@@ -360,6 +360,25 @@ typedef struct mdl_target {
     sim_time latency_p95; /* 0: not checked */
 } mdl_target;
 
+/* What the fleet observed of a device (a scenario's `field` entries,
+ * docs/field.md): the share of users (device-days) with at least one
+ * memory death while the app was visible, over `users`, and how many
+ * sessions such a user has a day.  A device is named, or every device of
+ * the plan with `ram` bytes (a RAM bucket). */
+typedef enum mdl_field_metric { MDL_FIELD_LMK_RATE = 0, MDL_FIELD_MEMORY_EXIT_RATE,
+                                MDL_FIELD_METRICS } mdl_field_metric;
+typedef struct mdl_field {
+    char device[MDL_NAME_MAX]; /* "" when the entry is a RAM bucket */
+    int64_t ram;               /* the bucket: devices of exactly this RAM (0: by name) */
+    mdl_field_metric metric;
+    double rate;               /* in [0, 1] */
+    uint64_t users;
+    double sessions_per_day;
+    char source[MDL_NAME_MAX * 2]; /* where the number came from ("" when not said) */
+} mdl_field;
+#define MDL_FIELD_MAX 256
+const char *mdl_field_metric_name(mdl_field_metric m);
+
 #define MDL_STEPS_MAX 100000u /* path steps once `repeat` is unrolled */
 #define MDL_NO_HOLD UINT32_MAX
 #define MDL_HOLDS_MAX 1000u
@@ -634,6 +653,7 @@ typedef struct mdl_rep {
     uint32_t safe_mode_starts;          /* cold starts in safe mode */
     uint32_t delegate_failures;         /* delegate_prepare failures (unavailable included) */
     uint32_t deaths_by_lmkd[MDL_LMKD_COUNT]; /* lmk deaths by lmkd's reason */
+    uint32_t visible_memory_deaths;     /* low_memory deaths while in the foreground */
     mdl_exit_record records[MDL_RECORDS_KEPT]; /* the first deaths' records */
     unsigned nrecords;
     mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];

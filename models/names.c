@@ -79,6 +79,12 @@ const char *mdl_lmkd_reason_name(mdl_lmkd_reason r)
 static const char *const record_names[MDL_REC_KIND_COUNT] = {
     "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash"};
 
+const char *mdl_field_metric_name(mdl_field_metric m)
+{
+    static const char *const names[MDL_FIELD_METRICS] = {"lmk_rate", "memory_exit_rate"};
+    return (unsigned)m < MDL_FIELD_METRICS ? names[m] : "?";
+}
+
 const char *mdl_record_kind_name(mdl_record_kind k)
 {
     return (unsigned)k < MDL_REC_KIND_COUNT ? record_names[k] : "?";

@@ -199,6 +199,30 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(rec, "candidate_switches", json_integer((json_int_t)c->candidate_switches));
     set(rec, "safe_mode_starts", json_integer((json_int_t)c->safe_mode_starts));
     set(o, "recovery", rec);
+    if (plan->nfield > 0) {
+        res_field_cmp f;
+        res_field_compare(plan, i, c, &f);
+        if (f.f == NULL) {
+            set(o, "field", json_null());
+        } else {
+            json_t *fo = json_object();
+            json_t *pr = json_object(), *ob = json_object();
+            set(pr, "rate", json_real(f.predicted));
+            set(pr, "ci", json_pack("[ff]", f.predicted_ci.lo, f.predicted_ci.hi));
+            set(pr, "session_rate", json_real(f.session_rate));
+            set(pr, "session_ci", json_pack("[ff]", f.session_ci.lo, f.session_ci.hi));
+            set(pr, "sessions_per_day", json_real(f.f->sessions_per_day));
+            set(fo, "predicted", pr);
+            set(ob, "metric", json_string(mdl_field_metric_name(f.f->metric)));
+            set(ob, "rate", json_real(f.observed));
+            set(ob, "ci", json_pack("[ff]", f.observed_ci.lo, f.observed_ci.hi));
+            set(ob, "users", json_integer((json_int_t)f.f->users));
+            set(ob, "source", f.f->source[0] ? json_string(f.f->source) : json_null());
+            set(fo, "observed", ob);
+            set(fo, "verdict", json_string(res_field_verdict_name(f.verdict)));
+            set(o, "field", fo);
+        }
+    }
     if (plan->target.set) {
         res_verdict v;
         res_cell_verdict(&plan->target, c, &v);
@@ -671,10 +695,11 @@ static void put_table(sim_text *o, const res_table *t)
 
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
-    res_table cells, cmp, dec;
+    res_table cells, cmp, dec, fld;
     int ok = res_cells_table(plan, r, &cells) == SIM_OK;
     ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
     ok = res_decision_table(plan, r, &dec) == SIM_OK && ok;
+    ok = res_field_table(plan, r, &fld) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "%s: %llu replication%s of %.1f min, seed %llu\n\n", plan->name,
             (unsigned long long)plan->replications, SIM_S(plan->replications), (double)plan->horizon / 60e6,
@@ -693,9 +718,15 @@ char *res_document_table(const res_plan *plan, const res_result *r)
             put_table(&o, &cmp);
             sim_text_printf(&o, "\n%s\n", res_comparison_note);
         }
+        if (fld.rows > 1) {
+            sim_text_printf(&o, "\n%s:\n\n", res_field_intro);
+            put_table(&o, &fld);
+            sim_text_printf(&o, "\n%s\n", res_field_note);
+        }
     }
     res_table_free(&cells);
     res_table_free(&cmp);
     res_table_free(&dec);
+    res_table_free(&fld);
     return res_text_done(&o);
 }

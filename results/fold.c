@@ -128,6 +128,8 @@ void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horiz
         c->by_reason[x] += r->deaths[x];
     for (int x = 0; x < MDL_LMKD_COUNT; x++)
         c->by_lmkd[x] += r->deaths_by_lmkd[x];
+    if (r->visible_memory_deaths > 0)
+        c->with_visible_death++;
     if (r->deaths_total > 0) {
         c->with_death++;
         if (r->first_death == MDL_EXIT_LOW_MEMORY || r->first_death == MDL_EXIT_SYSTEM_RECLAIM)

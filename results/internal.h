@@ -51,6 +51,10 @@ typedef struct res_table {
  * rows == 1 when there is nothing to compare).  SIM_OK, or SIM_ENOMEM. */
 int res_cells_table(const res_plan *plan, const res_result *r, res_table *t);
 int res_comparison_table(const res_plan *plan, const res_result *r, res_table *t);
+/* The field comparison, one row per cell whose device has a field entry
+ * (rows == 1 when none has), and the notes around it. */
+int res_field_table(const res_plan *plan, const res_result *r, res_table *t);
+extern const char res_field_intro[], res_field_note[];
 /* The decision against the target, one row per device and candidate
  * (rows == 1 when the plan has no target). */
 int res_decision_table(const res_plan *plan, const res_result *r, res_table *t);

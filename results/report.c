@@ -161,10 +161,11 @@ static const char style[] =
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
                       unsigned nfigs)
 {
-    res_table cells, cmp, dec;
+    res_table cells, cmp, dec, fld;
     int ok = res_cells_table(plan, r, &cells) == SIM_OK;
     ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
     ok = res_decision_table(plan, r, &dec) == SIM_OK && ok;
+    ok = res_field_table(plan, r, &fld) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<title>oomsim: ");
@@ -191,6 +192,15 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         sim_text_printf(&o, "</p>\n");
         table(&o, "decision-table", &dec);
         sim_text_printf(&o, "</section>\n");
+    }
+    if (ok && fld.rows > 1) {
+        sim_text_printf(&o, "<section id=\"field\">\n<h2>Predicted against the field</h2>\n<p>");
+        text(&o, res_field_intro);
+        sim_text_printf(&o, ".</p>\n");
+        table(&o, "field-table", &fld);
+        sim_text_printf(&o, "<p class=\"note\">");
+        text(&o, res_field_note);
+        sim_text_printf(&o, "</p>\n</section>\n");
     }
     if (ok) {
         sim_text_printf(&o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
@@ -233,5 +243,6 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     res_table_free(&cells);
     res_table_free(&cmp);
     res_table_free(&dec);
+    res_table_free(&fld);
     return res_text_done(&o);
 }

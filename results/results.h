@@ -82,6 +82,9 @@ typedef struct res_plan {
     /* The scenario's source text as the loader read it (scn_scenario.digest;
      * 0: none).  The ranks of an MPI job check they share it. */
     uint64_t digest;
+    /* What the fleet observed (docs/field.md; nfield 0: nothing). */
+    const mdl_field *field;
+    unsigned nfield;
 } res_plan;
 
 /* Pooled wait and latency: a log-linear histogram (exact below 256 us,
@@ -139,6 +142,8 @@ typedef struct res_cell {
     double margin_p5, margin_p50;
     uint64_t memory_deaths[2];           /* first deaths low_memory or system_reclaim,
                                             in the background [0] / foreground [1] */
+    uint64_t with_visible_death;         /* replications with a low_memory death in the
+                                            foreground (the field's user-perceived kills) */
     mdl_exit top_reason;                 /* most frequent reason (valid with deaths) */
     mdl_stage top_death_stage;           /* most frequent stage of first deaths */
     uint64_t events;
@@ -195,6 +200,26 @@ typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err);
 void res_result_free(res_result *r);
+
+/* --------------------------------------------------------------- field */
+
+/* A cell against the fleet's observation of its device (field.c,
+ * docs/field.md): f is NULL when the plan has none for the device. */
+typedef enum res_field_verdict { RES_FIELD_AGREES = 0, RES_FIELD_HIGHER, RES_FIELD_LOWER }
+    res_field_verdict;
+typedef struct res_field_cmp {
+    const mdl_field *f;
+    uint64_t sessions;            /* replications with a visible memory death */
+    double session_rate;          /* their share */
+    res_interval session_ci;
+    double predicted;             /* the share of device-days with one */
+    res_interval predicted_ci;
+    double observed;
+    res_interval observed_ci;
+    res_field_verdict verdict;    /* the intervals overlap, or which side the prediction is */
+} res_field_cmp;
+void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_field_cmp *out);
+const char *res_field_verdict_name(res_field_verdict v);
 
 /* ------------------------------------------------------------ decision */
 

@@ -3,6 +3,7 @@
 #include "yaml_int.h"
 #include "catalog_int.h"
 
+#include <stdlib.h>
 #include <string.h>
 
 unsigned scn_catalog_count(void)
@@ -81,9 +82,34 @@ scn_kind scn_kind_of_text(const char *text, size_t len)
                 scn__get(&root, "ram", &v);
                 if (v.n != NULL)
                     k = SCN_KIND_DEVICE;
+                scn__node name;
+                scn__get(&root, "app", &v);
+                scn__get(&root, "name", &name);
+                if (k == SCN_KIND_OTHER && v.n != NULL && name.n == NULL)
+                    k = SCN_KIND_FRAGMENT;
             }
         }
     }
     scn__doc_free(&doc);
     return k;
+}
+
+int scn_fragment_check(const char *text, size_t len, const char *file, sim_error *err)
+{
+    /* the fragment, then what makes it a scenario: its lines and columns
+     * are the file's own */
+    static const char rest[] = "\nname: fragment-check\nseed: 1\nreplications: 1\n"
+                               "horizon: 1s\ndevices: [android-4g]\n"
+                               "candidates: [classifier-v1]\nworkload: {path: [cold_start]}\n";
+    char *all = malloc(len + sizeof rest);
+    if (all == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    memcpy(all, text, len);
+    memcpy(all + len, rest, sizeof rest);
+    scn_scenario s;
+    int rc = scn_scenario_parse(all, len + sizeof rest - 1, file, &s, err);
+    if (rc == SIM_OK)
+        scn_scenario_release(&s);
+    free(all);
+    return rc;
 }

@@ -137,11 +137,115 @@ static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
     return SIM_OK;
 }
 
+/* field: {sessions_per_day: N, devices: [{device: NAME | ram: SIZE,
+ * lmk_rate | memory_exit_rate: SHARE, users: N, sessions_per_day: N,
+ * source: TEXT}, ...]} (docs/field.md). */
+typedef struct field_ctx {
+    scn_scenario *s;
+    double sessions;   /* the block's sessions_per_day, 0: none */
+} field_ctx;
+
+static int field_entry(void *ctx, const scn__node *e, sim_error *err)
+{
+    static const char *const keys[] = {"device", "ram", "lmk_rate", "memory_exit_rate",
+                                       "users", "sessions_per_day", "source"};
+    field_ctx *fc = ctx;
+    scn_scenario *s = fc->s;
+    int rc = scn__expect_mapping(e, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(e, keys, sizeof keys / sizeof *keys, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (s->nfield == MDL_FIELD_MAX)
+        return scn__fail(e, err, SIM_ELIMIT, "more than %d field entries", MDL_FIELD_MAX);
+    mdl_field *f = &s->field[s->nfield];
+    memset(f, 0, sizeof *f);
+    scn__node dev, ram, lmk, mem, v;
+    scn__get(e, "device", &dev);
+    scn__get(e, "ram", &ram);
+    if ((dev.n == NULL) == (ram.n == NULL))
+        return scn__fail(e, err, SIM_EINPUT, "a field entry names a device or a ram bucket, "
+                         "one of the two");
+    if (dev.n != NULL && (rc = scn__name(&dev, f->device, err)) != SIM_OK)
+        return rc;
+    unsigned matches = 0;
+    for (unsigned d = 0; d < s->ndevices; d++)
+        matches += f->device[0] ? strcmp(s->devices[d].name, f->device) == 0 : 0;
+    if (ram.n != NULL) {
+        if ((rc = scn__size(&ram, &f->ram, err)) != SIM_OK)
+            return rc;
+        if (f->ram <= 0)
+            return scn__fail(&ram, err, SIM_EINPUT, "a RAM bucket must be larger than 0");
+        for (unsigned d = 0; d < s->ndevices; d++)
+            matches += s->devices[d].ram == f->ram;
+    }
+    if (matches == 0)
+        return scn__fail(dev.n != NULL ? &dev : &ram, err, SIM_EINPUT, "no device of the plan "
+                         "is %s", dev.n != NULL ? "named so" : "of that RAM");
+    scn__get(e, "lmk_rate", &lmk);
+    scn__get(e, "memory_exit_rate", &mem);
+    if ((lmk.n == NULL) == (mem.n == NULL))
+        return scn__fail(e, err, SIM_EINPUT, "a field entry gives lmk_rate (Android) or "
+                         "memory_exit_rate (iOS), one of the two");
+    f->metric = lmk.n != NULL ? MDL_FIELD_LMK_RATE : MDL_FIELD_MEMORY_EXIT_RATE;
+    if ((rc = scn__probability(lmk.n != NULL ? &lmk : &mem, &f->rate, err)) != SIM_OK)
+        return rc;
+    int64_t users;
+    if ((rc = scn__require(e, "users", &v, err)) != SIM_OK ||
+        (rc = scn__int(&v, 1, INT64_C(1) << 40, &users, err)) != SIM_OK)
+        return rc;
+    f->users = (uint64_t)users;
+    f->sessions_per_day = fc->sessions;
+    scn__get(e, "sessions_per_day", &v);
+    if (v.n != NULL && (rc = scn__real(&v, 0.001, 10000, &f->sessions_per_day, err)) != SIM_OK)
+        return rc;
+    if (f->sessions_per_day <= 0)
+        return scn__fail(e, err, SIM_EINPUT, "sessions_per_day is needed: in the entry or in "
+                         "the field block");
+    scn__get(e, "source", &v);
+    if (v.n != NULL) {
+        const char *t;
+        size_t len;
+        if ((rc = scn__scalar(&v, &t, &len, err)) != SIM_OK)
+            return rc;
+        if (len >= sizeof f->source)
+            return scn__fail(&v, err, SIM_ELIMIT, "source: %zu bytes exceed the limit of %zu",
+                             len, sizeof f->source - 1);
+        memcpy(f->source, t, len);
+        f->source[len] = '\0';
+    }
+    s->nfield++;
+    return SIM_OK;
+}
+
+static int load_field(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"sessions_per_day", "devices"};
+    scn__node f, v;
+    scn__get(root, "field", &f);
+    if (f.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&f, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&f, keys, 2, err);
+    if (rc != SIM_OK)
+        return rc;
+    field_ctx fc = {s, 0};
+    scn__get(&f, "sessions_per_day", &v);
+    if (v.n != NULL && (rc = scn__real(&v, 0.001, 10000, &fc.sessions, err)) != SIM_OK)
+        return rc;
+    if ((s->field = calloc(MDL_FIELD_MAX, sizeof *s->field)) == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    if ((rc = scn__require(&f, "devices", &v, err)) != SIM_OK)
+        return rc;
+    return scn__each(&v, "field entry", field_entry, &fc, err);
+}
+
 static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
                                        "horizon",    "devices",  "candidates", "workload",
-                                       "policies",   "target",  "app"};
+                                       "policies",   "target",  "app",      "field"};
     scn_scenario *s = ld->s;
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
@@ -186,6 +290,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
     if (s->horizon < 1)
         return scn__fail(&v, err, SIM_EINPUT, "expected a positive horizon");
     if ((rc = scn__load_profiles(ld, root, err)) != SIM_OK)
+        return rc;
+    if ((rc = load_field(s, root, err)) != SIM_OK)
         return rc;
     if ((rc = scn__load_workload(s, root, err)) != SIM_OK)
         return rc;
@@ -301,6 +407,7 @@ int scn_scenario_parse(const char *text, size_t len, const char *file, scn_scena
 void scn_scenario_release(scn_scenario *s)
 {
     free(s->about);
+    free(s->field);
     for (unsigned k = 0; s->devices != NULL && k < SCN_PROFILES_MAX; k++)
         scn_device_release(&s->devices[k]);
     for (unsigned k = 0; s->candidates != NULL && k < SCN_PROFILES_MAX; k++)

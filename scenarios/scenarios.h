@@ -78,6 +78,8 @@ typedef struct scn_scenario {
     char name[MDL_NAME_MAX];
     char *about;                 /* "" when absent */
     mdl_target target;           /* target.set 0 when absent */
+    mdl_field *field;            /* the fleet's observations (docs/field.md), nfield of them */
+    unsigned nfield;
     uint64_t seed, replications;
     sim_time horizon;
     mdl_device *devices;
@@ -127,7 +129,7 @@ double scn_events_total(const scn_scenario *s);
 #define SCN_DEFAULT_SCENARIO "scenarios/capacity-plan.yaml"
 
 typedef enum scn_kind { SCN_KIND_DEVICE, SCN_KIND_CANDIDATE, SCN_KIND_SCENARIO,
-                        SCN_KIND_OTHER } scn_kind;
+                        SCN_KIND_OTHER, SCN_KIND_FRAGMENT } scn_kind;
 
 typedef struct scn_catalog_item {
     scn_kind kind;
@@ -144,9 +146,40 @@ void scn_catalog_get(unsigned i, scn_catalog_item *out);
  * or an error of the YAML layer. */
 int scn_catalog_describe(const scn_catalog_item *it, char *name, char *about, size_t n,
                          sim_error *err);
-/* What kind of file a path holds, by its root keys: SCN_KIND_OTHER when
- * it is none of the three (used by `oomsim validate`). */
+/* What kind of file a path holds, by its root keys: SCN_KIND_FRAGMENT for
+ * a scenario's `app` block alone (what `oomsim import meminfo` writes),
+ * SCN_KIND_OTHER when it is none of these (used by `oomsim validate`). */
 scn_kind scn_kind_of_text(const char *text, size_t len);
+/* Checks a fragment as the same keys of a scenario would be checked
+ * (messages name FILE:line:col of the fragment). */
+int scn_fragment_check(const char *text, size_t len, const char *file, sim_error *err);
+
+/* ------------------------------------------------------------- imports */
+
+/* `oomsim import KIND FILE...` (imports.c, docs/imports.md): what teams
+ * already measure, written as YAML the loader accepts, each value with a
+ * comment naming the input's line and what was assumed. */
+typedef enum scn_import_kind { SCN_IMPORT_BENCHMARK_MODEL = 0, SCN_IMPORT_MEMINFO,
+                               SCN_IMPORT_LLAMA_CPP, SCN_IMPORT_ONNXRUNTIME,
+                               SCN_IMPORT_COUNT } scn_import_kind;
+const char *scn_import_kind_name(scn_import_kind k);
+
+typedef struct scn_import_input {
+    const char *name;  /* how comments and messages name it (a file's base name) */
+    const char *text;
+    size_t len;
+} scn_import_input;
+
+typedef struct scn_import_opts {
+    const char *id;    /* the candidate's id (NULL: "imported") */
+    const char *part;  /* the part's name (NULL: "model") */
+    const mdl_candidate *minus; /* meminfo: the model's parts to subtract (NULL: none) */
+} scn_import_opts;
+
+/* The YAML (*yaml, malloc'ed) from n inputs of `kind`.  SIM_OK, or
+ * SIM_EINPUT naming "NAME:LINE: what", SIM_EINVAL, SIM_ENOMEM. */
+int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
+               const scn_import_opts *o, char **yaml, sim_error *err);
 
 #ifdef __cplusplus
 }

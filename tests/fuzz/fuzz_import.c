@@ -1,0 +1,43 @@
+/* fuzz_import.c - libFuzzer targets for the importers of what teams
+ * measure (scenarios/imports.c), one per parser: this file built with
+ * FUZZ_IMPORT_KIND set to a scn_import_kind (CMakeLists.txt).  Any bytes
+ * must either give YAML that the loader accepts as what it claims (a
+ * candidate, or a scenario's app block), or be refused with a message that
+ * names the input and a line; never crash, leak or hang. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "scenarios/scenarios.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    scn_import_input in = {"fuzz.txt", (const char *)data, size};
+    scn_import_opts o = {NULL, NULL, NULL};
+    char *yaml = NULL;
+    sim_error err;
+    sim_error_clear(&err);
+    int rc = scn_import((scn_import_kind)FUZZ_IMPORT_KIND, &in, 1, &o, &yaml, &err);
+    if (rc != SIM_OK) {
+        if (rc != SIM_ENOMEM && strncmp(err.msg, "fuzz.txt:", 9) != 0)
+            abort();
+        return 0;
+    }
+    size_t len = strlen(yaml);
+    scn_kind kind = scn_kind_of_text(yaml, len);
+    if (kind == SCN_KIND_CANDIDATE) {
+        mdl_candidate c;
+        if (scn_candidate_parse(yaml, len, "out.yaml", &c, &err) != SIM_OK)
+            abort();
+        scn_candidate_release(&c);
+    } else if (kind == SCN_KIND_FRAGMENT) {
+        if (scn_fragment_check(yaml, len, "out.yaml", &err) != SIM_OK)
+            abort();
+    } else {
+        abort();
+    }
+    free(yaml);
+    return 0;
+}

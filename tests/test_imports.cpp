@@ -1,0 +1,381 @@
+// test_imports.cpp - `oomsim import KIND` (docs/imports.md): each format
+// from fixtures written from its documented layout (tests/data/imports/),
+// the YAML it gives (every value, its comment, what the loader makes of
+// it), a run on it, and the refusals naming the line.
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <string>
+
+#include "scenarios/scenarios.h"
+#include "shim/shim.hpp"
+#include "shim/world.hpp"
+
+namespace {
+
+const int64_t MiB = 1024 * 1024;
+
+std::string fixture(const std::string &name)
+{
+    return shim::read_file(std::string(OOMSIM_SOURCE_DIR) + "/tests/data/imports/" + name);
+}
+
+struct Imported {
+    int rc;
+    std::string yaml, msg;
+};
+
+Imported import(scn_import_kind kind, const std::string &name, const std::string &text,
+                const char *id = nullptr, const char *part = nullptr,
+                const mdl_candidate *minus = nullptr)
+{
+    scn_import_input in = {name.c_str(), text.data(), text.size()};
+    scn_import_opts o = {id, part, minus};
+    char *yaml = nullptr;
+    sim_error err;
+    sim_error_clear(&err);
+    Imported r;
+    r.rc = scn_import(kind, &in, 1, &o, &yaml, &err);
+    r.msg = err.msg;
+    if (yaml != nullptr)
+        r.yaml = yaml;
+    free(yaml);
+    return r;
+}
+
+// The line of the YAML holding `key` (the first), without its comment.
+std::string value_of(const std::string &yaml, const std::string &key)
+{
+    size_t at = yaml.find(key);
+    if (at == std::string::npos)
+        return "";
+    size_t end = yaml.find('\n', at);
+    std::string line = yaml.substr(at, end - at);
+    size_t hash = line.find("  #");
+    return hash == std::string::npos ? line : line.substr(0, hash);
+}
+
+// The candidate the YAML describes, loaded as the loader loads a file.
+struct Cand {
+    mdl_candidate c;
+    int rc;
+    std::string msg;
+    explicit Cand(const std::string &yaml)
+    {
+        sim_error err;
+        sim_error_clear(&err);
+        rc = scn_candidate_parse(yaml.data(), yaml.size(), "imported.yaml", &c, &err);
+        msg = err.msg;
+    }
+    ~Cand()
+    {
+        if (rc == SIM_OK)
+            scn_candidate_release(&c);
+    }
+};
+
+} // namespace
+
+TEST_CASE("import benchmark-model: a log's stages, memory and times, each with its line",
+          "[imports]")
+{
+    Imported r = import(SCN_IMPORT_BENCHMARK_MODEL, "bench.log",
+                        fixture("benchmark_model_xnnpack.log"), "detector-v1", "detector");
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    // the file: 12.5829 MB of 10^6 bytes
+    CHECK(value_of(r.yaml, "file:") == "file: 12288KiB");
+    CHECK(r.yaml.find("bench.log:11: the model file size, 12.5829 MB") != std::string::npos);
+    // Init 48225 us is prepare's time
+    CHECK(value_of(r.yaml, "      time: 48225us") == "      time: 48225us");
+    // init = 31.4102 MiB less the 12 MiB file stays: 19.41 MiB = 19877 KiB
+    CHECK(value_of(r.yaml, "resident:") == "resident: {native: 19877KiB}");
+    // the runs: their median and p95 as printed (line 17, the benchmark's)
+    CHECK(value_of(r.yaml, "time: {dist") ==
+          "time: {dist: lognormal, median: 26396us, p95: 29120us}");
+    CHECK(r.yaml.find("bench.log:17: the benchmark runs") != std::string::npos);
+    // overall - init = 13.5156 MiB of working set
+    CHECK(value_of(r.yaml, "working_set:") == "working_set: {native: 13840KiB}");
+    Cand c(r.yaml);
+    INFO(c.msg);
+    REQUIRE(c.rc == SIM_OK);
+    CHECK(std::string(c.c.id) == "detector-v1");
+    REQUIRE(c.c.nparts == 1);
+    CHECK(std::string(c.c.parts[0].name) == "detector");
+    CHECK(c.c.parts[0].file == 12288 * 1024);
+    CHECK(std::string(c.c.delegate) == "none"); // XNNPACK: inside the interpreter
+}
+
+TEST_CASE("import benchmark-model: the arenas, a logcat log, a mean and sd only", "[imports]")
+{
+    // the arenas of --print_preinvoke_state, in a logcat capture of a GPU run
+    std::string log =
+        "07-14 13:14:51.001 22838 22838 I tflite  : Created TensorFlow Lite delegate for GPU.\n"
+        "07-14 13:14:51.002 22838 22838 I tflite  : kTfLiteArenaRw Info: \n"
+        "07-14 13:14:51.003 22838 22838 I tflite  : Tensor 30 has the max size 17424 bytes "
+        "(0.017 MB).\n"
+        "07-14 13:14:51.004 22838 22838 I tflite  : This memory arena is estimated as[0x44dc50, "
+        "0x447b00), taking 2097152 bytes (2.000 MB).\n"
+        "07-14 13:14:51.005 22838 22838 I tflite  : kTfLiteArenaRwPersistent Info: not holding "
+        "any allocation.\n"
+        "07-14 13:14:51.006 22838 22838 I tflite  : kTfLiteMmapRo Info: \n"
+        "07-14 13:14:51.007 22838 22838 I tflite  : This memory arena is estimated as[0x9000, "
+        "0x1000), taking 4.0 MB.\n"
+        "07-14 13:14:51.008 22838 22838 I tflite  : kTfLiteArenaRw Info: \n"
+        "07-14 13:14:51.009 22838 22838 I tflite  : This memory arena is estimated as[0x1, "
+        "0x0), taking 1048576 bytes (1.000 MB).\n"
+        "07-14 13:14:52.190 22838 22838 I tflite  : The input model file size (MB): 4.19\n"
+        "07-14 13:14:52.859 22838 22838 I tflite  : count=50 first=10000 curr=9000 min=8000 "
+        "max=12000 avg=10000 std=2000\n"
+        "07-14 13:14:56.520 22838 22838 I tflite  : Inference timings in us: Init: 1.4515e+06, "
+        "First inference: 12000, Warmup (avg): 11000, Inference (avg): 10000\n";
+    Imported r = import(SCN_IMPORT_BENCHMARK_MODEL, "gpu.log", log);
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    // the read-write arenas of two subgraphs (2 + 1 MiB), the mapped 4.0 MB arena
+    CHECK(value_of(r.yaml, "working_set:") == "working_set: {native: 3072KiB}");
+    CHECK(value_of(r.yaml, "file:") == "file: 4096KiB");
+    CHECK(r.yaml.find("gpu.log:9: the read-write arena") != std::string::npos);
+    // no persistent arena and no footprint line: no resident
+    CHECK(r.yaml.find("resident:") == std::string::npos);
+    // Init in C++'s exponent form
+    CHECK(value_of(r.yaml, "      time: 1451500us") == "      time: 1451500us");
+    // a mean and sd only: the lognormal with that mean and variance, said
+    // so; cv 0.2: median 10000 / sqrt(1.04) = 9806, p95 = median exp(1.6449
+    // sqrt(ln 1.04)) = 9805.8 x 1.38512 = 13582
+    CHECK(value_of(r.yaml, "time: {dist") ==
+          "time: {dist: lognormal, median: 9806us, p95: 13582us}");
+    CHECK(r.yaml.find("assumed lognormal") != std::string::npos);
+    // the GPU delegate: a delegate stage inside Init
+    Cand c(r.yaml);
+    INFO(c.msg);
+    REQUIRE(c.rc == SIM_OK);
+    CHECK(std::string(c.c.delegate) == "gpu");
+    CHECK(c.c.parts[0].has_delegate_prepare);
+}
+
+TEST_CASE("import benchmark-model: run on a phone with the same numbers, the peak is the log's",
+          "[imports]")
+{
+    // The round trip: the candidate, the tool's own memory (peak - overall =
+    // 49.2617 - 44.9258 MiB) as the app's baseline, a phone that counts
+    // every category and kills nothing; the predicted peak is within 5 % of
+    // the log's peak footprint.
+    Imported r = import(SCN_IMPORT_BENCHMARK_MODEL, "bench.log",
+                        fixture("benchmark_model_xnnpack.log"), "detector-v1", "detector");
+    REQUIRE(r.rc == SIM_OK);
+    shim::TempDir dir;
+    dir.write("detector.yaml", r.yaml);
+    std::string plan = dir.write("plan.yaml", R"(name: round-trip
+horizon: 30s
+replications: 1
+app: {baseline: {native: 4440KiB}}
+devices:
+  - name: roomy
+    os: android
+    ram: 8GiB
+    system: 1GiB
+    kill: {rule: lmk, minfree: [{adj: 0, free: 16MiB}]}
+    counts: [java, native, gpu, file]
+candidates: [detector.yaml]
+workload:
+  path: [cold_start, {requests: {every: 1s, count: 5}}]
+)");
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_load(plan.c_str(), &s, &err) == SIM_OK);
+    mdl_rep rep = shim::run_replication(s.cells[0]);
+    scn_scenario_release(&s);
+    double peak_mib = double(rep.peak) / double(MiB);
+    INFO("predicted " << peak_mib << " MiB against the log's 49.2617");
+    CHECK(std::fabs(peak_mib - 49.2617) / 49.2617 < 0.05);
+    CHECK(rep.deaths_total == 0);
+}
+
+TEST_CASE("import meminfo: both App Summary layouts into the app's baseline", "[imports]")
+{
+    Imported a = import(SCN_IMPORT_MEMINFO, "m13.txt", fixture("meminfo_android13.txt"));
+    INFO(a.msg);
+    REQUIRE(a.rc == SIM_OK);
+    CHECK(value_of(a.yaml, "java:") == "java: 20516KiB");
+    CHECK(value_of(a.yaml, "native:") == "native: 531200KiB"); // 412180 + 1604 + 117416
+    CHECK(value_of(a.yaml, "gpu:") == "gpu: 69332KiB");
+    CHECK(value_of(a.yaml, "file:") == "file: 11032KiB");
+    CHECK(a.yaml.find("m13.txt:30: Java Heap") != std::string::npos);
+    CHECK(a.yaml.find("System 6444 KB left out") != std::string::npos);
+    CHECK(a.yaml.find("TOTAL RSS 735288 KB") != std::string::npos);
+    Imported b = import(SCN_IMPORT_MEMINFO, "m9.txt", fixture("meminfo_android9.txt"));
+    REQUIRE(b.rc == SIM_OK);
+    CHECK(value_of(b.yaml, "native:") == "native: 62148KiB"); // 60408 + 604 + 1136
+    CHECK(b.yaml.find("the layout before Android 10") != std::string::npos);
+    // both check as a scenario's app block, and run
+    for (const std::string &y : {a.yaml, b.yaml}) {
+        sim_error err;
+        sim_error_clear(&err);
+        CHECK(scn_kind_of_text(y.data(), y.size()) == SCN_KIND_FRAGMENT);
+        CHECK(scn_fragment_check(y.data(), y.size(), "app.yaml", &err) == SIM_OK);
+    }
+    shim::Loaded l(b.yaml + "name: with-baseline\nhorizon: 10s\nreplications: 1\n"
+                            "devices: [android-4g]\ncandidates: [classifier-v1]\n"
+                            "workload: {path: [cold_start]}\n");
+    mdl_rep rep = l.run(0);
+    // the baseline is held from the start: at least its counted part
+    CHECK(rep.peak >= (14516 + 62148 + 22852) * 1024);
+}
+
+TEST_CASE("import meminfo: the model's parts subtracted, rows missing, a wrong file",
+          "[imports]")
+{
+    shim::Loaded l("name: c\nhorizon: 1s\nreplications: 1\ndevices: [android-4g]\n"
+                   "candidates: [classifier-v1]\nworkload: {path: [cold_start]}\n");
+    const mdl_candidate *c = l.s.cells[0].candidate;
+    // classifier-v1: a 4 MiB mmapped file, prepare resident 3 MiB native,
+    // no delegate stage (xnnpack: delegate_prepare resident 5 MiB native)
+    Imported r = import(SCN_IMPORT_MEMINFO, "m13.txt", fixture("meminfo_android13.txt"),
+                        nullptr, nullptr, c);
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    CHECK(value_of(r.yaml, "file:") == "file: 6936KiB"); // 11032 - 4096
+    CHECK(value_of(r.yaml, "native:") == "native: 523008KiB"); // 531200 - 8192
+    std::string small = fixture("meminfo_android9.txt");
+    // rows missing: no Graphics, no Code
+    std::string cut;
+    for (size_t at = 0, nl; at < small.size(); at = nl + 1) {
+        nl = small.find('\n', at);
+        std::string line = small.substr(at, nl - at);
+        if (line.find("Graphics:") == std::string::npos && line.find("Code:") == std::string::npos)
+            cut += line + "\n";
+    }
+    Imported m = import(SCN_IMPORT_MEMINFO, "cut.txt", cut, nullptr, nullptr, c);
+    REQUIRE(m.rc == SIM_OK);
+    CHECK(value_of(m.yaml, "gpu:") == "gpu: 0KiB");
+    CHECK(value_of(m.yaml, "file:") == "file: 0KiB");
+    // no Code row: the 4 MiB file comes out of native with the 8 MiB resident
+    CHECK(value_of(m.yaml, "native:") == "native: 49860KiB"); // 62148 - 8192 - 4096
+    // a wrong file: named, with its line
+    Imported w = import(SCN_IMPORT_MEMINFO, "notes.txt", "hello\nworld\n");
+    CHECK(w.rc == SIM_EINPUT);
+    CHECK(w.msg == "notes.txt:1: not dumpsys meminfo output: no 'App Summary' in its 2 lines "
+                   "(dumpsys meminfo PACKAGE prints one per process)");
+    Imported x = import(SCN_IMPORT_MEMINFO, "x.txt",
+                        " App Summary\n           Java Heap:     many\n");
+    CHECK(x.rc == SIM_EINPUT);
+    CHECK(x.msg == "x.txt:2: Java Heap: without a number");
+}
+
+TEST_CASE("import llama-cpp: buffers by backend, the KV cache, the compute buffers", "[imports]")
+{
+    Imported r = import(SCN_IMPORT_LLAMA_CPP, "ll.log", fixture("llama_cpp_android.log"),
+                        "llama-1b");
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    CHECK(value_of(r.yaml, "file:") == "file: 781118KiB"); // CPU_Mapped 762.81 MiB
+    CHECK(value_of(r.yaml, "mode:") == "mode: mmap");
+    CHECK(value_of(r.yaml, "      time: 1813180us") == "      time: 1813180us");
+    CHECK(value_of(r.yaml, "resident:") == "resident: {gpu: 248955KiB}"); // OpenCL0 243.12
+    CHECK(value_of(r.yaml, "working_set:") ==
+          "working_set: {native: 12299KiB, gpu: 260608KiB}"); // 12.01 and 254.50 MiB
+    CHECK(value_of(r.yaml, "session:") == "session: {native: 32768KiB, gpu: 32768KiB}");
+    CHECK(r.yaml.find("time: 6444070us") != std::string::npos); // 417.37 + 6026.70 ms
+    Cand c(r.yaml);
+    INFO(c.msg);
+    REQUIRE(c.rc == SIM_OK);
+    CHECK(std::string(c.c.delegate) == "gpu");
+    CHECK(c.c.parts[0].load_mode == MDL_LOAD_MMAP);
+    // the memory breakdown table alone
+    std::string table;
+    std::string all = fixture("llama_cpp_android.log");
+    for (size_t at = 0, nl; at < all.size(); at = nl + 1) {
+        nl = all.find('\n', at);
+        std::string line = all.substr(at, nl - at);
+        if (line.find("llama_memory_breakdown_print") != std::string::npos)
+            table += line + "\n";
+    }
+    Imported t = import(SCN_IMPORT_LLAMA_CPP, "table.log", table);
+    INFO(t.msg);
+    REQUIRE(t.rc == SIM_OK);
+    CHECK(value_of(t.yaml, "resident:") == "resident: {gpu: 248832KiB}");  // 243 MiB
+    CHECK(value_of(t.yaml, "session:") == "session: {native: 32768KiB, gpu: 32768KiB}");
+    CHECK(value_of(t.yaml, "file:") == "file: 781312KiB"); // the host's 763 MiB, copied
+    Cand tc(t.yaml);
+    CHECK(tc.rc == SIM_OK);
+    Imported w = import(SCN_IMPORT_LLAMA_CPP, "x.log", "main: hello\n");
+    CHECK(w.rc == SIM_EINPUT);
+    CHECK(w.msg.rfind("x.log:1: not a llama.cpp log", 0) == 0);
+}
+
+TEST_CASE("import onnxruntime: a profile's load, initialisation and runs", "[imports]")
+{
+    Imported r = import(SCN_IMPORT_ONNXRUNTIME, "p.json", fixture("onnxruntime_profile.json"));
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    CHECK(value_of(r.yaml, "      time: 21873us") == "      time: 21873us");
+    CHECK(r.yaml.find("p.json: event 0: model_loading") != std::string::npos);
+    CHECK(value_of(r.yaml, "      time: 118432us") == "      time: 118432us");
+    // parameters 3456 + 4004000 bytes
+    CHECK(value_of(r.yaml, "file:") == "file: 3914KiB");
+    // outputs of one run: 3211264 * 2 + 802816 + 4000 = 7229344 bytes
+    CHECK(value_of(r.yaml, "working_set:") == "working_set: {native: 7060KiB}");
+    CHECK(r.yaml.find("delegate: nnapi") != std::string::npos);
+    Cand c(r.yaml);
+    INFO(c.msg);
+    CHECK(c.rc == SIM_OK);
+    Imported bad = import(SCN_IMPORT_ONNXRUNTIME, "b.json", "[\n{\"cat\": 1},\n oops\n]");
+    CHECK(bad.rc == SIM_EINPUT);
+    CHECK(bad.msg.rfind("b.json:3: not an ONNX Runtime profile: not JSON", 0) == 0);
+    Imported other = import(SCN_IMPORT_ONNXRUNTIME, "o.json", "[{\"name\": \"x\"}]");
+    CHECK(other.rc == SIM_EINPUT);
+    CHECK(other.msg.rfind("o.json:1: not an ONNX Runtime profile: no model_loading", 0) == 0);
+}
+
+TEST_CASE("import: malformed lines are refused with their line", "[imports]")
+{
+    Imported a = import(SCN_IMPORT_BENCHMARK_MODEL, "a.log",
+                        "INFO: STARTING!\nINFO: Inference timings in us: Init: abc\n");
+    CHECK(a.rc == SIM_EINPUT);
+    CHECK(a.msg.rfind("a.log:2: an 'Inference timings in us' line without", 0) == 0);
+    Imported b = import(SCN_IMPORT_BENCHMARK_MODEL, "b.log", "just\nsome\ntext\n");
+    CHECK(b.rc == SIM_EINPUT);
+    CHECK(b.msg.rfind("b.log:1: not a benchmark_model log", 0) == 0);
+    Imported c = import(SCN_IMPORT_BENCHMARK_MODEL, "c.log",
+                        "Inference timings in us: Init: 1, First inference: 2, Warmup (avg): 3, "
+                        "Inference (avg): 4\nMemory footprint delta from the start of the tool "
+                        "(MB): init=x overall=2\n");
+    CHECK(c.rc == SIM_EINPUT);
+    CHECK(c.msg.rfind("c.log:2: a memory footprint line without", 0) == 0);
+}
+
+TEST_CASE("import: the command writes validating YAML, or nothing", "[imports]")
+{
+    shim::TempDir dir;
+    std::string src = std::string(OOMSIM_SOURCE_DIR) + "/tests/data/imports/";
+    struct Case {
+        const char *kind, *file;
+    } cases[] = {{"benchmark-model", "benchmark_model_xnnpack.log"},
+                 {"meminfo", "meminfo_android13.txt"},
+                 {"llama-cpp", "llama_cpp_android.log"},
+                 {"onnxruntime", "onnxruntime_profile.json"}};
+    for (const auto &c : cases) {
+        INFO(c.kind);
+        std::string out = dir.file(std::string(c.kind) + ".yaml");
+        auto r = shim::run({OOMSIM_BIN, "import", c.kind, src + c.file, "-o", out});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        auto v = shim::run({OOMSIM_BIN, "validate", out});
+        INFO(v.out << v.err);
+        CHECK(v.status == 0);
+        // the comments name the input's base name, never its path
+        CHECK(shim::read_file(out).find(src) == std::string::npos);
+    }
+    auto bad = shim::run({OOMSIM_BIN, "import", "meminfo", src + "llama_cpp_android.log", "-o",
+                          dir.file("bad.yaml")});
+    CHECK(bad.status == 1);
+    CHECK(bad.err.find("llama_cpp_android.log:1: not dumpsys meminfo output") !=
+          std::string::npos);
+    CHECK(!shim::exists(dir.file("bad.yaml")));
+    auto minus = shim::run({OOMSIM_BIN, "import", "meminfo", src + "meminfo_android13.txt",
+                            "--minus", "llm-1b"});
+    CHECK(minus.status == 0);
+    CHECK(minus.out.find("candidate llm-1b") != std::string::npos);
+}
