@@ -34,6 +34,8 @@ static const char yaml_usage[] =
     "    meminfo          dumpsys meminfo PACKAGE: the scenario's app: baseline block\n"
     "    llama-cpp        llama.cpp's load log: a candidate (weights, KV cache, compute)\n"
     "    onnxruntime      an ONNX Runtime profiling file (JSON): a candidate\n"
+    "    metrickit        MetricKit payloads (JSON, one or more files): a field block\n"
+    "    play-vitals      Play Developer Reporting LMK-rate rows (JSON): a field block\n"
     "  --id ID      the candidate's id (default: imported)\n"
     "  --part NAME  the part's name (default: model)\n"
     "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n"
@@ -173,7 +175,7 @@ int cli_import(int argc, char **argv)
         return CLI_OK;
     }
     if (argc < 1 || strcmp(argv[0], "perfetto") != 0)
-        return usage_error("the kind to import is needed: perfetto, benchmark-model, meminfo, llama-cpp, onnxruntime");
+        return usage_error("the kind to import is needed: perfetto, benchmark-model, meminfo, llama-cpp, onnxruntime, metrickit, play-vitals");
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long long n;

@@ -23,7 +23,8 @@ static const command commands[] = {
                            "                      read one app process out of a Perfetto trace\n"
                            "  import KIND FILE [-o OUT.yaml]\n"
                            "                      YAML from benchmark-model, llama-cpp,\n"
-                           "                      onnxruntime logs or dumpsys meminfo"},
+                           "                      onnxruntime logs, dumpsys meminfo, metrickit\n"
+                           "                      payloads or play-vitals rows"},
     {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
                                "                      classify exit records, with evidence"},
     {"validate", cli_validate, "validate FILE...    check scenario and profile files"},

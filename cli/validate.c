@@ -27,7 +27,7 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
         rc = scn_fragment_check(text, len, path, err);
         free(text);
         if (rc == SIM_OK)
-            snprintf(what, n, "a scenario's app block");
+            snprintf(what, n, "a scenario's block (app or field)");
         return rc;
     }
     free(text);
@@ -57,6 +57,20 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
                      s.name, s.ncells, SIM_S(s.ncells), (unsigned long long)s.replications,
                      SIM_S(s.replications), most.total,
                      cli_run_seconds(&s, (unsigned)j), j, j == 1 ? "" : "s");
+            /* field entries no device of the plan matches (docs/field.md) */
+            for (unsigned k = 0; k < s.nfield; k++) {
+                const mdl_field *f = &s.field[k];
+                unsigned m = 0;
+                for (unsigned d = 0; d < s.ndevices; d++)
+                    m += f->device[0] ? strcmp(s.devices[d].name, f->device) == 0
+                                      : s.devices[d].ram == f->ram;
+                if (m == 0 && f->device[0])
+                    printf("%s: field entry %u: no device of the plan is named %s\n", path, k,
+                           f->device);
+                else if (m == 0)
+                    printf("%s: field entry %u: no device of the plan has %.0f MiB of RAM\n",
+                           path, k, (double)f->ram / 1048576.0);
+            }
             scn_scenario_release(&s);
         }
     }

@@ -82,10 +82,11 @@ scn_kind scn_kind_of_text(const char *text, size_t len)
                 scn__get(&root, "ram", &v);
                 if (v.n != NULL)
                     k = SCN_KIND_DEVICE;
-                scn__node name;
+                scn__node name, field;
                 scn__get(&root, "app", &v);
+                scn__get(&root, "field", &field);
                 scn__get(&root, "name", &name);
-                if (k == SCN_KIND_OTHER && v.n != NULL && name.n == NULL)
+                if (k == SCN_KIND_OTHER && (v.n != NULL || field.n != NULL) && name.n == NULL)
                     k = SCN_KIND_FRAGMENT;
             }
         }

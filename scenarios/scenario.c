@@ -168,20 +168,15 @@ static int field_entry(void *ctx, const scn__node *e, sim_error *err)
                          "one of the two");
     if (dev.n != NULL && (rc = scn__name(&dev, f->device, err)) != SIM_OK)
         return rc;
-    unsigned matches = 0;
-    for (unsigned d = 0; d < s->ndevices; d++)
-        matches += f->device[0] ? strcmp(s->devices[d].name, f->device) == 0 : 0;
     if (ram.n != NULL) {
         if ((rc = scn__size(&ram, &f->ram, err)) != SIM_OK)
             return rc;
         if (f->ram <= 0)
             return scn__fail(&ram, err, SIM_EINPUT, "a RAM bucket must be larger than 0");
-        for (unsigned d = 0; d < s->ndevices; d++)
-            matches += s->devices[d].ram == f->ram;
     }
-    if (matches == 0)
-        return scn__fail(dev.n != NULL ? &dev : &ram, err, SIM_EINPUT, "no device of the plan "
-                         "is %s", dev.n != NULL ? "named so" : "of that RAM");
+    /* an entry for a device the plan does not run is kept (an imported
+     * block lists every bucket the fleet reports): the run compares the
+     * cells it has, and `oomsim validate` names the rest */
     scn__get(e, "lmk_rate", &lmk);
     scn__get(e, "memory_exit_rate", &mem);
     if ((lmk.n == NULL) == (mem.n == NULL))

@@ -147,7 +147,8 @@ void scn_catalog_get(unsigned i, scn_catalog_item *out);
 int scn_catalog_describe(const scn_catalog_item *it, char *name, char *about, size_t n,
                          sim_error *err);
 /* What kind of file a path holds, by its root keys: SCN_KIND_FRAGMENT for
- * a scenario's `app` block alone (what `oomsim import meminfo` writes),
+ * a scenario's `app` or `field` block alone (what `oomsim import meminfo`,
+ * `metrickit` and `play-vitals` write),
  * SCN_KIND_OTHER when it is none of these (used by `oomsim validate`). */
 scn_kind scn_kind_of_text(const char *text, size_t len);
 /* Checks a fragment as the same keys of a scenario would be checked
@@ -161,6 +162,7 @@ int scn_fragment_check(const char *text, size_t len, const char *file, sim_error
  * comment naming the input's line and what was assumed. */
 typedef enum scn_import_kind { SCN_IMPORT_BENCHMARK_MODEL = 0, SCN_IMPORT_MEMINFO,
                                SCN_IMPORT_LLAMA_CPP, SCN_IMPORT_ONNXRUNTIME,
+                               SCN_IMPORT_METRICKIT, SCN_IMPORT_PLAY_VITALS,
                                SCN_IMPORT_COUNT } scn_import_kind;
 const char *scn_import_kind_name(scn_import_kind k);
 

@@ -7,6 +7,7 @@
 #include <cmath>
 #include <string>
 
+#include "results/results.h"
 #include "scenarios/scenarios.h"
 #include "shim/shim.hpp"
 #include "shim/world.hpp"
@@ -355,7 +356,9 @@ TEST_CASE("import: the command writes validating YAML, or nothing", "[imports]")
     } cases[] = {{"benchmark-model", "benchmark_model_xnnpack.log"},
                  {"meminfo", "meminfo_android13.txt"},
                  {"llama-cpp", "llama_cpp_android.log"},
-                 {"onnxruntime", "onnxruntime_profile.json"}};
+                 {"onnxruntime", "onnxruntime_profile.json"},
+                 {"metrickit", "metrickit_days.json"},
+                 {"play-vitals", "play_vitals_lmk.json"}};
     for (const auto &c : cases) {
         INFO(c.kind);
         std::string out = dir.file(std::string(c.kind) + ".yaml");
@@ -365,6 +368,18 @@ TEST_CASE("import: the command writes validating YAML, or nothing", "[imports]")
         auto v = shim::run({OOMSIM_BIN, "validate", out});
         INFO(v.out << v.err);
         CHECK(v.status == 0);
+        // and a run on it: the candidate on a phone, the block in a plan
+        std::string yaml = shim::read_file(out);
+        bool candidate = yaml.find("\nparts:\n") != std::string::npos;
+        std::string base = std::string(c.kind) + "-run.yaml";
+        std::string plan =
+            std::string("name: on-it\nhorizon: 20s\nreplications: 2\ndevices: [android-8g]\n") +
+            (candidate ? "candidates: [" + std::string(c.kind) + ".yaml]\n"
+                       : yaml + "candidates: [classifier-v1]\n") +
+            "workload:\n  path: [cold_start, {requests: {every: 5s, count: 2}}]\n";
+        auto run = shim::run({OOMSIM_BIN, "run", dir.write(base, plan), "-r", "2"});
+        INFO(run.err);
+        CHECK(run.status == 0);
         // the comments name the input's base name, never its path
         CHECK(shim::read_file(out).find(src) == std::string::npos);
     }
@@ -378,4 +393,125 @@ TEST_CASE("import: the command writes validating YAML, or nothing", "[imports]")
                             "--minus", "llm-1b"});
     CHECK(minus.status == 0);
     CHECK(minus.out.find("candidate llm-1b") != std::string::npos);
+}
+
+namespace {
+
+// One MetricKit payload whose peak memory is `peak`, as jsonRepresentation()
+// writes it.
+std::string payload(const std::string &peak, const char *type = "iPhone13,2")
+{
+    return std::string("{\"metaData\": {\"deviceType\": \"") + type +
+           "\"}, \"memoryMetrics\": {\"peakMemoryUsage\": \"" + peak +
+           "\"}, \"applicationExitMetrics\": {\"foregroundExitData\": {}}}";
+}
+
+std::string peak_comment(const std::string &yaml)
+{
+    size_t at = yaml.find("# peak memory up to ");
+    if (at == std::string::npos)
+        return "";
+    at += 20;
+    return yaml.substr(at, yaml.find(' ', at) - at);
+}
+
+} // namespace
+
+TEST_CASE("import metrickit: foreground memory-limit exits per device-day, localised sizes",
+          "[imports]")
+{
+    std::string a = fixture("metrickit_day1.json"), b = fixture("metrickit_days.json");
+    scn_import_input in[2] = {{"day1.json", a.data(), a.size()}, {"days.json", b.data(), b.size()}};
+    scn_import_opts o = {nullptr, nullptr, nullptr};
+    char *yaml = nullptr;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_import(SCN_IMPORT_METRICKIT, in, 2, &o, &yaml, &err) == SIM_OK);
+    std::string y(yaml);
+    free(yaml);
+    // iPhone13,2: two payloads, the second without the count (0 is left out)
+    CHECK(y.find("    - device: iphone13-2") != std::string::npos);
+    CHECK(value_of(y, "memory_exit_rate: 50") == "memory_exit_rate: 50%");
+    CHECK(y.find("1 of 2 payloads") != std::string::npos);
+    CHECK(value_of(y, "memory_exit_rate: 100") == "memory_exit_rate: 100%");
+    // "1,106,818 kB" (the largest of "1.006.818 kB" and it) and the French
+    // "812 345 Ko" with a narrow no-break space: decimal kilobytes
+    CHECK(y.find("peak memory up to 1055.5 MiB") != std::string::npos);
+    CHECK(y.find("peak memory up to 774.7 MiB, suspended memory up to 0.5 MiB") !=
+          std::string::npos);
+    // the exit counts by kind, foreground and background, summed over the payloads
+    CHECK(y.find("# foreground exits over the payloads: NormalApp 8, MemoryResourceLimit 1") !=
+          std::string::npos);
+    CHECK(y.find("# background exits over the payloads: MemoryPressure 2") != std::string::npos);
+    CHECK(scn_fragment_check(y.data(), y.size(), "f.yaml", &err) == SIM_OK);
+    // each localised form of one measurement (bytes / 2^20, one decimal)
+    struct Form {
+        const char *text, *mib;
+    } forms[] = {{"1,106,818 kB", "1055.5"},       {"1.106.818 kB", "1055.5"},
+                 {"1 106 818 kB", "1055.5"},       {"1\xc2\xa0" "106\xc2\xa0" "818 Ko", "1055.5"},
+                 {"1'106'818 kB", "1055.5"},       {"1,5 MB", "1.4"},
+                 {"1.5 MB", "1.4"},                {"2.5 GB", "2384.2"},
+                 {"812 \xd0\x9a\xd0\x91", "0.8"},  {"1,106.5 kB", "1.1"},
+                 {"1.106,5 kB", "1.1"},            {"999 bytes", "0.0"}};
+    for (const auto &f : forms) {
+        INFO(f.text);
+        Imported r = import(SCN_IMPORT_METRICKIT, "p.json", payload(f.text));
+        INFO(r.msg);
+        REQUIRE(r.rc == SIM_OK);
+        CHECK(peak_comment(r.yaml) == f.mib);
+    }
+    // refusals: not JSON (its line), not a payload, a size that is no size
+    Imported x = import(SCN_IMPORT_METRICKIT, "x.json", "{\n\"a\": 1,\n}\n");
+    CHECK(x.rc == SIM_EINPUT);
+    CHECK(x.msg.rfind("x.json:3: not a MetricKit payload: not JSON", 0) == 0);
+    Imported y2 = import(SCN_IMPORT_METRICKIT, "y.json", "[{\"foo\": 1}]");
+    CHECK(y2.msg == "y.json:1: payload 0: not a MetricKit payload: no applicationExitMetrics "
+                    "or memoryMetrics");
+    Imported z = import(SCN_IMPORT_METRICKIT, "z.json", payload("lots"));
+    CHECK(z.msg == "z.json:1: payload 0: peakMemoryUsage: a measurement that cannot be read");
+}
+
+TEST_CASE("import play-vitals: the LMK rate by RAM bucket and model, weighted by users",
+          "[imports]")
+{
+    Imported r = import(SCN_IMPORT_PLAY_VITALS, "v.json", fixture("play_vitals_lmk.json"));
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    // 4096 MB: (0.012 x 20000 + 0.018 x 10000) / 30000 = 1.4 %, over 30000
+    CHECK(r.yaml.find("    - ram: 4096MiB") != std::string::npos);
+    CHECK(value_of(r.yaml, "lmk_rate: 1.4") == "lmk_rate: 1.4%");
+    CHECK(value_of(r.yaml, "users: 30000") == "users: 30000");
+    CHECK(value_of(r.yaml, "lmk_rate: 0.2") == "lmk_rate: 0.2%");
+    CHECK(r.yaml.find("    - device: google-coral") != std::string::npos);
+    sim_error err;
+    sim_error_clear(&err);
+    CHECK(scn_fragment_check(r.yaml.data(), r.yaml.size(), "f.yaml", &err) == SIM_OK);
+    // the block in a plan: android-4g (4 GiB) takes the 4096 MB bucket
+    std::string plan = r.yaml + "name: vitals\nhorizon: 20s\nreplications: 20\n"
+                                "devices: [android-4g]\ncandidates: [classifier-v1]\n"
+                                "workload: {path: [cold_start]}\n";
+    shim::Loaded l(plan);
+    REQUIRE(l.s.nfield == 3);
+    std::vector<const char *> pj;
+    res_plan p = shim::plan_of(l.s, 20, pj);
+    res_result res;
+    REQUIRE(res_run(&p, 1, nullptr, nullptr, &res, &err) == SIM_OK);
+    res_field_cmp f;
+    res_field_compare(&p, 0, &res.cells[0], &f);
+    REQUIRE(f.f != nullptr);
+    CHECK(f.observed == Approx(0.014));
+    CHECK(f.f->users == 30000);
+    res_result_free(&res);
+    // refusals
+    Imported a = import(SCN_IMPORT_PLAY_VITALS, "a.json", "{\"rows\": [{\"metrics\": []}]}");
+    CHECK(a.msg == "a.json:1: row 0: not an LMK-rate row: no userPerceivedLmkRate or "
+                   "distinctUsers metric");
+    Imported b = import(SCN_IMPORT_PLAY_VITALS, "b.json",
+                        "[{\"dimensions\": [{\"dimension\": \"deviceRamBucket\", \"int64Value\": "
+                        "\"4096\"}], \"metrics\": [{\"metric\": \"userPerceivedLmkRate\", "
+                        "\"decimalValue\": {\"value\": \"1.4\"}}, {\"metric\": \"distinctUsers\", "
+                        "\"decimalValue\": {\"value\": \"10\"}}]}]");
+    CHECK(b.msg.rfind("b.json:1: row 0: userPerceivedLmkRate must be a fraction", 0) == 0);
+    Imported c = import(SCN_IMPORT_PLAY_VITALS, "c.json", "[]");
+    CHECK(c.msg == "c.json:1: no row in the input");
 }

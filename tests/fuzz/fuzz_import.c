@@ -2,7 +2,7 @@
  * measure (scenarios/imports.c), one per parser: this file built with
  * FUZZ_IMPORT_KIND set to a scn_import_kind (CMakeLists.txt).  Any bytes
  * must either give YAML that the loader accepts as what it claims (a
- * candidate, or a scenario's app block), or be refused with a message that
+ * candidate, or a scenario's app or field block), or be refused with a message that
  * names the input and a line; never crash, leak or hang. */
 #include <stdint.h>
 #include <stdlib.h>
