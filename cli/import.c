@@ -124,6 +124,8 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
     }
     if (n == 0)
         return usage_error("an input file is needed");
+    if (n > 1 && kind != SCN_IMPORT_METRICKIT && kind != SCN_IMPORT_PLAY_VITALS)
+        return usage_error("one input file (metrickit and play-vitals take several)");
     if (o.id != NULL && !valid_id(o.id))
         return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
     if (o.part != NULL && !valid_id(o.part))

@@ -1537,11 +1537,11 @@ int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
     char name[128];
     clean_copy(name, sizeof name, in[0].name, strlen(in[0].name));
     out w = {SIM_TEXT_INIT, name};
+    if (n != 1 && kind != SCN_IMPORT_METRICKIT && kind != SCN_IMPORT_PLAY_VITALS)
+        return sim_error_set(err, SIM_EINVAL, "import %s: one input", scn_import_kind_name(kind));
     int rc = SIM_OK;
     switch (kind) {
     case SCN_IMPORT_BENCHMARK_MODEL: {
-        if (n != 1)
-            return sim_error_set(err, SIM_EINVAL, "import benchmark-model: one log");
         tflite_log l;
         rc = read_tflite(in[0].text, in[0].len, name, &l, err);
         if (rc == SIM_OK)
@@ -1549,8 +1549,6 @@ int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
         break;
     }
     case SCN_IMPORT_MEMINFO: {
-        if (n != 1)
-            return sim_error_set(err, SIM_EINVAL, "import meminfo: one dump");
         meminfo mi;
         rc = read_meminfo(in[0].text, in[0].len, name, &mi, err);
         if (rc == SIM_OK)
@@ -1558,8 +1556,6 @@ int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
         break;
     }
     case SCN_IMPORT_LLAMA_CPP: {
-        if (n != 1)
-            return sim_error_set(err, SIM_EINVAL, "import llama-cpp: one log");
         llama_log l;
         rc = read_llama(in[0].text, in[0].len, name, &l, err);
         if (rc == SIM_OK)
@@ -1567,8 +1563,6 @@ int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
         break;
     }
     case SCN_IMPORT_ONNXRUNTIME: {
-        if (n != 1)
-            return sim_error_set(err, SIM_EINVAL, "import onnxruntime: one profile");
         ort_profile pr;
         rc = read_ort(in[0].text, in[0].len, name, &pr, err);
         if (rc == SIM_OK) {
