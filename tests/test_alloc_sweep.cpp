@@ -514,6 +514,47 @@ TEST_CASE("importing a Perfetto trace survives every allocation failing", "[allo
     lsan_check();
 }
 
+TEST_CASE("every importer survives every allocation failing", "[alloc]")
+{
+    // scn_import on each format's fixture: the YAML whole, or SIM_ENOMEM
+    // saying memory ran out
+    struct Case {
+        scn_import_kind kind;
+        const char *file;
+    } cases[] = {{SCN_IMPORT_BENCHMARK_MODEL, "benchmark_model_xnnpack.log"},
+                 {SCN_IMPORT_MEMINFO, "meminfo_android13.txt"},
+                 {SCN_IMPORT_LLAMA_CPP, "llama_cpp_android.log"},
+                 {SCN_IMPORT_ONNXRUNTIME, "onnxruntime_profile.json"},
+                 {SCN_IMPORT_METRICKIT, "metrickit_days.json"},
+                 {SCN_IMPORT_PLAY_VITALS, "play_vitals_lmk.json"}};
+    for (const auto &c : cases) {
+        std::string text = shim::read_file(std::string(OOMSIM_SOURCE_DIR) + "/tests/data/imports/" +
+                                           c.file);
+        ReadResult reference{};
+        Tally t = sweep(
+            c.file, [] {},
+            [&] {
+                ReadResult r{};
+                sim_error_clear(&r.err);
+                scn_import_input in = {c.file, text.data(), text.size()};
+                scn_import_opts o = {nullptr, nullptr, nullptr};
+                char *yaml = nullptr;
+                r.rc = scn_import(c.kind, &in, 1, &o, &yaml, &r.err);
+                Digest d;
+                if (yaml != nullptr) {
+                    d.str(yaml);
+                    r.events = std::strlen(yaml);
+                }
+                free(yaml);
+                r.digest = d.h;
+                return r;
+            },
+            [&](bool failed, const ReadResult &r) { return check_read(reference, failed, r); });
+        report(std::string("importing ") + c.file, t);
+    }
+    lsan_check();
+}
+
 TEST_CASE("a short run survives every allocation failing", "[alloc]")
 {
     shim::TempDir dir;

@@ -254,6 +254,42 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
               .find("not valid msgpack, or an object larger than") != std::string::npos);
     CHECK(error_of(header + std::string("\x82\xa7time_ms\x01", 10), TRC_MSGPACK) ==
           "t: event 0: the trace ends inside an event");
+    // text must be UTF-8 in every encoding (JSON's parser refuses it; msgpack
+    // carries bytes): a lone 0xff, an overlong '/', a surrogate
+    for (std::string bad : {std::string("\xff", 1), std::string("\xc0\xaf", 2),
+                            std::string("\xed\xa0\x80", 3)}) {
+        std::string ev = std::string("\x83\xa7time_us\x00\xa5stage\xa4load\xa4part", 26);
+        ev += char(0xa0 | bad.size());
+        ev += bad;
+        CHECK(error_of(header + ev, TRC_MSGPACK) == "t: event 0: part: a string that is not UTF-8");
+    }
+    // and the writer says so, rather than that memory ran out
+    trc_event e;
+    trc_event_clear(&e);
+    e.has |= TRC_F_PART;
+    std::strcpy(e.part, "\xff");
+    sim_error err;
+    sim_error_clear(&err);
+    char *buf = nullptr;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    REQUIRE(f != nullptr);
+    trc_writer *w = trc_writer_create(f, TRC_JSONL, &err);
+    REQUIRE(w != nullptr);
+    CHECK(trc_write(w, &e, &err) == SIM_EINPUT);
+    CHECK(std::string(err.msg) == "trace: part: a string that is not UTF-8");
+    trc_writer_destroy(w);
+    fclose(f);
+    free(buf);
+    // valid UTF-8 beyond ASCII is text like any other
+    std::string fr = header + std::string("\x83\xa7time_us\x00\xa5stage\xa4load\xa4part", 26) +
+                     std::string("\xaa" "d\xc3\xa9tecteur", 11);
+    trc_reader *r = trc_open_buffer(fr.data(), fr.size(), "t", TRC_MSGPACK, nullptr, &err);
+    REQUIRE(r != nullptr);
+    trc_event back;
+    CHECK(trc_next(r, &back, &err) == 1);
+    CHECK(std::string(back.part) == "d\xc3\xa9tecteur");
+    trc_close(r);
     // a line too long to be an event
     CHECK(error_of(std::string(70000, ' ') + "x", TRC_JSONL, 0, SIM_ELIMIT)
               .find("a line of more than 65536 bytes") != std::string::npos);

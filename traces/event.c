@@ -168,6 +168,29 @@ static int want_int(trc__ctx *cx, const char *key, const trc__value *v, int64_t 
     return SIM_OK;
 }
 
+int trc__utf8_valid(const char *s, size_t n)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + n;
+    while (p < end) {
+        unsigned c = *p;
+        size_t len = c < 0x80 ? 1 : (c >> 5) == 6 ? 2 : (c >> 4) == 14 ? 3 : (c >> 3) == 30 ? 4
+                                                                                         : 0;
+        if (len == 0 || (size_t)(end - p) < len)
+            return 0;
+        unsigned cp = len == 1 ? c : c & (0x7fu >> len);
+        for (size_t k = 1; k < len; k++) {
+            if ((p[k] & 0xc0) != 0x80)
+                return 0;
+            cp = cp << 6 | (p[k] & 0x3fu);
+        }
+        static const unsigned least[5] = {0, 0, 0x80, 0x800, 0x10000};
+        if (cp < least[len] || cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+            return 0;
+        p += len;
+    }
+    return 1;
+}
+
 static int want_text(trc__ctx *cx, const char *key, const trc__value *v, char *out)
 {
     if (v->t != TRC_V_STR)
@@ -178,6 +201,8 @@ static int want_text(trc__ctx *cx, const char *key, const trc__value *v, char *o
     for (size_t i = 0; i < v->len; i++)
         if ((unsigned char)v->s[i] < 0x20 || v->s[i] == 0x7f)
             return trc__fail(cx, key, SIM_EINPUT, "a control character in a string");
+    if (!trc__utf8_valid(v->s, v->len))
+        return trc__fail(cx, key, SIM_EINPUT, "a string that is not UTF-8");
     memcpy(out, v->s, v->len);
     out[v->len] = '\0';
     return SIM_OK;

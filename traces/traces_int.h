@@ -32,6 +32,9 @@ int trc__fail(trc__ctx *cx, const char *key, int code, const char *fmt, ...)
     __attribute__((format(printf, 4, 5)))
 #endif
     ;
+/* 1 when the n bytes at s are UTF-8 (no overlong form, no surrogate, at
+ * most U+10FFFF): every encoding's text must be, as JSON's is. */
+int trc__utf8_valid(const char *s, size_t n);
 /* The allow-list index of a top-level key, or -1. */
 int trc__key(const char *key, size_t len);
 const char *trc__key_name(int k);

@@ -192,6 +192,14 @@ int trc_write(trc_writer *w, const trc_event *e, sim_error *err)
 {
     if (w->failed)
         return sim_error_set(err, SIM_EIO, "cannot write the trace");
+    /* text that is not UTF-8 cannot go into JSON (jansson refuses it): say
+     * so, rather than let the refusal read as memory running out */
+    field f[32];
+    unsigned nf = fields_of(e, f);
+    for (unsigned k = 0; k < nf; k++)
+        if (f[k].type == 1 && !trc__utf8_valid(f[k].s, strlen(f[k].s)))
+            return sim_error_set(err, SIM_EINPUT, "trace: %s: a string that is not UTF-8",
+                                 f[k].key);
     int rc = 0;
     if (w->fmt == TRC_MSGPACK) {
         rc = write_msgpack(w, e);
