@@ -49,6 +49,10 @@ typedef struct cli_file {
  * returns CLI_OK, CLI_FAILURE or CLI_INTERRUPTED. */
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop);
+/* One file at `path`, the same way: text and a newline to a temporary
+ * name beside it, then renamed; nothing left on a failure (printed).
+ * CLI_OK or CLI_FAILURE. */
+int cli_write_file(const char *path, const char *text, size_t len);
 /* Whether files can be written into dir: an existing, writable directory,
  * or a missing one whose parent is.  SIM_OK or SIM_EIO with the reason;
  * creates nothing. */

@@ -63,23 +63,6 @@ static int valid_id(const char *s)
     return 1;
 }
 
-/* A file written whole or not at all: `text` to a temporary, renamed. */
-static int write_whole(const char *path, const char *text, size_t len, sim_error *err)
-{
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL)
-        return sim_error_set(err, SIM_EIO, "cannot write %s: %s", path, strerror(errno));
-    int ok = fwrite(text, 1, len, f) == len;
-    ok &= fclose(f) == 0;
-    if (!ok || rename(tmp, path) != 0) {
-        unlink(tmp);
-        return sim_error_set(err, SIM_EIO, "cannot write %s: %s", path, strerror(errno));
-    }
-    return SIM_OK;
-}
-
 /* The largest input an importer reads. */
 #define IMPORT_MAX_BYTES ((size_t)64 << 20)
 
@@ -154,14 +137,15 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
         free(texts[k]);
     if (have_cand)
         scn_candidate_release(&cand);
-    if (rc == SIM_OK)
-        rc = out != NULL ? write_whole(out, yaml, strlen(yaml), &err)
-                         /* the YAML ends with its newline; cli_write_stdout adds one */
-                         : cli_write_stdout(yaml, strlen(yaml) - 1) == CLI_OK
-                             ? SIM_OK
-                             : sim_error_set(&err, SIM_EIO, "cannot write the YAML");
+    if (rc != SIM_OK) {
+        free(yaml);
+        return cli_report(&err);
+    }
+    /* the YAML ends with its newline; both writers add one */
+    int status = out != NULL ? cli_write_file(out, yaml, strlen(yaml) - 1)
+                             : cli_write_stdout(yaml, strlen(yaml) - 1);
     free(yaml);
-    return rc == SIM_OK ? CLI_OK : cli_report(&err);
+    return status;
 }
 
 int cli_import(int argc, char **argv)
@@ -252,11 +236,17 @@ int cli_import(int argc, char **argv)
                  " stage slices, %" PRIu64 " memory events", sum.pids, sum.stage_slices,
                  sum.memory_events);
         char *yaml = trc_pf_candidate_yaml(&sum, id, about);
-        rc = yaml != NULL ? write_whole(cand, yaml, strlen(yaml), &err)
-                          : sim_error_set(&err, SIM_ENOMEM, "out of memory");
+        if (yaml == NULL)
+            rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
+        else if (cli_write_file(cand, yaml, strlen(yaml) - 1) != CLI_OK)
+            rc = SIM_EIO; /* cli_write_file said why */
         free(yaml);
         if (rc != SIM_OK && out != NULL)
             unlink(out); /* the pair is written whole or not at all */
+        if (rc == SIM_EIO) {
+            trc_pf_summary_free(&sum);
+            return CLI_FAILURE;
+        }
     }
     if (rc != SIM_OK) {
         trc_pf_summary_free(&sum);

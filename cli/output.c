@@ -128,6 +128,23 @@ static int write_temp(const char *tmp, const char *path, const cli_file *file)
     return CLI_OK;
 }
 
+int cli_write_file(const char *path, const char *text, size_t len)
+{
+    char tmp[4200];
+    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
+        fprintf(stderr, "oomsim: cannot write %s: the name is too long\n", path);
+        return CLI_FAILURE;
+    }
+    cli_file file = {path, text, len};
+    int status = write_temp(tmp, path, &file);
+    if (status == CLI_OK && rename(tmp, path) != 0) {
+        fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(errno));
+        unlink(tmp);
+        status = CLI_FAILURE;
+    }
+    return status;
+}
+
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop)
 {

@@ -42,7 +42,6 @@ void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_
         return;
     double s = out->f->sessions_per_day;
     uint64_t n = plan->replications;
-    out->sessions = c->with_visible_death;
     out->session_rate = n > 0 ? (double)c->with_visible_death / (double)n : 0;
     out->session_ci = res_wilson95(c->with_visible_death, n);
     /* 1 - (1 - p)^s is increasing in p: the interval maps end to end */

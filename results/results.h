@@ -209,8 +209,7 @@ typedef enum res_field_verdict { RES_FIELD_AGREES = 0, RES_FIELD_HIGHER, RES_FIE
     res_field_verdict;
 typedef struct res_field_cmp {
     const mdl_field *f;
-    uint64_t sessions;            /* replications with a visible memory death */
-    double session_rate;          /* their share */
+    double session_rate;          /* the share of replications with a visible memory death */
     res_interval session_ci;
     double predicted;             /* the share of device-days with one */
     res_interval predicted_ci;

@@ -120,20 +120,8 @@ typedef struct out {
     const char *name; /* the input's name in comments */
 } out;
 
-static void put(out *o, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 2, 3)))
-#endif
-    ;
-static void put(out *o, const char *fmt, ...)
-{
-    char buf[1024];
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(buf, sizeof buf, fmt, ap);
-    va_end(ap);
-    sim_text_str(&o->t, buf);
-}
+/* Appends to the YAML (sim_text_printf: no length limit). */
+#define put(o, ...) sim_text_printf(&(o)->t, __VA_ARGS__)
 
 /* "  # NAME:LINE: what" at the end of a value's line. */
 static void from(out *o, unsigned line, const char *what)
@@ -439,8 +427,7 @@ enum { MI_JAVA = 0, MI_NATIVE, MI_CODE, MI_STACK, MI_GRAPHICS, MI_OTHER, MI_SYST
 typedef struct meminfo {
     measure pss[MI_ROWS], rss[MI_ROWS];
     char process[128];
-    unsigned process_line, summary_line;
-    int has_rss; /* the Android 10 layout: a second column */
+    unsigned summary_line;
 } meminfo;
 
 static int read_meminfo(const char *text, size_t len, const char *name, meminfo *mi,
@@ -462,7 +449,6 @@ static int read_meminfo(const char *text, size_t len, const char *name, meminfo 
             const char *rb = lb != NULL ? memchr(lb, ']', (size_t)(it.s + it.n - lb)) : NULL;
             if (lb != NULL && rb != NULL)
                 clean_copy(mi->process, sizeof mi->process, lb + 1, (size_t)(rb - lb - 1));
-            mi->process_line = it.no;
             continue;
         }
         if (find(&it, "App Summary")) {
@@ -472,8 +458,6 @@ static int read_meminfo(const char *text, size_t len, const char *name, meminfo 
         }
         if (!in_summary)
             continue;
-        if (find(&it, "Rss(KB)"))
-            mi->has_rss = 1;
         for (int r = 0; r < MI_ROWS; r++) {
             const char *k = find(&it, rows[r]);
             if (k == NULL)

@@ -132,6 +132,7 @@ typedef struct imp {
     int pass;
     /* identity */
     u64map pids, threads, tracks, mms, names;
+    u64map seq_index; /* sequence id -> index in seqs */
     char process[TRC_TEXT_MAX];
     /* sequences */
     seqstate *seqs;
@@ -802,9 +803,9 @@ static int process_stats(imp *m, int64_t ts, const uint8_t *p, size_t len)
 
 static seqstate *seq_of(imp *m, uint32_t id)
 {
-    for (size_t i = 0; i < m->nseq; i++)
-        if (m->seqs[i].id == id)
-            return &m->seqs[i];
+    const int64_t *at = map_find(&m->seq_index, id); /* every packet asks: a hash, not a scan */
+    if (at != NULL)
+        return &m->seqs[*at];
     if (m->nseq == SEQS_MAX) {
         fail(m, SIM_ELIMIT, "more than %d packet sequences", SEQS_MAX);
         return NULL;
@@ -818,6 +819,10 @@ static seqstate *seq_of(imp *m, uint32_t id)
         }
         m->seqs = p;
         m->capseq = nc;
+    }
+    if (map_put(&m->seq_index, id, (int64_t)m->nseq) != SIM_OK) {
+        oom(m);
+        return NULL;
     }
     seqstate *s = &m->seqs[m->nseq++];
     memset(s, 0, sizeof *s);
@@ -1121,7 +1126,7 @@ static int packet(imp *m, const uint8_t *p, size_t len)
     uint32_t seq_id = 0, clock_id = 0, flags = 0;
     int cleared = 0;
     /* the fields that matter, in any order */
-    pb_field body[8];
+    pb_field body[16];
     int nbody = 0;
     while ((r = pb_next(&d, &f)) == 1) {
         switch (f.num) {
@@ -1133,8 +1138,11 @@ static int packet(imp *m, const uint8_t *p, size_t len)
         case TP_FTRACE: case TP_PROCESS_TREE: case TP_CLOCK_SNAPSHOT: case TP_PROCESS_STATS:
         case TP_TRACK_EVENT: case TP_INTERNED: case TP_PROCESS_DESC: case TP_THREAD_DESC:
         case TP_COMPRESSED: case TP_DEFAULTS: case TP_TRACK_DESC: case TP_ZSTD:
-            if (f.wt == PB_LEN && nbody < 8)
-                body[nbody++] = f;
+            if (f.wt != PB_LEN)
+                break;
+            if (nbody == 16)
+                return fail(m, SIM_ELIMIT, "more than 16 fields the importer reads in one packet");
+            body[nbody++] = f;
             break;
         default: break;
         }
@@ -1829,6 +1837,7 @@ static int import(const source *src, const char *name, const trc_pf_opts *o, trc
     free(m.inflated);
     map_free(&m.pids), map_free(&m.threads), map_free(&m.tracks), map_free(&m.mms);
     map_free(&m.names);
+    map_free(&m.seq_index);
     return rc;
 }
 
