@@ -274,7 +274,7 @@ uint64_t sim_events_fired(const sim_engine *e);
 
 /* --------------------------------------------------------------- streams */
 
-/* A random-number stream: a GSL mt19937 generator whose whole state is
+/* A random-number stream: a GSL taus2 generator whose whole state is
  * derived from (seed, replication, purpose) by sim_stream_key() (see
  * docs/design/rng.md).  One purpose draws the same numbers whatever the
  * other purposes draw: the basis of common random numbers. */
@@ -298,8 +298,14 @@ void sim_stream_release(sim_stream *s);
 
 static inline gsl_rng *sim_stream_rng(sim_stream *s) { return &s->rng; }
 
+/* A standard exponential (mean 1) by the ziggurat method: two 32-bit
+ * draws on almost every call, more (and a logarithm) on about 1.1 %.
+ * The number of draws never depends on a mean, so scaling the result
+ * keeps common random numbers aligned. */
+double sim_stream_std_exp(sim_stream *s);
+
 /* An exponential duration in microseconds with the given mean (us),
- * rounded to the nearest microsecond. */
+ * rounded to the nearest microsecond: mean_us * sim_stream_std_exp(). */
 sim_time sim_stream_exp_us(sim_stream *s, double mean_us);
 
 /* ---------------------------------------------------------------- arenas */

@@ -174,7 +174,8 @@ TEST_CASE("run: a plan without the phone keys gives the results it always gave",
     // tests/golden/plain: the default plan and its three devices as they were before
     // devices had speeds, delegates, a successor app or background life and before the
     // app's own memory was counted; plain.json was written by the last version without
-    // those keys, and no later version may change a byte of it
+    // those keys, and no later version may change a byte of it (when the random streams
+    // changed, that last version wrote it again with the new streams: docs/results.md)
     std::string golden = read_file(source_path("tests/golden/plain/plain.json"));
     REQUIRE(golden.size() > 1000);
     RunResult r = oomsim({"run", source_path("tests/golden/plain/plan.yaml"), "--format", "json",

@@ -101,14 +101,49 @@ TEST_CASE("rng: exponential durations have the requested mean", "[rng]")
     REQUIRE(std::fabs(sum / n - mean) < 4 * mean / std::sqrt(static_cast<double>(n)));
 }
 
-TEST_CASE("rng: sim_stream_exp_us draws what gsl_ran_exponential draws", "[rng]")
+TEST_CASE("rng: the ziggurat's exponential has the exponential's distribution", "[rng][statistics]")
 {
+    // 10^6 standard draws: the share at or below x estimates F(x) = 1 - e^-x
+    // with SE sqrt(F (1 - F) / n); allow 4 SE.  The points cover the
+    // layers, the base strip's edge R = 7.697 (beyond it the tail's own
+    // logarithm draws) and the tail itself.
+    const int n = 1000000;
+    Stream a(11, 0, 4);
+    const double xs[] = {0.01, 0.1, 0.5, 1.0, 2.0, 3.0, 5.0, 7.0, 7.69711747013104972, 9.0, 11.0};
+    const int nx = sizeof xs / sizeof xs[0];
+    std::vector<long> below(nx, 0);
+    double sum = 0, sum2 = 0;
+    for (int i = 0; i < n; i++) {
+        double x = sim_stream_std_exp(&a.s);
+        REQUIRE(x >= 0);
+        sum += x;
+        sum2 += x * x;
+        for (int k = 0; k < nx; k++)
+            below[k] += x <= xs[k];
+    }
+    for (int k = 0; k < nx; k++) {
+        double f = 1 - std::exp(-xs[k]);
+        double se = std::sqrt(f * (1 - f) / n);
+        INFO("x " << xs[k] << " share " << below[k] / static_cast<double>(n) << " F " << f);
+        REQUIRE(std::fabs(below[k] / static_cast<double>(n) - f) < 4 * se);
+    }
+    // mean 1 (SE 1/sqrt(n)); second moment 2 (variance of x^2 is 20: SE sqrt(20/n))
+    REQUIRE(std::fabs(sum / n - 1) < 4 / std::sqrt(static_cast<double>(n)));
+    REQUIRE(std::fabs(sum2 / n - 2) < 4 * std::sqrt(20.0 / n));
+}
+
+TEST_CASE("rng: sim_stream_exp_us is the standard draw scaled, whatever the mean", "[rng]")
+{
+    // The draws a duration takes never depend on its mean: two streams of
+    // one purpose, one drawing durations of changing means, the other
+    // standard draws, stay in step (common random numbers).
     Stream a(5, 1, 3), b(5, 1, 3);
     for (int i = 0; i < 10000; i++) {
         double mean = 1000.0 * (1 + i % 17);
-        double x = gsl_ran_exponential(sim_stream_rng(&b.s), mean);
+        double x = mean * sim_stream_std_exp(&b.s);
         REQUIRE(sim_stream_exp_us(&a.s, mean) == static_cast<sim_time>(std::floor(x + 0.5)));
     }
+    REQUIRE(a.get() == b.get());
 }
 
 TEST_CASE("rng: a failed allocation leaves the stream untouched", "[rng][alloc]")
