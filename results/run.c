@@ -207,7 +207,10 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     acc *a = calloc(1, sizeof *a);
     if (a == NULL)
         return NULL;
-    a->per_thread = calloc(threads, sizeof *a->per_thread);
+    /* sizeof (times_hist) is a multiple of its 64-byte alignment */
+    a->per_thread = aligned_alloc(_Alignof(times_hist), threads * sizeof *a->per_thread);
+    if (a->per_thread != NULL)
+        memset(a->per_thread, 0, threads * sizeof *a->per_thread);
     a->nthreads = threads;
     a->base_cell = UINT32_MAX;
     size_t bytes = (size_t)n * sizeof(double);

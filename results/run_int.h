@@ -22,8 +22,11 @@ typedef struct rep_hist {
  * their sums do not depend on the threads or ranks that made them. */
 #define RES_LATENCY_BOOT 64u
 
+/* Each thread's own, on cache lines of its own (run.c allocates them
+ * aligned): a neighbour's writes to the next one's first buckets would
+ * otherwise bounce a shared line between the cores on every request. */
 typedef struct times_hist {
-    res_hist wait, latency; /* pooled over the thread's replications */
+    _Alignas(64) res_hist wait, latency; /* pooled over the thread's replications */
     rep_hist rep;           /* the running replication's latencies */
     res_hist *boot;         /* RES_LATENCY_BOOT weighted latency histograms */
     unsigned boot_lo, boot_hi; /* buckets [lo, hi] of them may be non-zero; lo > hi: none */
