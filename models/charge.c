@@ -189,13 +189,13 @@ void w__give(world *w, mdl_owner o, int64_t v[MDL_CAT_COUNT])
         }
         v[c] = 0;
     }
-    w__warning_check(w);
+    w__warning_after_free(w);
 }
 
 void w__give_owner(world *w, mdl_owner o)
 {
     mdl_ledger_free_owner(w->led, o, NULL);
-    w__warning_check(w);
+    w__warning_after_free(w);
 }
 
 /* Another app's allocation spike (lmk devices): held only for the check. */

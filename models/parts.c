@@ -105,7 +105,7 @@ void w__release_part(world *w, part_rt *p)
         p->hot = 0;
     }
     p->release_pending = 0;
-    w__warning_check(w);
+    w__warning_after_free(w);
     if (w->pol->residency == MDL_RES_RELEASE_FIRST && !w->ending) {
         uint32_t epoch = w->epoch;
         start_deferred(w);

@@ -169,7 +169,7 @@ void w__finish(world *w, uint32_t i, int had_slot)
     pr->free_head = i;
     pr->users[r->user].live--;
     user_maybe_free(w, r->user);
-    w__warning_check(w);
+    w__warning_after_free(w);
     if (had_slot) {
         pr->running--;
         dispatch(w);
@@ -316,7 +316,7 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
         if (ws[c] > 0 && mdl_ledger_free(w->led, r->owner, (mdl_category)c, ws[c], w->err) !=
                              SIM_OK)
             w__fail(w, SIM_EINTERNAL);
-    w__warning_check(w);
+    w__warning_after_free(w);
     w__emit_inference_end(w, p, r);
     p->busy--;
     p->sess_idle++;

@@ -408,6 +408,13 @@ void w__give_owner(world *w, mdl_owner o);
  * held only for the check). */
 W_MAY_KILL w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage);
 void w__warning_check(world *w);
+/* The same after memory was only given back: the room can only have grown,
+ * so only a warning in force can end; without one there is nothing to do. */
+static inline void w__warning_after_free(world *w)
+{
+    if (w->proc.warned)
+        w__warning_check(w);
+}
 void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
 
 /* emit.c: the timeline (each does nothing when not tracing) */

@@ -3,6 +3,7 @@
  * paired bootstrap, the others by the mean of the paired differences. */
 #include "run_int.h"
 
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,9 +14,6 @@ const char *res_metric_name(res_metric m)
         "availability.mean"};
     return (unsigned)m < RES_CMP_COUNT ? names[m] : "?";
 }
-
-/* Stream purpose of the bootstrap (never a model purpose, docs/design/rng.md). */
-#define PURPOSE_BOOTSTRAP 100u
 
 /* The four comparisons of cell ci with its baseline, appended to cmp. */
 static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
@@ -31,24 +29,16 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
         c->cell = ci;
         const double *x = a->base.v[m], *y = a->cur.v[m];
         if (m == RES_CMP_PEAK_P95) {
-            /* a quantile over replications: its paired bootstrap */
-            sim_stream s;
-            memset(&s, 0, sizeof s);
-            /* seeded by the baseline: every comparison of a device and
-             * candidate draws the same resamples, so cells identical by
-             * construction get identical intervals */
-            if (sim_stream_init(&s, sim_alloc_default(), plan->seed, a->base_cell,
-                                PURPOSE_BOOTSTRAP) != SIM_OK) {
-                free(d);
-                return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
-            }
+            /* a quantile over replications: its paired bootstrap, keyed
+             * by the baseline: every comparison of a device and candidate
+             * draws the same resamples, so cells identical by construction
+             * get identical intervals */
             /* at most about 10^8 resampled values per comparison */
             unsigned b = RES_BOOTSTRAP;
             if (reps > 100000)
                 b = (unsigned)(100000000 / reps) < 100 ? 100 : (unsigned)(100000000 / reps);
-            int rc = res_paired_quantile_diff(x, y, reps, 0.95, b, sim_stream_rng(&s), &c->diff,
-                                              &c->ci);
-            sim_stream_release(&s);
+            int rc = res_paired_quantile_diff(x, y, reps, 0.95, b, plan->seed, a->base_cell,
+                                              a->nthreads, &c->diff, &c->ci);
             if (rc != SIM_OK) {
                 free(d);
                 return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
@@ -80,14 +70,43 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
     return SIM_OK;
 }
 
-res_interval res__latency_boot(const res_hist *boot_cell, const res_hist *boot_base, double diff)
+/* The p95 of every resample (as res_hist_quantile), in one pass over the
+ * buckets; -1 for a resample with no latency. */
+static void boot_p95(const boot_hist *h, double q[RES_LATENCY_BOOT])
 {
-    double d[RES_LATENCY_BOOT];
+    uint64_t rank[RES_LATENCY_BOOT], seen[RES_LATENCY_BOOT] = {0};
+    unsigned left = 0;
+    for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
+        q[b] = -1;
+        if (h->n[b] == 0)
+            continue;
+        rank[b] = (uint64_t)ceil(0.95 * (double)h->n[b]);
+        if (rank[b] < 1)
+            rank[b] = 1;
+        left++;
+    }
+    for (unsigned k = 0; k < RES_HIST_BUCKETS && left > 0; k++)
+        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
+            if (h->n[b] == 0 || q[b] >= 0)
+                continue;
+            seen[b] += h->count[k][b];
+            if (seen[b] >= rank[b]) {
+                q[b] = (double)res__hist_mid(k);
+                left--;
+            }
+        }
+}
+
+res_interval res__latency_boot(const boot_hist *boot_cell, const boot_hist *boot_base,
+                               double diff)
+{
+    double d[RES_LATENCY_BOOT], qc[RES_LATENCY_BOOT], qb[RES_LATENCY_BOOT];
+    boot_p95(boot_cell, qc);
+    boot_p95(boot_base, qb);
     size_t n = 0;
     for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
-        if (boot_cell[b].n > 0 && boot_base[b].n > 0)
-            d[n++] = (double)res_hist_quantile(&boot_cell[b], 0.95) -
-                     (double)res_hist_quantile(&boot_base[b], 0.95);
+        if (boot_cell->n[b] > 0 && boot_base->n[b] > 0)
+            d[n++] = qc[b] - qb[b];
     res_interval ci = {diff, diff};
     if (n == 0)
         return ci;
@@ -118,7 +137,7 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
         per_rep t = a->base;
         a->base = a->cur;
         a->cur = t;
-        res_hist *h = a->boot_base;
+        boot_hist *h = a->boot_base;
         a->boot_base = a->boot_cur;
         a->boot_cur = h;
         unsigned lo = a->base_lo, hi = a->base_hi; /* what the next reset clears */

@@ -53,8 +53,8 @@ static unsigned poisson1(uint64_t bits)
     return k;
 }
 
-/* Adds the replication's latencies to each resample, weighted: its
- * non-empty buckets gathered once (in chunks), then added per resample. */
+/* Adds the replication's latencies to each resample, weighted: for each
+ * of its non-empty buckets, the bucket's counts of every resample at once. */
 static void boot_add(times_hist *t, uint64_t key)
 {
     const rep_hist *r = &t->rep;
@@ -62,24 +62,27 @@ static void boot_add(times_hist *t, uint64_t key)
         t->boot_lo = r->lo;
     if (r->hi > t->boot_hi)
         t->boot_hi = r->hi;
-    unsigned w[RES_LATENCY_BOOT];
+    /* 32-bit factors with a 64-bit product: the compiler multiplies two
+     * resamples per instruction (pmuludq) */
+    uint32_t w[RES_LATENCY_BOOT];
+    boot_hist *bh = t->boot;
     for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
         w[b] = poisson1(mix(key + b));
-        t->boot[b].n += w[b] * r->h.n;
+        bh->n[b] += (uint64_t)w[b] * r->h.n;
     }
-    unsigned at[256];
-    uint64_t cnt[256];
-    for (unsigned k = r->lo; k <= r->hi;) {
-        unsigned n = 0;
-        for (; k <= r->hi && n < 256; k++)
-            if (r->h.count[k] != 0) {
-                at[n] = k;
-                cnt[n++] = r->h.count[k];
-            }
-        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
-            if (w[b] != 0)
-                for (unsigned j = 0; j < n; j++)
-                    t->boot[b].count[at[j]] += w[b] * cnt[j];
+    for (unsigned k = r->lo; k <= r->hi; k++) {
+        uint64_t c = r->h.count[k];
+        if (c == 0)
+            continue;
+        uint64_t *row = bh->count[k];
+        if (c <= UINT32_MAX) {
+            uint32_t c32 = (uint32_t)c;
+            for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+                row[b] += (uint64_t)w[b] * c32;
+        } else {
+            for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+                row[b] += w[b] * c;
+        }
     }
 }
 
@@ -238,15 +241,13 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
 }
 
 
-void res__boot_clear(res_hist *h, unsigned lo, unsigned hi)
+void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi)
 {
     if (h == NULL)
         return;
-    for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
-        if (lo <= hi)
-            memset(&h[b].count[lo], 0, (size_t)(hi - lo + 1) * sizeof h[b].count[0]);
-        h[b].n = 0;
-    }
+    if (lo <= hi)
+        memset(h->count[lo], 0, (size_t)(hi - lo + 1) * sizeof h->count[0]);
+    memset(h->n, 0, sizeof h->n);
 }
 
 void res__acc_reset(acc *a)

@@ -42,13 +42,17 @@ void res_sort(double *x, size_t n);
 /* The paired difference of p-quantiles, q_p(y) - q_p(x), of two samples
  * measured on the same replications (x[k], y[k] from replication k), and
  * its 95 % percentile-bootstrap interval: `resamples` resamples of the
- * replication indices (shared by x and y, so the pairing is kept), drawn
- * from `rng` (a gsl_rng).  Quantiles as res_quantile_sorted.  O(resamples
- * x n) time, O(n) memory.  Returns SIM_OK, or SIM_ENOMEM.  Identical
- * samples give exactly 0 and [0, 0]. */
+ * replication indices (shared by x and y, so the pairing is kept).
+ * Resample b draws its indices from its own stream, (seed, key,
+ * RES_PURPOSE_BOOTSTRAP + b), so the resamples run on `threads` threads
+ * and the interval does not depend on how many.  Quantiles as
+ * res_quantile_sorted.  O(resamples x n) time, O(n) memory per thread.
+ * Returns SIM_OK, or SIM_ENOMEM.  Identical samples give exactly 0 and
+ * [0, 0]. */
+#define RES_PURPOSE_BOOTSTRAP 100u
 int res_paired_quantile_diff(const double *x, const double *y, size_t n, double p,
-                             unsigned resamples, void *rng, double *diff,
-                             res_interval *ci);
+                             unsigned resamples, uint64_t seed, uint64_t key, unsigned threads,
+                             double *diff, res_interval *ci);
 
 /* M/M/c with arrival rate lambda and service rate mu per server
  * (same time unit), c >= 1, lambda < c * mu. */

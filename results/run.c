@@ -77,11 +77,13 @@ static int pool_hists(acc *a, sim_error *err)
         const times_hist *th = &a->per_thread[t];
         if (th->boot_lo > th->boot_hi)
             continue; /* no latency on this thread */
-        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
-            for (unsigned k = th->boot_lo; k <= th->boot_hi; k++)
-                a->boot_cur[b].count[k] += th->boot[b].count[k];
-            a->boot_cur[b].n += th->boot[b].n;
-        }
+        uint64_t *into = a->boot_cur->count[th->boot_lo];
+        const uint64_t *from = th->boot->count[th->boot_lo];
+        size_t n = (size_t)(th->boot_hi - th->boot_lo + 1) * RES_LATENCY_BOOT;
+        for (size_t k = 0; k < n; k++)
+            into[k] += from[k];
+        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+            a->boot_cur->n[b] += th->boot->n[b];
         if (th->boot_lo < a->boot_lo)
             a->boot_lo = th->boot_lo;
         if (th->boot_hi > a->boot_hi)
@@ -92,10 +94,8 @@ static int pool_hists(acc *a, sim_error *err)
         a->boot_lo = 0;
         a->boot_hi = RES_HIST_BUCKETS - 1;
     }
-    /* a res_hist is its counts and n, all uint64_t: the resamples are one
-     * array of them */
-    return sim_ranks_sum(a->boot_cur[0].count,
-                         RES_LATENCY_BOOT * sizeof(res_hist) / sizeof(uint64_t), err);
+    /* a boot_hist is all uint64_t: one array */
+    return sim_ranks_sum((uint64_t *)a->boot_cur, sizeof(boot_hist) / sizeof(uint64_t), err);
 }
 
 /* Where the slice of `rank` starts in a round of n replications over
@@ -221,7 +221,7 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     for (int m = 0; ok && m < RES_CMP_COUNT; m++)
         ok = (a->cur.v[m] = malloc(bytes)) != NULL && (a->base.v[m] = malloc(bytes)) != NULL;
     /* the latency resamples, only when there is something to compare */
-    size_t boot = RES_LATENCY_BOOT * sizeof(res_hist);
+    size_t boot = sizeof(boot_hist);
     ok = ok && (!with_boot || ((a->boot_cur = calloc(1, boot)) != NULL &&
                                (a->boot_base = calloc(1, boot)) != NULL));
     for (unsigned t = 0; ok && with_boot && t < threads; t++)

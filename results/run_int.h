@@ -22,13 +22,23 @@ typedef struct rep_hist {
  * their sums do not depend on the threads or ranks that made them. */
 #define RES_LATENCY_BOOT 64u
 
+/* The resamples' weighted latency counts, bucket-major: count[k][b] is
+ * bucket k of resample b, so adding one replication touches each of its
+ * buckets' RES_LATENCY_BOOT counts together (512 contiguous bytes) where
+ * resample-major histograms would take a cache miss per bucket and
+ * resample.  A flat array of uint64_t, so ranks sum it as one. */
+typedef struct boot_hist {
+    uint64_t n[RES_LATENCY_BOOT];
+    uint64_t count[RES_HIST_BUCKETS][RES_LATENCY_BOOT];
+} boot_hist;
+
 /* Each thread's own, on cache lines of its own (run.c allocates them
  * aligned): a neighbour's writes to the next one's first buckets would
  * otherwise bounce a shared line between the cores on every request. */
 typedef struct times_hist {
     _Alignas(64) res_hist wait, latency; /* pooled over the thread's replications */
     rep_hist rep;           /* the running replication's latencies */
-    res_hist *boot;         /* RES_LATENCY_BOOT weighted latency histograms */
+    boot_hist *boot;        /* the weighted latency resamples */
     unsigned boot_lo, boot_hi; /* buckets [lo, hi] of them may be non-zero; lo > hi: none */
 } times_hist;
 
@@ -58,7 +68,7 @@ typedef struct acc {
     times_hist *per_thread; /* one per worker thread */
     unsigned nthreads;
     per_rep cur, base;      /* this cell's, and its baseline's */
-    res_hist *boot_cur, *boot_base; /* the latency resamples, pooled (RES_LATENCY_BOOT) */
+    boot_hist *boot_cur, *boot_base; /* the latency resamples, pooled */
     unsigned boot_lo, boot_hi;      /* the buckets of boot_cur that may be non-zero (lo > hi:
                                        none, as rep_hist) */
     unsigned base_lo, base_hi;      /* and of boot_base */
@@ -82,9 +92,9 @@ uint64_t res__boot_key(uint64_t seed, unsigned base_cell, uint64_t rep);
 void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
 /* Zeroes what the accumulator gathers for one cell. */
 void res__acc_reset(acc *a);
-/* Zeroes buckets [lo, hi] and the counts of the RES_LATENCY_BOOT
- * resamples h (only the range used: they are large). */
-void res__boot_clear(res_hist *h, unsigned lo, unsigned hi);
+/* Zeroes buckets [lo, hi] and the counts of the resamples h (only the
+ * range used: they are large). */
+void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi);
 void res__hist_merge(res_hist *into, const res_hist *from);
 /* The cell's figures from its accumulator, once every replication is in. */
 void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon);
@@ -99,7 +109,7 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
 /* The percentile 95 % interval of the resamples' differences of the
  * pooled latency p95 (cell minus baseline), over the resamples in which
  * both have a request; [diff, diff] when none has. */
-res_interval res__latency_boot(const res_hist *boot_cell, const res_hist *boot_base,
+res_interval res__latency_boot(const boot_hist *boot_cell, const boot_hist *boot_base,
                                double diff);
 
 #endif /* OOMSIM_RESULTS_RUN_INT_H */

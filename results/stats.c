@@ -80,40 +80,78 @@ int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out
     return SIM_OK;
 }
 
-/* The p-quantile of a resample given by multiplicities: the values in
- * ascending order are v[order[0..n)], value k taken m[k] times (n in all). */
+/* The sorted item holding position q (0-based) of a resample given by
+ * multiplicities: the values in ascending order are v[order[0..n)], value k
+ * taken m[k] times (n in all).  Walked from the nearer end, so a tail
+ * quantile costs its tail. */
+static size_t item_at(const size_t *order, const uint32_t *m, size_t n, size_t q)
+{
+    size_t seen = 0, j = 0;
+    if (q < n / 2) {
+        while (seen + m[order[j]] <= q)
+            seen += m[order[j++]];
+        return j;
+    }
+    size_t above = n - 1 - q; /* positions above q */
+    j = n;
+    do
+        seen += m[order[--j]];
+    while (seen <= above);
+    return j;
+}
+
+/* The p-quantile of such a resample, as res_quantile_sorted. */
 static double weighted_quantile(const double *v, const size_t *order, const uint32_t *m,
                                 size_t n, double p)
 {
     double h = p * (double)(n - 1);
     size_t lhs = (size_t)h;
     double delta = h - (double)lhs;
-    size_t seen = 0, j = 0;
-    while (seen + m[order[j]] <= lhs) /* the item holding position lhs */
-        seen += m[order[j++]];
-    double a = v[order[j]];
+    double a = v[order[item_at(order, m, n, lhs)]];
     if (delta == 0 || lhs + 1 >= n)
         return a;
-    if (seen + m[order[j]] <= lhs + 1) { /* position lhs + 1 is the next item */
-        do
-            j++;
-        while (m[order[j]] == 0);
-    }
-    return a + delta * (v[order[j]] - a);
+    return a + delta * (v[order[item_at(order, m, n, lhs + 1)]] - a);
+}
+
+/* What the resamples share, each resample drawing its own indices. */
+typedef struct boot_job {
+    const double *x, *y;
+    const size_t *ox, *oy;
+    size_t n;
+    double p;
+    uint64_t seed, key;
+} boot_job;
+
+static int one_resample(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
+{
+    const boot_job *j = ctx;
+    uint32_t *m = sim_malloc(env->alloc, j->n * sizeof *m);
+    sim_stream s;
+    memset(&s, 0, sizeof s);
+    if (m == NULL || sim_stream_init(&s, env->alloc, j->seed, j->key,
+                                     RES_PURPOSE_BOOTSTRAP + env->replication) != SIM_OK)
+        return sim_error_set(err, SIM_ENOMEM, "bootstrap: out of memory");
+    memset(m, 0, j->n * sizeof *m);
+    gsl_rng *r = sim_stream_rng(&s);
+    for (size_t k = 0; k < j->n; k++)
+        m[gsl_rng_uniform_int(r, j->n)]++;
+    *(double *)out = weighted_quantile(j->y, j->oy, m, j->n, j->p) -
+                     weighted_quantile(j->x, j->ox, m, j->n, j->p);
+    return SIM_OK; /* m and the stream go with the resample's arena */
 }
 
 int res_paired_quantile_diff(const double *x, const double *y, size_t n, double p,
-                             unsigned resamples, void *rng, double *diff, res_interval *ci)
+                             unsigned resamples, uint64_t seed, uint64_t key, unsigned threads,
+                             double *diff, res_interval *ci)
 {
     *diff = 0;
     ci->lo = ci->hi = 0;
     if (n == 0)
-        return 0;
+        return SIM_OK;
     double *sx = malloc(n * sizeof *sx), *sy = malloc(n * sizeof *sy);
     size_t *ox = malloc(n * sizeof *ox), *oy = malloc(n * sizeof *oy);
-    uint32_t *m = malloc(n * sizeof *m);
     double *d = malloc((resamples > 0 ? resamples : 1) * sizeof *d);
-    int rc = sx && sy && ox && oy && m && d ? SIM_OK : SIM_ENOMEM;
+    int rc = sx && sy && ox && oy && d ? SIM_OK : SIM_ENOMEM;
     if (rc == SIM_OK) {
         memcpy(sx, x, n * sizeof *sx);
         memcpy(sy, y, n * sizeof *sy);
@@ -123,17 +161,16 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
                 gsl_stats_quantile_from_sorted_data(sx, 1, n, p);
         gsl_sort_index(ox, x, 1, n);
         gsl_sort_index(oy, y, 1, n);
-        for (unsigned b = 0; b < resamples; b++) {
-            memset(m, 0, n * sizeof *m);
-            for (size_t k = 0; k < n; k++)
-                m[gsl_rng_uniform_int((gsl_rng *)rng, n)]++;
-            d[b] = weighted_quantile(y, oy, m, n, p) - weighted_quantile(x, ox, m, n, p);
-        }
-        if (resamples > 0) {
+        boot_job j = {x, y, ox, oy, n, p, seed, key};
+        sim_error err;
+        sim_error_clear(&err);
+        if (resamples > 0)
+            rc = sim_replicate(resamples, threads, one_resample, &j, d, sizeof *d, &err);
+        if (rc == SIM_OK && resamples > 0) {
             gsl_sort(d, 1, resamples);
             ci->lo = gsl_stats_quantile_from_sorted_data(d, 1, resamples, 0.025);
             ci->hi = gsl_stats_quantile_from_sorted_data(d, 1, resamples, 0.975);
-        } else {
+        } else if (rc == SIM_OK) {
             ci->lo = ci->hi = *diff;
         }
     }
@@ -141,7 +178,6 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
     free(sy);
     free(ox);
     free(oy);
-    free(m);
     free(d);
     return rc;
 }

@@ -361,9 +361,7 @@ TEST_CASE("bootstrap: the paired p95 interval covers the true difference about 9
     const int T = 300;
     const size_t n = 200;
     gsl_rng *data = gsl_rng_alloc(gsl_rng_mt19937);
-    gsl_rng *boot = gsl_rng_alloc(gsl_rng_mt19937);
     gsl_rng_set(data, 20261203);
-    gsl_rng_set(boot, 7);
     std::vector<double> x(n), y(n);
     int covered = 0;
     double width = 0;
@@ -374,16 +372,60 @@ TEST_CASE("bootstrap: the paired p95 interval covers the true difference about 9
         }
         double diff;
         res_interval ci;
-        REQUIRE(res_paired_quantile_diff(x.data(), y.data(), n, 0.95, RES_BOOTSTRAP, boot,
-                                         &diff, &ci) == SIM_OK);
+        REQUIRE(res_paired_quantile_diff(x.data(), y.data(), n, 0.95, RES_BOOTSTRAP, 7,
+                                         static_cast<uint64_t>(t), 2, &diff, &ci) == SIM_OK);
         covered += ci.lo <= 1.0 && 1.0 <= ci.hi;
         width += ci.hi - ci.lo;
     }
     gsl_rng_free(data);
-    gsl_rng_free(boot);
     double rate = (double)covered / T;
     double sd = std::sqrt(0.95 * 0.05 / T);
     INFO("coverage " << rate << ", mean width " << width / T);
     CHECK(rate >= 0.95 - 3.5 * sd);
     CHECK(rate <= 0.95 + 3.5 * sd);
+}
+
+TEST_CASE("bootstrap: the interval does not depend on the threads, and its quantiles are the "
+          "sorted sample's",
+          "[stats][bootstrap]")
+{
+    // resamples keyed by their index: 1, 2 and 4 threads give the same
+    // bytes; with every value taken once (no resampling) the quantile walk
+    // from either end finds res_quantile_sorted's answer
+    const size_t n = 1001;
+    std::vector<double> x(n), y(n);
+    for (size_t k = 0; k < n; k++) {
+        x[k] = static_cast<double>((k * 7919) % n);
+        y[k] = x[k] + static_cast<double>(k % 13);
+    }
+    double d1, d2, d4;
+    res_interval c1, c2, c4;
+    REQUIRE(res_paired_quantile_diff(x.data(), y.data(), n, 0.95, 200, 3, 1, 1, &d1, &c1) ==
+            SIM_OK);
+    REQUIRE(res_paired_quantile_diff(x.data(), y.data(), n, 0.95, 200, 3, 1, 2, &d2, &c2) ==
+            SIM_OK);
+    REQUIRE(res_paired_quantile_diff(x.data(), y.data(), n, 0.95, 200, 3, 1, 4, &d4, &c4) ==
+            SIM_OK);
+    CHECK(d1 == d2);
+    CHECK(d1 == d4);
+    CHECK(c1.lo == c2.lo);
+    CHECK(c1.hi == c2.hi);
+    CHECK(c1.lo == c4.lo);
+    CHECK(c1.hi == c4.hi);
+    CHECK(c1.lo <= d1);
+    CHECK(d1 <= c1.hi);
+    CHECK(c1.lo < c1.hi);
+    // identical samples: exactly 0 and [0, 0]
+    double d0;
+    res_interval c0;
+    REQUIRE(res_paired_quantile_diff(x.data(), x.data(), n, 0.95, 200, 3, 1, 2, &d0, &c0) ==
+            SIM_OK);
+    CHECK(d0 == 0);
+    CHECK(c0.lo == 0);
+    CHECK(c0.hi == 0);
+    // no resamples: the interval is the point
+    REQUIRE(res_paired_quantile_diff(x.data(), y.data(), n, 0.05, 0, 3, 1, 2, &d0, &c0) ==
+            SIM_OK);
+    CHECK(c0.lo == d0);
+    CHECK(c0.hi == d0);
 }
