@@ -15,11 +15,28 @@ const char *res_metric_name(res_metric m)
     return (unsigned)m < RES_CMP_COUNT ? names[m] : "?";
 }
 
-/* The four comparisons of cell ci with its baseline, appended to cmp. */
+/* Past the values kept: the interval [lo, hi] around `sub`, the estimate
+ * on the first m pairs, moved to the estimate on all n and narrowed by
+ * sqrt(m / n) (the estimates' spread shrinks as one over the root of the
+ * sample: the m-out-of-n bootstrap and the t interval alike). */
+static res_interval rescaled(res_interval ci, double sub, double full, uint64_t m, uint64_t n)
+{
+    double s = sqrt((double)m / (double)n);
+    res_interval r = {full + (ci.lo - sub) * s, full + (ci.hi - sub) * s};
+    return r;
+}
+
+/* The four comparisons of cell ci with its baseline, appended to cmp.  Up
+ * to the values kept (a->cap) every pair enters; past it the estimates
+ * are the two cells' own figures over every replication, and the
+ * intervals' spread comes from the first a->cap pairs (docs/results.md
+ * "Large runs"). */
 static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
                    res_comparison *cmp, sim_error *err)
 {
-    double *d = malloc(reps * sizeof *d);
+    uint64_t kept = reps < a->cap ? reps : a->cap;
+    int sub = kept < reps;
+    double *d = malloc(kept * sizeof *d);
     if (d == NULL)
         return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the comparisons");
     for (int m = 0; m < RES_CMP_COUNT; m++) {
@@ -35,24 +52,37 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
              * get identical intervals */
             /* at most about 10^8 resampled values per comparison */
             unsigned b = RES_BOOTSTRAP;
-            if (reps > 100000)
-                b = (unsigned)(100000000 / reps) < 100 ? 100 : (unsigned)(100000000 / reps);
-            int rc = res_paired_quantile_diff(x, y, reps, 0.95, b, plan->seed, a->base_cell,
+            if (kept > 100000)
+                b = (unsigned)(100000000 / kept) < 100 ? 100 : (unsigned)(100000000 / kept);
+            int rc = res_paired_quantile_diff(x, y, kept, 0.95, b, plan->seed, a->base_cell,
                                               a->nthreads, &c->diff, &c->ci);
             if (rc != SIM_OK) {
                 free(d);
                 return sim_error_set(err, SIM_ENOMEM, "run: out of memory for the bootstrap");
+            }
+            if (sub) {
+                double full = a->cur_peak_p95 - a->base_peak_p95;
+                c->ci = rescaled(c->ci, c->diff, full, kept, reps);
+                c->diff = full;
             }
             c->pairs = reps;
             continue;
         }
         /* means of per-replication values: the mean paired difference */
         size_t n = 0;
-        for (uint64_t k = 0; k < reps; k++)
+        for (uint64_t k = 0; k < kept; k++)
             if (x[k] >= 0 && y[k] >= 0) /* latency: both replications completed requests */
                 d[n++] = y[k] - x[k];
         c->diff = res_mean_ci95(d, n, &c->ci);
         c->pairs = n;
+        if (sub && m != RES_CMP_LATENCY_P95) {
+            /* every pair counts for these: the difference of the means */
+            double full = m == RES_CMP_ANY_RATE ? a->cur_any - a->base_any
+                                                : a->cur_avail - a->base_avail;
+            c->ci = rescaled(c->ci, c->diff, full, kept, reps);
+            c->diff = full;
+            c->pairs = reps;
+        }
         if (m == RES_CMP_LATENCY_P95) {
             /* the difference of the cells' own pooled p95s, with the paired
              * Poisson bootstrap's interval (docs/results.md) */
@@ -146,6 +176,9 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
         a->boot_lo = lo;
         a->boot_hi = hi;
         a->base_cell = ci;
+        a->base_peak_p95 = a->cur_peak_p95;
+        a->base_any = a->cur_any;
+        a->base_avail = a->cur_avail;
         a->base_latency_p95 = (double)res_hist_quantile(&a->latency, 0.95);
         a->base_completed = a->latency.n;
         return SIM_OK;

@@ -111,22 +111,43 @@ double res__rep_p95_and_merge(times_hist *t, uint64_t key)
     return p95;
 }
 
-void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon)
+/* Value number n of an array kept up to cap: stored while it fits; the
+ * first one past it moves the stored ones into the sketch, and it and
+ * every later one go there. */
+static int keep(acc *a, double *arr, uint64_t n, res__qhist *q, double v)
+{
+    if (n < a->cap) {
+        arr[n] = v;
+        return SIM_OK;
+    }
+    if (n == a->cap)
+        for (uint64_t i = 0; i < a->cap; i++)
+            if (res__qh_add(q, arr[i]) != SIM_OK)
+                return SIM_ENOMEM;
+    return res__qh_add(q, v);
+}
+
+int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon)
 {
     const mdl_rep *r = &o->m;
-    a->peaks[k] = (double)r->peak;
-    a->cur.v[RES_CMP_PEAK_P95][k] = (double)r->peak;
-    a->cur.v[RES_CMP_ANY_RATE][k] = r->deaths_total > 0 ? 1.0 : 0.0;
-    a->cur.v[RES_CMP_LATENCY_P95][k] = o->latency_p95;
-    a->cur.v[RES_CMP_AVAILABILITY][k] = (double)r->alive_us / (double)horizon;
+    int rc = keep(a, a->peaks, k, &a->q_peak, (double)r->peak);
+    a->peak_sum += (double)r->peak;
+    if (k < a->cap) { /* the pairs the comparisons keep */
+        a->cur.v[RES_CMP_PEAK_P95][k] = (double)r->peak;
+        a->cur.v[RES_CMP_ANY_RATE][k] = r->deaths_total > 0 ? 1.0 : 0.0;
+        a->cur.v[RES_CMP_LATENCY_P95][k] = o->latency_p95;
+        a->cur.v[RES_CMP_AVAILABILITY][k] = (double)r->alive_us / (double)horizon;
+    }
     a->peak_stage[r->peak_stage <= MDL_STAGE_COUNT ? r->peak_stage : MDL_STAGE_COUNT]++;
-    for (int s = 0; s < MDL_STAGE_COUNT; s++)
+    for (int s = 0; s < MDL_STAGE_COUNT && rc == SIM_OK; s++)
         if (r->stage_peak[s] >= 0)
-            a->stage[s][a->nstage[s]++] = (double)r->stage_peak[s];
-    if (r->switch_peak >= 0)
-        a->switch_peaks[c->with_switch++] = (double)r->switch_peak;
-    if (r->min_margin != INT64_MAX)
-        a->margins[a->nmargins++] = (double)r->min_margin;
+            rc = keep(a, a->stage[s], a->nstage[s]++, &a->q_stage[s], (double)r->stage_peak[s]);
+    if (r->switch_peak >= 0 && rc == SIM_OK)
+        rc = keep(a, a->switch_peaks, c->with_switch++, &a->q_switch, (double)r->switch_peak);
+    if (r->min_margin != INT64_MAX && rc == SIM_OK)
+        rc = keep(a, a->margins, a->nmargins++, &a->q_margin, (double)r->min_margin);
+    if (rc != SIM_OK)
+        return rc;
     for (int x = 0; x < MDL_EXIT_COUNT; x++)
         c->by_reason[x] += r->deaths[x];
     for (int x = 0; x < MDL_LMKD_COUNT; x++)
@@ -164,6 +185,7 @@ void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horiz
     a->queue_area += r->queue_area;
     a->alive += (double)r->alive_us;
     a->accepting += (double)r->accepting_us;
+    return SIM_OK;
 }
 
 void res__hist_merge(res_hist *into, const res_hist *from)
@@ -173,34 +195,51 @@ void res__hist_merge(res_hist *into, const res_hist *from)
     into->n += from->n;
 }
 
-static res_q quantiles(double *x, size_t n, int with_mean)
+/* The quantiles of an array of n values: exact from the values kept, or,
+ * past cap, from the sketch (the mean from sum). */
+static res_q quantiles(const acc *a, double *x, uint64_t n, const res__qhist *q, int with_mean,
+                       double sum)
 {
-    res_q q;
-    memset(&q, 0, sizeof q);
+    res_q r;
+    memset(&r, 0, sizeof r);
     if (n == 0)
-        return q;
-    res_sort(x, n);
-    if (with_mean) {
-        double sum = 0;
-        for (size_t i = 0; i < n; i++)
-            sum += x[i];
-        q.mean = sum / (double)n;
+        return r;
+    if (n > a->cap) {
+        r.mean = with_mean ? sum / (double)n : 0;
+        r.p50 = res__qh_quantile(q, 0.50);
+        r.p95 = res__qh_quantile(q, 0.95);
+        r.p99 = res__qh_quantile(q, 0.99);
+        r.max = q->max;
+        return r;
     }
-    q.p50 = res_quantile_sorted(x, n, 0.50);
-    q.p95 = res_quantile_sorted(x, n, 0.95);
-    q.p99 = res_quantile_sorted(x, n, 0.99);
-    q.max = x[n - 1];
-    return q;
+    res_sort(x, (size_t)n);
+    if (with_mean) {
+        double s = 0;
+        for (size_t i = 0; i < n; i++)
+            s += x[i];
+        r.mean = s / (double)n;
+    }
+    r.p50 = res_quantile_sorted(x, (size_t)n, 0.50);
+    r.p95 = res_quantile_sorted(x, (size_t)n, 0.95);
+    r.p99 = res_quantile_sorted(x, (size_t)n, 0.99);
+    r.max = x[n - 1];
+    return r;
 }
 
 void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
 {
-    c->peak = quantiles(a->peaks, reps, 1); /* sorts a->peaks */
-    for (int k = 0; k < RES_CDF_POINTS; k++)
-        c->peak_cdf[k] = res_quantile_sorted(a->peaks, reps, k / (double)(RES_CDF_POINTS - 1));
-    c->switch_peak = quantiles(a->switch_peaks, c->with_switch, 0);
+    c->peak = quantiles(a, a->peaks, reps, &a->q_peak, 1, a->peak_sum); /* sorts a->peaks */
+    for (int k = 0; k < RES_CDF_POINTS; k++) {
+        double p = k / (double)(RES_CDF_POINTS - 1);
+        c->peak_cdf[k] = reps > a->cap ? res__qh_quantile(&a->q_peak, p)
+                                       : res_quantile_sorted(a->peaks, (size_t)reps, p);
+    }
+    c->switch_peak = quantiles(a, a->switch_peaks, c->with_switch, &a->q_switch, 0, 0);
     c->has_margin = a->nmargins > 0;
-    if (c->has_margin) {
+    if (c->has_margin && a->nmargins > a->cap) {
+        c->margin_p5 = res__qh_quantile(&a->q_margin, 0.05);
+        c->margin_p50 = res__qh_quantile(&a->q_margin, 0.50);
+    } else if (c->has_margin) {
         res_sort(a->margins, a->nmargins);
         c->margin_p5 = res_quantile_sorted(a->margins, a->nmargins, 0.05);
         c->margin_p50 = res_quantile_sorted(a->margins, a->nmargins, 0.50);
@@ -208,7 +247,7 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
     for (int s = 0; s < MDL_STAGE_COUNT; s++) {
         c->stage_at_peak[s] = (double)a->peak_stage[s] / (double)reps;
         c->has_stage[s] = a->nstage[s] > 0;
-        c->by_stage[s] = quantiles(a->stage[s], a->nstage[s], 0);
+        c->by_stage[s] = quantiles(a, a->stage[s], a->nstage[s], &a->q_stage[s], 0, 0);
     }
     c->deaths_mean = a->deaths / (double)reps;
     c->any_rate = (double)c->with_death / (double)reps;
@@ -231,6 +270,9 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
     for (int x = 1; x < MDL_EXIT_COUNT; x++)
         if (c->by_reason[x] > c->by_reason[c->top_reason])
             c->top_reason = (mdl_exit)x;
+    a->cur_peak_p95 = c->peak.p95;
+    a->cur_any = c->any_rate;
+    a->cur_avail = c->availability;
     c->top_death_stage = MDL_STAGE_NONE;
     uint64_t best = 0;
     for (int s = 0; s <= MDL_STAGE_COUNT; s++)
@@ -250,8 +292,19 @@ void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi)
     memset(h->n, 0, sizeof h->n);
 }
 
+void res__acc_sketches_free(acc *a)
+{
+    res__qh_free(&a->q_peak);
+    res__qh_free(&a->q_switch);
+    res__qh_free(&a->q_margin);
+    for (int s = 0; s < MDL_STAGE_COUNT; s++)
+        res__qh_free(&a->q_stage[s]);
+}
+
 void res__acc_reset(acc *a)
 {
+    res__acc_sketches_free(a);
+    a->peak_sum = 0;
     memset(a->nstage, 0, sizeof a->nstage);
     a->nmargins = 0;
     memset(a->peak_stage, 0, sizeof a->peak_stage);

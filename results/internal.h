@@ -34,6 +34,23 @@ void res__follow_flush(res__memfollow *f, res__record_fn rec, void *ctx);
 unsigned res__hist_bucket(int64_t v);
 int64_t res__hist_mid(unsigned b);
 
+/* A cell's values past the replications whose values are kept (acc.cap,
+ * run_int.h): counts in log-linear buckets 2^-10 wide relative to the
+ * value (exact below 2048), either sign, so a quantile read from it is
+ * within 0.05 % of the order statistic, in bounded memory.  Each side
+ * (442 KiB) is allocated at its first value. */
+typedef struct res__qhist {
+    uint64_t *neg, *pos; /* counts of -v and of v */
+    uint64_t n;
+    double min, max;
+} res__qhist;
+/* Adds v (integral); SIM_OK, or SIM_ENOMEM (h unchanged). */
+int res__qh_add(res__qhist *h, double v);
+/* The p-quantile as res_quantile_sorted interpolates, each order
+ * statistic read as its bucket's midpoint (within [min, max]). */
+double res__qh_quantile(const res__qhist *h, double p);
+void res__qh_free(res__qhist *h);
+
 /* The stage most often at the peak, or "-". */
 const char *res_top_stage(const res_cell *c);
 

@@ -89,6 +89,10 @@ typedef struct res_plan {
     /* What the fleet observed (docs/field.md; nfield 0: nothing). */
     const mdl_field *field;
     unsigned nfield;
+    /* Replications per cell whose values are kept, so that every figure is
+     * exact up to it (0: 65,536); past it quantiles are read from bounded
+     * sketches (docs/results.md "Large runs").  Tests lower it. */
+    uint64_t exact_max;
 } res_plan;
 
 /* Pooled wait and latency: a log-linear histogram (exact below 256 us,

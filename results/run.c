@@ -122,13 +122,15 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
     res__acc_reset(a);
     batch_ctx b = {&plan->cells[ci], plan->seed, res__baseline_of(plan, ci), 0, a->per_thread,
                    plan->stop};
+    int fold_rc = SIM_OK; /* rank 0's folding of the last round */
     for (uint64_t base = 0; base < reps; base += round) {
         uint64_t n = reps - base < round ? reps - base : round;
         uint64_t lo = slice_start(n, rank, size), hi = slice_start(n, rank + 1, size);
         b.base = plan->first_replication + base + lo;
-        int rc = hi > lo ? sim_replicate(hi - lo, threads, one, &b, outs, sizeof *outs, err)
-                         : SIM_OK;
-        if (rc != SIM_OK) {
+        int rc = fold_rc;
+        if (rc == SIM_OK && hi > lo)
+            rc = sim_replicate(hi - lo, threads, one, &b, outs, sizeof *outs, err);
+        if (rc != SIM_OK && fold_rc == SIM_OK) {
             char msg[SIM_ERROR_MSG_MAX];
             snprintf(msg, sizeof msg, "%s", err->msg);
             const mdl_cell *cell = &plan->cells[ci];
@@ -147,12 +149,17 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
             return rc;
         if (rank != 0)
             continue;
-        for (uint64_t k = 0; k < n; k++)
-            res__fold(a, c, &outs[k], base + k, plan->horizon);
+        for (uint64_t k = 0; k < n && fold_rc == SIM_OK; k++)
+            fold_rc = res__fold(a, c, &outs[k], base + k, plan->horizon);
+        if (fold_rc != SIM_OK)
+            sim_error_set(err, fold_rc, "run: out of memory for the cell's figures");
         if (progress != NULL)
             progress(pctx, (uint64_t)ci * reps + base + n, (uint64_t)plan->ncells * reps);
     }
-    int rc = pool_hists(a, err);
+    /* every rank hears of a failure to fold the last round */
+    int rc = sim_ranks_agree(fold_rc, err);
+    if (rc == SIM_OK)
+        rc = pool_hists(a, err);
     if (rc == SIM_OK && rank == 0)
         res__finish_cell(a, c, reps, plan->horizon);
     return rc;
@@ -182,6 +189,7 @@ static void acc_destroy(acc *a)
 {
     if (a == NULL)
         return;
+    res__acc_sketches_free(a);
     free(a->peaks);
     free(a->switch_peaks);
     free(a->margins);
@@ -207,6 +215,7 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     acc *a = calloc(1, sizeof *a);
     if (a == NULL)
         return NULL;
+    a->cap = n;
     /* sizeof (times_hist) is a multiple of its 64-byte alignment */
     a->per_thread = aligned_alloc(_Alignof(times_hist), threads * sizeof *a->per_thread);
     if (a->per_thread != NULL)
@@ -262,7 +271,9 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
         ncmp += res__baseline_of(plan, ci) != ci ? RES_CMP_COUNT : 0;
     /* rank 0 holds a round of every rank's metrics; the others a slice */
     size_t nouts = rank == 0 ? (size_t)round_of(size) : BATCH;
-    acc *a = acc_create(threads, rank == 0 ? reps : 1, ncmp > 0);
+    /* the values kept per cell: every replication's up to exact_max */
+    uint64_t cap = plan->exact_max != 0 ? plan->exact_max : RES_EXACT_MAX;
+    acc *a = acc_create(threads, rank != 0 ? 1 : reps < cap ? reps : cap, ncmp > 0);
     rep_out *outs = calloc(nouts, sizeof *outs);
     size_t *lens = calloc(size, sizeof *lens);
     res_cell *cells = calloc(plan->ncells, sizeof *cells);

@@ -53,7 +53,15 @@ typedef struct per_rep {
     double *v[RES_CMP_COUNT]; /* peak, any death (0/1), latency p95 (-1: none), availability */
 } per_rep;
 
+/* Per-replication values a cell keeps: every figure is exact up to this
+ * many replications (res_plan.exact_max overrides it); past it the
+ * quantiles come from res__qhist sketches and the comparisons take their
+ * spread from the first RES_EXACT_MAX pairs (docs/results.md), so memory
+ * does not grow with the replications. */
+#define RES_EXACT_MAX UINT64_C(65536)
+
 typedef struct acc {
+    uint64_t cap;                     /* values kept per array (<= the replications) */
     double *peaks;                    /* per replication, sorted for the quantiles */
     double *stage[MDL_STAGE_COUNT];   /* per replication where the stage allocated */
     double *switch_peaks;
@@ -65,6 +73,13 @@ typedef struct acc {
     res_hist wait, latency;
     double wait_sum, latency_sum, queue_area, alive, accepting, deaths;
     uint64_t boot_loops;
+    double peak_sum;                  /* every replication's peak */
+    /* past cap: every value of the array, kept as counts */
+    res__qhist q_peak, q_stage[MDL_STAGE_COUNT], q_switch, q_margin;
+    /* the cell's own figures, for its comparisons past cap; and its
+     * baseline's */
+    double cur_peak_p95, cur_any, cur_avail;
+    double base_peak_p95, base_any, base_avail;
     times_hist *per_thread; /* one per worker thread */
     unsigned nthreads;
     per_rep cur, base;      /* this cell's, and its baseline's */
@@ -88,10 +103,13 @@ double res__rep_p95_and_merge(times_hist *t, uint64_t key);
 /* The resampling key of replication rep of a cell whose baseline is
  * base_cell. */
 uint64_t res__boot_key(uint64_t seed, unsigned base_cell, uint64_t rep);
-/* Replication k's output into the cell's accumulator and figures. */
-void res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
+/* Replication k's output into the cell's accumulator and figures.
+ * SIM_OK, or SIM_ENOMEM (a sketch past cap could not be made). */
+int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
 /* Zeroes what the accumulator gathers for one cell. */
 void res__acc_reset(acc *a);
+/* Frees the sketches (res__acc_reset calls it). */
+void res__acc_sketches_free(acc *a);
 /* Zeroes buckets [lo, hi] and the counts of the resamples h (only the
  * range used: they are large). */
 void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi);

@@ -186,27 +186,95 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
 
 #define SUB_BITS 7
 
-unsigned res__hist_bucket(int64_t v)
+/* Log-linear buckets with `sub` bits below the leading one: exact below
+ * 2^(sub+1), then 2^sub buckets per power of two. */
+static inline unsigned log_bucket(uint64_t u, unsigned sub)
 {
-    if (v < 0)
-        v = 0;
-    uint64_t u = (uint64_t)v;
-    if (u < (UINT64_C(2) << SUB_BITS))
+    if (u < (UINT64_C(2) << sub))
         return (unsigned)u;
     unsigned e = 63u - (unsigned)__builtin_clzll(u);
-    unsigned shift = e - SUB_BITS;
-    return (shift << SUB_BITS) + (unsigned)(u >> shift);
+    unsigned shift = e - sub;
+    return (shift << sub) + (unsigned)(u >> shift);
 }
 
-/* The midpoint of bucket b: b = (shift << SUB_BITS) + m, m in
- * [2^SUB_BITS, 2^(SUB_BITS+1)), covers [m << shift, (m + 1) << shift). */
-int64_t res__hist_mid(unsigned b)
+/* The midpoint of bucket b: b = (shift << sub) + m, m in [2^sub,
+ * 2^(sub+1)), covers [m << shift, (m + 1) << shift). */
+static inline uint64_t log_mid(unsigned b, unsigned sub)
 {
-    if (b < (2u << SUB_BITS))
-        return (int64_t)b;
-    unsigned shift = (b >> SUB_BITS) - 1;
-    uint64_t m = (uint64_t)(b - (shift << SUB_BITS));
-    return (int64_t)((m << shift) + ((UINT64_C(1) << shift) >> 1));
+    if (b < (2u << sub))
+        return b;
+    unsigned shift = (b >> sub) - 1;
+    uint64_t m = (uint64_t)(b - (shift << sub));
+    return (m << shift) + ((UINT64_C(1) << shift) >> 1);
+}
+
+unsigned res__hist_bucket(int64_t v)
+{
+    return log_bucket(v < 0 ? 0 : (uint64_t)v, SUB_BITS);
+}
+
+int64_t res__hist_mid(unsigned b) { return (int64_t)log_mid(b, SUB_BITS); }
+
+/* ------------------------------------------------- per-cell value sketch */
+
+#define QH_SUB 10
+#define QH_BUCKETS (((63u - QH_SUB) << QH_SUB) + (2u << QH_SUB))
+
+int res__qh_add(res__qhist *h, double v)
+{
+    uint64_t **side = v < 0 ? &h->neg : &h->pos;
+    if (*side == NULL && (*side = calloc(QH_BUCKETS, sizeof **side)) == NULL)
+        return SIM_ENOMEM;
+    double a = v < 0 ? -v : v;
+    uint64_t u = a >= 9.2e18 ? UINT64_C(9200000000000000000) : (uint64_t)a;
+    (*side)[log_bucket(u, QH_SUB)]++;
+    if (h->n == 0 || v < h->min)
+        h->min = v;
+    if (h->n == 0 || v > h->max)
+        h->max = v;
+    h->n++;
+    return SIM_OK;
+}
+
+/* The value at 0-based rank q: the midpoint of its bucket, within the
+ * sample's least and greatest values. */
+static double qh_at(const res__qhist *h, uint64_t q)
+{
+    uint64_t seen = 0;
+    double v = h->max;
+    int found = 0;
+    if (h->neg != NULL)
+        for (unsigned b = QH_BUCKETS; b-- > 0 && !found;)
+            if ((seen += h->neg[b]) > q) {
+                v = -(double)log_mid(b, QH_SUB);
+                found = 1;
+            }
+    if (h->pos != NULL)
+        for (unsigned b = 0; b < QH_BUCKETS && !found; b++)
+            if ((seen += h->pos[b]) > q) {
+                v = (double)log_mid(b, QH_SUB);
+                found = 1;
+            }
+    return v < h->min ? h->min : v > h->max ? h->max : v;
+}
+
+double res__qh_quantile(const res__qhist *h, double p)
+{
+    if (h->n == 0)
+        return 0;
+    double pos = p * (double)(h->n - 1);
+    uint64_t lhs = (uint64_t)pos;
+    double delta = pos - (double)lhs, a = qh_at(h, lhs);
+    if (delta == 0 || lhs + 1 >= h->n)
+        return a;
+    return a + delta * (qh_at(h, lhs + 1) - a);
+}
+
+void res__qh_free(res__qhist *h)
+{
+    free(h->neg);
+    free(h->pos);
+    memset(h, 0, sizeof *h);
 }
 
 void res_hist_add(res_hist *h, int64_t v)

@@ -358,3 +358,73 @@ workload:
     CHECK(m.find("more than 100000 requests in the system at once at t=100.") == 0);
     CHECK(m.find("bound policies.queue") != std::string::npos);
 }
+
+TEST_CASE("past the values kept, quantiles come from the sketch within its resolution and the "
+          "comparisons keep their meaning",
+          "[world][run][large]")
+{
+    // The default plan at 300 replications, once with every value kept and
+    // once keeping 100 per cell (res_plan.exact_max), as a run past 65,536
+    // replications does.  A sketched quantile interpolates between the
+    // order statistics' buckets, each within 2^-11 of its value: it lies
+    // between the exact order statistics either side of the rank, widened by
+    // that.  Counts and means do not depend on it at all.
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(scn_scenario_load_catalog(SCN_DEFAULT_SCENARIO, &s, &err) == SIM_OK);
+    std::vector<const char *> pj;
+    const uint64_t reps = 300;
+    res_plan plan = shim::plan_of(s, reps, pj);
+    res_result exact, sketched;
+    REQUIRE(res_run(&plan, 2, nullptr, nullptr, &exact, &err) == SIM_OK);
+    plan.exact_max = 100;
+    REQUIRE(res_run(&plan, 2, nullptr, nullptr, &sketched, &err) == SIM_OK);
+    const double rel = 1.0 / 2048;
+    // the exact order statistics of the peaks, re-derived from a run that
+    // keeps them: the exact p-quantile brackets
+    for (unsigned ci = 0; ci < exact.ncells; ci++) {
+        const res_cell &e = exact.cells[ci], &k = sketched.cells[ci];
+        INFO("cell " << ci);
+        CHECK(e.with_death == k.with_death);
+        CHECK(e.completed == k.completed);
+        CHECK(e.peak.max == k.peak.max);
+        CHECK(std::fabs(e.peak.mean - k.peak.mean) <= 1e-9 * e.peak.mean);
+        // p50, p95, p99 and the CDF: within the spread of the order statistics
+        // around the rank (the exact CDF's neighbours) and the bucket width
+        for (int q = 1; q < RES_CDF_POINTS - 1; q++) {
+            double lo = std::min(e.peak_cdf[q - 1], e.peak_cdf[q]) * (1 - rel);
+            double hi = std::max(e.peak_cdf[q + 1], e.peak_cdf[q]) * (1 + rel);
+            CHECK(k.peak_cdf[q] >= lo);
+            CHECK(k.peak_cdf[q] <= hi);
+        }
+        CHECK(std::fabs(k.peak.p95 - e.peak.p95) <= (e.peak_cdf[96] - e.peak_cdf[94]) +
+                                                         rel * e.peak.p95);
+        CHECK(k.has_margin == e.has_margin);
+        if (e.has_margin)
+            CHECK(std::fabs(k.margin_p50 - e.margin_p50) <=
+                  std::fabs(e.margin_p50) * 0.05 + 1024 * 1024);
+    }
+    REQUIRE(exact.ncmp == sketched.ncmp);
+    for (unsigned m = 0; m < exact.ncmp; m++) {
+        const res_comparison &e = exact.cmp[m], &k = sketched.cmp[m];
+        INFO("comparison " << m << " metric " << res_metric_name(e.metric));
+        // the estimate is the difference of the two cells' figures
+        if (e.metric == RES_CMP_PEAK_P95)
+            CHECK(k.diff == sketched.cells[k.cell].peak.p95 - sketched.cells[k.baseline].peak.p95);
+        if (e.metric == RES_CMP_ANY_RATE || e.metric == RES_CMP_AVAILABILITY)
+            CHECK(std::fabs(k.diff - e.diff) <= 1e-12);
+        if (e.metric == RES_CMP_LATENCY_P95) {
+            CHECK(k.diff == e.diff); // the pooled histograms, whatever is kept
+            CHECK(k.ci.lo == e.ci.lo);
+            CHECK(k.ci.hi == e.ci.hi);
+        }
+        CHECK(k.ci.lo <= k.diff);
+        CHECK(k.diff <= k.ci.hi);
+        if (e.metric != RES_CMP_LATENCY_P95)
+            CHECK(k.pairs == reps);
+    }
+    res_result_free(&exact);
+    res_result_free(&sketched);
+    scn_scenario_release(&s);
+}
