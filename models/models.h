@@ -101,6 +101,7 @@ typedef struct mdl_dist {
     double p1, p2;          /* kind-specific, derived by the constructors */
     const int64_t *values;  /* empirical: borrowed, must outlive the dist */
     uint32_t nvalues;
+    double p3, p4;          /* gamma of shape >= 1: Marsaglia and Tsang's d and c */
 } mdl_dist;
 
 /* Constructors: validate the parameters and fill *d.  Return SIM_OK, or
