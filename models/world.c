@@ -254,6 +254,12 @@ static int init_engine(world *w, const mdl_cell *cell, sim_error *err)
     sim_engine_config ec;
     memset(&ec, 0, sizeof ec);
     ec.alloc = w->alloc;
+    /* A replication keeps about four events pending (the next arrival,
+     * the executions' ends, a timer): a binary heap that small beats the
+     * radix heap, which redistributes a one-event bucket at nearly every
+     * step (docs/design/engine.md, "The world's pending set"). */
+    ec.pending = SIM_PENDING_HEAP;
+    ec.heap_arity_log2 = 1;
 #ifdef OOMSIM_WORLD_CHECK
     ec.after_event = check_after_event;
     ec.after_ctx = w;
