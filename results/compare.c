@@ -92,7 +92,8 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
                 c->pairs = 0;
             } else {
                 c->diff = (double)res_hist_quantile(&a->latency, 0.95) - a->base_latency_p95;
-                c->ci = res__latency_boot(a->boot_cur, a->boot_base, c->diff);
+                c->ci = res__latency_boot(a->boot_cur, a->boot_lo, a->boot_hi, a->boot_base,
+                                          a->base_lo, a->base_hi, c->diff);
             }
         }
     }
@@ -101,8 +102,9 @@ static int compare(const res_plan *plan, acc *a, unsigned ci, uint64_t reps,
 }
 
 /* The p95 of every resample (as res_hist_quantile), in one pass over the
- * buckets; -1 for a resample with no latency. */
-static void boot_p95(const boot_hist *h, double q[RES_LATENCY_BOOT])
+ * buckets [lo, hi], outside which every count is 0; -1 for a resample
+ * with no latency. */
+static void boot_p95(const boot_hist *h, unsigned lo, unsigned hi, double q[RES_LATENCY_BOOT])
 {
     uint64_t rank[RES_LATENCY_BOOT], seen[RES_LATENCY_BOOT] = {0};
     unsigned left = 0;
@@ -115,7 +117,7 @@ static void boot_p95(const boot_hist *h, double q[RES_LATENCY_BOOT])
             rank[b] = 1;
         left++;
     }
-    for (unsigned k = 0; k < RES_HIST_BUCKETS && left > 0; k++)
+    for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS && left > 0; k++)
         for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
             if (h->n[b] == 0 || q[b] >= 0)
                 continue;
@@ -127,12 +129,13 @@ static void boot_p95(const boot_hist *h, double q[RES_LATENCY_BOOT])
         }
 }
 
-res_interval res__latency_boot(const boot_hist *boot_cell, const boot_hist *boot_base,
+res_interval res__latency_boot(const boot_hist *boot_cell, unsigned cell_lo, unsigned cell_hi,
+                               const boot_hist *boot_base, unsigned base_lo, unsigned base_hi,
                                double diff)
 {
     double d[RES_LATENCY_BOOT], qc[RES_LATENCY_BOOT], qb[RES_LATENCY_BOOT];
-    boot_p95(boot_cell, qc);
-    boot_p95(boot_base, qb);
+    boot_p95(boot_cell, cell_lo, cell_hi, qc);
+    boot_p95(boot_base, base_lo, base_hi, qb);
     size_t n = 0;
     for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
         if (boot_cell->n[b] > 0 && boot_base->n[b] > 0)
@@ -167,14 +170,23 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
         per_rep t = a->base;
         a->base = a->cur;
         a->cur = t;
+        /* the cell's resamples (thread 0's array) become the baseline's;
+         * thread 0 takes the old baseline's array, with its used buckets,
+         * which the next reset clears */
+        times_hist *t0 = &a->per_thread[0];
         boot_hist *h = a->boot_base;
-        a->boot_base = a->boot_cur;
+        a->boot_base = t0->boot;
+        t0->boot = h;
         a->boot_cur = h;
-        unsigned lo = a->base_lo, hi = a->base_hi; /* what the next reset clears */
+        unsigned lo = a->base_lo, hi = a->base_hi;
         a->base_lo = a->boot_lo;
         a->base_hi = a->boot_hi;
-        a->boot_lo = lo;
-        a->boot_hi = hi;
+        if (h != NULL) {
+            t0->boot_lo = lo;
+            t0->boot_hi = hi;
+        }
+        a->boot_lo = RES_HIST_BUCKETS;
+        a->boot_hi = 0;
         a->base_cell = ci;
         a->base_peak_p95 = a->cur_peak_p95;
         a->base_any = a->cur_any;

@@ -11,7 +11,15 @@
 void res__add_times(void *ctx, sim_time wait, sim_time latency)
 {
     times_hist *t = ctx;
-    res_hist_add(&t->wait, wait);
+    unsigned wb = res__hist_bucket(wait);
+    if (wb >= RES_HIST_BUCKETS)
+        wb = RES_HIST_BUCKETS - 1;
+    t->wait.count[wb]++;
+    t->wait.n++;
+    if (wb < t->pool_lo)
+        t->pool_lo = wb;
+    if (wb > t->pool_hi)
+        t->pool_hi = wb;
     unsigned b = res__hist_bucket(latency);
     if (b >= RES_HIST_BUCKETS)
         b = RES_HIST_BUCKETS - 1;
@@ -107,6 +115,10 @@ double res__rep_p95_and_merge(times_hist *t, uint64_t key)
             r->h.count[b] = 0;
         }
         t->latency.n += r->h.n;
+        if (r->lo < t->pool_lo)
+            t->pool_lo = r->lo;
+        if (r->hi > t->pool_hi)
+            t->pool_hi = r->hi;
         r->h.n = 0;
     }
     r->lo = RES_HIST_BUCKETS;
@@ -189,13 +201,6 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
     a->alive += (double)r->alive_us;
     a->accepting += (double)r->accepting_us;
     return SIM_OK;
-}
-
-void res__hist_merge(res_hist *into, const res_hist *from)
-{
-    for (unsigned b = 0; b < RES_HIST_BUCKETS; b++)
-        into->count[b] += from->count[b];
-    into->n += from->n;
 }
 
 /* The quantiles of an array of n values: exact from the values kept, or,
@@ -315,14 +320,20 @@ void res__acc_reset(acc *a)
     memset(&a->wait, 0, sizeof a->wait);
     memset(&a->latency, 0, sizeof a->latency);
     for (unsigned t = 0; t < a->nthreads; t++) {
-        memset(&a->per_thread[t].wait, 0, sizeof a->per_thread[t].wait);
-        memset(&a->per_thread[t].latency, 0, sizeof a->per_thread[t].latency);
         times_hist *th = &a->per_thread[t];
+        if (th->pool_lo <= th->pool_hi) { /* only the buckets used */
+            size_t n = (size_t)(th->pool_hi - th->pool_lo + 1) * sizeof th->wait.count[0];
+            memset(&th->wait.count[th->pool_lo], 0, n);
+            memset(&th->latency.count[th->pool_lo], 0, n);
+        }
+        th->wait.n = th->latency.n = 0;
+        th->pool_lo = RES_HIST_BUCKETS;
+        th->pool_hi = 0;
         res__boot_clear(th->boot, th->boot_lo, th->boot_hi);
         th->boot_lo = RES_HIST_BUCKETS;
         th->boot_hi = 0;
     }
-    res__boot_clear(a->boot_cur, a->boot_lo, a->boot_hi);
+    /* the cell's resamples are thread 0's, cleared with it */
     a->boot_lo = RES_HIST_BUCKETS;
     a->boot_hi = 0;
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;

@@ -10,12 +10,91 @@
 #include "results.h"
 #include "internal.h"
 
+#include <dlfcn.h>
 #include <math.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include <plplot.h>
+
+/* -------------------------------------------------------------- PLplot */
+
+/* PLplot and the dozen libraries it brings are opened when the first plot
+ * is drawn (dlopen by soname, which CMake reads from the library), so a
+ * run without plots never loads them (docs/performance.md, "Start-up").
+ * The functions used, by their symbols (plplot.h maps most pl* names to
+ * c_pl* ones), with the types plplot.h declares. */
+#define PL_SYMBOLS(X)                                                                       \
+    X(c_pladv) X(c_plbox) X(c_plcol0) X(c_plend) X(c_plerrx) X(c_plfill) X(plgDevs)          \
+    X(c_plinit) X(c_pljoin) X(c_pllab) X(c_pllegend) X(c_plline) X(c_pllsty) X(c_plmtex)     \
+    X(c_plptex) X(c_plschr) X(c_plscmap0n) X(c_plscol0a) X(c_plsdev) X(plsexit) X(plsfile)   \
+    X(c_plspage) X(c_plstring) X(c_plvpor) X(c_plwidth) X(c_plwind)
+
+static struct pl_api {
+#define PL_MEMBER(f) __typeof__(f) *f;
+    PL_SYMBOLS(PL_MEMBER)
+#undef PL_MEMBER
+} pl;
+static int pl_loaded;    /* 1 once every symbol is found */
+static char pl_why[200]; /* why not */
+static pthread_once_t pl_once = PTHREAD_ONCE_INIT;
+
+static void pl_open(void)
+{
+    void *h = dlopen(OOMSIM_PLPLOT_SONAME, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        snprintf(pl_why, sizeof pl_why, "%s", dlerror());
+        return;
+    }
+#define PL_LOAD(f)                                                                          \
+    if ((*(void **)&pl.f = dlsym(h, #f)) == NULL) {                                        \
+        snprintf(pl_why, sizeof pl_why, "%s has no %s", OOMSIM_PLPLOT_SONAME, #f);            \
+        return;                                                                             \
+    }
+    PL_SYMBOLS(PL_LOAD)
+#undef PL_LOAD
+    pl_loaded = 1; /* the handle stays open for the process's life */
+}
+
+/* Opens PLplot once; SIM_OK, or SIM_EIO with what is missing. */
+static int pl_ready(sim_error *err)
+{
+    pthread_once(&pl_once, pl_open);
+    if (pl_loaded)
+        return SIM_OK;
+    return sim_error_set(err, SIM_EIO, "plots: cannot open PLplot (%s): install Debian's "
+                         "libplplot17", pl_why);
+}
+
+/* From here on, every PLplot call goes through the table. */
+#define c_pladv (*pl.c_pladv)
+#define c_plbox (*pl.c_plbox)
+#define c_plcol0 (*pl.c_plcol0)
+#define c_plend (*pl.c_plend)
+#define c_plerrx (*pl.c_plerrx)
+#define c_plfill (*pl.c_plfill)
+#define plgDevs (*pl.plgDevs)
+#define c_plinit (*pl.c_plinit)
+#define c_pljoin (*pl.c_pljoin)
+#define c_pllab (*pl.c_pllab)
+#define c_pllegend (*pl.c_pllegend)
+#define c_plline (*pl.c_plline)
+#define c_pllsty (*pl.c_pllsty)
+#define c_plmtex (*pl.c_plmtex)
+#define c_plptex (*pl.c_plptex)
+#define c_plschr (*pl.c_plschr)
+#define c_plscmap0n (*pl.c_plscmap0n)
+#define c_plscol0a (*pl.c_plscol0a)
+#define c_plsdev (*pl.c_plsdev)
+#define plsexit (*pl.plsexit)
+#define plsfile (*pl.plsfile)
+#define c_plspage (*pl.c_plspage)
+#define c_plstring (*pl.c_plstring)
+#define c_plvpor (*pl.c_plvpor)
+#define c_plwidth (*pl.c_plwidth)
+#define c_plwind (*pl.c_plwind)
 
 /* ------------------------------------------------------------ timeline */
 
@@ -372,6 +451,9 @@ static int on_plplot_exit(PLCHAR_VECTOR msg)
 
 int res_plot_available(sim_error *err)
 {
+    int rc = pl_ready(err);
+    if (rc != SIM_OK)
+        return rc;
     static const char *menu[128], *names[128];
     int n = 128;
     const char **pm = menu, **pn = names;
@@ -391,6 +473,9 @@ static int plot_begin(plot *p, int width, int height)
     p->buf = NULL;
     p->len = 0;
     p->failed = 0;
+    sim_error err;
+    if (pl_ready(&err) != SIM_OK)
+        return SIM_EIO;
     p->f = open_memstream(&p->buf, &p->len);
     if (p->f == NULL)
         return SIM_EIO;

@@ -60,8 +60,13 @@ static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
 static int pool_hists(acc *a, sim_error *err)
 {
     for (unsigned t = 0; t < a->nthreads; t++) {
-        res__hist_merge(&a->wait, &a->per_thread[t].wait);
-        res__hist_merge(&a->latency, &a->per_thread[t].latency);
+        const times_hist *th = &a->per_thread[t];
+        for (unsigned k = th->pool_lo; k <= th->pool_hi && k < RES_HIST_BUCKETS; k++) {
+            a->wait.count[k] += th->wait.count[k];
+            a->latency.count[k] += th->latency.count[k];
+        }
+        a->wait.n += th->wait.n;
+        a->latency.n += th->latency.n;
     }
     res_hist *h[2] = {&a->wait, &a->latency};
     for (int k = 0; k < 2; k++) {
@@ -73,27 +78,33 @@ static int pool_hists(acc *a, sim_error *err)
     }
     if (a->boot_cur == NULL) /* nothing to compare: no resamples */
         return SIM_OK;
-    for (unsigned t = 0; t < a->nthreads; t++) {
+    /* every thread's resamples into thread 0's, which is the cell's
+     * (a->boot_cur): no array of its own to fault in */
+    times_hist *t0 = &a->per_thread[0];
+    for (unsigned t = 1; t < a->nthreads; t++) {
         const times_hist *th = &a->per_thread[t];
         if (th->boot_lo > th->boot_hi)
             continue; /* no latency on this thread */
-        uint64_t *into = a->boot_cur->count[th->boot_lo];
+        uint64_t *into = t0->boot->count[th->boot_lo];
         const uint64_t *from = th->boot->count[th->boot_lo];
         size_t n = (size_t)(th->boot_hi - th->boot_lo + 1) * RES_LATENCY_BOOT;
         for (size_t k = 0; k < n; k++)
             into[k] += from[k];
         for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
-            a->boot_cur->n[b] += th->boot->n[b];
-        if (th->boot_lo < a->boot_lo)
-            a->boot_lo = th->boot_lo;
-        if (th->boot_hi > a->boot_hi)
-            a->boot_hi = th->boot_hi;
+            t0->boot->n[b] += th->boot->n[b];
+        if (th->boot_lo < t0->boot_lo)
+            t0->boot_lo = th->boot_lo;
+        if (th->boot_hi > t0->boot_hi)
+            t0->boot_hi = th->boot_hi;
     }
     if (sim_ranks_size() > 1) {
         /* other ranks used other buckets: all of them may be non-zero now */
-        a->boot_lo = 0;
-        a->boot_hi = RES_HIST_BUCKETS - 1;
+        t0->boot_lo = 0;
+        t0->boot_hi = RES_HIST_BUCKETS - 1;
     }
+    a->boot_cur = t0->boot;
+    a->boot_lo = t0->boot_lo;
+    a->boot_hi = t0->boot_hi;
     /* a boot_hist is all uint64_t: one array */
     return sim_ranks_sum((uint64_t *)a->boot_cur, sizeof(boot_hist) / sizeof(uint64_t), err);
 }
@@ -202,8 +213,7 @@ static void acc_destroy(acc *a)
     for (unsigned t = 0; a->per_thread != NULL && t < a->nthreads; t++)
         free(a->per_thread[t].boot);
     free(a->per_thread);
-    free(a->boot_cur);
-    free(a->boot_base);
+    free(a->boot_base); /* boot_cur is thread 0's */
     free(a);
 }
 
@@ -231,8 +241,7 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
         ok = (a->cur.v[m] = malloc(bytes)) != NULL && (a->base.v[m] = malloc(bytes)) != NULL;
     /* the latency resamples, only when there is something to compare */
     size_t boot = sizeof(boot_hist);
-    ok = ok && (!with_boot || ((a->boot_cur = calloc(1, boot)) != NULL &&
-                               (a->boot_base = calloc(1, boot)) != NULL));
+    ok = ok && (!with_boot || (a->boot_base = calloc(1, boot)) != NULL);
     for (unsigned t = 0; ok && with_boot && t < threads; t++)
         ok = (a->per_thread[t].boot = calloc(1, boot)) != NULL;
     if (!ok) {
@@ -240,10 +249,12 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
         return NULL;
     }
     for (unsigned t = 0; t < threads; t++) {
+        a->per_thread[t].pool_lo = RES_HIST_BUCKETS;
         a->per_thread[t].rep.lo = RES_HIST_BUCKETS;
         a->per_thread[t].boot_lo = RES_HIST_BUCKETS;
         a->per_thread[t].boot_hi = 0;
     }
+    a->boot_cur = with_boot ? a->per_thread[0].boot : NULL;
     a->boot_lo = a->base_lo = RES_HIST_BUCKETS;
     a->boot_hi = a->base_hi = 0;
     return a;

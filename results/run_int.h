@@ -37,6 +37,7 @@ typedef struct boot_hist {
  * otherwise bounce a shared line between the cores on every request. */
 typedef struct times_hist {
     _Alignas(64) res_hist wait, latency; /* pooled over the thread's replications */
+    unsigned pool_lo, pool_hi; /* buckets [lo, hi] of both may be non-zero (lo > hi: none) */
     rep_hist rep;           /* the running replication's latencies */
     boot_hist *boot;        /* the weighted latency resamples */
     unsigned boot_lo, boot_hi; /* buckets [lo, hi] of them may be non-zero; lo > hi: none */
@@ -113,7 +114,6 @@ void res__acc_sketches_free(acc *a);
 /* Zeroes buckets [lo, hi] and the counts of the resamples h (only the
  * range used: they are large). */
 void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi);
-void res__hist_merge(res_hist *into, const res_hist *from);
 /* The cell's figures from its accumulator, once every replication is in. */
 void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon);
 
@@ -126,8 +126,10 @@ int res__after_cell(const res_plan *plan, acc *a, unsigned ci, res_comparison *c
                     unsigned *k, sim_error *err);
 /* The percentile 95 % interval of the resamples' differences of the
  * pooled latency p95 (cell minus baseline), over the resamples in which
- * both have a request; [diff, diff] when none has. */
-res_interval res__latency_boot(const boot_hist *boot_cell, const boot_hist *boot_base,
+ * both have a request; [diff, diff] when none has.  Each set's counts are
+ * 0 outside its buckets [lo, hi]. */
+res_interval res__latency_boot(const boot_hist *boot_cell, unsigned cell_lo, unsigned cell_hi,
+                               const boot_hist *boot_base, unsigned base_lo, unsigned base_hi,
                                double diff);
 
 #endif /* OOMSIM_RESULTS_RUN_INT_H */

@@ -120,24 +120,28 @@ typedef struct boot_job {
     size_t n;
     double p;
     uint64_t seed, key;
+    uint32_t *m; /* n multiplicities per worker thread */
 } boot_job;
 
+/* A resample allocates nothing from its arena (so nothing is reset after
+ * it): its multiplicities are its thread's, its stream state malloc'ed. */
 static int one_resample(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
 {
     const boot_job *j = ctx;
-    uint32_t *m = sim_malloc(env->alloc, j->n * sizeof *m);
+    uint32_t *m = j->m + (size_t)env->thread * j->n;
     sim_stream s;
     memset(&s, 0, sizeof s);
-    if (m == NULL || sim_stream_init(&s, env->alloc, j->seed, j->key,
-                                     RES_PURPOSE_BOOTSTRAP + env->replication) != SIM_OK)
+    if (sim_stream_init(&s, NULL, j->seed, j->key, RES_PURPOSE_BOOTSTRAP + env->replication) !=
+        SIM_OK)
         return sim_error_set(err, SIM_ENOMEM, "bootstrap: out of memory");
     memset(m, 0, j->n * sizeof *m);
     gsl_rng *r = sim_stream_rng(&s);
     for (size_t k = 0; k < j->n; k++)
         m[gsl_rng_uniform_int(r, j->n)]++;
+    sim_stream_release(&s);
     *(double *)out = weighted_quantile(j->y, j->oy, m, j->n, j->p) -
                      weighted_quantile(j->x, j->ox, m, j->n, j->p);
-    return SIM_OK; /* m and the stream go with the resample's arena */
+    return SIM_OK;
 }
 
 int res_paired_quantile_diff(const double *x, const double *y, size_t n, double p,
@@ -151,7 +155,16 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
     double *sx = malloc(n * sizeof *sx), *sy = malloc(n * sizeof *sy);
     size_t *ox = malloc(n * sizeof *ox), *oy = malloc(n * sizeof *oy);
     double *d = malloc((resamples > 0 ? resamples : 1) * sizeof *d);
-    int rc = sx && sy && ox && oy && d ? SIM_OK : SIM_ENOMEM;
+    if (threads == 0)
+        threads = 1;
+    if (threads > SIM_THREADS_MAX)
+        threads = SIM_THREADS_MAX;
+    if (resamples > 0 && threads > resamples)
+        threads = resamples;
+    uint32_t *m = n <= SIZE_MAX / sizeof(uint32_t) / threads
+                      ? malloc((size_t)threads * n * sizeof *m)
+                      : NULL;
+    int rc = sx && sy && ox && oy && d && m ? SIM_OK : SIM_ENOMEM;
     if (rc == SIM_OK) {
         memcpy(sx, x, n * sizeof *sx);
         memcpy(sy, y, n * sizeof *sy);
@@ -161,7 +174,7 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
                 gsl_stats_quantile_from_sorted_data(sx, 1, n, p);
         gsl_sort_index(ox, x, 1, n);
         gsl_sort_index(oy, y, 1, n);
-        boot_job j = {x, y, ox, oy, n, p, seed, key};
+        boot_job j = {x, y, ox, oy, n, p, seed, key, m};
         sim_error err;
         sim_error_clear(&err);
         if (resamples > 0)
@@ -179,6 +192,7 @@ int res_paired_quantile_diff(const double *x, const double *y, size_t n, double 
     free(ox);
     free(oy);
     free(d);
+    free(m);
     return rc;
 }
 

@@ -34,6 +34,9 @@ struct sim_arena {
     int flags;
     block head;     /* malloc: circular list of live blocks */
     size_t bytes;
+    size_t made;    /* blocks allocated since the last reset: 0, nothing to reset */
+    size_t reset_mib[3]; /* jemalloc: "arena.<i>.reset", looked up once */
+    size_t reset_miblen;
 };
 
 #ifndef OOMSIM_NO_JEMALLOC
@@ -41,8 +44,10 @@ static void *je_malloc(void *ctx, size_t n)
 {
     sim_arena *a = ctx;
     void *p = mallocx(n == 0 ? 1 : n, a->flags);
-    if (p != NULL)
+    if (p != NULL) {
         a->bytes += n;
+        a->made++;
+    }
     return p;
 }
 
@@ -90,6 +95,11 @@ static sim_arena *je_create(sim_error *err)
     a->index = index;
     a->flags = flags;
     a->bytes = 0;
+    char name[64];
+    snprintf(name, sizeof name, "arena.%u.reset", index);
+    a->reset_miblen = sizeof a->reset_mib / sizeof a->reset_mib[0];
+    if (mallctlnametomib(name, a->reset_mib, &a->reset_miblen) != 0)
+        a->reset_miblen = 0; /* by name, then */
     return a;
 }
 
@@ -103,9 +113,13 @@ static void je_destroy(sim_arena *a)
 
 static void je_reset(sim_arena *a)
 {
-    char name[64];
-    snprintf(name, sizeof name, "arena.%u.reset", a->index);
-    mallctl(name, NULL, NULL, NULL, 0);
+    if (a->reset_miblen > 0) {
+        mallctlbymib(a->reset_mib, a->reset_miblen, NULL, NULL, NULL, 0);
+    } else {
+        char name[64];
+        snprintf(name, sizeof name, "arena.%u.reset", a->index);
+        mallctl(name, NULL, NULL, NULL, 0);
+    }
     a->bytes = 0;
 }
 
@@ -138,6 +152,7 @@ static void *lb_malloc(void *ctx, size_t n)
     b->size = n;
     link_block(a, b);
     a->bytes += n;
+    a->made++;
     return b + 1;
 }
 
@@ -226,6 +241,9 @@ sim_arena *sim_arena_create(sim_error *err)
 
 void sim_arena_reset(sim_arena *a)
 {
+    if (a->made == 0 && a->bytes == 0)
+        return; /* nothing was made since the last reset */
+    a->made = 0;
 #ifndef OOMSIM_NO_JEMALLOC
     if (a->je) {
         je_reset(a);

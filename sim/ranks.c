@@ -1,13 +1,13 @@
 /* ranks.c - the processes of an MPI job (sim.h "ranks").
  *
- * Built with MPI (OOMSIM_HAVE_MPI) the calls are thin wrappers over the
- * MPI collectives on MPI_COMM_WORLD, with MPI_ERRORS_RETURN so that an
- * MPI failure comes back as a sim_error instead of an abort.  Without
- * MPI, or before sim_ranks_start(), the process is rank 0 of a job of
- * one and each call copies or does nothing.  Every call is made from the
- * main thread only (MPI_THREAD_FUNNELED): sim_replicate's workers never
- * touch MPI. */
+ * Built with MPI (OOMSIM_HAVE_MPI), sim_ranks_start() opens the MPI
+ * module (sim/ranks_mpi.c, oomsim-mpi.so beside the binary) and every call
+ * goes through its table: Open MPI and its libraries are loaded only by a
+ * process an MPI launcher started.  Without MPI, without the module, or
+ * before sim_ranks_start(), the process is rank 0 of a job of one and
+ * each call copies or does nothing. */
 #include "sim.h"
+#include "ranks_mpi.h"
 
 #include <limits.h>
 #include <stdio.h>
@@ -15,7 +15,8 @@
 #include <string.h>
 
 #ifdef OOMSIM_HAVE_MPI
-#include <mpi.h>
+#include <dlfcn.h>
+#include <unistd.h>
 #endif
 
 static unsigned my_rank, job_size = 1, local_size = 1;
@@ -59,196 +60,6 @@ unsigned sim_ranks_local(void)
     return local_size;
 }
 
-#ifdef OOMSIM_HAVE_MPI
-
-static char library[MPI_MAX_LIBRARY_VERSION_STRING];
-
-/* "rank R: msg" into err, keeping its code (a message from another rank,
- * or this rank's own when the job has several). */
-static void name_rank(sim_error *err, int code, unsigned rank, const char *msg)
-{
-    char copy[SIM_ERROR_MSG_MAX];
-    snprintf(copy, sizeof copy, "%s", msg[0] != '\0' ? msg : sim_strerror(code));
-    sim_error_set(err, code, "rank %u: %s", rank, copy);
-}
-
-const char *sim_ranks_library(void)
-{
-    if (library[0] == '\0') {
-        int len = 0;
-        if (MPI_Get_library_version(library, &len) != MPI_SUCCESS)
-            snprintf(library, sizeof library, "MPI");
-        library[strcspn(library, ",\n")] = '\0'; /* "Open MPI v4.1.4" */
-    }
-    return library;
-}
-
-static int mpi_fail(sim_error *err, const char *call, int code)
-{
-    char text[MPI_MAX_ERROR_STRING];
-    int len = 0;
-    if (MPI_Error_string(code, text, &len) != MPI_SUCCESS)
-        snprintf(text, sizeof text, "MPI error %d", code);
-    return sim_error_set(err, SIM_EIO, "rank %u: %s: %s", my_rank, call, text);
-}
-
-/* What a rank says of itself when the ranks agree. */
-typedef struct said {
-    int32_t code;
-    char msg[SIM_ERROR_MSG_MAX];
-} said;
-
-/* Allocated once when joining, so that no collective can fail to take
- * part for want of memory (the other ranks would wait for it). */
-static said *heard;           /* one per rank */
-static int *counts, *displs;  /* one per rank each */
-
-int sim_ranks_start(int *argc, char ***argv, sim_error *err)
-{
-    if (started)
-        return SIM_OK;
-    int provided = 0;
-    int rc = MPI_Init_thread(argc, argv, MPI_THREAD_FUNNELED, &provided);
-    if (rc != MPI_SUCCESS)
-        return sim_error_set(err, SIM_EIO, "MPI_Init_thread failed (error %d): is this an "
-                             "MPI launch?", rc);
-    started = 1;
-    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
-    if (provided < MPI_THREAD_FUNNELED) {
-        sim_ranks_stop();
-        return sim_error_set(err, SIM_EIO, "the MPI library gives no thread support "
-                             "(MPI_THREAD_FUNNELED is needed: replications run on threads)");
-    }
-    int r = 0, n = 1, local = 1;
-    MPI_Comm node;
-    if ((rc = MPI_Comm_rank(MPI_COMM_WORLD, &r)) != MPI_SUCCESS ||
-        (rc = MPI_Comm_size(MPI_COMM_WORLD, &n)) != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Comm_rank", rc);
-    my_rank = (unsigned)r;
-    job_size = (unsigned)n;
-    heard = malloc(sizeof *heard * job_size);
-    counts = malloc(sizeof *counts * job_size);
-    displs = malloc(sizeof *displs * job_size);
-    if (heard == NULL || counts == NULL || displs == NULL)
-        return sim_error_set(err, SIM_ENOMEM, "rank %u: out of memory joining a job of %u "
-                             "ranks", my_rank, job_size);
-    /* the ranks sharing this machine's memory, to divide its cores */
-    if ((rc = MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, r, MPI_INFO_NULL,
-                                  &node)) != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Comm_split_type", rc);
-    MPI_Comm_size(node, &local);
-    MPI_Comm_free(&node);
-    local_size = local > 0 ? (unsigned)local : 1;
-    return SIM_OK;
-}
-
-void sim_ranks_stop(void)
-{
-    if (!started)
-        return;
-    started = 0;
-    MPI_Finalize();
-    free(heard);
-    free(counts);
-    free(displs);
-    heard = NULL;
-    counts = displs = NULL;
-    my_rank = 0;
-    job_size = local_size = 1;
-}
-
-int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *lens,
-                     sim_error *err)
-{
-    if (into != mine && len > 0 && (my_rank == 0 || job_size == 1))
-        memmove(into, mine, len);
-    if (job_size == 1)
-        return SIM_OK;
-    if (len > INT_MAX)
-        return sim_error_set(err, SIM_ELIMIT, "rank %u: %zu bytes to gather (over %d)", my_rank,
-                             len, INT_MAX);
-    int rc;
-    if (my_rank != 0) {
-        rc = MPI_Gatherv(mine, (int)len, MPI_BYTE, NULL, NULL, NULL, MPI_BYTE, 0,
-                         MPI_COMM_WORLD);
-    } else {
-        size_t at = 0;
-        for (unsigned r = 0; r < job_size; r++) {
-            if (lens[r] > INT_MAX || at > INT_MAX - lens[r])
-                return sim_error_set(err, SIM_ELIMIT, "rank 0: more than %d bytes to gather",
-                                     INT_MAX);
-            counts[r] = (int)lens[r];
-            displs[r] = (int)at;
-            at += lens[r];
-        }
-        /* rank 0's own bytes are in place, at the start */
-        rc = MPI_Gatherv(MPI_IN_PLACE, 0, MPI_BYTE, into, counts, displs, MPI_BYTE, 0,
-                         MPI_COMM_WORLD);
-    }
-    return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Gatherv", rc);
-}
-
-int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
-{
-    if (job_size == 1 || n == 0)
-        return SIM_OK;
-    if (n > INT_MAX)
-        return sim_error_set(err, SIM_ELIMIT, "rank %u: %zu values to sum", my_rank, n);
-    int rc = my_rank == 0
-                 ? MPI_Reduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD)
-                 : MPI_Reduce(v, NULL, (int)n, MPI_UINT64_T, MPI_SUM, 0, MPI_COMM_WORLD);
-    return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Reduce", rc);
-}
-
-int sim_ranks_agree(int code, sim_error *err)
-{
-    if (job_size == 1)
-        return code;
-    /* the common case, nobody failed, costs one small reduction */
-    int failed = code != SIM_OK, any = 0;
-    int rc = MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Allreduce", rc);
-    if (!any)
-        return SIM_OK;
-    said mine;
-    memset(&mine, 0, sizeof mine);
-    mine.code = code;
-    if (code != SIM_OK)
-        snprintf(mine.msg, sizeof mine.msg, "%s", err->msg);
-    rc = MPI_Allgather(&mine, (int)sizeof mine, MPI_BYTE, heard, (int)sizeof mine, MPI_BYTE,
-                       MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Allgather", rc);
-    unsigned r = 0;
-    while (r < job_size && heard[r].code == SIM_OK)
-        r++;
-    if (r == job_size)
-        return sim_error_set(err, SIM_EINTERNAL, "rank %u: the ranks disagree on a failure",
-                             my_rank);
-    name_rank(err, heard[r].code, r, heard[r].msg);
-    return heard[r].code;
-}
-
-int sim_ranks_same(uint64_t v, const char *what, sim_error *err)
-{
-    if (job_size == 1)
-        return SIM_OK;
-    /* heard[] has room for a uint64_t per rank */
-    uint64_t *all = (uint64_t *)(void *)heard;
-    int rc = MPI_Allgather(&v, 1, MPI_UINT64_T, all, 1, MPI_UINT64_T, MPI_COMM_WORLD);
-    if (rc != MPI_SUCCESS)
-        return mpi_fail(err, "MPI_Allgather", rc);
-    unsigned r = 1;
-    while (r < job_size && all[r] == all[0])
-        r++;
-    if (r == job_size)
-        return SIM_OK;
-    return sim_error_set(err, SIM_EINPUT, "rank %u: %s differs from rank 0's", r, what);
-}
-
-#else /* no MPI: a job of one */
-
 /* A positive count from the environment, 0 when absent or not a count. */
 static unsigned long env_count(const char *name)
 {
@@ -260,6 +71,101 @@ static unsigned long env_count(const char *name)
     return *end == '\0' ? n : 0;
 }
 
+/* N copies that cannot join one job would each run the whole plan. */
+static int refuse_copies(const char *why, const char *fix, sim_error *err)
+{
+    unsigned long n = env_count("OMPI_COMM_WORLD_SIZE");
+    if (n == 0)
+        n = env_count("PMI_SIZE");
+    if (n > 1)
+        return sim_error_set(err, SIM_ESTATE, "%s, so %lu copies started by an MPI launcher "
+                             "would each run everything; %s (docs/scale-out.md)", why, n, fix);
+    started = 1;
+    return SIM_OK;
+}
+
+#ifdef OOMSIM_HAVE_MPI
+
+static const sim_ranks_mpi_ops *ops; /* the module's table, once opened */
+static char module_why[SIM_ERROR_MSG_MAX];
+
+/* Opens oomsim-mpi.so from the binary's own directory (OOMSIM_MPI_MODULE
+ * names another file); NULL with module_why set when it cannot. */
+static const sim_ranks_mpi_ops *open_module(void)
+{
+    if (ops != NULL)
+        return ops;
+    char path[4096];
+    const char *given = getenv("OOMSIM_MPI_MODULE");
+    if (given != NULL && given[0] != '\0') {
+        snprintf(path, sizeof path, "%s", given);
+    } else {
+        ssize_t n = readlink("/proc/self/exe", path, sizeof path - 32);
+        if (n <= 0) {
+            snprintf(module_why, sizeof module_why, "cannot find the oomsim binary");
+            return NULL;
+        }
+        path[n] = '\0';
+        char *slash = strrchr(path, '/');
+        snprintf(slash != NULL ? slash + 1 : path, 32, "oomsim-mpi.so");
+    }
+    void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+    if (h == NULL) {
+        snprintf(module_why, sizeof module_why, "%s", dlerror());
+        return NULL;
+    }
+    const sim_ranks_mpi_ops *t = dlsym(h, "oomsim_mpi_ops");
+    if (t == NULL || t->abi != SIM_RANKS_MPI_ABI) {
+        snprintf(module_why, sizeof module_why, "%.300s is not this build's MPI module", path);
+        dlclose(h);
+        return NULL;
+    }
+    ops = t; /* stays open for the process's life */
+    return ops;
+}
+
+const char *sim_ranks_library(void)
+{
+    const sim_ranks_mpi_ops *t = open_module();
+    return t != NULL ? t->library() : NULL;
+}
+
+int sim_ranks_start(int *argc, char ***argv, sim_error *err)
+{
+    if (started)
+        return SIM_OK;
+    if (open_module() == NULL) {
+        char why[SIM_ERROR_MSG_MAX + 64];
+        snprintf(why, sizeof why, "the MPI module cannot be opened (%s)", module_why);
+        return refuse_copies(why, "build the module beside the binary", err);
+    }
+    unsigned r = 0, n = 1, local = 1;
+    int rc = ops->start(argc, argv, &r, &n, &local, err);
+    started = 1; /* whatever happened, stop finalizes what started */
+    if (rc != SIM_OK)
+        return rc;
+    my_rank = r;
+    job_size = n;
+    local_size = local;
+    return SIM_OK;
+}
+
+void sim_ranks_stop(void)
+{
+    if (!started)
+        return;
+    started = 0;
+    if (ops != NULL)
+        ops->stop();
+    my_rank = 0;
+    job_size = local_size = 1;
+}
+
+/* Past here a job of one needs no module. */
+#define JOINED (ops != NULL && job_size > 1)
+
+#else /* no MPI: a job of one */
+
 const char *sim_ranks_library(void)
 {
     return NULL;
@@ -269,16 +175,8 @@ int sim_ranks_start(int *argc, char ***argv, sim_error *err)
 {
     (void)argc;
     (void)argv;
-    /* N copies of a build without MPI would each run the whole plan */
-    unsigned long n = env_count("OMPI_COMM_WORLD_SIZE");
-    if (n == 0)
-        n = env_count("PMI_SIZE");
-    if (n > 1)
-        return sim_error_set(err, SIM_ESTATE, "this oomsim was built without MPI, so %lu "
-                             "copies started by an MPI launcher would each run everything; "
-                             "build it with Open MPI installed (docs/scale-out.md)", n);
-    started = 1;
-    return SIM_OK;
+    return refuse_copies("this oomsim was built without MPI", "build it with Open MPI installed",
+                         err);
 }
 
 void sim_ranks_stop(void)
@@ -286,9 +184,17 @@ void sim_ranks_stop(void)
     started = 0;
 }
 
+#define JOINED 0
+
+#endif
+
 int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *lens,
                      sim_error *err)
 {
+#ifdef OOMSIM_HAVE_MPI
+    if (JOINED)
+        return ops->gather(mine, len, into, lens, err);
+#endif
     (void)lens;
     (void)err;
     if (into != mine && len > 0)
@@ -298,6 +204,10 @@ int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *len
 
 int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
 {
+#ifdef OOMSIM_HAVE_MPI
+    if (JOINED)
+        return ops->sum(v, n, err);
+#endif
     (void)v;
     (void)n;
     (void)err;
@@ -306,16 +216,22 @@ int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
 
 int sim_ranks_agree(int code, sim_error *err)
 {
+#ifdef OOMSIM_HAVE_MPI
+    if (JOINED)
+        return ops->agree(code, err);
+#endif
     (void)err;
     return code;
 }
 
 int sim_ranks_same(uint64_t v, const char *what, sim_error *err)
 {
+#ifdef OOMSIM_HAVE_MPI
+    if (JOINED)
+        return ops->same(v, what, err);
+#endif
     (void)v;
     (void)what;
     (void)err;
     return SIM_OK;
 }
-
-#endif

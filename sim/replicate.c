@@ -9,6 +9,7 @@
 
 #include <pthread.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 
 typedef struct job {
@@ -56,6 +57,48 @@ typedef struct worker_arg {
     unsigned thread;
 } worker_arg;
 
+/* Arenas outlive a call: a worker takes one from this free list and gives
+ * it back emptied, so the pages a replication's world used stay mapped for
+ * the next call's replications instead of being purged and faulted in
+ * again (a run calls sim_replicate once per cell and round, and once per
+ * bootstrap).  Destroyed at exit. */
+static sim_arena *spare[SIM_THREADS_MAX * 2];
+static unsigned nspare;
+static pthread_mutex_t spare_mu = PTHREAD_MUTEX_INITIALIZER;
+static pthread_once_t spare_once = PTHREAD_ONCE_INIT;
+
+static void spare_destroy_all(void)
+{
+    pthread_mutex_lock(&spare_mu);
+    while (nspare > 0)
+        sim_arena_destroy(spare[--nspare]);
+    pthread_mutex_unlock(&spare_mu);
+}
+
+static void spare_init(void) { atexit(spare_destroy_all); }
+
+static sim_arena *arena_take(sim_error *err)
+{
+    pthread_once(&spare_once, spare_init);
+    pthread_mutex_lock(&spare_mu);
+    sim_arena *a = nspare > 0 ? spare[--nspare] : NULL;
+    pthread_mutex_unlock(&spare_mu);
+    return a != NULL ? a : sim_arena_create(err);
+}
+
+static void arena_give(sim_arena *a)
+{
+    if (a == NULL)
+        return;
+    pthread_mutex_lock(&spare_mu);
+    if (nspare < sizeof spare / sizeof *spare) {
+        spare[nspare++] = a;
+        a = NULL;
+    }
+    pthread_mutex_unlock(&spare_mu);
+    sim_arena_destroy(a); /* NULL: kept */
+}
+
 static void *worker(void *arg)
 {
     const worker_arg *a = arg;
@@ -68,14 +111,14 @@ static void *worker(void *arg)
         if (arena == NULL) {
             sim_error err;
             sim_error_clear(&err);
-            if ((arena = sim_arena_create(&err)) == NULL) {
+            if ((arena = arena_take(&err)) == NULL) {
                 record_failure(j, k, err.code, &err);
                 break;
             }
         }
         run_one(j, k, a->thread, arena);
     }
-    sim_arena_destroy(arena);
+    arena_give(arena);
     return NULL;
 }
 

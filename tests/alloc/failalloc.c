@@ -130,7 +130,7 @@ static int book_remove(const void *p, size_t *size)
 }
 
 /* The code whose allocations may fail (failalloc_only), and the helpers'
- * (the C library, the dynamic loader, libltdl): an allocation a helper
+ * (the C library, libltdl): an allocation a helper
  * makes is judged by the first frame above it that is not a helper's
  * (fopen called by oomsim may fail; asprintf called by libfyaml, or a
  * driver PLplot loads through libltdl, is spared).  Between
@@ -140,8 +140,8 @@ static int book_remove(const void *p, size_t *size)
 typedef struct range {
     uintptr_t lo, hi;
 } range;
-static range failable[RANGES_MAX], helper[RANGES_MAX];
-static int nfailable, nhelper, restricted;
+static range failable[RANGES_MAX], helper[RANGES_MAX], loader[RANGES_MAX];
+static int nfailable, nhelper, nloader, restricted;
 static uint64_t spared_calls;
 static _Thread_local int unwinding, spare_depth;
 
@@ -193,6 +193,11 @@ static int is_spared(const void *caller)
         return 1;
     if (!restricted || unwinding || in_ranges(failable, nfailable, caller))
         return 0;
+    /* the dynamic loader's own blocks (a new thread's TLS vector, grown
+     * after a dlopen and kept with glibc's cached thread stacks; a dlopen's
+     * link map): never ours to free, and never failed */
+    if (in_ranges(loader, nloader, caller))
+        return 1;
     if (!in_ranges(helper, nhelper, caller))
         return 1;
     unwinding = 1;
@@ -243,7 +248,9 @@ int failalloc_only(const char *const *objects, size_t n)
         if (nfailable == before)
             return 0;
     }
-    static const char *const helpers[] = {"libc.so", "ld-linux", "libltdl.so"};
+    wanted l = {"ld-linux", loader, &nloader};
+    dl_iterate_phdr(add_ranges, &l);
+    static const char *const helpers[] = {"libc.so", "libltdl.so"};
     for (size_t i = 0; i < sizeof helpers / sizeof *helpers; i++) {
         wanted c = {helpers[i], helper, &nhelper};
         dl_iterate_phdr(add_ranges, &c);
@@ -287,8 +294,8 @@ static int book_call(const void *caller)
 
 static void book_keep(void *p, size_t n, const void *caller)
 {
-    if (p == NULL)
-        return;
+    if (p == NULL || in_ranges(loader, nloader, caller))
+        return; /* the loader's own: not followed (is_spared) */
     pthread_mutex_lock(&book_lock);
     book_add(p, n, caller);
     pthread_mutex_unlock(&book_lock);
