@@ -117,7 +117,9 @@ static void boot_p95(const boot_hist *h, unsigned lo, unsigned hi, double q[RES_
             rank[b] = 1;
         left++;
     }
-    for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS && left > 0; k++)
+    for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS && left > 0; k++) {
+        if (!BOOT_USED(h, k))
+            continue; /* a row of zeros, never written */
         for (unsigned b = 0; b < RES_LATENCY_BOOT; b++) {
             if (h->n[b] == 0 || q[b] >= 0)
                 continue;
@@ -127,6 +129,7 @@ static void boot_p95(const boot_hist *h, unsigned lo, unsigned hi, double q[RES_
                 left--;
             }
         }
+    }
 }
 
 res_interval res__latency_boot(const boot_hist *boot_cell, unsigned cell_lo, unsigned cell_hi,

@@ -85,6 +85,7 @@ __attribute__((target_clones("avx2", "default"))) static void boot_add(times_his
         uint64_t c = r->h.count[k];
         if (c == 0)
             continue;
+        BOOT_MARK(bh, k);
         uint64_t *row = bh->count[k];
         if (c <= UINT32_MAX) {
             uint32_t c32 = (uint32_t)c;
@@ -295,8 +296,11 @@ void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi)
 {
     if (h == NULL)
         return;
+    for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS; k++)
+        if (BOOT_USED(h, k))
+            memset(h->count[k], 0, sizeof h->count[k]);
     if (lo <= hi)
-        memset(h->count[lo], 0, (size_t)(hi - lo + 1) * sizeof h->count[0]);
+        memset(h->used, 0, sizeof h->used);
     memset(h->n, 0, sizeof h->n);
 }
 
@@ -317,8 +321,14 @@ void res__acc_reset(acc *a)
     a->nmargins = 0;
     memset(a->peak_stage, 0, sizeof a->peak_stage);
     memset(a->death_stage, 0, sizeof a->death_stage);
-    memset(&a->wait, 0, sizeof a->wait);
-    memset(&a->latency, 0, sizeof a->latency);
+    if (a->pool_lo <= a->pool_hi) { /* only the buckets used */
+        size_t n = (size_t)(a->pool_hi - a->pool_lo + 1) * sizeof a->wait.count[0];
+        memset(&a->wait.count[a->pool_lo], 0, n);
+        memset(&a->latency.count[a->pool_lo], 0, n);
+    }
+    a->wait.n = a->latency.n = 0;
+    a->pool_lo = RES_HIST_BUCKETS;
+    a->pool_hi = 0;
     for (unsigned t = 0; t < a->nthreads; t++) {
         times_hist *th = &a->per_thread[t];
         if (th->pool_lo <= th->pool_hi) { /* only the buckets used */

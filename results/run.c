@@ -67,6 +67,14 @@ static int pool_hists(acc *a, sim_error *err)
         }
         a->wait.n += th->wait.n;
         a->latency.n += th->latency.n;
+        if (th->pool_lo < a->pool_lo)
+            a->pool_lo = th->pool_lo;
+        if (th->pool_hi > a->pool_hi)
+            a->pool_hi = th->pool_hi;
+    }
+    if (sim_ranks_size() > 1) { /* other ranks' buckets: any may be non-zero */
+        a->pool_lo = 0;
+        a->pool_hi = RES_HIST_BUCKETS - 1;
     }
     res_hist *h[2] = {&a->wait, &a->latency};
     for (int k = 0; k < 2; k++) {
@@ -85,11 +93,13 @@ static int pool_hists(acc *a, sim_error *err)
         const times_hist *th = &a->per_thread[t];
         if (th->boot_lo > th->boot_hi)
             continue; /* no latency on this thread */
-        uint64_t *into = t0->boot->count[th->boot_lo];
-        const uint64_t *from = th->boot->count[th->boot_lo];
-        size_t n = (size_t)(th->boot_hi - th->boot_lo + 1) * RES_LATENCY_BOOT;
-        for (size_t k = 0; k < n; k++)
-            into[k] += from[k];
+        for (unsigned k = th->boot_lo; k <= th->boot_hi; k++) {
+            if (!BOOT_USED(th->boot, k))
+                continue;
+            BOOT_MARK(t0->boot, k);
+            for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+                t0->boot->count[k][b] += th->boot->count[k][b];
+        }
         for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
             t0->boot->n[b] += th->boot->n[b];
         if (th->boot_lo < t0->boot_lo)
@@ -101,12 +111,13 @@ static int pool_hists(acc *a, sim_error *err)
         /* other ranks used other buckets: all of them may be non-zero now */
         t0->boot_lo = 0;
         t0->boot_hi = RES_HIST_BUCKETS - 1;
+        memset(t0->boot->used, 0xff, sizeof t0->boot->used);
     }
     a->boot_cur = t0->boot;
     a->boot_lo = t0->boot_lo;
     a->boot_hi = t0->boot_hi;
-    /* a boot_hist is all uint64_t: one array */
-    return sim_ranks_sum((uint64_t *)a->boot_cur, sizeof(boot_hist) / sizeof(uint64_t), err);
+    /* the counts of a boot_hist are all uint64_t: one array */
+    return sim_ranks_sum((uint64_t *)a->boot_cur, BOOT_SUM_WORDS, err);
 }
 
 /* Where the slice of `rank` starts in a round of n replications over
@@ -212,7 +223,7 @@ static void acc_destroy(acc *a)
     }
     for (unsigned t = 0; a->per_thread != NULL && t < a->nthreads; t++)
         free(a->per_thread[t].boot);
-    free(a->per_thread);
+    free(a->per_thread_block);
     free(a->boot_base); /* boot_cur is thread 0's */
     free(a);
 }
@@ -226,10 +237,13 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     if (a == NULL)
         return NULL;
     a->cap = n;
-    /* sizeof (times_hist) is a multiple of its 64-byte alignment */
-    a->per_thread = aligned_alloc(_Alignof(times_hist), threads * sizeof *a->per_thread);
-    if (a->per_thread != NULL)
-        memset(a->per_thread, 0, threads * sizeof *a->per_thread);
+    /* sizeof (times_hist) is a multiple of its 64-byte alignment; calloc
+     * hands large blocks over as untouched zero pages, which only the
+     * buckets used ever fault in */
+    a->per_thread_block = calloc(1, threads * sizeof *a->per_thread + _Alignof(times_hist));
+    if (a->per_thread_block != NULL)
+        a->per_thread = (times_hist *)(((uintptr_t)a->per_thread_block + _Alignof(times_hist) - 1) &
+                                       ~(uintptr_t)(_Alignof(times_hist) - 1));
     a->nthreads = threads;
     a->base_cell = UINT32_MAX;
     size_t bytes = (size_t)n * sizeof(double);
@@ -255,6 +269,8 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
         a->per_thread[t].boot_hi = 0;
     }
     a->boot_cur = with_boot ? a->per_thread[0].boot : NULL;
+    a->pool_lo = RES_HIST_BUCKETS;
+    a->pool_hi = 0;
     a->boot_lo = a->base_lo = RES_HIST_BUCKETS;
     a->boot_hi = a->base_hi = 0;
     return a;

@@ -8,6 +8,9 @@
 
 #include "internal.h"
 
+#include <stddef.h>
+#include <stdint.h>
+
 /* A replication's own latencies, in a histogram whose used bucket range
  * is tracked, so that clearing it and merging it cost what it holds. */
 typedef struct rep_hist {
@@ -30,7 +33,15 @@ typedef struct rep_hist {
 typedef struct boot_hist {
     uint64_t n[RES_LATENCY_BOOT];
     uint64_t count[RES_HIST_BUCKETS][RES_LATENCY_BOOT];
+    /* Bit k set: row k may be non-zero.  Rows never written are never
+     * read or cleared either, so their pages are never faulted in (a run
+     * of few replications spreads its latencies over hundreds of rows).
+     * Not part of what ranks sum (BOOT_SUM_WORDS). */
+    uint64_t used[(RES_HIST_BUCKETS + 63) / 64];
 } boot_hist;
+#define BOOT_SUM_WORDS (offsetof(boot_hist, used) / sizeof(uint64_t))
+#define BOOT_USED(h, k) (((h)->used[(k) / 64] >> ((k) % 64)) & 1u)
+#define BOOT_MARK(h, k) ((h)->used[(k) / 64] |= UINT64_C(1) << ((k) % 64))
 
 /* Each thread's own, on cache lines of its own (run.c allocates them
  * aligned): a neighbour's writes to the next one's first buckets would
@@ -81,7 +92,9 @@ typedef struct acc {
      * baseline's */
     double cur_peak_p95, cur_any, cur_avail;
     double base_peak_p95, base_any, base_avail;
-    times_hist *per_thread; /* one per worker thread */
+    times_hist *per_thread; /* one per worker thread, in per_thread_block */
+    void *per_thread_block;
+    unsigned pool_lo, pool_hi; /* buckets [lo, hi] of wait and latency may be non-zero */
     unsigned nthreads;
     per_rep cur, base;      /* this cell's, and its baseline's */
     boot_hist *boot_cur, *boot_base; /* the latency resamples, pooled */
