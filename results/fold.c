@@ -304,6 +304,21 @@ void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi)
     memset(h->n, 0, sizeof h->n);
 }
 
+/* Zeroes a wait and latency pair whose buckets [*lo, *hi] may be
+ * non-zero (only those: the others were never touched), and empties the
+ * range. */
+static void clear_pair(res_hist *w, res_hist *l, unsigned *lo, unsigned *hi)
+{
+    if (*lo <= *hi) {
+        size_t n = (size_t)(*hi - *lo + 1) * sizeof w->count[0];
+        memset(&w->count[*lo], 0, n);
+        memset(&l->count[*lo], 0, n);
+    }
+    w->n = l->n = 0;
+    *lo = RES_HIST_BUCKETS;
+    *hi = 0;
+}
+
 void res__acc_sketches_free(acc *a)
 {
     res__qh_free(&a->q_peak);
@@ -321,24 +336,10 @@ void res__acc_reset(acc *a)
     a->nmargins = 0;
     memset(a->peak_stage, 0, sizeof a->peak_stage);
     memset(a->death_stage, 0, sizeof a->death_stage);
-    if (a->pool_lo <= a->pool_hi) { /* only the buckets used */
-        size_t n = (size_t)(a->pool_hi - a->pool_lo + 1) * sizeof a->wait.count[0];
-        memset(&a->wait.count[a->pool_lo], 0, n);
-        memset(&a->latency.count[a->pool_lo], 0, n);
-    }
-    a->wait.n = a->latency.n = 0;
-    a->pool_lo = RES_HIST_BUCKETS;
-    a->pool_hi = 0;
+    clear_pair(&a->wait, &a->latency, &a->pool_lo, &a->pool_hi);
     for (unsigned t = 0; t < a->nthreads; t++) {
         times_hist *th = &a->per_thread[t];
-        if (th->pool_lo <= th->pool_hi) { /* only the buckets used */
-            size_t n = (size_t)(th->pool_hi - th->pool_lo + 1) * sizeof th->wait.count[0];
-            memset(&th->wait.count[th->pool_lo], 0, n);
-            memset(&th->latency.count[th->pool_lo], 0, n);
-        }
-        th->wait.n = th->latency.n = 0;
-        th->pool_lo = RES_HIST_BUCKETS;
-        th->pool_hi = 0;
+        clear_pair(&th->wait, &th->latency, &th->pool_lo, &th->pool_hi);
         res__boot_clear(th->boot, th->boot_lo, th->boot_hi);
         th->boot_lo = RES_HIST_BUCKETS;
         th->boot_hi = 0;
