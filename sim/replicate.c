@@ -39,15 +39,57 @@ static void record_failure(job *j, uint64_t k, int rc, const sim_error *err)
     atomic_store(&j->failed, 1);
 }
 
+static sim_arena *arena_take(sim_error *err);
+
+/* A worker's allocator: its arena, taken at the first allocation, so a
+ * worker whose replications allocate nothing (a bootstrap's resamples)
+ * never makes one.  A failure to make it is an allocation failure. */
+typedef struct lazy {
+    sim_alloc alloc;
+    sim_arena *arena;
+} lazy;
+
+static void *lazy_malloc(void *ctx, size_t n)
+{
+    lazy *l = ctx;
+    if (l->arena == NULL) {
+        sim_error err;
+        sim_error_clear(&err);
+        if ((l->arena = arena_take(&err)) == NULL)
+            return NULL;
+    }
+    const sim_alloc *a = sim_arena_alloc(l->arena);
+    return a->malloc_fn(a->ctx, n);
+}
+
+static void *lazy_realloc(void *ctx, void *p, size_t old, size_t n)
+{
+    lazy *l = ctx;
+    if (p == NULL)
+        return lazy_malloc(ctx, n);
+    const sim_alloc *a = sim_arena_alloc(l->arena);
+    return a->realloc_fn(a->ctx, p, old, n);
+}
+
+static void lazy_free(void *ctx, void *p, size_t n)
+{
+    lazy *l = ctx;
+    if (p == NULL || l->arena == NULL)
+        return;
+    const sim_alloc *a = sim_arena_alloc(l->arena);
+    a->free_fn(a->ctx, p, n);
+}
+
 /* Runs replication k in the worker's arena, emptied afterwards (its
  * pages stay with the thread: no fault-in per replication). */
-static void run_one(job *j, uint64_t k, unsigned thread, sim_arena *arena)
+static void run_one(job *j, uint64_t k, unsigned thread, lazy *l)
 {
     sim_error err;
     sim_error_clear(&err);
-    sim_rep_env env = {k, sim_arena_alloc(arena), thread};
+    sim_rep_env env = {k, &l->alloc, thread};
     int rc = j->fn(j->ctx, &env, j->outs + k * j->out_size, &err);
-    sim_arena_reset(arena);
+    if (l->arena != NULL)
+        sim_arena_reset(l->arena);
     if (rc != SIM_OK)
         record_failure(j, k, rc, &err);
 }
@@ -103,22 +145,15 @@ static void *worker(void *arg)
 {
     const worker_arg *a = arg;
     job *j = a->j;
-    sim_arena *arena = NULL;
+    lazy l = {{lazy_malloc, lazy_realloc, lazy_free, NULL}, NULL};
+    l.alloc.ctx = &l;
     while (!atomic_load(&j->failed)) {
         uint64_t k = atomic_fetch_add(&j->next, 1);
         if (k >= j->count)
             break;
-        if (arena == NULL) {
-            sim_error err;
-            sim_error_clear(&err);
-            if ((arena = arena_take(&err)) == NULL) {
-                record_failure(j, k, err.code, &err);
-                break;
-            }
-        }
-        run_one(j, k, a->thread, arena);
+        run_one(j, k, a->thread, &l);
     }
-    arena_give(arena);
+    arena_give(l.arena);
     return NULL;
 }
 
