@@ -12,8 +12,6 @@ void res__add_times(void *ctx, sim_time wait, sim_time latency)
 {
     times_hist *t = ctx;
     unsigned wb = res__hist_bucket(wait);
-    if (wb >= RES_HIST_BUCKETS)
-        wb = RES_HIST_BUCKETS - 1;
     t->wait.count[wb]++;
     t->wait.n++;
     if (wb < t->pool_lo)
@@ -21,8 +19,6 @@ void res__add_times(void *ctx, sim_time wait, sim_time latency)
     if (wb > t->pool_hi)
         t->pool_hi = wb;
     unsigned b = res__hist_bucket(latency);
-    if (b >= RES_HIST_BUCKETS)
-        b = RES_HIST_BUCKETS - 1;
     t->rep.h.count[b]++;
     t->rep.h.n++;
     if (b < t->rep.lo)

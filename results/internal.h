@@ -29,8 +29,8 @@ void res__follow(res__memfollow *f, const trc_event *e, res__record_fn rec, void
 /* At the end: an allocation still announced is made. */
 void res__follow_flush(res__memfollow *f, res__record_fn rec, void *ctx);
 
-/* The histogram's bucket of v (values below 0 in bucket 0), and the
- * midpoint of bucket b (stats.c). */
+/* The histogram's bucket of v (values below 0 in bucket 0, values past
+ * the last bucket in it), and the midpoint of bucket b (stats.c). */
 unsigned res__hist_bucket(int64_t v);
 int64_t res__hist_mid(unsigned b);
 

@@ -104,7 +104,6 @@ typedef struct res_hist {
     uint64_t n;
 } res_hist;
 
-void res_hist_add(res_hist *h, int64_t v);
 /* The nearest-rank p-quantile (0 <= p <= 1): the midpoint of the bucket
  * holding rank ceil(p n), rounded; 0 when empty. */
 int64_t res_hist_quantile(const res_hist *h, double p);

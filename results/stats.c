@@ -261,7 +261,8 @@ static inline uint64_t log_mid(unsigned b, unsigned sub)
 
 unsigned res__hist_bucket(int64_t v)
 {
-    return log_bucket(v < 0 ? 0 : (uint64_t)v, SUB_BITS);
+    unsigned b = log_bucket(v < 0 ? 0 : (uint64_t)v, SUB_BITS);
+    return b < RES_HIST_BUCKETS ? b : RES_HIST_BUCKETS - 1;
 }
 
 int64_t res__hist_mid(unsigned b) { return (int64_t)log_mid(b, SUB_BITS); }
@@ -326,15 +327,6 @@ void res__qh_free(res__qhist *h)
     free(h->neg);
     free(h->pos);
     memset(h, 0, sizeof *h);
-}
-
-void res_hist_add(res_hist *h, int64_t v)
-{
-    unsigned b = res__hist_bucket(v);
-    if (b >= RES_HIST_BUCKETS)
-        b = RES_HIST_BUCKETS - 1;
-    h->count[b]++;
-    h->n++;
 }
 
 int64_t res_hist_quantile(const res_hist *h, double p)
