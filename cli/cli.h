@@ -53,10 +53,20 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
  * name beside it, then renamed; nothing left on a failure (printed).
  * CLI_OK or CLI_FAILURE. */
 int cli_write_file(const char *path, const char *text, size_t len);
+/* Starts *o at path with text and a newline, closed (sim_out: the caller
+ * commits and frees it, even after a failure); SIM_OK or the failure. */
+int cli_put_text(const char *path, const char *text, size_t len, sim_out **o, sim_error *err);
+/* Prints "oomsim: <message>" of a failed output; returns CLI_FAILURE. */
+int cli_output_failed(const sim_error *err);
 /* Whether files can be written into dir: an existing, writable directory,
  * or a missing one whose parent is.  SIM_OK or SIM_EIO with the reason;
  * creates nothing. */
 int cli_check_dir(const char *dir, sim_error *err);
+
+/* Whether a file can be written at path (its directory exists and takes
+ * new files, and it is not a directory); `option` names it in the
+ * message.  SIM_OK or SIM_EIO; creates nothing. */
+int cli_check_file(const char *option, const char *path, sim_error *err);
 
 /* A decimal integer in [min, max] into *out: SIM_OK, or SIM_EINVAL when
  * it is not one (out untouched). */
@@ -89,6 +99,9 @@ typedef struct cli_run_opts {
     const char *scenario, *dir, *format;
     int has_reps, has_seed, has_timeline;
     unsigned long long reps, seed, threads, timeline;
+    const char *checkpoint, *resume; /* run only: --checkpoint, --resume */
+    double period;                   /* --checkpoint-period, seconds */
+    int has_period;
 } cli_run_opts;
 /* Prints the results as o->format says and, with o->dir, writes them with
  * the plots and the report; returns the exit status. */

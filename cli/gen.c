@@ -8,10 +8,8 @@
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include <unistd.h>
 
 static const char usage_text[] =
     "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
@@ -111,18 +109,15 @@ int cli_gen(int argc, char **argv)
                 SIM_S(s.ncells));
         return CLI_USAGE;
     }
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        scn_scenario_release(&s);
-        fprintf(stderr, "oomsim: cannot write %s: %s\n", out, strerror(errno));
-        return CLI_FAILURE;
-    }
+    sim_out *o = NULL;
+    FILE *f = NULL;
+    int io = rc = sim_out_open(out, &o, &err); /* io: the output failed, err says how */
+    if (rc == SIM_OK && (f = sim_out_stream(o)) == NULL)
+        io = rc = sim_error_set(&err, SIM_ENOMEM, "cannot write %s: out of memory", out);
     mdl_rep r;
-    if (format == FORMAT_PERFETTO) {
+    if (rc == SIM_OK && format == FORMAT_PERFETTO) {
         rc = write_perfetto(&s, &s.cells[cell], rep, f, &r, &err);
-    } else {
+    } else if (rc == SIM_OK) {
         trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
         rc = w != NULL ? SIM_OK : err.code;
         if (rc == SIM_OK) {
@@ -133,11 +128,19 @@ int cli_gen(int argc, char **argv)
             rc = trc_writer_finish(w, &err);
         trc_writer_destroy(w);
     }
-    int closed = fclose(f) == 0;
-    if (rc == SIM_OK && (!closed || rename(tmp, out) != 0))
-        rc = sim_error_set(&err, SIM_EIO, "cannot write %s: %s", out, strerror(errno));
-    if (rc != SIM_OK)
-        unlink(tmp);
+    /* a failed write of the stream: the output's own error says why */
+    sim_error ioerr;
+    sim_error_clear(&ioerr);
+    int closed = o != NULL ? sim_out_close(o, &ioerr) : SIM_OK;
+    if (closed != SIM_OK && (rc == SIM_OK || rc == SIM_EIO))
+        rc = closed, err = ioerr, io = 1;
+    if (rc == SIM_OK)
+        io = rc = sim_out_commit(&o, 1, &err);
+    sim_out_free(o);
+    if (rc != SIM_OK && io) {
+        scn_scenario_release(&s);
+        return cli_output_failed(&err);
+    }
     scn_scenario_release(&s);
     if (rc != SIM_OK)
         return cli_report(&err);

@@ -203,31 +203,33 @@ int cli_import(int argc, char **argv)
 
     sim_error err;
     sim_error_clear(&err);
-    char tmp[4200] = "";
+    /* the trace and the candidate are written together, both or neither */
+    sim_out *outs[2] = {NULL, NULL};
+    unsigned nout = 0;
+    int rc = SIM_OK, io = 0; /* io: the output failed, err says how */
     FILE *f = stdout;
     if (out != NULL) {
-        snprintf(tmp, sizeof tmp, "%s.tmp.%ld", out, (long)getpid());
-        if ((f = fopen(tmp, "wb")) == NULL) {
-            fprintf(stderr, "oomsim: cannot write %s: %s\n", out, strerror(errno));
-            return CLI_FAILURE;
-        }
+        io = rc = sim_out_open(out, &outs[nout++], &err);
+        if (rc == SIM_OK && (f = sim_out_stream(outs[0])) == NULL)
+            io = rc = sim_error_set(&err, SIM_ENOMEM, "cannot write %s: out of memory", out);
     }
     trc_pf_summary sum;
     memset(&sum, 0, sizeof sum);
-    trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
-    int rc = w != NULL ? SIM_OK : err.code;
+    trc_writer *w = rc == SIM_OK ? trc_writer_create(f, (trc_format)format, &err) : NULL;
+    if (rc == SIM_OK && w == NULL)
+        rc = err.code;
     if (rc == SIM_OK)
         rc = trc_pf_import_file(trace, &o, write_event, w, &sum, &err);
     if (rc == SIM_OK)
         rc = trc_writer_finish(w, &err);
     trc_writer_destroy(w);
-    if (out != NULL) {
-        int closed = fclose(f) == 0;
-        if (rc == SIM_OK && (!closed || rename(tmp, out) != 0))
-            rc = sim_error_set(&err, SIM_EIO, "cannot write %s: %s", out, strerror(errno));
-        if (rc != SIM_OK)
-            unlink(tmp);
-    } else if (rc == SIM_OK && fflush(stdout) != 0) {
+    if (out != NULL && outs[0] != NULL) {
+        sim_error e;
+        sim_error_clear(&e);
+        /* a failed write of the stream: the output's own error says why */
+        if (sim_out_close(outs[0], &e) != SIM_OK && (rc == SIM_OK || rc == SIM_EIO))
+            rc = e.code, err = e, io = 1;
+    } else if (out == NULL && rc == SIM_OK && fflush(stdout) != 0) {
         rc = sim_error_set(&err, SIM_EIO, "cannot write the trace: %s", strerror(errno));
     }
     if (rc == SIM_OK && cand != NULL) {
@@ -238,15 +240,17 @@ int cli_import(int argc, char **argv)
         char *yaml = trc_pf_candidate_yaml(&sum, id, about);
         if (yaml == NULL)
             rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
-        else if (cli_write_file(cand, yaml, strlen(yaml) - 1) != CLI_OK)
-            rc = SIM_EIO; /* cli_write_file said why */
+        else
+            io = rc = cli_put_text(cand, yaml, strlen(yaml) - 1, &outs[nout++], &err);
         free(yaml);
-        if (rc != SIM_OK && out != NULL)
-            unlink(out); /* the pair is written whole or not at all */
-        if (rc == SIM_EIO) {
-            trc_pf_summary_free(&sum);
-            return CLI_FAILURE;
-        }
+    }
+    if (rc == SIM_OK && nout > 0)
+        io = rc = sim_out_commit(outs, nout, &err);
+    for (unsigned k = 0; k < nout; k++)
+        sim_out_free(outs[k]);
+    if (rc != SIM_OK && io) {
+        trc_pf_summary_free(&sum);
+        return cli_output_failed(&err);
     }
     if (rc != SIM_OK) {
         trc_pf_summary_free(&sum);

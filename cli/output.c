@@ -38,6 +38,25 @@ int cli_report(const sim_error *err)
     return cli_status(err->code);
 }
 
+/* The directory a path is in ("." for a bare name); 0 when too long. */
+static int parent_of(const char *path, char *parent, size_t size)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    while (n > 0 && path[n - 1] != '/')
+        n--;
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (n >= size)
+        return 0;
+    if (n == 0)
+        snprintf(parent, size, ".");
+    else
+        snprintf(parent, size, "%.*s", (int)n, path);
+    return 1;
+}
+
 int cli_check_dir(const char *dir, sim_error *err)
 {
     struct stat st;
@@ -53,25 +72,31 @@ int cli_check_dir(const char *dir, sim_error *err)
         return sim_error_set(err, SIM_EIO, "oomsim: -o %s: %s", dir, strerror(errno));
     /* missing: its parent must take a new directory */
     char parent[PATH_MAX];
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    while (n > 0 && dir[n - 1] != '/')
-        n--;
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    if (n >= sizeof parent)
+    if (!parent_of(dir, parent, sizeof parent))
         return sim_error_set(err, SIM_EIO, "oomsim: -o: the path is too long");
-    if (n == 0)
-        snprintf(parent, sizeof parent, ".");
-    else
-        snprintf(parent, sizeof parent, "%.*s", (int)n, dir);
     if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
         return sim_error_set(err, SIM_EIO, "oomsim: -o %s: cannot create it: %s is not a directory",
                              dir, parent);
     if (access(parent, W_OK | X_OK) != 0)
         return sim_error_set(err, SIM_EIO, "oomsim: -o %s: cannot create it in %s: %s", dir, parent,
                              strerror(errno));
+    return SIM_OK;
+}
+
+int cli_check_file(const char *option, const char *path, sim_error *err)
+{
+    char parent[PATH_MAX];
+    struct stat st;
+    if (!parent_of(path, parent, sizeof parent))
+        return sim_error_set(err, SIM_EIO, "oomsim: %s: the path is too long", option);
+    if (stat(parent, &st) != 0 || !S_ISDIR(st.st_mode))
+        return sim_error_set(err, SIM_EIO, "oomsim: %s %s: %s is not a directory", option, path,
+                             parent);
+    if (access(parent, W_OK | X_OK) != 0)
+        return sim_error_set(err, SIM_EIO, "oomsim: %s %s: cannot write into %s: %s", option,
+                             path, parent, strerror(errno));
+    if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        return sim_error_set(err, SIM_EIO, "oomsim: %s %s: a directory", option, path);
     return SIM_OK;
 }
 
@@ -96,61 +121,44 @@ int cli_write_stdout(const char *text, size_t len)
     return CLI_OK;
 }
 
-/* dir/name and its temporary name while a set of files is written; 0
- * when either does not fit. */
-typedef struct paths {
-    char path[4096], tmp[4200];
-} paths;
-
-static int paths_of(const char *dir, const char *name, paths *p)
+/* Prints "oomsim: <message>" of a failed output and returns the status. */
+int cli_output_failed(const sim_error *err)
 {
-    return (size_t)snprintf(p->path, sizeof p->path, "%s/%s", dir, name) < sizeof p->path &&
-           (size_t)snprintf(p->tmp, sizeof p->tmp, "%s/.%s.tmp.%ld", dir, name,
-                            (long)getpid()) < sizeof p->tmp;
+    fprintf(stderr, "oomsim: %s\n", err->msg);
+    return CLI_FAILURE;
 }
 
-static int write_temp(const char *tmp, const char *path, const cli_file *file)
+/* Starts a file of text and a newline; SIM_OK or the failure in err. */
+int cli_put_text(const char *path, const char *text, size_t len, sim_out **o, sim_error *err)
 {
-    FILE *f = fopen(tmp, "wb");
-    if (f == NULL) {
-        fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(errno));
-        return CLI_FAILURE;
-    }
-    int ok = fwrite(file->text, 1, file->len, f) == file->len && fputc('\n', f) != EOF &&
-             fflush(f) == 0 && fsync(fileno(f)) == 0;
-    int saved = errno;
-    ok = fclose(f) == 0 && ok;
-    if (!ok) {
-        fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(saved != 0 ? saved : errno));
-        unlink(tmp);
-        return CLI_FAILURE;
-    }
-    return CLI_OK;
+    int rc = sim_out_open(path, o, err);
+    if (rc == SIM_OK)
+        rc = sim_out_write(*o, text, len, err);
+    if (rc == SIM_OK)
+        rc = sim_out_write(*o, "\n", 1, err);
+    if (rc == SIM_OK)
+        rc = sim_out_close(*o, err);
+    return rc;
 }
 
 int cli_write_file(const char *path, const char *text, size_t len)
 {
-    char tmp[4200];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.%ld", path, (long)getpid()) >= sizeof tmp) {
-        fprintf(stderr, "oomsim: cannot write %s: the name is too long\n", path);
-        return CLI_FAILURE;
-    }
-    cli_file file = {path, text, len};
-    int status = write_temp(tmp, path, &file);
-    if (status == CLI_OK && rename(tmp, path) != 0) {
-        fprintf(stderr, "oomsim: cannot write %s: %s\n", path, strerror(errno));
-        unlink(tmp);
-        status = CLI_FAILURE;
-    }
-    return status;
+    sim_error err;
+    sim_error_clear(&err);
+    sim_out *o = NULL;
+    int rc = cli_put_text(path, text, len, &o, &err);
+    if (rc == SIM_OK)
+        rc = sim_out_commit(&o, 1, &err);
+    sim_out_free(o);
+    return rc == SIM_OK ? CLI_OK : cli_output_failed(&err);
 }
 
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop)
 {
-    paths p;
+    char path[4096];
     for (unsigned k = 0; k < n; k++)
-        if (!paths_of(dir, files[k].name, &p)) {
+        if ((size_t)snprintf(path, sizeof path, "%s/%s", dir, files[k].name) >= sizeof path) {
             fprintf(stderr, "oomsim: output path too long\n");
             return CLI_FAILURE;
         }
@@ -158,49 +166,47 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
         fprintf(stderr, "oomsim: interrupted before writing: nothing written to %s\n", dir);
         return CLI_INTERRUPTED;
     }
+    sim_out **outs = calloc(n > 0 ? n : 1, sizeof *outs);
+    if (outs == NULL) {
+        fprintf(stderr, "oomsim: out of memory writing the results\n");
+        return CLI_FAILURE;
+    }
     int created = 0;
     struct stat st;
     if (stat(dir, &st) == 0) {
         if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "oomsim: %s: not a directory\n", dir);
+            free(outs);
             return CLI_FAILURE;
         }
     } else if (mkdir(dir, 0777) != 0) {
         fprintf(stderr, "oomsim: cannot create %s: %s\n", dir, strerror(errno));
+        free(outs);
         return CLI_FAILURE;
     } else {
         created = 1;
     }
+    sim_error err;
+    sim_error_clear(&err);
     int status = CLI_OK;
-    unsigned staged = 0;
-    for (; staged < n; staged++) {
+    for (unsigned k = 0; k < n && status == CLI_OK; k++) {
         if (stop != NULL && *stop) {
             fprintf(stderr, "oomsim: interrupted while writing: nothing written to %s\n", dir);
             status = CLI_INTERRUPTED;
             break;
         }
-        paths_of(dir, files[staged].name, &p);
-        if ((status = write_temp(p.tmp, p.path, &files[staged])) != CLI_OK)
-            break;
+        snprintf(path, sizeof path, "%s/%s", dir, files[k].name);
+        if (cli_put_text(path, files[k].text, files[k].len, &outs[k], &err) != SIM_OK)
+            status = cli_output_failed(&err);
     }
-    unsigned renamed = 0;
-    for (; status == CLI_OK && renamed < n; renamed++) {
-        paths_of(dir, files[renamed].name, &p);
-        if (rename(p.tmp, p.path) != 0) {
-            fprintf(stderr, "oomsim: cannot write %s: %s (%u of the %u files were replaced)\n",
-                    p.path, strerror(errno), renamed, n);
-            status = CLI_FAILURE;
-            break;
-        }
-    }
-    if (status == CLI_OK)
-        return CLI_OK;
-    /* the temporaries not renamed, and the directory when it is ours */
-    for (unsigned k = renamed; k < staged; k++) {
-        paths_of(dir, files[k].name, &p);
-        unlink(p.tmp);
-    }
-    if (created && renamed == 0)
+    if (status == CLI_OK && sim_out_commit(outs, n, &err) != SIM_OK)
+        status = cli_output_failed(&err);
+    /* the temporaries not renamed go; and the directory, when it is ours
+     * and nothing went in */
+    for (unsigned k = 0; k < n; k++)
+        sim_out_free(outs[k]);
+    free(outs);
+    if (status != CLI_OK && created)
         rmdir(dir);
     return status;
 }

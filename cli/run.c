@@ -26,7 +26,14 @@ static const char usage_text[] =
     "  -r N       replications per cell (overrides the scenario's)\n"
     "  --seed S   seed (overrides the scenario's)\n"
     "  -j N       threads (default: the CPUs it may use; results do not depend on it)\n"
-    "  --format   what to print: table (default), json or csv\n";
+    "  --format   what to print: table (default), json or csv\n"
+    "  --checkpoint FILE  write the run's state to FILE every 60 s and when\n"
+    "             SIGINT, SIGTERM or SIGUSR1 comes (then stop); removed once the\n"
+    "             results are written (docs/results.md, \"Checkpoints\")\n"
+    "  --checkpoint-period S  seconds between checkpoints (default 60; 0: after\n"
+    "             every round of replications)\n"
+    "  --resume FILE  continue from that checkpoint: the same results, to the\n"
+    "             byte, as the run uninterrupted\n";
 
 /* In an MPI job only rank 0 speaks: the others parse the same arguments
  * and hear of every failure (sim_ranks_agree), so they would only repeat
@@ -93,6 +100,7 @@ static int parse(int argc, char **argv, cli_run_opts *o)
     memset(o, 0, sizeof *o);
     o->format = "table";
     o->threads = cli_default_threads();
+    o->period = 60;
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i];
         const char *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -128,6 +136,20 @@ static int parse(int argc, char **argv, cli_run_opts *o)
                 return usage_error("-j needs a thread count from 1 to 256, got '%s'",
                                    v != NULL ? v : "");
             i++;
+        } else if (strcmp(a, "--checkpoint") == 0 || strcmp(a, "--resume") == 0) {
+            if (v == NULL || v[0] == '\0')
+                return usage_error("%s needs a file", a);
+            *(a[2] == 'c' ? &o->checkpoint : &o->resume) = v;
+            i++;
+        } else if (strcmp(a, "--checkpoint-period") == 0) {
+            char *end = NULL;
+            double t = v != NULL ? strtod(v, &end) : -1;
+            if (v == NULL || end == v || *end != '\0' || !(t >= 0 && t <= 1e6))
+                return usage_error("--checkpoint-period needs seconds from 0 to 1000000, got "
+                                   "'%s'", v != NULL ? v : "");
+            o->period = t;
+            o->has_period = 1;
+            i++;
         } else if (strcmp(a, "--format") == 0) {
             if (v == NULL || (strcmp(v, "table") && strcmp(v, "json") && strcmp(v, "csv")))
                 return usage_error("--format is table, json or csv, got '%s'",
@@ -142,6 +164,8 @@ static int parse(int argc, char **argv, cli_run_opts *o)
             o->scenario = a;
         }
     }
+    if (o->has_period && o->checkpoint == NULL)
+        return usage_error("%s goes with --checkpoint FILE", "--checkpoint-period");
     return CLI_OK;
 }
 
@@ -176,7 +200,9 @@ int cli_load_scenario(const char *arg, scn_scenario *s, sim_error *err)
  * (res_plan.stop) and the writing of files; a second signal ends the
  * process at once.  A signal ignored when oomsim started (nohup, a
  * background job) stays ignored.  SIGTERM is what an MPI launcher sends
- * its ranks when it aborts a job. */
+ * its ranks when it aborts a job.  With --checkpoint the flag asks for a
+ * checkpoint at the end of the round in flight instead (res_checkpoint),
+ * and SIGUSR1, a batch system's warning before its time limit, does too. */
 static volatile sig_atomic_t interrupted; /* the signal that came, 0: none */
 
 static void on_interrupt(int sig)
@@ -185,16 +211,17 @@ static void on_interrupt(int sig)
 }
 
 /* An interrupted run exits 128 + the signal: 130 for SIGINT, 143 for
- * SIGTERM, as a shell reports a process the signal ended. */
+ * SIGTERM, 138 for SIGUSR1, as a shell reports a process the signal
+ * ended. */
 static int interrupted_status(int status)
 {
-    return status == CLI_INTERRUPTED && interrupted == SIGTERM ? 128 + SIGTERM : status;
+    return status == CLI_INTERRUPTED && interrupted > 0 ? 128 + interrupted : status;
 }
 
-static void catch_interrupt(void)
+static void catch_interrupt(int with_usr1)
 {
-    const int sigs[] = {SIGINT, SIGTERM};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+    const int sigs[] = {SIGINT, SIGTERM, SIGUSR1};
+    for (size_t i = 0; i < (with_usr1 ? 3u : 2u); i++) {
         struct sigaction old;
         if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
             continue;
@@ -205,6 +232,12 @@ static void catch_interrupt(void)
         sa.sa_flags = (int)SA_RESETHAND;
         sigaction(sigs[i], &sa, NULL);
     }
+}
+
+static const char *signal_name(int sig)
+{
+    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
+                                                                                   : "a signal";
 }
 
 /* The results of a run or a replay: printed as --format says and, with
@@ -284,6 +317,15 @@ static int run_failed(int rc, const sim_error *err, const cli_progress *shown,
     unsigned long long total = (unsigned long long)plan->replications * plan->ncells;
     if (!speaks())
         return cli_status(rc); /* rank 0 says what happened */
+    const res_checkpoint *ck = plan->checkpoint;
+    if (rc == SIM_EINTR && ck != NULL && ck->path != NULL) {
+        fprintf(stderr, "oomsim: interrupted by %s: checkpoint written to %s after %llu of %llu "
+                "replications; continue with --resume %s\n", signal_name(interrupted),
+                ck->path, (unsigned long long)ck->done, total, ck->path);
+        return CLI_INTERRUPTED;
+    }
+    if (rc == SIM_EIO) /* a checkpoint that could not be written */
+        return cli_output_failed(err);
     if (rc == SIM_EINTR && shown->ranks > 1) {
         /* where: "rank R: cell C (...): replication K: interrupted" */
         char where[SIM_ERROR_MSG_MAX];
@@ -334,14 +376,17 @@ int cli_run(int argc, char **argv)
         return status == CLI_DONE ? CLI_OK : status;
     /* caught from the start: a signal while the plan loads stops the run
      * before its first replication */
-    catch_interrupt();
+    catch_interrupt(o.checkpoint != NULL);
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
     if (load(&o, &s, &err) != SIM_OK)
         return report_once(&err);
-    /* -o DIR is checked before the run, not found unwritable after it */
+    /* -o DIR and the checkpoint are checked before the run, not found
+     * unwritable after it */
     int dir_rc = o.dir != NULL && sim_ranks_rank() == 0 ? cli_check_dir(o.dir, &err) : SIM_OK;
+    if (dir_rc == SIM_OK && o.checkpoint != NULL && sim_ranks_rank() == 0)
+        dir_rc = cli_check_file("--checkpoint", o.checkpoint, &err);
     if (sim_ranks_agree(dir_rc, &err) != SIM_OK) {
         scn_scenario_release(&s);
         return report_once(&err);
@@ -360,17 +405,52 @@ int cli_run(int argc, char **argv)
         scn_scenario_release(&s);
         return report_once(&err);
     }
+    /* a checkpoint to continue from (rank 0 reads it), and checkpoints to
+     * write: then a signal asks for one rather than stopping at once */
+    res_checkpoint ck;
+    memset(&ck, 0, sizeof ck);
+    res_resume *resume = NULL;
+    plan.stop = &interrupted;
+    if (o.checkpoint != NULL || o.resume != NULL) {
+        ck.path = o.checkpoint;
+        ck.period = o.period;
+        if (o.checkpoint != NULL) {
+            ck.request = &interrupted;
+            plan.stop = NULL;
+        }
+        plan.checkpoint = &ck;
+    }
+    if (o.resume != NULL) {
+        rc = sim_ranks_rank() == 0 ? res_resume_load(&plan, o.resume, &resume, &err) : SIM_OK;
+        if ((rc = sim_ranks_agree(rc, &err)) != SIM_OK) {
+            free(labels);
+            scn_scenario_release(&s);
+            return report_once(&err);
+        }
+        ck.resume = resume;
+        if (resume != NULL && speaks()) {
+            unsigned cell;
+            uint64_t done, check;
+            res_resume_where(resume, &cell, &done, &check);
+            fprintf(stderr, "oomsim: resuming from %s: %llu of %llu replications done\n",
+                    o.resume, (unsigned long long)cell * plan.replications + done,
+                    (unsigned long long)plan.replications * plan.ncells);
+        }
+    }
     cli_progress shown;
     cli_progress_start(&shown, sim_ranks_size());
-    plan.stop = &interrupted;
     res_result r;
     rc = res_run(&plan, (unsigned)o.threads, cli_progress_show, &shown, &r, &err);
+    res_resume_free(resume);
     cli_progress_erase(&shown); /* a failed run: the bar goes before the message */
     if (rc != SIM_OK) {
         status = run_failed(rc, &err, &shown, &plan);
     } else {
         status = speaks() ? cli__emit(&o, &plan, &r) : CLI_OK;
         res_result_free(&r);
+        /* the results are out: the checkpoint has served */
+        if (status == CLI_OK && o.checkpoint != NULL && speaks())
+            unlink(o.checkpoint);
     }
     free(labels);
     scn_scenario_release(&s);

@@ -315,6 +315,48 @@ static void clear_pair(res_hist *w, res_hist *l, unsigned *lo, unsigned *hi)
     *hi = 0;
 }
 
+void res__clear_thread(times_hist *th)
+{
+    clear_pair(&th->wait, &th->latency, &th->pool_lo, &th->pool_hi);
+    res__boot_clear(th->boot, th->boot_lo, th->boot_hi);
+    th->boot_lo = RES_HIST_BUCKETS;
+    th->boot_hi = 0;
+}
+
+void res__merge_threads(acc *a)
+{
+    times_hist *t0 = &a->per_thread[0];
+    for (unsigned t = 1; t < a->nthreads; t++) {
+        times_hist *th = &a->per_thread[t];
+        for (unsigned k = th->pool_lo; k <= th->pool_hi && k < RES_HIST_BUCKETS; k++) {
+            t0->wait.count[k] += th->wait.count[k];
+            t0->latency.count[k] += th->latency.count[k];
+        }
+        t0->wait.n += th->wait.n;
+        t0->latency.n += th->latency.n;
+        if (th->pool_lo < t0->pool_lo)
+            t0->pool_lo = th->pool_lo;
+        if (th->pool_hi > t0->pool_hi)
+            t0->pool_hi = th->pool_hi;
+        if (th->boot != NULL && th->boot_lo <= th->boot_hi) {
+            for (unsigned k = th->boot_lo; k <= th->boot_hi; k++) {
+                if (!BOOT_USED(th->boot, k))
+                    continue;
+                BOOT_MARK(t0->boot, k);
+                for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+                    t0->boot->count[k][b] += th->boot->count[k][b];
+            }
+            for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+                t0->boot->n[b] += th->boot->n[b];
+            if (th->boot_lo < t0->boot_lo)
+                t0->boot_lo = th->boot_lo;
+            if (th->boot_hi > t0->boot_hi)
+                t0->boot_hi = th->boot_hi;
+        }
+        res__clear_thread(th);
+    }
+}
+
 void res__acc_sketches_free(acc *a)
 {
     res__qh_free(&a->q_peak);
@@ -333,13 +375,8 @@ void res__acc_reset(acc *a)
     memset(a->peak_stage, 0, sizeof a->peak_stage);
     memset(a->death_stage, 0, sizeof a->death_stage);
     clear_pair(&a->wait, &a->latency, &a->pool_lo, &a->pool_hi);
-    for (unsigned t = 0; t < a->nthreads; t++) {
-        times_hist *th = &a->per_thread[t];
-        clear_pair(&th->wait, &th->latency, &th->pool_lo, &th->pool_hi);
-        res__boot_clear(th->boot, th->boot_lo, th->boot_hi);
-        th->boot_lo = RES_HIST_BUCKETS;
-        th->boot_hi = 0;
-    }
+    for (unsigned t = 0; t < a->nthreads; t++)
+        res__clear_thread(&a->per_thread[t]);
     /* the cell's resamples are thread 0's, cleared with it */
     a->boot_lo = RES_HIST_BUCKETS;
     a->boot_hi = 0;

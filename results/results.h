@@ -93,6 +93,8 @@ typedef struct res_plan {
      * exact up to it (0: 65,536); past it quantiles are read from bounded
      * sketches (docs/results.md "Large runs").  Tests lower it. */
     uint64_t exact_max;
+    /* Checkpoints to write and one to continue from (NULL: neither). */
+    struct res_checkpoint *checkpoint;
 } res_plan;
 
 /* Pooled wait and latency: a log-linear histogram (exact below 256 us,
@@ -207,6 +209,45 @@ typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err);
 void res_result_free(res_result *r);
+
+/* --------------------------------------------------------- checkpoints */
+
+/* A checkpoint read from a file (checkpoint.c, docs/results.md
+ * "Checkpoints"): the folded state of a run part-way. */
+typedef struct res_resume res_resume;
+
+/* Checkpoints of a run (res_plan.checkpoint).  At the end of a round of
+ * replications (BATCH per rank), when `period` seconds have passed since
+ * the last one (0: after every round), or when *request is set, the
+ * state of every cell so far is written to `path` (sim_out: whole or not
+ * at all); after one that *request asked for, res_run returns SIM_EINTR.
+ * With `resume`, the run continues from that checkpoint (rank 0's; the
+ * other ranks hear where) and gives the bytes the run would have given
+ * uninterrupted, whatever the threads and ranks before and after. */
+typedef struct res_checkpoint {
+    const char *path;                     /* NULL: write none */
+    double period;                        /* seconds */
+    const volatile sig_atomic_t *request; /* may be NULL */
+    const res_resume *resume;             /* may be NULL */
+    /* out: the checkpoints written, and where the last one was */
+    uint64_t written;
+    unsigned cell;
+    uint64_t done; /* replications done over all cells */
+} res_checkpoint;
+
+/* Reads the checkpoint at path for this plan: SIM_OK, or SIM_EINPUT saying
+ * why it cannot be resumed from (not a checkpoint; truncated or corrupt,
+ * by its CRC-32; of another run: what differs, among version, record
+ * sizes, scenario digest, seed, replications, horizon, cells and values
+ * kept), or the read's error.  It reads at most res_checkpoint_bound(). */
+int res_resume_load(const res_plan *plan, const char *path, res_resume **out, sim_error *err);
+void res_resume_free(res_resume *r);
+/* Where it stopped: the cell, the replications of that cell done, and
+ * its CRC-32 (the ranks of a job check they read the same). */
+void res_resume_where(const res_resume *r, unsigned *cell, uint64_t *done, uint64_t *check);
+/* The largest checkpoint this plan can have, in bytes (docs/results.md
+ * gives the sum). */
+uint64_t res_checkpoint_bound(const res_plan *plan);
 
 /* --------------------------------------------------------------- field */
 

@@ -22,6 +22,7 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define BATCH 2048u
 /* Replications of one round over the ranks: each rank's slice is at most
@@ -55,69 +56,63 @@ static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
     return rc;
 }
 
-/* The pooled histograms of the cell: every thread's, then every rank's
- * (into rank 0's). */
-static int pool_hists(acc *a, sim_error *err)
+/* Thread 0's histograms and resamples summed over the ranks into rank
+ * 0's; the other ranks' emptied (after res__merge_threads). */
+static int merge_ranks(acc *a, sim_error *err)
 {
-    for (unsigned t = 0; t < a->nthreads; t++) {
-        const times_hist *th = &a->per_thread[t];
-        for (unsigned k = th->pool_lo; k <= th->pool_hi && k < RES_HIST_BUCKETS; k++) {
-            a->wait.count[k] += th->wait.count[k];
-            a->latency.count[k] += th->latency.count[k];
-        }
-        a->wait.n += th->wait.n;
-        a->latency.n += th->latency.n;
-        if (th->pool_lo < a->pool_lo)
-            a->pool_lo = th->pool_lo;
-        if (th->pool_hi > a->pool_hi)
-            a->pool_hi = th->pool_hi;
-    }
-    if (sim_ranks_size() > 1) { /* other ranks' buckets: any may be non-zero */
-        a->pool_lo = 0;
-        a->pool_hi = RES_HIST_BUCKETS - 1;
-    }
-    res_hist *h[2] = {&a->wait, &a->latency};
-    for (int k = 0; k < 2; k++) {
-        int rc = sim_ranks_sum(h[k]->count, RES_HIST_BUCKETS, err);
+    if (sim_ranks_size() == 1)
+        return SIM_OK;
+    times_hist *t0 = &a->per_thread[0];
+    res_hist *h[2] = {&t0->wait, &t0->latency};
+    int rc = SIM_OK;
+    for (int k = 0; k < 2 && rc == SIM_OK; k++) {
+        rc = sim_ranks_sum(h[k]->count, RES_HIST_BUCKETS, err);
         if (rc == SIM_OK)
             rc = sim_ranks_sum(&h[k]->n, 1, err);
-        if (rc != SIM_OK)
-            return rc;
     }
-    if (a->boot_cur == NULL) /* nothing to compare: no resamples */
+    /* the counts of a boot_hist are all uint64_t: one array */
+    if (rc == SIM_OK && t0->boot != NULL)
+        rc = sim_ranks_sum((uint64_t *)t0->boot, BOOT_SUM_WORDS, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (sim_ranks_rank() != 0) {
+        res__clear_thread(t0); /* its counts went into rank 0's */
         return SIM_OK;
-    /* every thread's resamples into thread 0's, which is the cell's
-     * (a->boot_cur): no array of its own to fault in */
-    times_hist *t0 = &a->per_thread[0];
-    for (unsigned t = 1; t < a->nthreads; t++) {
-        const times_hist *th = &a->per_thread[t];
-        if (th->boot_lo > th->boot_hi)
-            continue; /* no latency on this thread */
-        for (unsigned k = th->boot_lo; k <= th->boot_hi; k++) {
-            if (!BOOT_USED(th->boot, k))
-                continue;
-            BOOT_MARK(t0->boot, k);
-            for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
-                t0->boot->count[k][b] += th->boot->count[k][b];
-        }
-        for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
-            t0->boot->n[b] += th->boot->n[b];
-        if (th->boot_lo < t0->boot_lo)
-            t0->boot_lo = th->boot_lo;
-        if (th->boot_hi > t0->boot_hi)
-            t0->boot_hi = th->boot_hi;
     }
-    if (sim_ranks_size() > 1) {
-        /* other ranks used other buckets: all of them may be non-zero now */
+    /* other ranks' buckets: any may be non-zero now */
+    t0->pool_lo = 0;
+    t0->pool_hi = RES_HIST_BUCKETS - 1;
+    if (t0->boot != NULL) {
         t0->boot_lo = 0;
         t0->boot_hi = RES_HIST_BUCKETS - 1;
         memset(t0->boot->used, 0xff, sizeof t0->boot->used);
     }
-    a->boot_cur = t0->boot;
-    a->boot_lo = t0->boot_lo;
-    a->boot_hi = t0->boot_hi;
-    /* the counts of a boot_hist are all uint64_t: one array */
-    return sim_ranks_sum((uint64_t *)a->boot_cur, BOOT_SUM_WORDS, err);
+    return SIM_OK;
+}
+
+/* The pooled histograms of the cell: every thread's, then every rank's,
+ * into rank 0's thread 0, whose resamples become the cell's. */
+static int pool_hists(acc *a, sim_error *err)
+{
+    res__merge_threads(a);
+    int rc = merge_ranks(a, err);
+    if (rc != SIM_OK)
+        return rc;
+    const times_hist *t0 = &a->per_thread[0];
+    for (unsigned k = t0->pool_lo; k <= t0->pool_hi && k < RES_HIST_BUCKETS; k++) {
+        a->wait.count[k] = t0->wait.count[k];
+        a->latency.count[k] = t0->latency.count[k];
+    }
+    a->wait.n = t0->wait.n;
+    a->latency.n = t0->latency.n;
+    a->pool_lo = t0->pool_lo;
+    a->pool_hi = t0->pool_hi;
+    if (t0->boot != NULL) {
+        a->boot_cur = t0->boot;
+        a->boot_lo = t0->boot_lo;
+        a->boot_hi = t0->boot_hi;
+    }
+    return SIM_OK;
 }
 
 /* Where the slice of `rank` starts in a round of n replications over
@@ -133,25 +128,88 @@ static uint64_t round_of(unsigned size)
     return (uint64_t)BATCH * size < ROUND_MAX ? (uint64_t)BATCH * size : ROUND_MAX;
 }
 
-static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a, rep_out *outs,
-                    size_t *lens, res_cell *c, res_progress_fn progress, void *pctx,
-                    sim_error *err)
+/* What a run carries from cell to cell. */
+typedef struct run_ctx {
+    const res_plan *plan;
+    unsigned threads;
+    acc *a;
+    rep_out *outs;
+    size_t *lens;
+    res_cell *cells;
+    res_comparison *cmp;
+    unsigned k; /* comparisons made */
+    res_progress_fn progress;
+    void *pctx;
+    uint64_t digest; /* plan_digest */
+    double last;     /* when the last checkpoint was written (rank 0's clock) */
+} run_ctx;
+
+static double now_seconds(void)
 {
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + (double)ts.tv_nsec * 1e-9;
+}
+
+/* At the end of a round (done replications of cell ci folded, on rank 0):
+ * a checkpoint when one is due or asked for.  Every rank takes part:
+ * whether to write one is agreed first (a signal on any rank asks), then
+ * the threads' and ranks' histograms go into rank 0's thread 0, where
+ * they stay (their sums do not change), and rank 0 writes.  Returns
+ * SIM_EINTR after the checkpoint a signal asked for. */
+static int checkpoint_point(run_ctx *x, unsigned ci, uint64_t done, int fold_rc, sim_error *err)
+{
+    res_checkpoint *ck = x->plan->checkpoint;
+    int rc = sim_ranks_agree(fold_rc, err);
+    if (rc != SIM_OK)
+        return rc;
+    /* 2: a signal (on any rank), 1: the period is over (rank 0's clock) */
+    uint64_t want = ck->request != NULL && *ck->request ? 2 : 0;
+    double t = now_seconds();
+    if (want == 0 && sim_ranks_rank() == 0 && t - x->last >= ck->period)
+        want = 1;
+    if ((rc = sim_ranks_max(&want, 1, err)) != SIM_OK || want == 0)
+        return rc;
+    res__merge_threads(x->a);
+    rc = merge_ranks(x->a, err);
+    if (rc == SIM_OK && sim_ranks_rank() == 0)
+        rc = res__ckpt_write(x->plan, x->digest, x->a, x->cells, ci, done, x->cmp, x->k,
+                             ck->path, err);
+    if ((rc = sim_ranks_agree(rc, err)) != SIM_OK)
+        return rc;
+    ck->written++;
+    ck->cell = ci;
+    ck->done = (uint64_t)ci * x->plan->replications + done;
+    x->last = now_seconds();
+    if (want == 2)
+        return sim_error_set(err, SIM_EINTR, "interrupted: checkpoint written");
+    return SIM_OK;
+}
+
+/* Cell ci's replications from `from` on (0, or where a checkpoint left
+ * it: its state then is already in the accumulator and cells[ci]). */
+static int run_cell(run_ctx *x, unsigned ci, uint64_t from, sim_error *err)
+{
+    const res_plan *plan = x->plan;
+    acc *a = x->a;
+    res_cell *c = &x->cells[ci];
     uint64_t reps = plan->replications;
     unsigned rank = sim_ranks_rank(), size = sim_ranks_size();
     uint64_t round = round_of(size);
-    memset(c, 0, sizeof *c);
-    res__acc_reset(a);
+    if (from == 0) {
+        memset(c, 0, sizeof *c);
+        res__acc_reset(a);
+    }
     batch_ctx b = {&plan->cells[ci], plan->seed, res__baseline_of(plan, ci), 0, a->per_thread,
                    plan->stop};
     int fold_rc = SIM_OK; /* rank 0's folding of the last round */
-    for (uint64_t base = 0; base < reps; base += round) {
+    for (uint64_t base = from; base < reps; base += round) {
         uint64_t n = reps - base < round ? reps - base : round;
         uint64_t lo = slice_start(n, rank, size), hi = slice_start(n, rank + 1, size);
         b.base = plan->first_replication + base + lo;
         int rc = fold_rc;
         if (rc == SIM_OK && hi > lo)
-            rc = sim_replicate(hi - lo, threads, one, &b, outs, sizeof *outs, err);
+            rc = sim_replicate(hi - lo, x->threads, one, &b, x->outs, sizeof *x->outs, err);
         if (rc != SIM_OK && fold_rc == SIM_OK) {
             char msg[SIM_ERROR_MSG_MAX];
             snprintf(msg, sizeof msg, "%s", err->msg);
@@ -164,19 +222,24 @@ static int run_cell(const res_plan *plan, unsigned ci, unsigned threads, acc *a,
             return rc;
         if (rank == 0)
             for (unsigned r = 0; r < size; r++)
-                lens[r] = (size_t)(slice_start(n, r + 1, size) - slice_start(n, r, size)) *
-                          sizeof *outs;
-        rc = sim_ranks_gather(outs, (size_t)(hi - lo) * sizeof *outs, outs, lens, err);
+                x->lens[r] = (size_t)(slice_start(n, r + 1, size) - slice_start(n, r, size)) *
+                             sizeof *x->outs;
+        rc = sim_ranks_gather(x->outs, (size_t)(hi - lo) * sizeof *x->outs, x->outs, x->lens,
+                              err);
         if (rc != SIM_OK)
             return rc;
-        if (rank != 0)
-            continue;
-        for (uint64_t k = 0; k < n && fold_rc == SIM_OK; k++)
-            fold_rc = res__fold(a, c, &outs[k], base + k, plan->horizon);
-        if (fold_rc != SIM_OK)
-            sim_error_set(err, fold_rc, "run: out of memory for the cell's figures");
-        if (progress != NULL)
-            progress(pctx, (uint64_t)ci * reps + base + n, (uint64_t)plan->ncells * reps);
+        if (rank == 0) {
+            for (uint64_t k = 0; k < n && fold_rc == SIM_OK; k++)
+                fold_rc = res__fold(a, c, &x->outs[k], base + k, plan->horizon);
+            if (fold_rc != SIM_OK)
+                sim_error_set(err, fold_rc, "run: out of memory for the cell's figures");
+            if (x->progress != NULL)
+                x->progress(x->pctx, (uint64_t)ci * reps + base + n,
+                            (uint64_t)plan->ncells * reps);
+        }
+        if (plan->checkpoint != NULL && plan->checkpoint->path != NULL &&
+            (rc = checkpoint_point(x, ci, base + n, fold_rc, err)) != SIM_OK)
+            return rc;
     }
     /* every rank hears of a failure to fold the last round */
     int rc = sim_ranks_agree(fold_rc, err);
@@ -276,6 +339,24 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     return a;
 }
 
+/* The values kept per cell: every replication's up to exact_max. */
+static uint64_t kept_of(const res_plan *plan)
+{
+    uint64_t cap = plan->exact_max != 0 ? plan->exact_max : RES_EXACT_MAX;
+    return plan->replications < cap ? plan->replications : cap;
+}
+
+int res_resume_load(const res_plan *plan, const char *path, res_resume **out, sim_error *err)
+{
+    return res__ckpt_load(plan, plan_digest(plan), kept_of(plan),
+                          res__comparisons_before(plan, plan->ncells) > 0, path, out, err);
+}
+
+uint64_t res_checkpoint_bound(const res_plan *plan)
+{
+    return res__ckpt_bound(plan, kept_of(plan), res__comparisons_before(plan, plan->ncells) > 0);
+}
+
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err)
 {
@@ -288,19 +369,16 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     if (threads > SIM_THREADS_MAX)
         threads = SIM_THREADS_MAX;
     /* every rank runs the same plan, or the gathered metrics mean nothing */
-    int rc = sim_ranks_same(plan_digest(plan), "the plan (scenario text, its includes, seed, "
+    uint64_t digest = plan_digest(plan);
+    int rc = sim_ranks_same(digest, "the plan (scenario text, its includes, seed, "
                             "replications, or the oomsim build)", err);
     if (rc != SIM_OK)
         return rc;
     unsigned rank = sim_ranks_rank(), size = sim_ranks_size();
-    unsigned ncmp = 0;
-    for (unsigned ci = 0; ci < plan->ncells; ci++)
-        ncmp += res__baseline_of(plan, ci) != ci ? RES_CMP_COUNT : 0;
+    unsigned ncmp = (unsigned)res__comparisons_before(plan, plan->ncells);
     /* rank 0 holds a round of every rank's metrics; the others a slice */
     size_t nouts = rank == 0 ? (size_t)round_of(size) : BATCH;
-    /* the values kept per cell: every replication's up to exact_max */
-    uint64_t cap = plan->exact_max != 0 ? plan->exact_max : RES_EXACT_MAX;
-    acc *a = acc_create(threads, rank != 0 ? 1 : reps < cap ? reps : cap, ncmp > 0);
+    acc *a = acc_create(threads, rank != 0 ? 1 : kept_of(plan), ncmp > 0);
     rep_out *outs = calloc(nouts, sizeof *outs);
     size_t *lens = calloc(size, sizeof *lens);
     res_cell *cells = calloc(plan->ncells, sizeof *cells);
@@ -312,14 +390,31 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
         sim_error_set(err, rc, "run: out of memory for %llu replications",
                       (unsigned long long)reps);
     rc = sim_ranks_agree(rc, err);
-    unsigned k = 0;
-    for (unsigned ci = 0; rc == SIM_OK && ci < plan->ncells; ci++) {
-        rc = run_cell(plan, ci, threads, a, outs, lens, &cells[ci], progress, ctx, err);
+    run_ctx x = {plan, threads, a, outs, lens, cells, cmp, 0, progress, ctx, digest, 0};
+    /* where a checkpoint left the run: rank 0 restores its state and
+     * tells the others the cell and the replications done */
+    uint64_t at[2] = {0, 0};
+    const res_checkpoint *ck = plan->checkpoint;
+    if (rc == SIM_OK && ck != NULL) {
+        if (rank == 0 && ck->resume != NULL) {
+            unsigned cell;
+            uint64_t check;
+            res_resume_where(ck->resume, &cell, &at[1], &check);
+            at[0] = cell;
+            rc = res__ckpt_restore(plan, ck->resume, a, cells, cmp, err);
+            x.k = (unsigned)res__comparisons_before(plan, cell);
+        }
+        if ((rc = sim_ranks_agree(rc, err)) == SIM_OK)
+            rc = sim_ranks_max(at, 2, err);
+        x.last = now_seconds();
+    }
+    for (unsigned ci = (unsigned)at[0]; rc == SIM_OK && ci < plan->ncells; ci++) {
+        rc = run_cell(&x, ci, ci == at[0] ? at[1] : 0, err);
         if (rc != SIM_OK)
             break;
         /* only rank 0 compares; then every rank hears how that went */
         if (rank == 0)
-            rc = res__after_cell(plan, a, ci, cmp, &k, err);
+            rc = res__after_cell(plan, a, ci, cmp, &x.k, err);
         rc = sim_ranks_agree(rc, err);
     }
     acc_destroy(a);

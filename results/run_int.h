@@ -122,6 +122,12 @@ uint64_t res__boot_key(uint64_t seed, unsigned base_cell, uint64_t rep);
 int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon);
 /* Zeroes what the accumulator gathers for one cell. */
 void res__acc_reset(acc *a);
+/* Empties a thread's pooled histograms and resamples. */
+void res__clear_thread(times_hist *th);
+/* Every thread's pooled histograms and resamples into thread 0's; the
+ * other threads' emptied (integer counts: the sums do not depend on which
+ * thread holds them). */
+void res__merge_threads(acc *a);
 /* Frees the sketches (res__acc_reset calls it). */
 void res__acc_sketches_free(acc *a);
 /* Zeroes buckets [lo, hi] and the counts of the resamples h (only the
@@ -129,6 +135,26 @@ void res__acc_sketches_free(acc *a);
 void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi);
 /* The cell's figures from its accumulator, once every replication is in. */
 void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon);
+
+/* checkpoint.c */
+/* Writes the run's state at the end of a round: cells[0 .. cell] (the last
+ * the running one, done replications folded), the comparisons cmp[0 ..
+ * ncmp), and the accumulator, whose histograms and resamples are all in
+ * thread 0's (res__merge_threads, and the ranks' summed into rank 0's). */
+int res__ckpt_write(const res_plan *plan, uint64_t plan_digest, const acc *a,
+                    const res_cell *cells, unsigned cell, uint64_t done,
+                    const res_comparison *cmp, unsigned ncmp, const char *path, sim_error *err);
+/* Reads and checks a checkpoint (the header and the CRC; the sections when
+ * restored). */
+int res__ckpt_load(const res_plan *plan, uint64_t plan_digest, uint64_t cap, int with_boot,
+                   const char *path, res_resume **out, sim_error *err);
+/* Puts a checkpoint's state into a fresh accumulator, cells and
+ * comparisons; SIM_EINPUT naming the section that does not hold. */
+int res__ckpt_restore(const res_plan *plan, const res_resume *res, acc *a, res_cell *cells,
+                      res_comparison *cmp, sim_error *err);
+uint64_t res__ckpt_bound(const res_plan *plan, uint64_t cap, int with_boot);
+/* The comparisons the cells before `cell` make. */
+uint64_t res__comparisons_before(const res_plan *plan, unsigned cell);
 
 /* compare.c */
 /* The baseline of cell ci: the first cell with its device and candidate. */

@@ -214,6 +214,18 @@ int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err)
     return SIM_OK;
 }
 
+int sim_ranks_max(uint64_t *v, size_t n, sim_error *err)
+{
+#ifdef OOMSIM_HAVE_MPI
+    if (JOINED)
+        return ops->max(v, n, err);
+#endif
+    (void)v;
+    (void)n;
+    (void)err;
+    return SIM_OK;
+}
+
 int sim_ranks_agree(int code, sim_error *err)
 {
 #ifdef OOMSIM_HAVE_MPI

@@ -212,7 +212,16 @@ static int mpi_same(uint64_t v, const char *what, sim_error *err)
         return SIM_OK;
     return sim_error_set(err, SIM_EINPUT, "rank %u: %s differs from rank 0's", r, what);
 }
-
+static int mpi_max(uint64_t *v, size_t n, sim_error *err)
+{
+    if (job_size == 1 || n == 0)
+        return SIM_OK;
+    if (n > INT_MAX)
+        return sim_error_set(err, SIM_ELIMIT, "rank %u: %zu values to compare", my_rank, n);
+    int rc = MPI_Allreduce(MPI_IN_PLACE, v, (int)n, MPI_UINT64_T, MPI_MAX, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? SIM_OK : mpi_fail(err, "MPI_Allreduce", rc);
+}
 
 const sim_ranks_mpi_ops oomsim_mpi_ops = {SIM_RANKS_MPI_ABI, mpi_start, mpi_stop, mpi_library,
-                                          mpi_gather, mpi_sum, mpi_agree, mpi_same};
+                                          mpi_gather, mpi_sum, mpi_agree, mpi_same,
+                                          mpi_max};

@@ -7,7 +7,7 @@
 
 #include "sim.h"
 
-#define SIM_RANKS_MPI_ABI (1000u + (unsigned)sizeof(sim_error))
+#define SIM_RANKS_MPI_ABI (1001u + (unsigned)sizeof(sim_error))
 
 typedef struct sim_ranks_mpi_ops {
     unsigned abi;
@@ -20,6 +20,7 @@ typedef struct sim_ranks_mpi_ops {
     int (*sum)(uint64_t *v, size_t n, sim_error *err);
     int (*agree)(int code, sim_error *err);
     int (*same)(uint64_t v, const char *what, sim_error *err);
+    int (*max)(uint64_t *v, size_t n, sim_error *err);
 } sim_ranks_mpi_ops;
 
 #endif

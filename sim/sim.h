@@ -14,6 +14,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 
 #include <gsl/gsl_rng.h>
 
@@ -113,6 +114,34 @@ char *sim_text_done(sim_text *t);
  * max_bytes), SIM_EIO or SIM_ENOMEM; on failure *data is untouched. */
 int sim_read_file(const char *path, size_t max_bytes, char **data, size_t *len,
                   sim_error *err);
+
+/* ----------------------------------------------------------- output files */
+
+/* A file written whole or not at all (out.c): bytes go to a temporary
+ * name beside `path` and reach it only when sim_out_commit renames them
+ * over it, after they were flushed to the disk.  A failure of any write,
+ * fsync, close or rename is reported as SIM_EIO, "cannot write PATH:
+ * <reason>"; whatever was at path before stays as it was, and
+ * sim_out_free removes the temporary.  One thread at a time. */
+typedef struct sim_out sim_out;
+/* Creates the temporary: SIM_OK, SIM_EIO or SIM_ENOMEM. */
+int sim_out_open(const char *path, sim_out **out, sim_error *err);
+/* Appends n bytes (buffered).  After a failure every call fails the same
+ * way. */
+int sim_out_write(sim_out *o, const void *p, size_t n, sim_error *err);
+/* A stdio stream writing into o, for writers that take a FILE *; NULL
+ * when out of memory.  sim_out_close flushes and closes it. */
+FILE *sim_out_stream(sim_out *o);
+/* Writes what is buffered, then fsync and close: the temporary is whole. */
+int sim_out_close(sim_out *o, sim_error *err);
+/* Renames the n closed temporaries over their paths, all or none: when
+ * one rename fails, the paths replaced before it get their old files
+ * back (each existing path is linked to a backup name first). */
+int sim_out_commit(sim_out *const *files, unsigned n, sim_error *err);
+/* Closes what is open, removes the temporary unless committed, frees. */
+void sim_out_free(sim_out *o);
+/* One file: open, n bytes, close, commit, free. */
+int sim_out_file(const char *path, const void *p, size_t n, sim_error *err);
 
 /* -------------------------------------------------------- allocator hook */
 
@@ -393,6 +422,10 @@ int sim_ranks_gather(const void *mine, size_t len, void *into, const size_t *len
                      sim_error *err);
 /* Rank 0's v[0..n) becomes the sum over the ranks; the others' is kept. */
 int sim_ranks_sum(uint64_t *v, size_t n, sim_error *err);
+/* Every rank's v[0..n) becomes the largest of each value over the ranks
+ * (a flag any rank raised; a value only rank 0 knows, the others giving
+ * 0). */
+int sim_ranks_max(uint64_t *v, size_t n, sim_error *err);
 /* Every rank gives its status; all get the status of the lowest-numbered
  * failing rank, SIM_OK when none failed, with that rank's message in err
  * as "rank R: message" (in a job of several; a job of one returns code

@@ -13,6 +13,7 @@
 #include "replay/replay.h"
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"
+#include "shim/capture.hpp"
 #include "shim/shim.hpp"
 
 #include <catch2/catch.hpp>
@@ -161,100 +162,11 @@ bool says_memory(const std::string &msg)
            msg.find("Cannot allocate memory") != std::string::npos;
 }
 
-// stdout and stderr of the code under test, into files.
-class Capture {
-public:
-    explicit Capture(const shim::TempDir &dir)
-        : out_(open_file(dir.file("stdout"))), err_(open_file(dir.file("stderr")))
-    {
-    }
-    ~Capture()
-    {
-        ::close(out_);
-        ::close(err_);
-    }
-    void begin()
-    {
-        std::fflush(stdout);
-        std::fflush(stderr);
-        saved_out_ = ::dup(1);
-        saved_err_ = ::dup(2);
-        if (::ftruncate(out_, 0) != 0 || ::ftruncate(err_, 0) != 0)
-            throw std::runtime_error("ftruncate");
-        ::lseek(out_, 0, SEEK_SET);
-        ::lseek(err_, 0, SEEK_SET);
-        ::dup2(out_, 1);
-        ::dup2(err_, 2);
-    }
-    // Restores stdout and stderr; what was written to each.
-    std::pair<std::string, std::string> end()
-    {
-        std::fflush(stdout);
-        std::fflush(stderr);
-        ::dup2(saved_out_, 1);
-        ::dup2(saved_err_, 2);
-        ::close(saved_out_);
-        ::close(saved_err_);
-        return {slurp(out_), slurp(err_)};
-    }
-
-private:
-    static int open_file(const std::string &path)
-    {
-        int fd = ::open(path.c_str(), O_RDWR | O_CREAT | O_TRUNC, 0600);
-        if (fd < 0)
-            throw std::runtime_error("cannot open " + path);
-        return fd;
-    }
-    static std::string slurp(int fd)
-    {
-        std::string text;
-        char buf[4096];
-        ::lseek(fd, 0, SEEK_SET);
-        ssize_t n;
-        while ((n = ::read(fd, buf, sizeof buf)) > 0)
-            text.append(buf, static_cast<size_t>(n));
-        return text;
-    }
-    int out_, err_, saved_out_ = -1, saved_err_ = -1;
-};
-
-// A directory's files and their bytes ("" when there is no directory).
-std::string listing(const std::string &dir)
-{
-    std::vector<std::string> names;
-    if (DIR *d = ::opendir(dir.c_str())) {
-        while (struct dirent *e = ::readdir(d))
-            if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-                names.push_back(e->d_name);
-        ::closedir(d);
-    }
-    std::sort(names.begin(), names.end());
-    std::string all;
-    for (auto &n : names)
-        all += n + "\n" + shim::read_file(dir + "/" + n) + "\n";
-    return all;
-}
-
-void remove_dir(const std::string &dir)
-{
-    if (DIR *d = ::opendir(dir.c_str())) {
-        std::vector<std::string> names;
-        while (struct dirent *e = ::readdir(d))
-            if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-                names.push_back(dir + "/" + e->d_name);
-        ::closedir(d);
-        for (auto &n : names)
-            ::unlink(n.c_str());
-        ::rmdir(dir.c_str());
-    }
-}
-
 // A subcommand run in-process with -o OUT: either exit status 3 with one
 // line saying memory ran out and no OUT, or the whole run's stdout and
 // files.
 Tally sweep_cli(const std::string &what, int (*fn)(int, char **), std::vector<std::string> args,
-                const std::string &out, Capture &cap)
+                const std::string &out, shim::Capture &cap)
 {
     std::vector<char *> argv;
     for (auto &a : args)
@@ -266,7 +178,7 @@ Tally sweep_cli(const std::string &what, int (*fn)(int, char **), std::vector<st
     return sweep(
         what,
         [&] {
-            remove_dir(out);
+            shim::remove_dir(out);
             cap.begin();
         },
         [&] { return fn(argc, argv.data()); },
@@ -274,7 +186,7 @@ Tally sweep_cli(const std::string &what, int (*fn)(int, char **), std::vector<st
             auto text = cap.end();
             INFO("exit status " << status << ", stderr: " << text.second);
             if (status == CLI_OK) {
-                std::string files = listing(out);
+                std::string files = shim::listing(out);
                 if (!have_reference) {
                     REQUIRE(text.second.empty());
                     REQUIRE(std::count(files.begin(), files.end(), '\n') > 8);
@@ -306,22 +218,6 @@ Tally sweep_cli(const std::string &what, int (*fn)(int, char **), std::vector<st
 }
 
 const std::string teach = std::string(OOMSIM_SOURCE_DIR) + "/scenarios/catalog/teach/";
-
-// A short version of a teaching scenario (20 s of requests instead of 4
-// min), so that sweeping every allocation of a run stays quick.
-std::string short_scenario(const shim::TempDir &dir)
-{
-    std::string text = shim::read_file(teach + "timeout-retry-storm.yaml");
-    for (auto [from, to] : {std::pair<std::string, std::string>{"horizon: 5min", "horizon: 40s"},
-                            {"for: 4min", "for: 20s"}}) {
-        size_t at = text.find(from);
-        REQUIRE(at != std::string::npos);
-        text.replace(at, from.size(), to);
-    }
-    std::string path = dir.file("short.yaml");
-    shim::write_file(path, text);
-    return path;
-}
 
 struct LoadResult {
     int rc;
@@ -412,8 +308,8 @@ int check_read(ReadResult &reference, bool failed, const ReadResult &r)
 TEST_CASE("reading a trace survives every allocation failing", "[alloc]")
 {
     shim::TempDir dir;
-    Capture cap(dir);
-    std::string scenario = short_scenario(dir);
+    shim::Capture cap(dir);
+    std::string scenario = shim::short_scenario(dir);
     for (const char *ext : {"json", "jsonl", "msgpack"}) {
         std::string trace = dir.file(std::string("trace.") + ext);
         {
@@ -558,10 +454,10 @@ TEST_CASE("every importer survives every allocation failing", "[alloc]")
 TEST_CASE("a short run survives every allocation failing", "[alloc]")
 {
     shim::TempDir dir;
-    Capture cap(dir);
+    shim::Capture cap(dir);
     std::string out = dir.file("out");
     Tally t = sweep_cli("run", cli_run,
-                        {short_scenario(dir), "-r", "3", "-j", "1", "-o", out}, out, cap);
+                        {shim::short_scenario(dir), "-r", "3", "-j", "1", "-o", out}, out, cap);
     report("run -r 3 -o", t);
     lsan_check();
 }

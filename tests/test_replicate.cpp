@@ -2,7 +2,10 @@
 // errors, and per-replication arenas.
 #include <catch2/catch.hpp>
 
+#include <atomic>
+#include <chrono>
 #include <cstring>
+#include <thread>
 #include <string>
 #include <vector>
 
@@ -73,11 +76,31 @@ TEST_CASE("replicate: results are identical for 1, 2 and 4 threads", "[replicate
     REQUIRE(one[0].mm1.mean_wait_us != one[1].mm1.mean_wait_us);
 }
 
+// A replication that, on a worker other than 0, waits (up to 10 s) until
+// worker 0 has run one: the test below then does not depend on whether
+// the started threads could take every replication before the calling
+// thread reached its loop (they could, on a loaded machine).
+std::atomic<int> zero_ran{0};
+int wait_for_zero(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
+{
+    if (env->thread == 0)
+        zero_ran.store(1);
+    for (int i = 0; i < 10000 && env->thread != 0 && zero_ran.load() == 0; i++)
+        std::this_thread::sleep_for(std::chrono::milliseconds(1));
+    return rep_fn(ctx, env, out, err);
+}
+
 TEST_CASE("replicate: each replication names its worker, below the thread count",
           "[replicate]")
 {
     for (unsigned threads : {1u, 3u}) {
-        std::vector<Out> outs = run_all(30, threads);
+        std::vector<uint64_t> none;
+        std::vector<Out> outs(30);
+        sim_error err;
+        sim_error_clear(&err);
+        zero_ran.store(0);
+        REQUIRE(sim_replicate(30, threads, wait_for_zero, &none, outs.data(), sizeof(Out),
+                              &err) == SIM_OK);
         std::vector<unsigned> per(threads, 0);
         for (const Out &o : outs) {
             REQUIRE(o.thread < threads);
