@@ -52,7 +52,7 @@ static void usage(FILE *out)
                  "  oomsim help COMMAND (or oomsim COMMAND --help)   that command's options\n"
                  "\nexit status: 0 ok, 1 invalid input (a bad or missing file or catalog name),\n"
                  "2 usage error, 3 I/O or internal failure, 130 interrupted (SIGINT),\n"
-                 "143 terminated (SIGTERM)\n");
+                 "143 terminated (SIGTERM), 138 stopped by SIGUSR1 (run --checkpoint)\n");
 }
 
 static int dispatch(int argc, char **argv)
@@ -113,6 +113,13 @@ int main(int argc, char **argv)
     } else {
         status = dispatch(argc, argv);
     }
+    /* In an MPI job rank 0 alone speaks, and the job's status is rank 0's:
+     * the other ranks heard of every failure (sim_ranks_agree) and exit
+     * 0.  Were they to exit with the failure's status, mpirun would abort
+     * the job at the first of them, and could kill rank 0, or drop what it
+     * printed, before that message reached the terminal. */
+    if (sim_ranks_size() > 1 && sim_ranks_rank() != 0)
+        status = CLI_OK;
     sim_ranks_stop();
     return status;
 }

@@ -319,6 +319,8 @@ static int run_failed(int rc, const sim_error *err, const cli_progress *shown,
         return cli_status(rc); /* rank 0 says what happened */
     const res_checkpoint *ck = plan->checkpoint;
     if (rc == SIM_EINTR && ck != NULL && ck->path != NULL) {
+        if (interrupted == 0) /* the signal came to another rank */
+            interrupted = ck->signal;
         fprintf(stderr, "oomsim: interrupted by %s: checkpoint written to %s after %llu of %llu "
                 "replications; continue with --resume %s\n", signal_name(interrupted),
                 ck->path, (unsigned long long)ck->done, total, ck->path);
@@ -391,12 +393,6 @@ int cli_run(int argc, char **argv)
         scn_scenario_release(&s);
         return report_once(&err);
     }
-    /* a long run says so before it starts (an upper bound: the estimate is one) */
-    double secs = cli_run_seconds(&s, (unsigned)o.threads * sim_ranks_size());
-    if (secs > 10 && speaks())
-        fprintf(stderr, "oomsim: this run may take up to about %.0f s on %llu thread%s (from "
-                "the event estimate; most runs take less)\n", secs,
-                o.threads * sim_ranks_size(), o.threads * sim_ranks_size() == 1 ? "" : "s");
     res_plan plan;
     const char **labels = NULL;
     int rc = sim_ranks_agree(cli_plan_of(&s, &plan, &labels, &err), &err);
@@ -437,6 +433,12 @@ int cli_run(int argc, char **argv)
                     (unsigned long long)plan.replications * plan.ncells);
         }
     }
+    /* a long run says so before it starts (an upper bound: the estimate is one) */
+    double secs = cli_run_seconds(&s, (unsigned)o.threads * sim_ranks_size());
+    if (secs > 10 && speaks())
+        fprintf(stderr, "oomsim: this run may take up to about %.0f s on %llu thread%s (from "
+                "the event estimate; most runs take less)\n", secs,
+                o.threads * sim_ranks_size(), o.threads * sim_ranks_size() == 1 ? "" : "s");
     cli_progress shown;
     cli_progress_start(&shown, sim_ranks_size());
     res_result r;

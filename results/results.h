@@ -218,7 +218,8 @@ typedef struct res_resume res_resume;
 
 /* Checkpoints of a run (res_plan.checkpoint).  At the end of a round of
  * replications (BATCH per rank), when `period` seconds have passed since
- * the last one (0: after every round), or when *request is set, the
+ * the last one (0: after every round), or when *request is set (to a
+ * signal's number, > 0) on any rank, the
  * state of every cell so far is written to `path` (sim_out: whole or not
  * at all); after one that *request asked for, res_run returns SIM_EINTR.
  * With `resume`, the run continues from that checkpoint (rank 0's; the
@@ -233,6 +234,7 @@ typedef struct res_checkpoint {
     uint64_t written;
     unsigned cell;
     uint64_t done; /* replications done over all cells */
+    int signal;    /* the request that stopped the run (the largest over the ranks) */
 } res_checkpoint;
 
 /* Reads the checkpoint at path for this plan: SIM_OK, or SIM_EINPUT saying

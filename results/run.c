@@ -163,8 +163,9 @@ static int checkpoint_point(run_ctx *x, unsigned ci, uint64_t done, int fold_rc,
     int rc = sim_ranks_agree(fold_rc, err);
     if (rc != SIM_OK)
         return rc;
-    /* 2: a signal (on any rank), 1: the period is over (rank 0's clock) */
-    uint64_t want = ck->request != NULL && *ck->request ? 2 : 0;
+    /* 1 + the request (a signal's number, on any rank; the largest when
+     * several), 1: the period is over (rank 0's clock) */
+    uint64_t want = ck->request != NULL && *ck->request > 0 ? 1 + (uint64_t)*ck->request : 0;
     double t = now_seconds();
     if (want == 0 && sim_ranks_rank() == 0 && t - x->last >= ck->period)
         want = 1;
@@ -181,8 +182,10 @@ static int checkpoint_point(run_ctx *x, unsigned ci, uint64_t done, int fold_rc,
     ck->cell = ci;
     ck->done = (uint64_t)ci * x->plan->replications + done;
     x->last = now_seconds();
-    if (want == 2)
+    if (want > 1) {
+        ck->signal = (int)(want - 1);
         return sim_error_set(err, SIM_EINTR, "interrupted: checkpoint written");
+    }
     return SIM_OK;
 }
 

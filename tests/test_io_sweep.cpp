@@ -266,3 +266,27 @@ TEST_CASE("import -o: every output call failing leaves the earlier files", "[io]
                  work, [&] { shim::write_file(yaml, "an earlier device\n"); }, cap);
     report("import meminfo -o", t);
 }
+
+TEST_CASE("run --checkpoint: every output call failing leaves the earlier checkpoint", "[io]")
+{
+    shim::TempDir dir;
+    shim::Capture cap(dir);
+    // one cell of the short scenario: one round, so one checkpoint
+    std::string text = shim::read_file(shim::short_scenario(dir));
+    const std::string axis = "cancel_on_timeout: [false, true]";
+    size_t at = text.find(axis);
+    REQUIRE(at != std::string::npos);
+    text.replace(at, axis.size(), "cancel_on_timeout: true");
+    std::string scenario = dir.write("one-cell.yaml", text), work = dir.file("work");
+    REQUIRE(::mkdir(work.c_str(), 0777) == 0);
+    std::string ck = work + "/run.ck";
+    // the run writes its checkpoint after its one round, and removes it
+    // once the results are out
+    IoTally t = io_sweep("run --checkpoint", cli_run,
+                         {scenario, "-r", "5", "-j", "1", "--checkpoint", ck,
+                          "--checkpoint-period", "0"},
+                         work, [&] { shim::write_file(ck, "an earlier checkpoint\n"); }, cap);
+    report("run --checkpoint", t);
+    CHECK(t.by_call["write"] > 0);
+    CHECK(t.by_call["rename"] > 0);
+}
