@@ -409,7 +409,8 @@ uint64_t res__ckpt_bound(const res_plan *plan, uint64_t cap, int with_boot)
     uint64_t hist = 8 * 3 + RES_HIST_BUCKETS * 8;
     uint64_t boot = sizeof(((boot_hist *)0)->n) + 8 + RES_HIST_BUCKETS * (8 + 8 * RES_LATENCY_BOOT);
     uint64_t n = sizeof(ck_header) + plan->ncells * sizeof(res_cell) + ncmp * sizeof(res_comparison) +
-                 sizeof(ck_sums) + arrays * kept * 8 + (MDL_STAGE_COUNT + 3) * sketch + 2 * hist +
+                 sizeof(ck_sums) + arrays * kept * 8 +
+                 (plan->replications > cap ? (MDL_STAGE_COUNT + 3) * sketch : 0) + 2 * hist +
                  sizeof(ck_base) + RES_CMP_COUNT * kept * 8 + 16;
     return n + (with_boot ? 2 * boot : 0);
 }
@@ -474,6 +475,13 @@ int res__ckpt_load(const res_plan *plan, uint64_t plan_digest, uint64_t cap, int
                              (unsigned long long)bound);
     if (rc != SIM_OK)
         return rc;
+    return res__ckpt_parse(plan, plan_digest, cap, data, len, path, out, err);
+}
+
+int res__ckpt_parse(const res_plan *plan, uint64_t plan_digest, uint64_t cap, char *data,
+                    size_t len, const char *path, res_resume **out, sim_error *err)
+{
+    *out = NULL;
     ck_header h;
     if (len < sizeof h + 16 || memcmp(data, CK_MAGIC, 8) != 0) {
         free(data);

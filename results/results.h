@@ -243,6 +243,9 @@ typedef struct res_checkpoint {
  * sizes, scenario digest, seed, replications, horizon, cells and values
  * kept), or the read's error.  It reads at most res_checkpoint_bound(). */
 int res_resume_load(const res_plan *plan, const char *path, res_resume **out, sim_error *err);
+/* The same from len bytes in memory (copied); name stands for the file. */
+int res_resume_parse(const res_plan *plan, const void *data, size_t len, const char *name,
+                     res_resume **out, sim_error *err);
 void res_resume_free(res_resume *r);
 /* Where it stopped: the cell, the replications of that cell done, and
  * its CRC-32 (the ranks of a job check they read the same). */

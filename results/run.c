@@ -355,6 +355,21 @@ int res_resume_load(const res_plan *plan, const char *path, res_resume **out, si
                           res__comparisons_before(plan, plan->ncells) > 0, path, out, err);
 }
 
+int res_resume_parse(const res_plan *plan, const void *data, size_t len, const char *name,
+                     res_resume **out, sim_error *err)
+{
+    *out = NULL;
+    if (len > res_checkpoint_bound(plan))
+        return sim_error_set(err, SIM_EINPUT, "%s: larger than a checkpoint of this run can be",
+                             name);
+    char *copy = malloc(len > 0 ? len : 1);
+    if (copy == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
+    if (len > 0)
+        memcpy(copy, data, len);
+    return res__ckpt_parse(plan, plan_digest(plan), kept_of(plan), copy, len, name, out, err);
+}
+
 uint64_t res_checkpoint_bound(const res_plan *plan)
 {
     return res__ckpt_bound(plan, kept_of(plan), res__comparisons_before(plan, plan->ncells) > 0);

@@ -148,6 +148,10 @@ int res__ckpt_write(const res_plan *plan, uint64_t plan_digest, const acc *a,
  * restored). */
 int res__ckpt_load(const res_plan *plan, uint64_t plan_digest, uint64_t cap, int with_boot,
                    const char *path, res_resume **out, sim_error *err);
+/* The same from its bytes (data, malloc'ed: taken over, freed on a
+ * failure); `path` names it in messages and must outlive *out. */
+int res__ckpt_parse(const res_plan *plan, uint64_t plan_digest, uint64_t cap, char *data,
+                    size_t len, const char *path, res_resume **out, sim_error *err);
 /* Puts a checkpoint's state into a fresh accumulator, cells and
  * comparisons; SIM_EINPUT naming the section that does not hold. */
 int res__ckpt_restore(const res_plan *plan, const res_resume *res, acc *a, res_cell *cells,

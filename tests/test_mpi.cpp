@@ -229,7 +229,7 @@ TEST_CASE("mpirun: a rank killed mid-run leaves its last checkpoint, which three
     same_bytes(r.t.file("whole"), r.whole, r.t.file("resumed"), resumed);
 }
 
-TEST_CASE("mpirun: SIGTERM to one rank checkpoints every rank's work and stops; one process "
+TEST_CASE("mpirun: SIGTERM to one rank checkpoints every rank's work and stops, and one process "
           "resumes it to the same bytes",
           "[mpi][checkpoint]")
 {
