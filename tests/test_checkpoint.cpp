@@ -50,6 +50,17 @@ struct Planned {
     Planned &operator=(const Planned &) = delete;
 };
 
+// The document of a run's result, which it frees.
+std::string document_of(const res_plan &plan, res_result &r)
+{
+    char *json = res_document_json(&plan, &r);
+    res_result_free(&r);
+    REQUIRE(json != nullptr);
+    std::string doc(json);
+    std::free(json);
+    return doc;
+}
+
 // The plan's result document, run whole on `threads` threads.
 std::string document(const res_plan &plan, unsigned threads)
 {
@@ -59,12 +70,7 @@ std::string document(const res_plan &plan, unsigned threads)
     int rc = res_run(&plan, threads, nullptr, nullptr, &r, &err);
     INFO(err.msg);
     REQUIRE(rc == SIM_OK);
-    char *json = res_document_json(&plan, &r);
-    REQUIRE(json != nullptr);
-    std::string doc(json);
-    std::free(json);
-    res_result_free(&r);
-    return doc;
+    return document_of(plan, r);
 }
 
 // Runs the plan one round at a time: each call stops after the round
@@ -105,12 +111,7 @@ std::string round_by_round(res_plan plan, const std::string &ck, unsigned *calls
             continue;
         }
         REQUIRE(rc == SIM_OK);
-        char *json = res_document_json(&plan, &r);
-        REQUIRE(json != nullptr);
-        std::string doc(json);
-        std::free(json);
-        res_result_free(&r);
-        return doc;
+        return document_of(plan, r);
     }
 }
 

@@ -26,49 +26,6 @@
 
 namespace {
 
-// A directory's files and their bytes, its subdirectories' too.
-std::string tree(const std::string &dir)
-{
-    std::vector<std::string> names;
-    if (DIR *d = ::opendir(dir.c_str())) {
-        while (struct dirent *e = ::readdir(d))
-            if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-                names.push_back(e->d_name);
-        ::closedir(d);
-    }
-    std::sort(names.begin(), names.end());
-    std::string all;
-    for (auto &n : names) {
-        std::string path = dir + "/" + n;
-        struct stat st;
-        if (::stat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode))
-            all += n + "/\n" + tree(path);
-        else
-            all += n + "\n" + shim::read_file(path) + "\n";
-    }
-    return all;
-}
-
-void empty_dir(const std::string &dir)
-{
-    if (DIR *d = ::opendir(dir.c_str())) {
-        std::vector<std::string> names;
-        while (struct dirent *e = ::readdir(d))
-            if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-                names.push_back(dir + "/" + e->d_name);
-        ::closedir(d);
-        for (auto &n : names) {
-            struct stat st;
-            if (::lstat(n.c_str(), &st) == 0 && S_ISDIR(st.st_mode)) {
-                empty_dir(n);
-                ::rmdir(n.c_str());
-            } else {
-                ::unlink(n.c_str());
-            }
-        }
-    }
-}
-
 size_t open_fds()
 {
     size_t n = 0;
@@ -105,7 +62,7 @@ IoTally io_sweep(const std::string &what, int (*fn)(int, char **),
     argv.push_back(nullptr);
     int argc = static_cast<int>(args.size());
     auto reset = [&] {
-        empty_dir(work);
+        shim::empty_dir(work);
         prior();
     };
     reset();
@@ -123,13 +80,13 @@ IoTally io_sweep(const std::string &what, int (*fn)(int, char **),
     INFO(what << ": the whole command; stderr: " << text.second);
     REQUIRE(status == CLI_OK);
     REQUIRE(whole.calls > 0);
-    const std::string ref_tree = tree(work), ref_out = text.first;
+    const std::string ref_tree = shim::listing(work), ref_out = text.first;
     IoTally t;
     t.calls = whole.calls;
     for (uint64_t n = 1; n <= whole.calls; n++) {
         for (int e : {ENOSPC, EIO, EFBIG}) {
             reset();
-            const std::string before = tree(work);
+            const std::string before = shim::listing(work);
             size_t fds = open_fds();
             failalloc_report mem;
             failio_report rep;
@@ -147,7 +104,7 @@ IoTally io_sweep(const std::string &what, int (*fn)(int, char **),
             REQUIRE(mem.live_blocks == 0);
             REQUIRE(open_fds() == fds);
             if (status == CLI_OK) { // the failed call was not one the output depends on
-                REQUIRE(tree(work) == ref_tree);
+                REQUIRE(shim::listing(work) == ref_tree);
                 REQUIRE(text.first == ref_out);
                 t.absorbed++;
                 continue;
@@ -156,7 +113,7 @@ IoTally io_sweep(const std::string &what, int (*fn)(int, char **),
             REQUIRE(std::count(text.second.begin(), text.second.end(), '\n') == 1);
             REQUIRE(text.second.rfind("oomsim: ", 0) == 0);
             REQUIRE(text.second.find(std::strerror(e)) != std::string::npos);
-            REQUIRE(tree(work) == before); // no temporary, nothing replaced
+            REQUIRE(shim::listing(work) == before); // no temporary, nothing replaced
             t.errors++;
             t.by_call[rep.which]++;
         }

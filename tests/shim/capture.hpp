@@ -66,8 +66,9 @@ private:
     int out_, err_, saved_out_ = -1, saved_err_ = -1;
 };
 
-// A directory's files and their bytes ("" when there is no directory).
-inline std::string listing(const std::string &dir)
+// The names in a directory but "." and "..", sorted (none when there is
+// no directory).
+inline std::vector<std::string> entries(const std::string &dir)
 {
     std::vector<std::string> names;
     if (DIR *d = ::opendir(dir.c_str())) {
@@ -77,24 +78,45 @@ inline std::string listing(const std::string &dir)
         ::closedir(d);
     }
     std::sort(names.begin(), names.end());
+    return names;
+}
+
+inline bool is_dir(const std::string &path)
+{
+    struct stat st;
+    return ::lstat(path.c_str(), &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+// A directory's files and their bytes, its subdirectories' too ("" when
+// there is no directory).
+inline std::string listing(const std::string &dir)
+{
     std::string all;
-    for (auto &n : names)
-        all += n + "\n" + read_file(dir + "/" + n) + "\n";
+    for (auto &n : entries(dir)) {
+        std::string path = dir + "/" + n;
+        all += is_dir(path) ? n + "/\n" + listing(path) : n + "\n" + read_file(path) + "\n";
+    }
     return all;
+}
+
+// Removes what a directory holds, subdirectories too.
+inline void empty_dir(const std::string &dir)
+{
+    for (auto &n : entries(dir)) {
+        std::string path = dir + "/" + n;
+        if (is_dir(path)) {
+            empty_dir(path);
+            ::rmdir(path.c_str());
+        } else {
+            ::unlink(path.c_str());
+        }
+    }
 }
 
 inline void remove_dir(const std::string &dir)
 {
-    if (DIR *d = ::opendir(dir.c_str())) {
-        std::vector<std::string> names;
-        while (struct dirent *e = ::readdir(d))
-            if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-                names.push_back(dir + "/" + e->d_name);
-        ::closedir(d);
-        for (auto &n : names)
-            ::unlink(n.c_str());
-        ::rmdir(dir.c_str());
-    }
+    empty_dir(dir);
+    ::rmdir(dir.c_str());
 }
 
 // A short version of a teaching scenario (20 s of requests instead of 4
