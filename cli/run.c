@@ -19,6 +19,7 @@
 static const char usage_text[] =
     "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
     "                  [-j THREADS] [--format table|json|csv]\n"
+    "                  [--checkpoint FILE [--checkpoint-period S]] [--resume FILE]\n"
     "  With no scenario, runs the shipped default capacity plan.\n"
     "  -o DIR     also write DIR/results.json, DIR/cells.csv, the SVG plots and\n"
     "             DIR/report.html (docs/reports.md)\n"
@@ -29,7 +30,7 @@ static const char usage_text[] =
     "  --format   what to print: table (default), json or csv\n"
     "  --checkpoint FILE  write the run's state to FILE every 60 s and when\n"
     "             SIGINT, SIGTERM or SIGUSR1 comes (then stop); removed once the\n"
-    "             results are written (docs/results.md, \"Checkpoints\")\n"
+    "             results are written (docs/results.md, \"Checkpoints ...\")\n"
     "  --checkpoint-period S  seconds between checkpoints (default 60; 0: after\n"
     "             every round of replications)\n"
     "  --resume FILE  continue from that checkpoint: the same results, to the\n"
