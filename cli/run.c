@@ -30,7 +30,7 @@ static const char usage_text[] =
     "  --format   what to print: table (default), json or csv\n"
     "  --checkpoint FILE  write the run's state to FILE every 60 s and when\n"
     "             SIGINT, SIGTERM or SIGUSR1 comes (then stop); removed once the\n"
-    "             results are written (docs/results.md, \"Checkpoints ...\")\n"
+    "             results are written (docs/results.md, checkpoints)\n"
     "  --checkpoint-period S  seconds between checkpoints (default 60; 0: after\n"
     "             every round of replications)\n"
     "  --resume FILE  continue from that checkpoint: the same results, to the\n"
