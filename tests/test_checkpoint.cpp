@@ -152,7 +152,7 @@ void wait_caught(pid_t pid, int sig)
     }
 }
 
-// The replications a checkpoint of a 12000-replication run says are done
+// The replications a checkpoint of a 6000-replication run says are done
 // (ck_header in results/checkpoint.c: the cell at byte 168, the running
 // cell's replications at 176); 0 while there is none.
 uint64_t done_so_far(const std::string &ck)
@@ -168,7 +168,7 @@ uint64_t done_so_far(const std::string &ck)
     uint64_t cell = 0, done = 0;
     std::memcpy(&cell, &bytes[168], 8);
     std::memcpy(&done, &bytes[176], 8);
-    return cell * 12000 + done;
+    return cell * 6000 + done;
 }
 
 // "after N of M replications" in a message: N (M in *total).
@@ -284,7 +284,7 @@ TEST_CASE("run --checkpoint: interrupted at about half by SIGINT, SIGTERM or SIG
 {
     TempDir t;
     std::string scenario = short_scenario(t);
-    const std::vector<std::string> args{"run", scenario, "-r", "12000"};
+    const std::vector<std::string> args{"run", scenario, "-r", "6000"};
     std::vector<std::string> whole_args{OOMSIM_BIN};
     whole_args.insert(whole_args.end(), args.begin(), args.end());
     whole_args.insert(whole_args.end(), {"-j", "2", "-o", t.file("whole")});
@@ -303,7 +303,7 @@ TEST_CASE("run --checkpoint: interrupted at about half by SIGINT, SIGTERM or SIG
         // the replications are done, whatever the machine's speed
         RunResult stopped = run(argv, [&](pid_t pid) {
             wait_caught(pid, sig);
-            for (int i = 0; i < 60000 && done_so_far(ck) < 12000; i++)
+            for (int i = 0; i < 60000 && done_so_far(ck) < 6000; i++)
                 std::this_thread::sleep_for(std::chrono::milliseconds(2));
             ::kill(pid, sig);
         });
@@ -312,7 +312,7 @@ TEST_CASE("run --checkpoint: interrupted at about half by SIGINT, SIGTERM or SIG
         CHECK(stopped.out.empty());
         CHECK(!exists(t.file("never")));
         uint64_t total = 0, done = done_in(stopped.err, &total);
-        CHECK(total == 24000);
+        CHECK(total == 12000);
         CHECK(done >= total / 2);
         CHECK(done < total);
         CHECK(stopped.err.find("continue with --resume " + ck) != std::string::npos);
