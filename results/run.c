@@ -390,6 +390,11 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     uint64_t digest = plan_digest(plan);
     int rc = sim_ranks_same(digest, "the plan (scenario text, its includes, seed, "
                             "replications, or the oomsim build)", err);
+    /* and takes part in the same checkpoint collectives */
+    const res_checkpoint *ck = plan->checkpoint;
+    if (rc == SIM_OK)
+        rc = sim_ranks_same((ck != NULL) + 2u * (ck != NULL && ck->path != NULL),
+                            "--checkpoint or --resume", err);
     if (rc != SIM_OK)
         return rc;
     unsigned rank = sim_ranks_rank(), size = sim_ranks_size();
@@ -412,7 +417,6 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     /* where a checkpoint left the run: rank 0 restores its state and
      * tells the others the cell and the replications done */
     uint64_t at[2] = {0, 0};
-    const res_checkpoint *ck = plan->checkpoint;
     if (rc == SIM_OK && ck != NULL) {
         if (rank == 0 && ck->resume != NULL) {
             unsigned cell;

@@ -276,6 +276,16 @@ TEST_CASE("mpirun: ranks that load different plans, or cannot load one, do not r
     CHECK(r.status == 1);
     CHECK(r.err.find("rank 1: cannot read " + t.file("gone.yaml")) != std::string::npos);
     CHECK(!exists(t.file("b")));
+
+    // checkpoints asked of rank 0 only: they would wait for each other
+    argv = mpirun(1);
+    argv.insert(argv.end(), {OOMSIM_BIN, "run", "-r", "20", "--checkpoint", t.file("ck"), ":",
+                             "-np", "1", OOMSIM_BIN, "run", "-r", "20"});
+    r = run(argv);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("rank 1: --checkpoint or --resume differs from rank 0's") !=
+          std::string::npos);
+    CHECK(!exists(t.file("ck")));
 }
 
 TEST_CASE("mpirun: only run spreads over ranks, other commands are refused once",
