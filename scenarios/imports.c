@@ -81,7 +81,7 @@ static int number_at(const char **s, const char *end, double *v)
     double d = strtod(buf, &stop);
     if (*stop != '\0' || !isfinite(d))
         return 0;
-    *v = d;
+    *v = d == 0 ? 0 : d; /* "-0" is 0: never a "-0us" in the YAML */
     *s = p;
     return 1;
 }

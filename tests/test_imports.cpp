@@ -347,6 +347,23 @@ TEST_CASE("import: malformed lines are refused with their line", "[imports]")
     CHECK(c.msg.rfind("c.log:2: a memory footprint line without", 0) == 0);
 }
 
+TEST_CASE("import benchmark-model: a time of -0 is 0, and the YAML loads", "[imports]")
+{
+    // fuzz_import_benchmark_model's finding (corpus regress-negative-zero):
+    // "avg=-0" passed the "not negative" check and was written "-0us",
+    // which the loader refuses
+    Imported a = import(SCN_IMPORT_BENCHMARK_MODEL, "z.log",
+                        "Inference timings in us: Init: 1400000, First inference: 1, Warmup "
+                        "(avg): 2, Inference (avg): 10000\ncount=50 first=1 curr=1 min=1 "
+                        "avg=-0 std=0\n");
+    INFO(a.msg);
+    REQUIRE(a.rc == SIM_OK);
+    CHECK(a.yaml.find("-0") == std::string::npos);
+    Cand c(a.yaml);
+    INFO(c.msg);
+    CHECK(c.rc == SIM_OK);
+}
+
 TEST_CASE("import: the command writes validating YAML, or nothing", "[imports]")
 {
     shim::TempDir dir;
