@@ -17,7 +17,7 @@ typedef int (*rename_fn)(const char *, const char *);
 typedef int (*mkdir_fn)(const char *, mode_t);
 
 static write_fn next_write;
-static fd_fn next_fsync, next_close;
+static fd_fn next_close;
 static rename_fn next_rename;
 static mkdir_fn next_mkdir;
 
@@ -35,11 +35,10 @@ static void failio_init(void)
     if (next_mkdir != NULL)
         return;
     *(void **)&next_write = dlsym(RTLD_NEXT, "write");
-    *(void **)&next_fsync = dlsym(RTLD_NEXT, "fsync");
     *(void **)&next_close = dlsym(RTLD_NEXT, "close");
     *(void **)&next_rename = dlsym(RTLD_NEXT, "rename");
     *(void **)&next_mkdir = dlsym(RTLD_NEXT, "mkdir");
-    if (!next_write || !next_fsync || !next_close || !next_rename || !next_mkdir)
+    if (!next_write || !next_close || !next_rename || !next_mkdir)
         abort();
 }
 
@@ -68,9 +67,15 @@ ssize_t write(int fd, const void *p, size_t n)
     return fails("write") ? -1 : next_write(fd, p, n);
 }
 
+/* Counted and failable like the others, but it does not wait for the
+ * disk: nothing in this test program needs its files to outlive a power
+ * cut, and the sweeps write thousands of them. */
 int fsync(int fd)
 {
-    return fails("fsync") ? -1 : next_fsync(fd);
+    if (fails("fsync"))
+        return -1;
+    (void)fd;
+    return 0;
 }
 
 int close(int fd)
