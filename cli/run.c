@@ -427,8 +427,8 @@ int cli_run(int argc, char **argv)
         ck.resume = resume;
         if (resume != NULL && speaks()) {
             unsigned cell;
-            uint64_t done, check;
-            res_resume_where(resume, &cell, &done, &check);
+            uint64_t done;
+            res_resume_where(resume, &cell, &done);
             fprintf(stderr, "oomsim: resuming from %s: %llu of %llu replications done\n",
                     o.resume, (unsigned long long)cell * plan.replications + done,
                     (unsigned long long)plan.replications * plan.ncells);

@@ -127,29 +127,29 @@ static void put_hist(ck_writer *w, const res_hist *h)
 
 /* Latency resamples: their counts, then the non-zero rows (index, the
  * resamples' counts). */
+/* Whether row k of the resamples holds a count (written, and not zero). */
+static int boot_row(const boot_hist *h, unsigned k)
+{
+    if (!BOOT_USED(h, k))
+        return 0;
+    for (unsigned b = 0; b < RES_LATENCY_BOOT; b++)
+        if (h->count[k][b] != 0)
+            return 1;
+    return 0;
+}
+
 static void put_boot(ck_writer *w, const boot_hist *h, unsigned lo, unsigned hi)
 {
     put(w, h->n, sizeof h->n);
     uint64_t rows = 0;
-    for (int pass = 0; pass < 2; pass++) {
-        for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS; k++) {
-            if (!BOOT_USED(h, k))
-                continue;
-            int any = 0;
-            for (unsigned b = 0; b < RES_LATENCY_BOOT && !any; b++)
-                any = h->count[k][b] != 0;
-            if (!any)
-                continue;
-            if (pass == 0) {
-                rows++;
-            } else {
-                put_u64(w, k);
-                put(w, h->count[k], sizeof h->count[k]);
-            }
+    for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS; k++)
+        rows += (uint64_t)boot_row(h, k);
+    put_u64(w, rows);
+    for (unsigned k = lo; k <= hi && k < RES_HIST_BUCKETS; k++)
+        if (boot_row(h, k)) {
+            put_u64(w, k);
+            put(w, h->count[k], sizeof h->count[k]);
         }
-        if (pass == 0)
-            put_u64(w, rows);
-    }
 }
 
 static uint64_t min_u64(uint64_t a, uint64_t b)
@@ -264,7 +264,6 @@ struct res_resume {
     size_t len;
     ck_header h;
     const char *path;
-    uint64_t crc;
 };
 
 /* A cursor over the sections, which says where a section went wrong. */
@@ -534,7 +533,6 @@ int res__ckpt_parse(const res_plan *plan, uint64_t plan_digest, uint64_t cap, ch
     res->len = len;
     res->h = h;
     res->path = path;
-    res->crc = crc;
     *out = res;
     return SIM_OK;
 }
@@ -547,11 +545,10 @@ void res_resume_free(res_resume *r)
     free(r);
 }
 
-void res_resume_where(const res_resume *r, unsigned *cell, uint64_t *done, uint64_t *check)
+void res_resume_where(const res_resume *r, unsigned *cell, uint64_t *done)
 {
     *cell = (unsigned)r->h.cell;
     *done = r->h.done;
-    *check = r->crc;
 }
 
 /* Reads `n` values of an array kept up to cap. */

@@ -232,7 +232,6 @@ typedef struct res_checkpoint {
     const res_resume *resume;             /* may be NULL */
     /* out: the checkpoints written, and where the last one was */
     uint64_t written;
-    unsigned cell;
     uint64_t done; /* replications done over all cells */
     int signal;    /* the request that stopped the run (the largest over the ranks) */
 } res_checkpoint;
@@ -247,9 +246,8 @@ int res_resume_load(const res_plan *plan, const char *path, res_resume **out, si
 int res_resume_parse(const res_plan *plan, const void *data, size_t len, const char *name,
                      res_resume **out, sim_error *err);
 void res_resume_free(res_resume *r);
-/* Where it stopped: the cell, the replications of that cell done, and
- * its CRC-32 (the ranks of a job check they read the same). */
-void res_resume_where(const res_resume *r, unsigned *cell, uint64_t *done, uint64_t *check);
+/* Where it stopped: the cell, and the replications of that cell done. */
+void res_resume_where(const res_resume *r, unsigned *cell, uint64_t *done);
 /* The largest checkpoint this plan can have, in bytes (docs/results.md
  * gives the sum). */
 uint64_t res_checkpoint_bound(const res_plan *plan);

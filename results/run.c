@@ -179,7 +179,6 @@ static int checkpoint_point(run_ctx *x, unsigned ci, uint64_t done, int fold_rc,
     if ((rc = sim_ranks_agree(rc, err)) != SIM_OK)
         return rc;
     ck->written++;
-    ck->cell = ci;
     ck->done = (uint64_t)ci * x->plan->replications + done;
     x->last = now_seconds();
     if (want > 1) {
@@ -420,8 +419,7 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     if (rc == SIM_OK && ck != NULL) {
         if (rank == 0 && ck->resume != NULL) {
             unsigned cell;
-            uint64_t check;
-            res_resume_where(ck->resume, &cell, &at[1], &check);
+            res_resume_where(ck->resume, &cell, &at[1]);
             at[0] = cell;
             rc = res__ckpt_restore(plan, ck->resume, a, cells, cmp, err);
             x.k = (unsigned)res__comparisons_before(plan, cell);
