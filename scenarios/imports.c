@@ -1441,11 +1441,13 @@ static int read_vitals(const scn_import_input *in, unsigned n, fleet_group *g, u
                 return fail_at(err, name, 1, "row %zu: not an LMK-rate row: no "
                                "userPerceivedLmkRate or distinctUsers metric", i);
             }
-            if (rate < 0 || rate > 1 || users < 1 || users > 1e12 || ram < 0 || ram > 1e7) {
+            /* the RAM is written as MiB, which the loader takes up to 1 TiB */
+            if (rate < 0 || rate > 1 || users < 1 || users > 1e12 || ram < 0 ||
+                ram > 1048576) {
                 json_decref(list);
                 return fail_at(err, name, 1, "row %zu: userPerceivedLmkRate must be a fraction "
                                "from 0 to 1, distinctUsers a count from 1, deviceRamBucket "
-                               "MB", i);
+                               "MB up to 1048576 (1 TiB)", i);
             }
             if (ram == 0 && model == NULL) {
                 json_decref(list);

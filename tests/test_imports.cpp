@@ -488,6 +488,23 @@ TEST_CASE("import metrickit: foreground memory-limit exits per device-day, local
     CHECK(z.msg == "z.json:1: payload 0: peakMemoryUsage: a measurement that cannot be read");
 }
 
+TEST_CASE("import play-vitals: a RAM bucket past what the loader takes is refused, naming the "
+          "row",
+          "[imports]")
+{
+    // fuzz_import_play_vitals's finding (corpus regress-ram-past-loader): a
+    // bucket of 4666096 MB was written as ram: 4666096MiB, past the
+    // loader's 1 TiB
+    std::string text = fixture("play_vitals_lmk.json");
+    size_t at = text.find("\"4096\"");
+    REQUIRE(at != std::string::npos);
+    text.replace(at, 6, "\"4666096\"");
+    Imported r = import(SCN_IMPORT_PLAY_VITALS, "v.json", text);
+    CHECK(r.rc == SIM_EINPUT);
+    CHECK(r.msg.find("v.json:1: row ") == 0);
+    CHECK(r.msg.find("deviceRamBucket MB up to 1048576 (1 TiB)") != std::string::npos);
+}
+
 TEST_CASE("import play-vitals: the LMK rate by RAM bucket and model, weighted by users",
           "[imports]")
 {
