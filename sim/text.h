@@ -1,0 +1,42 @@
+/* text.h - text: a buffer that grows.
+ * Part of sim/sim.h, which includes every header of sim/. */
+#ifndef OOMSIM_SIM_TEXT_H
+#define OOMSIM_SIM_TEXT_H
+
+#include <stddef.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* A text buffer that grows (doubling from 4 KiB; the C library's realloc,
+ * so its text is free()d by whoever takes it).  After an allocation
+ * failure it only records that: sim_text_done then returns NULL.  Start
+ * from SIM_TEXT_INIT. */
+typedef struct sim_text {
+    char *v;    /* NUL-terminated once anything was written; NULL before */
+    size_t n;   /* bytes written */
+    size_t cap;
+    int oom;    /* an allocation failed */
+} sim_text;
+#define SIM_TEXT_INIT {NULL, 0, 0, 0}
+
+/* Appends len bytes as they are. */
+void sim_text_put(sim_text *t, const char *bytes, size_t len);
+/* Appends a NUL-terminated string. */
+void sim_text_str(sim_text *t, const char *s);
+/* Appends printf-style. */
+void sim_text_printf(sim_text *t, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+/* The text (the caller frees it; NULL when nothing was written), or NULL
+ * after an allocation failure, in which case the buffer is freed. */
+char *sim_text_done(sim_text *t);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OOMSIM_SIM_TEXT_H */
