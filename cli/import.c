@@ -237,7 +237,7 @@ int cli_import(int argc, char **argv)
         snprintf(about, sizeof about, "%" PRIu64 " lives of the process, %" PRIu64
                  " stage slices, %" PRIu64 " memory events", sum.pids, sum.stage_slices,
                  sum.memory_events);
-        char *yaml = trc_pf_candidate_yaml(&sum, id, about);
+        char *yaml = scn_import_perfetto_candidate(&sum, id, about);
         if (yaml == NULL)
             rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
         else

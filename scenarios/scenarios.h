@@ -183,6 +183,13 @@ typedef struct scn_import_opts {
 int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
                const scn_import_opts *o, char **yaml, sim_error *err);
 
+/* The candidate skeleton of `oomsim import perfetto --candidate`
+ * (import/perfetto.c, docs/perfetto.md) from what traces/perfetto/ read:
+ * YAML text, malloc'ed; NULL out of memory.  `about` names what was
+ * measured. */
+char *scn_import_perfetto_candidate(const trc_pf_summary *sum, const char *id,
+                                    const char *about);
+
 #ifdef __cplusplus
 }
 #endif

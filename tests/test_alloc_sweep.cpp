@@ -392,7 +392,7 @@ TEST_CASE("importing a Perfetto trace survives every allocation failing", "[allo
                 r.rc = trc_pf_import_buffer(bytes.data(), bytes.size(), name, &o, digest_event,
                                             &d, &sum, &r.err);
                 if (r.rc == SIM_OK) {
-                    char *yaml = trc_pf_candidate_yaml(&sum, "camera", "a test");
+                    char *yaml = scn_import_perfetto_candidate(&sum, "camera", "a test");
                     if (yaml == nullptr)
                         r.rc = sim_error_set(&r.err, SIM_ENOMEM, "out of memory");
                     else

@@ -232,10 +232,6 @@ int trc_pf_import_buffer(const void *data, size_t len, const char *name, const t
                          trc_pf_sink sink, void *ctx, trc_pf_summary *sum, sim_error *err);
 void trc_pf_summary_free(trc_pf_summary *sum);
 
-/* The candidate skeleton of docs/perfetto.md from a summary (YAML text,
- * malloc'ed; NULL out of memory).  `about` names what was measured. */
-char *trc_pf_candidate_yaml(const trc_pf_summary *sum, const char *id, const char *about);
-
 /* lmkd's name for a kill reason code (its kill_reasons enum), NULL when
  * the code is not one. */
 const char *trc_pf_lmkd_reason_name(int64_t code);

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "scenarios/scenarios.h"
 #include "traces/traces.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -57,7 +58,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (rc != SIM_OK && strncmp(err.msg, "fuzz:", 5) != 0)
             abort();
         if (rc == SIM_OK) {
-            char *yaml = trc_pf_candidate_yaml(&sum, "camera", "fuzz");
+            char *yaml = scn_import_perfetto_candidate(&sum, "camera", "fuzz");
             if (yaml == NULL)
                 abort();
             free(yaml);
