@@ -1,6 +1,6 @@
 /* import.c - `oomsim import perfetto TRACE (--process NAME | --pid N)
  * [-o OUT] [--candidate OUT.yaml] [--id ID]`: one process's memory,
- * stages and death read out of a Perfetto trace (traces/perfetto.c) and
+ * stages and death read out of a Perfetto trace (traces/perfetto/) and
  * written as an oomsim trace (docs/perfetto.md), each file to a temporary
  * name and renamed, so a failed import leaves nothing half-written. */
 #include "cli.h"
@@ -26,20 +26,23 @@ static const char usage_text[] =
     "  --step N              the workload step the recorded requests belong to when\n"
     "                        the trace is replayed (default 1: the step after cold_start)\n";
 
-static const char yaml_usage[] =
-    "usage: oomsim import KIND FILE... [-o OUT.yaml] [--id ID] [--part NAME]\n"
-    "  writes YAML from what a team already measured, each value with a comment naming\n"
-    "  the line it came from (docs/imports.md); KIND:\n"
-    "    benchmark-model  TensorFlow Lite's benchmark_model log: a candidate\n"
-    "    meminfo          dumpsys meminfo PACKAGE: the scenario's app: baseline block\n"
-    "    llama-cpp        llama.cpp's load log: a candidate (weights, KV cache, compute)\n"
-    "    onnxruntime      an ONNX Runtime profiling file (JSON): a candidate\n"
-    "    metrickit        MetricKit payloads (JSON, one or more files): a field block\n"
-    "    play-vitals      Play Developer Reporting LMK-rate rows (JSON): a field block\n"
-    "  --id ID      the candidate's id (default: imported)\n"
-    "  --part NAME  the part's name (default: model)\n"
-    "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n"
-    "               candidate's id): the dump was taken with the model loaded\n";
+/* The help of `oomsim import KIND`: its kinds from the importers' table. */
+static void yaml_usage(FILE *f)
+{
+    fputs("usage: oomsim import KIND FILE... [-o OUT.yaml] [--id ID] [--part NAME]\n"
+          "  writes YAML from what a team already measured, each value with a comment naming\n"
+          "  the line it came from (docs/imports.md); KIND:\n",
+          f);
+    for (int k = 0; k < SCN_IMPORT_COUNT; k++) {
+        const scn_importer *imp = scn_importer_of((scn_import_kind)k);
+        fprintf(f, "    %-17s%s\n", imp->name, imp->help);
+    }
+    fputs("  --id ID      the candidate's id (default: imported)\n"
+          "  --part NAME  the part's name (default: model)\n"
+          "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n"
+          "               candidate's id): the dump was taken with the model loaded\n",
+          f);
+}
 
 static int usage_error(const char *what)
 {
@@ -84,12 +87,12 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
 {
     const char *out = NULL, *minus = NULL;
     scn_import_opts o = {NULL, NULL, NULL};
-    const char *files[64];
+    const char *files[SCN_IMPORT_INPUTS_MAX];
     unsigned n = 0;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(yaml_usage, stdout);
+            yaml_usage(stdout);
             return CLI_OK;
         } else if (strcmp(a, "-o") == 0 && v != NULL) {
             out = v, i++;
@@ -107,7 +110,7 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
     }
     if (n == 0)
         return usage_error("an input file is needed");
-    if (n > 1 && kind != SCN_IMPORT_METRICKIT && kind != SCN_IMPORT_PLAY_VITALS)
+    if (n > scn_importer_of(kind)->inputs)
         return usage_error("one input file (metrickit and play-vitals take several)");
     if (o.id != NULL && !valid_id(o.id))
         return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
@@ -115,8 +118,8 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
         return usage_error("--part: 1 to 63 characters of [a-z0-9_-]");
     sim_error err;
     sim_error_clear(&err);
-    scn_import_input in[64];
-    char *texts[64] = {NULL};
+    scn_import_input in[SCN_IMPORT_INPUTS_MAX];
+    char *texts[SCN_IMPORT_INPUTS_MAX] = {NULL};
     mdl_candidate cand;
     int rc = SIM_OK, have_cand = 0;
     if (minus != NULL) {
@@ -148,59 +151,109 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
     return status;
 }
 
-int cli_import(int argc, char **argv)
+/* What `oomsim import perfetto` was asked. */
+typedef struct pf_args {
+    const char *trace, *out, *cand, *id;
+    trc_pf_opts o;
+} pf_args;
+
+/* CLI_OK, CLI_DONE (help printed) or CLI_USAGE (said why). */
+static int parse_perfetto(int argc, char **argv, pf_args *a)
 {
-    for (int k = 0; argc > 0 && k < SCN_IMPORT_COUNT; k++)
-        if (strcmp(argv[0], scn_import_kind_name((scn_import_kind)k)) == 0)
-            return import_yaml((scn_import_kind)k, argc, argv);
-    const char *trace = NULL, *out = NULL, *cand = NULL, *id = "recorded";
-    trc_pf_opts o = {NULL, -1, NULL, 1};
-    if (argc > 0 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
-        fputs(usage_text, stdout);
-        fputs(yaml_usage, stdout);
-        return CLI_OK;
-    }
-    if (argc < 1 || strcmp(argv[0], "perfetto") != 0)
-        return usage_error("the kind to import is needed: perfetto, benchmark-model, meminfo, llama-cpp, onnxruntime, metrickit, play-vitals");
+    *a = (pf_args){NULL, NULL, NULL, "recorded", {NULL, -1, NULL, 1}};
     for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         unsigned long long n;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
+        if (strcmp(k, "-h") == 0 || strcmp(k, "--help") == 0) {
             fputs(usage_text, stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            out = v, i++;
-        } else if (strcmp(a, "--process") == 0 && v != NULL) {
-            o.process = v, i++;
-        } else if (strcmp(a, "--pid") == 0 && v != NULL) {
+            return CLI_DONE;
+        } else if (strcmp(k, "-o") == 0 && v != NULL) {
+            a->out = v, i++;
+        } else if (strcmp(k, "--process") == 0 && v != NULL) {
+            a->o.process = v, i++;
+        } else if (strcmp(k, "--pid") == 0 && v != NULL) {
             if (cli_number(v, 1, INT32_MAX, &n) != SIM_OK)
                 return usage_error("--pid needs a process id (an integer from 1)");
-            o.pid = (int64_t)n, i++;
-        } else if (strcmp(a, "--candidate") == 0 && v != NULL) {
-            cand = v, i++;
-        } else if (strcmp(a, "--step") == 0 && v != NULL) {
+            a->o.pid = (int64_t)n, i++;
+        } else if (strcmp(k, "--candidate") == 0 && v != NULL) {
+            a->cand = v, i++;
+        } else if (strcmp(k, "--step") == 0 && v != NULL) {
             if (cli_number(v, 0, 1000000, &n) != SIM_OK)
                 return usage_error("--step needs a step index (an integer from 0)");
-            o.step = (int64_t)n, i++;
-        } else if (strcmp(a, "--id") == 0 && v != NULL) {
-            id = v, i++;
-        } else if (a[0] == '-' || trace != NULL) {
+            a->o.step = (int64_t)n, i++;
+        } else if (strcmp(k, "--id") == 0 && v != NULL) {
+            a->id = v, i++;
+        } else if (k[0] == '-' || a->trace != NULL) {
             return usage_error("unexpected argument");
         } else {
-            trace = a;
+            a->trace = k;
         }
     }
-    if (trace == NULL)
+    if (a->trace == NULL)
         return usage_error("a Perfetto trace is needed");
-    if ((o.process == NULL) == (o.pid < 0))
+    if ((a->o.process == NULL) == (a->o.pid < 0))
         return usage_error("one of --process NAME or --pid N is needed");
-    if (!valid_id(id))
+    if (!valid_id(a->id))
         return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
-    int format = TRC_JSONL;
-    if (out != NULL && (format = trc_format_of_path(out)) < 0)
-        return usage_error("the output's name must end in .json, .jsonl, .msgpack or .mp");
-    o.candidate_id = id;
+    a->o.candidate_id = a->id;
+    return CLI_OK;
+}
 
+/* The candidate skeleton, to be committed with the trace. */
+static int put_candidate(const pf_args *a, const trc_pf_summary *sum, sim_out **o,
+                         sim_error *err)
+{
+    char about[256];
+    snprintf(about, sizeof about, "%" PRIu64 " lives of the process, %" PRIu64
+             " stage slices, %" PRIu64 " memory events", sum->pids, sum->stage_slices,
+             sum->memory_events);
+    char *yaml = scn_import_perfetto_candidate(sum, a->id, about);
+    if (yaml == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    int rc = cli_put_text(a->cand, yaml, strlen(yaml) - 1, o, err);
+    free(yaml);
+    return rc;
+}
+
+/* The trace read and written to `f`; then the output closed.  *io is set
+ * when the failure is the output's. */
+static int read_trace(const pf_args *a, int format, FILE *f, sim_out *file,
+                      trc_pf_summary *sum, int *io, sim_error *err)
+{
+    trc_writer *w = trc_writer_create(f, (trc_format)format, err);
+    int rc = w == NULL ? err->code : SIM_OK;
+    if (rc == SIM_OK)
+        rc = trc_pf_import_file(a->trace, &a->o, write_event, w, sum, err);
+    if (rc == SIM_OK)
+        rc = trc_writer_finish(w, err);
+    trc_writer_destroy(w);
+    if (file != NULL) {
+        sim_error e;
+        sim_error_clear(&e);
+        /* a failed write of the stream: the output's own error says why */
+        if (sim_out_close(file, &e) != SIM_OK && (rc == SIM_OK || rc == SIM_EIO))
+            rc = e.code, *err = e, *io = 1;
+    } else if (rc == SIM_OK && fflush(stdout) != 0) {
+        rc = sim_error_set(err, SIM_EIO, "cannot write the trace: %s", strerror(errno));
+    }
+    return rc;
+}
+
+static void say_summary(const char *trace, const trc_pf_summary *sum)
+{
+    fprintf(stderr, "%s: %" PRIu64 " packets (%" PRIu64 " compressed bundles), %" PRIu64
+            " MiB; the process: %" PRIu64 " li%s, %" PRIu64 " memory events, %" PRIu64
+            " stage slices, %" PRIu64 " death%s; %" PRIu64 " events written\n",
+            trace, sum->packets, sum->compressed, sum->bytes >> 20, sum->pids,
+            sum->pids == 1 ? "fe" : "ves", sum->memory_events, sum->stage_slices, sum->kills,
+            SIM_S(sum->kills), sum->events);
+}
+
+static int import_perfetto(const pf_args *a)
+{
+    int format = TRC_JSONL;
+    if (a->out != NULL && (format = trc_format_of_path(a->out)) < 0)
+        return usage_error("the output's name must end in .json, .jsonl, .msgpack or .mp");
     sim_error err;
     sim_error_clear(&err);
     /* the trace and the candidate are written together, both or neither */
@@ -208,60 +261,51 @@ int cli_import(int argc, char **argv)
     unsigned nout = 0;
     int rc = SIM_OK, io = 0; /* io: the output failed, err says how */
     FILE *f = stdout;
-    if (out != NULL) {
-        io = rc = sim_out_open(out, &outs[nout++], &err);
+    if (a->out != NULL) {
+        io = rc = sim_out_open(a->out, &outs[nout++], &err);
         if (rc == SIM_OK && (f = sim_out_stream(outs[0])) == NULL)
-            io = rc = sim_error_set(&err, SIM_ENOMEM, "cannot write %s: out of memory", out);
+            io = rc = sim_error_set(&err, SIM_ENOMEM, "cannot write %s: out of memory", a->out);
     }
     trc_pf_summary sum;
     memset(&sum, 0, sizeof sum);
-    trc_writer *w = rc == SIM_OK ? trc_writer_create(f, (trc_format)format, &err) : NULL;
-    if (rc == SIM_OK && w == NULL)
-        rc = err.code;
     if (rc == SIM_OK)
-        rc = trc_pf_import_file(trace, &o, write_event, w, &sum, &err);
-    if (rc == SIM_OK)
-        rc = trc_writer_finish(w, &err);
-    trc_writer_destroy(w);
-    if (out != NULL && outs[0] != NULL) {
-        sim_error e;
-        sim_error_clear(&e);
-        /* a failed write of the stream: the output's own error says why */
-        if (sim_out_close(outs[0], &e) != SIM_OK && (rc == SIM_OK || rc == SIM_EIO))
-            rc = e.code, err = e, io = 1;
-    } else if (out == NULL && rc == SIM_OK && fflush(stdout) != 0) {
-        rc = sim_error_set(&err, SIM_EIO, "cannot write the trace: %s", strerror(errno));
-    }
-    if (rc == SIM_OK && cand != NULL) {
-        char about[256];
-        snprintf(about, sizeof about, "%" PRIu64 " lives of the process, %" PRIu64
-                 " stage slices, %" PRIu64 " memory events", sum.pids, sum.stage_slices,
-                 sum.memory_events);
-        char *yaml = scn_import_perfetto_candidate(&sum, id, about);
-        if (yaml == NULL)
-            rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
-        else
-            io = rc = cli_put_text(cand, yaml, strlen(yaml) - 1, &outs[nout++], &err);
-        free(yaml);
-    }
+        rc = read_trace(a, format, f, a->out != NULL ? outs[0] : NULL, &sum, &io, &err);
+    else if (a->out != NULL && outs[0] != NULL)
+        sim_out_close(outs[0], NULL);
+    if (rc == SIM_OK && a->cand != NULL)
+        io = rc = put_candidate(a, &sum, &outs[nout++], &err);
     if (rc == SIM_OK && nout > 0)
         io = rc = sim_out_commit(outs, nout, &err);
     for (unsigned k = 0; k < nout; k++)
         sim_out_free(outs[k]);
-    if (rc != SIM_OK && io) {
-        trc_pf_summary_free(&sum);
-        return cli_output_failed(&err);
-    }
-    if (rc != SIM_OK) {
-        trc_pf_summary_free(&sum);
-        return cli_report(&err);
-    }
-    fprintf(stderr, "%s: %" PRIu64 " packets (%" PRIu64 " compressed bundles), %" PRIu64
-            " MiB; the process: %" PRIu64 " li%s, %" PRIu64 " memory events, %" PRIu64
-            " stage slices, %" PRIu64 " death%s; %" PRIu64 " events written\n",
-            trace, sum.packets, sum.compressed, sum.bytes >> 20, sum.pids,
-            sum.pids == 1 ? "fe" : "ves", sum.memory_events, sum.stage_slices, sum.kills,
-            SIM_S(sum.kills), sum.events);
+    if (rc == SIM_OK)
+        say_summary(a->trace, &sum);
     trc_pf_summary_free(&sum);
+    if (rc != SIM_OK)
+        return io ? cli_output_failed(&err) : cli_report(&err);
     return CLI_OK;
+}
+
+int cli_import(int argc, char **argv)
+{
+    for (int k = 0; argc > 0 && k < SCN_IMPORT_COUNT; k++)
+        if (strcmp(argv[0], scn_import_kind_name((scn_import_kind)k)) == 0)
+            return import_yaml((scn_import_kind)k, argc, argv);
+    if (argc > 0 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
+        fputs(usage_text, stdout);
+        yaml_usage(stdout);
+        return CLI_OK;
+    }
+    if (argc < 1 || strcmp(argv[0], "perfetto") != 0) {
+        char kinds[256] = "perfetto";
+        for (int k = 0; k < SCN_IMPORT_COUNT; k++)
+            snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), ", %s",
+                     scn_import_kind_name((scn_import_kind)k));
+        return cli_usage_error("import", "the kind to import is needed: %s", kinds);
+    }
+    pf_args a;
+    int rc = parse_perfetto(argc, argv, &a);
+    if (rc != CLI_OK)
+        return rc == CLI_DONE ? CLI_OK : rc;
+    return import_perfetto(&a);
 }

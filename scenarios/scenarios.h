@@ -157,14 +157,20 @@ int scn_fragment_check(const char *text, size_t len, const char *file, sim_error
 
 /* ------------------------------------------------------------- imports */
 
-/* `oomsim import KIND FILE...` (imports.c, docs/imports.md): what teams
+/* `oomsim import KIND FILE...` (import/, docs/imports.md): what teams
  * already measure, written as YAML the loader accepts, each value with a
- * comment naming the input's line and what was assumed. */
+ * comment naming the input's line and what was assumed.  One importer a
+ * format, each in a file of its own; scn_importer_of() gives its entry in
+ * the table (name, help line, how many inputs), which the command line
+ * walks for its kinds and its help. */
 typedef enum scn_import_kind { SCN_IMPORT_BENCHMARK_MODEL = 0, SCN_IMPORT_MEMINFO,
                                SCN_IMPORT_LLAMA_CPP, SCN_IMPORT_ONNXRUNTIME,
                                SCN_IMPORT_METRICKIT, SCN_IMPORT_PLAY_VITALS,
                                SCN_IMPORT_COUNT } scn_import_kind;
 const char *scn_import_kind_name(scn_import_kind k);
+
+/* The most inputs an importer takes (MetricKit's payload files). */
+#define SCN_IMPORT_INPUTS_MAX 64u
 
 typedef struct scn_import_input {
     const char *name;  /* how comments and messages name it (a file's base name) */
@@ -177,6 +183,29 @@ typedef struct scn_import_opts {
     const char *part;  /* the part's name (NULL: "model") */
     const mdl_candidate *minus; /* meminfo: the model's parts to subtract (NULL: none) */
 } scn_import_opts;
+
+/* The YAML an importer writes into (import/import_int.h). */
+typedef struct scn_import_out scn_import_out;
+
+/* One format's importer.  read fills `state` (state_size bytes, zeroed
+ * first, at most SCN_IMPORT_STATE_MAX unless release frees what read
+ * allocated) from the inputs; write turns it into YAML; release (NULL:
+ * nothing to free) runs after both, whatever they returned. */
+typedef struct scn_importer {
+    const char *name;   /* KIND on the command line: "benchmark-model" */
+    const char *help;   /* its line in `oomsim import --help` */
+    unsigned inputs;    /* the most inputs it takes: 1 or SCN_IMPORT_INPUTS_MAX */
+    size_t state_size;
+    int (*read)(const scn_import_input *in, unsigned n, const char *name, void *state,
+                sim_error *err);
+    int (*write)(void *state, const scn_import_opts *o, scn_import_out *w, sim_error *err);
+    void (*release)(void *state);
+} scn_importer;
+
+#define SCN_IMPORT_STATE_MAX 1024u
+
+/* The importer of a kind (never NULL for k < SCN_IMPORT_COUNT). */
+const scn_importer *scn_importer_of(scn_import_kind k);
 
 /* The YAML (*yaml, malloc'ed) from n inputs of `kind`.  SIM_OK, or
  * SIM_EINPUT naming "NAME:LINE: what", SIM_EINVAL, SIM_ENOMEM. */

@@ -172,7 +172,7 @@ void trc_writer_destroy(trc_writer *w);
 
 /* ------------------------------------------------------ Perfetto import */
 
-/* `oomsim import perfetto` (perfetto.c, docs/perfetto.md): one app
+/* `oomsim import perfetto` (traces/perfetto/, docs/perfetto.md): one app
  * process's memory, stages and death read out of a binary Perfetto trace.
  * The reader walks the trace's packets in the protobuf wire format itself
  * (pbwire.h): no trace_processor, no generated code.  It reads the file

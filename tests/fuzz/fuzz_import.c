@@ -1,5 +1,5 @@
 /* fuzz_import.c - libFuzzer targets for the importers of what teams
- * measure (scenarios/imports.c), one per parser: this file built with
+ * measure (scenarios/import/), one per parser: this file built with
  * FUZZ_IMPORT_KIND set to a scn_import_kind (CMakeLists.txt).  Any bytes
  * must either give YAML that the loader accepts as what it claims (a
  * candidate, or a scenario's app or field block), or be refused with a message that

@@ -1,0 +1,221 @@
+/* meminfo.c - `oomsim import meminfo` (docs/imports/meminfo.md): dumpsys
+ * meminfo PACKAGE's App Summary to the scenario's app: baseline block,
+ * less a candidate's parts when the dump was taken with the model loaded. */
+#include "import_int.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The App Summary's rows (KB), PSS and, from Android 10 on, RSS. */
+enum { MI_JAVA = 0, MI_NATIVE, MI_CODE, MI_STACK, MI_GRAPHICS, MI_OTHER, MI_SYSTEM,
+       MI_UNKNOWN, MI_TOTAL, MI_ROWS };
+
+typedef struct meminfo {
+    measure pss[MI_ROWS], rss[MI_ROWS];
+    char process[128];
+    unsigned summary_line;
+} meminfo;
+
+/* The App Summary's rows (KB), PSS and, from Android 10 on, RSS. */
+static const char *const rows[MI_ROWS] = {"Java Heap:", "Native Heap:", "Code:", "Stack:",
+                                          "Graphics:", "Private Other:", "System:",
+                                          "Unknown:", "TOTAL"};
+
+/* Row r of the App Summary when the line holds it: its PSS and RSS. */
+static int summary_row(meminfo *mi, const line_iter *it, int r, const char *name,
+                       sim_error *err)
+{
+    const char *k = scn__find(it, rows[r]);
+    if (k == NULL)
+        return SIM_OK;
+    /* "TOTAL PSS:" (Android 10 on) or "TOTAL:" (before) */
+    const char *p = k + strlen(rows[r]);
+    if (r == MI_TOTAL) {
+        if (scn__find(it, "TOTAL PSS:"))
+            p = scn__find(it, "TOTAL PSS:") + 10;
+        else if (scn__find(it, "TOTAL:"))
+            p = scn__find(it, "TOTAL:") + 6;
+        else
+            return SIM_OK;
+    } else if (k != it->s && k[-1] != ' ') {
+        return SIM_OK; /* "Java Heap:" inside another word */
+    }
+    const char *end = it->s + it->n;
+    double v;
+    int got = scn__number_at(&p, end, &v);
+    if (r == MI_UNKNOWN && !got) {
+        /* Android 10 prints Unknown's RSS only */
+        if (scn__number_at(&p, end, &v))
+            scn__set(&mi->rss[r], v, it->no);
+        return SIM_OK;
+    }
+    if (!got)
+        return scn__fail_at(err, name, it->no, "%s without a number", rows[r]);
+    scn__set(&mi->pss[r], v, it->no);
+    if (r == MI_TOTAL) {
+        const char *t = scn__find(it, "TOTAL RSS:");
+        if (t != NULL) {
+            p = t + 10;
+            if (scn__number_at(&p, end, &v))
+                scn__set(&mi->rss[r], v, it->no);
+        }
+    } else if (scn__number_at(&p, end, &v)) {
+        scn__set(&mi->rss[r], v, it->no);
+    }
+    return SIM_OK;
+}
+
+static int read_meminfo(const char *text, size_t len, const char *name, meminfo *mi,
+                        sim_error *err)
+{
+    memset(mi, 0, sizeof *mi);
+    line_iter it;
+    scn__lines_of(&it, text, len);
+    int in_summary = 0, sections = 0;
+    while (scn__next_line(&it)) {
+        const char *at = scn__find(&it, "** MEMINFO in pid ");
+        if (at != NULL) {
+            if (++sections > 1)
+                break; /* the first process's only: the app's main process comes first */
+            const char *lb = scn__find(&it, "[");
+            const char *rb = lb != NULL ? memchr(lb, ']', (size_t)(it.s + it.n - lb)) : NULL;
+            if (lb != NULL && rb != NULL)
+                scn__clean_copy(mi->process, sizeof mi->process, lb + 1, (size_t)(rb - lb - 1));
+            continue;
+        }
+        if (scn__find(&it, "App Summary")) {
+            in_summary = 1;
+            mi->summary_line = it.no;
+            continue;
+        }
+        if (!in_summary)
+            continue;
+        for (int r = 0; r < MI_ROWS; r++) {
+            int rc = summary_row(mi, &it, r, name, err);
+            if (rc != SIM_OK)
+                return rc;
+        }
+        if (mi->pss[MI_TOTAL].line)
+            break;
+    }
+    for (int r = 0; r < MI_ROWS; r++) {
+        int rc = scn__bounded(err, name, &mi->pss[r], 1024, 0, "a row (KB)");
+        if (rc == SIM_OK)
+            rc = scn__bounded(err, name, &mi->rss[r], 1024, 0, "a row (KB)");
+        if (rc != SIM_OK)
+            return rc;
+    }
+    if (!mi->summary_line)
+        return scn__fail_at(err, name, 1, "not dumpsys meminfo output: no 'App Summary' in its %u "
+                       "lines (dumpsys meminfo PACKAGE prints one per process)", it.no);
+    if (!mi->pss[MI_JAVA].line || !mi->pss[MI_NATIVE].line)
+        return scn__fail_at(err, name, mi->summary_line, "an App Summary without its Java Heap and "
+                       "Native Heap rows");
+    return SIM_OK;
+}
+
+/* What the candidate's parts hold once loaded and prepared, by category
+ * (bytes, their means): the model's own share of a dump taken with the
+ * model loaded. */
+static void candidate_resident(const mdl_candidate *c, double cat[MDL_CAT_COUNT])
+{
+    for (int k = 0; k < MDL_CAT_COUNT; k++)
+        cat[k] = 0;
+    for (unsigned p = 0; p < c->nparts; p++) {
+        const mdl_part *pt = &c->parts[p];
+        cat[pt->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += (double)pt->file;
+        const mdl_phase *ph[3] = {&pt->load, &pt->prepare, &pt->delegate_prepare};
+        for (int k = 0; k < 3; k++)
+            for (int c2 = 0; c2 < MDL_CAT_COUNT; c2++)
+                if ((k < 2 || pt->has_delegate_prepare) && (ph[k]->resident.mask >> c2 & 1u))
+                    cat[c2] += mdl_dist_mean(&ph[k]->resident.cat[c2]);
+    }
+}
+
+static void baseline_row(out *w, const char *key, double kb, double minus, const char *what,
+                         unsigned line)
+{
+    double v = kb * 1024.0 - minus;
+    char c[400];
+    if (minus > 0 && v < 0)
+        snprintf(c, sizeof c, "%s, less the candidate's %.0f KiB: below 0, so 0 (the candidate "
+                 "holds more than the dump shows: check it)", what, minus / 1024.0);
+    else if (minus > 0)
+        snprintf(c, sizeof c, "%s, less the candidate's %.0f KiB", what, minus / 1024.0);
+    else
+        snprintf(c, sizeof c, "%s", what);
+    put(w, "    %s: %" PRId64 "KiB", key, v > 0 ? scn__kib_of(v) : 0);
+    scn__from(w, line, c);
+}
+
+static int write_meminfo(const meminfo *mi, const scn_import_opts *o, out *w)
+{
+    const measure *m = mi->pss;
+    double minus[MDL_CAT_COUNT] = {0};
+    static const char note[] = "Private Other holds what is not Java, native heap, code, stack "
+                               "or graphics: a model file mapped by the app (\"Other mmap\") "
+                               "is there";
+    if (o->minus != NULL) {
+        candidate_resident(o->minus, minus);
+        /* mapped weights show under Code only when they are an .so or a
+         * .dex; a model file maps as "Other mmap", inside Private Other:
+         * what Code cannot hold comes out of native */
+        double code = m[MI_CODE].v * 1024.0;
+        if (minus[MDL_CAT_FILE] > code) {
+            minus[MDL_CAT_NATIVE] += minus[MDL_CAT_FILE] - code;
+            minus[MDL_CAT_FILE] = code;
+        }
+    }
+    put(w, "# oomsim import meminfo: the app's own memory from `dumpsys meminfo` (%s),\n"
+           "# process %s, the App Summary's PSS column in KB (dumpsys counts 1024 bytes).\n",
+        w->name, mi->process[0] ? mi->process : "(unnamed)");
+    if (o->minus != NULL)
+        put(w, "# The model's own parts (candidate %s: its files and resident memory, their\n"
+               "# means) are subtracted: the dump was taken with the model loaded.\n",
+            o->minus->id);
+    else
+        put(w, "# Taken with the model loaded? Give --minus CANDIDATE to subtract its parts.\n");
+    put(w, "app:\n  baseline:\n");
+    char c[300];
+    baseline_row(w, "java", m[MI_JAVA].v, minus[MDL_CAT_JAVA], "Java Heap", m[MI_JAVA].line);
+    double native = m[MI_NATIVE].v + m[MI_STACK].v + m[MI_OTHER].v;
+    snprintf(c, sizeof c, "Native Heap %.0f + Stack %.0f + Private Other %.0f KB",
+             m[MI_NATIVE].v, m[MI_STACK].v, m[MI_OTHER].v);
+    put(w, "    # %s\n", note);
+    baseline_row(w, "native", native, minus[MDL_CAT_NATIVE], c, m[MI_NATIVE].line);
+    baseline_row(w, "gpu", m[MI_GRAPHICS].v, minus[MDL_CAT_GPU],
+                 "Graphics (GL and EGL memory tracked for the app)", m[MI_GRAPHICS].line);
+    baseline_row(w, "file", m[MI_CODE].v, minus[MDL_CAT_FILE],
+                 "Code (mapped .so, .dex, .oat, .apk: file pages)", m[MI_CODE].line);
+    if (m[MI_SYSTEM].line)
+        put(w, "# %s:%u: System %.0f KB left out: shared system pages, not the app's own.\n",
+            w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v);
+    if (m[MI_TOTAL].line)
+        put(w, "# %s:%u: TOTAL PSS %.0f KB%s.\n", w->name, m[MI_TOTAL].line, m[MI_TOTAL].v,
+            mi->rss[MI_TOTAL].line ? "" : " (the layout before Android 10: no RSS column)");
+    if (mi->rss[MI_TOTAL].line)
+        put(w, "# %s:%u: TOTAL RSS %.0f KB (RSS counts shared pages whole; PSS shares them).\n",
+            w->name, mi->rss[MI_TOTAL].line, mi->rss[MI_TOTAL].v);
+    return SIM_OK;
+}
+
+static int read_any(const scn_import_input *in, unsigned n, const char *name, void *state,
+                    sim_error *err)
+{
+    (void)n;
+    return read_meminfo(in[0].text, in[0].len, name, state, err);
+}
+
+static int write_any(void *state, const scn_import_opts *o, out *w, sim_error *err)
+{
+    (void)err;
+    return write_meminfo(state, o, w);
+}
+
+_Static_assert(sizeof(meminfo) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
+
+const scn_importer scn__import_meminfo = {"meminfo", "dumpsys meminfo PACKAGE: the scenario's app: baseline block", 1, sizeof(meminfo), read_any, write_any, NULL};

@@ -1,0 +1,273 @@
+/* onnxruntime.c - `oomsim import onnxruntime` (docs/imports/onnxruntime.md):
+ * an ONNX Runtime profiling file (JSON) to a candidate: session load and
+ * initialisation, each run's time, the nodes' output, activation and
+ * parameter sizes, the execution provider. */
+#include "import_int.h"
+
+#include <ctype.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+#include "traces/json.h"
+
+typedef struct ort_span {
+    double ts, dur, out, act, param;
+} ort_span;
+
+typedef struct ort_profile {
+    double load_us, init_us;
+    size_t load_ev, init_ev, run_ev, param_ev; /* the events they came from, + 1 (0: none) */
+    ort_span *runs, *nodes;
+    size_t nruns, nnodes;
+    char provider[64];
+} ort_profile;
+
+static int span_cmp(const void *a, const void *b)
+{
+    double x = ((const ort_span *)a)->ts, y = ((const ort_span *)b)->ts;
+    return x < y ? -1 : x > y;
+}
+
+static int dbl_cmp(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* A profile field that ORT writes as a string of digits ("602112"). */
+static double size_arg(json_t *args, const char *key)
+{
+    json_t *v = json_object_get(args, key);
+    if (json_is_string(v)) {
+        char *end;
+        double d = strtod(json_string_value(v), &end);
+        return *end == '\0' && isfinite(d) && d >= 0 ? d : 0;
+    }
+    return json_is_number(v) && json_number_value(v) >= 0 ? json_number_value(v) : 0;
+}
+
+static void ort_free(ort_profile *p)
+{
+    free(p->runs);
+    free(p->nodes);
+    p->runs = p->nodes = NULL; /* the driver's release may follow a failed read */
+}
+
+/* Event i of the profile: a session's load, initialisation or run, or a
+ * node's kernel time.  1 when it is a session event. */
+static int profile_event(ort_profile *p, json_t *e, size_t i)
+{
+    int session = 0;
+    const char *nm = json_string_value(json_object_get(e, "name"));
+    const char *cat = json_string_value(json_object_get(e, "cat"));
+    json_t *dur = json_object_get(e, "dur"), *ts = json_object_get(e, "ts");
+    if (nm == NULL || cat == NULL || !json_is_number(dur) || !json_is_number(ts))
+        return 0;
+    double d = json_number_value(dur), t = json_number_value(ts);
+    if (!isfinite(d) || !isfinite(t) || d < 0)
+        return 0;
+    if (strcmp(cat, "Session") == 0) {
+        if (strncmp(nm, "model_loading", 13) == 0)
+            p->load_us += d, session = 1, p->load_ev = p->load_ev ? p->load_ev : i + 1;
+        else if (strcmp(nm, "session_initialization") == 0)
+            p->init_us += d, session = 1, p->init_ev = p->init_ev ? p->init_ev : i + 1;
+        else if (strcmp(nm, "model_run") == 0)
+            p->runs[p->nruns++] = (ort_span){t, d, 0, 0, 0}, session = 1,
+            p->run_ev = p->run_ev ? p->run_ev : i + 1;
+    } else if (strcmp(cat, "Node") == 0) {
+        size_t nl = strlen(nm);
+        if (nl < 12 || strcmp(nm + nl - 12, "_kernel_time") != 0)
+            return 0;
+        json_t *args = json_object_get(e, "args");
+        p->nodes[p->nnodes++] = (ort_span){t, d, size_arg(args, "output_size"),
+                                           size_arg(args, "activation_size"),
+                                           size_arg(args, "parameter_size")};
+        const char *prov = json_string_value(json_object_get(args, "provider"));
+        if (prov != NULL && strcmp(prov, "CPUExecutionProvider") != 0 && !p->provider[0])
+            snprintf(p->provider, sizeof p->provider, "%s", prov);
+    }
+    return session;
+}
+
+/* Each run's nodes: output and parameters summed, activations at their
+ * largest. */
+static void nodes_to_runs(ort_profile *p)
+{
+    size_t k = 0;
+    for (size_t r = 0; r < p->nruns; r++) {
+        ort_span *run = &p->runs[r];
+        while (k < p->nnodes && p->nodes[k].ts < run->ts)
+            k++;
+        for (; k < p->nnodes && p->nodes[k].ts <= run->ts + run->dur; k++) {
+            run->out += p->nodes[k].out;
+            if (p->nodes[k].act + p->nodes[k].out > run->act)
+                run->act = p->nodes[k].act + p->nodes[k].out;
+            run->param += p->nodes[k].param;
+        }
+    }
+}
+
+static int read_ort(const char *text, size_t len, const char *name, ort_profile *p,
+                    sim_error *err)
+{
+    memset(p, 0, sizeof *p);
+    json_error_t je;
+    int oom = 0;
+    json_t *doc = trc_json_loadb(text, len, 0, &je, &oom);
+    if (doc == NULL && oom)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    if (doc == NULL)
+        return scn__fail_at(err, name, (unsigned)(je.line > 0 ? je.line : 1),
+                       "not an ONNX Runtime profile: not JSON (column %d)", je.column);
+    if (!json_is_array(doc)) {
+        json_decref(doc);
+        return scn__fail_at(err, name, 1, "not an ONNX Runtime profile: expected a JSON array of "
+                       "trace events");
+    }
+    size_t n = json_array_size(doc);
+    p->runs = calloc(n ? n : 1, sizeof *p->runs);
+    p->nodes = calloc(n ? n : 1, sizeof *p->nodes);
+    if (p->runs == NULL || p->nodes == NULL) {
+        json_decref(doc);
+        ort_free(p);
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    }
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        found |= profile_event(p, json_array_get(doc, i), i);
+    json_decref(doc);
+    if (!found) {
+        ort_free(p);
+        return scn__fail_at(err, name, 1, "not an ONNX Runtime profile: no model_loading, "
+                       "session_initialization or model_run event among its %zu", n);
+    }
+    /* a week of time and 256 GiB of memory at most, in any sum made below */
+    double total_out = 0, total_param = 0;
+    for (size_t i = 0; i < p->nnodes; i++)
+        total_out += p->nodes[i].out + p->nodes[i].act, total_param += p->nodes[i].param;
+    double longest = p->load_us > p->init_us ? p->load_us : p->init_us;
+    for (size_t r = 0; r < p->nruns; r++)
+        longest = p->runs[r].dur > longest ? p->runs[r].dur : longest;
+    if (total_out > SIZE_BOUND || total_param > SIZE_BOUND || longest > TIME_BOUND_US) {
+        ort_free(p);
+        return scn__fail_at(err, name, 1, "an ONNX Runtime profile whose sizes or durations are "
+                       "beyond a phone's (more than 256 GiB, or a week)");
+    }
+    qsort(p->runs, p->nruns, sizeof *p->runs, span_cmp);
+    qsort(p->nodes, p->nnodes, sizeof *p->nodes, span_cmp);
+    nodes_to_runs(p);
+    return SIM_OK;
+}
+
+/* "  # NAME: event N: what" (N from 0, in the profile's array). */
+static void from_event(out *o, size_t ev, const char *what)
+{
+    if (ev > 0)
+        put(o, "  # %s: event %zu: %s\n", o->name, ev - 1, what);
+    else
+        put(o, "  # %s\n", what);
+}
+
+static int write_ort(ort_profile *p, const scn_import_opts *o, out *w)
+{
+    char c[400];
+    put(w, "# oomsim import onnxruntime: a candidate from an ONNX Runtime profile (%s):\n"
+           "# %zu runs, %zu node kernels. Durations in us as ORT writes them; sizes in\n"
+           "# bytes. Not in the profile, to fill in: the digest, the runtime version, the\n"
+           "# model file's load mode, the delegate's failure rates.\n",
+        w->name, p->nruns, p->nnodes);
+    put(w, "id: %s\nabout: \"measured from an ONNX Runtime profile\"\ndigest: \"0\"\n"
+           "runtime: onnxruntime\n", o->id != NULL ? o->id : "imported");
+    static const struct {
+        const char *ep, *kind;
+    } eps[] = {{"NnapiExecutionProvider", "nnapi"},     {"CoreMLExecutionProvider", "coreml"},
+               {"QNNExecutionProvider", "qnn"},         {"CUDAExecutionProvider", "gpu"},
+               {"XnnpackExecutionProvider", "xnnpack"}, {"WebGpuExecutionProvider", "gpu"}};
+    const char *kind = p->provider[0] ? "npu" : NULL;
+    for (size_t k = 0; k < sizeof eps / sizeof *eps && p->provider[0]; k++)
+        if (strcmp(p->provider, eps[k].ep) == 0)
+            kind = eps[k].kind;
+    if (kind != NULL) {
+        snprintf(c, sizeof c, "the nodes ran on %s", p->provider);
+        put(w, "delegate: %s", kind);
+        scn__from(w, 0, c);
+        put(w, "fallback: cpu  # assumed\n");
+    }
+    /* the weights: the parameters of one run's nodes */
+    double params = p->nruns ? p->runs[0].param : 0;
+    put(w, "parts:\n  %s:\n", o->part != NULL ? o->part : "model");
+    put(w, "    file: %" PRId64 "KiB", scn__kib_of(params));
+    scn__from(w, 0, params > 0 ? "the parameters (initializers) of the first run's nodes"
+                          : "not in the profile (no parameter_size): fill in the model's size");
+    put(w, "    load:\n      mode: copy  # assumed: ORT reads the model into memory\n");
+    put(w, "      time: %.0fus", p->load_us);
+    from_event(w, p->load_ev, p->load_ev ? "model_loading: its dur" : "not in the profile");
+    put(w, "    prepare:\n      time: %.0fus", p->init_us);
+    from_event(w, p->init_ev, p->init_ev ? "session_initialization: its dur (graph "
+               "optimisation, kernels, memory plan)" : "not in the profile");
+    if (kind != NULL)
+        put(w, "    delegate_prepare:\n      time: 0us  # inside session_initialization; its "
+               "failure rates are not in the profile\n");
+    put(w, "    inference:\n      time: ");
+    double *d = malloc((p->nruns ? p->nruns : 1) * sizeof *d);
+    double ws = 0, lower = 0;
+    for (size_t r = 0; r < p->nruns; r++) {
+        if (d != NULL)
+            d[r] = p->runs[r].dur;
+        ws = p->runs[r].out > ws ? p->runs[r].out : ws;
+        lower = p->runs[r].act > lower ? p->runs[r].act : lower;
+    }
+    if (d == NULL)
+        return SIM_ENOMEM;
+    if (p->nruns >= 5) {
+        qsort(d, p->nruns, sizeof *d, dbl_cmp);
+        double med = d[p->nruns / 2], p95 = d[(size_t)ceil(0.95 * (double)p->nruns) - 1];
+        snprintf(c, sizeof c, "event %zu on: model_run over %zu runs", p->run_ev - 1, p->nruns);
+        scn__time_dist(w, med, 0, med, p95, 0, c); /* all alike: the median as a plain value */
+    } else {
+        double mean = 0;
+        for (size_t r = 0; r < p->nruns; r++)
+            mean += d[r] / (double)p->nruns;
+        snprintf(c, sizeof c, "event %zu on: model_run, the mean of %zu run%s",
+                 p->run_ev ? p->run_ev - 1 : 0, p->nruns, p->nruns == 1 ? "" : "s");
+        scn__time_dist(w, mean, 0, 0, 0, 0, p->nruns ? c : "no model_run in the profile");
+    }
+    free(d);
+    if (ws > 0) {
+        put(w, "      working_set: {native: %" PRId64 "KiB}", scn__kib_of(ws));
+        snprintf(c, sizeof c, "the outputs of one run's nodes summed, an upper bound (no "
+                 "buffer reuse assumed); the largest node's input and output, a lower bound, "
+                 "is %.0f KiB", lower / 1024.0);
+        scn__from(w, 0, c);
+    }
+    return SIM_OK;
+}
+
+static int read_any(const scn_import_input *in, unsigned n, const char *name, void *state,
+                    sim_error *err)
+{
+    (void)n;
+    return read_ort(in[0].text, in[0].len, name, state, err);
+}
+
+static int write_any(void *state, const scn_import_opts *o, out *w, sim_error *err)
+{
+    int rc = write_ort(state, o, w);
+    if (rc == SIM_ENOMEM)
+        sim_error_set(err, rc, "out of memory");
+    return rc;
+}
+
+static void release_ort(void *state)
+{
+    ort_free(state);
+}
+
+_Static_assert(sizeof(ort_profile) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
+
+const scn_importer scn__import_onnxruntime = {"onnxruntime", "an ONNX Runtime profiling file (JSON): a candidate", 1, sizeof(ort_profile), read_any, write_any, release_ort};
