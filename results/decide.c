@@ -2,6 +2,7 @@
  * each device and candidate meet it, the one recommended, or the one that
  * came closest when none does. */
 #include "internal.h"
+#include "render_int.h"
 
 #include <float.h>
 #include <stdio.h>
@@ -70,97 +71,4 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
         }
     }
     return n;
-}
-
-/* "1%" or "0.1%": a share as a percentage with the digits it needs. */
-static void percent(char *buf, size_t n, double share)
-{
-    snprintf(buf, n, "%.3g%%", 100 * share);
-}
-
-static void millis(char *buf, size_t n, double us)
-{
-    if (us >= 1e6)
-        snprintf(buf, n, "%.3g s", us / 1e6);
-    else
-        snprintf(buf, n, "%.0f ms", us / 1e3);
-}
-
-void res_target_text(const mdl_target *t, char *buf, size_t n)
-{
-    char d[32] = "", l[32] = "";
-    if (t->has_deaths)
-        percent(d, sizeof d, t->deaths);
-    if (t->latency_p95 > 0)
-        millis(l, sizeof l, (double)t->latency_p95);
-    snprintf(buf, n, "%s%s%s%s%s%s", t->has_deaths ? "deaths under " : "", d,
-             t->has_deaths ? " (the upper end of the 95% interval)" : "",
-             t->has_deaths && t->latency_p95 > 0 ? ", " : "",
-             t->latency_p95 > 0 ? "latency p95 at most " : "", l);
-}
-
-void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t n)
-{
-    res_verdict v;
-    res_cell_verdict(t, c, &v);
-    char d[32], l[32];
-    percent(d, sizeof d, c->any_ci.hi);
-    millis(l, sizeof l, c->latency_us.p95);
-    if (v.meets)
-        snprintf(buf, n, "meets");
-    else if (!v.latency_ok && !c->completed)
-        snprintf(buf, n, "misses: no request completed");
-    else
-        snprintf(buf, n, "misses: %s%s%s%s%s", v.deaths_ok ? "" : "deaths up to ",
-                 v.deaths_ok ? "" : d, !v.deaths_ok && !v.latency_ok ? ", " : "",
-                 v.latency_ok ? "" : "latency p95 ", v.latency_ok ? "" : l);
-}
-
-int res_decision_table(const res_plan *plan, const res_result *r, res_table *t)
-{
-    static const char *const head[] = {"device", "candidate", "meet the target", "recommended",
-                                       "why"};
-    static const int right[] = {0, 0, 1, 0, 0};
-    t->cell = NULL;
-    t->rows = 1;
-    if (!plan->target.set || r->ncells == 0)
-        return res__table_alloc(t, 1, 5, head, right);
-    res_decision *d = calloc(r->ncells, sizeof *d);
-    if (d == NULL)
-        return SIM_ENOMEM;
-    unsigned n = res_decisions(plan, r, d);
-    if (res__table_alloc(t, n + 1, 5, head, right) != SIM_OK) {
-        free(d);
-        return SIM_ENOMEM;
-    }
-    int rc = SIM_OK;
-    for (unsigned k = 0; k < n && rc == SIM_OK; k++) {
-        res_text *row = &t->cell[(k + 1) * 5];
-        const mdl_cell *cell = &plan->cells[d[k].first];
-        snprintf(row[0], RES_TEXT_MAX, "%s", cell->device->name);
-        snprintf(row[1], RES_TEXT_MAX, "%s", cell->candidate->id);
-        snprintf(row[2], RES_TEXT_MAX, "%u of %u", d[k].meeting, d[k].count);
-        int pick = d[k].recommended >= 0 ? d[k].recommended : d[k].closest;
-        const res_cell *c = &r->cells[pick];
-        char label[RES_TEXT_MAX], peak[32], lat[32], verdict[RES_TEXT_MAX];
-        rc = res_policy_label(plan->policy_json[pick], label, sizeof label);
-        snprintf(peak, sizeof peak, "%.1f MiB", c->peak.p95 / RES_MIB);
-        if (c->completed)
-            millis(lat, sizeof lat, c->latency_us.p95);
-        else
-            snprintf(lat, sizeof lat, "-");
-        if (d[k].recommended >= 0) {
-            snprintf(row[3], RES_TEXT_MAX, "%s", label);
-            snprintf(row[4], RES_TEXT_MAX, "%s: peak p95 %s, latency p95 %s",
-                     d[k].meeting > 1 ? "the lowest peak of those that meet it" : "the only one "
-                     "that meets it", peak, lat);
-        } else {
-            res_verdict_text(&plan->target, c, verdict, sizeof verdict);
-            snprintf(row[3], RES_TEXT_MAX, "none");
-            snprintf(row[4], RES_TEXT_MAX, "closest: %.120s (%.80s; peak p95 %s)", label,
-                     verdict + (sizeof "misses: " - 1), peak);
-        }
-    }
-    free(d);
-    return rc;
 }

@@ -5,6 +5,7 @@
  * interval, and whether they disagree. */
 #include "results.h"
 #include "internal.h"
+#include "render_int.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -60,52 +61,4 @@ const char *res_field_verdict_name(res_field_verdict v)
 {
     static const char *const names[] = {"agrees", "predicts_higher", "predicts_lower"};
     return (unsigned)v < 3 ? names[v] : "?";
-}
-
-const char res_field_intro[] =
-    "each cell against the fleet: the share of users with at least one memory death a day "
-    "while the app is visible (sessions_per_day sessions each), predicted [95% CI] and "
-    "observed [95% CI]";
-const char res_field_note[] =
-    "predicted: 1 - (1 - p)^s, p the share of replications with a low_memory death in the "
-    "foreground (Wilson interval), s the sessions a day; observed: the field rate over its "
-    "users (Wilson interval). A disagreement is two intervals that do not overlap; "
-    "docs/field.md says which inputs to re-measure first.";
-
-static void percent(char *buf, size_t n, double v, res_interval ci)
-{
-    snprintf(buf, n, "%.2f%% [%.2f, %.2f]", v * 100, ci.lo * 100, ci.hi * 100);
-}
-
-int res_field_table(const res_plan *plan, const res_result *r, res_table *t)
-{
-    static const char *const head[] = {"device", "candidate", "policy", "predicted a day",
-                                       "observed", "metric", "users", "verdict"};
-    static const int right[] = {0, 0, 0, 1, 1, 0, 1, 0};
-    unsigned rows = 1;
-    for (unsigned i = 0; i < r->ncells; i++)
-        rows += entry_of(plan, plan->cells[i].device) != NULL;
-    if (res__table_alloc(t, rows, 8, head, right) != SIM_OK)
-        return SIM_ENOMEM;
-    unsigned row = 1;
-    for (unsigned i = 0; i < r->ncells; i++) {
-        res_field_cmp f;
-        res_field_compare(plan, i, &r->cells[i], &f);
-        if (f.f == NULL)
-            continue;
-        res_text *x = &t->cell[row++ * 8];
-        snprintf(x[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
-        snprintf(x[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
-        if (res_policy_label(plan->policy_json[i], x[2], RES_TEXT_MAX) != SIM_OK)
-            return SIM_ENOMEM;
-        percent(x[3], RES_TEXT_MAX, f.predicted, f.predicted_ci);
-        percent(x[4], RES_TEXT_MAX, f.observed, f.observed_ci);
-        snprintf(x[5], RES_TEXT_MAX, "%s", mdl_field_metric_name(f.f->metric));
-        snprintf(x[6], RES_TEXT_MAX, "%llu", (unsigned long long)f.f->users);
-        snprintf(x[7], RES_TEXT_MAX, "%s",
-                 f.verdict == RES_FIELD_AGREES  ? "agrees"
-                 : f.verdict == RES_FIELD_HIGHER ? "DISAGREES: predicts more deaths"
-                                                 : "DISAGREES: predicts fewer deaths");
-    }
-    return SIM_OK;
 }

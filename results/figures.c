@@ -4,6 +4,7 @@
  * (every cell of a plan of up to TIMELINE_CELLS_ALL cells, else the first
  * cell of each device and candidate). */
 #include "internal.h"
+#include "render_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -4,6 +4,7 @@
  * plots with their captions. */
 #include "results.h"
 #include "internal.h"
+#include "render_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -74,7 +75,7 @@ static void inline_svg(sim_text *o, const char *svg, size_t len, unsigned k)
     sim_text_put(o, svg + done, len - done);
 }
 
-static void table(sim_text *o, const char *id, const res_table *t)
+static void table(sim_text *o, const char *id, const res__table *t)
 {
     /* a wide table scrolls inside its own box, not the page */
     sim_text_printf(o, "<div class=\"wide\">\n<table id=\"%s\">\n<thead><tr>", id);
@@ -161,11 +162,11 @@ static const char style[] =
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
                       unsigned nfigs)
 {
-    res_table cells, cmp, dec, fld;
-    int ok = res_cells_table(plan, r, &cells) == SIM_OK;
-    ok = res_comparison_table(plan, r, &cmp) == SIM_OK && ok;
-    ok = res_decision_table(plan, r, &dec) == SIM_OK && ok;
-    ok = res_field_table(plan, r, &fld) == SIM_OK && ok;
+    res__table cells, cmp, dec, fld;
+    int ok = res__cells_table(plan, r, &cells) == SIM_OK;
+    ok = res__comparison_table(plan, r, &cmp) == SIM_OK && ok;
+    ok = res__decision_table(plan, r, &dec) == SIM_OK && ok;
+    ok = res__field_table(plan, r, &fld) == SIM_OK && ok;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<title>oomsim: ");
@@ -186,7 +187,7 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         char target[RES_TEXT_MAX];
         res_target_text(&plan->target, target, sizeof target);
         sim_text_printf(&o, "<section id=\"decision\">\n<h2>Decision</h2>\n<p>");
-        text(&o, res_decision_intro);
+        text(&o, res__decision_intro);
         sim_text_printf(&o, " ");
         text(&o, target);
         sim_text_printf(&o, "</p>\n");
@@ -195,18 +196,18 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     }
     if (ok && fld.rows > 1) {
         sim_text_printf(&o, "<section id=\"field\">\n<h2>Predicted against the field</h2>\n<p>");
-        text(&o, res_field_intro);
+        text(&o, res__field_intro);
         sim_text_printf(&o, ".</p>\n");
         table(&o, "field-table", &fld);
         sim_text_printf(&o, "<p class=\"note\">");
-        text(&o, res_field_note);
+        text(&o, res__field_note);
         sim_text_printf(&o, "</p>\n</section>\n");
     }
     if (ok) {
         sim_text_printf(&o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
         table(&o, "cells-table", &cells);
         sim_text_printf(&o, "<p class=\"note\">");
-        text(&o, res_cells_note);
+        text(&o, res__cells_note);
         sim_text_printf(&o, "</p>\n");
         activity(&o, plan, r);
         sim_text_printf(&o, "<p class=\"note\">taking requests: share of the horizon the process was "
@@ -214,11 +215,11 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         if (cmp.rows > 1) {
             sim_text_printf(&o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
                         "</h2>\n<p>");
-            text(&o, res_comparison_intro);
+            text(&o, res__comparison_intro);
             sim_text_printf(&o, "</p>\n");
             table(&o, "comparison-table", &cmp);
             sim_text_printf(&o, "<p class=\"note\">");
-            text(&o, res_comparison_note);
+            text(&o, res__comparison_note);
             sim_text_printf(&o, "</p>\n</section>\n");
         }
     }
@@ -240,9 +241,9 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         sim_text_printf(&o, ")</figcaption>\n</figure>\n");
     }
     sim_text_printf(&o, "</section>\n</body>\n</html>\n");
-    res_table_free(&cells);
-    res_table_free(&cmp);
-    res_table_free(&dec);
-    res_table_free(&fld);
-    return res_text_done(&o);
+    res__table_free(&cells);
+    res__table_free(&cmp);
+    res__table_free(&dec);
+    res__table_free(&fld);
+    return res__text_done(&o);
 }

@@ -1,0 +1,421 @@
+/* tables.c - what the documents and the report show as tables: the cells,
+ * each policy against its baseline, the decision against the target, the
+ * field comparison, each as rows of text cells (render_int.h), and the
+ * table printer of `oomsim run`.  Renders what decide.c, field.c and the
+ * cells computed; computes nothing itself. */
+#include "results.h"
+#include "internal.h"
+#include "render_int.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define MIB RES_MIB
+
+/* "1%" or "0.1%": a share as a percentage with the digits it needs. */
+static void percent(char *buf, size_t n, double share)
+{
+    snprintf(buf, n, "%.3g%%", 100 * share);
+}
+
+static void millis(char *buf, size_t n, double us)
+{
+    if (us >= 1e6)
+        snprintf(buf, n, "%.3g s", us / 1e6);
+    else
+        snprintf(buf, n, "%.0f ms", us / 1e3);
+}
+
+void res_target_text(const mdl_target *t, char *buf, size_t n)
+{
+    char d[32] = "", l[32] = "";
+    if (t->has_deaths)
+        percent(d, sizeof d, t->deaths);
+    if (t->latency_p95 > 0)
+        millis(l, sizeof l, (double)t->latency_p95);
+    snprintf(buf, n, "%s%s%s%s%s%s", t->has_deaths ? "deaths under " : "", d,
+             t->has_deaths ? " (the upper end of the 95% interval)" : "",
+             t->has_deaths && t->latency_p95 > 0 ? ", " : "",
+             t->latency_p95 > 0 ? "latency p95 at most " : "", l);
+}
+
+void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t n)
+{
+    res_verdict v;
+    res_cell_verdict(t, c, &v);
+    char d[32], l[32];
+    percent(d, sizeof d, c->any_ci.hi);
+    millis(l, sizeof l, c->latency_us.p95);
+    if (v.meets)
+        snprintf(buf, n, "meets");
+    else if (!v.latency_ok && !c->completed)
+        snprintf(buf, n, "misses: no request completed");
+    else
+        snprintf(buf, n, "misses: %s%s%s%s%s", v.deaths_ok ? "" : "deaths up to ",
+                 v.deaths_ok ? "" : d, !v.deaths_ok && !v.latency_ok ? ", " : "",
+                 v.latency_ok ? "" : "latency p95 ", v.latency_ok ? "" : l);
+}
+
+int res__decision_table(const res_plan *plan, const res_result *r, res__table *t)
+{
+    static const char *const head[] = {"device", "candidate", "meet the target", "recommended",
+                                       "why"};
+    static const int right[] = {0, 0, 1, 0, 0};
+    t->cell = NULL;
+    t->rows = 1;
+    if (!plan->target.set || r->ncells == 0)
+        return res__table_alloc(t, 1, 5, head, right);
+    res_decision *d = calloc(r->ncells, sizeof *d);
+    if (d == NULL)
+        return SIM_ENOMEM;
+    unsigned n = res_decisions(plan, r, d);
+    if (res__table_alloc(t, n + 1, 5, head, right) != SIM_OK) {
+        free(d);
+        return SIM_ENOMEM;
+    }
+    int rc = SIM_OK;
+    for (unsigned k = 0; k < n && rc == SIM_OK; k++) {
+        res__text *row = &t->cell[(k + 1) * 5];
+        const mdl_cell *cell = &plan->cells[d[k].first];
+        snprintf(row[0], RES_TEXT_MAX, "%s", cell->device->name);
+        snprintf(row[1], RES_TEXT_MAX, "%s", cell->candidate->id);
+        snprintf(row[2], RES_TEXT_MAX, "%u of %u", d[k].meeting, d[k].count);
+        int pick = d[k].recommended >= 0 ? d[k].recommended : d[k].closest;
+        const res_cell *c = &r->cells[pick];
+        char label[RES_TEXT_MAX], peak[32], lat[32], verdict[RES_TEXT_MAX];
+        rc = res_policy_label(plan->policy_json[pick], label, sizeof label);
+        snprintf(peak, sizeof peak, "%.1f MiB", c->peak.p95 / RES_MIB);
+        if (c->completed)
+            millis(lat, sizeof lat, c->latency_us.p95);
+        else
+            snprintf(lat, sizeof lat, "-");
+        if (d[k].recommended >= 0) {
+            snprintf(row[3], RES_TEXT_MAX, "%s", label);
+            snprintf(row[4], RES_TEXT_MAX, "%s: peak p95 %s, latency p95 %s",
+                     d[k].meeting > 1 ? "the lowest peak of those that meet it" : "the only one "
+                     "that meets it", peak, lat);
+        } else {
+            res_verdict_text(&plan->target, c, verdict, sizeof verdict);
+            snprintf(row[3], RES_TEXT_MAX, "none");
+            snprintf(row[4], RES_TEXT_MAX, "closest: %.120s (%.80s; peak p95 %s)", label,
+                     verdict + (sizeof "misses: " - 1), peak);
+        }
+    }
+    free(d);
+    return rc;
+}
+
+const char res__field_intro[] =
+    "each cell against the fleet: the share of users with at least one memory death a day "
+    "while the app is visible (sessions_per_day sessions each), predicted [95% CI] and "
+    "observed [95% CI]";
+const char res__field_note[] =
+    "predicted: 1 - (1 - p)^s, p the share of replications with a low_memory death in the "
+    "foreground (Wilson interval), s the sessions a day; observed: the field rate over its "
+    "users (Wilson interval). A disagreement is two intervals that do not overlap; "
+    "docs/field.md says which inputs to re-measure first.";
+
+static void percent_ci(char *buf, size_t n, double v, res_interval ci)
+{
+    snprintf(buf, n, "%.2f%% [%.2f, %.2f]", v * 100, ci.lo * 100, ci.hi * 100);
+}
+
+int res__field_table(const res_plan *plan, const res_result *r, res__table *t)
+{
+    static const char *const head[] = {"device", "candidate", "policy", "predicted a day",
+                                       "observed", "metric", "users", "verdict"};
+    static const int right[] = {0, 0, 0, 1, 1, 0, 1, 0};
+    unsigned rows = 1;
+    for (unsigned i = 0; i < r->ncells; i++) {
+        res_field_cmp f;
+        res_field_compare(plan, i, &r->cells[i], &f);
+        rows += f.f != NULL;
+    }
+    if (res__table_alloc(t, rows, 8, head, right) != SIM_OK)
+        return SIM_ENOMEM;
+    unsigned row = 1;
+    for (unsigned i = 0; i < r->ncells; i++) {
+        res_field_cmp f;
+        res_field_compare(plan, i, &r->cells[i], &f);
+        if (f.f == NULL)
+            continue;
+        res__text *x = &t->cell[row++ * 8];
+        snprintf(x[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
+        snprintf(x[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
+        if (res_policy_label(plan->policy_json[i], x[2], RES_TEXT_MAX) != SIM_OK)
+            return SIM_ENOMEM;
+        percent_ci(x[3], RES_TEXT_MAX, f.predicted, f.predicted_ci);
+        percent_ci(x[4], RES_TEXT_MAX, f.observed, f.observed_ci);
+        snprintf(x[5], RES_TEXT_MAX, "%s", mdl_field_metric_name(f.f->metric));
+        snprintf(x[6], RES_TEXT_MAX, "%llu", (unsigned long long)f.f->users);
+        snprintf(x[7], RES_TEXT_MAX, "%s",
+                 f.verdict == RES_FIELD_AGREES  ? "agrees"
+                 : f.verdict == RES_FIELD_HIGHER ? "DISAGREES: predicts more deaths"
+                                                 : "DISAGREES: predicts fewer deaths");
+    }
+    return SIM_OK;
+}
+
+enum { COLS = 14, CMP_COLS = 8 };
+
+const char res__cells_note[] =
+    "deaths: share of replications with at least one process death (Wilson 95% interval); "
+    "boot loops: share of replications with two start-up deaths in a row; available: share "
+    "of the horizon the process was alive; limit fg / bg: the counted memory at which the kill "
+    "rule ends the app in the foreground and in the background (jetsam's limits, or the lmk "
+    "line at the app's adj once cached apps are reclaimed); margin: each replication's "
+    "smallest headroom under the limit in force (pressure spikes included), p5 and p50 over "
+    "replications, negative once it was crossed; switch peak p95: over the replications with "
+    "an on-demand part switch, the most counted memory while one loaded.";
+const char res__decision_intro[] =
+    "each device and candidate against the target:";
+const char res__comparison_intro[] =
+    "each policy against its baseline (the first policy of its device and candidate), paired "
+    "over the same replications: difference [95% CI]";
+const char res__comparison_note[] =
+    "peak p95: paired bootstrap; deaths, available: percentage points; latency p95: the "
+    "difference of the two cells' own p95s (up to the rounding of the printed figures), with "
+    "a paired Poisson bootstrap interval.";
+
+int res__table_alloc(res__table *t, unsigned rows, unsigned cols, const char *const *head,
+                     const int *right)
+{
+    t->cell = calloc((size_t)rows * cols, sizeof *t->cell);
+    t->rows = rows;
+    t->cols = cols;
+    t->right = right;
+    if (t->cell == NULL)
+        return SIM_ENOMEM;
+    for (unsigned k = 0; k < cols; k++)
+        snprintf(t->cell[k], RES_TEXT_MAX, "%s", head[k]);
+    return SIM_OK;
+}
+
+void res__table_free(res__table *t)
+{
+    free(t->cell);
+    t->cell = NULL;
+}
+
+/* "1400 / 300 MiB": the kill lines in the foreground and the background
+ * ("-" for one no rule applies to). */
+static void limit_text(char *buf, int64_t fg, int64_t bg)
+{
+    char a[32] = "-", b[32] = "-";
+    if (fg >= 0)
+        snprintf(a, sizeof a, "%.0f", (double)fg / MIB);
+    if (bg >= 0)
+        snprintf(b, sizeof b, "%.0f", (double)bg / MIB);
+    snprintf(buf, RES_TEXT_MAX, "%s / %s MiB", a, b);
+}
+
+void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+{
+    if (!c->with_death) {
+        snprintf(buf, n, "-");
+        return;
+    }
+    const char *why = mdl_exit_name(c->top_reason);
+    int memory = c->top_reason == MDL_EXIT_LOW_MEMORY || c->top_reason == MDL_EXIT_SYSTEM_RECLAIM;
+    if (!memory || c->memory_deaths[0] + c->memory_deaths[1] == 0) {
+        snprintf(buf, n, "%s", why);
+        return;
+    }
+    int fg = c->memory_deaths[1] >= c->memory_deaths[0];
+    if (dev->rule == MDL_KILL_JETSAM && c->top_reason == MDL_EXIT_SYSTEM_RECLAIM) {
+        snprintf(buf, n, "%s: background page shortage %.0f MiB", why,
+                 (double)dev->pageshortage / MIB);
+        return;
+    }
+    int64_t line = fg || dev->rule != MDL_KILL_JETSAM ? mdl_kill_line(dev, fg)
+                                                      : dev->jetsam_background_limit;
+    snprintf(buf, n, "%s: %s %s %.0f MiB", why, fg ? "foreground" : "background",
+             dev->rule == MDL_KILL_JETSAM ? "limit" : "lmk line", (double)line / MIB);
+}
+
+/* The latency p95 of completed requests; a cell where most requests did
+ * not complete says so beside it ("0 of 57 completed"), so that a row
+ * never looks healthy because nothing was measured. */
+static void latency_text(char *buf, const res_cell *c)
+{
+    if (c->completed == 0)
+        snprintf(buf, RES_TEXT_MAX, c->arrived ? "0 of %llu completed" : "-",
+                 (unsigned long long)c->arrived);
+    else if (2 * c->completed < c->arrived)
+        snprintf(buf, RES_TEXT_MAX, "%.0f ms (%llu of %llu completed)",
+                 c->latency_us.p95 / 1000.0, (unsigned long long)c->completed,
+                 (unsigned long long)c->arrived);
+    else
+        snprintf(buf, RES_TEXT_MAX, "%.0f ms", c->latency_us.p95 / 1000.0);
+}
+
+/* A share as a percentage with two decimals, or more where two would
+ * round a share under 1 up to "100.00%". */
+static void availability_text(char *buf, double share)
+{
+    int digits = 2;
+    while (share < 1 && digits < 6 && 100 * share >= 100 - 0.5 * pow(10, -digits))
+        digits++;
+    if (share < 1 && 100 * share >= 100 - 0.5 * pow(10, -digits))
+        snprintf(buf, RES_TEXT_MAX, "under 100%%");
+    else
+        snprintf(buf, RES_TEXT_MAX, "%.*f%%", digits, 100 * share);
+}
+
+int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
+{
+    /* two columns only some plans have: the peak during part switches (when
+     * a cell switched) and the verdict against the target (when there is
+     * one), in that order after the fixed ones */
+#define CELL_HEAD "device", "candidate", "policy", "peak p50", "peak p95", "peak max", \
+        "stage at peak", "limit fg / bg", "margin p5 / p50", "deaths [95% CI]", "top reason", \
+        "boot loops", "latency p95", "available"
+#define CELL_RIGHT 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1
+    static const char *const head_st[COLS + 2] = {CELL_HEAD, "switch peak p95", "target"};
+    static const char *const head_t[COLS + 1] = {CELL_HEAD, "target"};
+    static const int right_st[COLS + 2] = {CELL_RIGHT, 1, 0};
+    static const int right_t[COLS + 1] = {CELL_RIGHT, 0};
+#undef CELL_HEAD
+#undef CELL_RIGHT
+    unsigned sw = 0;
+    for (unsigned i = 0; i < r->ncells; i++)
+        sw |= r->cells[i].with_switch > 0;
+    unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + tg;
+    if (res__table_alloc(t, r->ncells + 1, cols, sw ? head_st : head_t, sw ? right_st : right_t)
+        != SIM_OK)
+        return SIM_ENOMEM;
+    for (unsigned i = 0; i < r->ncells; i++) {
+        const res_cell *c = &r->cells[i];
+        res__text *row = &t->cell[(i + 1) * cols];
+        if (sw && c->with_switch > 0)
+            snprintf(row[COLS], RES_TEXT_MAX, "%.1f MiB", c->switch_peak.p95 / MIB);
+        else if (sw)
+            snprintf(row[COLS], RES_TEXT_MAX, "-");
+        if (tg)
+            res_verdict_text(&plan->target, c, row[COLS + sw], RES_TEXT_MAX);
+        snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
+        snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
+        if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)
+            return SIM_ENOMEM;
+        snprintf(row[3], RES_TEXT_MAX, "%.1f MiB", c->peak.p50 / MIB);
+        snprintf(row[4], RES_TEXT_MAX, "%.1f MiB", c->peak.p95 / MIB);
+        snprintf(row[5], RES_TEXT_MAX, "%.1f MiB", c->peak.max / MIB);
+        snprintf(row[6], RES_TEXT_MAX, "%s", res__top_stage(c));
+        mdl_device dv;
+        mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
+        const mdl_device *dev = &dv;
+        limit_text(row[7], mdl_kill_line(dev, 1), mdl_kill_line(dev, 0));
+        if (c->has_margin)
+            snprintf(row[8], RES_TEXT_MAX, "%.0f / %.0f MiB", c->margin_p5 / MIB,
+                     c->margin_p50 / MIB);
+        else
+            snprintf(row[8], RES_TEXT_MAX, "-");
+        snprintf(row[9], RES_TEXT_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
+                 100 * c->any_ci.lo, 100 * c->any_ci.hi);
+        res_death_text(dev, c, row[10], RES_TEXT_MAX);
+        snprintf(row[11], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
+        latency_text(row[12], c);
+        availability_text(row[13], c->availability);
+    }
+    return SIM_OK;
+}
+
+/* "+12.5 MiB [+10.1, +14.9]" and the like: a difference with its interval. */
+static void diff_text(char *buf, const res_comparison *c, double scale, const char *unit,
+                      int digits)
+{
+    snprintf(buf, RES_TEXT_MAX, "%+.*f%s [%+.*f, %+.*f]", digits, c->diff * scale, unit, digits,
+             c->ci.lo * scale, digits, c->ci.hi * scale);
+}
+
+int res__comparison_table(const res_plan *plan, const res_result *r, res__table *t)
+{
+    static const char *const head[CMP_COLS] = {
+        "device", "candidate", "policy", "baseline", "peak p95 vs baseline",
+        "deaths (pp)", "latency p95", "available (pp)"};
+    static const int right[CMP_COLS] = {0, 0, 0, 0, 1, 1, 1, 1};
+    if (res__table_alloc(t, r->ncmp / RES_CMP_COUNT + 1, CMP_COLS, head, right) != SIM_OK)
+        return SIM_ENOMEM;
+    for (unsigned i = 0; i + 1 < t->rows; i++) {
+        const res_comparison *c = &r->cmp[i * RES_CMP_COUNT];
+        res__text *row = &t->cell[(i + 1) * CMP_COLS];
+        snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[c->cell].device->name);
+        snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[c->cell].candidate->id);
+        if (res_policy_label(plan->policy_json[c->cell], row[2], RES_TEXT_MAX) != SIM_OK ||
+            res_policy_label(plan->policy_json[c->baseline], row[3], RES_TEXT_MAX) != SIM_OK)
+            return SIM_ENOMEM;
+        diff_text(row[4], &c[RES_CMP_PEAK_P95], 1 / MIB, " MiB", 1);
+        diff_text(row[5], &c[RES_CMP_ANY_RATE], 100, "", 2);
+        if (c[RES_CMP_LATENCY_P95].pairs > 0)
+            diff_text(row[6], &c[RES_CMP_LATENCY_P95], 1e-3, " ms", 0);
+        else
+            snprintf(row[6], RES_TEXT_MAX, "-");
+        diff_text(row[7], &c[RES_CMP_AVAILABILITY], 100, "", 2);
+    }
+    return SIM_OK;
+}
+
+/* Prints the table aligned, two spaces apart. */
+static void put_table(sim_text *o, const res__table *t)
+{
+    size_t width[16] = {0};
+    for (unsigned i = 0; i < t->rows; i++)
+        for (unsigned k = 0; k < t->cols; k++)
+            if (strlen(t->cell[i * t->cols + k]) > width[k])
+                width[k] = strlen(t->cell[i * t->cols + k]);
+    for (unsigned i = 0; i < t->rows; i++) {
+        for (unsigned k = 0; k < t->cols; k++) {
+            const char *v = t->cell[i * t->cols + k];
+            int w = (int)width[k];
+            const char *sep = k + 1 < t->cols ? "  " : "";
+            if (t->right[k])
+                sim_text_printf(o, "%*s%s", w, v, sep);
+            else if (k + 1 < t->cols)
+                sim_text_printf(o, "%-*s%s", w, v, sep);
+            else
+                sim_text_printf(o, "%s", v);
+        }
+        sim_text_printf(o, "\n");
+    }
+}
+
+char *res_document_table(const res_plan *plan, const res_result *r)
+{
+    res__table cells, cmp, dec, fld;
+    int ok = res__cells_table(plan, r, &cells) == SIM_OK;
+    ok = res__comparison_table(plan, r, &cmp) == SIM_OK && ok;
+    ok = res__decision_table(plan, r, &dec) == SIM_OK && ok;
+    ok = res__field_table(plan, r, &fld) == SIM_OK && ok;
+    sim_text o = {NULL, 0, 0, !ok};
+    sim_text_printf(&o, "%s: %llu replication%s of %.1f min, seed %llu\n\n", plan->name,
+            (unsigned long long)plan->replications, SIM_S(plan->replications), (double)plan->horizon / 60e6,
+            (unsigned long long)plan->seed);
+    if (ok) {
+        put_table(&o, &cells);
+        sim_text_printf(&o, "\n%s\n", res__cells_note);
+        if (dec.rows > 1) {
+            char target[RES_TEXT_MAX];
+            res_target_text(&plan->target, target, sizeof target);
+            sim_text_printf(&o, "\n%s %s:\n\n", res__decision_intro, target);
+            put_table(&o, &dec);
+        }
+        if (cmp.rows > 1) {
+            sim_text_printf(&o, "\n%s\n\n", res__comparison_intro);
+            put_table(&o, &cmp);
+            sim_text_printf(&o, "\n%s\n", res__comparison_note);
+        }
+        if (fld.rows > 1) {
+            sim_text_printf(&o, "\n%s:\n\n", res__field_intro);
+            put_table(&o, &fld);
+            sim_text_printf(&o, "\n%s\n", res__field_note);
+        }
+    }
+    res__table_free(&cells);
+    res__table_free(&cmp);
+    res__table_free(&dec);
+    res__table_free(&fld);
+    return res__text_done(&o);
+}
