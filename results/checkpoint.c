@@ -557,12 +557,118 @@ static void take_values(ck_reader *r, double *into, uint64_t n, uint64_t cap, co
     take_into(r, into, (size_t)min_u64(n, cap) * sizeof(double), what);
 }
 
+/* What later code uses as an index, checked: the cells' and the
+ * comparisons' enums and cells, the running cell's counts. */
+static int check_restored(ck_reader *r, const res_plan *plan, const ck_header *h,
+                          const res_cell *cells, const res_comparison *cmp, const ck_sums *s)
+{
+    unsigned cell = (unsigned)h->cell;
+    uint64_t done = h->done;
+    for (unsigned ci = 0; ci <= cell; ci++) {
+        const res_cell *x = &cells[ci];
+        if (x->nrecords > MDL_RECORD_KINDS_MAX || (unsigned)x->top_reason >= MDL_EXIT_COUNT ||
+            (unsigned)x->top_death_stage > MDL_STAGE_COUNT)
+            return bad(r, "the cells' figures");
+        for (unsigned k = 0; k < x->nrecords; k++)
+            if ((unsigned)x->records[k].kind >= MDL_REC_KIND_COUNT ||
+                (unsigned)x->records[k].description >= MDL_TEXT_COUNT ||
+                (unsigned)x->records[k].lmkd >= MDL_LMKD_COUNT)
+                return bad(r, "the cells' exit records");
+    }
+    for (uint64_t k = 0; k < h->ncmp; k++)
+        if ((unsigned)cmp[k].metric >= RES_CMP_COUNT || cmp[k].baseline >= plan->ncells ||
+            cmp[k].cell >= cell)
+            return bad(r, "the comparisons");
+    const res_cell *c = &cells[cell];
+    if (s->nmargins > done || c->with_switch > done)
+        return bad(r, "the running cell's counts");
+    for (int k = 0; k < MDL_STAGE_COUNT; k++)
+        if (s->nstage[k] > done)
+            return bad(r, "the running cell's counts");
+    uint64_t at_peak = 0;
+    for (int k = 0; k <= MDL_STAGE_COUNT; k++)
+        at_peak += s->peak_stage[k];
+    if (at_peak != done)
+        return bad(r, "the running cell's counts");
+    return SIM_OK;
+}
+
+/* The running cell's sums into its accumulator. */
+static void restore_sums(acc *a, const ck_sums *s)
+{
+    a->peak_sum = s->peak_sum;
+    a->wait_sum = s->wait_sum;
+    a->latency_sum = s->latency_sum;
+    a->queue_area = s->queue_area;
+    a->alive = s->alive;
+    a->accepting = s->accepting;
+    a->deaths = s->deaths;
+    a->boot_loops = s->boot_loops;
+    a->nmargins = s->nmargins;
+    memcpy(a->nstage, s->nstage, sizeof s->nstage);
+    memcpy(a->peak_stage, s->peak_stage, sizeof s->peak_stage);
+    memcpy(a->death_stage, s->death_stage, sizeof s->death_stage);
+}
+
+/* The running cell's kept values, or past a->cap their sketches, and its
+ * histograms and latency resamples. */
+static void restore_values(ck_reader *r, acc *a, uint64_t done, uint64_t with_switch)
+{
+    take_values(r, a->peaks, done, a->cap, "the peaks");
+    for (int k = 0; k < MDL_STAGE_COUNT; k++)
+        take_values(r, a->stage[k], a->nstage[k], a->cap, "the stages' peaks");
+    take_values(r, a->switch_peaks, with_switch, a->cap, "the switch peaks");
+    take_values(r, a->margins, a->nmargins, a->cap, "the margins");
+    for (int m = 0; m < RES_CMP_COUNT; m++)
+        take_values(r, a->cur.v[m], done, a->cap, "the values compared");
+    if (done > a->cap)
+        take_sketch(r, &a->q_peak, done, "the peaks' sketch");
+    for (int k = 0; k < MDL_STAGE_COUNT; k++)
+        if (a->nstage[k] > a->cap)
+            take_sketch(r, &a->q_stage[k], a->nstage[k], "a stage's sketch");
+    if (with_switch > a->cap)
+        take_sketch(r, &a->q_switch, with_switch, "the switch peaks' sketch");
+    if (a->nmargins > a->cap)
+        take_sketch(r, &a->q_margin, a->nmargins, "the margins' sketch");
+    times_hist *t0 = &a->per_thread[0];
+    unsigned lo = RES_HIST_BUCKETS, hi = 0;
+    take_hist(r, &t0->wait, &t0->pool_lo, &t0->pool_hi, "the wait histogram");
+    take_hist(r, &t0->latency, &lo, &hi, "the latency histogram");
+    if (lo < t0->pool_lo)
+        t0->pool_lo = lo;
+    if (hi > t0->pool_hi)
+        t0->pool_hi = hi;
+    if (t0->boot != NULL)
+        take_boot(r, t0->boot, &t0->boot_lo, &t0->boot_hi, "the latency resamples");
+}
+
+/* The baseline's figures and values, when the running cell has one. */
+static void restore_baseline(ck_reader *r, const res_plan *plan, unsigned cell, acc *a)
+{
+    unsigned base = res__baseline_of(plan, cell);
+    if (base == cell || r->rc != SIM_OK)
+        return;
+    ck_base b;
+    take_into(r, &b, sizeof b, "the baseline");
+    if (r->rc == SIM_OK && b.cell != base)
+        bad(r, "the baseline");
+    a->base_cell = base;
+    a->base_completed = b.completed;
+    a->base_peak_p95 = b.peak_p95;
+    a->base_any = b.any;
+    a->base_avail = b.avail;
+    a->base_latency_p95 = b.latency_p95;
+    for (int m = 0; m < RES_CMP_COUNT; m++)
+        take_values(r, a->base.v[m], plan->replications, a->cap, "the baseline's values");
+    if (a->boot_base != NULL)
+        take_boot(r, a->boot_base, &a->base_lo, &a->base_hi, "the baseline's resamples");
+}
+
 int res__ckpt_restore(const res_plan *plan, const res_resume *res, acc *a, res_cell *cells,
                       res_comparison *cmp, sim_error *err)
 {
     const ck_header *h = &res->h;
     unsigned cell = (unsigned)h->cell;
-    uint64_t done = h->done;
     ck_reader r = {(const unsigned char *)res->data, sizeof *h, res->len - 16, res->path, err,
                    SIM_OK};
     take_into(&r, cells, (size_t)(cell + 1) * sizeof *cells, "the cells' figures");
@@ -571,88 +677,12 @@ int res__ckpt_restore(const res_plan *plan, const res_resume *res, acc *a, res_c
     take_into(&r, &s, sizeof s, "the running cell's sums");
     if (r.rc != SIM_OK)
         return r.rc;
-    /* what later code uses as an index */
-    for (unsigned ci = 0; ci <= cell; ci++) {
-        const res_cell *x = &cells[ci];
-        if (x->nrecords > MDL_RECORD_KINDS_MAX || (unsigned)x->top_reason >= MDL_EXIT_COUNT ||
-            (unsigned)x->top_death_stage > MDL_STAGE_COUNT)
-            return bad(&r, "the cells' figures");
-        for (unsigned k = 0; k < x->nrecords; k++)
-            if ((unsigned)x->records[k].kind >= MDL_REC_KIND_COUNT ||
-                (unsigned)x->records[k].description >= MDL_TEXT_COUNT ||
-                (unsigned)x->records[k].lmkd >= MDL_LMKD_COUNT)
-                return bad(&r, "the cells' exit records");
-    }
-    for (uint64_t k = 0; k < h->ncmp; k++)
-        if ((unsigned)cmp[k].metric >= RES_CMP_COUNT || cmp[k].baseline >= plan->ncells ||
-            cmp[k].cell >= cell)
-            return bad(&r, "the comparisons");
-    const res_cell *c = &cells[cell];
-    if (s.nmargins > done || c->with_switch > done)
-        return bad(&r, "the running cell's counts");
-    for (int k = 0; k < MDL_STAGE_COUNT; k++)
-        if (s.nstage[k] > done)
-            return bad(&r, "the running cell's counts");
-    uint64_t at_peak = 0;
-    for (int k = 0; k <= MDL_STAGE_COUNT; k++)
-        at_peak += s.peak_stage[k];
-    if (at_peak != done)
-        return bad(&r, "the running cell's counts");
-    a->peak_sum = s.peak_sum;
-    a->wait_sum = s.wait_sum;
-    a->latency_sum = s.latency_sum;
-    a->queue_area = s.queue_area;
-    a->alive = s.alive;
-    a->accepting = s.accepting;
-    a->deaths = s.deaths;
-    a->boot_loops = s.boot_loops;
-    a->nmargins = s.nmargins;
-    memcpy(a->nstage, s.nstage, sizeof s.nstage);
-    memcpy(a->peak_stage, s.peak_stage, sizeof s.peak_stage);
-    memcpy(a->death_stage, s.death_stage, sizeof s.death_stage);
-    take_values(&r, a->peaks, done, a->cap, "the peaks");
-    for (int k = 0; k < MDL_STAGE_COUNT; k++)
-        take_values(&r, a->stage[k], a->nstage[k], a->cap, "the stages' peaks");
-    take_values(&r, a->switch_peaks, c->with_switch, a->cap, "the switch peaks");
-    take_values(&r, a->margins, a->nmargins, a->cap, "the margins");
-    for (int m = 0; m < RES_CMP_COUNT; m++)
-        take_values(&r, a->cur.v[m], done, a->cap, "the values compared");
-    if (done > a->cap)
-        take_sketch(&r, &a->q_peak, done, "the peaks' sketch");
-    for (int k = 0; k < MDL_STAGE_COUNT; k++)
-        if (a->nstage[k] > a->cap)
-            take_sketch(&r, &a->q_stage[k], a->nstage[k], "a stage's sketch");
-    if (c->with_switch > a->cap)
-        take_sketch(&r, &a->q_switch, c->with_switch, "the switch peaks' sketch");
-    if (a->nmargins > a->cap)
-        take_sketch(&r, &a->q_margin, a->nmargins, "the margins' sketch");
-    times_hist *t0 = &a->per_thread[0];
-    unsigned lo = RES_HIST_BUCKETS, hi = 0;
-    take_hist(&r, &t0->wait, &t0->pool_lo, &t0->pool_hi, "the wait histogram");
-    take_hist(&r, &t0->latency, &lo, &hi, "the latency histogram");
-    if (lo < t0->pool_lo)
-        t0->pool_lo = lo;
-    if (hi > t0->pool_hi)
-        t0->pool_hi = hi;
-    if (t0->boot != NULL)
-        take_boot(&r, t0->boot, &t0->boot_lo, &t0->boot_hi, "the latency resamples");
-    unsigned base = res__baseline_of(plan, cell);
-    if (base != cell && r.rc == SIM_OK) {
-        ck_base b;
-        take_into(&r, &b, sizeof b, "the baseline");
-        if (r.rc == SIM_OK && b.cell != base)
-            bad(&r, "the baseline");
-        a->base_cell = base;
-        a->base_completed = b.completed;
-        a->base_peak_p95 = b.peak_p95;
-        a->base_any = b.any;
-        a->base_avail = b.avail;
-        a->base_latency_p95 = b.latency_p95;
-        for (int m = 0; m < RES_CMP_COUNT; m++)
-            take_values(&r, a->base.v[m], plan->replications, a->cap, "the baseline's values");
-        if (a->boot_base != NULL)
-            take_boot(&r, a->boot_base, &a->base_lo, &a->base_hi, "the baseline's resamples");
-    }
+    int rc = check_restored(&r, plan, h, cells, cmp, &s);
+    if (rc != SIM_OK)
+        return rc;
+    restore_sums(a, &s);
+    restore_values(&r, a, h->done, cells[cell].with_switch);
+    restore_baseline(&r, plan, cell, a);
     if (r.rc == SIM_OK && r.at != r.end)
         bad(&r, "bytes after the last section");
     return r.rc;

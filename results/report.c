@@ -159,6 +159,79 @@ static const char style[] =
     "figcaption{font-size:.9em;color:#333;margin-top:.3em}"
     "#activity-table td:last-child{min-width:26em}";
 
+/* The decision against the target and the field comparison, when the
+ * plan has them. */
+static void decision_sections(sim_text *o, const res_plan *plan, const res__table *dec,
+                              const res__table *fld)
+{
+    if (dec->rows > 1) {
+        char target[RES_TEXT_MAX];
+        res_target_text(&plan->target, target, sizeof target);
+        sim_text_printf(o, "<section id=\"decision\">\n<h2>Decision</h2>\n<p>");
+        text(o, res__decision_intro);
+        sim_text_printf(o, " ");
+        text(o, target);
+        sim_text_printf(o, "</p>\n");
+        table(o, "decision-table", dec);
+        sim_text_printf(o, "</section>\n");
+    }
+    if (fld->rows > 1) {
+        sim_text_printf(o, "<section id=\"field\">\n<h2>Predicted against the field</h2>\n<p>");
+        text(o, res__field_intro);
+        sim_text_printf(o, ".</p>\n");
+        table(o, "field-table", fld);
+        sim_text_printf(o, "<p class=\"note\">");
+        text(o, res__field_note);
+        sim_text_printf(o, "</p>\n</section>\n");
+    }
+}
+
+/* The cells, what they did, and each policy against its baseline. */
+static void cell_sections(sim_text *o, const res_plan *plan, const res_result *r,
+                          const res__table *cells, const res__table *cmp)
+{
+    sim_text_printf(o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
+    table(o, "cells-table", cells);
+    sim_text_printf(o, "<p class=\"note\">");
+    text(o, res__cells_note);
+    sim_text_printf(o, "</p>\n");
+    activity(o, plan, r);
+    sim_text_printf(o, "<p class=\"note\">taking requests: share of the horizon the process was "
+                "alive and accepting new requests.</p>\n</section>\n");
+    if (cmp->rows > 1) {
+        sim_text_printf(o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
+                    "</h2>\n<p>");
+        text(o, res__comparison_intro);
+        sim_text_printf(o, "</p>\n");
+        table(o, "comparison-table", cmp);
+        sim_text_printf(o, "<p class=\"note\">");
+        text(o, res__comparison_note);
+        sim_text_printf(o, "</p>\n</section>\n");
+    }
+}
+
+/* Every figure inlined, with its caption. */
+static void plot_section(sim_text *o, const res_figure *figs, unsigned nfigs)
+{
+    sim_text_printf(o, "<section id=\"plots\">\n<h2>Plots</h2>\n");
+    for (unsigned i = 0; i < nfigs; i++) {
+        const res_figure *f = &figs[i];
+        /* inline: the SVG element itself, without its XML prolog */
+        const char *svg = f->svg;
+        const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
+        sim_text_printf(o, "<figure id=\"");
+        text(o, f->name);
+        sim_text_printf(o, "\">\n");
+        if (start != NULL)
+            inline_svg(o, start, f->len - (size_t)(start - svg), i);
+        sim_text_printf(o, "\n<figcaption>");
+        text(o, f->caption);
+        sim_text_printf(o, " (");
+        text(o, f->name);
+        sim_text_printf(o, ")</figcaption>\n</figure>\n");
+    }
+}
+
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
                       unsigned nfigs)
 {
@@ -183,63 +256,11 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         paragraphs(&o, plan->about);
         sim_text_printf(&o, "</section>\n");
     }
-    if (ok && dec.rows > 1) {
-        char target[RES_TEXT_MAX];
-        res_target_text(&plan->target, target, sizeof target);
-        sim_text_printf(&o, "<section id=\"decision\">\n<h2>Decision</h2>\n<p>");
-        text(&o, res__decision_intro);
-        sim_text_printf(&o, " ");
-        text(&o, target);
-        sim_text_printf(&o, "</p>\n");
-        table(&o, "decision-table", &dec);
-        sim_text_printf(&o, "</section>\n");
-    }
-    if (ok && fld.rows > 1) {
-        sim_text_printf(&o, "<section id=\"field\">\n<h2>Predicted against the field</h2>\n<p>");
-        text(&o, res__field_intro);
-        sim_text_printf(&o, ".</p>\n");
-        table(&o, "field-table", &fld);
-        sim_text_printf(&o, "<p class=\"note\">");
-        text(&o, res__field_note);
-        sim_text_printf(&o, "</p>\n</section>\n");
-    }
     if (ok) {
-        sim_text_printf(&o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
-        table(&o, "cells-table", &cells);
-        sim_text_printf(&o, "<p class=\"note\">");
-        text(&o, res__cells_note);
-        sim_text_printf(&o, "</p>\n");
-        activity(&o, plan, r);
-        sim_text_printf(&o, "<p class=\"note\">taking requests: share of the horizon the process was "
-                    "alive and accepting new requests.</p>\n</section>\n");
-        if (cmp.rows > 1) {
-            sim_text_printf(&o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
-                        "</h2>\n<p>");
-            text(&o, res__comparison_intro);
-            sim_text_printf(&o, "</p>\n");
-            table(&o, "comparison-table", &cmp);
-            sim_text_printf(&o, "<p class=\"note\">");
-            text(&o, res__comparison_note);
-            sim_text_printf(&o, "</p>\n</section>\n");
-        }
+        decision_sections(&o, plan, &dec, &fld);
+        cell_sections(&o, plan, r, &cells, &cmp);
     }
-    sim_text_printf(&o, "<section id=\"plots\">\n<h2>Plots</h2>\n");
-    for (unsigned i = 0; i < nfigs; i++) {
-        const res_figure *f = &figs[i];
-        /* inline: the SVG element itself, without its XML prolog */
-        const char *svg = f->svg;
-        const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
-        sim_text_printf(&o, "<figure id=\"");
-        text(&o, f->name);
-        sim_text_printf(&o, "\">\n");
-        if (start != NULL)
-            inline_svg(&o, start, f->len - (size_t)(start - svg), i);
-        sim_text_printf(&o, "\n<figcaption>");
-        text(&o, f->caption);
-        sim_text_printf(&o, " (");
-        text(&o, f->name);
-        sim_text_printf(&o, ")</figcaption>\n</figure>\n");
-    }
+    plot_section(&o, figs, nfigs);
     sim_text_printf(&o, "</section>\n</body>\n</html>\n");
     res__table_free(&cells);
     res__table_free(&cmp);
