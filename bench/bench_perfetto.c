@@ -82,6 +82,71 @@ static uint64_t next(void)
     return rng;
 }
 
+/* One ftrace event of the synthetic trace: the app's (0.5 %: rss_stat
+ * or its inference slices), a sched_switch, another process's rss_stat or
+ * atrace section. */
+static void one_event(buf *ev, buf *m2, uint64_t *t, uint64_t *app_anon, int *open)
+{
+    *t += 1000 + next() % 1000;
+    uint64_t r = next() % 1000;
+    varint(ev, 1, *t);
+    if (r < 5) { /* the app: 0.5 % */
+        varint(ev, 2, APP + 100000);
+        if (r < 3) {
+            /* a walk between 50 and 400 MiB */
+            if ((next() % 2 && *app_anon < (400u << 20)) || *app_anon <= (50u << 20))
+                *app_anon += 1u << 20;
+            else
+                *app_anon -= 1u << 20;
+            varint(m2, 1, 1);
+            varint(m2, 2, *app_anon);
+            varint(m2, 3, 1);
+            varint(m2, 4, 777);
+            sub(ev, 313, m2);
+        } else {
+            const char *s = *open ? "E|5000\n" : "B|5000|oomsim:inference:model\n";
+            *open = !*open;
+            bytes(m2, 2, s, strlen(s));
+            sub(ev, 3, m2);
+        }
+    } else if (r < 600) { /* sched_switch */
+        varint(ev, 2, 1000 + next() % NPROC);
+        bytes(m2, 1, "some_thread", 11);
+        varint(m2, 2, 1000 + next() % NPROC);
+        bytes(m2, 5, "other_thread", 12);
+        varint(m2, 6, 1000 + next() % NPROC);
+        sub(ev, 4, m2);
+    } else if (r < 850) { /* another process's rss_stat */
+        uint64_t pid = 1001 + next() % (NPROC - 1);
+        varint(ev, 2, pid);
+        varint(m2, 1, next() % 4);
+        varint(m2, 2, next() % (1u << 30));
+        varint(m2, 3, 1);
+        varint(m2, 4, pid * 7);
+        sub(ev, 313, m2);
+    } else { /* another app's atrace section */
+        varint(ev, 2, 1001 + next() % (NPROC - 1));
+        const char *s = r % 2 ? "B|1234|Choreographer#doFrame 123456\n" : "E|1234\n";
+        bytes(m2, 2, s, strlen(s));
+        sub(ev, 3, m2);
+    }
+}
+
+/* A process stats poll of every process. */
+static void stats_poll(buf *pkt, buf *top, buf *m1, buf *m2, uint64_t t, uint64_t app_anon)
+{
+        varint(pkt, 8, t);
+        for (int k = 0; k < NPROC; k++) {
+            varint(m2, 1, k == 0 ? APP : 1000 + (uint64_t)k);
+            varint(m2, 4, (k == 0 ? app_anon : 50u << 20) >> 10);
+            varint(m2, 5, 20480);
+            varint(m2, 10, k == 0 ? 0 : 900);
+            sub(m1, 1, m2);
+        }
+        sub(pkt, 9, m1);
+        sub(top, 1, pkt);
+}
+
 static int gen(const char *path, double mb)
 {
     FILE *f = fopen(path, "wb");
@@ -109,65 +174,13 @@ static int gen(const char *path, double mb)
     while (written < target) {
         varint(&m1, 1, bundles % 8);
         for (int k = 0; k < 2000; k++) {
-            t += 1000 + next() % 1000;
-            uint64_t r = next() % 1000;
-            varint(&ev, 1, t);
-            if (r < 5) { /* the app: 0.5 % */
-                varint(&ev, 2, APP + 100000);
-                if (r < 3) {
-                    /* a walk between 50 and 400 MiB */
-                    if ((next() % 2 && app_anon < (400u << 20)) || app_anon <= (50u << 20))
-                        app_anon += 1u << 20;
-                    else
-                        app_anon -= 1u << 20;
-                    varint(&m2, 1, 1);
-                    varint(&m2, 2, app_anon);
-                    varint(&m2, 3, 1);
-                    varint(&m2, 4, 777);
-                    sub(&ev, 313, &m2);
-                } else {
-                    const char *s = open ? "E|5000\n" : "B|5000|oomsim:inference:model\n";
-                    open = !open;
-                    bytes(&m2, 2, s, strlen(s));
-                    sub(&ev, 3, &m2);
-                }
-            } else if (r < 600) { /* sched_switch */
-                varint(&ev, 2, 1000 + next() % NPROC);
-                bytes(&m2, 1, "some_thread", 11);
-                varint(&m2, 2, 1000 + next() % NPROC);
-                bytes(&m2, 5, "other_thread", 12);
-                varint(&m2, 6, 1000 + next() % NPROC);
-                sub(&ev, 4, &m2);
-            } else if (r < 850) { /* another process's rss_stat */
-                uint64_t pid = 1001 + next() % (NPROC - 1);
-                varint(&ev, 2, pid);
-                varint(&m2, 1, next() % 4);
-                varint(&m2, 2, next() % (1u << 30));
-                varint(&m2, 3, 1);
-                varint(&m2, 4, pid * 7);
-                sub(&ev, 313, &m2);
-            } else { /* another app's atrace section */
-                varint(&ev, 2, 1001 + next() % (NPROC - 1));
-                const char *s = r % 2 ? "B|1234|Choreographer#doFrame 123456\n" : "E|1234\n";
-                bytes(&m2, 2, s, strlen(s));
-                sub(&ev, 3, &m2);
-            }
+            one_event(&ev, &m2, &t, &app_anon, &open);
             sub(&m1, 2, &ev);
         }
         sub(&pkt, 1, &m1);
         sub(&top, 1, &pkt);
-        if (++bundles % 64 == 0) { /* a process stats poll */
-            varint(&pkt, 8, t);
-            for (int k = 0; k < NPROC; k++) {
-                varint(&m2, 1, k == 0 ? APP : 1000 + (uint64_t)k);
-                varint(&m2, 4, (k == 0 ? app_anon : 50u << 20) >> 10);
-                varint(&m2, 5, 20480);
-                varint(&m2, 10, k == 0 ? 0 : 900);
-                sub(&m1, 1, &m2);
-            }
-            sub(&pkt, 9, &m1);
-            sub(&top, 1, &pkt);
-        }
+        if (++bundles % 64 == 0) /* a process stats poll */
+            stats_poll(&pkt, &top, &m1, &m2, t, app_anon);
         if (fwrite(top.p, 1, top.n, f) != top.n)
             return 1;
         written += top.n;

@@ -56,51 +56,86 @@ static int write_perfetto(const scn_scenario *s, const mdl_cell *c, unsigned lon
     return rc;
 }
 
-int cli_gen(int argc, char **argv)
+/* What `oomsim gen` was asked. */
+typedef struct gen_args {
+    const char *scenario, *out;
+    unsigned long long rep, cell;
+    int format;
+} gen_args;
+
+/* CLI_OK, CLI_DONE (help printed) or CLI_USAGE (said why). */
+static int parse_gen(int argc, char **argv, gen_args *g)
 {
-    const char *scenario = NULL, *out = NULL;
-    unsigned long long rep = 0, cell = 0;
-    int format = -1;
+    *g = (gen_args){NULL, NULL, 0, 0, -1};
     for (int i = 0; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
         if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
             fputs(usage_text, stdout);
-            return CLI_OK;
+            return CLI_DONE;
         } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            out = v;
+            g->out = v;
             i++;
         } else if (strcmp(a, "--replication") == 0 && v != NULL) {
-            if (cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &rep) != SIM_OK)
+            if (cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &g->rep) != SIM_OK)
                 return usage_error("--replication needs an integer from 0");
             i++;
         } else if (strcmp(a, "--cell") == 0 && v != NULL) {
-            if (cli_number(v, 0, SCN_CELLS_MAX - 1, &cell) != SIM_OK)
+            if (cli_number(v, 0, SCN_CELLS_MAX - 1, &g->cell) != SIM_OK)
                 return usage_error("--cell needs an integer from 0");
             i++;
         } else if (strcmp(a, "--trace-format") == 0 && v != NULL) {
             for (int f = 0; f < TRC_FORMAT_COUNT; f++)
                 if (strcmp(v, trc_format_name((trc_format)f)) == 0)
-                    format = f;
+                    g->format = f;
             if (strcmp(v, "perfetto") == 0)
-                format = FORMAT_PERFETTO;
-            if (format < 0)
+                g->format = FORMAT_PERFETTO;
+            if (g->format < 0)
                 return usage_error("--trace-format is json, jsonl, msgpack or perfetto");
             i++;
-        } else if (a[0] == '-' || scenario != NULL) {
+        } else if (a[0] == '-' || g->scenario != NULL) {
             return usage_error("unexpected argument");
         } else {
-            scenario = a;
+            g->scenario = a;
         }
     }
-    if (scenario == NULL || out == NULL)
+    if (g->scenario == NULL || g->out == NULL)
         return usage_error("a scenario and -o TRACE are needed");
-    if (format < 0 && (format = trc_format_of_path(out)) < 0)
+    if (g->format < 0 && (g->format = trc_format_of_path(g->out)) < 0)
         return usage_error("the trace's name must end in .json, .jsonl, .msgpack or .mp "
                            "(or give --trace-format)");
+    return CLI_OK;
+}
+
+/* The replication's events, as the format asks, into f. */
+static int write_trace(const scn_scenario *s, const gen_args *g, FILE *f, mdl_rep *r,
+                       sim_error *err)
+{
+    if (g->format == FORMAT_PERFETTO)
+        return write_perfetto(s, &s->cells[g->cell], g->rep, f, r, err);
+    trc_writer *w = trc_writer_create(f, (trc_format)g->format, err);
+    int rc = w != NULL ? SIM_OK : err->code;
+    if (rc == SIM_OK) {
+        mdl_trace_sink sink = {write_event, w};
+        rc = mdl_run_replication_traced(&s->cells[g->cell], g->rep, NULL, NULL, &sink, r, err);
+    }
+    if (rc == SIM_OK)
+        rc = trc_writer_finish(w, err);
+    trc_writer_destroy(w);
+    return rc;
+}
+
+int cli_gen(int argc, char **argv)
+{
+    gen_args g;
+    int rc = parse_gen(argc, argv, &g);
+    if (rc != CLI_OK)
+        return rc == CLI_DONE ? CLI_OK : rc;
+    const char *out = g.out;
+    unsigned long long rep = g.rep, cell = g.cell;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
-    int rc = cli_load_scenario(scenario, &s, &err);
+    rc = cli_load_scenario(g.scenario, &s, &err);
     if (rc != SIM_OK)
         return cli_report(&err);
     if (cell >= s.ncells) {
@@ -115,19 +150,8 @@ int cli_gen(int argc, char **argv)
     if (rc == SIM_OK && (f = sim_out_stream(o)) == NULL)
         io = rc = sim_error_set(&err, SIM_ENOMEM, "cannot write %s: out of memory", out);
     mdl_rep r;
-    if (rc == SIM_OK && format == FORMAT_PERFETTO) {
-        rc = write_perfetto(&s, &s.cells[cell], rep, f, &r, &err);
-    } else if (rc == SIM_OK) {
-        trc_writer *w = trc_writer_create(f, (trc_format)format, &err);
-        rc = w != NULL ? SIM_OK : err.code;
-        if (rc == SIM_OK) {
-            mdl_trace_sink sink = {write_event, w};
-            rc = mdl_run_replication_traced(&s.cells[cell], rep, NULL, NULL, &sink, &r, &err);
-        }
-        if (rc == SIM_OK)
-            rc = trc_writer_finish(w, &err);
-        trc_writer_destroy(w);
-    }
+    if (rc == SIM_OK)
+        rc = write_trace(&s, &g, f, &r, &err);
     /* a failed write of the stream: the output's own error says why */
     sim_error ioerr;
     sim_error_clear(&ioerr);

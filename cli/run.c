@@ -371,6 +371,41 @@ static int load(const cli_run_opts *o, scn_scenario *s, sim_error *err)
     return SIM_OK;
 }
 
+/* A checkpoint to continue from (rank 0 reads it), and checkpoints to
+ * write: then a signal asks for one rather than stopping at once.
+ * SIM_OK (every rank agreed), or the error in err. */
+static int setup_checkpoint(const cli_run_opts *o, res_plan *plan, res_checkpoint *ck,
+                            res_resume **resume, sim_error *err)
+{
+    memset(ck, 0, sizeof *ck);
+    *resume = NULL;
+    plan->stop = &interrupted;
+    if (o->checkpoint != NULL || o->resume != NULL) {
+        ck->path = o->checkpoint;
+        ck->period = o->period;
+        if (o->checkpoint != NULL) {
+            ck->request = &interrupted;
+            plan->stop = NULL;
+        }
+        plan->checkpoint = ck;
+    }
+    if (o->resume == NULL)
+        return SIM_OK;
+    int rc = sim_ranks_rank() == 0 ? res_resume_load(plan, o->resume, resume, err) : SIM_OK;
+    if ((rc = sim_ranks_agree(rc, err)) != SIM_OK)
+        return rc;
+    ck->resume = *resume;
+    if (*resume != NULL && speaks()) {
+        unsigned cell;
+        uint64_t done;
+        res_resume_where(*resume, &cell, &done);
+        fprintf(stderr, "oomsim: resuming from %s: %llu of %llu replications done\n",
+                o->resume, (unsigned long long)cell * plan->replications + done,
+                (unsigned long long)plan->replications * plan->ncells);
+    }
+    return SIM_OK;
+}
+
 int cli_run(int argc, char **argv)
 {
     cli_run_opts o;
@@ -405,34 +440,11 @@ int cli_run(int argc, char **argv)
     /* a checkpoint to continue from (rank 0 reads it), and checkpoints to
      * write: then a signal asks for one rather than stopping at once */
     res_checkpoint ck;
-    memset(&ck, 0, sizeof ck);
     res_resume *resume = NULL;
-    plan.stop = &interrupted;
-    if (o.checkpoint != NULL || o.resume != NULL) {
-        ck.path = o.checkpoint;
-        ck.period = o.period;
-        if (o.checkpoint != NULL) {
-            ck.request = &interrupted;
-            plan.stop = NULL;
-        }
-        plan.checkpoint = &ck;
-    }
-    if (o.resume != NULL) {
-        rc = sim_ranks_rank() == 0 ? res_resume_load(&plan, o.resume, &resume, &err) : SIM_OK;
-        if ((rc = sim_ranks_agree(rc, &err)) != SIM_OK) {
-            free(labels);
-            scn_scenario_release(&s);
-            return report_once(&err);
-        }
-        ck.resume = resume;
-        if (resume != NULL && speaks()) {
-            unsigned cell;
-            uint64_t done;
-            res_resume_where(resume, &cell, &done);
-            fprintf(stderr, "oomsim: resuming from %s: %llu of %llu replications done\n",
-                    o.resume, (unsigned long long)cell * plan.replications + done,
-                    (unsigned long long)plan.replications * plan.ncells);
-        }
+    if (setup_checkpoint(&o, &plan, &ck, &resume, &err) != SIM_OK) {
+        free(labels);
+        scn_scenario_release(&s);
+        return report_once(&err);
     }
     /* a long run says so before it starts (an upper bound: the estimate is one) */
     double secs = cli_run_seconds(&s, (unsigned)o.threads * sim_ranks_size());

@@ -518,90 +518,104 @@ void rpl_trace_exits_free(rpl_trace_exits *t)
 
 static int contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
 
+/* An iOS report's class: its cause is named (an EXC_RESOURCE report alone
+ * proves no death: *level 0). */
+static const char *classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
+{
+    /* iOS reports name their cause: a per-process-limit kill is
+     * low_memory in the foreground and the background alike, a
+     * page-shortage kill of the idle band is system_reclaim; an
+     * EXC_RESOURCE report alone proves no death */
+    static const char *const cls_of[RPL_IOS_COUNT] = {
+        "low_memory", "unknown", "watchdog", "native_crash", "system_reclaim"};
+    static const char *const what[RPL_IOS_COUNT] = {
+        "jetsam ended the process over its per-process footprint limit",
+        ("the footprint crossed a memory threshold; that report is a diagnostic, not a "
+         "kill: the death needs its JetsamEvent"),
+        "the launch took longer than the watchdog allows",
+        "the process crashed",
+        "jetsam reclaimed the suspended app when free pages ran short"};
+    const char *cls = cls_of[x->ios];
+    if (x->ios == RPL_IOS_EXC_RESOURCE)
+        *level = 0;
+    const char *name = rpl_ios_report_name(x->ios);
+    snprintf(v->supports, sizeof v->supports, "%s %s: %s",
+             strchr("AEIOU", name[0]) != NULL ? "an" : "a", name,
+             what[x->ios]);
+    return cls;
+}
+
+/* An ApplicationExitInfo record's class, by its reason (bg: importance
+ * 400 or more, the app in the background). */
+static const char *classify_exit_info(const rpl_exit *x, rpl_verdict *v, int *level, int bg)
+{
+    const char *cls = "unknown";
+    switch (x->reason_code) {
+    case 3:
+        cls = bg ? "system_reclaim" : "low_memory";
+        snprintf(v->supports, sizeof v->supports, "a LOW_MEMORY exit record%s",
+                 bg ? " while the app was in the background (importance >= 400)" : "");
+        break;
+    case 2:
+        if (x->has_status && x->status == 9) {
+            cls = bg ? "system_reclaim" : "low_memory";
+            snprintf(v->supports, sizeof v->supports, "SIGNALED with status 9: a kill, "
+                     "maybe for memory (other killers send signal 9 too)");
+            *level = 1;
+        } else {
+            cls = "other";
+            snprintf(v->supports, sizeof v->supports, "SIGNALED: a signal that is not a "
+                     "memory kill");
+        }
+        break;
+    case 4:
+        if (contains(x->description, "OutOfMemoryError")) {
+            cls = "java_crash";
+            snprintf(v->supports, sizeof v->supports, "a CRASH with OutOfMemoryError: the "
+                     "Java heap was full");
+        } else {
+            cls = "other";
+            snprintf(v->supports, sizeof v->supports, "a Java CRASH that is not an "
+                     "OutOfMemoryError: not a memory class");
+        }
+        break;
+    case 5:
+        cls = "native_crash";
+        snprintf(v->supports, sizeof v->supports, "a CRASH_NATIVE record");
+        break;
+    case 6:
+        cls = "anr";
+        snprintf(v->supports, sizeof v->supports, "an ANR record: the main thread was "
+                 "blocked");
+        break;
+    case -1:
+    case 0:
+        cls = "unknown";
+        *level = 0;
+        snprintf(v->supports, sizeof v->supports, "nothing: the record gives no reason");
+        break;
+    default:
+        cls = "other";
+        snprintf(v->supports, sizeof v->supports, "reason %s: the process ended for a "
+                 "reason that is not memory", rpl_reason_name(x->reason_code));
+        break;
+    }
+    return cls;
+}
+
 /* The class the record supports (docs/traces.md "oomsim diagnose"), with what
  * supports it in v->supports; *level: 1 supported, 0 unconfirmed. */
 static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
 {
-    const char *cls = "unknown";
     int bg = x->has_importance && x->importance >= 400;
-    if (x->source == RPL_IOS) {
-        /* iOS reports name their cause: a per-process-limit kill is
-         * low_memory in the foreground and the background alike, a
-         * page-shortage kill of the idle band is system_reclaim; an
-         * EXC_RESOURCE report alone proves no death */
-        static const char *const cls_of[RPL_IOS_COUNT] = {
-            "low_memory", "unknown", "watchdog", "native_crash", "system_reclaim"};
-        static const char *const what[RPL_IOS_COUNT] = {
-            "jetsam ended the process over its per-process footprint limit",
-            ("the footprint crossed a memory threshold; that report is a diagnostic, not a "
-             "kill: the death needs its JetsamEvent"),
-            "the launch took longer than the watchdog allows",
-            "the process crashed",
-            "jetsam reclaimed the suspended app when free pages ran short"};
-        cls = cls_of[x->ios];
-        if (x->ios == RPL_IOS_EXC_RESOURCE)
-            *level = 0;
-        const char *name = rpl_ios_report_name(x->ios);
-        snprintf(v->supports, sizeof v->supports, "%s %s: %s",
-                 strchr("AEIOU", name[0]) != NULL ? "an" : "a", name,
-                 what[x->ios]);
-    } else if (x->source == RPL_LMKD) {
-        cls = x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";
+    if (x->source == RPL_IOS)
+        return classify_ios(x, v, level);
+    if (x->source == RPL_LMKD) {
         snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s",
                  x->process, x->adj, x->has_adj ? "" : " (adj not given)");
-    } else {
-        switch (x->reason_code) {
-        case 3:
-            cls = bg ? "system_reclaim" : "low_memory";
-            snprintf(v->supports, sizeof v->supports, "a LOW_MEMORY exit record%s",
-                     bg ? " while the app was in the background (importance >= 400)" : "");
-            break;
-        case 2:
-            if (x->has_status && x->status == 9) {
-                cls = bg ? "system_reclaim" : "low_memory";
-                snprintf(v->supports, sizeof v->supports, "SIGNALED with status 9: a kill, "
-                         "maybe for memory (other killers send signal 9 too)");
-                *level = 1;
-            } else {
-                cls = "other";
-                snprintf(v->supports, sizeof v->supports, "SIGNALED: a signal that is not a "
-                         "memory kill");
-            }
-            break;
-        case 4:
-            if (contains(x->description, "OutOfMemoryError")) {
-                cls = "java_crash";
-                snprintf(v->supports, sizeof v->supports, "a CRASH with OutOfMemoryError: the "
-                         "Java heap was full");
-            } else {
-                cls = "other";
-                snprintf(v->supports, sizeof v->supports, "a Java CRASH that is not an "
-                         "OutOfMemoryError: not a memory class");
-            }
-            break;
-        case 5:
-            cls = "native_crash";
-            snprintf(v->supports, sizeof v->supports, "a CRASH_NATIVE record");
-            break;
-        case 6:
-            cls = "anr";
-            snprintf(v->supports, sizeof v->supports, "an ANR record: the main thread was "
-                     "blocked");
-            break;
-        case -1:
-        case 0:
-            cls = "unknown";
-            *level = 0;
-            snprintf(v->supports, sizeof v->supports, "nothing: the record gives no reason");
-            break;
-        default:
-            cls = "other";
-            snprintf(v->supports, sizeof v->supports, "reason %s: the process ended for a "
-                     "reason that is not memory", rpl_reason_name(x->reason_code));
-            break;
-        }
+        return x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";
     }
-    return cls;
+    return classify_exit_info(x, v, level, bg);
 }
 
 /* The trace's exit of the same process and version within the window. */

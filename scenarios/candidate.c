@@ -80,6 +80,52 @@ static int phase(mdl_candidate *c, const scn__node *v, const char *const *keys, 
     return t.n == NULL ? SIM_OK : scn__enum(&t, threads, 2, &out->main_thread, err);
 }
 
+/* The load's file_hot flag (mode: mmap only). */
+static int file_hot(const scn__node *ld, mdl_part *p, sim_error *err)
+{
+    scn__node hot;
+    scn__get(ld, "file_hot", &hot);
+    if (hot.n == NULL)
+        return SIM_OK;
+    static const char *const bools[] = {"false", "true"};
+    int rc = scn__enum(&hot, bools, 2, &p->file_hot, err);
+    if (rc == SIM_OK && p->file_hot && p->load_mode != MDL_LOAD_MMAP)
+        rc = scn__fail(&hot, err, SIM_EINPUT, "file_hot needs mode: mmap (a copied file "
+                       "is native memory already)");
+    return rc;
+}
+
+/* The delegate's prepare: required with a delegate, refused without. */
+static int delegate_prepare(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_error *err)
+{
+    static const char *const dele_keys[] = {"time", "transient", "resident", "thread", "fail",
+                                            "crash"};
+    scn__node dp;
+    scn__get(v, "delegate_prepare", &dp);
+    int has_delegate = strcmp(c->delegate, "none") != 0;
+    if (has_delegate && dp.n == NULL)
+        return scn__fail(v, err, SIM_EINPUT, "missing required key \"delegate_prepare\" "
+                         "(the candidate's delegate is %s)", c->delegate);
+    if (!has_delegate && dp.n != NULL)
+        return scn__fail(&dp, err, SIM_EINPUT, "delegate_prepare with delegate: none");
+    p->has_delegate_prepare = dp.n != NULL;
+    if (p->has_delegate_prepare) {
+        int rc = phase(c, &dp, dele_keys, 6, &p->delegate_prepare, err);
+        scn__node fa, cr;
+        scn__get(&dp, "fail", &fa);
+        scn__get(&dp, "crash", &cr);
+        if (rc == SIM_OK && fa.n != NULL)
+            rc = scn__probability(&fa, &p->delegate_fail, err);
+        if (rc == SIM_OK && cr.n != NULL)
+            rc = scn__probability(&cr, &p->delegate_crash, err);
+        if (rc == SIM_OK && p->delegate_fail + p->delegate_crash > 1)
+            rc = scn__fail(&dp, err, SIM_EINPUT, "fail + crash exceed 1");
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
 static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_error *err)
 {
     static const char *const part_keys[] = {"file", "load", "prepare", "delegate_prepare",
@@ -87,11 +133,9 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
     static const char *const load_keys[] = {"mode",   "time",   "transient",
                                             "resident", "thread", "file_hot"};
     static const char *const prep_keys[] = {"time", "transient", "resident", "thread"};
-    static const char *const dele_keys[] = {"time", "transient", "resident", "thread", "fail",
-                                            "crash"};
     static const char *const inf_keys[] = {"time", "working_set", "output"};
     static const char *const modes[] = {"mmap", "copy", "decompress"};
-    scn__node f, ld, mode, pr, dp, inf, t;
+    scn__node f, ld, mode, pr, inf, t;
     int m = 0;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
@@ -109,17 +153,8 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
     if (rc == SIM_OK)
         rc = scn__enum(&mode, modes, 3, &m, err);
     p->load_mode = (mdl_load_mode)m;
-    scn__node hot;
-    hot.n = NULL;
     if (rc == SIM_OK) /* only a mapping that loaded has keys to read */
-        scn__get(&ld, "file_hot", &hot);
-    if (rc == SIM_OK && hot.n != NULL) {
-        static const char *const bools[] = {"false", "true"};
-        rc = scn__enum(&hot, bools, 2, &p->file_hot, err);
-        if (rc == SIM_OK && p->file_hot && p->load_mode != MDL_LOAD_MMAP)
-            rc = scn__fail(&hot, err, SIM_EINPUT, "file_hot needs mode: mmap (a copied file "
-                           "is native memory already)");
-    }
+        rc = file_hot(&ld, p, err);
     if (rc == SIM_OK && p->load_mode == MDL_LOAD_DECOMPRESS && p->load.transient.mask == 0)
         rc = scn__fail(&ld, err, SIM_EINPUT, "decompress needs a transient (the expanded "
                        "copy is built beside the file)");
@@ -130,29 +165,9 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
     if (rc != SIM_OK)
         return rc;
 
-    scn__get(v, "delegate_prepare", &dp);
-    int has_delegate = strcmp(c->delegate, "none") != 0;
-    if (has_delegate && dp.n == NULL)
-        return scn__fail(v, err, SIM_EINPUT, "missing required key \"delegate_prepare\" "
-                         "(the candidate's delegate is %s)", c->delegate);
-    if (!has_delegate && dp.n != NULL)
-        return scn__fail(&dp, err, SIM_EINPUT, "delegate_prepare with delegate: none");
-    p->has_delegate_prepare = dp.n != NULL;
-    if (p->has_delegate_prepare) {
-        rc = phase(c, &dp, dele_keys, 6, &p->delegate_prepare, err);
-        scn__node fa, cr;
-        scn__get(&dp, "fail", &fa);
-        scn__get(&dp, "crash", &cr);
-        if (rc == SIM_OK && fa.n != NULL)
-            rc = scn__probability(&fa, &p->delegate_fail, err);
-        if (rc == SIM_OK && cr.n != NULL)
-            rc = scn__probability(&cr, &p->delegate_crash, err);
-        if (rc == SIM_OK && p->delegate_fail + p->delegate_crash > 1)
-            rc = scn__fail(&dp, err, SIM_EINPUT, "fail + crash exceed 1");
-        if (rc != SIM_OK)
-            return rc;
-    }
-
+    rc = delegate_prepare(c, v, p, err);
+    if (rc != SIM_OK)
+        return rc;
     rc = scn__require(v, "inference", &inf, err);
     if (rc == SIM_OK)
         rc = scn__expect_mapping(&inf, err);

@@ -236,6 +236,54 @@ static int load_field(scn_scenario *s, const scn__node *root, sim_error *err)
     return scn__each(&v, "field entry", field_entry, &fc, err);
 }
 
+/* The scenario's `about`, copied (at most ABOUT_MAX bytes). */
+static int load_about(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    scn__node v;
+    scn__get(root, "about", &v);
+    const char *t = "";
+    size_t len = 0;
+    int rc;
+    if (v.n != NULL && (rc = scn__scalar(&v, &t, &len, err)) != SIM_OK)
+        return rc;
+    if (len > ABOUT_MAX)
+        return scn__fail(&v, err, SIM_ELIMIT, "about: %zu bytes exceed the limit of %d", len,
+                         ABOUT_MAX);
+    if ((s->about = malloc(len + 1)) == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    memcpy(s->about, t, len);
+    s->about[len] = '\0';
+    return SIM_OK;
+}
+
+/* The grid: every device x candidate x policy, each cell checked. */
+static int make_cells(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    int rc;
+    s->ncells = s->ndevices * s->ncandidates * s->npolicies;
+    if ((s->cells = calloc(s->ncells, sizeof *s->cells)) == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    unsigned c = 0;
+    for (unsigned d = 0; d < s->ndevices; d++)
+        for (unsigned k = 0; k < s->ncandidates; k++)
+            for (unsigned p = 0; p < s->npolicies; p++, c++) {
+                mdl_cell *cell = &s->cells[c];
+                cell->device = &s->devices[d];
+                cell->candidate = &s->candidates[k];
+                cell->workload = &s->workload;
+                cell->policy = s->policies[p];
+                cell->horizon = s->horizon;
+                cell->seed = s->seed;
+                cell->lkg = s->lkg[k];
+                if ((rc = mdl_cell_check(cell, err)) != SIM_OK) {
+                    char msg[SIM_ERROR_MSG_MAX];
+                    snprintf(msg, sizeof msg, "%s", err->msg);
+                    return scn__fail(root, err, rc, "%s", msg);
+                }
+            }
+    return SIM_OK;
+}
+
 static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
@@ -250,18 +298,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
         rc = scn__name(&v, s->name, err);
     if (rc != SIM_OK)
         return rc;
-    scn__get(root, "about", &v);
-    const char *t = "";
-    size_t len = 0;
-    if (v.n != NULL && (rc = scn__scalar(&v, &t, &len, err)) != SIM_OK)
+    if ((rc = load_about(s, root, err)) != SIM_OK)
         return rc;
-    if (len > ABOUT_MAX)
-        return scn__fail(&v, err, SIM_ELIMIT, "about: %zu bytes exceed the limit of %d", len,
-                         ABOUT_MAX);
-    if ((s->about = malloc(len + 1)) == NULL)
-        return sim_error_set(err, SIM_ENOMEM, "out of memory");
-    memcpy(s->about, t, len);
-    s->about[len] = '\0';
     if ((rc = load_target(s, root, err)) != SIM_OK)
         return rc;
     int64_t n;
@@ -299,27 +337,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
                          SCN_CELLS_MAX);
     if ((rc = resolve_lkg(s, root, err)) != SIM_OK)
         return rc;
-    s->ncells = s->ndevices * s->ncandidates * s->npolicies;
-    if ((s->cells = calloc(s->ncells, sizeof *s->cells)) == NULL)
-        return sim_error_set(err, SIM_ENOMEM, "out of memory");
-    unsigned c = 0;
-    for (unsigned d = 0; d < s->ndevices; d++)
-        for (unsigned k = 0; k < s->ncandidates; k++)
-            for (unsigned p = 0; p < s->npolicies; p++, c++) {
-                mdl_cell *cell = &s->cells[c];
-                cell->device = &s->devices[d];
-                cell->candidate = &s->candidates[k];
-                cell->workload = &s->workload;
-                cell->policy = s->policies[p];
-                cell->horizon = s->horizon;
-                cell->seed = s->seed;
-                cell->lkg = s->lkg[k];
-                if ((rc = mdl_cell_check(cell, err)) != SIM_OK) {
-                    char msg[SIM_ERROR_MSG_MAX];
-                    snprintf(msg, sizeof msg, "%s", err->msg);
-                    return scn__fail(root, err, rc, "%s", msg);
-                }
-            }
+    if ((rc = make_cells(s, root, err)) != SIM_OK)
+        return rc;
     return check_events(s, root, err);
 }
 

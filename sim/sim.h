@@ -1,7 +1,7 @@
 /* sim.h - the generic discrete-event engine of oomsim: the umbrella of
  * sim/'s headers, one per concern:
  *   error.h      the one error table and the error with its context
- *   text.h       a text buffer that grows
+ *   text.h       a text buffer that grows; the version; plurals
  *   file.h       reading a file whole; files written whole or not at all
  *   alloc.h      the allocator hook and the failing test allocator
  *   engine.h     virtual time, the pending-event set, the run loop
@@ -28,10 +28,5 @@
 #include "arena.h"
 #include "replicate.h"
 #include "ranks.h"
-
-#define SIM_VERSION "0.1.0"
-
-/* The plural ending a count takes in a message: "1 death", "2 deaths". */
-#define SIM_S(n) ((n) == 1 ? "" : "s")
 
 #endif /* OOMSIM_SIM_H */

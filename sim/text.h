@@ -1,4 +1,4 @@
-/* text.h - text: a buffer that grows.
+/* text.h - text: a buffer that grows, the version, plurals.
  * Part of sim/sim.h, which includes every header of sim/. */
 #ifndef OOMSIM_SIM_TEXT_H
 #define OOMSIM_SIM_TEXT_H
@@ -8,6 +8,12 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+
+/* The version every document and `oomsim --version` print. */
+#define SIM_VERSION "0.1.0"
+
+/* The plural ending a count takes in a message: "1 death", "2 deaths". */
+#define SIM_S(n) ((n) == 1 ? "" : "s")
 
 /* A text buffer that grows (doubling from 4 KiB; the C library's realloc,
  * so its text is free()d by whoever takes it).  After an allocation
