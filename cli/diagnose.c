@@ -243,7 +243,7 @@ static int same_record(const item *a, const item *b, const rpl_verdict *va,
            strcmp(x->process, y->process) == 0 && strcmp(x->package, y->package) == 0 &&
            strcmp(x->description, y->description) == 0 &&
            strcmp(x->subreason, y->subreason) == 0 && strcmp(a->source, b->source) == 0 &&
-           strcmp(va->cls, vb->cls) == 0 && strcmp(va->evidence, vb->evidence) == 0 &&
+           va->kind == vb->kind && strcmp(va->evidence, vb->evidence) == 0 &&
            strcmp(va->matched_stage, vb->matched_stage) == 0;
 }
 

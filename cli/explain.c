@@ -7,9 +7,15 @@
  * writes.  Start-up deaths that repeat the same way are told once with
  * their count (a boot loop).  It ends with what the evidence supports,
  * classified as `diagnose` classifies the same record (docs/on-call.md).
- * --quiz shows the evidence without the cause and asks for it. */
-#include "explain_int.h"
+ * --quiz shows the evidence without the cause and asks for it.  What is
+ * said is replay/'s (the teller, rpl_tell*, and the drill, rpl_drill_*):
+ * this file parses, reads the drill's answers and prints. */
+#include "cli.h"
+#include "replay/replay.h"
+#include "results/results.h"
+#include "scenarios/scenarios.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -30,15 +36,28 @@ static const char usage_text[] =
 
 /* The narration and, with -o, the plot, from one run. */
 typedef struct tee {
-    teller *t;
+    rpl_teller *t;
     res_timeline *plot;
     res_chrome *json;
 } tee;
 
+/* Prints what the teller told since the last call. */
+static int put(rpl_teller *t, sim_error *err)
+{
+    size_t len;
+    int rc;
+    const char *text = rpl_teller_text(t, &len, &rc);
+    if (text != NULL)
+        fwrite(text, 1, len, stdout);
+    return rc == SIM_OK ? SIM_OK : sim_error_set(err, rc, "explain: out of memory");
+}
+
 static int tell_and_plot(void *ctx, const trc_event *e, sim_error *err)
 {
     tee *x = ctx;
-    int rc = xp_tell(x->t, e, err);
+    int rc = rpl_tell(x->t, e, err);
+    if (rc == SIM_OK)
+        rc = put(x->t, err);
     if (rc == SIM_OK && x->plot != NULL)
         rc = res_timeline_add(x->plot, e, err);
     if (rc == SIM_OK && x->json != NULL)
@@ -140,40 +159,87 @@ static int no_such_cell(const scn_scenario *s, unsigned long long cell)
     return CLI_USAGE;
 }
 
+/* The next answer, trimmed, into buf ("" at the end of the input). */
+static void answer(FILE *in, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (in == NULL || fgets(buf, (int)n, in) == NULL) {
+        buf[0] = '\0';
+        return;
+    }
+    size_t len = strlen(buf);
+    while (len > 0 && isspace((unsigned char)buf[len - 1]))
+        buf[--len] = '\0';
+    size_t lead = 0;
+    while (isspace((unsigned char)buf[lead]))
+        lead++;
+    memmove(buf, buf + lead, len - lead + 1);
+}
+
+/* The drill over the first death: its questions, the answers read from
+ * the terminal or from `answers` (one per line), the answer.  CLI_OK, or
+ * CLI_INPUT for an unreadable answers file. */
+static int quiz(rpl_teller *t, const char *answers, sim_error *err)
+{
+    if (rpl_teller_deaths(t) == 0) {
+        rpl_drill_none(t);
+        return put(t, err) == SIM_OK ? CLI_OK : cli_report(err);
+    }
+    FILE *in = stdin;
+    if (answers != NULL && (in = fopen(answers, "r")) == NULL) {
+        fprintf(stderr, "oomsim: %s: cannot read the answers\n", answers);
+        return CLI_INPUT;
+    }
+    char a1[128], a2[128];
+    rpl_drill_ask_class(t);
+    int rc = put(t, err);
+    fflush(stdout);
+    answer(in, a1, sizeof a1);
+    rpl_drill_ask_recovery(t, a1);
+    if (rc == SIM_OK)
+        rc = put(t, err);
+    fflush(stdout);
+    answer(in, a2, sizeof a2);
+    if (in != stdin)
+        fclose(in);
+    unsigned long long pick = 0;
+    if (cli_number(a2, 1, RPL_REC_DRILL_CHOICES, &pick) != SIM_OK)
+        pick = 0;
+    rpl_drill_grade(t, a1, a2, (unsigned)pick);
+    if (rc == SIM_OK)
+        rc = put(t, err);
+    return rc == SIM_OK ? CLI_OK : cli_report(err);
+}
+
 /* Runs the replication, telling it; then the summary and the verdicts (or
- * the quiz). */
-static int narrate(const opts *o, const scn_scenario *s, teller *t, tee *both)
+ * the drill). */
+static int narrate(const opts *o, const scn_scenario *s, rpl_teller *t, tee *both)
 {
     const mdl_cell *c = &s->cells[o->cell];
-    if (s->about != NULL && s->about[0] != '\0' && !o->quiz) /* the quiz would give it away */
-        printf("%s\n\n", s->about);
-    printf("%s, replication %llu: %s running %s (%s)\n\n", s->name, o->rep, c->device->name,
-           c->candidate->id, s->policy_json[o->cell % s->npolicies]);
-    printf("%10s    %6s   %s\n", "time", "counted", "what happens");
-    mdl_trace_sink sink = {tell_and_plot, both};
-    mdl_rep r;
     sim_error err;
     sim_error_clear(&err);
-    int rc = mdl_run_replication_traced(c, o->rep, NULL, NULL, &sink, &r, &err);
+    rpl_tell_header(t, s->name, s->about, s->policy_json[o->cell % s->npolicies], o->rep);
+    mdl_trace_sink sink = {tell_and_plot, both};
+    mdl_rep r;
+    int rc = put(t, &err);
+    if (rc == SIM_OK)
+        rc = mdl_run_replication_traced(c, o->rep, NULL, NULL, &sink, &r, &err);
     if (rc != SIM_OK)
         return cli_report(&err);
-    xp_finish(t);
-    printf("\npeak %.1f MiB during %s; %u death%s; %llu request%s, %llu completed\n",
-           XP_MIB(r.peak), r.peak_stage < MDL_STAGE_COUNT ? mdl_stage_name(r.peak_stage) : "-",
-           r.deaths_total, r.deaths_total == 1 ? "" : "s", (unsigned long long)r.arrived,
-           r.arrived == 1 ? "" : "s", (unsigned long long)r.completed);
+    rpl_tell_finish(t);
+    rpl_tell_summary(t, &r);
     if (o->quiz) {
-        int status = xp_quiz(t, o->answers);
-        if (status == CLI_OK && t->ndeaths > 0 && s->about != NULL && s->about[0] != '\0')
-            printf("\nthe scenario: %s\n", s->about);
+        if (put(t, &err) != SIM_OK)
+            return cli_report(&err);
+        int status = quiz(t, o->answers, &err);
+        if (status == CLI_OK) {
+            rpl_drill_reveal(t, s->about);
+            status = put(t, &err) == SIM_OK ? CLI_OK : cli_report(&err);
+        }
         return status;
     }
-    if (t->ndeaths == 0)
-        printf("\nno death, so no exit record: nothing to classify\n");
-    else
-        printf("\nwhat the evidence supports:\n");
-    xp_verdicts(t);
-    return CLI_OK;
+    rpl_tell_verdicts(t);
+    return put(t, &err) == SIM_OK ? CLI_OK : cli_report(&err);
 }
 
 int cli_explain(int argc, char **argv)
@@ -193,13 +259,13 @@ int cli_explain(int argc, char **argv)
         return status;
     }
     const mdl_cell *c = &s.cells[o.cell];
-    teller *t = xp_teller_create(c, o.full, o.quiz);
+    rpl_teller *t = rpl_teller_create(c, o.full, o.quiz);
     mdl_device dv;
     mdl_device_in_force(c->device, &c->policy, &dv);
     tee both = {t, o.dir != NULL ? res_timeline_create(&dv, c->horizon) : NULL,
                 o.dir != NULL ? res_chrome_create(&dv) : NULL};
     if (t == NULL || (o.dir != NULL && (both.plot == NULL || both.json == NULL))) {
-        xp_teller_free(t);
+        rpl_teller_free(t);
         res_timeline_free(both.plot);
         res_chrome_free(both.json);
         scn_scenario_release(&s);
@@ -213,7 +279,7 @@ int cli_explain(int argc, char **argv)
         status = draw(o.dir, both.plot, both.json, &s, o.rep, c);
     res_timeline_free(both.plot);
     res_chrome_free(both.json);
-    xp_teller_free(t);
+    rpl_teller_free(t);
     scn_scenario_release(&s);
     return status;
 }

@@ -48,6 +48,11 @@ int64_t mdl_kill_line(const mdl_device *d, int foreground)
     return d->rule == MDL_KILL_JETSAM ? jetsam_line(d, foreground) : lmk_line(d, foreground);
 }
 
+int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground)
+{
+    return jetsam_limit_of(d, foreground);
+}
+
 const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const char *kind)
 {
     for (unsigned k = 0; k < d->ndelegates; k++)

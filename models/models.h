@@ -214,6 +214,9 @@ const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const cha
  * ram - system - the minfree of the app's level once every cached app is
  * reclaimed (models/kill_lmk.c); -1 when no lmk level applies. */
 int64_t mdl_kill_line(const mdl_device *d, int foreground);
+/* Jetsam's per-process limit in the foreground (1) or the background (0),
+ * the page-shortage level left out. */
+int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground);
 
 /* The kill rules as a pure function (models/kill_lmk.c, kill_jetsam.c;
  * docs/model.md "Kill rules").  The input is the memory state at a check:

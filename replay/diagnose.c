@@ -520,14 +520,14 @@ static int contains(const char *s, const char *what) { return strstr(s, what) !=
 
 /* An iOS report's class: its cause is named (an EXC_RESOURCE report alone
  * proves no death: *level 0). */
-static const char *classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
+static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
 {
     /* iOS reports name their cause: a per-process-limit kill is
      * low_memory in the foreground and the background alike, a
      * page-shortage kill of the idle band is system_reclaim; an
      * EXC_RESOURCE report alone proves no death */
-    static const char *const cls_of[RPL_IOS_COUNT] = {
-        "low_memory", "unknown", "watchdog", "native_crash", "system_reclaim"};
+    static const rpl_class cls_of[RPL_IOS_COUNT] = {
+        RPL_CLASS_LOW_MEMORY, RPL_CLASS_UNKNOWN, RPL_CLASS_WATCHDOG, RPL_CLASS_NATIVE_CRASH, RPL_CLASS_SYSTEM_RECLAIM};
     static const char *const what[RPL_IOS_COUNT] = {
         "jetsam ended the process over its per-process footprint limit",
         ("the footprint crossed a memory threshold; that report is a diagnostic, not a "
@@ -535,7 +535,7 @@ static const char *classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
         "the launch took longer than the watchdog allows",
         "the process crashed",
         "jetsam reclaimed the suspended app when free pages ran short"};
-    const char *cls = cls_of[x->ios];
+    rpl_class cls = cls_of[x->ios];
     if (x->ios == RPL_IOS_EXC_RESOURCE)
         *level = 0;
     const char *name = rpl_ios_report_name(x->ios);
@@ -547,55 +547,55 @@ static const char *classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
 
 /* An ApplicationExitInfo record's class, by its reason (bg: importance
  * 400 or more, the app in the background). */
-static const char *classify_exit_info(const rpl_exit *x, rpl_verdict *v, int *level, int bg)
+static rpl_class classify_exit_info(const rpl_exit *x, rpl_verdict *v, int *level, int bg)
 {
-    const char *cls = "unknown";
+    rpl_class cls = RPL_CLASS_UNKNOWN;
     switch (x->reason_code) {
     case 3:
-        cls = bg ? "system_reclaim" : "low_memory";
+        cls = bg ? RPL_CLASS_SYSTEM_RECLAIM : RPL_CLASS_LOW_MEMORY;
         snprintf(v->supports, sizeof v->supports, "a LOW_MEMORY exit record%s",
                  bg ? " while the app was in the background (importance >= 400)" : "");
         break;
     case 2:
         if (x->has_status && x->status == 9) {
-            cls = bg ? "system_reclaim" : "low_memory";
+            cls = bg ? RPL_CLASS_SYSTEM_RECLAIM : RPL_CLASS_LOW_MEMORY;
             snprintf(v->supports, sizeof v->supports, "SIGNALED with status 9: a kill, "
                      "maybe for memory (other killers send signal 9 too)");
             *level = 1;
         } else {
-            cls = "other";
+            cls = RPL_CLASS_OTHER;
             snprintf(v->supports, sizeof v->supports, "SIGNALED: a signal that is not a "
                      "memory kill");
         }
         break;
     case 4:
         if (contains(x->description, "OutOfMemoryError")) {
-            cls = "java_crash";
+            cls = RPL_CLASS_JAVA_CRASH;
             snprintf(v->supports, sizeof v->supports, "a CRASH with OutOfMemoryError: the "
                      "Java heap was full");
         } else {
-            cls = "other";
+            cls = RPL_CLASS_OTHER;
             snprintf(v->supports, sizeof v->supports, "a Java CRASH that is not an "
                      "OutOfMemoryError: not a memory class");
         }
         break;
     case 5:
-        cls = "native_crash";
+        cls = RPL_CLASS_NATIVE_CRASH;
         snprintf(v->supports, sizeof v->supports, "a CRASH_NATIVE record");
         break;
     case 6:
-        cls = "anr";
+        cls = RPL_CLASS_ANR;
         snprintf(v->supports, sizeof v->supports, "an ANR record: the main thread was "
                  "blocked");
         break;
     case -1:
     case 0:
-        cls = "unknown";
+        cls = RPL_CLASS_UNKNOWN;
         *level = 0;
         snprintf(v->supports, sizeof v->supports, "nothing: the record gives no reason");
         break;
     default:
-        cls = "other";
+        cls = RPL_CLASS_OTHER;
         snprintf(v->supports, sizeof v->supports, "reason %s: the process ended for a "
                  "reason that is not memory", rpl_reason_name(x->reason_code));
         break;
@@ -605,7 +605,7 @@ static const char *classify_exit_info(const rpl_exit *x, rpl_verdict *v, int *le
 
 /* The class the record supports (docs/traces.md "oomsim diagnose"), with what
  * supports it in v->supports; *level: 1 supported, 0 unconfirmed. */
-static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
+static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
 {
     int bg = x->has_importance && x->importance >= 400;
     if (x->source == RPL_IOS)
@@ -613,7 +613,7 @@ static const char *classify(const rpl_exit *x, rpl_verdict *v, int *level)
     if (x->source == RPL_LMKD) {
         snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s",
                  x->process, x->adj, x->has_adj ? "" : " (adj not given)");
-        return x->has_adj && x->adj >= 700 ? "system_reclaim" : "low_memory";
+        return x->has_adj && x->adj >= 700 ? RPL_CLASS_SYSTEM_RECLAIM : RPL_CLASS_LOW_MEMORY;
     }
     return classify_exit_info(x, v, level, bg);
 }
@@ -641,13 +641,13 @@ static const trace_exit *match(const rpl_exit *x, const rpl_trace_exits *t)
 
 /* What is missing to confirm the class. */
 static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
-                    const char *cls, rpl_verdict *v)
+                    rpl_class cls, rpl_verdict *v)
 {
-    int memory = strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0;
+    int memory = rpl_class_is_memory(cls);
     if (x->source == RPL_IOS && x->ios == RPL_IOS_EXC_RESOURCE)
         snprintf(v->missing, sizeof v->missing, "the JetsamEvent written at the death: an "
                  "EXC_RESOURCE report does not end the process");
-    else if (strcmp(cls, "unknown") == 0)
+    else if (cls == RPL_CLASS_UNKNOWN)
         snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
     else if (m == NULL && t == NULL)
         snprintf(v->missing, sizeof v->missing, "%s", memory
@@ -658,15 +658,15 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
     else if (m == NULL)
         snprintf(v->missing, sizeof v->missing, "a trace exit of the same process within 5 s: "
                  "the record does not match the timeline");
-    else if (strcmp(cls, "watchdog") == 0)
+    else if (cls == RPL_CLASS_WATCHDOG)
         snprintf(v->missing, sizeof v->missing, "the main-thread work of the launch that took "
                  "the time");
-    else if (strcmp(cls, "java_crash") == 0)
+    else if (cls == RPL_CLASS_JAVA_CRASH)
         snprintf(v->missing, sizeof v->missing, "the device's heap growth limit");
-    else if (strcmp(cls, "native_crash") == 0)
+    else if (cls == RPL_CLASS_NATIVE_CRASH)
         snprintf(v->missing, sizeof v->missing, "the tombstone: the delegate or path that "
                  "crashed");
-    else if (strcmp(cls, "anr") == 0)
+    else if (cls == RPL_CLASS_ANR)
         snprintf(v->missing, sizeof v->missing, "the main-thread trace of the blocking stage");
     else if (memory && x->source == RPL_EXIT_INFO && x->reason_code == 2)
         snprintf(v->missing, sizeof v->missing, "a LOW_MEMORY record or an lmkd line: signal 9 "
@@ -675,36 +675,11 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
         snprintf(v->missing, sizeof v->missing, "nothing for the class");
 }
 
-/* The conservative action for the class (docs/model.md "Recovery"). */
-static const char *recovery_of(const char *cls)
-{
-    if (strcmp(cls, "low_memory") == 0)
-        return "fewer resident models, sessions and tasks: release idle parts and reduce "
-               "concurrency; retry only on a new condition";
-    else if (strcmp(cls, "system_reclaim") == 0)
-        return "release models when the app goes to the background, and restore state "
-               "on relaunch";
-    else if (strcmp(cls, "java_crash") == 0)
-        return "keep model bytes out of the Java heap (mmap or native buffers)";
-    else if (strcmp(cls, "native_crash") == 0)
-        return "isolate the delegate or the candidate and keep the evidence: CPU "
-               "fallback or the last known good";
-    else if (strcmp(cls, "anr") == 0)
-        return "move model work off the main thread";
-    else if (strcmp(cls, "watchdog") == 0)
-        return "take model work out of the launch: load after the first frame, off the main "
-               "thread";
-    else if (strcmp(cls, "other") == 0)
-        return "none for memory: the exit is not a memory failure";
-    return "reject new inference and keep the app usable; collect exit records "
-               "before changing anything";
-}
-
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
 {
     memset(v, 0, sizeof *v);
     int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
-    const char *cls = classify(x, v, &level);
+    rpl_class cls = classify(x, v, &level);
     const trace_exit *m = match(x, t);
     if (m != NULL) {
         v->matched = 1;
@@ -714,12 +689,13 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
         if (level == 1 && !(x->source == RPL_EXIT_INFO && x->reason_code == 2))
             level = 2;
     }
-    v->cls = cls;
+    v->kind = cls;
+    v->cls = rpl_class_name(cls);
     v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     missing(x, t, m, cls, v);
-    v->recovery = recovery_of(cls);
+    /* the conservative action for the class (docs/model.md "Recovery") */
+    v->rec = rpl_recovery_of(cls);
     if (strstr(x->description, "LOW_MEM_AND_THRASHING") != NULL)
-        v->recovery = "the page cache thrashed: mapped weights read at every token are memory "
-                      "the app holds; count them in the plan, and use a smaller model (or "
-                      "fewer mapped layers) on this device";
+        v->rec = RPL_REC_THRASHING;
+    v->recovery = rpl_recovery_text(v->rec);
 }

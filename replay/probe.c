@@ -43,15 +43,16 @@ static int get_int(const json_t *obj, const char *key, json_int_t *out)
     return 1;
 }
 
+/* The reference probe's own advice (not the diagnosis's: the probe must
+ * print what the reference prints). */
 static const char *recovery_for(const char *reason)
 {
-    if (strcmp(reason, "low_memory") == 0)
-        return "stop new inference and isolate the candidate";
-    if (strcmp(reason, "anr") == 0)
-        return "inspect main-thread and lock evidence";
-    if (strcmp(reason, "native_crash") == 0)
-        return "preserve native evidence and isolate the execution path";
-    return "keep the cause unconfirmed and collect more evidence";
+    switch (rpl_class_parse(reason, 0)) {
+    case RPL_CLASS_LOW_MEMORY: return "stop new inference and isolate the candidate";
+    case RPL_CLASS_ANR: return "inspect main-thread and lock evidence";
+    case RPL_CLASS_NATIVE_CRASH: return "preserve native evidence and isolate the execution path";
+    default: return "keep the cause unconfirmed and collect more evidence";
+    }
 }
 
 typedef struct peak {

@@ -1,9 +1,8 @@
-/* replay.h - trace-driven runs, the lifecycle probe and exit diagnosis.
- *
- * So far: the lifecycle probe (docs/probe.md, `oomsim probe`).  It reads a
- * probe-format JSON file (an array of {time_ms, stage, rss_mb, budget_mb,
- * sessions, exit_reason} objects) and reports the peak, the events over
- * budget, the last exit reason and the conservative recovery advice. */
+/* replay.h - what oomsim makes of recorded and generated timelines: the
+ * lifecycle probe (probe.c, docs/probe.md), trace-driven runs (replay.c),
+ * the diagnosis of exit records (diagnose.c), the death classes and their
+ * recoveries (classes.c), and the narration of one replication that
+ * `oomsim explain` prints, with its drill (tell.c, quiz.c). */
 #ifndef OOMSIM_REPLAY_H
 #define OOMSIM_REPLAY_H
 
@@ -99,17 +98,60 @@ typedef struct rpl_exit {
 int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
                     sim_error *err);
 
+/* The class of a death a diagnosis names, in the drill's order.  The six
+ * classes of the model's deaths are named as mdl_exit_name names them. */
+typedef enum rpl_class {
+    RPL_CLASS_LOW_MEMORY = 0, RPL_CLASS_SYSTEM_RECLAIM, RPL_CLASS_JAVA_CRASH,
+    RPL_CLASS_NATIVE_CRASH, RPL_CLASS_ANR, RPL_CLASS_WATCHDOG, RPL_CLASS_OTHER,
+    RPL_CLASS_UNKNOWN, RPL_CLASS_COUNT
+} rpl_class;
+/* "low_memory" ... "unknown"; "?" past the table. */
+const char *rpl_class_name(rpl_class c);
+/* The class named s (any_case: letters in either case), or RPL_CLASS_COUNT. */
+rpl_class rpl_class_parse(const char *s, int any_case);
+/* The class of a model's death. */
+rpl_class rpl_class_of_exit(mdl_exit x);
+/* low_memory and system_reclaim: the kills for memory. */
+int rpl_class_is_memory(rpl_class c);
+
+/* The recovery a death calls for, ordered as the drill offers the first
+ * RPL_REC_DRILL_CHOICES (docs/model.md "Recovery"). */
+typedef enum rpl_recovery {
+    RPL_REC_START_UP = 0,          /* a memory death before any request */
+    RPL_REC_RELEASE_IDLE,          /* low_memory */
+    RPL_REC_RELEASE_IN_BACKGROUND, /* system_reclaim */
+    RPL_REC_HEAP_OUT_OF_JAVA,      /* java_crash */
+    RPL_REC_OFF_MAIN_THREAD,       /* anr */
+    RPL_REC_ISOLATE_DELEGATE,      /* native_crash */
+    RPL_REC_OUT_OF_LAUNCH,         /* watchdog */
+    RPL_REC_COLLECT_EVIDENCE,      /* unknown */
+    RPL_REC_NOT_MEMORY,            /* other */
+    RPL_REC_THRASHING,             /* lmkd killed for the page cache thrashing */
+    RPL_REC_COUNT
+} rpl_recovery;
+#define RPL_REC_DRILL_CHOICES 8
+/* The sentence a verdict gives. */
+const char *rpl_recovery_text(rpl_recovery r);
+/* The drill's short form of choice r, NULL past the drill's choices. */
+const char *rpl_recovery_choice(rpl_recovery r);
+/* The recovery a class calls for. */
+rpl_recovery rpl_recovery_of(rpl_class c);
+/* The drill's right choice for a death of class c (startup: before any
+ * request ran). */
+rpl_recovery rpl_recovery_fitting(rpl_class c, int startup);
+
 /* The diagnosis of one record: class and evidence level (docs/on-call.md),
  * the stage of the trace running at the exit, what is supported, what is
  * missing and the conservative recovery action. */
 typedef struct rpl_verdict {
-    const char *cls;              /* low_memory, java_crash, native_crash, anr,
-                                     system_reclaim, watchdog, other, unknown */
+    rpl_class kind;
+    const char *cls;              /* its name: rpl_class_name(kind) */
     const char *evidence;         /* confirmed, supported, unconfirmed */
     int matched;                  /* the record matched the trace */
     char matched_stage[32];       /* "" when none */
     char supports[256], missing[256];
-    const char *recovery;
+    rpl_recovery rec;
+    const char *recovery;         /* its sentence: rpl_recovery_text(rec) */
 } rpl_verdict;
 
 /* Diagnoses records against a trace (NULL: no trace).  A record matches the
@@ -137,6 +179,52 @@ size_t rpl_trace_exits_count(const rpl_trace_exits *t);
 const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k);
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v);
 const char *rpl_reason_name(int code);
+
+/* ------------------------------------------------------------ narration */
+
+/* One replication told for a person (`oomsim explain`, docs/on-call.md):
+ * each trace event as a line of time, counted memory and what happens;
+ * the cycles from a start to a death held back until the death, so that a
+ * death that repeats the same way is told once with its count (full: every
+ * line, as it comes); each death with the limit it crossed and its record;
+ * then what the evidence supports.  quiz: the causes hidden, for the
+ * drill.  The teller prints nothing: the caller takes the text told so far
+ * with rpl_teller_text after each call and prints it. */
+typedef struct rpl_teller rpl_teller;
+/* NULL when out of memory.  cell must outlive the teller. */
+rpl_teller *rpl_teller_create(const mdl_cell *cell, int full, int quiz);
+void rpl_teller_free(rpl_teller *t);
+/* The text told since the last call (whole lines; *len bytes, NULL when
+ * none), valid until the next call on t; SIM_ENOMEM in *rc (may be NULL)
+ * when some of it could not be kept. */
+const char *rpl_teller_text(rpl_teller *t, size_t *len, int *rc);
+/* The opening: the scenario's about (not with the drill, which it would
+ * give away), the cell, the columns. */
+void rpl_tell_header(rpl_teller *t, const char *scenario, const char *about,
+                     const char *policy, unsigned long long rep);
+/* A trace sink (mdl_trace_sink): tells one event. */
+int rpl_tell(void *ctx, const trc_event *e, sim_error *err);
+/* What is still held back (a partial cycle, a repeat count). */
+void rpl_tell_finish(rpl_teller *t);
+/* The replication's peak, deaths and requests. */
+void rpl_tell_summary(rpl_teller *t, const mdl_rep *r);
+/* One verdict per distinct kind of death, in the order they came. */
+void rpl_tell_verdicts(rpl_teller *t);
+/* Deaths told so far. */
+unsigned rpl_teller_deaths(const rpl_teller *t);
+
+/* The drill over the first death (quiz.c): the evidence was told without
+ * its causes; these ask for the class and the recovery, then give the
+ * answer with its reasoning.  rpl_drill_none when no death was told. */
+void rpl_drill_none(rpl_teller *t);
+void rpl_drill_ask_class(rpl_teller *t);
+/* a1: the first answer as given (echoed). */
+void rpl_drill_ask_recovery(rpl_teller *t, const char *a1);
+/* a2: the second answer as given (echoed); pick: the choice it names,
+ * 0 when it names none. */
+void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pick);
+/* After the drill: the scenario, now that it gives nothing away. */
+void rpl_drill_reveal(rpl_teller *t, const char *about);
 
 #ifdef __cplusplus
 }

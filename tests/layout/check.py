@@ -7,7 +7,10 @@ change must keep"), checked over every C and C++ source git tracks:
     (a function is a line at column 0 that opens a parameter list and
     whose body ends with a '}' at column 0);
   - sim/sim.h an umbrella: nothing but comments and #include lines
-    between its include guard.
+    between its include guard;
+  - no string comparison against a death class's name outside tests/:
+    classes are compared as enums (rpl_class), named by one table
+    (replay/classes.c, through models/names.c).
 
 Prints each breach as FILE:LINE: what, and exits 1 when there is one.
 Usage: check.py [ROOT]  (default: the repository holding this file)."""
@@ -17,6 +20,9 @@ import subprocess
 import sys
 
 FILE_MAX = 900
+CLASSES = ('low_memory', 'system_reclaim', 'java_crash', 'native_crash', 'anr', 'watchdog',
+           'other', 'unknown')
+CLASS_CMP = re.compile(r'\bstr(?:n?case)?n?cmp\s*\([^;]*"(?:%s)"' % '|'.join(CLASSES))
 FUNC_MAX = 80
 SIG = re.compile(r'^(?!typedef|struct|enum|union|return|if|for|while|switch|do|else|case|#)'
                  r'[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(')
@@ -62,6 +68,10 @@ def check(root):
             lines.pop()
         if len(lines) > FILE_MAX:
             bad.append('%s:1: %d lines, more than %d' % (path, len(lines), FILE_MAX))
+        if path.endswith(('.c', '.h')) and not path.startswith('tests/'):
+            for no, line in enumerate(lines, 1):
+                if CLASS_CMP.search(line):
+                    bad.append('%s:%d: a death class compared as a string' % (path, no))
         if path.endswith(('.c', '.h')):
             for name, a, b in functions(lines):
                 if b - a + 1 > FUNC_MAX:

@@ -1,22 +1,18 @@
-/* explain_int.h - what the files of `oomsim explain` share: the teller
- * (tell.c) that turns a replication's trace events into lines for a
- * person, collapsing deaths that repeat the same way, and remembers the
- * deaths for the verdicts and the quiz (quiz.c). */
-#ifndef OOMSIM_CLI_EXPLAIN_INT_H
-#define OOMSIM_CLI_EXPLAIN_INT_H
+/* tell_int.h - what the teller (tell.c) and the drill (quiz.c) share: the
+ * teller's state, which turns a replication's trace events into lines for
+ * a person, collapsing deaths that repeat the same way, and remembers the
+ * deaths for the verdicts and the drill.  Everything told goes into `out`,
+ * which the caller takes (rpl_teller_text). */
+#ifndef OOMSIM_REPLAY_TELL_INT_H
+#define OOMSIM_REPLAY_TELL_INT_H
 
-#include "cli.h"
-#include "models/models.h"
-#include "replay/replay.h"
-#include "results/results.h"
-#include "scenarios/scenarios.h"
-#include "traces/traces.h"
+#include "replay.h"
 
 #define XP_MIB(x) ((double)(x) / (1 << 20))
 #define XP_DEATHS 64      /* deaths remembered for the verdicts */
 #define XP_LINE_MAX 320
 
-/* One death, as the verdicts and the quiz need it. */
+/* One death, as the verdicts and the drill need it. */
 typedef struct xp_death {
     rpl_exit record;      /* as diagnose would read it from the trace */
     char stage[32];       /* the stage running, "" when none */
@@ -31,12 +27,14 @@ typedef struct xp_line {
     char text[XP_LINE_MAX];
 } xp_line;
 
-typedef struct teller {
+struct rpl_teller {
     const mdl_cell *cell;
     int full, quiz;        /* --full: no collapsing; --quiz: hide the causes */
-    int ios, bg;           /* the device is an iPhone; the app is in the background now */
+    int bg;                /* the app is in the background now */
     trc_pairs *open;
     uint64_t index;
+    sim_text out;          /* told, not yet taken */
+    size_t taken;          /* out.n when the caller last took it */
     /* the cycle being told: the lines since the last death */
     xp_line *lines;
     size_t nlines, cap;
@@ -57,20 +55,9 @@ typedef struct teller {
     xp_death deaths[XP_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;
-} teller;
+};
 
-teller *xp_teller_create(const mdl_cell *cell, int full, int quiz);
-void xp_teller_free(teller *t);
-/* A trace sink (mdl_trace_sink): tells one event. */
-int xp_tell(void *ctx, const trc_event *e, sim_error *err);
-/* Prints what is still held back (a partial cycle, a repeat count). */
-void xp_finish(teller *t);
-/* One verdict per distinct kind of death, in the order they came. */
-void xp_verdicts(const teller *t);
 /* The advice for death d: its class's, or the start-up one. */
-const char *xp_advice(const xp_death *d, const rpl_verdict *v);
-/* The quiz over the first death: CLI_OK, or CLI_INPUT for an unreadable
- * answers file. */
-int xp_quiz(const teller *t, const char *answers);
+const char *rpl__advice(const xp_death *d, const rpl_verdict *v);
 
 #endif

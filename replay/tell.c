@@ -1,17 +1,20 @@
 /* tell.c - the teller of `oomsim explain`: each trace event of a
  * replication as a line for a person, the cycles from a start to a death
  * held back until the death, so that a death that repeats the same way
- * (the same lines at the same offsets) is told once with its count. */
-#include "explain_int.h"
+ * (the same lines at the same offsets) is told once with its count; why
+ * each death happened, in the device's own terms, and what the evidence
+ * supports.  The text goes into the teller's buffer, which the caller
+ * takes and prints (rpl_teller_text): nothing here prints. */
+#include "tell_int.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-teller *xp_teller_create(const mdl_cell *cell, int full, int quiz)
+rpl_teller *rpl_teller_create(const mdl_cell *cell, int full, int quiz)
 {
-    teller *t = calloc(1, sizeof *t);
+    rpl_teller *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
     sim_error err;
@@ -24,11 +27,10 @@ teller *xp_teller_create(const mdl_cell *cell, int full, int quiz)
     t->cell = cell;
     t->full = full;
     t->quiz = quiz;
-    t->ios = cell->device->os == MDL_OS_IOS;
     return t;
 }
 
-void xp_teller_free(teller *t)
+void rpl_teller_free(rpl_teller *t)
 {
     if (t == NULL)
         return;
@@ -36,7 +38,41 @@ void xp_teller_free(teller *t)
     free(t->lines);
     free(t->prev);
     free(t->attempts);
+    free(t->out.v);
     free(t);
+}
+
+const char *rpl_teller_text(rpl_teller *t, size_t *len, int *rc)
+{
+    if (rc != NULL)
+        *rc = t->out.oom ? SIM_ENOMEM : SIM_OK;
+    *len = t->out.n;
+    t->out.n = 0; /* the next text is written over this one, after the caller's print */
+    return *len > 0 ? t->out.v : NULL;
+}
+
+unsigned rpl_teller_deaths(const rpl_teller *t) { return t->ndeaths; }
+
+void rpl_tell_header(rpl_teller *t, const char *scenario, const char *about,
+                     const char *policy, unsigned long long rep)
+{
+    const mdl_cell *c = t->cell;
+    if (about != NULL && about[0] != '\0' && !t->quiz) /* the drill would give it away */
+        sim_text_printf(&t->out, "%s\n\n", about);
+    sim_text_printf(&t->out, "%s, replication %llu: %s running %s (%s)\n\n", scenario, rep,
+                    c->device->name, c->candidate->id, policy);
+    sim_text_printf(&t->out, "%10s    %6s   %s\n", "time", "counted", "what happens");
+}
+
+void rpl_tell_summary(rpl_teller *t, const mdl_rep *r)
+{
+    sim_text_printf(&t->out, "\npeak %.1f MiB during %s; %u death%s; %llu request%s, %llu "
+                    "completed\n",
+                    XP_MIB(r->peak),
+                    r->peak_stage < MDL_STAGE_COUNT ? mdl_stage_name(r->peak_stage) : "-",
+                    r->deaths_total, r->deaths_total == 1 ? "" : "s",
+                    (unsigned long long)r->arrived, r->arrived == 1 ? "" : "s",
+                    (unsigned long long)r->completed);
 }
 
 static double total(const int64_t v[TRC_MEM_COUNT], unsigned has)
@@ -48,19 +84,19 @@ static double total(const int64_t v[TRC_MEM_COUNT], unsigned has)
     return s;
 }
 
-static void print_line(const xp_line *l)
+static void print_line(rpl_teller *t, const xp_line *l)
 {
-    printf("%10.3f s  %6.0f MiB  %s\n", (double)l->t / 1e6, l->mib, l->text);
+    sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  %s\n", (double)l->t / 1e6, l->mib, l->text);
 }
 
 /* Adds a line to the cycle being told (printed at once with --full). */
-static void say(teller *t, const trc_event *e, const char *fmt, ...)
+static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
 #if defined(__GNUC__)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
-static void back(teller *t, const trc_event *e);
-static void say(teller *t, const trc_event *e, const char *fmt, ...)
+static void back(rpl_teller *t, const trc_event *e);
+static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
 {
     back(t, e);
     xp_line l;
@@ -71,14 +107,14 @@ static void say(teller *t, const trc_event *e, const char *fmt, ...)
     vsnprintf(l.text, sizeof l.text, fmt, ap);
     va_end(ap);
     if (t->full) {
-        print_line(&l);
+        print_line(t, &l);
         return;
     }
     if (t->nlines == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 64;
         xp_line *nv = realloc(t->lines, nc * sizeof *nv);
         if (nv == NULL) { /* no room to hold it back: tell it now */
-            print_line(&l);
+            print_line(t, &l);
             return;
         }
         t->lines = nv;
@@ -90,7 +126,7 @@ static void say(teller *t, const trc_event *e, const char *fmt, ...)
 /* The first event after a death whose relaunch was drawn: the user is
  * back (the delay that happened: a user away in the background comes back
  * later than the drawn delay). */
-static void back(teller *t, const trc_event *e)
+static void back(rpl_teller *t, const trc_event *e)
 {
     if (!t->reopen_pending)
         return;
@@ -98,21 +134,21 @@ static void back(teller *t, const trc_event *e)
     t->gap = e->time_us - t->prev_death;
     t->has_gap = 1;
     if (t->full)
-        printf("%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
+        sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
                (double)e->time_us / 1e6, 0.0, (double)t->gap / 1e6);
 }
 
 /* The reopening that starts the cycle being printed. */
-static void print_reopen(teller *t)
+static void print_reopen(rpl_teller *t)
 {
     if (!t->has_gap || t->nlines == 0)
         return;
-    printf("%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
+    sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
            (double)t->lines[0].t / 1e6, 0.0, (double)t->gap / 1e6);
 }
 
 /* The cycle just ended is the last one printed again, shifted in time. */
-static int same_cycle(const teller *t)
+static int same_cycle(const rpl_teller *t)
 {
     if (t->nprev != t->nlines || t->nprev == 0)
         return 0;
@@ -124,27 +160,27 @@ static int same_cycle(const teller *t)
 }
 
 /* Prints how many times the last printed cycle came again. */
-static void flush_repeats(teller *t)
+static void flush_repeats(rpl_teller *t)
 {
     if (t->repeats == 0)
         return;
     const xp_death *d = t->ndeaths > 0 ? &t->deaths[t->ndeaths - 1] : NULL;
     int startup = d != NULL && d->startup;
-    printf("%10s    %6s   ... the same %s repeats %llu more time%s, every %.1f s%s", "", "",
+    sim_text_printf(&t->out, "%10s    %6s   ... the same %s repeats %llu more time%s, every %.1f s%s", "", "",
            startup ? "start-up death" : "life and death", (unsigned long long)t->repeats,
            t->repeats == 1 ? "" : "s", (double)t->period_sum / 1e6 / (double)t->repeats,
            startup ? ": a boot loop" : "");
     if (t->relaunch_min == t->relaunch_max)
-        printf(" (the user reopened the app %.1f s after each)\n", t->relaunch_min);
+        sim_text_printf(&t->out, " (the user reopened the app %.1f s after each)\n", t->relaunch_min);
     else
-        printf(" (the user reopened the app %.1f to %.1f s after each)\n", t->relaunch_min,
+        sim_text_printf(&t->out, " (the user reopened the app %.1f to %.1f s after each)\n", t->relaunch_min,
                t->relaunch_max);
     t->repeats = 0;
     t->period_sum = 0;
 }
 
 /* The cycle ends with a death: told, or counted as a repeat of the last. */
-static void end_cycle(teller *t, sim_time death)
+static void end_cycle(rpl_teller *t, sim_time death)
 {
     if (t->full) {
         t->prev_death = death;
@@ -163,7 +199,7 @@ static void end_cycle(teller *t, sim_time death)
         flush_repeats(t);
         print_reopen(t);
         for (size_t k = 0; k < t->nlines; k++)
-            print_line(&t->lines[k]);
+            print_line(t, &t->lines[k]);
         xp_line *swap = t->prev;
         size_t cap = t->cap_prev;
         t->prev = t->lines;
@@ -178,28 +214,28 @@ static void end_cycle(teller *t, sim_time death)
     t->has_gap = 0;
 }
 
-void xp_finish(teller *t)
+void rpl_tell_finish(rpl_teller *t)
 {
     if (t->reopen_pending)
         t->nolater = 1;
     if (t->full) {
         if (t->nolater)
-            printf("%10s    %6s   the user does not reopen the app before the session ends\n",
+            sim_text_printf(&t->out, "%10s    %6s   the user does not reopen the app before the session ends\n",
                    "", "");
         return;
     }
     flush_repeats(t);
     print_reopen(t);
     for (size_t k = 0; k < t->nlines; k++)
-        print_line(&t->lines[k]);
+        print_line(t, &t->lines[k]);
     t->nlines = 0;
     if (t->nolater)
-        printf("%10s    %6s   the user does not reopen the app before the session ends\n", "",
+        sim_text_printf(&t->out, "%10s    %6s   the user does not reopen the app before the session ends\n", "",
                "");
 }
 
 /* The stage still open most recently begun (the stage running), or "". */
-static const char *running(teller *t)
+static const char *running(rpl_teller *t)
 {
     size_t n = 0;
     const trc_unpaired *u = trc_pairs_report(t->open, &n);
@@ -212,22 +248,23 @@ static const char *running(teller *t)
 
 /* What ended the process, in the device's own terms: the limit crossed
  * and by how much, or the rule that fired. */
-static void why_text(const teller *t, const trc_event *e, const char *cls, char *buf, size_t n)
+static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf,
+                     size_t n)
 {
     const mdl_device *d = t->cell->device;
     int fg = !t->bg;
     long long counted = (long long)e->rss_mb;
-    if (strcmp(cls, "low_memory") == 0 || strcmp(cls, "system_reclaim") == 0) {
+    if (rpl_class_is_memory(cls)) {
         long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
         const char *where = fg ? "foreground" : "background";
-        if (d->rule == MDL_KILL_JETSAM && strcmp(cls, "system_reclaim") == 0)
+        if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM)
             snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
                      "the %lld MiB page-shortage level (with the app the user switched to)",
                      counted, (long long)((d->pageshortage + (1 << 19)) >> 20));
         else if (d->rule == MDL_KILL_JETSAM)
             snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit", counted,
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
-                                     : d->jetsam_background_limit) >> 20),
+                                     : mdl_device_jetsam_limit(d, 0)) >> 20),
                      where);
         else if ((e->has & TRC_F_ERROR) && strcmp(e->error, "LOW_MEM_AND_THRASHING") == 0)
             snprintf(buf, n, "counted %lld MiB, and the model's hot mapped weights, which it "
@@ -240,16 +277,16 @@ static void why_text(const teller *t, const trc_event *e, const char *cls, char 
             snprintf(buf, n, "counted %lld MiB, %lld MiB under the %lld MiB lmk line of the "
                      "%s: other apps' memory took the rest", counted, line - counted, line,
                      where);
-    } else if (strcmp(cls, "java_crash") == 0) {
+    } else if (cls == RPL_CLASS_JAVA_CRASH) {
         snprintf(buf, n, "the Java heap would pass its %lld MiB growth limit",
                  (long long)(d->java_heap_limit >> 20));
-    } else if (strcmp(cls, "anr") == 0) {
+    } else if (cls == RPL_CLASS_ANR) {
         snprintf(buf, n, "the main thread was blocked for the %.1f s ANR timeout",
                  (double)d->anr_timeout / 1e6);
-    } else if (strcmp(cls, "watchdog") == 0) {
+    } else if (cls == RPL_CLASS_WATCHDOG) {
         snprintf(buf, n, "the launch took longer than the %.1f s watchdog",
                  (double)d->launch_watchdog / 1e6);
-    } else if (strcmp(cls, "native_crash") == 0) {
+    } else if (cls == RPL_CLASS_NATIVE_CRASH) {
         snprintf(buf, n, "the delegate crashed in native code");
     } else {
         snprintf(buf, n, "the record names no memory cause");
@@ -257,7 +294,7 @@ static void why_text(const teller *t, const trc_event *e, const char *cls, char 
 }
 
 /* The record's line, as the system writes it. */
-static void say_record(teller *t, const trc_event *e, const rpl_exit *x)
+static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 {
     if (x->source == RPL_IOS) {
         say(t, e, "  the system's report: %s, footprint %lld kB at the kill",
@@ -274,7 +311,7 @@ static void say_record(teller *t, const trc_event *e, const rpl_exit *x)
             x->importance >= 400 ? 700 : 0, (long long)e->rss_mb * 1024);
 }
 
-static void tell_exit(teller *t, const trc_event *e)
+static void tell_exit(rpl_teller *t, const trc_event *e)
 {
     const char *stage = running(t);
     xp_death d;
@@ -284,7 +321,7 @@ static void tell_exit(teller *t, const trc_event *e)
     rpl_diagnose(&d.record, NULL, &v);
     snprintf(d.stage, sizeof d.stage, "%s", stage);
     d.startup = !t->ran_request && stage[0] != '\0' && strcmp(stage, "inference") != 0;
-    why_text(t, e, v.cls, d.why, sizeof d.why);
+    why_text(t, e, v.kind, d.why, sizeof d.why);
     if (t->quiz)
         say(t, e, "the process is gone%s%s", stage[0] ? ", during " : "", stage);
     else
@@ -299,7 +336,7 @@ static void tell_exit(teller *t, const trc_event *e)
 }
 
 /* Attempts of request r so far (0 when it is not tracked). */
-static uint32_t *attempts_of(teller *t, int64_t r)
+static uint32_t *attempts_of(rpl_teller *t, int64_t r)
 {
     if (r < 0 || r >= (int64_t)1 << 26)
         return NULL;
@@ -317,14 +354,14 @@ static uint32_t *attempts_of(teller *t, int64_t r)
     return &t->attempts[r];
 }
 
-static unsigned attempt(teller *t, int64_t r)
+static unsigned attempt(rpl_teller *t, int64_t r)
 {
     uint32_t *a = attempts_of(t, r);
     return a != NULL && *a > 0 ? *a : 1;
 }
 
 /* The notes: samples that only say what happened. */
-static void tell_note(teller *t, const trc_event *e)
+static void tell_note(rpl_teller *t, const trc_event *e)
 {
     static const struct {
         const char *error, *text;
@@ -375,7 +412,7 @@ static void tell_note(teller *t, const trc_event *e)
     }
 }
 
-static void tell_begin(teller *t, const trc_event *e, const char *part)
+static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
 {
     if (e->stage == TRC_INFERENCE) {
         t->ran_request = 1;
@@ -396,7 +433,7 @@ static void tell_begin(teller *t, const trc_event *e, const char *part)
     }
 }
 
-static void tell_end(teller *t, const trc_event *e, const char *part)
+static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
 {
     int err = (e->has & TRC_F_ERROR) != 0;
     if (err && strcmp(e->error, "delegate_failed") == 0)
@@ -416,7 +453,7 @@ static void tell_end(teller *t, const trc_event *e, const char *part)
         say(t, e, "%s: %s ends", part, trc_stage_name(e->stage));
 }
 
-static void tell_recovery(teller *t, const trc_event *e)
+static void tell_recovery(rpl_teller *t, const trc_event *e)
 {
     const mdl_candidate *lkg = t->cell->lkg;
     if (strcmp(e->action, "fallback_lkg") == 0 && lkg != NULL)
@@ -428,15 +465,15 @@ static void tell_recovery(teller *t, const trc_event *e)
 
 /* The user's drawn delay before reopening: the reopening itself is told
  * when the user is back (back()). */
-static void tell_relaunch(teller *t, const trc_event *e)
+static void tell_relaunch(rpl_teller *t, const trc_event *e)
 {
     (void)e;
     t->reopen_pending = 1;
 }
 
-int xp_tell(void *ctx, const trc_event *e, sim_error *err)
+int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
 {
-    teller *t = ctx;
+    rpl_teller *t = ctx;
     t->index++;
     int rc = trc_pairs_add(t->open, e, t->index - 1, err);
     if (rc != SIM_OK)
@@ -478,18 +515,19 @@ int xp_tell(void *ctx, const trc_event *e, sim_error *err)
     return SIM_OK;
 }
 
-const char *xp_advice(const xp_death *d, const rpl_verdict *v)
+const char *rpl__advice(const xp_death *d, const rpl_verdict *v)
 {
-    int memory = strcmp(v->cls, "low_memory") == 0 || strcmp(v->cls, "system_reclaim") == 0;
-    if (d->startup && memory)
-        return "a death during start-up, before any request: stop prewarm or start in safe "
-               "mode (recovery: safe_mode), ship a smaller candidate, or fall back to the last "
-               "known good; releasing idle parts does not help, nothing is idle yet";
+    if (d->startup && rpl_class_is_memory(v->kind))
+        return rpl_recovery_text(RPL_REC_START_UP);
     return v->recovery;
 }
 
-void xp_verdicts(const teller *t)
+void rpl_tell_verdicts(rpl_teller *t)
 {
+    if (t->ndeaths == 0)
+        sim_text_printf(&t->out, "\nno death, so no exit record: nothing to classify\n");
+    else
+        sim_text_printf(&t->out, "\nwhat the evidence supports:\n");
     for (unsigned k = 0; k < t->ndeaths; k++) {
         const xp_death *d = &t->deaths[k];
         int seen = 0;
@@ -503,12 +541,14 @@ void xp_verdicts(const teller *t)
             continue;
         rpl_verdict v;
         rpl_diagnose(&d->record, NULL, &v);
-        printf("- the death at %.3f s %s%s: %s. The record supports %s (%s: the timeline above "
-               "is the evidence it needs). Recovery: %s.\n",
-               (double)d->record.timestamp_ms / 1e3, d->stage[0] ? "in " : "while idle",
-               d->stage, d->why, v.cls, v.cls[0] == 'u' ? "unconfirmed" : "confirmed here",
-               xp_advice(d, &v));
+        sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. The record supports %s (%s: "
+                        "the timeline above is the evidence it needs). Recovery: %s.\n",
+                        (double)d->record.timestamp_ms / 1e3, d->stage[0] ? "in " : "while idle",
+                        d->stage, d->why, v.cls,
+                        v.kind == RPL_CLASS_UNKNOWN ? "unconfirmed" : "confirmed here",
+                        rpl__advice(d, &v));
     }
     if (t->more_deaths > 0)
-        printf("(%llu more deaths not listed)\n", (unsigned long long)t->more_deaths);
+        sim_text_printf(&t->out, "(%llu more deaths not listed)\n",
+                        (unsigned long long)t->more_deaths);
 }

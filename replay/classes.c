@@ -1,0 +1,127 @@
+/* classes.c - the death classes a diagnosis names and the recovery each
+ * calls for: one name table for the classes (the six the model's deaths
+ * have keep mdl_exit_name's names; "other" and "unknown" are the
+ * diagnosis's own) and one table of recoveries, each with the sentence a
+ * verdict gives and, for the drill's eight choices, its short form
+ * (docs/model.md "Recovery", docs/on-call.md). */
+#include "replay.h"
+
+#include <string.h>
+#include <strings.h>
+
+/* The model's exit behind each class (-1: the diagnosis's own). */
+static const int exit_of[RPL_CLASS_COUNT] = {
+    [RPL_CLASS_LOW_MEMORY] = MDL_EXIT_LOW_MEMORY,
+    [RPL_CLASS_SYSTEM_RECLAIM] = MDL_EXIT_SYSTEM_RECLAIM,
+    [RPL_CLASS_JAVA_CRASH] = MDL_EXIT_JAVA_CRASH,
+    [RPL_CLASS_NATIVE_CRASH] = MDL_EXIT_NATIVE_CRASH,
+    [RPL_CLASS_ANR] = MDL_EXIT_ANR,
+    [RPL_CLASS_WATCHDOG] = MDL_EXIT_WATCHDOG,
+    [RPL_CLASS_OTHER] = -1,
+    [RPL_CLASS_UNKNOWN] = -1,
+};
+
+const char *rpl_class_name(rpl_class c)
+{
+    if ((unsigned)c >= RPL_CLASS_COUNT)
+        return "?";
+    if (exit_of[c] >= 0)
+        return mdl_exit_name((mdl_exit)exit_of[c]);
+    return c == RPL_CLASS_OTHER ? "other" : "unknown";
+}
+
+rpl_class rpl_class_of_exit(mdl_exit x)
+{
+    for (int c = 0; c < RPL_CLASS_COUNT; c++)
+        if (exit_of[c] == (int)x)
+            return (rpl_class)c;
+    return RPL_CLASS_UNKNOWN;
+}
+
+rpl_class rpl_class_parse(const char *s, int any_case)
+{
+    for (int c = 0; c < RPL_CLASS_COUNT; c++) {
+        const char *name = rpl_class_name((rpl_class)c);
+        if (any_case ? strcasecmp(s, name) == 0 : strcmp(s, name) == 0)
+            return (rpl_class)c;
+    }
+    return RPL_CLASS_COUNT;
+}
+
+int rpl_class_is_memory(rpl_class c)
+{
+    return c == RPL_CLASS_LOW_MEMORY || c == RPL_CLASS_SYSTEM_RECLAIM;
+}
+
+/* Each recovery: the verdict's sentence, and the drill's short form
+ * (NULL past the drill's choices). */
+static const struct {
+    const char *text, *choice;
+} recoveries[RPL_REC_COUNT] = {
+    [RPL_REC_START_UP] =
+        {"a death during start-up, before any request: stop prewarm or start in safe mode "
+         "(recovery: safe_mode), ship a smaller candidate, or fall back to the last known good; "
+         "releasing idle parts does not help, nothing is idle yet",
+         "stop prewarm or start in safe mode, a smaller candidate, or the last known good"},
+    [RPL_REC_RELEASE_IDLE] =
+        {"fewer resident models, sessions and tasks: release idle parts and reduce concurrency; "
+         "retry only on a new condition",
+         "fewer resident models, sessions and tasks: release idle parts, reduce concurrency"},
+    [RPL_REC_RELEASE_IN_BACKGROUND] =
+        {"release models when the app goes to the background, and restore state on relaunch",
+         "release models when the app goes to the background"},
+    [RPL_REC_HEAP_OUT_OF_JAVA] = {"keep model bytes out of the Java heap (mmap or native buffers)",
+                                  "keep model bytes out of the Java heap (mmap or native buffers)"},
+    [RPL_REC_OFF_MAIN_THREAD] = {"move model work off the main thread",
+                                 "move model work off the main thread"},
+    [RPL_REC_ISOLATE_DELEGATE] =
+        {"isolate the delegate or the candidate and keep the evidence: CPU fallback or the last "
+         "known good",
+         "isolate the delegate: the CPU path or the last known good, keeping the evidence"},
+    [RPL_REC_OUT_OF_LAUNCH] =
+        {"take model work out of the launch: load after the first frame, off the main thread",
+         "take model work out of the launch"},
+    [RPL_REC_COLLECT_EVIDENCE] =
+        {"reject new inference and keep the app usable; collect exit records before changing "
+         "anything",
+         "collect more evidence before changing anything"},
+    [RPL_REC_NOT_MEMORY] = {"none for memory: the exit is not a memory failure", NULL},
+    [RPL_REC_THRASHING] =
+        {"the page cache thrashed: mapped weights read at every token are memory the app holds; "
+         "count them in the plan, and use a smaller model (or fewer mapped layers) on this device",
+         NULL},
+};
+
+const char *rpl_recovery_text(rpl_recovery r)
+{
+    return (unsigned)r < RPL_REC_COUNT ? recoveries[r].text : "?";
+}
+
+const char *rpl_recovery_choice(rpl_recovery r)
+{
+    return (unsigned)r < RPL_REC_DRILL_CHOICES ? recoveries[r].choice : NULL;
+}
+
+rpl_recovery rpl_recovery_of(rpl_class c)
+{
+    static const rpl_recovery of[RPL_CLASS_COUNT] = {
+        [RPL_CLASS_LOW_MEMORY] = RPL_REC_RELEASE_IDLE,
+        [RPL_CLASS_SYSTEM_RECLAIM] = RPL_REC_RELEASE_IN_BACKGROUND,
+        [RPL_CLASS_JAVA_CRASH] = RPL_REC_HEAP_OUT_OF_JAVA,
+        [RPL_CLASS_NATIVE_CRASH] = RPL_REC_ISOLATE_DELEGATE,
+        [RPL_CLASS_ANR] = RPL_REC_OFF_MAIN_THREAD,
+        [RPL_CLASS_WATCHDOG] = RPL_REC_OUT_OF_LAUNCH,
+        [RPL_CLASS_OTHER] = RPL_REC_NOT_MEMORY,
+        [RPL_CLASS_UNKNOWN] = RPL_REC_COLLECT_EVIDENCE,
+    };
+    return (unsigned)c < RPL_CLASS_COUNT ? of[c] : RPL_REC_COLLECT_EVIDENCE;
+}
+
+rpl_recovery rpl_recovery_fitting(rpl_class c, int startup)
+{
+    if (c == RPL_CLASS_LOW_MEMORY && startup)
+        return RPL_REC_START_UP;
+    if (c == RPL_CLASS_OTHER)
+        return RPL_REC_COLLECT_EVIDENCE; /* the drill's choices have no "not memory" */
+    return rpl_recovery_of(c);
+}

@@ -1,0 +1,59 @@
+/* quiz.c - the text of `oomsim explain --quiz`, an on-call drill.  The
+ * narration before it showed the evidence a person would have (the memory
+ * timeline, the exit records, lmkd's lines) with the causes hidden; the
+ * drill asks for the class of the first death and the recovery that fits
+ * it, then reveals the answer and the reasoning.  The caller reads the
+ * answers and prints what the teller holds (rpl_teller_text). */
+#include "tell_int.h"
+
+
+void rpl_drill_none(rpl_teller *t)
+{
+    sim_text_printf(&t->out, "\nno death in this replication: nothing to ask (try another "
+                    "--replication or --cell)\n");
+}
+
+void rpl_drill_ask_class(rpl_teller *t)
+{
+    const xp_death *d = &t->deaths[0];
+    sim_text_printf(&t->out, "\nthe drill: the first death, at %.3f s\n",
+                    (double)d->record.timestamp_ms / 1e3);
+    sim_text_printf(&t->out, "question 1: what ended the process? one of:");
+    for (int k = 0; k < RPL_CLASS_COUNT; k++)
+        sim_text_printf(&t->out, " %s", rpl_class_name((rpl_class)k));
+    sim_text_printf(&t->out, "\n> ");
+}
+
+void rpl_drill_ask_recovery(rpl_teller *t, const char *a1)
+{
+    sim_text_printf(&t->out, "%s\nquestion 2: which recovery fits it?\n", a1);
+    for (int k = 0; k < RPL_REC_DRILL_CHOICES; k++)
+        sim_text_printf(&t->out, "  %d) %s\n", k + 1, rpl_recovery_choice((rpl_recovery)k));
+    sim_text_printf(&t->out, "> ");
+}
+
+void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pick)
+{
+    const xp_death *d = &t->deaths[0];
+    rpl_verdict v;
+    rpl_diagnose(&d->record, NULL, &v);
+    rpl_recovery right = rpl_recovery_fitting(v.kind, d->startup);
+    sim_text_printf(&t->out, "%s\n", a2);
+    int ok1 = rpl_class_parse(a1, 1) == v.kind;
+    int ok2 = pick == (unsigned)right + 1;
+    sim_text_printf(&t->out, "\nthe answer:\n");
+    sim_text_printf(&t->out, "1. %s (%s). The process died %s%s: %s. The record supports it: "
+                    "%s.\n",
+                    v.cls, ok1 ? "right" : "your answer was not it", d->stage[0] ? "during " : "",
+                    d->stage, d->why, v.supports);
+    sim_text_printf(&t->out, "2. %u) %s (%s). %s.\n", (unsigned)right + 1,
+                    rpl_recovery_choice(right), ok2 ? "right" : "your answer was not it",
+                    rpl__advice(d, &v));
+    sim_text_printf(&t->out, "score: %d of 2\n", ok1 + ok2);
+}
+
+void rpl_drill_reveal(rpl_teller *t, const char *about)
+{
+    if (t->ndeaths > 0 && about != NULL && about[0] != '\0')
+        sim_text_printf(&t->out, "\nthe scenario: %s\n", about);
+}
