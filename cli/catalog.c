@@ -6,14 +6,25 @@
 #include <stdio.h>
 #include <string.h>
 
+static const cli_opt catalog_opts[] = {
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd catalog_cmd = {
+    "catalog",
+    "usage: oomsim catalog\n"
+    "  lists the shipped devices, candidates and scenarios; a scenario names\n"
+    "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n",
+    NULL, catalog_opts, 1, "unexpected argument '%s'", NULL, 0, CLI_NOWHERE, 0, 0, NULL, 0,
+    NULL};
+
 int cli_catalog(int argc, char **argv)
 {
+    /* the first argument alone is read: --help, or nothing */
     if (argc > 0) {
-        if (strcmp(argv[0], "-h") != 0 && strcmp(argv[0], "--help") != 0)
+        if (cli_opt_named(&catalog_cmd, argv[0]) == NULL)
             return cli_usage_error("catalog", "unexpected argument '%s'", argv[0]);
-        printf("usage: oomsim catalog\n"
-               "  lists the shipped devices, candidates and scenarios; a scenario names\n"
-               "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n");
+        cli_help(&catalog_cmd, stdout);
         return CLI_OK;
     }
     /* scenarios in two groups: plans, then the teaching scenarios (teach/) */

@@ -9,6 +9,7 @@
 #include "sim/sim.h"
 
 #include <signal.h>
+#include <stdio.h>
 
 #ifdef __cplusplus
 extern "C" {
@@ -72,6 +73,66 @@ int cli_check_file(const char *option, const char *path, sim_error *err);
  * it is not one (out untouched). */
 int cli_number(const char *s, unsigned long long min, unsigned long long max,
                unsigned long long *out);
+/* ------------------------------------------------------------- options */
+
+/* The options of a subcommand are one table (options.c): each entry its
+ * names, what it takes, where the value goes and its lines in --help, so
+ * that the parser and the help come from the same place. */
+typedef enum cli_opt_kind {
+    CLI_OPT_HELP,    /* prints the help; the parser returns CLI_DONE */
+    CLI_OPT_FLAG,    /* int := 1 */
+    CLI_OPT_TEXT,    /* const char * := the value */
+    CLI_OPT_FILE,    /* the same, an empty value refused */
+    CLI_OPT_COUNT,   /* unsigned long long := a decimal in [min, max] (cli_number) */
+    CLI_OPT_SECONDS, /* double := a number in [min, max] */
+    CLI_OPT_CHOICE,  /* const char * := the entry of `choices` the value names */
+    CLI_OPT_LIST,    /* const char *[max] at target, the count (unsigned) at `given` */
+    CLI_OPT_ELSEWHERE /* in the help, but another form of the command takes it: unexpected */
+} cli_opt_kind;
+
+#define CLI_NOWHERE ((size_t)-1)
+
+typedef struct cli_opt {
+    const char *name, *alias;    /* "--help" and "-h"; alias NULL: none */
+    cli_opt_kind kind;
+    size_t target;               /* offsetof the value in the command's options */
+    size_t given;                /* offsetof an int set to 1 when given, or CLI_NOWHERE */
+    unsigned long long min, max; /* COUNT, SECONDS; LIST: max items */
+    const char *const *choices;  /* CHOICE: NULL-terminated */
+    /* A bad value: the message, its "%s" the value ("" when missing); NULL:
+     * the command's `unexpected`.  A missing value gets the same message,
+     * unless missing_unexpected. */
+    const char *bad;
+    int missing_unexpected;
+    const char *help;            /* its lines in --help, verbatim; NULL: none */
+} cli_opt;
+
+typedef struct cli_cmd {
+    const char *name;            /* "run": "oomsim run: ..." */
+    const char *usage;           /* the help's opening lines, verbatim */
+    const char *tail;            /* lines after the options' (NULL: none) */
+    const cli_opt *opts;
+    unsigned nopts;
+    const char *unexpected;      /* an unknown option, or a value missing (%s: the argument) */
+    const char *extra;           /* a positional argument too many (%s: it); NULL: unexpected */
+    size_t positional;           /* offsetof const char *[positionals] */
+    size_t npositional;          /* offsetof the unsigned count, or CLI_NOWHERE */
+    unsigned positionals;
+    int dash_is_positional;      /* a lone "-" is an argument, not an option */
+    int (*speaks)(void);         /* NULL, or 0 when this process prints nothing */
+    size_t message_max;          /* a message is cut to this many bytes; 0: never */
+    void (*head)(FILE *f);       /* writes the opening lines when usage is NULL */
+} cli_cmd;
+
+/* Reads argv into `into` (the command's options, set to their defaults by
+ * the caller) as c's table says.  CLI_OK; CLI_DONE after printing the help;
+ * or CLI_USAGE after saying why. */
+int cli_parse(const cli_cmd *c, int argc, char **argv, void *into);
+/* The help: the opening lines, each option's, the tail. */
+void cli_help(const cli_cmd *c, FILE *f);
+/* The entry of c's table named a (or its alias), or NULL. */
+const cli_opt *cli_opt_named(const cli_cmd *c, const char *a);
+
 struct scn_scenario;
 struct res_plan;
 struct res_result;

@@ -8,16 +8,11 @@
 
 #include "traces/json.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-
-static const char usage_text[] =
-    "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
-    "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
-    "  lines) with an evidence level, matched to the trace by process, app version\n"
-    "  and time; without --exits, the trace's own exit records\n";
 
 #define MAX_FILES 64
 
@@ -65,35 +60,40 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_append(arr, o, failed);
 }
 
+/* What `oomsim diagnose` was asked. */
+typedef struct diag_args {
+    const char *trace, *format;
+    const char *files[MAX_FILES];
+    unsigned nfiles;
+} diag_args;
+
+static const char *const formats[] = {"text", "json", NULL};
+
+#define DA(field) offsetof(diag_args, field)
+static const cli_opt diagnose_opts[] = {
+    {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, NULL},
+    {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd diagnose_cmd = {
+    "diagnose",
+    "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
+    "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
+    "  lines) with an evidence level, matched to the trace by process, app version\n"
+    "  and time; without --exits, the trace's own exit records\n",
+    NULL, diagnose_opts, sizeof diagnose_opts / sizeof *diagnose_opts, "unexpected argument",
+    NULL, DA(trace), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
-static int parse(int argc, char **argv, const char **trace, const char **files, int *nfiles,
-                 int *json)
+static int parse(int argc, char **argv, diag_args *a)
 {
-    *trace = NULL;
-    *nfiles = 0;
-    *json = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return CLI_DONE;
-        } else if (strcmp(a, "--exits") == 0 && v != NULL && *nfiles < MAX_FILES) {
-            files[(*nfiles)++] = v;
-            i++;
-        } else if (strcmp(a, "--format") == 0 && v != NULL &&
-                   (strcmp(v, "json") == 0 || strcmp(v, "text") == 0)) {
-            *json = strcmp(v, "json") == 0;
-            i++;
-        } else if (a[0] != '-' && *trace == NULL) {
-            *trace = a;
-        } else {
-            return cli_usage_error("diagnose", "unexpected argument");
-        }
-    }
-    if (*trace == NULL && *nfiles == 0) {
+    memset(a, 0, sizeof *a);
+    a->format = "text";
+    int rc = cli_parse(&diagnose_cmd, argc, argv, a);
+    if (rc == CLI_OK && a->trace == NULL && a->nfiles == 0)
         return cli_usage_error("diagnose", "give a trace, --exits files, or both");
-    }
-    return CLI_OK;
+    return rc;
 }
 
 /* The records to diagnose: every --exits file's, else the trace's. */
@@ -264,11 +264,12 @@ static int print_json(json_t *arr, int failed)
 
 int cli_diagnose(int argc, char **argv)
 {
-    const char *trace, *files[MAX_FILES];
-    int nfiles, json;
-    int status = parse(argc, argv, &trace, files, &nfiles, &json);
+    diag_args a;
+    int status = parse(argc, argv, &a);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
+    const char *trace = a.trace, *const *files = a.files;
+    int nfiles = (int)a.nfiles, json = strcmp(a.format, "json") == 0;
     sim_error err;
     sim_error_clear(&err);
     rpl_trace_exits *t = NULL;

@@ -16,23 +16,10 @@
 #include "scenarios/scenarios.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static const char usage_text[] =
-    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
-    "                      [--quiz [--answers FILE]]\n"
-    "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
-    "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
-    "  deaths with the limit crossed and their exit records, recovery actions; then\n"
-    "  what the evidence supports.\n"
-    "  --full          every line: do not collapse a death that repeats the same way\n"
-    "  --quiz          an on-call drill: the evidence without the cause, then two\n"
-    "                  questions (the class, the recovery), then the answer\n"
-    "  --answers FILE  the quiz's answers, one per line, instead of the terminal\n"
-    "  -o DIR          also draw the same timeline as DIR/timeline.svg, and write it\n"
-    "                  as DIR/timeline.json for the Perfetto UI\n";
 
 /* The narration and, with -o, the plot, from one run. */
 typedef struct tee {
@@ -101,41 +88,44 @@ typedef struct opts {
     int full, quiz;
 } opts;
 
+#define XO(field) offsetof(opts, field)
+static const cli_opt explain_opts[] = {
+    {"--replication", NULL, CLI_OPT_COUNT, XO(rep), CLI_NOWHERE, 0, SCN_REPLICATIONS_MAX - 1,
+     NULL, "--replication needs an integer from 0 to 9999999", 0, NULL},
+    {"--cell", NULL, CLI_OPT_COUNT, XO(cell), CLI_NOWHERE, 0, SCN_CELLS_MAX - 1, NULL,
+     "--cell needs an integer from 0 (oomsim explain SCENARIO --cell 999 lists the cells)", 0,
+     NULL},
+    {"--full", NULL, CLI_OPT_FLAG, XO(full), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --full          every line: do not collapse a death that repeats the same way\n"},
+    {"--quiz", NULL, CLI_OPT_FLAG, XO(quiz), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --quiz          an on-call drill: the evidence without the cause, then two\n"
+     "                  questions (the class, the recovery), then the answer\n"},
+    {"--answers", NULL, CLI_OPT_TEXT, XO(answers), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --answers FILE  the quiz's answers, one per line, instead of the terminal\n"},
+    {"-o", NULL, CLI_OPT_TEXT, XO(dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  -o DIR          also draw the same timeline as DIR/timeline.svg, and write it\n"
+     "                  as DIR/timeline.json for the Perfetto UI\n"},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd explain_cmd = {
+    "explain",
+    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
+    "                      [--quiz [--answers FILE]]\n"
+    "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
+    "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
+    "  deaths with the limit crossed and their exit records, recovery actions; then\n"
+    "  what the evidence supports.\n",
+    NULL, explain_opts, sizeof explain_opts / sizeof *explain_opts, "unexpected argument '%s'",
+    NULL, XO(scenario), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return CLI_DONE;
-        } else if (strcmp(a, "--replication") == 0) {
-            if (v == NULL || cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &o->rep) != SIM_OK)
-                return cli_usage_error("explain", "--replication needs an integer from 0 to "
-                                       "%u", SCN_REPLICATIONS_MAX - 1);
-            i++;
-        } else if (strcmp(a, "--cell") == 0) {
-            if (v == NULL || cli_number(v, 0, SCN_CELLS_MAX - 1, &o->cell) != SIM_OK)
-                return cli_usage_error("explain", "--cell needs an integer from 0 (oomsim "
-                                       "explain SCENARIO --cell 999 lists the cells)");
-            i++;
-        } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            o->dir = v;
-            i++;
-        } else if (strcmp(a, "--answers") == 0 && v != NULL) {
-            o->answers = v;
-            i++;
-        } else if (strcmp(a, "--full") == 0) {
-            o->full = 1;
-        } else if (strcmp(a, "--quiz") == 0) {
-            o->quiz = 1;
-        } else if (a[0] != '-' && o->scenario == NULL) {
-            o->scenario = a;
-        } else {
-            return cli_usage_error("explain", "unexpected argument '%s'", a);
-        }
-    }
+    int rc = cli_parse(&explain_cmd, argc, argv, o);
+    if (rc != CLI_OK)
+        return rc;
     if (o->scenario == NULL)
         return cli_usage_error("explain", "a scenario is needed");
     if (o->answers != NULL && !o->quiz)

@@ -8,20 +8,9 @@
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
-
-static const char usage_text[] =
-    "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
-    "                  [--cell N] [--trace-format json|jsonl|msgpack|perfetto]\n"
-    "  writes the event timeline of replication K (default 0) of cell N (default 0:\n"
-    "  the first device, candidate and policy) as a trace; perfetto: the JSON trace\n"
-    "  event format the Perfetto UI and chrome://tracing open (not readable by replay)\n";
-
-static int usage_error(const char *what)
-{
-    return cli_usage_error("gen", "%s", what);
-}
 
 static int write_event(void *ctx, const trc_event *e, sim_error *err)
 {
@@ -58,51 +47,54 @@ static int write_perfetto(const scn_scenario *s, const mdl_cell *c, unsigned lon
 
 /* What `oomsim gen` was asked. */
 typedef struct gen_args {
-    const char *scenario, *out;
+    const char *scenario, *out, *format_name;
     unsigned long long rep, cell;
     int format;
 } gen_args;
 
+static const char *const formats[] = {"json", "jsonl", "msgpack", "perfetto", NULL};
+
+#define GA(field) offsetof(gen_args, field)
+static const cli_opt gen_opts[] = {
+    {"-o", NULL, CLI_OPT_TEXT, GA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--replication", NULL, CLI_OPT_COUNT, GA(rep), CLI_NOWHERE, 0, SCN_REPLICATIONS_MAX - 1,
+     NULL, "--replication needs an integer from 0", 1, NULL},
+    {"--cell", NULL, CLI_OPT_COUNT, GA(cell), CLI_NOWHERE, 0, SCN_CELLS_MAX - 1, NULL,
+     "--cell needs an integer from 0", 1, NULL},
+    {"--trace-format", NULL, CLI_OPT_CHOICE, GA(format_name), CLI_NOWHERE, 0, 0, formats,
+     "--trace-format is json, jsonl, msgpack or perfetto", 1, NULL},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd gen_cmd = {
+    "gen",
+    "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
+    "                  [--cell N] [--trace-format json|jsonl|msgpack|perfetto]\n"
+    "  writes the event timeline of replication K (default 0) of cell N (default 0:\n"
+    "  the first device, candidate and policy) as a trace; perfetto: the JSON trace\n"
+    "  event format the Perfetto UI and chrome://tracing open (not readable by replay)\n",
+    NULL, gen_opts, sizeof gen_opts / sizeof *gen_opts, "unexpected argument", NULL,
+    GA(scenario), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+
 /* CLI_OK, CLI_DONE (help printed) or CLI_USAGE (said why). */
 static int parse_gen(int argc, char **argv, gen_args *g)
 {
-    *g = (gen_args){NULL, NULL, 0, 0, -1};
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return CLI_DONE;
-        } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            g->out = v;
-            i++;
-        } else if (strcmp(a, "--replication") == 0 && v != NULL) {
-            if (cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &g->rep) != SIM_OK)
-                return usage_error("--replication needs an integer from 0");
-            i++;
-        } else if (strcmp(a, "--cell") == 0 && v != NULL) {
-            if (cli_number(v, 0, SCN_CELLS_MAX - 1, &g->cell) != SIM_OK)
-                return usage_error("--cell needs an integer from 0");
-            i++;
-        } else if (strcmp(a, "--trace-format") == 0 && v != NULL) {
-            for (int f = 0; f < TRC_FORMAT_COUNT; f++)
-                if (strcmp(v, trc_format_name((trc_format)f)) == 0)
-                    g->format = f;
-            if (strcmp(v, "perfetto") == 0)
-                g->format = FORMAT_PERFETTO;
-            if (g->format < 0)
-                return usage_error("--trace-format is json, jsonl, msgpack or perfetto");
-            i++;
-        } else if (a[0] == '-' || g->scenario != NULL) {
-            return usage_error("unexpected argument");
-        } else {
-            g->scenario = a;
-        }
+    memset(g, 0, sizeof *g);
+    g->format = -1;
+    int rc = cli_parse(&gen_cmd, argc, argv, g);
+    if (rc != CLI_OK)
+        return rc;
+    if (g->format_name != NULL) {
+        g->format = FORMAT_PERFETTO;
+        for (int f = 0; f < TRC_FORMAT_COUNT; f++)
+            if (strcmp(g->format_name, trc_format_name((trc_format)f)) == 0)
+                g->format = f;
     }
     if (g->scenario == NULL || g->out == NULL)
-        return usage_error("a scenario and -o TRACE are needed");
+        return cli_usage_error("gen", "a scenario and -o TRACE are needed");
     if (g->format < 0 && (g->format = trc_format_of_path(g->out)) < 0)
-        return usage_error("the trace's name must end in .json, .jsonl, .msgpack or .mp "
-                           "(or give --trace-format)");
+        return cli_usage_error("gen", "the trace's name must end in .json, .jsonl, .msgpack or "
+                               ".mp (or give --trace-format)");
     return CLI_OK;
 }
 

@@ -9,25 +9,15 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static const char usage_text[] =
-    "usage: oomsim import perfetto TRACE (--process NAME | --pid N) [-o OUT.(jsonl|json|msgpack)]\n"
-    "                     [--candidate OUT.yaml] [--id ID] [--step N]\n"
-    "  reads one app process out of a binary Perfetto trace: its memory over time\n"
-    "  (rss_stat, process_stats), its foreground/background changes (oom_score_adj),\n"
-    "  its stages (slices named oomsim:STAGE:PART) and its death (lmkd, the kernel's\n"
-    "  OOM killer), and writes them as an oomsim trace (JSON Lines on stdout without -o)\n"
-    "  --candidate OUT.yaml  also write a candidate skeleton with the measured stages\n"
-    "  --id ID               the candidate id written in both (default: recorded)\n"
-    "  --step N              the workload step the recorded requests belong to when\n"
-    "                        the trace is replayed (default 1: the step after cold_start)\n";
-
-/* The help of `oomsim import KIND`: its kinds from the importers' table. */
-static void yaml_usage(FILE *f)
+/* The opening of `oomsim import KIND`'s help: its kinds from the importers'
+ * table. */
+static void yaml_head(FILE *f)
 {
     fputs("usage: oomsim import KIND FILE... [-o OUT.yaml] [--id ID] [--part NAME]\n"
           "  writes YAML from what a team already measured, each value with a comment naming\n"
@@ -37,12 +27,83 @@ static void yaml_usage(FILE *f)
         const scn_importer *imp = scn_importer_of((scn_import_kind)k);
         fprintf(f, "    %-17s%s\n", imp->name, imp->help);
     }
-    fputs("  --id ID      the candidate's id (default: imported)\n"
-          "  --part NAME  the part's name (default: model)\n"
-          "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n"
-          "               candidate's id): the dump was taken with the model loaded\n",
-          f);
 }
+
+/* What `oomsim import KIND` was asked. */
+typedef struct yaml_args {
+    const char *out, *minus;
+    scn_import_opts o;
+    const char *files[SCN_IMPORT_INPUTS_MAX];
+    unsigned nfiles;
+} yaml_args;
+
+#define YA(field) offsetof(yaml_args, field)
+#define ID_HELP "  --id ID      the candidate's id (default: imported)\n"
+#define PART_HELP "  --part NAME  the part's name (default: model)\n"
+#define MINUS_HELP                                                                     \
+    "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n" \
+    "               candidate's id): the dump was taken with the model loaded\n"
+static const cli_opt yaml_opts[] = {
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
+    {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
+    {"--minus", NULL, CLI_OPT_TEXT, YA(minus), CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+/* The other kinds: --minus is meminfo's alone. */
+static const cli_opt yaml_opts_no_minus[] = {
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
+    {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
+    {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd meminfo_cmd = {
+    "import", NULL, NULL, yaml_opts, sizeof yaml_opts / sizeof *yaml_opts,
+    "unexpected argument", NULL, YA(files), YA(nfiles), SCN_IMPORT_INPUTS_MAX, 0, NULL, 0,
+    yaml_head};
+static const cli_cmd yaml_cmd = {
+    "import", NULL, NULL, yaml_opts_no_minus, sizeof yaml_opts_no_minus / sizeof *yaml_opts,
+    "unexpected argument", NULL, YA(files), YA(nfiles), SCN_IMPORT_INPUTS_MAX, 0, NULL, 0,
+    yaml_head};
+
+/* What `oomsim import perfetto` was asked. */
+typedef struct pf_args {
+    const char *trace, *out, *cand, *id;
+    unsigned long long pid, step;
+    int has_pid;
+    trc_pf_opts o;
+} pf_args;
+
+#define PA(field) offsetof(pf_args, field)
+static const cli_opt perfetto_opts[] = {
+    {"-o", NULL, CLI_OPT_TEXT, PA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--process", NULL, CLI_OPT_TEXT, PA(o.process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--pid", NULL, CLI_OPT_COUNT, PA(pid), PA(has_pid), 1, INT32_MAX, NULL,
+     "--pid needs a process id (an integer from 1)", 1, NULL},
+    {"--candidate", NULL, CLI_OPT_TEXT, PA(cand), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --candidate OUT.yaml  also write a candidate skeleton with the measured stages\n"},
+    {"--id", NULL, CLI_OPT_TEXT, PA(id), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --id ID               the candidate id written in both (default: recorded)\n"},
+    {"--step", NULL, CLI_OPT_COUNT, PA(step), CLI_NOWHERE, 0, 1000000, NULL,
+     "--step needs a step index (an integer from 0)", 1,
+     "  --step N              the workload step the recorded requests belong to when\n"
+     "                        the trace is replayed (default 1: the step after cold_start)\n"},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd perfetto_cmd = {
+    "import",
+    "usage: oomsim import perfetto TRACE (--process NAME | --pid N) [-o OUT.(jsonl|json|msgpack)]\n"
+    "                     [--candidate OUT.yaml] [--id ID] [--step N]\n"
+    "  reads one app process out of a binary Perfetto trace: its memory over time\n"
+    "  (rss_stat, process_stats), its foreground/background changes (oom_score_adj),\n"
+    "  its stages (slices named oomsim:STAGE:PART) and its death (lmkd, the kernel's\n"
+    "  OOM killer), and writes them as an oomsim trace (JSON Lines on stdout without -o)\n",
+    NULL, perfetto_opts, sizeof perfetto_opts / sizeof *perfetto_opts, "unexpected argument",
+    NULL, PA(trace), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
 
 static int usage_error(const char *what)
 {
@@ -85,29 +146,15 @@ static int load_candidate(const char *arg, mdl_candidate *c, sim_error *err)
 
 static int import_yaml(scn_import_kind kind, int argc, char **argv)
 {
-    const char *out = NULL, *minus = NULL;
-    scn_import_opts o = {NULL, NULL, NULL};
-    const char *files[SCN_IMPORT_INPUTS_MAX];
-    unsigned n = 0;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            yaml_usage(stdout);
-            return CLI_OK;
-        } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            out = v, i++;
-        } else if (strcmp(a, "--id") == 0 && v != NULL) {
-            o.id = v, i++;
-        } else if (strcmp(a, "--part") == 0 && v != NULL) {
-            o.part = v, i++;
-        } else if (strcmp(a, "--minus") == 0 && v != NULL && kind == SCN_IMPORT_MEMINFO) {
-            minus = v, i++;
-        } else if (a[0] == '-' || n == sizeof files / sizeof *files) {
-            return usage_error("unexpected argument");
-        } else {
-            files[n++] = a;
-        }
-    }
+    yaml_args a;
+    memset(&a, 0, sizeof a);
+    int status = cli_parse(kind == SCN_IMPORT_MEMINFO ? &meminfo_cmd : &yaml_cmd, argc - 1,
+                           argv + 1, &a);
+    if (status != CLI_OK)
+        return status == CLI_DONE ? CLI_OK : status;
+    const char *out = a.out, *minus = a.minus, *const *files = a.files;
+    scn_import_opts o = a.o;
+    unsigned n = a.nfiles;
     if (n == 0)
         return usage_error("an input file is needed");
     if (n > scn_importer_of(kind)->inputs)
@@ -145,50 +192,23 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
         return cli_report(&err);
     }
     /* the YAML ends with its newline; both writers add one */
-    int status = out != NULL ? cli_write_file(out, yaml, strlen(yaml) - 1)
+    status = out != NULL ? cli_write_file(out, yaml, strlen(yaml) - 1)
                              : cli_write_stdout(yaml, strlen(yaml) - 1);
     free(yaml);
     return status;
 }
 
-/* What `oomsim import perfetto` was asked. */
-typedef struct pf_args {
-    const char *trace, *out, *cand, *id;
-    trc_pf_opts o;
-} pf_args;
-
 /* CLI_OK, CLI_DONE (help printed) or CLI_USAGE (said why). */
 static int parse_perfetto(int argc, char **argv, pf_args *a)
 {
-    *a = (pf_args){NULL, NULL, NULL, "recorded", {NULL, -1, NULL, 1}};
-    for (int i = 1; i < argc; i++) {
-        const char *k = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        unsigned long long n;
-        if (strcmp(k, "-h") == 0 || strcmp(k, "--help") == 0) {
-            fputs(usage_text, stdout);
-            return CLI_DONE;
-        } else if (strcmp(k, "-o") == 0 && v != NULL) {
-            a->out = v, i++;
-        } else if (strcmp(k, "--process") == 0 && v != NULL) {
-            a->o.process = v, i++;
-        } else if (strcmp(k, "--pid") == 0 && v != NULL) {
-            if (cli_number(v, 1, INT32_MAX, &n) != SIM_OK)
-                return usage_error("--pid needs a process id (an integer from 1)");
-            a->o.pid = (int64_t)n, i++;
-        } else if (strcmp(k, "--candidate") == 0 && v != NULL) {
-            a->cand = v, i++;
-        } else if (strcmp(k, "--step") == 0 && v != NULL) {
-            if (cli_number(v, 0, 1000000, &n) != SIM_OK)
-                return usage_error("--step needs a step index (an integer from 0)");
-            a->o.step = (int64_t)n, i++;
-        } else if (strcmp(k, "--id") == 0 && v != NULL) {
-            a->id = v, i++;
-        } else if (k[0] == '-' || a->trace != NULL) {
-            return usage_error("unexpected argument");
-        } else {
-            a->trace = k;
-        }
-    }
+    memset(a, 0, sizeof *a);
+    a->id = "recorded";
+    a->step = 1;
+    int rc = cli_parse(&perfetto_cmd, argc - 1, argv + 1, a);
+    if (rc != CLI_OK)
+        return rc;
+    a->o.pid = a->has_pid ? (int64_t)a->pid : -1;
+    a->o.step = (int64_t)a->step;
     if (a->trace == NULL)
         return usage_error("a Perfetto trace is needed");
     if ((a->o.process == NULL) == (a->o.pid < 0))
@@ -291,9 +311,10 @@ int cli_import(int argc, char **argv)
     for (int k = 0; argc > 0 && k < SCN_IMPORT_COUNT; k++)
         if (strcmp(argv[0], scn_import_kind_name((scn_import_kind)k)) == 0)
             return import_yaml((scn_import_kind)k, argc, argv);
-    if (argc > 0 && (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)) {
-        fputs(usage_text, stdout);
-        yaml_usage(stdout);
+    const cli_opt *first = argc > 0 ? cli_opt_named(&perfetto_cmd, argv[0]) : NULL;
+    if (first != NULL && first->kind == CLI_OPT_HELP) { /* both forms' help */
+        cli_help(&perfetto_cmd, stdout);
+        cli_help(&yaml_cmd, stdout);
         return CLI_OK;
     }
     if (argc < 1 || strcmp(argv[0], "perfetto") != 0) {

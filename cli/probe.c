@@ -8,13 +8,23 @@
 #include <stdio.h>
 #include <string.h>
 
+static const cli_opt probe_opts[] = {
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd probe_cmd = {
+    "probe",
+    "usage: oomsim probe EVENTS.json\n"
+    "  reads a JSON array of {time_ms, stage, rss_mb, budget_mb, sessions,\n"
+    "  exit_reason} events and prints the peak, every event over budget and the\n"
+    "  exit reason (docs/probe.md)\n",
+    NULL, probe_opts, 1, "one events file is needed", NULL, 0, CLI_NOWHERE, 0, 0, NULL, 0, NULL};
+
 int cli_probe(int argc, char **argv)
 {
-    if (argc == 1 && (strcmp(argv[0], "--help") == 0 || strcmp(argv[0], "-h") == 0)) {
-        printf("usage: oomsim probe EVENTS.json\n"
-               "  reads a JSON array of {time_ms, stage, rss_mb, budget_mb, sessions,\n"
-               "  exit_reason} events and prints the peak, every event over budget and the\n"
-               "  exit reason (docs/probe.md)\n");
+    /* one argument: --help, or the events file (whatever its name) */
+    if (argc == 1 && cli_opt_named(&probe_cmd, argv[0]) != NULL) {
+        cli_help(&probe_cmd, stdout);
         return CLI_OK;
     }
     if (argc != 1)

@@ -6,55 +6,52 @@
 #include "results/results.h"
 #include "scenarios/scenarios.h"
 
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-static const char replay_usage[] =
+/* What `oomsim replay` was asked. */
+typedef struct replay_args {
+    cli_run_opts o;
+    const char *trace, *scenario;
+    unsigned long long rep;
+} replay_args;
+
+static const char *const formats[] = {"table", "json", "csv", NULL};
+
+#define RA(field) offsetof(replay_args, field)
+static const cli_opt replay_opts[] = {
+    {"--scenario", NULL, CLI_OPT_TEXT, RA(scenario), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--replication", NULL, CLI_OPT_COUNT, RA(rep), CLI_NOWHERE, 0, SCN_REPLICATIONS_MAX - 1,
+     NULL, NULL, 0, NULL},
+    {"-o", NULL, CLI_OPT_TEXT, RA(o.dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"-j", NULL, CLI_OPT_COUNT, RA(o.threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0, NULL},
+    {"--format", NULL, CLI_OPT_CHOICE, RA(o.format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd replay_cmd = {
+    "replay",
     "usage: oomsim replay TRACE --scenario SCENARIO.yaml [--replication K] [-o DIR]\n"
     "                     [-j THREADS] [--format table|json|csv]\n"
     "  a trace-driven run: request arrivals, needs and measured stage costs from the\n"
     "  trace (written by `oomsim gen`), device, policies and strategies from the\n"
     "  scenario; every cell of the trace's candidate runs once, with the device's\n"
-    "  draws of replication K (default 0: use the trace's --replication)\n";
+    "  draws of replication K (default 0: use the trace's --replication)\n",
+    NULL, replay_opts, sizeof replay_opts / sizeof *replay_opts, "unexpected argument", NULL,
+    RA(trace), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
 
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
-static int parse(int argc, char **argv, const char **trace, const char **scenario,
-                 unsigned long long *rep, cli_run_opts *o)
+static int parse(int argc, char **argv, replay_args *a)
 {
-    memset(o, 0, sizeof *o);
-    o->format = "table";
-    o->threads = 1;
-    *trace = *scenario = NULL;
-    *rep = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            fputs(replay_usage, stdout);
-            return CLI_DONE;
-        } else if (strcmp(a, "--scenario") == 0 && v != NULL) {
-            *scenario = argv[++i];
-        } else if (strcmp(a, "--replication") == 0 && v != NULL &&
-                   cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, rep) == SIM_OK) {
-            i++;
-        } else if (strcmp(a, "-o") == 0 && v != NULL) {
-            o->dir = argv[++i];
-        } else if (strcmp(a, "-j") == 0 && v != NULL &&
-                   cli_number(v, 1, 256, &o->threads) == SIM_OK) {
-            i++;
-        } else if (strcmp(a, "--format") == 0 && v != NULL &&
-                   (strcmp(v, "table") == 0 || strcmp(v, "json") == 0 || strcmp(v, "csv") == 0)) {
-            o->format = argv[++i];
-        } else if (a[0] != '-' && *trace == NULL) {
-            *trace = a;
-        } else {
-            return cli_usage_error("replay", "unexpected argument");
-        }
-    }
-    if (*trace == NULL || *scenario == NULL) {
+    memset(a, 0, sizeof *a);
+    a->o.format = "table";
+    a->o.threads = 1;
+    int rc = cli_parse(&replay_cmd, argc, argv, a);
+    if (rc == CLI_OK && (a->trace == NULL || a->scenario == NULL))
         return cli_usage_error("replay", "a trace and --scenario are needed");
-    }
-    return CLI_OK;
+    return rc;
 }
 
 /* Every cell of the recording's candidate, run once on the recording
@@ -98,12 +95,13 @@ static int run_recorded(const scn_scenario *s, const mdl_candidate *cand, const 
 
 int cli_replay(int argc, char **argv)
 {
-    const char *trace, *scenario;
-    unsigned long long rep;
-    cli_run_opts o;
-    int status = parse(argc, argv, &trace, &scenario, &rep, &o);
+    replay_args a;
+    int status = parse(argc, argv, &a);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
+    const char *trace = a.trace, *scenario = a.scenario;
+    unsigned long long rep = a.rep;
+    cli_run_opts o = a.o;
     sim_error err;
     sim_error_clear(&err);
     char id[TRC_TEXT_MAX] = "";

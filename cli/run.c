@@ -7,6 +7,7 @@
 #include "scenarios/scenarios.h"
 
 #include <errno.h>
+#include <stddef.h>
 #include <sched.h>
 #include <signal.h>
 #include <stdio.h>
@@ -15,26 +16,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-
-static const char usage_text[] =
-    "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
-    "                  [-j THREADS] [--format table|json|csv]\n"
-    "                  [--checkpoint FILE [--checkpoint-period S]] [--resume FILE]\n"
-    "  With no scenario, runs the shipped default capacity plan.\n"
-    "  -o DIR     also write DIR/results.json, DIR/cells.csv, the SVG plots and\n"
-    "             DIR/report.html (docs/reports.md)\n"
-    "  --timeline K  the replication the timeline plots show (default: the first)\n"
-    "  -r N       replications per cell (overrides the scenario's)\n"
-    "  --seed S   seed (overrides the scenario's)\n"
-    "  -j N       threads (default: the CPUs it may use; results do not depend on it)\n"
-    "  --format   what to print: table (default), json or csv\n"
-    "  --checkpoint FILE  write the run's state to FILE every 60 s and when\n"
-    "             SIGINT, SIGTERM or SIGUSR1 comes (then stop); removed once the\n"
-    "             results are written (docs/results.md, checkpoints)\n"
-    "  --checkpoint-period S  seconds between checkpoints (default 60; 0: after\n"
-    "             every round of replications)\n"
-    "  --resume FILE  continue from that checkpoint: the same results, to the\n"
-    "             byte, as the run uninterrupted\n";
 
 /* In an MPI job only rank 0 speaks: the others parse the same arguments
  * and hear of every failure (sim_ranks_agree), so they would only repeat
@@ -48,15 +29,6 @@ static int speaks(void)
 static int report_once(const sim_error *err)
 {
     return speaks() ? cli_report(err) : cli_status(err->code);
-}
-
-static int usage_error(const char *fmt, const char *arg)
-{
-    if (!speaks())
-        return CLI_USAGE;
-    char msg[256];
-    snprintf(msg, sizeof msg, fmt, arg);
-    return cli_usage_error("run", "%s", msg);
 }
 
 /* A decimal integer in [min, max]. */
@@ -96,78 +68,65 @@ unsigned long long cli_default_threads(void)
     return n < 1 ? 1 : n > 256 ? 256 : n;
 }
 
+static const char *const formats[] = {"table", "json", "csv", NULL};
+
+#define RUN(field) offsetof(cli_run_opts, field)
+static const cli_opt run_opts[] = {
+    {"-o", NULL, CLI_OPT_TEXT, RUN(dir), CLI_NOWHERE, 0, 0, NULL, "-o needs a directory", 0,
+     "  -o DIR     also write DIR/results.json, DIR/cells.csv, the SVG plots and\n"
+     "             DIR/report.html (docs/reports.md)\n"},
+    {"--timeline", NULL, CLI_OPT_COUNT, RUN(timeline), RUN(has_timeline), 0,
+     SCN_REPLICATIONS_MAX - 1, NULL, "--timeline needs a replication number, got '%s'", 0,
+     "  --timeline K  the replication the timeline plots show (default: the first)\n"},
+    {"-r", NULL, CLI_OPT_COUNT, RUN(reps), RUN(has_reps), 1, SCN_REPLICATIONS_MAX, NULL,
+     "-r needs a count from 1 to 10000000, got '%s'", 0,
+     "  -r N       replications per cell (overrides the scenario's)\n"},
+    {"--seed", NULL, CLI_OPT_COUNT, RUN(seed), RUN(has_seed), 0, INT64_MAX, NULL,
+     "--seed needs a non-negative integer, got '%s'", 0,
+     "  --seed S   seed (overrides the scenario's)\n"},
+    {"-j", NULL, CLI_OPT_COUNT, RUN(threads), CLI_NOWHERE, 1, 256, NULL,
+     "-j needs a thread count from 1 to 256, got '%s'", 0,
+     "  -j N       threads (default: the CPUs it may use; results do not depend on it)\n"},
+    {"--format", NULL, CLI_OPT_CHOICE, RUN(format), CLI_NOWHERE, 0, 0, formats,
+     "--format is table, json or csv, got '%s'", 0,
+     "  --format   what to print: table (default), json or csv\n"},
+    {"--checkpoint", NULL, CLI_OPT_FILE, RUN(checkpoint), CLI_NOWHERE, 0, 0, NULL,
+     "--checkpoint needs a file", 0,
+     "  --checkpoint FILE  write the run's state to FILE every 60 s and when\n"
+     "             SIGINT, SIGTERM or SIGUSR1 comes (then stop); removed once the\n"
+     "             results are written (docs/results.md, checkpoints)\n"},
+    {"--checkpoint-period", NULL, CLI_OPT_SECONDS, RUN(period), RUN(has_period), 0, 1000000,
+     NULL, "--checkpoint-period needs seconds from 0 to 1000000, got '%s'", 0,
+     "  --checkpoint-period S  seconds between checkpoints (default 60; 0: after\n"
+     "             every round of replications)\n"},
+    {"--resume", NULL, CLI_OPT_FILE, RUN(resume), CLI_NOWHERE, 0, 0, NULL,
+     "--resume needs a file", 0,
+     "  --resume FILE  continue from that checkpoint: the same results, to the\n"
+     "             byte, as the run uninterrupted\n"},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd run_cmd = {
+    "run",
+    "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
+    "                  [-j THREADS] [--format table|json|csv]\n"
+    "                  [--checkpoint FILE [--checkpoint-period S]] [--resume FILE]\n"
+    "  With no scenario, runs the shipped default capacity plan.\n",
+    NULL, run_opts, sizeof run_opts / sizeof *run_opts, "unknown option '%s'",
+    "one scenario at a time; '%s' is extra", RUN(scenario), CLI_NOWHERE, 1, 1, speaks, 256,
+    NULL};
+
 static int parse(int argc, char **argv, cli_run_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->format = "table";
     o->threads = cli_default_threads();
     o->period = 60;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (strcmp(a, "-h") == 0 || strcmp(a, "--help") == 0) {
-            if (speaks())
-                fputs(usage_text, stdout);
-            return CLI_DONE;
-        } else if (strcmp(a, "-o") == 0) {
-            if (v == NULL)
-                return usage_error("%s needs a directory", a);
-            o->dir = v;
-            i++;
-        } else if (strcmp(a, "-r") == 0) {
-            if (cli_number(v, 1, SCN_REPLICATIONS_MAX, &o->reps) != SIM_OK)
-                return usage_error("-r needs a count from 1 to 10000000, got '%s'",
-                                   v != NULL ? v : "");
-            o->has_reps = 1;
-            i++;
-        } else if (strcmp(a, "--seed") == 0) {
-            if (cli_number(v, 0, INT64_MAX, &o->seed) != SIM_OK)
-                return usage_error("--seed needs a non-negative integer, got '%s'",
-                                   v != NULL ? v : "");
-            o->has_seed = 1;
-            i++;
-        } else if (strcmp(a, "--timeline") == 0) {
-            if (cli_number(v, 0, SCN_REPLICATIONS_MAX - 1, &o->timeline) != SIM_OK)
-                return usage_error("--timeline needs a replication number, got '%s'",
-                                   v != NULL ? v : "");
-            o->has_timeline = 1;
-            i++;
-        } else if (strcmp(a, "-j") == 0) {
-            if (cli_number(v, 1, 256, &o->threads) != SIM_OK)
-                return usage_error("-j needs a thread count from 1 to 256, got '%s'",
-                                   v != NULL ? v : "");
-            i++;
-        } else if (strcmp(a, "--checkpoint") == 0 || strcmp(a, "--resume") == 0) {
-            if (v == NULL || v[0] == '\0')
-                return usage_error("%s needs a file", a);
-            *(a[2] == 'c' ? &o->checkpoint : &o->resume) = v;
-            i++;
-        } else if (strcmp(a, "--checkpoint-period") == 0) {
-            char *end = NULL;
-            double t = v != NULL ? strtod(v, &end) : -1;
-            if (v == NULL || end == v || *end != '\0' || !(t >= 0 && t <= 1e6))
-                return usage_error("--checkpoint-period needs seconds from 0 to 1000000, got "
-                                   "'%s'", v != NULL ? v : "");
-            o->period = t;
-            o->has_period = 1;
-            i++;
-        } else if (strcmp(a, "--format") == 0) {
-            if (v == NULL || (strcmp(v, "table") && strcmp(v, "json") && strcmp(v, "csv")))
-                return usage_error("--format is table, json or csv, got '%s'",
-                                   v != NULL ? v : "");
-            o->format = v;
-            i++;
-        } else if (a[0] == '-' && a[1] != '\0') {
-            return usage_error("unknown option '%s'", a);
-        } else if (o->scenario != NULL) {
-            return usage_error("one scenario at a time; '%s' is extra", a);
-        } else {
-            o->scenario = a;
-        }
-    }
-    if (o->has_period && o->checkpoint == NULL)
-        return usage_error("%s goes with --checkpoint FILE", "--checkpoint-period");
-    return CLI_OK;
+    int rc = cli_parse(&run_cmd, argc, argv, o);
+    if (rc != CLI_OK || !o->has_period || o->checkpoint != NULL)
+        return rc;
+    return speaks() ? cli_usage_error("run", "--checkpoint-period goes with --checkpoint FILE")
+                    : CLI_USAGE;
 }
 
 /* A path on disk, else a catalog scenario by name, else the default. */

@@ -115,22 +115,37 @@ static int check_trace(const char *path, int drop_unknown, sim_error *err, char 
     return rc;
 }
 
+/* The table gives the help; the files are read in order as they come,
+ * --drop-unknown for the traces after it (so it is not cli_parse's). */
+static const cli_opt validate_opts[] = {
+    {"--drop-unknown", NULL, CLI_OPT_FLAG, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --drop-unknown  skip a trace event's unknown keys (for the files after it)\n"},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+};
+
+static const cli_cmd validate_cmd = {
+    "validate",
+    "usage: oomsim validate [--drop-unknown] FILE...\n"
+    "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
+    "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n",
+    "  prints the run's size estimate for a scenario\n", validate_opts,
+    sizeof validate_opts / sizeof *validate_opts, "unexpected argument '%s'", NULL, 0,
+    CLI_NOWHERE, 0, 0, NULL, 0, NULL};
+
 int cli_validate(int argc, char **argv)
 {
     if (argc < 1)
         return cli_usage_error("validate", "a file to check is needed");
-    if (strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0) {
-        printf("usage: oomsim validate [--drop-unknown] FILE...\n"
-               "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
-               "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n"
-               "  --drop-unknown  skip a trace event's unknown keys (for the files after it)\n"
-               "  prints the run's size estimate for a scenario\n");
+    const cli_opt *first = cli_opt_named(&validate_cmd, argv[0]);
+    if (first != NULL && first->kind == CLI_OPT_HELP) {
+        cli_help(&validate_cmd, stdout);
         return CLI_OK;
     }
     int drop_unknown = 0;
     for (int i = 0; i < argc; i++) {
         const char *path = argv[i];
-        if (strcmp(path, "--drop-unknown") == 0) {
+        const cli_opt *o = cli_opt_named(&validate_cmd, path);
+        if (o != NULL && o->kind == CLI_OPT_FLAG) {
             drop_unknown = 1; /* for the traces after it */
             continue;
         }

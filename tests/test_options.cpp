@@ -1,0 +1,189 @@
+// test_options.cpp - the one parser and help printer of every subcommand's
+// table of options (cli/options.c), on a table of its own; and, through
+// the command line, that each subcommand's help shows every option its
+// table takes.
+#include <catch2/catch.hpp>
+
+#include <cstddef>
+#include <string>
+#include <vector>
+
+#include "shim/capture.hpp"
+#include "shim/shim.hpp"
+
+extern "C" {
+#include "cli/cli.h"
+}
+
+namespace {
+
+struct Args {
+    const char *name;
+    const char *files[3];
+    unsigned nfiles;
+    const char *choice;
+    const char *path;
+    unsigned long long count;
+    int has_count, flag;
+    double seconds;
+};
+
+const char *const choices[] = {"alpha", "beta", nullptr};
+
+#define AO(field) offsetof(Args, field)
+const cli_opt opts[] = {
+    {"--count", "-c", CLI_OPT_COUNT, AO(count), AO(has_count), 2, 9, nullptr,
+     "--count is 2 to 9, got '%s'", 0, "  --count N   a count\n"},
+    {"--flag", nullptr, CLI_OPT_FLAG, AO(flag), CLI_NOWHERE, 0, 0, nullptr, nullptr, 0,
+     "  --flag      a flag\n"},
+    {"--choice", nullptr, CLI_OPT_CHOICE, AO(choice), CLI_NOWHERE, 0, 0, choices,
+     "--choice is alpha or beta", 1, nullptr},
+    {"--file", nullptr, CLI_OPT_FILE, AO(path), CLI_NOWHERE, 0, 0, nullptr,
+     "--file needs a file", 0, "  --file F    a file\n"},
+    {"--wait", nullptr, CLI_OPT_SECONDS, AO(seconds), CLI_NOWHERE, 0, 10, nullptr,
+     "--wait needs seconds from 0 to 10, got '%s'", 0, nullptr},
+    {"--in", nullptr, CLI_OPT_LIST, AO(files), AO(nfiles), 0, 3, nullptr, nullptr, 0, nullptr},
+    {"--other", nullptr, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, nullptr, nullptr, 0,
+     "  --other     another form's\n"},
+    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, nullptr, nullptr, 0, nullptr},
+};
+
+const cli_cmd cmd = {"demo", "usage: oomsim demo NAME\n", "  the end\n", opts,
+                     sizeof opts / sizeof *opts, "unexpected argument '%s'",
+                     "one name; '%s' is extra", AO(name), CLI_NOWHERE, 1, 0, nullptr, 0,
+                     nullptr};
+
+struct Parsed {
+    int rc;
+    Args a;
+    std::string out, err;
+};
+
+Parsed parse(std::vector<std::string> words, const cli_cmd &c = cmd)
+{
+    shim::TempDir dir;
+    shim::Capture cap(dir);
+    std::vector<char *> argv;
+    for (auto &w : words)
+        argv.push_back(&w[0]);
+    Parsed p{};
+    p.a.seconds = -1;
+    cap.begin();
+    p.rc = cli_parse(&c, (int)argv.size(), argv.data(), &p.a);
+    auto printed = cap.end();
+    p.out = printed.first;
+    p.err = printed.second;
+    return p;
+}
+
+} // namespace
+
+TEST_CASE("options: values land where the table says", "[cli][options]")
+{
+    Parsed p = parse({"x", "-c", "7", "--flag", "--choice", "beta", "--file", "f", "--wait",
+                      "2.5", "--in", "a", "--in", "b"});
+    INFO(p.err);
+    REQUIRE(p.rc == CLI_OK);
+    CHECK(std::string(p.a.name) == "x");
+    CHECK(p.a.count == 7);
+    CHECK(p.a.has_count == 1);
+    CHECK(p.a.flag == 1);
+    CHECK(std::string(p.a.choice) == "beta");
+    CHECK(p.a.choice == choices[1]); // the table's own string
+    CHECK(std::string(p.a.path) == "f");
+    CHECK(p.a.seconds == 2.5);
+    REQUIRE(p.a.nfiles == 2);
+    CHECK(std::string(p.a.files[1]) == "b");
+    CHECK(p.err.empty());
+}
+
+TEST_CASE("options: each refusal says what the table says", "[cli][options]")
+{
+    // a bad value, with the value in the message
+    CHECK(parse({"--count", "1"}).err == "oomsim demo: --count is 2 to 9, got '1'\n"
+                                         "see oomsim demo --help\n");
+    // a missing value gets the same message, with nothing for the value
+    CHECK(parse({"--count"}).err.find("--count is 2 to 9, got ''\n") != std::string::npos);
+    // ... unless a missing value is unexpected for that option
+    CHECK(parse({"--choice"}).err.find("unexpected argument '--choice'\n") != std::string::npos);
+    CHECK(parse({"--choice", "gamma"}).err.find("--choice is alpha or beta\n") !=
+          std::string::npos);
+    CHECK(parse({"--file", ""}).err.find("--file needs a file\n") != std::string::npos);
+    CHECK(parse({"--wait", "11"}).err.find("got '11'") != std::string::npos);
+    CHECK(parse({"--wait", "2x"}).err.find("got '2x'") != std::string::npos);
+    // a list past its size, an option another form takes, an unknown one
+    CHECK(parse({"--in", "a", "--in", "b", "--in", "c", "--in", "d"}).err.find(
+              "unexpected argument '--in'") != std::string::npos);
+    CHECK(parse({"--other", "x"}).err.find("unexpected argument '--other'") !=
+          std::string::npos);
+    CHECK(parse({"--nope"}).err.find("unexpected argument '--nope'") != std::string::npos);
+    CHECK(parse({"a", "b"}).err.find("one name; 'b' is extra") != std::string::npos);
+    // a lone dash is an option here
+    CHECK(parse({"-"}).err.find("unexpected argument '-'") != std::string::npos);
+    for (auto words : std::vector<std::vector<std::string>>{{"--count", "1"}, {"a", "b"}})
+        CHECK(parse(words).rc == CLI_USAGE);
+}
+
+TEST_CASE("options: the first error wins, and the last value of a repeated option",
+          "[cli][options]")
+{
+    Parsed p = parse({"--count", "1", "--nope"});
+    CHECK(p.err.find("--count is 2") != std::string::npos);
+    CHECK(p.err.find("--nope") == std::string::npos);
+    Parsed q = parse({"-c", "3", "--count", "4"});
+    CHECK(q.rc == CLI_OK);
+    CHECK(q.a.count == 4);
+}
+
+TEST_CASE("options: the help is the table's, in its order", "[cli][options]")
+{
+    Parsed p = parse({"-h"});
+    CHECK(p.rc == CLI_DONE);
+    CHECK(p.out == "usage: oomsim demo NAME\n"
+                   "  --count N   a count\n"
+                   "  --flag      a flag\n"
+                   "  --file F    a file\n"
+                   "  --other     another form's\n"
+                   "  the end\n");
+    CHECK(p.err.empty());
+}
+
+TEST_CASE("options: a message is cut where the command asks, a lone dash may be an argument",
+          "[cli][options]")
+{
+    cli_cmd cut = cmd;
+    cut.message_max = 20;
+    cut.dash_is_positional = 1;
+    Parsed p = parse({"--count", "123456789"}, cut);
+    // 19 bytes and the NUL: "--count is 2 to 9, " is 19
+    CHECK(p.err == "oomsim demo: --count is 2 to 9, \nsee oomsim demo --help\n");
+    Parsed d = parse({"-"}, cut);
+    CHECK(d.rc == CLI_OK);
+    CHECK(std::string(d.a.name) == "-");
+}
+
+TEST_CASE("every subcommand's help shows each option of its table", "[cli][options]")
+{
+    // the tables are static inside each subcommand: read the help, then
+    // try each option named there and check it is not refused as unknown
+    struct Case {
+        const char *cmd;
+        std::vector<const char *> options;
+    } cases[] = {
+        {"run", {"-o", "--timeline", "-r", "--seed", "-j", "--format", "--checkpoint",
+                 "--checkpoint-period", "--resume"}},
+        {"explain", {"--full", "--quiz", "--answers", "-o"}},
+        {"validate", {"--drop-unknown"}},
+    };
+    for (const Case &c : cases) {
+        shim::RunResult r = shim::oomsim({"help", c.cmd});
+        REQUIRE(r.status == 0);
+        for (const char *o : c.options) {
+            INFO(c.cmd << " " << o);
+            CHECK(r.out.find(std::string("  ") + o + " ") != std::string::npos);
+        }
+    }
+    shim::RunResult imp = shim::oomsim({"import", "--help"});
+    for (const char *o : {"--candidate", "--id", "--step", "--part", "--minus"})
+        CHECK(imp.out.find(std::string("  ") + o + " ") != std::string::npos);
+}
