@@ -1,6 +1,6 @@
 /* charge.c - the app's memory: charging and releasing through the ledger,
- * the Java heap check, the kill rules after every change, memory warnings
- * and the other apps' pressure spikes.
+ * the Java heap check, the kill rules (kill.c) after every change, then the
+ * memory warnings' edge (warning.c), and the other apps' pressure spikes.
  *
  * The charging rule (docs/model.md "Memory semantics"): a stage's
  * allocation, every owner and category it allocates, is one allocation.
@@ -10,70 +10,6 @@
  * death inside a stage reports the stage's full footprint, as the system's
  * sample at the kill would. */
 #include "world_int.h"
-
-/* The kill rule of each OS family, one file each, included here (as Redis's
- * ae.c includes its ae_*.c backend) so the compiler inlines the rule into
- * the hot path: a table of function pointers cost 2 % of a run. */
-#include "kill_jetsam.c"
-#include "kill_lmk.c"
-
-/* The device's rule: its kind, fixed when the replication is set up. */
-static inline void kill_decide(const mdl_device *d, const mdl_kill_input *in,
-                               mdl_kill_verdict *out)
-{
-    if (d->rule == MDL_KILL_JETSAM)
-        jetsam_decide(d, in, out);
-    else
-        lmk_decide(d, in, out);
-}
-
-/* The room left with no spike: what the memory warnings compare. */
-static inline int64_t headroom(const world *w, int64_t counted)
-{
-    const mdl_device *d = w->dev;
-    return d->rule == MDL_KILL_JETSAM
-               ? jetsam_headroom(d, counted, w->proc.fg)
-               : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor,
-                              w->proc.fg ? w->proc.hot : 0);
-}
-
-/* The public face of the kill rules (models.h). */
-void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
-{
-    kill_decide(d, in, out);
-}
-
-int64_t mdl_kill_line(const mdl_device *d, int foreground)
-{
-    return d->rule == MDL_KILL_JETSAM ? jetsam_line(d, foreground) : lmk_line(d, foreground);
-}
-
-int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground)
-{
-    return jetsam_limit_of(d, foreground);
-}
-
-const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const char *kind)
-{
-    for (unsigned k = 0; k < d->ndelegates; k++)
-        if (strcmp(d->delegates[k].name, kind) == 0)
-            return &d->delegates[k];
-    return NULL;
-}
-
-void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out)
-{
-    *out = *d;
-    if (p->entitlement && d->rule == MDL_KILL_JETSAM && d->entitled_limit > 0)
-        out->jetsam_limit = d->entitled_limit;
-}
-
-int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground)
-{
-    mdl_device d;
-    mdl_device_in_force(c->device, &c->policy, &d);
-    return mdl_kill_line(&d, foreground);
-}
 
 static mdl_kill_input state_now(const world *w, int64_t extra)
 {
@@ -88,40 +24,11 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
     return in;
 }
 
-/* Memory warnings are edge-triggered: one per crossing below warning_at.
- * The app hears of a crossing (onTrimMemory, didReceiveMemoryWarning)
- * asynchronously: the policy's actions, and their end when memory
- * recovers, run in an event at the same instant, never inside the
- * allocation or release that crossed. */
-static void warning_at_room(world *w, int64_t room)
-{
-    if (w->warn_level[1] <= 0)
-        return;
-    int below = room < w->warn_level[w->proc.fg != 0];
-    if (below == w->proc.warned)
-        return;
-    w->proc.warned = below;
-    if (below) {
-        w->out->warnings++;
-        w__emit_note(w, w->last_stage, "memory_warning");
-    }
-    if (!w->ending &&
-        (w->pol->on_warning != 0 || w->pol->retry.kind == MDL_RETRY_ON_NEW_CONDITION))
-        (void)w__at(w, now(w), PRIO_TIMER, w__on_warning, tag(w, (uint32_t)below), NULL);
-}
-
-void w__warning_check(world *w)
-{
-    if (w->warn_level[1] <= 0)
-        return;
-    warning_at_room(w, headroom(w, mdl_ledger_counted(w->led)));
-}
-
 w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
 {
     mdl_kill_input in = state_now(w, extra);
     mdl_kill_verdict v;
-    kill_decide(w->dev, &in, &v);
+    w__kill_decide(w->dev, &in, &v);
     if (v.margin < w->out->min_margin)
         w->out->min_margin = v.margin;
     w->dstate.cached = v.cached;
@@ -134,7 +41,7 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
         w__die(w, v.why, stage);
         return W_GONE;
     }
-    warning_at_room(w, v.room);
+    w__warning_room(w, v.room);
     return W_LIVES;
 }
 

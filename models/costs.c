@@ -15,7 +15,7 @@ static const mdl_phase *phase_def(const mdl_part *def, int ph)
 static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
 {
     const part_rt *p = &w->proc.parts[idx];
-    const mdl_part *def = p->def;
+    const mdl_part *def = part_id(w, p)->def;
     const mdl_phase *f = phase_def(def, ph);
     gsl_rng *r = sim_stream_rng(&w->s_stage);
     memset(c, 0, sizeof *c);
@@ -44,7 +44,7 @@ static int drawn_outcome(world *w, unsigned idx)
 
 static void drawn_session(world *w, unsigned idx, int64_t out[MDL_CAT_COUNT])
 {
-    sample_amounts(&w->proc.parts[idx].def->session, sim_stream_rng(&w->s_stage), out);
+    sample_amounts(&w->store.part[idx].def->session, sim_stream_rng(&w->s_stage), out);
 }
 
 static sim_time drawn_relaunch(world *w)

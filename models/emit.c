@@ -31,7 +31,7 @@ static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
     e->sessions = w->lim.sess_eff;
     if (part >= 0) {
         e->has |= TRC_F_PART;
-        snprintf(e->part, sizeof e->part, "%.63s", w->proc.parts[part].def->name);
+        snprintf(e->part, sizeof e->part, "%.63s", w->store.part[part].def->name);
     }
     return e;
 }
@@ -133,7 +133,7 @@ void w__emit_request_note(world *w, const char *what, uint32_t user_index)
     trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, -1);
     with_error(e, what);
     e->has |= TRC_F_REQUEST;
-    e->request = (int64_t)w->proc.users[user_index].id;
+    e->request = (int64_t)w->store.users[user_index].id;
     ev_send(w);
 }
 
@@ -141,7 +141,7 @@ void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
 {
     if (!TRACING(w))
         return;
-    const user *x = &w->proc.users[r->user];
+    const user *x = &w->store.users[r->user];
     unsigned s = 0;
     while (s < MDL_SESSIONS_MAX && (p->slots[s / 64] >> (s % 64) & 1u))
         s++;
@@ -169,7 +169,7 @@ void w__emit_inference_end(world *w, part_rt *p, const req *r)
     trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_END, (int)(p - w->proc.parts));
     e->has |= TRC_F_SESSION | TRC_F_REQUEST;
     e->session = r->slot;
-    e->request = (int64_t)w->proc.users[r->user].id;
+    e->request = (int64_t)w->store.users[r->user].id;
     if (r->orphan) /* an attempt the client gave up on */
         with_error(e, "abandoned");
     ev_send(w);

@@ -93,15 +93,15 @@ static void start_deferred(world *w)
 void w__release_part(world *w, part_rt *p)
 {
     w__emit_release(w, part_index_of(w, p));
-    w__give(w, p->owner, p->resident);
+    w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
-    mdl_ledger_free_owner(w->led, p->sess_owner, NULL);
+    mdl_ledger_free_owner(w->led, part_id(w, p)->sess_owner, NULL);
     memset(p->prepare_res, 0, sizeof p->prepare_res);
     p->sess_idle = 0;
     p->state = P_UNLOADED;
     p->on_delegate = 0;
     if (p->hot) { /* its weights are no longer read */
-        w->proc.hot -= p->def->file;
+        w->proc.hot -= part_id(w, p)->def->file;
         p->hot = 0;
     }
     p->release_pending = 0;
@@ -163,7 +163,7 @@ static void start_phase(world *w, part_rt *p, int ph)
     int64_t all[MDL_CAT_COUNT];
     memcpy(all, c.resident, sizeof all);
     add_to(all, c.transient);
-    if (w__charge(w, p->owner, all, stage) != W_LIVES)
+    if (w__charge(w, part_id(w, p)->owner, all, stage) != W_LIVES)
         return;
     add_to(p->resident, c.resident);
     if (ph == PH_DELEGATE)
@@ -178,7 +178,7 @@ static void start_phase(world *w, part_rt *p, int ph)
         memcpy(p->cache_tr, c.miss, sizeof c.miss);
     }
     const mdl_device *dev = w->dev;
-    const mdl_part *def = p->def;
+    const mdl_part *def = part_id(w, p)->def;
     const mdl_phase *f = ph == PH_LOAD ? &def->load : ph == PH_DELEGATE ? &def->delegate_prepare
                                                                         : &def->prepare;
     if (f->main_thread && dev->os == MDL_OS_ANDROID && dev->anr_timeout > 0 &&
@@ -203,7 +203,7 @@ static void load_over(world *w, part_rt *p)
 static uint32_t pop_waiter(world *w, part_rt *p)
 {
     uint32_t i = p->wait_head;
-    p->wait_head = w->proc.pool[i].next;
+    p->wait_head = w->store.pool[i].next;
     if (p->wait_head == NIL)
         p->wait_tail = NIL;
     return i;
@@ -222,7 +222,7 @@ static void part_ready(world *w, part_rt *p)
     uint32_t epoch = w->epoch;
     while (p->wait_head != NIL && still(w, epoch)) {
         uint32_t i = pop_waiter(w, p);
-        w->proc.pool[i].state = R_RUNNING;
+        w->store.pool[i].state = R_RUNNING;
         w__advance(w, i);
     }
     if (still(w, epoch) && w->pol->residency == MDL_RES_RELEASE_FIRST && any_deferred(w)) {
@@ -241,7 +241,7 @@ static void part_ready(world *w, part_rt *p)
 static void part_failed(world *w, part_rt *p)
 {
     load_over(w, p);
-    w__give(w, p->owner, p->resident);
+    w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     p->state = P_FAILED;
     uint32_t epoch = w->epoch;
@@ -259,7 +259,7 @@ static void give_delegate_res(world *w, part_rt *p)
 {
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         p->resident[c] -= p->delegate_res[c];
-    w__give(w, p->owner, p->delegate_res);
+    w__give(w, part_id(w, p)->owner, p->delegate_res);
 }
 
 static void fall_back(world *w, part_rt *p);
@@ -287,24 +287,24 @@ static void delegate_refused(world *w, part_rt *p, const char *why)
 static void prepare_end(world *w, part_rt *p, int ph)
 {
     unsigned idx = part_index_of(w, p);
-    w__give(w, p->owner, p->transient);
+    w__give(w, part_id(w, p)->owner, p->transient);
     if (ph == PH_FALLBACK) {
         /* the failed delegate's set, held through the fallback */
-        w__give(w, p->owner, p->failed_tr);
+        w__give(w, part_id(w, p)->owner, p->failed_tr);
         give_delegate_res(w, p);
     }
     w__emit_stage_end(w, idx, p->phase_stage, NULL);
     if (ph == PH_LOAD) {
-        if (p->def->file_hot && p->def->load_mode == MDL_LOAD_MMAP && !p->hot) {
+        if (part_id(w, p)->def->file_hot && part_id(w, p)->def->load_mode == MDL_LOAD_MMAP && !p->hot) {
             /* the mapped weights are read at every inference from now on:
              * lmk can no longer drop them without thrashing (a check) */
             p->hot = 1;
-            w->proc.hot += p->def->file;
+            w->proc.hot += part_id(w, p)->def->file;
             if (w->proc.fg && w__kill_check(w, 0, MDL_STAGE_LOAD) != W_LIVES)
                 return;
         }
         start_phase(w, p, PH_PREPARE);
-    } else if (ph == PH_PREPARE && p->def->has_delegate_prepare && !w->proc.degraded) {
+    } else if (ph == PH_PREPARE && part_id(w, p)->def->has_delegate_prepare && !w->proc.degraded) {
         if (!w->delegate_available)
             delegate_refused(w, p, "delegate_unavailable");
         else if (w->deny_bg_delegate && !w->proc.fg)
@@ -333,11 +333,11 @@ W_MAY_KILL static w_fate leak_delegate(world *w, part_rt *p)
     memset(p->transient, 0, sizeof p->transient);
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         if (moved[c] > 0 &&
-            mdl_ledger_free(w->led, p->owner, (mdl_category)c, moved[c], w->err) != SIM_OK) {
+            mdl_ledger_free(w->led, part_id(w, p)->owner, (mdl_category)c, moved[c], w->err) != SIM_OK) {
             w__fail(w, SIM_EINTERNAL);
             return W_GONE;
         }
-    return w__charge(w, p->leak_owner, moved, MDL_STAGE_DELEGATE_PREPARE);
+    return w__charge(w, part_id(w, p)->leak_owner, moved, MDL_STAGE_DELEGATE_PREPARE);
 }
 
 /* delegate_prepare ended: its outcome (one draw whatever the
@@ -353,7 +353,7 @@ static void delegate_end(world *w, part_rt *p)
         return;
     }
     if (outcome == MDL_OUTCOME_OK && !denied) {
-        w__give(w, p->owner, p->transient);
+        w__give(w, part_id(w, p)->owner, p->transient);
         w__emit_stage_end(w, idx, MDL_STAGE_DELEGATE_PREPARE, NULL);
         p->on_delegate = 1;
         part_ready(w, p);
@@ -373,7 +373,7 @@ static void delegate_end(world *w, part_rt *p)
 static void fall_back(world *w, part_rt *p)
 {
     if (strcmp(w->cand->fallback, "none") == 0) {
-        w__give(w, p->owner, p->transient);
+        w__give(w, part_id(w, p)->owner, p->transient);
         part_failed(w, p);
         return;
     }
@@ -381,7 +381,7 @@ static void fall_back(world *w, part_rt *p)
         memcpy(p->failed_tr, p->transient, sizeof p->transient);
         memset(p->transient, 0, sizeof p->transient);
     } else {
-        w__give(w, p->owner, p->transient);
+        w__give(w, part_id(w, p)->owner, p->transient);
         give_delegate_res(w, p);
     }
     start_phase(w, p, PH_FALLBACK);

@@ -13,7 +13,7 @@ static void next_step(world *w, sim_time t)
 /* User request u (its draws and needs filled in) is made now. */
 static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
 {
-    user *x = &w->proc.users[u];
+    user *x = &w->store.users[u];
     x->in_use = 1;
     x->first = now(w);
     x->nneeds = nneeds;
@@ -40,7 +40,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
     uint32_t u = w__user_get(w);
     if (u == NIL)
         return;
-    user *x = &w->proc.users[u];
+    user *x = &w->store.users[u];
     memset(&x->d, 0, sizeof x->d);
     memcpy(x->d.payload, q->payload, sizeof q->payload);
     for (unsigned k = 0; k < q->nneeds; k++) {
@@ -87,12 +87,12 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     if (w->proc.alive) {
         if ((u = w__user_get(w)) == NIL)
             return;
-        d = &w->proc.users[u].d;
+        d = &w->store.users[u].d;
     }
     uint8_t nneeds;
     draw_request(w, rq, rqi, d, &nneeds);
     if (u != NIL) {
-        memcpy(w->proc.users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX],
+        memcpy(w->store.users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX],
                MDL_PARTS_MAX);
         user_arrives(w, u, nneeds);
     }

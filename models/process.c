@@ -92,7 +92,7 @@ static uint32_t leaked_owners(const world *w)
     for (unsigned k = 0; k < w->nparts; k++) {
         int64_t held = 0;
         for (int c = 0; c < MDL_CAT_COUNT; c++)
-            held += mdl_ledger_held(w->led, w->proc.parts[k].leak_owner, (mdl_category)c);
+            held += mdl_ledger_held(w->led, w->store.part[k].leak_owner, (mdl_category)c);
         n += held > 0;
     }
     return n;
@@ -105,44 +105,30 @@ static void proc_reset(world *w)
 {
     w_proc *pr = &w->proc;
     mdl_ledger_clear(w->led);
-    for (uint32_t i = 0; i < pr->pool_cap; i++) {
-        req *r = &pr->pool[i];
+    for (uint32_t i = 0; i < w->store.pool_cap; i++) {
+        req *r = &w->store.pool[i];
         if (!r->in_use)
             continue;
         w->out->lost++;
         if (mdl_ledger_retire(w->led, r->owner, w->err) != SIM_OK)
             w__fail(w, SIM_EINTERNAL);
         r->in_use = 0;
-        r->next = pr->free_head;
-        pr->free_head = i;
+        r->next = w->store.free_head;
+        w->store.free_head = i;
     }
     uint32_t users_free = NIL; /* the client's requests die with the app */
-    for (uint32_t u = pr->users_cap; u-- > 0;) {
-        pr->users[u].in_use = 0;
-        pr->users[u].next = users_free;
+    for (uint32_t u = w->store.users_cap; u-- > 0;) {
+        w->store.users[u].in_use = 0;
+        w->store.users[u].next = users_free;
         users_free = u;
     }
     if (w->page_held != NULL) /* the pages' holds went with the process */
         memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
-    w_proc keep = *pr;
-    memset(pr, 0, sizeof *pr);
-    pr->pool = keep.pool;
-    pr->pool_cap = keep.pool_cap;
-    pr->free_head = keep.free_head;
-    pr->users = keep.users;
-    pr->users_cap = keep.users_cap;
+    memset(pr, 0, sizeof *pr); /* what dies with the process; w_store stays */
     pr->users_free = users_free;
-    pr->q = keep.q;
-    pr->q_cap = keep.q_cap;
     pr->parked = NIL;
-    for (unsigned k = 0; k < MDL_PARTS_MAX; k++) {
-        part_rt *p = &pr->parts[k];
-        p->def = keep.parts[k].def;
-        p->owner = keep.parts[k].owner;
-        p->sess_owner = keep.parts[k].sess_owner;
-        p->leak_owner = keep.parts[k].leak_owner;
-        p->wait_head = p->wait_tail = NIL;
-    }
+    for (unsigned k = 0; k < MDL_PARTS_MAX; k++)
+        pr->parts[k].wait_head = pr->parts[k].wait_tail = NIL;
 }
 
 /* The death's figures: first death, counts, boot loop, alive time. */
@@ -315,8 +301,8 @@ void w__teardown(world *w)
         if (!w->lim.rejecting)
             o->accepting_us += w->cell->horizon - pr->accept_since;
         w__queue_area(w);
-        for (uint32_t i = 0; i < pr->pool_cap; i++) {
-            req *r = &pr->pool[i];
+        for (uint32_t i = 0; i < w->store.pool_cap; i++) {
+            req *r = &w->store.pool[i];
             if (r->in_use) {
                 mdl_ledger_free_owner(w->led, r->owner, NULL);
                 mdl_ledger_retire(w->led, r->owner, w->err);
@@ -328,8 +314,8 @@ void w__teardown(world *w)
             w__give(w, w->app_owner, w->page_held[k]);
         for (unsigned k = 0; k < w->nparts; k++) {
             part_rt *p = &pr->parts[k];
-            w__give(w, p->owner, p->transient);
-            w__give(w, p->owner, p->failed_tr);
+            w__give(w, part_id(w, p)->owner, p->transient);
+            w__give(w, part_id(w, p)->owner, p->failed_tr);
             w__give(w, w->cache_owner, p->cache_tr);
             if (p->state == P_READY || p->state == P_LOADING)
                 w__release_part(w, p);

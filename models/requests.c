@@ -1,94 +1,11 @@
 /* requests.c - the user's requests in the process: their attempts (the
  * first submission and the retries), the FIFO queue and its bound, the
  * execution slots, executing on parts with their session states, timeouts,
- * cancellation and the retry policies, and the app's reaction to memory
- * warnings.  Any call here may kill the process (world_int.h). */
+ * cancellation and the retry policies.  The records live in pool.c's
+ * pools.  Any call here may kill the process (world_int.h). */
 #include <math.h>
 
 #include "world_int.h"
-
-/* ------------------------------------------------------------- pools */
-
-/* Doubles a pool of `elem`-byte records up to MDL_REQUESTS_IN_SYSTEM_MAX;
- * returns the old capacity (the first new record), or NIL on failure. */
-static uint32_t grow(world *w, void **pool, uint32_t *cap, size_t elem)
-{
-    if (*cap >= MDL_REQUESTS_IN_SYSTEM_MAX) {
-        sim_error_set(w->err, SIM_ELIMIT,
-                      "more than %u requests in the system at once at t=%.3f s: the "
-                      "queue never drains; bound policies.queue or lower the rate",
-                      MDL_REQUESTS_IN_SYSTEM_MAX, (double)now(w) / 1e6);
-        w__fail(w, SIM_ELIMIT);
-        return NIL;
-    }
-    uint32_t n = *cap == 0 ? 64 : *cap * 2;
-    if (n > MDL_REQUESTS_IN_SYSTEM_MAX)
-        n = MDL_REQUESTS_IN_SYSTEM_MAX;
-    void *p = sim_realloc(w->alloc, *pool, (size_t)*cap * elem, (size_t)n * elem);
-    if (p == NULL) {
-        sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for requests");
-        w__fail(w, SIM_ENOMEM);
-        return NIL;
-    }
-    uint32_t old = *cap;
-    *pool = p;
-    *cap = n;
-    return old;
-}
-
-/* Takes a free record from a pool of `elem`-byte records whose `next` and
- * `in_use` fields sit at the given offsets, growing it (and threading the
- * new records onto the free list) when none is free; NIL on failure. */
-static uint32_t take_free(world *w, void **pool, uint32_t *cap, uint32_t *free_head, size_t elem,
-                          size_t next_off, size_t in_use_off)
-{
-    if (*free_head == NIL) {
-        uint32_t old = grow(w, pool, cap, elem);
-        if (old == NIL)
-            return NIL;
-        char *base = *pool;
-        for (uint32_t i = old; i < *cap; i++) {
-            uint32_t next = i + 1 < *cap ? i + 1 : NIL;
-            memcpy(base + (size_t)i * elem + next_off, &next, sizeof next);
-            base[(size_t)i * elem + in_use_off] = 0;
-        }
-        *free_head = old;
-    }
-    uint32_t i = *free_head;
-    memcpy(free_head, (char *)*pool + (size_t)i * elem + next_off, sizeof *free_head);
-    return i;
-}
-
-static uint32_t pool_get(world *w)
-{
-    w_proc *pr = &w->proc;
-    void *pool = pr->pool;
-    uint32_t i = take_free(w, &pool, &pr->pool_cap, &pr->free_head, sizeof *pr->pool,
-                           offsetof(req, next), offsetof(req, in_use));
-    pr->pool = pool;
-    return i;
-}
-
-uint32_t w__user_get(world *w)
-{
-    w_proc *pr = &w->proc;
-    void *pool = pr->users;
-    uint32_t u = take_free(w, &pool, &pr->users_cap, &pr->users_free, sizeof *pr->users,
-                           offsetof(user, next), offsetof(user, in_use));
-    pr->users = pool;
-    return u;
-}
-
-/* The user request is over when no attempt is left and none will come. */
-static void user_maybe_free(world *w, uint32_t u)
-{
-    user *x = &w->proc.users[u];
-    if (x->live > 0 || x->waiting)
-        return;
-    x->in_use = 0;
-    x->next = w->proc.users_free;
-    w->proc.users_free = u;
-}
 
 /* ------------------------------------------------------------- queue */
 
@@ -102,8 +19,8 @@ void w__queue_area(world *w)
 static int enqueue(world *w, uint32_t i)
 {
     w_proc *pr = &w->proc;
-    if (pr->q_len == pr->q_cap) {
-        uint32_t cap = pr->q_cap == 0 ? 64 : pr->q_cap * 2;
+    if (pr->q_len == w->store.q_cap) {
+        uint32_t cap = w->store.q_cap == 0 ? 64 : w->store.q_cap * 2;
         uint32_t *q = sim_malloc(w->alloc, (size_t)cap * sizeof *q);
         if (q == NULL) {
             sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory for the queue");
@@ -111,16 +28,16 @@ static int enqueue(world *w, uint32_t i)
             return SIM_ENOMEM;
         }
         for (uint32_t k = 0; k < pr->q_len; k++)
-            q[k] = pr->q[(pr->q_head + k) % pr->q_cap];
-        sim_free(w->alloc, pr->q, (size_t)pr->q_cap * sizeof *q);
-        pr->q = q;
-        pr->q_cap = cap;
+            q[k] = w->store.q[(pr->q_head + k) % w->store.q_cap];
+        sim_free(w->alloc, w->store.q, (size_t)w->store.q_cap * sizeof *q);
+        w->store.q = q;
+        w->store.q_cap = cap;
         pr->q_head = 0;
     }
     w__queue_area(w);
-    pr->q[(pr->q_head + pr->q_len) % pr->q_cap] = i;
+    w->store.q[(pr->q_head + pr->q_len) % w->store.q_cap] = i;
     pr->q_len++;
-    pr->pool[i].state = R_QUEUED;
+    w->store.pool[i].state = R_QUEUED;
     return SIM_OK;
 }
 
@@ -128,8 +45,8 @@ static uint32_t dequeue(world *w)
 {
     w_proc *pr = &w->proc;
     w__queue_area(w);
-    uint32_t i = pr->q[pr->q_head];
-    pr->q_head = (pr->q_head + 1) % pr->q_cap;
+    uint32_t i = w->store.q[pr->q_head];
+    pr->q_head = (pr->q_head + 1) % w->store.q_cap;
     pr->q_len--;
     return i;
 }
@@ -140,22 +57,21 @@ static void unqueue(world *w, uint32_t i)
     w_proc *pr = &w->proc;
     w__queue_area(w);
     uint32_t k = 0;
-    while (k < pr->q_len && pr->q[(pr->q_head + k) % pr->q_cap] != i)
+    while (k < pr->q_len && w->store.q[(pr->q_head + k) % w->store.q_cap] != i)
         k++;
     for (; k + 1 < pr->q_len; k++)
-        pr->q[(pr->q_head + k) % pr->q_cap] = pr->q[(pr->q_head + k + 1) % pr->q_cap];
+        w->store.q[(pr->q_head + k) % w->store.q_cap] = w->store.q[(pr->q_head + k + 1) % w->store.q_cap];
     pr->q_len--;
 }
 
 /* ------------------------------------------------------------ attempts */
 
-static void dispatch(world *w);
 
 /* The attempt leaves the system: payload released, owner retired. */
 void w__finish(world *w, uint32_t i, int had_slot)
 {
     w_proc *pr = &w->proc;
-    req *r = &pr->pool[i];
+    req *r = &w->store.pool[i];
     if (r->has_timer) {
         sim_cancel(w->e, r->timer);
         r->has_timer = 0;
@@ -165,14 +81,14 @@ void w__finish(world *w, uint32_t i, int had_slot)
     if (rc != SIM_OK)
         w__fail(w, rc);
     r->in_use = 0;
-    r->next = pr->free_head;
-    pr->free_head = i;
-    pr->users[r->user].live--;
-    user_maybe_free(w, r->user);
+    r->next = w->store.free_head;
+    w->store.free_head = i;
+    w->store.users[r->user].live--;
+    w__user_maybe_free(w, r->user);
     w__warning_after_free(w);
     if (had_slot) {
         pr->running--;
-        dispatch(w);
+        w__dispatch(w);
     }
 }
 
@@ -187,7 +103,7 @@ static void record_times(world *w, sim_time wait, sim_time latency)
 
 static void start_request(world *w, uint32_t i)
 {
-    req *r = &w->proc.pool[i];
+    req *r = &w->store.pool[i];
     w->proc.running++;
     r->start = -1;
     r->state = R_RUNNING;
@@ -199,7 +115,7 @@ static void start_request(world *w, uint32_t i)
  * once (a failed part) frees its slot inside the loop: the loop, not a
  * nested call, starts the next, so the stack stays flat however long the
  * queue. */
-static void dispatch(world *w)
+void w__dispatch(world *w)
 {
     if (w->proc.dispatching)
         return;
@@ -218,8 +134,8 @@ static void exec_end(sim_engine *e, void *ctx, uint64_t arg);
  * working set, one allocation of stage inference. */
 static void execute(world *w, uint32_t i, part_rt *p)
 {
-    req *r = &w->proc.pool[i];
-    const req_draw *d = &w->proc.users[r->user].d;
+    req *r = &w->store.pool[i];
+    const req_draw *d = &w->store.users[r->user].d;
     p->last_use = ++w->lru_clock;
     p->busy++;
     if (r->start < 0)
@@ -233,7 +149,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
         add_to(sess, p->prepare_res);
     if (!opened)
         p->sess_idle--;
-    const mdl_owner owners[2] = {p->sess_owner, r->owner};
+    const mdl_owner owners[2] = {part_id(w, p)->sess_owner, r->owner};
     const int64_t *amounts[2] = {sess, d->ws[r->idx]};
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
@@ -244,25 +160,25 @@ static void execute(world *w, uint32_t i, part_rt *p)
 
 static void wait_for(world *w, uint32_t i, part_rt *p)
 {
-    req *r = &w->proc.pool[i];
+    req *r = &w->store.pool[i];
     r->state = R_WAITING;
     r->next = NIL;
     if (p->wait_tail == NIL)
         p->wait_head = i;
     else
-        w->proc.pool[p->wait_tail].next = i;
+        w->store.pool[p->wait_tail].next = i;
     p->wait_tail = i;
 }
 
 /* Attempt i moves on to its next need, or is served. */
 void w__advance(world *w, uint32_t i)
 {
-    req *r = &w->proc.pool[i];
+    req *r = &w->store.pool[i];
     if (r->idx == r->nneeds) {
         if (!r->orphan) {
             /* the attempt the client waits for: the request is served */
             w->out->completed++;
-            record_times(w, r->start - r->arrival, now(w) - w->proc.users[r->user].first);
+            record_times(w, r->start - r->arrival, now(w) - w->store.users[r->user].first);
         }
         w__finish(w, i, 1);
         return;
@@ -309,8 +225,8 @@ void w__advance(world *w, uint32_t i)
 /* The execution of attempt i on part p ends (or is cancelled). */
 static void exec_stop(world *w, uint32_t i, part_rt *p)
 {
-    req *r = &w->proc.pool[i];
-    const int64_t *ws = w->proc.users[r->user].d.ws[r->idx];
+    req *r = &w->store.pool[i];
+    const int64_t *ws = w->store.users[r->user].d.ws[r->idx];
     r->has_exec = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         if (ws[c] > 0 && mdl_ledger_free(w->led, r->owner, (mdl_category)c, ws[c], w->err) !=
@@ -325,7 +241,7 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
         w__release_part(w, p); /* ladder release_idle: a part goes when idle */
     } else if (p->busy == 0 && (acts & (1u << MDL_ACT_CLEAR_CACHE))) {
         p->sess_idle = 0; /* sessions are rebuildable */
-        w__give_owner(w, p->sess_owner);
+        w__give_owner(w, part_id(w, p)->sess_owner);
     }
 }
 
@@ -336,7 +252,7 @@ static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
     if (!current(w, arg))
         return;
     uint32_t i = (uint32_t)arg;
-    req *r = &w->proc.pool[i];
+    req *r = &w->store.pool[i];
     exec_stop(w, i, &w->proc.parts[r->needs[r->idx]]);
     r->idx++;
     w__advance(w, i);
@@ -348,8 +264,8 @@ void w__deny_background_delegate(world *w)
 {
     w_proc *pr = &w->proc;
     uint32_t epoch = w->epoch;
-    for (uint32_t i = 0; i < pr->pool_cap && still(w, epoch); i++) {
-        req *r = &pr->pool[i];
+    for (uint32_t i = 0; i < w->store.pool_cap && still(w, epoch); i++) {
+        req *r = &w->store.pool[i];
         if (!r->in_use || r->state != R_RUNNING || !r->has_exec)
             continue;
         part_rt *p = &pr->parts[r->needs[r->idx]];
@@ -371,21 +287,20 @@ static void timeout(sim_engine *e, void *ctx, uint64_t arg);
  * own; NIL when the replication failed. */
 static uint32_t new_attempt(world *w, uint32_t u)
 {
-    w_proc *pr = &w->proc;
-    uint32_t i = pool_get(w);
+    uint32_t i = w__attempt_get(w);
     if (i == NIL)
         return NIL;
-    req *r = &pr->pool[i];
+    req *r = &w->store.pool[i];
     int rc = mdl_ledger_owner(w->led, MDL_OWNER_REQUEST, (uint32_t)w->req_seq++, &r->owner);
     if (rc != SIM_OK) {
         sim_error_set(w->err, rc, "replication: cannot register a request (%s)",
                       sim_strerror(rc));
-        r->next = pr->free_head;
-        pr->free_head = i;
+        r->next = w->store.free_head;
+        w->store.free_head = i;
         w__fail(w, rc);
         return NIL;
     }
-    const user *x = &pr->users[u];
+    const user *x = &w->store.users[u];
     r->in_use = 1;
     r->user = u;
     r->orphan = 0;
@@ -407,9 +322,9 @@ void w__submit(world *w, uint32_t u)
     uint32_t i = new_attempt(w, u);
     if (i == NIL)
         return;
-    req *r = &pr->pool[i];
-    pr->users[u].live++;
-    if (w__charge(w, r->owner, pr->users[u].d.payload, MDL_STAGE_INFERENCE) != W_LIVES)
+    req *r = &w->store.pool[i];
+    w->store.users[u].live++;
+    if (w__charge(w, r->owner, w->store.users[u].d.payload, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
     if (w->lim.rejecting) { /* on_warning reject_new */
         w->out->rejected++;
@@ -425,7 +340,7 @@ void w__submit(world *w, uint32_t u)
         (void)enqueue(w, i);
     } else {
         w->out->rejected++;
-        w__emit_request_note(w, "rejected", w->proc.pool[i].user);
+        w__emit_request_note(w, "rejected", w->store.pool[i].user);
         w__finish(w, i, 0);
     }
 }
@@ -436,7 +351,7 @@ void w__submit(world *w, uint32_t u)
  * an earlier attempt is still queued or running. */
 static void retry_now(world *w, uint32_t u)
 {
-    user *x = &w->proc.users[u];
+    user *x = &w->store.users[u];
     x->waiting = 0;
     x->retries++;
     w->out->retried++;
@@ -471,10 +386,10 @@ static double retry_delay(world *w, const mdl_retry *rt, uint32_t retries)
 /* The client gave up on an attempt of u: retry as the policy says. */
 static void retry_after_timeout(world *w, uint32_t u)
 {
-    user *x = &w->proc.users[u];
+    user *x = &w->store.users[u];
     const mdl_retry *rt = &w->pol->retry;
     if (rt->kind == MDL_RETRY_NONE || x->retries >= rt->max) {
-        user_maybe_free(w, u);
+        w__user_maybe_free(w, u);
         return;
     }
     x->waiting = 1;
@@ -494,7 +409,7 @@ void w__new_condition(world *w)
     uint32_t epoch = w->epoch;
     while (w->proc.parked != NIL && still(w, epoch)) {
         uint32_t u = w->proc.parked;
-        w->proc.parked = w->proc.users[u].next;
+        w->proc.parked = w->store.users[u].next;
         retry_now(w, u);
     }
 }
@@ -502,7 +417,7 @@ void w__new_condition(world *w)
 /* Cancels attempt i wherever it is (cancel_on_timeout). */
 static void cancel(world *w, uint32_t i)
 {
-    req *r = &w->proc.pool[i];
+    req *r = &w->store.pool[i];
     if (r->state == R_QUEUED) {
         unqueue(w, i);
         w__finish(w, i, 0);
@@ -513,7 +428,7 @@ static void cancel(world *w, uint32_t i)
         uint32_t *link = &p->wait_head, prev = NIL;
         while (*link != i) {
             prev = *link;
-            link = &w->proc.pool[*link].next;
+            link = &w->store.pool[*link].next;
         }
         *link = r->next;
         if (p->wait_tail == i)
@@ -532,61 +447,17 @@ static void timeout(sim_engine *e, void *ctx, uint64_t arg)
     if (!current(w, arg))
         return;
     uint32_t i = (uint32_t)arg;
-    req *r = &w->proc.pool[i];
+    req *r = &w->store.pool[i];
     uint32_t u = r->user;
     r->has_timer = 0;
     r->orphan = 1;
     w->out->timed_out++;
     w__emit_request_note(w, "timeout", u);
-    w->proc.users[u].live++; /* hold u while the attempt goes */
+    w->store.users[u].live++; /* hold u while the attempt goes */
     if (w->pol->cancel_on_timeout)
         cancel(w, i);
     if (!current(w, arg))
         return;
-    w->proc.users[u].live--;
+    w->store.users[u].live--;
     retry_after_timeout(w, u);
-}
-
-/* --------------------------------------------------------------- warnings */
-
-/* Frees what no execution uses, as on_warning says. */
-static void warning_release(world *w, unsigned act)
-{
-    for (unsigned k = 0; k < w->nparts; k++) {
-        part_rt *p = &w->proc.parts[k];
-        if (p->state != P_READY || p->busy > 0)
-            continue; /* only what no execution uses */
-        if (act & MDL_WARN_RELEASE_IDLE) {
-            w__release_part(w, p); /* reloaded on demand */
-        } else if ((act & MDL_WARN_CLEAR_CACHE) && p->sess_idle > 0) {
-            /* session states are rebuildable: opened again when needed */
-            p->sess_idle = 0;
-            w__give_owner(w, p->sess_owner);
-        }
-    }
-}
-
-/* A memory warning reached the app (arg 1), or memory recovered (arg 0). */
-void w__on_warning(sim_engine *e, void *ctx, uint64_t arg)
-{
-    (void)e;
-    world *w = ctx;
-    if (!current(w, arg))
-        return;
-    if ((uint32_t)arg == 0) {
-        if (w->proc.warned)
-            return; /* below again at the same instant */
-        w->proc.warn_active = 0;
-        w__apply_limits(w);
-        uint32_t epoch = w->epoch;
-        dispatch(w);
-        if (still(w, epoch))
-            w__new_condition(w); /* the device state improved */
-        return;
-    }
-    if (!w->proc.warned)
-        return;
-    w->proc.warn_active = 1;
-    w__apply_limits(w);
-    warning_release(w, w->pol->on_warning);
 }

@@ -126,7 +126,7 @@ void w__configure_candidate(world *w, const mdl_candidate *c)
     map_needs(w, c);
     w->nparts = c->nparts;
     for (unsigned k = 0; k < c->nparts; k++) {
-        w->proc.parts[k].def = &c->parts[k];
+        w->store.part[k].def = &c->parts[k];
         w->proc.parts[k].wait_head = w->proc.parts[k].wait_tail = NIL;
     }
     configure_delegate(w, c);
@@ -203,10 +203,10 @@ static int init_owners(world *w, const mdl_cell *cell, sim_error *err)
         nowners = cell->lkg->nparts;
     int rc;
     for (unsigned k = 0; k < nowners; k++) {
-        part_rt *p = &w->proc.parts[k];
-        if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_PART, k, &p->owner)) != SIM_OK ||
-            (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &p->sess_owner)) != SIM_OK ||
-            (rc = mdl_ledger_owner(w->led, MDL_OWNER_LEAKED, k, &p->leak_owner)) != SIM_OK)
+        w_part_id *id = &w->store.part[k];
+        if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_PART, k, &id->owner)) != SIM_OK ||
+            (rc = mdl_ledger_owner(w->led, MDL_OWNER_SESSION, k, &id->sess_owner)) != SIM_OK ||
+            (rc = mdl_ledger_owner(w->led, MDL_OWNER_LEAKED, k, &id->leak_owner)) != SIM_OK)
             return owners_failed(err, rc);
     }
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
@@ -234,7 +234,7 @@ static int check_after_event(void *ctx)
 {
     world *w = ctx;
     uint64_t fired = sim_events_fired(w->e);
-    uint64_t size = (uint64_t)w->proc.pool_cap + sim_pending(w->e);
+    uint64_t size = (uint64_t)w->store.pool_cap + sim_pending(w->e);
     int rc = SIM_OK;
     if (fired % QUEUE_CHECK_EVERY == 0) {
         rc = sim_queue_validate(w->e, w->err);
@@ -309,7 +309,7 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
     w->src = cell->replay != NULL ? &w__costs_recorded : &w__costs_drawn;
     w__configure_candidate(w, cell->candidate);
     mdl_recovery_init(&w->life.rec, cell->candidate);
-    w->proc.free_head = NIL;
+    w->store.free_head = NIL;
     w->proc.users_free = NIL;
     w->proc.parked = NIL;
     w->lim.sess_eff = cell->policy.sessions;
@@ -331,12 +331,11 @@ void w__close(world *w)
     if (w->page_held != NULL)
         sim_free(w->alloc, w->page_held, (size_t)w->wl->npages * sizeof *w->page_held);
     size_t nmap = (size_t)(w->wl->nrequests > 0 ? w->wl->nrequests : 1);
-    w_proc *pr = &w->proc;
     sim_free(w->alloc, w->needs_map, nmap * MDL_PARTS_MAX);
     sim_free(w->alloc, w->nneeds_map, nmap);
-    sim_free(w->alloc, pr->pool, (size_t)pr->pool_cap * sizeof *pr->pool);
-    sim_free(w->alloc, pr->users, (size_t)pr->users_cap * sizeof *pr->users);
-    sim_free(w->alloc, pr->q, (size_t)pr->q_cap * sizeof *pr->q);
+    sim_free(w->alloc, w->store.pool, (size_t)w->store.pool_cap * sizeof *w->store.pool);
+    sim_free(w->alloc, w->store.users, (size_t)w->store.users_cap * sizeof *w->store.users);
+    sim_free(w->alloc, w->store.q, (size_t)w->store.q_cap * sizeof *w->store.q);
     mdl_ledger_destroy(w->led);
     sim_engine_destroy(w->e);
 }
@@ -351,12 +350,7 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
     w->cell = cell;
     mdl_device_in_force(cell->device, &cell->policy, &w->dev_in_force);
     w->dev = &w->dev_in_force;
-    for (int fg = 0; fg < 2; fg++) {
-        const mdl_device *d = w->dev;
-        int64_t limit = fg ? d->jetsam_limit : d->jetsam_background_limit;
-        w->warn_level[fg] = d->warning_share > 0 ? (int64_t)(d->warning_share * (double)limit)
-                                                 : d->warning_at;
-    }
+    w__warning_levels(w);
     w->cand = cell->candidate;
     w->wl = cell->workload;
     w->pol = &cell->policy;

@@ -28,16 +28,15 @@ static int broken(sim_error *err, const char *fmt, ...)
  * holds exactly its payload and, while executing, its working set. */
 static int check_attempt(const world *w, uint32_t i, tally *t, sim_error *err)
 {
-    const w_proc *pr = &w->proc;
-    const req *r = &pr->pool[i];
-    if (r->user >= pr->users_cap || !pr->users[r->user].in_use)
+    const req *r = &w->store.pool[i];
+    if (r->user >= w->store.users_cap || !w->store.users[r->user].in_use)
         return broken(err, "attempt %u belongs to request %u, which is not live", i, r->user);
     if (r->state > R_RUNNING || r->nneeds > MDL_PARTS_MAX ||
         (r->state != R_QUEUED && r->idx > r->nneeds))
         return broken(err, "attempt %u has state %u or need index out of range", i, r->state);
     if (r->state == R_RUNNING && (!r->has_exec || r->idx >= r->nneeds))
         return broken(err, "attempt %u is running with no execution (need %u)", i, r->idx);
-    const user *x = &pr->users[r->user];
+    const user *x = &w->store.users[r->user];
     for (int c = 0; c < MDL_CAT_COUNT; c++) {
         int64_t want = x->d.payload[c] + (r->has_exec ? x->d.ws[r->idx][c] : 0);
         if (mdl_ledger_held(w->led, r->owner, (mdl_category)c) != want)
@@ -56,10 +55,9 @@ static int check_attempt(const world *w, uint32_t i, tally *t, sim_error *err)
  * request has an attempt or a retry coming. */
 static int check_users(const world *w, uint32_t attempts, sim_error *err)
 {
-    const w_proc *pr = &w->proc;
     uint64_t live = 0;
-    for (uint32_t u = 0; u < pr->users_cap; u++) {
-        const user *x = &pr->users[u];
+    for (uint32_t u = 0; u < w->store.users_cap; u++) {
+        const user *x = &w->store.users[u];
         if (!x->in_use)
             continue;
         live += x->live;
@@ -81,8 +79,8 @@ static int check_queue(const world *w, const tally *t, sim_error *err)
     if (w->pol->queue != MDL_QUEUE_UNBOUNDED && pr->q_len > w->pol->queue)
         return broken(err, "queue length %u past its bound %u", pr->q_len, w->pol->queue);
     for (uint32_t k = 0; k < pr->q_len; k++) {
-        uint32_t i = pr->q[(pr->q_head + k) % pr->q_cap];
-        if (i >= pr->pool_cap || !pr->pool[i].in_use || pr->pool[i].state != R_QUEUED)
+        uint32_t i = w->store.q[(pr->q_head + k) % w->store.q_cap];
+        if (i >= w->store.pool_cap || !w->store.pool[i].in_use || w->store.pool[i].state != R_QUEUED)
             return broken(err, "queue entry %u (attempt %u) is not a queued attempt", k, i);
     }
     if (pr->running != t->waiting + t->running)
@@ -98,12 +96,12 @@ static uint32_t check_waiters(const world *w, unsigned k, sim_error *err)
     const w_proc *pr = &w->proc;
     const part_rt *p = &pr->parts[k];
     uint32_t n = 0, last = NIL;
-    for (uint32_t i = p->wait_head; i != NIL; i = pr->pool[i].next) {
-        if (i >= pr->pool_cap || n > pr->pool_cap) {
+    for (uint32_t i = p->wait_head; i != NIL; i = w->store.pool[i].next) {
+        if (i >= w->store.pool_cap || n > w->store.pool_cap) {
             broken(err, "part %u's wait list is broken at entry %u", k, (unsigned)n);
             return UINT32_MAX;
         }
-        const req *r = &pr->pool[i];
+        const req *r = &w->store.pool[i];
         if (!r->in_use || r->state != R_WAITING || r->needs[r->idx] != k) {
             broken(err, "part %u's wait list holds attempt %u, which does not wait for it", k, i);
             return UINT32_MAX;
@@ -129,7 +127,7 @@ static int check_part(const world *w, unsigned k, const tally *t, sim_error *err
         return broken(err, "part %u is in state %u, or going while not ready", k, p->state);
     for (int c = 0; c < MDL_CAT_COUNT; c++) {
         int64_t want = p->resident[c] + p->transient[c] + p->failed_tr[c];
-        if (mdl_ledger_held(w->led, p->owner, (mdl_category)c) != want ||
+        if (mdl_ledger_held(w->led, part_id_of(w, p)->owner, (mdl_category)c) != want ||
             p->delegate_res[c] > p->resident[c])
             return broken(err, "part %u holds other than its resident and transient "
                           "(category %d)", k, c);
@@ -173,8 +171,8 @@ int w__validate_state(const world *w, sim_error *err)
                       pr->running, pr->q_len);
     tally t;
     memset(&t, 0, sizeof t);
-    for (uint32_t i = 0; i < pr->pool_cap; i++)
-        if (pr->pool[i].in_use && (rc = check_attempt(w, i, &t, err)) != SIM_OK)
+    for (uint32_t i = 0; i < w->store.pool_cap; i++)
+        if (w->store.pool[i].in_use && (rc = check_attempt(w, i, &t, err)) != SIM_OK)
             return rc;
     if ((rc = check_users(w, t.queued + t.waiting + t.running, err)) != SIM_OK ||
         (rc = check_queue(w, &t, err)) != SIM_OK)

@@ -10,6 +10,9 @@
  *   w_proc       what lives for one app process: its parts, its requests
  *                in flight and their queue, its flags.  proc_reset() puts it
  *                back to "no process" in one call when the process dies.
+ *   w_store      what outlives every process: the arrays the process's
+ *                requests and queue are kept in, each part's definition
+ *                and ledger owners
  *   w_life       what survives deaths: the recovery state, the start-up
  *                death count, the scheduled relaunch
  *   w_limits     what the policy, the recovery and the warnings allow now
@@ -20,19 +23,25 @@
  * Who may change what:
  *   world.c      everything, at setup and teardown only; the candidate in force
  *                (configure_candidate, between lives); reads all in the checker
- *   charge.c     the ledger (charge, give), proc.warned, dstate.cached (through
- *                the kill rules it includes: kill_lmk.c, kill_jetsam.c, pure)
+ *   charge.c     the ledger (charge, give), dstate.cached (through the kill
+ *                rules of kill.c, pure)
+ *   kill.c       nothing: the kill rules (kill_lmk.c, kill_jetsam.c, included)
+ *                and the device's queries are pure
+ *   warning.c    warn_level (at setup), proc.warned, proc.warn_active, and
+ *                what on_warning releases (through give and release)
  *   exitrec.c    out's exit-record tables (the record itself is pure)
  *   recovery.c   nothing but the mdl_recovery_state handed to it
  *   costs.c      the cursors, and the streams it draws from
  *   parts.c      proc.parts' states, phases and memory arrays, proc.switching,
  *                part.on_delegate (and the device's refusals of a delegate_prepare)
- *   requests.c   proc's pools, queue and running count, the parts' busy and
- *                idle-session counts and wait lists, proc.warn_active,
- *                proc.dispatching (and iOS's background GPU denial of executions)
- *   process.c    proc (start and death: proc_reset, which also empties page_held;
- *                the app baseline, proc.app), life, lim
- *   path.c       path, and a new request's record in proc.users; the background
+ *   pool.c       store's pools (growing them) and proc.users_free
+ *   requests.c   the attempts and requests in the pools, proc's queue and
+ *                running count, the parts' busy and idle-session counts and
+ *                wait lists, proc.dispatching (and iOS's background GPU
+ *                denial of executions)
+ *   process.c    proc (start and death: proc_reset zeroes it whole, which
+ *                also empties page_held; the app baseline, proc.app), life, lim
+ *   path.c       path, and a new request's record in store.users; the background
  *                life: dstate.successor, proc.aged; the pages' holds (page_held,
  *                through charge and give)
  *   emit.c       the event being built (world.ev), and the session slots the
@@ -124,8 +133,6 @@ typedef enum w_fate {
 } w_fate;
 
 typedef struct part_rt {
-    const mdl_part *def;
-    mdl_owner owner, sess_owner, leak_owner; /* kept across deaths */
     uint8_t state, phase;             /* P_*, PH_* */
     uint8_t release_pending;          /* evicted while executing: goes when idle */
     uint8_t cache_done;               /* its cache was rebuilt in this process */
@@ -207,18 +214,32 @@ typedef struct w_proc {
     mdl_lmkd_reason lmkd; /* the kill about to be recorded: lmkd's reason */
     int dispatching;      /* dispatch() runs: a nested call leaves it to the loop */
     int64_t app[MDL_CAT_COUNT]; /* the app baseline this process holds */
-    /* the attempts and requests in flight; the arrays' storage is kept
-     * across deaths (their capacity), their contents are the process's */
-    req *pool;
-    uint32_t pool_cap, free_head;
-    user *users;
-    uint32_t users_cap, users_free;
+    /* the attempts and requests in flight, in w_store's arrays */
+    uint32_t users_free;  /* free user records */
     uint32_t parked;      /* on_new_condition retries, linked by user.next */
     uint32_t running;     /* attempts holding an execution slot */
-    uint32_t *q;          /* FIFO ring of attempt indices */
-    uint32_t q_cap, q_head, q_len;
+    uint32_t q_head, q_len; /* the FIFO in store.q */
     sim_time q_last;      /* the queue-area integral's last mark */
 } w_proc;
+
+/* What outlives every process: the storage the process's records are kept
+ * in (their capacity; their contents are the process's, and the pool's
+ * free list spans deaths) and each part's identity (its definition and
+ * its ledger owners, made at setup). */
+typedef struct w_part_id {
+    const mdl_part *def;
+    mdl_owner owner, sess_owner, leak_owner;
+} w_part_id;
+
+typedef struct w_store {
+    req *pool;            /* attempts */
+    uint32_t pool_cap, free_head;
+    user *users;          /* the user's requests */
+    uint32_t users_cap;
+    uint32_t *q;          /* FIFO ring of attempt indices */
+    uint32_t q_cap;
+    w_part_id part[MDL_PARTS_MAX];
+} w_store;
 
 /* What survives the process's deaths. */
 typedef struct w_life {
@@ -331,6 +352,7 @@ struct mdl_world {
     mdl_stage last_stage; /* of the last allocation */
 
     w_proc proc;
+    w_store store;
     w_life life;
     w_limits lim;
     w_devstate dstate;
@@ -341,6 +363,16 @@ struct mdl_world {
 /* --------------------------------------------------------------- helpers */
 
 static inline sim_time now(const world *w) { return sim_now(w->e); }
+
+/* Part p's identity: its definition and its owners (w_store). */
+static inline w_part_id *part_id(world *w, const part_rt *p)
+{
+    return &w->store.part[p - w->proc.parts];
+}
+static inline const w_part_id *part_id_of(const world *w, const part_rt *p)
+{
+    return &w->store.part[p - w->proc.parts];
+}
 
 static inline uint64_t tag(const world *w, uint32_t index)
 {
@@ -408,6 +440,15 @@ void w__give_owner(world *w, mdl_owner o);
  * held only for the check). */
 W_MAY_KILL w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage);
 void w__warning_check(world *w);
+/* warning.c: the levels, set up from the device in force; the room after a
+ * change (the edge) */
+void w__warning_levels(world *w);
+void w__warning_room(world *w, int64_t room);
+/* kill.c: the device's kill rule; the room left with no spike */
+void w__kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out);
+int64_t w__headroom(const world *w, int64_t counted);
+/* requests.c: starts what the free slots and parts allow */
+void w__dispatch(world *w);
 /* The same after memory was only given back: the room can only have grown,
  * so only a warning in force can end; without one there is nothing to do. */
 static inline void w__warning_after_free(world *w)
@@ -445,7 +486,13 @@ void w__submit(world *w, uint32_t u);
 void w__new_condition(world *w);
 void w__on_warning(sim_engine *e, void *ctx, uint64_t arg);
 void w__queue_area(world *w);
+/* pool.c: a free attempt record (NIL when the pool is at its bound, or
+ * out of memory: w->rc says which) */
+uint32_t w__attempt_get(world *w);
+/* a free user request record, the same way */
 uint32_t w__user_get(world *w);
+/* frees user request u once no attempt of it is left and none will come */
+void w__user_maybe_free(world *w, uint32_t u);
 void w__finish(world *w, uint32_t i, int had_slot);
 void w__deny_background_delegate(world *w);
 

@@ -1,0 +1,72 @@
+/* kill.c - the kill rules and what they read of the device: the rule of
+ * the device's OS family (kill_lmk.c, kill_jetsam.c) picked in one place,
+ * the room left under it, the line the tables show, jetsam's limits, the
+ * device as a policy puts it in force, a delegate's entry.  Pure: nothing
+ * here changes the world. */
+#include "world_int.h"
+
+#include <string.h>
+
+/* The kill rule of each OS family, one file each, included here (as Redis's
+ * ae.c includes its ae_*.c backend): models/ is compiled as one unit, so
+ * the rule inlines into charge.c's hot path (a table of function pointers
+ * cost 2 % of a run). */
+#include "kill_jetsam.c"
+#include "kill_lmk.c"
+
+/* The device's rule: its kind, fixed when the replication is set up. */
+void w__kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
+{
+    if (d->rule == MDL_KILL_JETSAM)
+        jetsam_decide(d, in, out);
+    else
+        lmk_decide(d, in, out);
+}
+
+/* The room left with no spike: what the memory warnings compare. */
+int64_t w__headroom(const world *w, int64_t counted)
+{
+    const mdl_device *d = w->dev;
+    return d->rule == MDL_KILL_JETSAM
+               ? jetsam_headroom(d, counted, w->proc.fg)
+               : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor,
+                              w->proc.fg ? w->proc.hot : 0);
+}
+
+/* The public face of the kill rules (models.h). */
+void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
+{
+    w__kill_decide(d, in, out);
+}
+
+int64_t mdl_kill_line(const mdl_device *d, int foreground)
+{
+    return d->rule == MDL_KILL_JETSAM ? jetsam_line(d, foreground) : lmk_line(d, foreground);
+}
+
+int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground)
+{
+    return jetsam_limit_of(d, foreground);
+}
+
+const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const char *kind)
+{
+    for (unsigned k = 0; k < d->ndelegates; k++)
+        if (strcmp(d->delegates[k].name, kind) == 0)
+            return &d->delegates[k];
+    return NULL;
+}
+
+void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out)
+{
+    *out = *d;
+    if (p->entitlement && d->rule == MDL_KILL_JETSAM && d->entitled_limit > 0)
+        out->jetsam_limit = d->entitled_limit;
+}
+
+int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground)
+{
+    mdl_device d;
+    mdl_device_in_force(c->device, &c->policy, &d);
+    return mdl_kill_line(&d, foreground);
+}
