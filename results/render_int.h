@@ -48,4 +48,12 @@ int res__table_alloc(res__table *t, unsigned rows, unsigned cols, const char *co
 extern const char res__cells_note[], res__comparison_intro[], res__comparison_note[],
     res__decision_intro[];
 
+/* The four tables of a result: SIM_OK, or SIM_ENOMEM (free them all the
+ * same: a table not made is empty). */
+typedef struct res__tables {
+    res__table cells, cmp, dec, fld;
+} res__tables;
+int res__tables_make(const res_plan *plan, const res_result *r, res__tables *t);
+void res__tables_free(res__tables *t);
+
 #endif

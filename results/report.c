@@ -235,11 +235,8 @@ static void plot_section(sim_text *o, const res_figure *figs, unsigned nfigs)
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
                       unsigned nfigs)
 {
-    res__table cells, cmp, dec, fld;
-    int ok = res__cells_table(plan, r, &cells) == SIM_OK;
-    ok = res__comparison_table(plan, r, &cmp) == SIM_OK && ok;
-    ok = res__decision_table(plan, r, &dec) == SIM_OK && ok;
-    ok = res__field_table(plan, r, &fld) == SIM_OK && ok;
+    res__tables t;
+    int ok = res__tables_make(plan, r, &t) == SIM_OK;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<title>oomsim: ");
@@ -257,14 +254,11 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         sim_text_printf(&o, "</section>\n");
     }
     if (ok) {
-        decision_sections(&o, plan, &dec, &fld);
-        cell_sections(&o, plan, r, &cells, &cmp);
+        decision_sections(&o, plan, &t.dec, &t.fld);
+        cell_sections(&o, plan, r, &t.cells, &t.cmp);
     }
     plot_section(&o, figs, nfigs);
     sim_text_printf(&o, "</section>\n</body>\n</html>\n");
-    res__table_free(&cells);
-    res__table_free(&cmp);
-    res__table_free(&dec);
-    res__table_free(&fld);
+    res__tables_free(&t);
     return res__text_done(&o);
 }

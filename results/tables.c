@@ -382,40 +382,51 @@ static void put_table(sim_text *o, const res__table *t)
     }
 }
 
+int res__tables_make(const res_plan *plan, const res_result *r, res__tables *t)
+{
+    int ok = res__cells_table(plan, r, &t->cells) == SIM_OK;
+    ok = res__comparison_table(plan, r, &t->cmp) == SIM_OK && ok;
+    ok = res__decision_table(plan, r, &t->dec) == SIM_OK && ok;
+    ok = res__field_table(plan, r, &t->fld) == SIM_OK && ok;
+    return ok ? SIM_OK : SIM_ENOMEM;
+}
+
+void res__tables_free(res__tables *t)
+{
+    res__table_free(&t->cells);
+    res__table_free(&t->cmp);
+    res__table_free(&t->dec);
+    res__table_free(&t->fld);
+}
+
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
-    res__table cells, cmp, dec, fld;
-    int ok = res__cells_table(plan, r, &cells) == SIM_OK;
-    ok = res__comparison_table(plan, r, &cmp) == SIM_OK && ok;
-    ok = res__decision_table(plan, r, &dec) == SIM_OK && ok;
-    ok = res__field_table(plan, r, &fld) == SIM_OK && ok;
+    res__tables t;
+    int ok = res__tables_make(plan, r, &t) == SIM_OK;
     sim_text o = {NULL, 0, 0, !ok};
     sim_text_printf(&o, "%s: %llu replication%s of %.1f min, seed %llu\n\n", plan->name,
             (unsigned long long)plan->replications, SIM_S(plan->replications), (double)plan->horizon / 60e6,
             (unsigned long long)plan->seed);
     if (ok) {
-        put_table(&o, &cells);
+        put_table(&o, &t.cells);
         sim_text_printf(&o, "\n%s\n", res__cells_note);
-        if (dec.rows > 1) {
+        if (t.dec.rows > 1) {
             char target[RES_TEXT_MAX];
             res_target_text(&plan->target, target, sizeof target);
             sim_text_printf(&o, "\n%s %s:\n\n", res__decision_intro, target);
-            put_table(&o, &dec);
+            put_table(&o, &t.dec);
         }
-        if (cmp.rows > 1) {
+        if (t.cmp.rows > 1) {
             sim_text_printf(&o, "\n%s\n\n", res__comparison_intro);
-            put_table(&o, &cmp);
+            put_table(&o, &t.cmp);
             sim_text_printf(&o, "\n%s\n", res__comparison_note);
         }
-        if (fld.rows > 1) {
+        if (t.fld.rows > 1) {
             sim_text_printf(&o, "\n%s:\n\n", res__field_intro);
-            put_table(&o, &fld);
+            put_table(&o, &t.fld);
             sim_text_printf(&o, "\n%s\n", res__field_note);
         }
     }
-    res__table_free(&cells);
-    res__table_free(&cmp);
-    res__table_free(&dec);
-    res__table_free(&fld);
+    res__tables_free(&t);
     return res__text_done(&o);
 }

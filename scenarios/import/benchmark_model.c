@@ -141,9 +141,13 @@ static int check_bounds(const tflite_log *l, const char *name, sim_error *err)
     return SIM_OK;
 }
 
-static int read_tflite(const char *text, size_t len, const char *name, tflite_log *l,
+static int read_tflite(const scn_import_input *in, unsigned n, const char *name, void *state,
                        sim_error *err)
 {
+    (void)n; /* one input */
+    tflite_log *l = state;
+    const char *text = in[0].text;
+    size_t len = in[0].len;
     memset(l, 0, sizeof *l);
     line_iter it;
     scn__lines_of(&it, text, len);
@@ -172,8 +176,10 @@ static int read_tflite(const char *text, size_t len, const char *name, tflite_lo
     return SIM_OK;
 }
 
-static int write_tflite(const tflite_log *l, const scn_import_opts *o, out *w)
+static int write_tflite(void *state, const scn_import_opts *o, out *w, sim_error *err)
 {
+    (void)err;
+    const tflite_log *l = state;
     char c[400];
     const char *part = o->part != NULL ? o->part : "model";
     double file = l->mmap_ro.line ? l->mmap_ro.v : l->file_mb.v * 1e6;
@@ -251,19 +257,7 @@ static int write_tflite(const tflite_log *l, const scn_import_opts *o, out *w)
     return SIM_OK;
 }
 
-static int read_any(const scn_import_input *in, unsigned n, const char *name, void *state,
-                    sim_error *err)
-{
-    (void)n;
-    return read_tflite(in[0].text, in[0].len, name, state, err);
-}
-
-static int write_any(void *state, const scn_import_opts *o, out *w, sim_error *err)
-{
-    (void)err;
-    return write_tflite(state, o, w);
-}
-
 _Static_assert(sizeof(tflite_log) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
 
-const scn_importer scn__import_benchmark_model = {"benchmark-model", "TensorFlow Lite's benchmark_model log: a candidate", 1, sizeof(tflite_log), read_any, write_any, NULL};
+const scn_importer scn__import_benchmark_model = {"benchmark-model", "TensorFlow Lite's benchmark_model log: a candidate",
+    1, sizeof(tflite_log), read_tflite, write_tflite, NULL};

@@ -94,9 +94,13 @@ static int breakdown_row(const line_iter *it, llama_log *l)
     return 1;
 }
 
-static int read_llama(const char *text, size_t len, const char *name, llama_log *l,
+static int read_llama(const scn_import_input *in, unsigned n, const char *name, void *state,
                       sim_error *err)
 {
+    (void)n; /* one input */
+    llama_log *l = state;
+    const char *text = in[0].text;
+    size_t len = in[0].len;
     memset(l, 0, sizeof *l);
     llama_log table;
     memset(&table, 0, sizeof table);
@@ -189,8 +193,10 @@ static void amounts_row(out *w, const char *key, const measure *m, const char *w
     scn__from(w, line, what);
 }
 
-static int write_llama(const llama_log *l, const scn_import_opts *o, out *w)
+static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error *err)
 {
+    (void)err;
+    const llama_log *l = state;
     char c[400];
     int mapped = l->model[MDL_CAT_FILE].v > 0;
     int gpu = l->model[MDL_CAT_GPU].v > 0 || l->compute[MDL_CAT_GPU].v > 0;
@@ -254,19 +260,7 @@ static int write_llama(const llama_log *l, const scn_import_opts *o, out *w)
     return SIM_OK;
 }
 
-static int read_any(const scn_import_input *in, unsigned n, const char *name, void *state,
-                    sim_error *err)
-{
-    (void)n;
-    return read_llama(in[0].text, in[0].len, name, state, err);
-}
-
-static int write_any(void *state, const scn_import_opts *o, out *w, sim_error *err)
-{
-    (void)err;
-    return write_llama(state, o, w);
-}
-
 _Static_assert(sizeof(llama_log) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
 
-const scn_importer scn__import_llama_cpp = {"llama-cpp", "llama.cpp's load log: a candidate (weights, KV cache, compute)", 1, sizeof(llama_log), read_any, write_any, NULL};
+const scn_importer scn__import_llama_cpp = {"llama-cpp", "llama.cpp's load log: a candidate (weights, KV cache, compute)",
+    1, sizeof(llama_log), read_llama, write_llama, NULL};

@@ -69,9 +69,13 @@ static int summary_row(meminfo *mi, const line_iter *it, int r, const char *name
     return SIM_OK;
 }
 
-static int read_meminfo(const char *text, size_t len, const char *name, meminfo *mi,
+static int read_meminfo(const scn_import_input *in, unsigned n, const char *name, void *state,
                         sim_error *err)
 {
+    (void)n; /* one input */
+    meminfo *mi = state;
+    const char *text = in[0].text;
+    size_t len = in[0].len;
     memset(mi, 0, sizeof *mi);
     line_iter it;
     scn__lines_of(&it, text, len);
@@ -152,8 +156,10 @@ static void baseline_row(out *w, const char *key, double kb, double minus, const
     scn__from(w, line, c);
 }
 
-static int write_meminfo(const meminfo *mi, const scn_import_opts *o, out *w)
+static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_error *err)
 {
+    (void)err;
+    const meminfo *mi = state;
     const measure *m = mi->pss;
     double minus[MDL_CAT_COUNT] = {0};
     static const char note[] = "Private Other holds what is not Java, native heap, code, stack "
@@ -203,19 +209,7 @@ static int write_meminfo(const meminfo *mi, const scn_import_opts *o, out *w)
     return SIM_OK;
 }
 
-static int read_any(const scn_import_input *in, unsigned n, const char *name, void *state,
-                    sim_error *err)
-{
-    (void)n;
-    return read_meminfo(in[0].text, in[0].len, name, state, err);
-}
-
-static int write_any(void *state, const scn_import_opts *o, out *w, sim_error *err)
-{
-    (void)err;
-    return write_meminfo(state, o, w);
-}
-
 _Static_assert(sizeof(meminfo) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
 
-const scn_importer scn__import_meminfo = {"meminfo", "dumpsys meminfo PACKAGE: the scenario's app: baseline block", 1, sizeof(meminfo), read_any, write_any, NULL};
+const scn_importer scn__import_meminfo = {"meminfo", "dumpsys meminfo PACKAGE: the scenario's app: baseline block",
+    1, sizeof(meminfo), read_meminfo, write_meminfo, NULL};

@@ -112,9 +112,13 @@ static void nodes_to_runs(ort_profile *p)
     }
 }
 
-static int read_ort(const char *text, size_t len, const char *name, ort_profile *p,
+static int read_ort(const scn_import_input *in, unsigned nin, const char *name, void *state,
                     sim_error *err)
 {
+    (void)nin; /* one input */
+    ort_profile *p = state;
+    const char *text = in[0].text;
+    size_t len = in[0].len;
     memset(p, 0, sizeof *p);
     json_error_t je;
     int oom = 0;
@@ -173,8 +177,9 @@ static void from_event(out *o, size_t ev, const char *what)
         put(o, "  # %s\n", what);
 }
 
-static int write_ort(ort_profile *p, const scn_import_opts *o, out *w)
+static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *err)
 {
+    ort_profile *p = state;
     char c[400];
     put(w, "# oomsim import onnxruntime: a candidate from an ONNX Runtime profile (%s):\n"
            "# %zu runs, %zu node kernels. Durations in us as ORT writes them; sizes in\n"
@@ -223,7 +228,7 @@ static int write_ort(ort_profile *p, const scn_import_opts *o, out *w)
         lower = p->runs[r].act > lower ? p->runs[r].act : lower;
     }
     if (d == NULL)
-        return SIM_ENOMEM;
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
     if (p->nruns >= 5) {
         qsort(d, p->nruns, sizeof *d, dbl_cmp);
         double med = d[p->nruns / 2], p95 = d[(size_t)ceil(0.95 * (double)p->nruns) - 1];
@@ -248,21 +253,6 @@ static int write_ort(ort_profile *p, const scn_import_opts *o, out *w)
     return SIM_OK;
 }
 
-static int read_any(const scn_import_input *in, unsigned n, const char *name, void *state,
-                    sim_error *err)
-{
-    (void)n;
-    return read_ort(in[0].text, in[0].len, name, state, err);
-}
-
-static int write_any(void *state, const scn_import_opts *o, out *w, sim_error *err)
-{
-    int rc = write_ort(state, o, w);
-    if (rc == SIM_ENOMEM)
-        sim_error_set(err, rc, "out of memory");
-    return rc;
-}
-
 static void release_ort(void *state)
 {
     ort_free(state);
@@ -270,4 +260,5 @@ static void release_ort(void *state)
 
 _Static_assert(sizeof(ort_profile) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
 
-const scn_importer scn__import_onnxruntime = {"onnxruntime", "an ONNX Runtime profiling file (JSON): a candidate", 1, sizeof(ort_profile), read_any, write_any, release_ort};
+const scn_importer scn__import_onnxruntime = {"onnxruntime", "an ONNX Runtime profiling file (JSON): a candidate",
+    1, sizeof(ort_profile), read_ort, write_ort, release_ort};
