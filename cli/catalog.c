@@ -7,16 +7,18 @@
 #include <string.h>
 
 static const cli_opt catalog_opts[] = {
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd catalog_cmd = {
-    "catalog",
-    "usage: oomsim catalog\n"
-    "  lists the shipped devices, candidates and scenarios; a scenario names\n"
-    "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n",
-    NULL, catalog_opts, 1, "unexpected argument '%s'", NULL, 0, CLI_NOWHERE, 0, 0, NULL, 0,
-    NULL};
+    .name = "catalog",
+    .usage = "usage: oomsim catalog\n"
+        "  lists the shipped devices, candidates and scenarios; a scenario names\n"
+        "  them as `devices: [android-4g]` or `catalog/devices/android-4g.yaml`\n",
+    .opts = catalog_opts,
+    .nopts = sizeof catalog_opts / sizeof *catalog_opts,
+    .unexpected = "unexpected argument '%s'",
+};
 
 int cli_catalog(int argc, char **argv)
 {

@@ -92,6 +92,9 @@ typedef enum cli_opt_kind {
 
 #define CLI_NOWHERE ((size_t)-1)
 
+/* The row every table has: -h and --help print the help. */
+#define CLI_HELP_OPT {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL}
+
 typedef struct cli_opt {
     const char *name, *alias;    /* "--help" and "-h"; alias NULL: none */
     cli_opt_kind kind;
@@ -107,6 +110,8 @@ typedef struct cli_opt {
     const char *help;            /* its lines in --help, verbatim; NULL: none */
 } cli_opt;
 
+/* A subcommand's table and how it speaks (designated initializers: what is
+ * not given is 0 or NULL). */
 typedef struct cli_cmd {
     const char *name;            /* "run": "oomsim run: ..." */
     const char *usage;           /* the help's opening lines, verbatim */
@@ -116,7 +121,7 @@ typedef struct cli_cmd {
     const char *unexpected;      /* an unknown option, or a value missing (%s: the argument) */
     const char *extra;           /* a positional argument too many (%s: it); NULL: unexpected */
     size_t positional;           /* offsetof const char *[positionals] */
-    size_t npositional;          /* offsetof the unsigned count, or CLI_NOWHERE */
+    size_t npositional;          /* with positionals > 1: offsetof the unsigned count */
     unsigned positionals;
     int dash_is_positional;      /* a lone "-" is an argument, not an option */
     int (*speaks)(void);         /* NULL, or 0 when this process prints nothing */

@@ -73,17 +73,21 @@ static const char *const formats[] = {"text", "json", NULL};
 static const cli_opt diagnose_opts[] = {
     {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, NULL},
     {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd diagnose_cmd = {
-    "diagnose",
-    "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
-    "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
-    "  lines) with an evidence level, matched to the trace by process, app version\n"
-    "  and time; without --exits, the trace's own exit records\n",
-    NULL, diagnose_opts, sizeof diagnose_opts / sizeof *diagnose_opts, "unexpected argument",
-    NULL, DA(trace), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+    .name = "diagnose",
+    .usage = "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
+        "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
+        "  lines) with an evidence level, matched to the trace by process, app version\n"
+        "  and time; without --exits, the trace's own exit records\n",
+    .opts = diagnose_opts,
+    .nopts = sizeof diagnose_opts / sizeof *diagnose_opts,
+    .unexpected = "unexpected argument",
+    .positional = DA(trace),
+    .positionals = 1,
+};
 
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, diag_args *a)

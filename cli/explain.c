@@ -105,19 +105,23 @@ static const cli_opt explain_opts[] = {
     {"-o", NULL, CLI_OPT_TEXT, XO(dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  -o DIR          also draw the same timeline as DIR/timeline.svg, and write it\n"
      "                  as DIR/timeline.json for the Perfetto UI\n"},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd explain_cmd = {
-    "explain",
-    "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
-    "                      [--quiz [--answers FILE]]\n"
-    "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
-    "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
-    "  deaths with the limit crossed and their exit records, recovery actions; then\n"
-    "  what the evidence supports.\n",
-    NULL, explain_opts, sizeof explain_opts / sizeof *explain_opts, "unexpected argument '%s'",
-    NULL, XO(scenario), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+    .name = "explain",
+    .usage = "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
+        "                      [--quiz [--answers FILE]]\n"
+        "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
+        "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
+        "  deaths with the limit crossed and their exit records, recovery actions; then\n"
+        "  what the evidence supports.\n",
+    .opts = explain_opts,
+    .nopts = sizeof explain_opts / sizeof *explain_opts,
+    .unexpected = "unexpected argument '%s'",
+    .positional = XO(scenario),
+    .positionals = 1,
+};
 
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, opts *o)

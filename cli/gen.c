@@ -63,18 +63,22 @@ static const cli_opt gen_opts[] = {
      "--cell needs an integer from 0", 1, NULL},
     {"--trace-format", NULL, CLI_OPT_CHOICE, GA(format_name), CLI_NOWHERE, 0, 0, formats,
      "--trace-format is json, jsonl, msgpack or perfetto", 1, NULL},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd gen_cmd = {
-    "gen",
-    "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
-    "                  [--cell N] [--trace-format json|jsonl|msgpack|perfetto]\n"
-    "  writes the event timeline of replication K (default 0) of cell N (default 0:\n"
-    "  the first device, candidate and policy) as a trace; perfetto: the JSON trace\n"
-    "  event format the Perfetto UI and chrome://tracing open (not readable by replay)\n",
-    NULL, gen_opts, sizeof gen_opts / sizeof *gen_opts, "unexpected argument", NULL,
-    GA(scenario), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+    .name = "gen",
+    .usage = "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
+        "                  [--cell N] [--trace-format json|jsonl|msgpack|perfetto]\n"
+        "  writes the event timeline of replication K (default 0) of cell N (default 0:\n"
+        "  the first device, candidate and policy) as a trace; perfetto: the JSON trace\n"
+        "  event format the Perfetto UI and chrome://tracing open (not readable by replay)\n",
+    .opts = gen_opts,
+    .nopts = sizeof gen_opts / sizeof *gen_opts,
+    .unexpected = "unexpected argument",
+    .positional = GA(scenario),
+    .positionals = 1,
+};
 
 /* CLI_OK, CLI_DONE (help printed) or CLI_USAGE (said why). */
 static int parse_gen(int argc, char **argv, gen_args *g)

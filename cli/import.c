@@ -48,7 +48,7 @@ static const cli_opt yaml_opts[] = {
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_TEXT, YA(minus), CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 /* The other kinds: --minus is meminfo's alone. */
@@ -57,17 +57,19 @@ static const cli_opt yaml_opts_no_minus[] = {
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
-static const cli_cmd meminfo_cmd = {
-    "import", NULL, NULL, yaml_opts, sizeof yaml_opts / sizeof *yaml_opts,
-    "unexpected argument", NULL, YA(files), YA(nfiles), SCN_IMPORT_INPUTS_MAX, 0, NULL, 0,
-    yaml_head};
 static const cli_cmd yaml_cmd = {
-    "import", NULL, NULL, yaml_opts_no_minus, sizeof yaml_opts_no_minus / sizeof *yaml_opts,
-    "unexpected argument", NULL, YA(files), YA(nfiles), SCN_IMPORT_INPUTS_MAX, 0, NULL, 0,
-    yaml_head};
+    .name = "import",
+    .opts = yaml_opts_no_minus,
+    .nopts = sizeof yaml_opts_no_minus / sizeof *yaml_opts_no_minus,
+    .unexpected = "unexpected argument",
+    .positional = YA(files),
+    .positionals = SCN_IMPORT_INPUTS_MAX,
+    .head = yaml_head,
+    .npositional = YA(nfiles),
+};
 
 /* What `oomsim import perfetto` was asked. */
 typedef struct pf_args {
@@ -91,19 +93,23 @@ static const cli_opt perfetto_opts[] = {
      "--step needs a step index (an integer from 0)", 1,
      "  --step N              the workload step the recorded requests belong to when\n"
      "                        the trace is replayed (default 1: the step after cold_start)\n"},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd perfetto_cmd = {
-    "import",
-    "usage: oomsim import perfetto TRACE (--process NAME | --pid N) [-o OUT.(jsonl|json|msgpack)]\n"
-    "                     [--candidate OUT.yaml] [--id ID] [--step N]\n"
-    "  reads one app process out of a binary Perfetto trace: its memory over time\n"
-    "  (rss_stat, process_stats), its foreground/background changes (oom_score_adj),\n"
-    "  its stages (slices named oomsim:STAGE:PART) and its death (lmkd, the kernel's\n"
-    "  OOM killer), and writes them as an oomsim trace (JSON Lines on stdout without -o)\n",
-    NULL, perfetto_opts, sizeof perfetto_opts / sizeof *perfetto_opts, "unexpected argument",
-    NULL, PA(trace), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+    .name = "import",
+    .usage = "usage: oomsim import perfetto TRACE (--process NAME | --pid N) [-o OUT.(jsonl|json|msgpack)]\n"
+        "                     [--candidate OUT.yaml] [--id ID] [--step N]\n"
+        "  reads one app process out of a binary Perfetto trace: its memory over time\n"
+        "  (rss_stat, process_stats), its foreground/background changes (oom_score_adj),\n"
+        "  its stages (slices named oomsim:STAGE:PART) and its death (lmkd, the kernel's\n"
+        "  OOM killer), and writes them as an oomsim trace (JSON Lines on stdout without -o)\n",
+    .opts = perfetto_opts,
+    .nopts = sizeof perfetto_opts / sizeof *perfetto_opts,
+    .unexpected = "unexpected argument",
+    .positional = PA(trace),
+    .positionals = 1,
+};
 
 static int usage_error(const char *what)
 {
@@ -148,8 +154,12 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
 {
     yaml_args a;
     memset(&a, 0, sizeof a);
-    int status = cli_parse(kind == SCN_IMPORT_MEMINFO ? &meminfo_cmd : &yaml_cmd, argc - 1,
-                           argv + 1, &a);
+    cli_cmd c = yaml_cmd;
+    if (kind == SCN_IMPORT_MEMINFO) { /* the one kind that takes --minus */
+        c.opts = yaml_opts;
+        c.nopts = sizeof yaml_opts / sizeof *yaml_opts;
+    }
+    int status = cli_parse(&c, argc - 1, argv + 1, &a);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
     const char *out = a.out, *minus = a.minus, *const *files = a.files;

@@ -103,7 +103,7 @@ static int store(const cli_opt *o, const char *v, char *into)
 static int positional(const cli_cmd *c, const char *a, char *into)
 {
     const char **slots = (const char **)(into + c->positional);
-    unsigned *n = c->npositional != CLI_NOWHERE ? (unsigned *)(into + c->npositional) : NULL;
+    unsigned *n = c->positionals > 1 ? (unsigned *)(into + c->npositional) : NULL;
     unsigned have = n != NULL ? *n : slots[0] != NULL;
     if (have >= c->positionals)
         return say(c, c->extra != NULL ? c->extra : c->unexpected, a);

@@ -9,16 +9,19 @@
 #include <string.h>
 
 static const cli_opt probe_opts[] = {
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd probe_cmd = {
-    "probe",
-    "usage: oomsim probe EVENTS.json\n"
-    "  reads a JSON array of {time_ms, stage, rss_mb, budget_mb, sessions,\n"
-    "  exit_reason} events and prints the peak, every event over budget and the\n"
-    "  exit reason (docs/probe.md)\n",
-    NULL, probe_opts, 1, "one events file is needed", NULL, 0, CLI_NOWHERE, 0, 0, NULL, 0, NULL};
+    .name = "probe",
+    .usage = "usage: oomsim probe EVENTS.json\n"
+        "  reads a JSON array of {time_ms, stage, rss_mb, budget_mb, sessions,\n"
+        "  exit_reason} events and prints the peak, every event over budget and the\n"
+        "  exit reason (docs/probe.md)\n",
+    .opts = probe_opts,
+    .nopts = sizeof probe_opts / sizeof *probe_opts,
+    .unexpected = "one events file is needed",
+};
 
 int cli_probe(int argc, char **argv)
 {

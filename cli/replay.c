@@ -28,19 +28,23 @@ static const cli_opt replay_opts[] = {
     {"-o", NULL, CLI_OPT_TEXT, RA(o.dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
     {"-j", NULL, CLI_OPT_COUNT, RA(o.threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0, NULL},
     {"--format", NULL, CLI_OPT_CHOICE, RA(o.format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd replay_cmd = {
-    "replay",
-    "usage: oomsim replay TRACE --scenario SCENARIO.yaml [--replication K] [-o DIR]\n"
-    "                     [-j THREADS] [--format table|json|csv]\n"
-    "  a trace-driven run: request arrivals, needs and measured stage costs from the\n"
-    "  trace (written by `oomsim gen`), device, policies and strategies from the\n"
-    "  scenario; every cell of the trace's candidate runs once, with the device's\n"
-    "  draws of replication K (default 0: use the trace's --replication)\n",
-    NULL, replay_opts, sizeof replay_opts / sizeof *replay_opts, "unexpected argument", NULL,
-    RA(trace), CLI_NOWHERE, 1, 0, NULL, 0, NULL};
+    .name = "replay",
+    .usage = "usage: oomsim replay TRACE --scenario SCENARIO.yaml [--replication K] [-o DIR]\n"
+        "                     [-j THREADS] [--format table|json|csv]\n"
+        "  a trace-driven run: request arrivals, needs and measured stage costs from the\n"
+        "  trace (written by `oomsim gen`), device, policies and strategies from the\n"
+        "  scenario; every cell of the trace's candidate runs once, with the device's\n"
+        "  draws of replication K (default 0: use the trace's --replication)\n",
+    .opts = replay_opts,
+    .nopts = sizeof replay_opts / sizeof *replay_opts,
+    .unexpected = "unexpected argument",
+    .positional = RA(trace),
+    .positionals = 1,
+};
 
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, replay_args *a)

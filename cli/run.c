@@ -103,18 +103,25 @@ static const cli_opt run_opts[] = {
      "--resume needs a file", 0,
      "  --resume FILE  continue from that checkpoint: the same results, to the\n"
      "             byte, as the run uninterrupted\n"},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd run_cmd = {
-    "run",
-    "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
-    "                  [-j THREADS] [--format table|json|csv]\n"
-    "                  [--checkpoint FILE [--checkpoint-period S]] [--resume FILE]\n"
-    "  With no scenario, runs the shipped default capacity plan.\n",
-    NULL, run_opts, sizeof run_opts / sizeof *run_opts, "unknown option '%s'",
-    "one scenario at a time; '%s' is extra", RUN(scenario), CLI_NOWHERE, 1, 1, speaks, 256,
-    NULL};
+    .name = "run",
+    .usage = "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
+        "                  [-j THREADS] [--format table|json|csv]\n"
+        "                  [--checkpoint FILE [--checkpoint-period S]] [--resume FILE]\n"
+        "  With no scenario, runs the shipped default capacity plan.\n",
+    .opts = run_opts,
+    .nopts = sizeof run_opts / sizeof *run_opts,
+    .unexpected = "unknown option '%s'",
+    .extra = "one scenario at a time; '%s' is extra",
+    .positional = RUN(scenario),
+    .positionals = 1,
+    .dash_is_positional = 1,
+    .speaks = speaks,
+    .message_max = 256,
+};
 
 static int parse(int argc, char **argv, cli_run_opts *o)
 {

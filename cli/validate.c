@@ -120,17 +120,19 @@ static int check_trace(const char *path, int drop_unknown, sim_error *err, char 
 static const cli_opt validate_opts[] = {
     {"--drop-unknown", NULL, CLI_OPT_FLAG, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --drop-unknown  skip a trace event's unknown keys (for the files after it)\n"},
-    {"--help", "-h", CLI_OPT_HELP, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    CLI_HELP_OPT,
 };
 
 static const cli_cmd validate_cmd = {
-    "validate",
-    "usage: oomsim validate [--drop-unknown] FILE...\n"
-    "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
-    "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n",
-    "  prints the run's size estimate for a scenario\n", validate_opts,
-    sizeof validate_opts / sizeof *validate_opts, "unexpected argument '%s'", NULL, 0,
-    CLI_NOWHERE, 0, 0, NULL, 0, NULL};
+    .name = "validate",
+    .usage = "usage: oomsim validate [--drop-unknown] FILE...\n"
+        "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
+        "  (.json, .jsonl, .msgpack, .mp); lists a trace's unpaired begin/end\n",
+    .tail = "  prints the run's size estimate for a scenario\n",
+    .opts = validate_opts,
+    .nopts = sizeof validate_opts / sizeof *validate_opts,
+    .unexpected = "unexpected argument '%s'",
+};
 
 int cli_validate(int argc, char **argv)
 {

@@ -50,8 +50,7 @@ const cli_opt opts[] = {
 
 const cli_cmd cmd = {"demo", "usage: oomsim demo NAME\n", "  the end\n", opts,
                      sizeof opts / sizeof *opts, "unexpected argument '%s'",
-                     "one name; '%s' is extra", AO(name), CLI_NOWHERE, 1, 0, nullptr, 0,
-                     nullptr};
+                     "one name; '%s' is extra", AO(name), 0, 1, 0, nullptr, 0, nullptr};
 
 struct Parsed {
     int rc;

@@ -21,6 +21,18 @@ int pf__fail(imp *m, int code, const char *fmt, ...)
                          what);
 }
 
+void *pf__grow(imp *m, void *array, size_t *cap, size_t elem, size_t first)
+{
+    size_t nc = *cap ? *cap * 2 : first;
+    void *p = realloc(array, nc * elem);
+    if (p == NULL) {
+        pf__oom(m);
+        return NULL;
+    }
+    *cap = nc;
+    return p;
+}
+
 int pf__oom(imp *m)
 {
     return sim_error_set(m->err, SIM_ENOMEM, "%s: out of memory", m->name);
@@ -104,12 +116,10 @@ int pf__add_rec(imp *m, const rec *r)
         return pf__fail(m, SIM_EINPUT, "a memory size of %" PRId64 " bytes (more than 256 TiB)",
                     r->v);
     if (m->nrec == m->caprec) {
-        size_t nc = m->caprec ? m->caprec * 2 : 1024;
-        rec *p = realloc(m->recs, nc * sizeof *p);
+        rec *p = pf__grow(m, m->recs, &m->caprec, sizeof *p, 1024);
         if (p == NULL)
-            return pf__oom(m);
+            return SIM_ENOMEM;
         m->recs = p;
-        m->caprec = nc;
     }
     m->recs[m->nrec] = *r;
     m->recs[m->nrec].seq = (uint32_t)m->nrec;

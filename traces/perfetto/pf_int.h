@@ -178,6 +178,10 @@ int pf__fail(imp *m, int code, const char *fmt, ...)
     ;
 
 /* map.c */
+/* An array of *cap elements of elem bytes doubled (`first` when empty):
+ * the new array (*cap updated), or NULL with SIM_ENOMEM said in m's error
+ * (the array untouched). */
+void *pf__grow(imp *m, void *array, size_t *cap, size_t elem, size_t first);
 int pf__oom(imp *m);
 int64_t *pf__map_find(const u64map *h, uint64_t k);
 int pf__map_put(u64map *h, uint64_t k, int64_t v);

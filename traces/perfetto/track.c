@@ -18,14 +18,10 @@ seqstate *pf__seq_of(imp *m, uint32_t id)
         return NULL;
     }
     if (m->nseq == m->capseq) {
-        size_t nc = m->capseq ? m->capseq * 2 : 16;
-        seqstate *p = realloc(m->seqs, nc * sizeof *p);
-        if (p == NULL) {
-            pf__oom(m);
+        seqstate *p = pf__grow(m, m->seqs, &m->capseq, sizeof *p, 16);
+        if (p == NULL)
             return NULL;
-        }
         m->seqs = p;
-        m->capseq = nc;
     }
     if (pf__map_put(&m->seq_index, id, (int64_t)m->nseq) != SIM_OK) {
         pf__oom(m);

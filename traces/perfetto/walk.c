@@ -102,12 +102,10 @@ static int add_occurrence(imp *m, int stage, int part, const slice_result *r)
 {
     trc_pf_stage *st = &m->sum->stages[part][stage];
     if (st->n == st->cap) {
-        size_t nc = st->cap ? st->cap * 2 : 8;
-        trc_pf_occurrence *p = realloc(st->occ, nc * sizeof *p);
+        trc_pf_occurrence *p = pf__grow(m, st->occ, &st->cap, sizeof *p, 8);
         if (p == NULL)
-            return pf__oom(m);
+            return SIM_ENOMEM;
         st->occ = p;
-        st->cap = nc;
     }
     trc_pf_occurrence *o = &st->occ[st->n++];
     o->duration_us = r->duration_us;
@@ -164,12 +162,10 @@ static int measure_begin(walk *w, const open_slice *o, const pidstate *p, int st
 {
     imp *m = w->m;
     if (w->nslices == w->capslices) {
-        size_t nc = w->capslices ? w->capslices * 2 : 64;
-        slice_result *q = realloc(w->res, nc * sizeof *q);
+        slice_result *q = pf__grow(m, w->res, &w->capslices, sizeof *q, 64);
         if (q == NULL)
-            return pf__oom(m);
+            return SIM_ENOMEM;
         w->res = q;
-        w->capslices = nc;
     }
     slice_result *s = &w->res[w->nslices];
     memset(s, 0, sizeof *s);
