@@ -241,9 +241,9 @@ void w__emit_recovery(world *w)
     unsigned na = 0;
     unsigned in_force = w->life.rec.acts;
     if (w->life.rec.safe_mode)
-        acts[na++] = "safe_mode";
+        acts[na++] = mdl_recovery_name(MDL_RECOVERY_SAFE_MODE);
     if (w->out->candidate_switches > 0 && w->cand == w->cell->lkg)
-        acts[na++] = "fallback_lkg";
+        acts[na++] = mdl_action_name(MDL_ACT_FALLBACK_LKG);
     for (int a = 0; a < MDL_ACT_COUNT; a++)
         if ((in_force >> a & 1u) && a != MDL_ACT_FALLBACK_LKG)
             acts[na++] = mdl_action_name((mdl_action)a);

@@ -233,6 +233,8 @@ typedef enum mdl_lmkd_reason {
 } mdl_lmkd_reason;
 
 const char *mdl_lmkd_reason_name(mdl_lmkd_reason r);
+/* The reason named s: SIM_OK, or SIM_ENOTFOUND (out untouched). */
+int mdl_lmkd_reason_parse(const char *s, mdl_lmkd_reason *out);
 
 typedef struct mdl_kill_input {
     int64_t counted;   /* the app's counted bytes */
@@ -449,6 +451,8 @@ typedef enum mdl_recovery {
     MDL_RECOVERY_FALLBACK_LKG,
     MDL_RECOVERY_LADDER
 } mdl_recovery;
+/* "naive", "safe_mode", "fallback_lkg", "ladder". */
+const char *mdl_recovery_name(mdl_recovery r);
 
 /* Ladder actions, in order of reversibility. */
 typedef enum mdl_action {
@@ -463,6 +467,8 @@ typedef enum mdl_action {
 } mdl_action;
 
 const char *mdl_action_name(mdl_action a);
+/* The action named s: SIM_OK, or SIM_ENOTFOUND (out untouched). */
+int mdl_action_parse(const char *s, mdl_action *out);
 
 /* The policy of one cell (docs/model.md, docs/scenario-loader.md), resolved. */
 typedef struct mdl_policy {

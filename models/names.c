@@ -68,12 +68,37 @@ const char *mdl_action_name(mdl_action a)
     return (unsigned)a < MDL_ACT_COUNT ? action_names[a] : "?";
 }
 
+int mdl_action_parse(const char *s, mdl_action *out)
+{
+    int i = find_name(action_names, MDL_ACT_COUNT, s, strlen(s));
+    if (i < 0)
+        return SIM_ENOTFOUND;
+    *out = (mdl_action)i;
+    return SIM_OK;
+}
+
+static const char *const recovery_names[] = {"naive", "safe_mode", "fallback_lkg", "ladder"};
+
+const char *mdl_recovery_name(mdl_recovery r)
+{
+    return (unsigned)r <= MDL_RECOVERY_LADDER ? recovery_names[r] : "?";
+}
+
 static const char *const lmkd_names[MDL_LMKD_COUNT] = {
     "NONE", "LOW_MEM", "LOW_MEM_AND_SWAP", "LOW_MEM_AND_THRASHING"};
 
 const char *mdl_lmkd_reason_name(mdl_lmkd_reason r)
 {
     return (unsigned)r < MDL_LMKD_COUNT ? lmkd_names[r] : "?";
+}
+
+int mdl_lmkd_reason_parse(const char *s, mdl_lmkd_reason *out)
+{
+    int i = find_name(lmkd_names, MDL_LMKD_COUNT, s, strlen(s));
+    if (i < 0)
+        return SIM_ENOTFOUND;
+    *out = (mdl_lmkd_reason)i;
+    return SIM_OK;
 }
 
 static const char *const record_names[MDL_REC_KIND_COUNT] = {

@@ -246,6 +246,14 @@ static const char *running(rpl_teller *t)
     return best != NULL ? trc_stage_name(best->stage) : "";
 }
 
+/* lmkd named the page cache's thrashing as the kill's reason. */
+static int thrashing(const trc_event *e)
+{
+    mdl_lmkd_reason r;
+    return (e->has & TRC_F_ERROR) && mdl_lmkd_reason_parse(e->error, &r) == SIM_OK &&
+           r == MDL_LMKD_LOW_MEM_AND_THRASHING;
+}
+
 /* What ended the process, in the device's own terms: the limit crossed
  * and by how much, or the rule that fired. */
 static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf,
@@ -266,7 +274,7 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
                                      : mdl_device_jetsam_limit(d, 0)) >> 20),
                      where);
-        else if ((e->has & TRC_F_ERROR) && strcmp(e->error, "LOW_MEM_AND_THRASHING") == 0)
+        else if (thrashing(e))
             snprintf(buf, n, "counted %lld MiB, and the model's hot mapped weights, which it "
                      "reads at every inference, could not be dropped: lmkd saw free memory "
                      "under its watermark and the page cache thrashing", counted);
@@ -456,7 +464,8 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
 static void tell_recovery(rpl_teller *t, const trc_event *e)
 {
     const mdl_candidate *lkg = t->cell->lkg;
-    if (strcmp(e->action, "fallback_lkg") == 0 && lkg != NULL)
+    mdl_action a;
+    if (mdl_action_parse(e->action, &a) == SIM_OK && a == MDL_ACT_FALLBACK_LKG && lkg != NULL)
         say(t, e, "recovery in force for this start: fallback_lkg: the app now runs %s, the "
             "last known good", lkg->id);
     else

@@ -218,7 +218,9 @@ static int p_recovery(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                       sim_error *err)
 {
     (void)s;
-    static const char *const kinds[] = {"naive", "safe_mode", "fallback_lkg"};
+    const char *kinds[3]; /* a ladder is a mapping, below */
+    for (int k = 0; k < 3; k++)
+        kinds[k] = mdl_recovery_name((mdl_recovery)k);
     int rc;
     p->nladder = 0;
     if (!fy_node_is_mapping(v->n)) {

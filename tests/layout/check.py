@@ -8,9 +8,10 @@ change must keep"), checked over every C and C++ source git tracks:
     whose body ends with a '}' at column 0);
   - sim/sim.h an umbrella: nothing but comments and #include lines
     between its include guard;
-  - no string comparison against a death class's name outside tests/:
-    classes are compared as enums (rpl_class), named by one table
-    (replay/classes.c, through models/names.c).
+  - no string comparison against a death class's or a recovery action's
+    name outside tests/: they are compared as enums (rpl_class,
+    mdl_action, mdl_recovery), each named by one table (replay/classes.c,
+    models/names.c).
 
 Prints each breach as FILE:LINE: what, and exits 1 when there is one.
 Usage: check.py [ROOT]  (default: the repository holding this file)."""
@@ -21,7 +22,9 @@ import sys
 
 FILE_MAX = 900
 CLASSES = ('low_memory', 'system_reclaim', 'java_crash', 'native_crash', 'anr', 'watchdog',
-           'other', 'unknown')
+           'other', 'unknown',
+           'reject_new', 'stop_prewarm', 'reduce_concurrency', 'release_idle',
+           'clear_rebuildable_cache', 'degrade_cpu', 'fallback_lkg', 'naive', 'safe_mode', 'ladder')
 CLASS_CMP = re.compile(r'\bstr(?:n?case)?n?cmp\s*\([^;]*"(?:%s)"' % '|'.join(CLASSES))
 FUNC_MAX = 80
 SIG = re.compile(r'^(?!typedef|struct|enum|union|return|if|for|while|switch|do|else|case|#)'
@@ -71,7 +74,7 @@ def check(root):
         if path.endswith(('.c', '.h')) and not path.startswith('tests/'):
             for no, line in enumerate(lines, 1):
                 if CLASS_CMP.search(line):
-                    bad.append('%s:%d: a death class compared as a string' % (path, no))
+                    bad.append('%s:%d: a death class or recovery action compared as a string' % (path, no))
         if path.endswith(('.c', '.h')):
             for name, a, b in functions(lines):
                 if b - a + 1 > FUNC_MAX:
