@@ -5,6 +5,7 @@
 #include <catch2/catch.hpp>
 
 #include <cstddef>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -52,20 +53,23 @@ const cli_cmd cmd = {"demo", "usage: oomsim demo NAME\n", "  the end\n", opts,
                      sizeof opts / sizeof *opts, "unexpected argument '%s'",
                      "one name; '%s' is extra", AO(name), 0, 1, 0, nullptr, 0, nullptr};
 
+// The parsed values point into the arguments: they live as long as p.
 struct Parsed {
     int rc;
     Args a;
     std::string out, err;
+    std::shared_ptr<std::vector<std::string>> words;
 };
 
-Parsed parse(std::vector<std::string> words, const cli_cmd &c = cmd)
+Parsed parse(const std::vector<std::string> &words, const cli_cmd &c = cmd)
 {
     shim::TempDir dir;
     shim::Capture cap(dir);
-    std::vector<char *> argv;
-    for (auto &w : words)
-        argv.push_back(&w[0]);
     Parsed p{};
+    p.words = std::make_shared<std::vector<std::string>>(words);
+    std::vector<char *> argv;
+    for (auto &w : *p.words)
+        argv.push_back(&w[0]);
     p.a.seconds = -1;
     cap.begin();
     p.rc = cli_parse(&c, (int)argv.size(), argv.data(), &p.a);
