@@ -9,7 +9,7 @@
  * whole and counts toward the peak, and then the kill rules run once.  So a
  * death inside a stage reports the stage's full footprint, as the system's
  * sample at the kill would. */
-#include "world_int.h"
+#include "kill_rules.h"
 
 static mdl_kill_input state_now(const world *w, int64_t extra)
 {
@@ -28,7 +28,7 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
 {
     mdl_kill_input in = state_now(w, extra);
     mdl_kill_verdict v;
-    w__kill_decide(w->dev, &in, &v);
+    kill_decide(w->dev, &in, &v);
     if (v.margin < w->out->min_margin)
         w->out->min_margin = v.margin;
     w->dstate.cached = v.cached;

@@ -1,42 +1,19 @@
 /* kill.c - the kill rules and what they read of the device: the rule of
  * the device's OS family (kill_lmk.c, kill_jetsam.c) picked in one place,
  * the room left under it, the line the tables show, jetsam's limits, the
- * device as a policy puts it in force, a delegate's entry.  Pure: nothing
+ * device as a policy puts it in force, a delegate's entry (the rules
+ * themselves are in kill_rules.h, inlined where they run).  Pure: nothing
  * here changes the world. */
 #include "world_int.h"
 
 #include <string.h>
 
-/* The kill rule of each OS family, one file each, included here (as Redis's
- * ae.c includes its ae_*.c backend): models/ is compiled as one unit, so
- * the rule inlines into charge.c's hot path (a table of function pointers
- * cost 2 % of a run). */
-#include "kill_jetsam.c"
-#include "kill_lmk.c"
-
-/* The device's rule: its kind, fixed when the replication is set up. */
-void w__kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
-{
-    if (d->rule == MDL_KILL_JETSAM)
-        jetsam_decide(d, in, out);
-    else
-        lmk_decide(d, in, out);
-}
-
-/* The room left with no spike: what the memory warnings compare. */
-int64_t w__headroom(const world *w, int64_t counted)
-{
-    const mdl_device *d = w->dev;
-    return d->rule == MDL_KILL_JETSAM
-               ? jetsam_headroom(d, counted, w->proc.fg)
-               : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor,
-                              w->proc.fg ? w->proc.hot : 0);
-}
+#include "kill_rules.h"
 
 /* The public face of the kill rules (models.h). */
 void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out)
 {
-    w__kill_decide(d, in, out);
+    kill_decide(d, in, out);
 }
 
 int64_t mdl_kill_line(const mdl_device *d, int foreground)

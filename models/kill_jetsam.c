@@ -10,6 +10,9 @@
  * either line: iOS suspends and compresses them. */
 /* Included by charge.c, as Redis's ae.c includes its ae_*.c backend: the
  * rule is inlined into the world's hot path (docs/design/architecture.md). */
+#ifndef OOMSIM_MODELS_KILL_JETSAM_C /* included once per unit, by kill_rules.h */
+#define OOMSIM_MODELS_KILL_JETSAM_C
+
 #include "world_int.h"
 
 /* The per-process limit of where the app is. */
@@ -61,3 +64,5 @@ static inline void jetsam_decide(const mdl_device *d, const mdl_kill_input *in,
         out->why = MDL_EXIT_SYSTEM_RECLAIM;
     }
 }
+
+#endif /* OOMSIM_MODELS_KILL_JETSAM_C */

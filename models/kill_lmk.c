@@ -23,6 +23,9 @@
  * A level applies strictly below its free: memory exactly at it survives. */
 /* Included by charge.c, as Redis's ae.c includes its ae_*.c backend: the
  * rule is inlined into the world's hot path (docs/design/architecture.md). */
+#ifndef OOMSIM_MODELS_KILL_LMK_C /* included once per unit, by kill_rules.h */
+#define OOMSIM_MODELS_KILL_LMK_C
+
 #include "world_int.h"
 
 /* The lmk level that applies to adj: the entry with the largest adj not
@@ -111,3 +114,5 @@ static int64_t lmk_line(const mdl_device *d, int foreground)
     int64_t floor = lmk_app_floor(d, foreground, 0);
     return floor >= 0 ? d->ram - d->system - floor : -1;
 }
+
+#endif /* OOMSIM_MODELS_KILL_LMK_C */

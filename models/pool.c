@@ -57,7 +57,7 @@ static uint32_t take_free(world *w, void **pool, uint32_t *cap, uint32_t *free_h
     return i;
 }
 
-uint32_t w__attempt_get(world *w)
+uint32_t w__attempt_take(world *w)
 {
     void *pool = w->store.pool;
     uint32_t i = take_free(w, &pool, &w->store.pool_cap, &w->store.free_head, sizeof *w->store.pool,

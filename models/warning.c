@@ -3,7 +3,7 @@
  * of its own) and the app's reaction (the policy's on_warning actions, and
  * their end when memory recovers).  charge.c reports the room after every
  * change; the limits in force follow in process.c (w__apply_limits). */
-#include "world_int.h"
+#include "kill_rules.h"
 
 /* The headroom below which the app is warned, in the background [0] and
  * the foreground [1]: a share of jetsam's limit there, or the device's
@@ -23,13 +23,8 @@ void w__warning_levels(world *w)
  * asynchronously: the policy's actions, and their end when memory
  * recovers, run in an event at the same instant, never inside the
  * allocation or release that crossed. */
-void w__warning_room(world *w, int64_t room)
+void w__warning_edge(world *w, int below)
 {
-    if (w->warn_level[1] <= 0)
-        return;
-    int below = room < w->warn_level[w->proc.fg != 0];
-    if (below == w->proc.warned)
-        return;
     w->proc.warned = below;
     if (below) {
         w->out->warnings++;
@@ -44,7 +39,7 @@ void w__warning_check(world *w)
 {
     if (w->warn_level[1] <= 0)
         return;
-    w__warning_room(w, w__headroom(w, mdl_ledger_counted(w->led)));
+    w__warning_room(w, headroom(w, mdl_ledger_counted(w->led)));
 }
 
 /* Frees what no execution uses, as on_warning says. */

@@ -440,13 +440,20 @@ void w__give_owner(world *w, mdl_owner o);
  * held only for the check). */
 W_MAY_KILL w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage);
 void w__warning_check(world *w);
-/* warning.c: the levels, set up from the device in force; the room after a
- * change (the edge) */
+/* warning.c: the levels, set up from the device in force; a crossing of
+ * the level (below: 1 going under it, 0 coming back over) */
 void w__warning_levels(world *w);
-void w__warning_room(world *w, int64_t room);
-/* kill.c: the device's kill rule; the room left with no spike */
-void w__kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out);
-int64_t w__headroom(const world *w, int64_t counted);
+void w__warning_edge(world *w, int below);
+/* The room after a change: a warning only at a crossing (inlined: it runs
+ * after every allocation). */
+static inline void w__warning_room(world *w, int64_t room)
+{
+    if (w->warn_level[1] <= 0)
+        return;
+    int below = room < w->warn_level[w->proc.fg != 0];
+    if (below != w->proc.warned)
+        w__warning_edge(w, below);
+}
 /* requests.c: starts what the free slots and parts allow */
 void w__dispatch(world *w);
 /* The same after memory was only given back: the room can only have grown,
@@ -486,9 +493,19 @@ void w__submit(world *w, uint32_t u);
 void w__new_condition(world *w);
 void w__on_warning(sim_engine *e, void *ctx, uint64_t arg);
 void w__queue_area(world *w);
-/* pool.c: a free attempt record (NIL when the pool is at its bound, or
- * out of memory: w->rc says which) */
-uint32_t w__attempt_get(world *w);
+/* pool.c: a free attempt record, the pool grown when none is free (NIL when
+ * it is at its bound, or out of memory: w->rc says which) */
+uint32_t w__attempt_take(world *w);
+/* A free attempt record: the free list's head, inlined (an attempt a
+ * request); w__attempt_take when the list is empty. */
+static inline uint32_t w__attempt_get(world *w)
+{
+    uint32_t i = w->store.free_head;
+    if (i == NIL)
+        return w__attempt_take(w);
+    w->store.free_head = w->store.pool[i].next;
+    return i;
+}
 /* a free user request record, the same way */
 uint32_t w__user_get(world *w);
 /* frees user request u once no attempt of it is left and none will come */
