@@ -135,16 +135,16 @@ static void one_event(buf *ev, buf *m2, uint64_t *t, uint64_t *app_anon, int *op
 /* A process stats poll of every process. */
 static void stats_poll(buf *pkt, buf *top, buf *m1, buf *m2, uint64_t t, uint64_t app_anon)
 {
-        varint(pkt, 8, t);
-        for (int k = 0; k < NPROC; k++) {
-            varint(m2, 1, k == 0 ? APP : 1000 + (uint64_t)k);
-            varint(m2, 4, (k == 0 ? app_anon : 50u << 20) >> 10);
-            varint(m2, 5, 20480);
-            varint(m2, 10, k == 0 ? 0 : 900);
-            sub(m1, 1, m2);
-        }
-        sub(pkt, 9, m1);
-        sub(top, 1, pkt);
+    varint(pkt, 8, t);
+    for (int k = 0; k < NPROC; k++) {
+        varint(m2, 1, k == 0 ? APP : 1000 + (uint64_t)k);
+        varint(m2, 4, (k == 0 ? app_anon : 50u << 20) >> 10);
+        varint(m2, 5, 20480);
+        varint(m2, 10, k == 0 ? 0 : 900);
+        sub(m1, 1, m2);
+    }
+    sub(pkt, 9, m1);
+    sub(top, 1, pkt);
 }
 
 static int gen(const char *path, double mb)

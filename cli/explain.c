@@ -88,6 +88,9 @@ typedef struct opts {
     int full, quiz;
 } opts;
 
+/* The message names the limit. */
+_Static_assert(SCN_REPLICATIONS_MAX - 1 == 9999999, "--replication's message names 9999999");
+
 #define XO(field) offsetof(opts, field)
 static const cli_opt explain_opts[] = {
     {"--replication", NULL, CLI_OPT_COUNT, XO(rep), CLI_NOWHERE, 0, SCN_REPLICATIONS_MAX - 1,

@@ -1,8 +1,12 @@
-/* import.c - `oomsim import perfetto TRACE (--process NAME | --pid N)
- * [-o OUT] [--candidate OUT.yaml] [--id ID]`: one process's memory,
- * stages and death read out of a Perfetto trace (traces/perfetto/) and
- * written as an oomsim trace (docs/perfetto.md), each file to a temporary
- * name and renamed, so a failed import leaves nothing half-written. */
+/* import.c - `oomsim import`, both forms.  `import KIND FILE...`: what a
+ * team already measured, read by the importer of that kind (the table of
+ * scenarios/import/, whose kinds and help lines this walks) and written as
+ * YAML.  `import perfetto TRACE (--process NAME | --pid N) [-o OUT]
+ * [--candidate OUT.yaml] [--id ID]`: one process's memory, stages and
+ * death read out of a Perfetto trace (traces/perfetto/) and written as an
+ * oomsim trace (docs/perfetto.md), with the candidate skeleton beside it.
+ * Each file goes to a temporary name and is renamed, so a failed import
+ * leaves nothing half-written. */
 #include "cli.h"
 #include "scenarios/scenarios.h"
 #include "traces/traces.h"

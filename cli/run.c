@@ -70,6 +70,9 @@ unsigned long long cli_default_threads(void)
 
 static const char *const formats[] = {"table", "json", "csv", NULL};
 
+/* The messages name the limits. */
+_Static_assert(SCN_REPLICATIONS_MAX == 10000000, "-r's message names 10000000");
+
 #define RUN(field) offsetof(cli_run_opts, field)
 static const cli_opt run_opts[] = {
     {"-o", NULL, CLI_OPT_TEXT, RUN(dir), CLI_NOWHERE, 0, 0, NULL, "-o needs a directory", 0,

@@ -8,8 +8,8 @@
  * ram - system - the successor app - a spike - counted falls below the
  * device's pageshortage level.  Other apps' cached memory does not move
  * either line: iOS suspends and compresses them. */
-/* Included by charge.c, as Redis's ae.c includes its ae_*.c backend: the
- * rule is inlined into the world's hot path (docs/design/architecture.md). */
+/* Included by kill_rules.h, as Redis's ae.c includes its ae_*.c backend:
+ * the rule is inlined into the world's hot path (docs/design/architecture.md). */
 #ifndef OOMSIM_MODELS_KILL_JETSAM_C /* included once per unit, by kill_rules.h */
 #define OOMSIM_MODELS_KILL_JETSAM_C
 

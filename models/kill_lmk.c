@@ -21,8 +21,8 @@
  * hot pages, else LOW_MEM_AND_SWAP with zram, else LOW_MEM.
  *
  * A level applies strictly below its free: memory exactly at it survives. */
-/* Included by charge.c, as Redis's ae.c includes its ae_*.c backend: the
- * rule is inlined into the world's hot path (docs/design/architecture.md). */
+/* Included by kill_rules.h, as Redis's ae.c includes its ae_*.c backend:
+ * the rule is inlined into the world's hot path (docs/design/architecture.md). */
 #ifndef OOMSIM_MODELS_KILL_LMK_C /* included once per unit, by kill_rules.h */
 #define OOMSIM_MODELS_KILL_LMK_C
 

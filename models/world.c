@@ -5,10 +5,12 @@
  * The semantics are docs/model.md's; world_int.h says how the state is
  * split by lifetime, which file changes which part, and the one hazard
  * of the model (the process may die under you).  The rest of the world:
- * charge.c (memory and warnings), kill_lmk.c and kill_jetsam.c (the kill
- * rules), exitrec.c (exit records), recovery.c (recovery decisions),
- * costs.c (drawn or recorded stage costs), parts.c, requests.c and
- * process.c (the process), path.c (the user), emit.c (the timeline). */
+ * charge.c (memory), kill.c with kill_rules.h, kill_lmk.c and kill_jetsam.c
+ * (the kill rules and the device's queries), warning.c (memory warnings),
+ * exitrec.c (exit records), recovery.c (recovery decisions), costs.c (drawn
+ * or recorded stage costs), parts.c, pool.c, requests.c and process.c (the
+ * process), path.c (the user), emit.c (the timeline).  models/README.md
+ * has the table. */
 #include "world_int.h"
 
 void w__fail(world *w, int rc)

@@ -15,7 +15,7 @@ void rpl_drill_none(rpl_teller *t)
 
 void rpl_drill_ask_class(rpl_teller *t)
 {
-    const xp_death *d = &t->deaths[0];
+    const tell_death *d = &t->deaths[0];
     sim_text_printf(&t->out, "\nthe drill: the first death, at %.3f s\n",
                     (double)d->record.timestamp_ms / 1e3);
     sim_text_printf(&t->out, "question 1: what ended the process? one of:");
@@ -34,7 +34,7 @@ void rpl_drill_ask_recovery(rpl_teller *t, const char *a1)
 
 void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pick)
 {
-    const xp_death *d = &t->deaths[0];
+    const tell_death *d = &t->deaths[0];
     rpl_verdict v;
     rpl_diagnose(&d->record, NULL, &v);
     rpl_recovery right = rpl_recovery_fitting(v.kind, d->startup);

@@ -68,7 +68,7 @@ void rpl_tell_summary(rpl_teller *t, const mdl_rep *r)
 {
     sim_text_printf(&t->out, "\npeak %.1f MiB during %s; %u death%s; %llu request%s, %llu "
                     "completed\n",
-                    XP_MIB(r->peak),
+                    TELL_MIB(r->peak),
                     r->peak_stage < MDL_STAGE_COUNT ? mdl_stage_name(r->peak_stage) : "-",
                     r->deaths_total, r->deaths_total == 1 ? "" : "s",
                     (unsigned long long)r->arrived, r->arrived == 1 ? "" : "s",
@@ -84,7 +84,7 @@ static double total(const int64_t v[TRC_MEM_COUNT], unsigned has)
     return s;
 }
 
-static void print_line(rpl_teller *t, const xp_line *l)
+static void print_line(rpl_teller *t, const tell_line *l)
 {
     sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  %s\n", (double)l->t / 1e6, l->mib, l->text);
 }
@@ -99,7 +99,7 @@ static void back(rpl_teller *t, const trc_event *e);
 static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
 {
     back(t, e);
-    xp_line l;
+    tell_line l;
     l.t = e->time_us;
     l.mib = (double)e->rss_mb;
     va_list ap;
@@ -112,7 +112,7 @@ static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
     }
     if (t->nlines == t->cap) {
         size_t nc = t->cap ? 2 * t->cap : 64;
-        xp_line *nv = realloc(t->lines, nc * sizeof *nv);
+        tell_line *nv = realloc(t->lines, nc * sizeof *nv);
         if (nv == NULL) { /* no room to hold it back: tell it now */
             print_line(t, &l);
             return;
@@ -164,7 +164,7 @@ static void flush_repeats(rpl_teller *t)
 {
     if (t->repeats == 0)
         return;
-    const xp_death *d = t->ndeaths > 0 ? &t->deaths[t->ndeaths - 1] : NULL;
+    const tell_death *d = t->ndeaths > 0 ? &t->deaths[t->ndeaths - 1] : NULL;
     int startup = d != NULL && d->startup;
     sim_text_printf(&t->out, "%10s    %6s   ... the same %s repeats %llu more time%s, every %.1f s%s", "", "",
            startup ? "start-up death" : "life and death", (unsigned long long)t->repeats,
@@ -200,7 +200,7 @@ static void end_cycle(rpl_teller *t, sim_time death)
         print_reopen(t);
         for (size_t k = 0; k < t->nlines; k++)
             print_line(t, &t->lines[k]);
-        xp_line *swap = t->prev;
+        tell_line *swap = t->prev;
         size_t cap = t->cap_prev;
         t->prev = t->lines;
         t->cap_prev = t->cap;
@@ -314,15 +314,18 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
         rpl_reason_name(x->reason_code), x->status, x->importance, (long long)x->pss_kb,
         (long long)x->rss_kb, x->description[0] ? " description=\"" : "", x->description,
         x->description[0] ? "\"" : "", x->pss_kb == 0 ? ": none before the death" : "");
-    if (t->quiz && (x->reason_code == 3 || (x->reason_code == 2 && x->status == 9)))
+    if (t->quiz && (x->reason_code == MDL_AEI_LOW_MEMORY ||
+                    (x->reason_code == MDL_AEI_SIGNALED && x->status == 9)))
         say(t, e, "  lmkd logs: Kill 'app', oom_score_adj %d to free %lldkB rss",
+            /* the adj lmkd logs: 700 (previous app) in the background
+             * (importance 400 and up), 0 in the foreground */
             x->importance >= 400 ? 700 : 0, (long long)e->rss_mb * 1024);
 }
 
 static void tell_exit(rpl_teller *t, const trc_event *e)
 {
     const char *stage = running(t);
-    xp_death d;
+    tell_death d;
     memset(&d, 0, sizeof d);
     rpl_exit_of_event(e, t->index - 1, &d.record);
     rpl_verdict v;
@@ -336,7 +339,7 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
         say(t, e, "the process dies: %s, %s%s: %s", v.cls, stage[0] ? "during " : "while no "
             "stage was running", stage, d.why);
     say_record(t, e, &d.record);
-    if (t->ndeaths < XP_DEATHS)
+    if (t->ndeaths < TELL_DEATHS)
         t->deaths[t->ndeaths++] = d;
     else
         t->more_deaths++;
@@ -398,7 +401,7 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         if (a != NULL)
             ++*a;
         say(t, e, "the client retries request %lld: attempt %u, payload %.1f MiB%s",
-            (long long)r, attempt(t, r), XP_MIB(total(e->alloc, e->alloc_has)),
+            (long long)r, attempt(t, r), TELL_MIB(total(e->alloc, e->alloc_has)),
             e->error[5] == '_' ? ", while the earlier attempt still runs: another working set "
                                  "for one request" : "");
     } else if (strcmp(e->error, "rejected") == 0) {
@@ -409,10 +412,10 @@ static void tell_note(rpl_teller *t, const trc_event *e)
             (long long)r);
     } else if (strcmp(e->error, "app_baseline") == 0) {
         say(t, e, "the app's own memory (UI, caches, libraries): %.1f MiB, held until the "
-            "process ends", XP_MIB(total(e->alloc, e->alloc_has)));
+            "process ends", TELL_MIB(total(e->alloc, e->alloc_has)));
     } else if (strcmp(e->error, "page_hold") == 0) {
         say(t, e, "the page holds %.1f MiB (camera buffers, a preview) until the user leaves "
-            "it", XP_MIB(total(e->alloc, e->alloc_has)));
+            "it", TELL_MIB(total(e->alloc, e->alloc_has)));
     } else {
         for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
             if (strcmp(e->error, notes[k].error) == 0)
@@ -430,14 +433,14 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
             snprintf(which, sizeof which, ", attempt %u,", a);
         say(t, e, "%s: request %lld%s runs (session %lld), working set %.1f MiB", part,
             (long long)e->request, which, (long long)e->session,
-            XP_MIB(total(e->alloc, e->alloc_has)));
+            TELL_MIB(total(e->alloc, e->alloc_has)));
     } else if (e->stage == TRC_CACHE) {
         say(t, e, "%s: the compiled cache is not valid: rebuilding, %.1f MiB more", part,
-            XP_MIB(total(e->alloc, e->alloc_has)));
+            TELL_MIB(total(e->alloc, e->alloc_has)));
     } else {
         say(t, e, "%s: %s begins, %.1f MiB (%.1f MiB of it stays)", part,
-            trc_stage_name(e->stage), XP_MIB(total(e->alloc, e->alloc_has)),
-            XP_MIB(total(e->keep, e->keep_has)));
+            trc_stage_name(e->stage), TELL_MIB(total(e->alloc, e->alloc_has)),
+            TELL_MIB(total(e->keep, e->keep_has)));
     }
 }
 
@@ -516,7 +519,7 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
             if (a != NULL)
                 *a = 1;
             say(t, e, "request %lld arrives: needs %s, payload %.1f MiB, %lld queued",
-                (long long)e->request, e->needs, XP_MIB(total(e->alloc, e->alloc_has)),
+                (long long)e->request, e->needs, TELL_MIB(total(e->alloc, e->alloc_has)),
                 (long long)e->queue);
         }
         break;
@@ -524,7 +527,7 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
     return SIM_OK;
 }
 
-const char *rpl__advice(const xp_death *d, const rpl_verdict *v)
+const char *rpl__advice(const tell_death *d, const rpl_verdict *v)
 {
     if (d->startup && rpl_class_is_memory(v->kind))
         return rpl_recovery_text(RPL_REC_START_UP);
@@ -538,7 +541,7 @@ void rpl_tell_verdicts(rpl_teller *t)
     else
         sim_text_printf(&t->out, "\nwhat the evidence supports:\n");
     for (unsigned k = 0; k < t->ndeaths; k++) {
-        const xp_death *d = &t->deaths[k];
+        const tell_death *d = &t->deaths[k];
         int seen = 0;
         for (unsigned j = 0; j < k && !seen; j++)
             seen = t->deaths[j].record.source == d->record.source &&

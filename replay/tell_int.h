@@ -8,24 +8,24 @@
 
 #include "replay.h"
 
-#define XP_MIB(x) ((double)(x) / (1 << 20))
-#define XP_DEATHS 64      /* deaths remembered for the verdicts */
-#define XP_LINE_MAX 320
+#define TELL_MIB(x) ((double)(x) / (1 << 20))
+#define TELL_DEATHS 64      /* deaths remembered for the verdicts */
+#define TELL_LINE_MAX 320
 
 /* One death, as the verdicts and the drill need it. */
-typedef struct xp_death {
+typedef struct tell_death {
     rpl_exit record;      /* as diagnose would read it from the trace */
     char stage[32];       /* the stage running, "" when none */
     int startup;          /* during start-up: no request had run since the start */
-    char why[XP_LINE_MAX]; /* the limit crossed, or what else ended it */
-} xp_death;
+    char why[TELL_LINE_MAX]; /* the limit crossed, or what else ended it */
+} tell_death;
 
 /* One line of the narration: its time and memory, and the text after them. */
-typedef struct xp_line {
+typedef struct tell_line {
     sim_time t;
     double mib;
-    char text[XP_LINE_MAX];
-} xp_line;
+    char text[TELL_LINE_MAX];
+} tell_line;
 
 struct rpl_teller {
     const mdl_cell *cell;
@@ -34,13 +34,12 @@ struct rpl_teller {
     trc_pairs *open;
     uint64_t index;
     sim_text out;          /* told, not yet taken */
-    size_t taken;          /* out.n when the caller last took it */
     /* the cycle being told: the lines since the last death */
-    xp_line *lines;
+    tell_line *lines;
     size_t nlines, cap;
     int ran_request;       /* a request ran in this cycle */
     /* the last cycle printed, and how many times it came again since */
-    xp_line *prev;
+    tell_line *prev;
     size_t nprev, cap_prev;
     uint64_t repeats;
     int collapsed;         /* the cycle that just ended was counted, not printed */
@@ -52,12 +51,12 @@ struct rpl_teller {
     /* per request: attempts so far (grown as requests arrive) */
     uint32_t *attempts;
     size_t nreq;
-    xp_death deaths[XP_DEATHS];
+    tell_death deaths[TELL_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;
 };
 
 /* The advice for death d: its class's, or the start-up one. */
-const char *rpl__advice(const xp_death *d, const rpl_verdict *v);
+const char *rpl__advice(const tell_death *d, const rpl_verdict *v);
 
 #endif

@@ -13,7 +13,8 @@
 #define RES_MIB (1024.0 * 1024.0)
 
 /* The memory a stream of the world's trace events says the app held
- * (plot.c): rec is called with each state, in time order. */
+ * (follow.c; for timeline.c and chrome.c): rec is called with each state,
+ * in time order. */
 typedef void (*res__record_fn)(void *ctx, sim_time at, const int64_t m[TRC_MEM_COUNT]);
 typedef struct res__memfollow {
     int64_t state[TRC_MEM_COUNT];

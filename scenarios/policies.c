@@ -184,9 +184,15 @@ static int p_on_warning(const scn_scenario *s, const scn__node *v, mdl_policy *p
                         sim_error *err)
 {
     (void)s;
-    static const char *const names[] = {"reject_new", "release_idle", "clear_rebuildable_cache",
-                                        "reduce_concurrency"};
-    static const char *const later[] = {"stop_prewarm", "degrade_cpu", "fallback_lkg"};
+    /* the actions a warning may take, in MDL_WARN_* bit order, and the
+     * ladder's others, not modelled on a warning; named by mdl_action_name */
+    static const mdl_action taken[] = {MDL_ACT_REJECT_NEW, MDL_ACT_RELEASE_IDLE,
+                                       MDL_ACT_CLEAR_CACHE, MDL_ACT_REDUCE_CONCURRENCY};
+    static const mdl_action later[] = {MDL_ACT_STOP_PREWARM, MDL_ACT_DEGRADE_CPU,
+                                       MDL_ACT_FALLBACK_LKG};
+    const char *names[4];
+    for (int k = 0; k < 4; k++)
+        names[k] = mdl_action_name(taken[k]);
     int rc = scn__expect_sequence(v, err);
     if (rc != SIM_OK)
         return rc;
@@ -201,9 +207,11 @@ static int p_on_warning(const scn_scenario *s, const scn__node *v, mdl_policy *p
         size_t len;
         if ((rc = scn__scalar(&a, &t, &len, err)) != SIM_OK)
             return rc;
-        for (size_t k = 0; k < sizeof later / sizeof *later; k++)
-            if (strlen(later[k]) == len && memcmp(later[k], t, len) == 0)
+        for (size_t k = 0; k < sizeof later / sizeof *later; k++) {
+            const char *n = mdl_action_name(later[k]);
+            if (strlen(n) == len && memcmp(n, t, len) == 0)
                 return scn__not_modelled(&a, err, "this action on a memory warning");
+        }
         int bit = 0;
         if ((rc = scn__enum(&a, names, 4, &bit, err)) != SIM_OK)
             return rc;

@@ -187,10 +187,10 @@ typedef struct scn_import_opts {
 /* The YAML an importer writes into (import/import_int.h). */
 typedef struct scn_import_out scn_import_out;
 
-/* One format's importer.  read fills `state` (state_size bytes, zeroed
- * first, at most SCN_IMPORT_STATE_MAX unless release frees what read
- * allocated) from the inputs; write turns it into YAML; release (NULL:
- * nothing to free) runs after both, whatever they returned. */
+/* One format's importer.  read fills `state` (state_size bytes, at most
+ * SCN_IMPORT_STATE_MAX, zeroed first; what read allocates besides, release
+ * frees) from the inputs; write turns it into YAML; release (NULL: nothing
+ * to free) runs after both, whatever they returned. */
 typedef struct scn_importer {
     const char *name;   /* KIND on the command line: "benchmark-model" */
     const char *help;   /* its line in `oomsim import --help` */

@@ -364,6 +364,25 @@ TEST_CASE("import benchmark-model: a time of -0 is 0, and the YAML loads", "[imp
     CHECK(c.rc == SIM_OK);
 }
 
+TEST_CASE("import onnxruntime: a provider's name with a newline stays in its comment, and "
+          "the YAML loads", "[imports]")
+{
+    // fuzz_import_onnxruntime's finding (corpus regress-provider-newline):
+    // the execution provider's name went into a YAML comment as it was, and
+    // an escaped newline in it ended the comment
+    Imported a = import(SCN_IMPORT_ONNXRUNTIME, "n.json",
+                        "[{\"cat\": \"Session\", \"name\": \"model_run\", \"ts\": 0, "
+                        "\"dur\": 100},\n{\"cat\": \"Node\", \"name\": \"c_kernel_time\", "
+                        "\"ts\": 1, \"dur\": 5, \"args\": {\"provider\": \"Odd\\nEP\"}}]");
+    INFO(a.msg);
+    REQUIRE(a.rc == SIM_OK);
+    CHECK(a.yaml.find("Odd?EP") != std::string::npos);
+    CHECK(a.yaml.find("Odd\nEP") == std::string::npos);
+    Cand c(a.yaml);
+    INFO(c.msg);
+    CHECK(c.rc == SIM_OK);
+}
+
 TEST_CASE("import: the command writes validating YAML, or nothing", "[imports]")
 {
     shim::TempDir dir;

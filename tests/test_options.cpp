@@ -167,8 +167,8 @@ TEST_CASE("options: a message is cut where the command asks, a lone dash may be 
 
 TEST_CASE("every subcommand's help shows each option of its table", "[cli][options]")
 {
-    // the tables are static inside each subcommand: read the help, then
-    // try each option named there and check it is not refused as unknown
+    // the tables are static inside each subcommand: each option the
+    // command parses must have its line in the help the table prints
     struct Case {
         const char *cmd;
         std::vector<const char *> options;

@@ -38,11 +38,14 @@ int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
         return sim_error_set(err, SIM_EINVAL, "import: no such kind");
     if (n > imp->inputs)
         return sim_error_set(err, SIM_EINVAL, "import %s: one input", imp->name);
+    if (imp->state_size > SCN_IMPORT_STATE_MAX)
+        return sim_error_set(err, SIM_EINTERNAL, "import %s: its state exceeds the driver's",
+                             imp->name);
     char name[128];
     scn__clean_copy(name, sizeof name, in[0].name, strlen(in[0].name));
     out w = {SIM_TEXT_INIT, name};
     alignas(max_align_t) unsigned char state[SCN_IMPORT_STATE_MAX];
-    memset(state, 0, sizeof state);
+    memset(state, 0, imp->state_size);
     int rc = imp->read(in, n, name, state, err);
     if (rc == SIM_OK)
         rc = imp->write(state, o, &w, err);

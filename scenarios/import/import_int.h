@@ -71,11 +71,6 @@ int scn__bounded(sim_error *err, const char *name, const measure *m, double scal
 void scn__time_dist(out *o, double mean_us, double sd_us, double median_us, double p95_us,
                       unsigned line, const char *what);
 
-
-
-
-
-
 /* The importers, one a file (the table of import.c). */
 extern const scn_importer scn__import_benchmark_model, scn__import_meminfo,
     scn__import_llama_cpp, scn__import_onnxruntime, scn__import_metrickit,

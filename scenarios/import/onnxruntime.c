@@ -89,7 +89,9 @@ static int profile_event(ort_profile *p, json_t *e, size_t i)
                                            size_arg(args, "parameter_size")};
         const char *prov = json_string_value(json_object_get(args, "provider"));
         if (prov != NULL && strcmp(prov, "CPUExecutionProvider") != 0 && !p->provider[0])
-            snprintf(p->provider, sizeof p->provider, "%s", prov);
+            /* it goes into a comment: printable ASCII only (a newline would
+             * end the comment; found by fuzz_import_onnxruntime) */
+            scn__clean_copy(p->provider, sizeof p->provider, prov, strlen(prov));
     }
     return session;
 }

@@ -32,9 +32,18 @@ SIG = re.compile(r'^(?!typedef|struct|enum|union|return|if|for|while|switch|do|e
 
 
 def sources(root):
-    out = subprocess.run(['git', '-C', root, 'ls-files', '*.c', '*.h', '*.cpp', '*.hpp'],
-                         capture_output=True, text=True, check=True).stdout.split()
-    return [p for p in out if '/corpus/' not in p]
+    """The C and C++ sources git tracks; outside a checkout (a tarball),
+    every one under root but the build trees."""
+    try:
+        out = subprocess.run(['git', '-C', root, 'ls-files', '*.c', '*.h', '*.cpp', '*.hpp'],
+                             capture_output=True, text=True, check=True).stdout.split()
+    except (OSError, subprocess.CalledProcessError):
+        out = []
+        for top, dirs, files in os.walk(root):
+            dirs[:] = [d for d in dirs if d not in ('build', '.git')]
+            out += [os.path.relpath(os.path.join(top, f), root) for f in files
+                    if f.endswith(('.c', '.h', '.cpp', '.hpp'))]
+    return sorted(p for p in out if '/corpus/' not in p)
 
 
 def functions(lines):
