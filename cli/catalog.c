@@ -22,13 +22,10 @@ static const cli_cmd catalog_cmd = {
 
 int cli_catalog(int argc, char **argv)
 {
-    /* the first argument alone is read: --help, or nothing */
-    if (argc > 0) {
-        if (cli_opt_named(&catalog_cmd, argv[0]) == NULL)
-            return cli_usage_error("catalog", "unexpected argument '%s'", argv[0]);
-        cli_help(&catalog_cmd, stdout);
-        return CLI_OK;
-    }
+    char none; /* no option takes a value, no argument is taken */
+    int rc = cli_parse(&catalog_cmd, argc, argv, &none);
+    if (rc != CLI_OK)
+        return rc == CLI_DONE ? CLI_OK : rc;
     /* scenarios in two groups: plans, then the teaching scenarios (teach/) */
     static const char *const titles[] = {"devices", "candidates", "scenarios",
                                          "teaching scenarios (one failure mode each)"};

@@ -102,6 +102,8 @@ static int store(const cli_opt *o, const char *v, char *into)
 /* Argument a, not an option: the next positional, or too many. */
 static int positional(const cli_cmd *c, const char *a, char *into)
 {
+    if (c->positionals == 0) /* the command takes none */
+        return say(c, c->extra != NULL ? c->extra : c->unexpected, a);
     const char **slots = (const char **)(into + c->positional);
     unsigned *n = c->positionals > 1 ? (unsigned *)(into + c->npositional) : NULL;
     unsigned have = n != NULL ? *n : slots[0] != NULL;

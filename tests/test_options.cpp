@@ -165,6 +165,16 @@ TEST_CASE("options: a message is cut where the command asks, a lone dash may be 
     CHECK(std::string(d.a.name) == "-");
 }
 
+TEST_CASE("options: a command that takes no argument refuses one", "[cli][options]")
+{
+    cli_cmd none = cmd;
+    none.positionals = 0;
+    Parsed p = parse({"x"}, none);
+    CHECK(p.rc == CLI_USAGE);
+    CHECK(p.err.find("one name; 'x' is extra") != std::string::npos);
+    CHECK(p.a.name == nullptr);
+}
+
 TEST_CASE("every subcommand's help shows each option of its table", "[cli][options]")
 {
     // the tables are static inside each subcommand: each option the
