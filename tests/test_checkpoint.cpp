@@ -335,29 +335,33 @@ TEST_CASE("run --checkpoint: interrupted at about half by SIGINT, SIGTERM or SIG
     }
 }
 
+// A checkpoint after the first round of 3000 replications of the scenario,
+// written at ck; its bytes.
+static std::string first_round_checkpoint(const std::string &scenario, const std::string &ck)
+{
+    Planned p(scenario, 3000);
+    volatile sig_atomic_t asked = 1;
+    res_checkpoint c{};
+    c.path = ck.c_str();
+    c.period = 1e6;
+    c.request = &asked;
+    p.plan.checkpoint = &c;
+    res_result r;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(res_run(&p.plan, 1, nullptr, nullptr, &r, &err) == SIM_EINTR);
+    REQUIRE(c.written == 1);
+    CHECK(c.done == 2048);
+    return read_file(ck);
+}
+
 TEST_CASE("run --resume: a checkpoint of another run, truncated, corrupt or not one at all is "
           "refused, saying why",
           "[checkpoint][cli]")
 {
     TempDir t;
     std::string scenario = short_scenario(t), ck = t.file("run.ck");
-    {
-        // a checkpoint after the first round of 3000 replications
-        Planned p(scenario, 3000);
-        volatile sig_atomic_t asked = 1;
-        res_checkpoint c{};
-        c.path = ck.c_str();
-        c.period = 1e6;
-        c.request = &asked;
-        p.plan.checkpoint = &c;
-        res_result r;
-        sim_error err;
-        sim_error_clear(&err);
-        REQUIRE(res_run(&p.plan, 1, nullptr, nullptr, &r, &err) == SIM_EINTR);
-        REQUIRE(c.written == 1);
-        CHECK(c.done == 2048);
-    }
-    const std::string good = read_file(ck);
+    const std::string good = first_round_checkpoint(scenario, ck);
     auto resume = [&](const std::string &bytes, std::vector<std::string> more) {
         write_file(ck, bytes);
         std::vector<std::string> args{"run", scenario, "-r", "3000", "--resume", ck};
@@ -414,7 +418,13 @@ TEST_CASE("run --resume: a checkpoint of another run, truncated, corrupt or not 
     refused(resume("", {}), "not an oomsim checkpoint");
     ::unlink(ck.c_str());
     refused(oomsim({"run", scenario, "-r", "3000", "--resume", ck}), "cannot read " + ck);
-    // usage: a period without a checkpoint, a period that is not one
+}
+
+TEST_CASE("run --checkpoint-period and --resume: usage errors are exit 2", "[checkpoint][cli]")
+{
+    TempDir t;
+    std::string scenario = short_scenario(t), ck = t.file("run.ck");
+    // a period without a checkpoint, a period that is not one, no file
     CHECK(oomsim({"run", scenario, "--checkpoint-period", "5"}).status == 2);
     CHECK(oomsim({"run", scenario, "--checkpoint", ck, "--checkpoint-period", "-1"}).status ==
           2);

@@ -43,6 +43,18 @@ void require_valid(const sim_engine *e)
 // Reference: a sorted set of (time, priority, sequence, id).
 using Key = std::tuple<int64_t, int, uint64_t, uint64_t>;
 
+// Drain: the rest must come out in reference order.
+void drain_in_order(sim_engine *e, std::vector<uint64_t> &fired, const std::set<Key> &ref)
+{
+    fired.clear();
+    REQUIRE(sim_run(e, SIM_TIME_MAX) == SIM_RUN_EMPTY);
+    REQUIRE(fired.size() == ref.size());
+    size_t i = 0;
+    for (const Key &k : ref)
+        REQUIRE(fired[i++] == std::get<3>(k));
+    require_valid(e);
+}
+
 void random_ops_against_reference(sim_pending_kind kind, unsigned arity_log2, uint64_t seed,
                                   int ops, int64_t spread)
 {
@@ -115,14 +127,7 @@ void random_ops_against_reference(sim_pending_kind kind, unsigned arity_log2, ui
             require_valid(e);
     }
     require_valid(e);
-    // Drain: the rest must come out in reference order.
-    fired.clear();
-    REQUIRE(sim_run(e, SIM_TIME_MAX) == SIM_RUN_EMPTY);
-    REQUIRE(fired.size() == ref.size());
-    size_t i = 0;
-    for (const Key &k : ref)
-        REQUIRE(fired[i++] == std::get<3>(k));
-    require_valid(e);
+    drain_in_order(e, fired, ref);
 }
 
 } // namespace

@@ -224,6 +224,15 @@ TEST_CASE("perfetto import: the recorded session, event by event", "[perfetto]")
     const trc_event *bg = find(ev, TRC_SAMPLE, "background");
     REQUIRE(bg != nullptr);
     CHECK(bg->time_us == 1500000);
+    trc_pf_summary_free(&r.sum);
+}
+
+TEST_CASE("perfetto import: the recorded session's death, relaunch and summary", "[perfetto]")
+{
+    Imported r = import(session_bytes(), "com.example.camera");
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    const auto &ev = r.events;
     // lmkd kills the app, not the other one (counted, not taken)
     REQUIRE(count(ev, TRC_EXIT_EVENT) == 1);
     const trc_event *death = find(ev, TRC_EXIT_EVENT);

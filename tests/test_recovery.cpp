@@ -207,7 +207,8 @@ TEST_CASE("exit records: reason codes and importances in the foreground and the 
     CHECK(std::string(mdl_record_text_name(j.records[0].description)).find("OutOfMemoryError") != std::string::npos);
 }
 
-TEST_CASE("teaching scenarios: each failure mode shows what its about says", "[recovery][teach]")
+TEST_CASE("teaching scenarios: two sets, retries, switches and queues show what their about says",
+          "[recovery][teach]")
 {
     SECTION("delegate fallback holding two sets")
     {
@@ -255,6 +256,12 @@ TEST_CASE("teaching scenarios: each failure mode shows what its about says", "[r
         CHECK(c[1].any_rate == 0.0);
         CHECK(c[1].rejected > 0);
     }
+}
+
+TEST_CASE("teaching scenarios: the Java heap, the cache, background reclaim and an ANR show "
+          "what their about says",
+          "[recovery][teach]")
+{
     SECTION("model bytes copied into the Java heap")
     {
         // 150 MiB of byte[] + 60 MiB of prepare transient > 192 MiB: java_crash

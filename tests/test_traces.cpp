@@ -263,7 +263,16 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
         ev += bad;
         CHECK(error_of(header + ev, TRC_MSGPACK) == "t: event 0: part: a string that is not UTF-8");
     }
-    // and the writer says so, rather than that memory ran out
+    // a line too long to be an event
+    CHECK(error_of(std::string(70000, ' ') + "x", TRC_JSONL, 0, SIM_ELIMIT)
+              .find("a line of more than 65536 bytes") != std::string::npos);
+}
+
+TEST_CASE("traces: the writer refuses text that is not UTF-8, and UTF-8 reads back",
+          "[traces]")
+{
+    std::string header("\x81\xacoomsim_trace\x01", 15);
+    // the writer says so, rather than that memory ran out
     trc_event e;
     trc_event_clear(&e);
     e.has |= TRC_F_PART;
@@ -290,9 +299,6 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
     CHECK(trc_next(r, &back, &err) == 1);
     CHECK(std::string(back.part) == "d\xc3\xa9tecteur");
     trc_close(r);
-    // a line too long to be an event
-    CHECK(error_of(std::string(70000, ' ') + "x", TRC_JSONL, 0, SIM_ELIMIT)
-              .find("a line of more than 65536 bytes") != std::string::npos);
 }
 
 TEST_CASE("traces: begin/end pairs left open or stray are reported", "[traces]")

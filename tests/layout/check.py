@@ -3,9 +3,9 @@
 change must keep"), checked over every C and C++ source git tracks:
 
   - no source file over 900 lines;
-  - no C function over 80 lines, from its signature to its closing brace
-    (a function is a line at column 0 that opens a parameter list and
-    whose body ends with a '}' at column 0);
+  - no function (a test case too) over 80 lines, from its signature to
+    its closing brace (a function is a line at column 0 that opens a
+    parameter list and whose body ends with a '}' at column 0);
   - sim/sim.h an umbrella: nothing but comments and #include lines
     between its include guard;
   - no string comparison against a death class's or a recovery action's
@@ -27,6 +27,7 @@ CLASSES = ('low_memory', 'system_reclaim', 'java_crash', 'native_crash', 'anr', 
            'clear_rebuildable_cache', 'degrade_cpu', 'fallback_lkg', 'naive', 'safe_mode', 'ladder')
 CLASS_CMP = re.compile(r'\bstr(?:n?case)?n?cmp\s*\([^;]*"(?:%s)"' % '|'.join(CLASSES))
 FUNC_MAX = 80
+TEST_SIG = re.compile(r'^(TEST_CASE|TEMPLATE_TEST_CASE)\s*\(')  # Catch2's, name first
 SIG = re.compile(r'^(?!typedef|struct|enum|union|return|if|for|while|switch|do|else|case|#)'
                  r'[A-Za-z_][\w \t\*]*?\b([A-Za-z_]\w*)\s*\(')
 
@@ -50,7 +51,7 @@ def functions(lines):
     """(name, first line, last line), 1-based, of each function definition."""
     i, n = 0, len(lines)
     while i < n:
-        m = SIG.match(lines[i])
+        m = SIG.match(lines[i]) or TEST_SIG.match(lines[i])
         if m is None:
             i += 1
             continue
@@ -84,7 +85,7 @@ def check(root):
             for no, line in enumerate(lines, 1):
                 if CLASS_CMP.search(line):
                     bad.append('%s:%d: a death class or recovery action compared as a string' % (path, no))
-        if path.endswith(('.c', '.h')):
+        if path.endswith(('.c', '.h', '.cpp', '.hpp')):
             for name, a, b in functions(lines):
                 if b - a + 1 > FUNC_MAX:
                     bad.append('%s:%d: %s is %d lines, more than %d' %
