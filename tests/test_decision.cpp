@@ -222,7 +222,7 @@ TEST_CASE("scenario: target values and errors", "[decision][scenario]")
           std::string::npos);
 }
 
-TEST_CASE("run split-vs-preload recommends a policy per device", "[decision][cli]")
+TEST_CASE("run split-vs-preload recommends a policy per device", "[decision][cli][slow]")
 {
     RunResult r = run({OOMSIM_BIN, "run", "split-vs-preload", "-j", "2"});
     INFO(r.err);
