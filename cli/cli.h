@@ -189,6 +189,7 @@ void cli_progress_erase(const cli_progress *b);
 int cli_gen(int argc, char **argv);
 int cli_import(int argc, char **argv);
 int cli_diagnose(int argc, char **argv);
+int cli_lmkd(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_probe(int argc, char **argv);

@@ -38,6 +38,8 @@ static const command commands[] = {
                            "                      payloads or play-vitals rows"},
     {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
                                "                      classify exit records, with evidence"},
+    {"lmkd", cli_lmkd, "lmkd SNAPSHOT_DIR [--format table|json]\n"
+                       "                      lmkd's decision on one wake-up of a real phone"},
     {"validate", cli_validate, "validate FILE...    check scenario and profile files"},
     {"catalog", cli_catalog, "catalog             list the shipped devices, candidates, scenarios"},
     {"probe", cli_probe, "probe EVENTS.json   report peak, over-budget events, exit reason"},

@@ -15,6 +15,7 @@
 
 #include "sim/sim.h"
 #include "traces/traces.h"
+#include "models/lmkd.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -222,20 +223,6 @@ int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground);
  * docs/model.md "Kill rules").  The input is the memory state at a check:
  * after an allocation, a release, a change of foreground, or a pressure
  * spike of `extra` bytes held only for the check. */
-/* lmkd's name for why it killed (lmkd.cpp's kill reasons), in PSI mode;
- * minfree mode names none (its kills pass no kill_info). */
-typedef enum mdl_lmkd_reason {
-    MDL_LMKD_NONE = 0,
-    MDL_LMKD_LOW_MEM,
-    MDL_LMKD_LOW_MEM_AND_SWAP,
-    MDL_LMKD_LOW_MEM_AND_THRASHING,
-    MDL_LMKD_COUNT
-} mdl_lmkd_reason;
-
-const char *mdl_lmkd_reason_name(mdl_lmkd_reason r);
-/* The reason named s: SIM_OK, or SIM_ENOTFOUND (out untouched). */
-int mdl_lmkd_reason_parse(const char *s, mdl_lmkd_reason *out);
-
 typedef struct mdl_kill_input {
     int64_t counted;   /* the app's counted bytes */
     int64_t cached;    /* other apps' cached memory still held */

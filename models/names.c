@@ -84,23 +84,6 @@ const char *mdl_recovery_name(mdl_recovery r)
     return (unsigned)r <= MDL_RECOVERY_LADDER ? recovery_names[r] : "?";
 }
 
-static const char *const lmkd_names[MDL_LMKD_COUNT] = {
-    "NONE", "LOW_MEM", "LOW_MEM_AND_SWAP", "LOW_MEM_AND_THRASHING"};
-
-const char *mdl_lmkd_reason_name(mdl_lmkd_reason r)
-{
-    return (unsigned)r < MDL_LMKD_COUNT ? lmkd_names[r] : "?";
-}
-
-int mdl_lmkd_reason_parse(const char *s, mdl_lmkd_reason *out)
-{
-    int i = find_name(lmkd_names, MDL_LMKD_COUNT, s, strlen(s));
-    if (i < 0)
-        return SIM_ENOTFOUND;
-    *out = (mdl_lmkd_reason)i;
-    return SIM_OK;
-}
-
 static const char *const record_names[MDL_REC_KIND_COUNT] = {
     "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash"};
 

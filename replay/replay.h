@@ -226,6 +226,34 @@ void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pic
 /* After the drill: the scenario, now that it gives nothing away. */
 void rpl_drill_reveal(rpl_teller *t, const char *about);
 
+/* ---- lmkd's decision on a snapshot (snapshot.c; `oomsim lmkd`) ---------- */
+
+#define RPL_LMKD_IGNORED_MAX 16
+
+/* One wake-up of lmkd read from the kernel's files of a snapshot
+ * directory: meminfo, zoneinfo, vmstat.0 (at lmkd's last reset) and
+ * vmstat.1 (now); optional pressure_memory, event, props, page_size. */
+typedef struct rpl_lmkd_snapshot {
+    mdl_lmkd_props props;      /* resolved: lmkd's defaults where unset */
+    mdl_lmkd_mem reset, now;   /* vmstat.0's counters; meminfo and vmstat.1 */
+    mdl_lmkd_wake wake;        /* watermarks, PSI, the level, the page size */
+    int use_minfree_levels, use_new_strategy, use_psi; /* -1: not set */
+    char ignored[RPL_LMKD_IGNORED_MAX][128]; /* lmkd properties this decision does not read */
+    unsigned nignored;
+} rpl_lmkd_snapshot;
+
+/* Empty, with lmkd's defaults to come (4 KiB pages, a PSI event). */
+void rpl_lmkd_snapshot_init(rpl_lmkd_snapshot *s);
+/* One file's text by its name in the directory ("meminfo", "vmstat.1",
+ * ...): SIM_OK, or SIM_EINPUT naming file:line.  page_size before meminfo. */
+int rpl_lmkd_snapshot_parse(rpl_lmkd_snapshot *s, const char *file, const char *text,
+                            size_t len, sim_error *err);
+/* Every file of dir, the properties resolved. */
+int rpl_lmkd_snapshot_read(const char *dir, rpl_lmkd_snapshot *s, sim_error *err);
+/* lmkd's decision on it: the reset under a second before, woken as the
+ * event file says. */
+void rpl_lmkd_snapshot_decide(const rpl_lmkd_snapshot *s, mdl_lmkd_decision *d);
+
 #ifdef __cplusplus
 }
 #endif

@@ -103,7 +103,7 @@ static json_t *deaths(const mdl_cell *cell, const res_cell *c)
     set(d, "memory_in_background", json_integer((json_int_t)c->memory_deaths[0]));
     if (names_lmkd_reasons(cell)) {
         json_t *l = json_object();
-        for (int x = MDL_LMKD_LOW_MEM; x < MDL_LMKD_COUNT; x++)
+        for (int x = MDL_LMKD_FIRST_REASON; x < MDL_LMKD_COUNT; x++)
             set(l, mdl_lmkd_reason_name((mdl_lmkd_reason)x),
                 json_integer((json_int_t)c->by_lmkd[x]));
         set(d, "by_lmkd_reason", l);

@@ -1,0 +1,580 @@
+/* snapshot.c - one lmkd wake-up read from the kernel's own files
+ * (`oomsim lmkd SNAPSHOT_DIR`, docs/lmkd.md): /proc/meminfo,
+ * /proc/zoneinfo, /proc/vmstat at the last reset and now,
+ * /proc/pressure/memory, the PSI level that woke lmkd, the ro.lmk
+ * properties and the page size.
+ *
+ * Each file is parsed the way lmkd.cpp (AOSP commit 18578a5) reads it:
+ * meminfo_parse (kB divided by the page size in kB), zoneinfo_parse with
+ * zoneinfo_parse_protection (a zone ends at "pagesets"; one whose present
+ * is 0 is not populated; the watermarks summed by calc_zone_watermarks
+ * with each zone's largest protection), vmstat_parse (workingset_refault,
+ * or workingset_refault_file from kernel 5.9), psi_parse_mem.  Unlike lmkd,
+ * a field the decision reads must be there: a missing one is an error
+ * naming the file, not a silent 0. */
+#include "replay.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define FILE_MAX ((size_t)4 << 20)
+
+/* One line of a file: its text without the newline, its number. */
+typedef struct line {
+    const char *s;
+    size_t len;
+    unsigned no;
+} line;
+
+typedef struct cursor {
+    const char *p, *end;
+    unsigned no;
+} cursor;
+
+static int next_line(cursor *c, line *l)
+{
+    if (c->p >= c->end)
+        return 0;
+    const char *nl = memchr(c->p, '\n', (size_t)(c->end - c->p));
+    l->s = c->p;
+    l->len = (size_t)((nl != NULL ? nl : c->end) - c->p);
+    l->no = ++c->no;
+    c->p = nl != NULL ? nl + 1 : c->end;
+    return 1;
+}
+
+/* The line's words, at most max, each copied NUL-terminated (cut at 63). */
+#define WORD_MAX 64
+static unsigned words(const line *l, char w[][WORD_MAX], unsigned max)
+{
+    unsigned n = 0;
+    size_t i = 0;
+    while (i < l->len && n < max) {
+        while (i < l->len && (l->s[i] == ' ' || l->s[i] == '\t' || l->s[i] == '\r'))
+            i++;
+        if (i >= l->len)
+            break;
+        size_t k = 0;
+        while (i < l->len && l->s[i] != ' ' && l->s[i] != '\t' && l->s[i] != '\r') {
+            if (k + 1 < WORD_MAX)
+                w[n][k++] = l->s[i];
+            i++;
+        }
+        w[n++][k] = '\0';
+    }
+    return n;
+}
+
+/* A non-negative decimal integer, the whole word. */
+static int number(const char *s, int64_t *out)
+{
+    if (*s < '0' || *s > '9')
+        return -1;
+    errno = 0;
+    char *end;
+    long long v = strtoll(s, &end, 10);
+    if (*end != '\0' || errno == ERANGE)
+        return -1;
+    *out = v;
+    return 0;
+}
+
+static int bad(sim_error *err, const char *file, unsigned no, const char *what, const char *word)
+{
+    return sim_error_set(err, SIM_EINPUT, "%s:%u: %s%s%s%s", file, no, what,
+                         word != NULL ? " \"" : "", word != NULL ? word : "",
+                         word != NULL ? "\"" : "");
+}
+
+/* ---- meminfo ---------------------------------------------------------- */
+
+static const char *const meminfo_names[] = {"MemFree:", "CmaFree:", "SwapTotal:", "SwapFree:",
+                                            "Inactive(file):", "Active(anon):",
+                                            "Inactive(anon):", "Shmem:"};
+enum { MEMINFO_N = sizeof meminfo_names / sizeof *meminfo_names };
+
+static int parse_meminfo(const char *text, size_t len, int64_t page_kb, mdl_lmkd_mem *m,
+                         sim_error *err)
+{
+    int64_t *at[MEMINFO_N] = {&m->free, &m->cma_free, &m->swap_total, &m->swap_free,
+                              &m->inactive_file, &m->active_anon, &m->inactive_anon, &m->shmem};
+    int seen[MEMINFO_N] = {0};
+    cursor c = {text, text + len, 0};
+    line l;
+    char w[3][WORD_MAX];
+    while (next_line(&c, &l)) {
+        unsigned n = words(&l, w, 3);
+        for (int f = 0; n > 0 && f < MEMINFO_N; f++) {
+            if (strcmp(w[0], meminfo_names[f]) != 0)
+                continue;
+            int64_t kb;
+            if (n < 2 || number(w[1], &kb) < 0)
+                return bad(err, "meminfo", l.no, "not a number of kB after", meminfo_names[f]);
+            if (n == 3 && strcmp(w[2], "kB") != 0)
+                return bad(err, "meminfo", l.no, "a unit other than kB:", w[2]);
+            *at[f] = kb / page_kb; /* meminfo_parse_line: val / page_k */
+            seen[f] = 1;
+        }
+    }
+    for (int f = 0; f < MEMINFO_N; f++)
+        if (!seen[f] && f != 1) /* CmaFree: only kernels with CMA show it */
+            return sim_error_set(err, SIM_EINPUT, "meminfo: no %s line", meminfo_names[f]);
+    return SIM_OK;
+}
+
+/* ---- vmstat ----------------------------------------------------------- */
+
+static const char *const vmstat_names[] = {"nr_inactive_file", "nr_active_file",
+                                           "workingset_refault", "workingset_refault_file",
+                                           "pgscan_kswapd", "pgscan_direct", "pgrefill"};
+enum { VMSTAT_N = sizeof vmstat_names / sizeof *vmstat_names };
+
+static int parse_vmstat(const char *file, const char *text, size_t len, mdl_lmkd_mem *m,
+                        sim_error *err)
+{
+    int64_t v[VMSTAT_N] = {0};
+    int seen[VMSTAT_N] = {0};
+    cursor c = {text, text + len, 0};
+    line l;
+    char w[2][WORD_MAX];
+    while (next_line(&c, &l)) {
+        if (words(&l, w, 2) < 1)
+            continue;
+        for (int f = 0; f < VMSTAT_N; f++)
+            if (strcmp(w[0], vmstat_names[f]) == 0) {
+                if (number(w[1], &v[f]) < 0)
+                    return bad(err, file, l.no, "not a count after", vmstat_names[f]);
+                seen[f] = 1;
+            }
+    }
+    for (int f = 0; f < VMSTAT_N; f++)
+        if (!seen[f] && f != 2 && f != 3)
+            return sim_error_set(err, SIM_EINPUT, "%s: no %s line", file, vmstat_names[f]);
+    if (!seen[2] && !seen[3])
+        return sim_error_set(err, SIM_EINPUT, "%s: no workingset_refault_file line (nor "
+                             "workingset_refault, its name before kernel 5.9)", file);
+    m->nr_inactive_file = v[0];
+    m->nr_active_file = v[1];
+    m->refault = v[2] != 0 ? v[2] : v[3]; /* lmkd: workingset_refault ?: ..._file */
+    m->pgscan_kswapd = v[4];
+    m->pgscan_direct = v[5];
+    m->pgrefill = v[6];
+    return SIM_OK;
+}
+
+/* ---- zoneinfo --------------------------------------------------------- */
+
+typedef struct zone {
+    unsigned header;         /* the line of "Node N, zone NAME" */
+    char name[WORD_MAX];
+    int node;
+    int open;                /* before its pagesets */
+    int64_t v[4];            /* min, low, high, present */
+    int seen[4];
+    int64_t max_protection;
+} zone;
+
+static const char *const zone_fields[4] = {"min", "low", "high", "present"};
+
+/* "(0, 1234, 1234, 1234)": the largest value. */
+static int protection(const line *l, int64_t *max)
+{
+    const char *p = memchr(l->s, '(', l->len);
+    const char *end = l->s + l->len;
+    if (p == NULL)
+        return -1;
+    *max = 0;
+    p++;
+    for (;;) {
+        while (p < end && *p == ' ')
+            p++;
+        int64_t v = 0;
+        const char *start = p;
+        while (p < end && *p >= '0' && *p <= '9') {
+            if (v > (INT64_MAX - 9) / 10)
+                return -1;
+            v = v * 10 + (*p++ - '0');
+        }
+        if (p == start)
+            return -1;
+        if (v > *max)
+            *max = v;
+        while (p < end && *p == ' ')
+            p++;
+        if (p < end && *p == ')')
+            return 0;
+        if (p >= end || *p != ',')
+            return -1;
+        p++;
+    }
+}
+
+/* A zone ended: its watermarks summed when populated (calc_zone_watermarks). */
+static int close_zone(const zone *z, mdl_lmkd_wake *w, sim_error *err)
+{
+    if (!z->seen[3])
+        return bad(err, "zoneinfo", z->header, "no present line in zone", z->name);
+    if (z->v[3] == 0)
+        return SIM_OK; /* not populated: lmkd skips it */
+    for (int f = 0; f < 3; f++)
+        if (!z->seen[f])
+            return sim_error_set(err, SIM_EINPUT, "zoneinfo:%u: no %s line in zone %s of node %d",
+                                 z->header, zone_fields[f], z->name, z->node);
+    w->wmark_min += z->max_protection + z->v[0];
+    w->wmark_low += z->max_protection + z->v[1];
+    w->wmark_high += z->max_protection + z->v[2];
+    return SIM_OK;
+}
+
+static int zone_line(zone *z, const line *l, sim_error *err)
+{
+    char w[2][WORD_MAX];
+    unsigned n = words(l, w, 2);
+    if (n == 0)
+        return SIM_OK;
+    if (strcmp(w[0], "pagesets") == 0) {
+        z->open = 0;
+        return SIM_OK;
+    }
+    if (strcmp(w[0], "protection:") == 0)
+        return protection(l, &z->max_protection) < 0
+                   ? bad(err, "zoneinfo", l->no, "not a protection array \"(a, b, ...)\"", NULL)
+                   : SIM_OK;
+    for (int f = 0; f < 4; f++)
+        if (strcmp(w[0], zone_fields[f]) == 0) {
+            if (n < 2 || number(w[1], &z->v[f]) < 0)
+                return bad(err, "zoneinfo", l->no, "not a page count after", zone_fields[f]);
+            z->seen[f] = 1;
+            if (f == 3 && z->v[3] == 0)
+                z->open = 0; /* lmkd stops reading a zone that is not populated */
+        }
+    return SIM_OK;
+}
+
+static int parse_zoneinfo(const char *text, size_t len, mdl_lmkd_wake *w, sim_error *err)
+{
+    cursor c = {text, text + len, 0};
+    line l;
+    zone z;
+    int zones = 0;
+    w->wmark_min = w->wmark_low = w->wmark_high = 0;
+    while (next_line(&c, &l)) {
+        char buf[160];
+        int node;
+        char name[WORD_MAX];
+        size_t k = l.len < sizeof buf - 1 ? l.len : sizeof buf - 1;
+        memcpy(buf, l.s, k);
+        buf[k] = '\0';
+        if (sscanf(buf, "Node %d, zone %63s", &node, name) == 2) {
+            if (zones > 0 && close_zone(&z, w, err) != SIM_OK)
+                return err->code;
+            memset(&z, 0, sizeof z);
+            z.header = l.no;
+            z.node = node;
+            z.open = 1;
+            snprintf(z.name, sizeof z.name, "%s", name);
+            zones++;
+        } else if (zones > 0 && z.open && zone_line(&z, &l, err) != SIM_OK) {
+            return err->code;
+        }
+    }
+    if (zones == 0)
+        return sim_error_set(err, SIM_EINPUT, "zoneinfo: no \"Node N, zone NAME\" line");
+    if (close_zone(&z, w, err) != SIM_OK)
+        return err->code;
+    if (!(w->wmark_min <= w->wmark_low && w->wmark_low <= w->wmark_high))
+        return sim_error_set(err, SIM_EINPUT, "zoneinfo: the summed watermarks are out of "
+                             "order (min %" PRId64 ", low %" PRId64 ", high %" PRId64 ")",
+                             w->wmark_min, w->wmark_low, w->wmark_high);
+    return SIM_OK;
+}
+
+/* ---- pressure, event, page size --------------------------------------- */
+
+/* /proc/pressure/memory: the "full" line's avg10 (psi_parse_mem). */
+static int parse_pressure(const char *text, size_t len, mdl_lmkd_wake *w, sim_error *err)
+{
+    cursor c = {text, text + len, 0};
+    line l;
+    char wd[6][WORD_MAX];
+    int seen = 0;
+    while (next_line(&c, &l)) {
+        unsigned n = words(&l, wd, 6);
+        if (n == 0)
+            continue;
+        if (strcmp(wd[0], "some") != 0 && strcmp(wd[0], "full") != 0)
+            return bad(err, "pressure_memory", l.no, "expected \"some\" or \"full\", not", wd[0]);
+        if (n < 2 || strncmp(wd[1], "avg10=", 6) != 0)
+            return bad(err, "pressure_memory", l.no, "no avg10= after", wd[0]);
+        char *end;
+        errno = 0;
+        double v = strtod(wd[1] + 6, &end);
+        if (*end != '\0' || errno == ERANGE || !(v >= 0.0 && v <= 100.0))
+            return bad(err, "pressure_memory", l.no, "avg10 is not a percent:", wd[1] + 6);
+        if (strcmp(wd[0], "full") == 0) {
+            w->full_avg10 = v;
+            seen = 1;
+        }
+    }
+    if (!seen)
+        return sim_error_set(err, SIM_EINPUT, "pressure_memory: no \"full avg10=...\" line");
+    w->has_psi = 1;
+    return SIM_OK;
+}
+
+/* One word in the whole file; its line for errors. */
+static int only_word(const char *file, const char *text, size_t len, char out[WORD_MAX],
+                     sim_error *err)
+{
+    cursor c = {text, text + len, 0};
+    line l;
+    char wd[2][WORD_MAX];
+    int got = 0;
+    while (next_line(&c, &l)) {
+        unsigned n = words(&l, wd, 2);
+        if (n == 0)
+            continue;
+        if (n > 1 || got)
+            return bad(err, file, l.no, "expected one word, found more:", wd[n > 1 ? 1 : 0]);
+        memcpy(out, wd[0], WORD_MAX);
+        got = 1;
+    }
+    return got ? SIM_OK : sim_error_set(err, SIM_EINPUT, "%s: empty", file);
+}
+
+static int parse_event(const char *text, size_t len, mdl_lmkd_wake *w, sim_error *err)
+{
+    static const char *const levels[] = {"low", "medium", "critical"};
+    char word[WORD_MAX];
+    if (only_word("event", text, len, word, err) != SIM_OK)
+        return err->code;
+    for (int k = 0; k < 3; k++)
+        if (strcmp(word, levels[k]) == 0) {
+            w->level = (mdl_psi_level)k;
+            return SIM_OK;
+        }
+    return sim_error_set(err, SIM_EINPUT, "event: \"%s\" is not a PSI level (low, medium or "
+                         "critical)", word);
+}
+
+static int parse_page_size(const char *text, size_t len, int64_t *page_kb, sim_error *err)
+{
+    char word[WORD_MAX];
+    int64_t bytes;
+    if (only_word("page_size", text, len, word, err) != SIM_OK)
+        return err->code;
+    if (number(word, &bytes) < 0 || bytes < 4096 || bytes > (1 << 20) ||
+        (bytes & (bytes - 1)) != 0)
+        return sim_error_set(err, SIM_EINPUT, "page_size: \"%s\" is not a page size in bytes "
+                             "(a power of two from 4096 to 1048576)", word);
+    *page_kb = bytes / 1024;
+    return SIM_OK;
+}
+
+/* ---- props ------------------------------------------------------------ */
+
+/* property_get_bool's words. */
+static int prop_bool(const char *v, int64_t *out)
+{
+    static const char *const yes[] = {"1", "y", "yes", "on", "true"};
+    static const char *const no[] = {"0", "n", "no", "off", "false"};
+    for (int k = 0; k < 5; k++) {
+        if (strcmp(v, yes[k]) == 0)
+            return (int)(*out = 1);
+        if (strcmp(v, no[k]) == 0)
+            return (int)(*out = 0) + 1;
+    }
+    return -1;
+}
+
+/* "NAME=VALUE" or getprop's "[NAME]: [VALUE]": 0, or -1 when neither. */
+static int prop_line(const line *l, char name[128], char value[WORD_MAX])
+{
+    char buf[256];
+    size_t k = l->len < sizeof buf - 1 ? l->len : sizeof buf - 1;
+    memcpy(buf, l->s, k);
+    buf[k] = '\0';
+    while (k > 0 && (buf[k - 1] == '\r' || buf[k - 1] == ' '))
+        buf[--k] = '\0';
+    if (sscanf(buf, " [%127[^]]]: [%63[^]]]", name, value) == 2)
+        return 0;
+    char *eq = strchr(buf, '=');
+    if (eq == NULL || eq == buf || (size_t)(eq - buf) >= 128 || strlen(eq + 1) >= WORD_MAX)
+        return -1;
+    memcpy(name, buf, (size_t)(eq - buf));
+    name[eq - buf] = '\0';
+    snprintf(value, WORD_MAX, "%s", eq + 1);
+    return 0;
+}
+
+#define RO_LMK "ro.lmk."
+#define EXPERIMENT "persist.device_config.lmkd_native."
+
+/* The properties that pick lmkd's strategy (init_monitors, update_props):
+ * they are kept to check that lmkd runs mp_event_psi at all. */
+static int strategy_prop(rpl_lmkd_snapshot *s, const char *name, int64_t v)
+{
+    static const char *const names[] = {"use_minfree_levels", "use_new_strategy", "use_psi"};
+    int *at[] = {&s->use_minfree_levels, &s->use_new_strategy, &s->use_psi};
+    for (int k = 0; k < 3; k++)
+        if (strcmp(name, names[k]) == 0) {
+            *at[k] = (int)v;
+            return 1;
+        }
+    return 0;
+}
+
+static int one_prop(rpl_lmkd_snapshot *s, mdl_lmkd_props *experiment, const line *l,
+                    sim_error *err)
+{
+    char name[128], value[WORD_MAX];
+    if (prop_line(l, name, value) < 0)
+        return bad(err, "props", l->no, "expected NAME=VALUE or [NAME]: [VALUE]", NULL);
+    const char *short_name = NULL;
+    mdl_lmkd_props *into = &s->props;
+    if (strcmp(name, "ro.config.low_ram") == 0)
+        short_name = "low_ram";
+    else if (strncmp(name, RO_LMK, strlen(RO_LMK)) == 0)
+        short_name = name + strlen(RO_LMK);
+    else if (strncmp(name, EXPERIMENT, strlen(EXPERIMENT)) == 0) {
+        short_name = name + strlen(EXPERIMENT);
+        into = experiment; /* GET_LMK_PROPERTY: the experiment's value wins */
+    }
+    if (short_name == NULL)
+        return SIM_OK; /* not lmkd's */
+    const mdl_lmkd_prop *prop = mdl_lmkd_prop_named(short_name);
+    int64_t v;
+    if (prop == NULL) { /* lmkd reads it, or a later lmkd does: not this decision */
+        if (prop_bool(value, &v) >= 0 && strategy_prop(s, short_name, v))
+            return SIM_OK;
+        if (s->nignored < RPL_LMKD_IGNORED_MAX)
+            snprintf(s->ignored[s->nignored++], sizeof s->ignored[0], "%s", name);
+        return SIM_OK;
+    }
+    if (prop->is_bool ? prop_bool(value, &v) < 0 : number(value, &v) < 0)
+        return bad(err, "props", l->no, prop->is_bool ? "not true or false:"
+                                                      : "not a whole number:", value);
+    if (!prop->is_64 && v > INT32_MAX)
+        return bad(err, "props", l->no, "over 2147483647, lmkd's int32 property:", value);
+    mdl_lmkd_prop_set(into, prop, v);
+    return SIM_OK;
+}
+
+static int parse_props(const char *text, size_t len, rpl_lmkd_snapshot *s, sim_error *err)
+{
+    mdl_lmkd_props experiment;
+    mdl_lmkd_props_unset(&experiment);
+    cursor c = {text, text + len, 0};
+    line l;
+    while (next_line(&c, &l)) {
+        size_t i = 0;
+        while (i < l.len && (l.s[i] == ' ' || l.s[i] == '\t' || l.s[i] == '\r'))
+            i++;
+        if (i == l.len || l.s[i] == '#')
+            continue;
+        if (one_prop(s, &experiment, &l, err) != SIM_OK)
+            return err->code;
+    }
+    for (const mdl_lmkd_prop *p = mdl_lmkd_prop_table; p->name != NULL; p++)
+        if (mdl_lmkd_prop_get(&experiment, p) >= 0)
+            mdl_lmkd_prop_set(&s->props, p, mdl_lmkd_prop_get(&experiment, p));
+    return SIM_OK;
+}
+
+/* ---- the directory ---------------------------------------------------- */
+
+int rpl_lmkd_snapshot_parse(rpl_lmkd_snapshot *s, const char *file, const char *text,
+                            size_t len, sim_error *err)
+{
+    if (strcmp(file, "page_size") == 0)
+        return parse_page_size(text, len, &s->wake.page_kb, err);
+    if (strcmp(file, "meminfo") == 0)
+        return parse_meminfo(text, len, s->wake.page_kb, &s->now, err);
+    if (strcmp(file, "zoneinfo") == 0)
+        return parse_zoneinfo(text, len, &s->wake, err);
+    if (strcmp(file, "vmstat.0") == 0)
+        return parse_vmstat(file, text, len, &s->reset, err);
+    if (strcmp(file, "vmstat.1") == 0)
+        return parse_vmstat(file, text, len, &s->now, err);
+    if (strcmp(file, "pressure_memory") == 0)
+        return parse_pressure(text, len, &s->wake, err);
+    if (strcmp(file, "event") == 0)
+        return parse_event(text, len, &s->wake, err);
+    if (strcmp(file, "props") == 0)
+        return parse_props(text, len, s, err);
+    return sim_error_set(err, SIM_EINVAL, "%s: not a snapshot file", file);
+}
+
+void rpl_lmkd_snapshot_init(rpl_lmkd_snapshot *s)
+{
+    memset(s, 0, sizeof *s);
+    mdl_lmkd_props_unset(&s->props);
+    s->wake.page_kb = 4;
+    s->wake.level = MDL_PSI_LOW;
+    s->wake.event = 1;
+    s->use_minfree_levels = s->use_new_strategy = s->use_psi = -1;
+}
+
+/* The files in the order they are read: the page size before meminfo. */
+static const struct {
+    const char *name;
+    int required;
+} snapshot_files[] = {{"page_size", 0}, {"meminfo", 1},         {"zoneinfo", 1},
+                      {"vmstat.0", 1},  {"vmstat.1", 1},        {"pressure_memory", 0},
+                      {"event", 0},     {"props", 0}};
+
+int rpl_lmkd_snapshot_read(const char *dir, rpl_lmkd_snapshot *s, sim_error *err)
+{
+    rpl_lmkd_snapshot_init(s);
+    int rc = SIM_OK;
+    for (size_t k = 0; rc == SIM_OK && k < sizeof snapshot_files / sizeof *snapshot_files; k++) {
+        char path[PATH_MAX];
+        if (snprintf(path, sizeof path, "%s/%s", dir, snapshot_files[k].name) >= (int)sizeof path)
+            return sim_error_set(err, SIM_EINVAL, "%s: path too long", dir);
+        FILE *f = fopen(path, "rb");
+        if (f == NULL) {
+            if (errno == ENOENT && !snapshot_files[k].required)
+                continue;
+            return sim_error_set(err, errno == ENOENT ? SIM_EINPUT : SIM_EIO, "%s: %s", path,
+                                 errno == ENOENT ? "missing (a snapshot needs meminfo, zoneinfo, "
+                                                   "vmstat.0 and vmstat.1)" : strerror(errno));
+        }
+        fclose(f);
+        char *text = NULL;
+        size_t len = 0;
+        rc = sim_read_file(path, FILE_MAX, &text, &len, err);
+        if (rc == SIM_OK && rpl_lmkd_snapshot_parse(s, snapshot_files[k].name, text, len, err) !=
+                                SIM_OK) {
+            /* the message names the file in the directory: name it by its path */
+            char msg[SIM_ERROR_MSG_MAX];
+            snprintf(msg, sizeof msg, "%s", err->msg);
+            rc = sim_error_set(err, err->code, "%s/%s", dir, msg);
+        }
+        free(text);
+    }
+    if (rc != SIM_OK)
+        return rc;
+    mdl_lmkd_props_resolve(&s->props);
+    /* use_new_strategy defaults to low_ram || !use_minfree_levels */
+    int fresh = s->use_new_strategy >= 0 ? s->use_new_strategy
+                                         : s->props.low_ram || s->use_minfree_levels != 1;
+    if (s->use_psi == 0 || !fresh)
+        return sim_error_set(err, SIM_EINPUT, "props: %s: lmkd then runs its legacy strategy "
+                             "(mp_event_common), not the PSI decision oomsim lmkd models",
+                             s->use_psi == 0 ? "use_psi is false" : "use_minfree_levels is true");
+    return SIM_OK;
+}
+
+void rpl_lmkd_snapshot_decide(const rpl_lmkd_snapshot *s, mdl_lmkd_decision *d)
+{
+    mdl_lmkd_state st;
+    /* the reset was under a second ago: the thrashing window is open */
+    mdl_lmkd_state_init(&st, &s->props, &s->reset, 0);
+    mdl_lmkd_wake w = s->wake;
+    w.now_ms = 0;
+    mdl_lmkd_decide(&st, &s->props, &w, &s->now, d);
+}
