@@ -26,6 +26,8 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
 
 w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
 {
+    if (w->pg.on)
+        return w__pages_check(w, extra, 0);
     mdl_kill_input in = state_now(w, extra);
     mdl_kill_verdict v;
     kill_decide(w->dev, &in, &v);
@@ -78,6 +80,11 @@ w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners, const int64_t 
             }
             counted |= (d->counts_mask & MDL_CAT_BIT(c)) != 0;
         }
+    if (w->pg.on) { /* every page needs RAM, counted or not (pages.c) */
+        if (counted && w->proc.switching > 0 && mdl_ledger_counted(w->led) > w->out->switch_peak)
+            w->out->switch_peak = mdl_ledger_counted(w->led);
+        return w__pages_check(w, 0, 1);
+    }
     if (!counted)
         return W_LIVES;
     if (w->proc.switching > 0 && mdl_ledger_counted(w->led) > w->out->switch_peak)

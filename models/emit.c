@@ -151,7 +151,7 @@ void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep)
     e->has |= TRC_F_SESSION | TRC_F_REQUEST | TRC_F_DURATION;
     e->session = s;
     e->request = (int64_t)x->id;
-    e->duration_us = EXEC_TIME(w, p, x->d.time[r->idx]);
+    e->duration_us = EXEC_TIME(w, p, x->d.time[r->idx]) + w->exec_extra;
     with_alloc(e, x->d.ws[r->idx]);
     if (keep != NULL) {
         e->has |= TRC_F_KEEP;
@@ -217,6 +217,9 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
         if (r->lmkd != MDL_LMKD_NONE) { /* the lmkd kill line's reason */
             e->has |= TRC_F_ERROR;
             snprintf(e->error, sizeof e->error, "%s", mdl_lmkd_reason_name(r->lmkd));
+        } else if (r->kernel_oom) { /* the kernel's OOM kill, as the importer names it */
+            e->has |= TRC_F_ERROR;
+            snprintf(e->error, sizeof e->error, "kernel_oom");
         }
     } else {
         /* iOS: no ApplicationExitInfo; the report the system wrote, by the

@@ -79,8 +79,13 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out)
         double mean = mdl_dist_mean(&d->pressure);
         out->pressure = mean >= 1 ? horizon / mean + 1 : horizon;
     }
+    /* the page model: a look every 100 ms while kswapd runs, and lmkd's
+     * polls, every 10 ms at the fastest (models/pages.c): bounded by the
+     * horizon, not by what the app does */
+    if (d->rule == MDL_KILL_LMK && d->lmk_psi)
+        out->pages = horizon / 100000.0 + horizon / 10000.0;
     out->total = out->steps + out->arrivals * out->per_request +
-                 out->launches * out->per_launch + out->samples + out->pressure;
+                 out->launches * out->per_launch + out->samples + out->pressure + out->pages;
     if (!isfinite(out->total))
         out->total = HUGE_VAL;
 }

@@ -56,7 +56,12 @@ static void android_record(const mdl_device *d, const mdl_death *x, mdl_exit_rec
         break;
     default: /* low_memory, system_reclaim: an lmkd kill */
         r->lmkd = x->lmkd;
-        if (d->low_memory_reporting) {
+        if (x->kernel_oom) { /* lmkd did not kill: the system sees a SIGKILL */
+            r->kernel_oom = 1;
+            r->reason = MDL_AEI_SIGNALED;
+            r->status = 9;
+            r->description = MDL_TEXT_SIGNALED;
+        } else if (d->low_memory_reporting) {
             r->reason = MDL_AEI_LOW_MEMORY;
             r->description = MDL_TEXT_LMKD;
         } else {

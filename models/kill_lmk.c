@@ -1,24 +1,19 @@
-/* kill_lmk.c - Android's low-memory killer, as oomsim models it
- * (docs/model.md "Kill rules"), in lmkd's two modes.
+/* kill_lmk.c - Android's low-memory killer in lmkd's legacy minfree mode
+ * (docs/model.md "Kill rules"); PSI mode is the page model (pages.c).
  *
  * Free memory at a check is ram - system - cached apps - the app the user
  * switched to (in the background) - a pressure spike - the app's counted
  * bytes - its hot mapped pages (foreground) + what zram gains by
- * compressing the other apps' swappable memory.
+ * compressing the other apps' swappable memory - the reserve (the zones'
+ * high watermarks, when the device gives them: mp_event_common's
+ * other_free).
  *
- * minfree mode (legacy): while free is below the last (highest-adj)
- * level's free, a cached app is killed, one at a time; then the app dies
- * when free is below the level of its own oom_score_adj (the entry with
- * the largest adj not above it): 0 in the foreground, 700 (previous) in
- * the background, 900 (cached) once there past the device's previous_ttl.
- * lmkd names no reason in this mode.
- *
- * psi mode (lmkd's default since Android 10): while free is below the high
- * watermark, a cached app is killed, one at a time; then an app in the
- * background dies when free is below the high watermark, one in the
- * foreground only when free is below the min watermark.  lmkd names the
- * reason: LOW_MEM_AND_THRASHING when the app would have lived without its
- * hot pages, else LOW_MEM_AND_SWAP with zram, else LOW_MEM.
+ * While free is below the last (highest-adj) level's free, a cached app is
+ * killed, one at a time; then the app dies when free is below the level of
+ * its own oom_score_adj (the entry with the largest adj not above it): 0 in
+ * the foreground, 700 (previous) in the background, 900 (cached) once there
+ * past the device's previous_ttl.  A level holds only while the page cache
+ * (other_file) is under it too.  lmkd names no reason in this mode.
  *
  * A level applies strictly below its free: memory exactly at it survives. */
 /* Included by kill_rules.h, as Redis's ae.c includes its ae_*.c backend:
@@ -68,7 +63,7 @@ static inline int64_t lmk_headroom(const mdl_device *d, int64_t counted, int64_t
 static inline int64_t lmk_app_floor(const mdl_device *d, int foreground, int aged)
 {
     if (d->lmk_psi)
-        return foreground ? d->wmark_min : d->wmark_high;
+        return -1; /* the page model decides (pages.c) */
     const mdl_minfree *lv = lmk_level_of(d, lmk_adj(foreground, aged));
     return lv != NULL ? lv->free : -1;
 }
@@ -82,11 +77,22 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
     out->why = MDL_EXIT_LOW_MEMORY;
     out->cached_kills = 0;
     out->lmkd = MDL_LMKD_NONE;
-    int64_t base = d->ram - d->system - in->successor - in->extra - in->counted - in->hot;
+    /* minfree mode: free net of the reserve (mp_event_common's other_free,
+     * the zones' high watermarks with their protection: 0 when the device
+     * gives none), and a level holds only when the file cache is under it
+     * too (other_file: the page cache, 0 when the device gives none) */
+    int64_t base = d->ram - d->system - in->successor - in->extra - in->counted - in->hot -
+                   d->wmark_high;
     int64_t cached = in->cached;
-    int64_t cached_floor = d->lmk_psi ? d->wmark_high : d->minfree[d->nminfree - 1].free;
+    if (d->lmk_psi || d->nminfree == 0) { /* the page model decides (pages.c) */
+        out->cached = cached;
+        out->room = base - cached;
+        out->margin = INT64_MAX;
+        return;
+    }
+    int64_t cached_floor = d->minfree[d->nminfree - 1].free;
     int64_t room = base - cached + lmk_zram_bonus(d, cached, in->successor);
-    while (room < cached_floor && cached > 0) {
+    while (room < cached_floor && d->page_cache < cached_floor && cached > 0) {
         int64_t freed = d->cached_app_size > 0 && d->cached_app_size < cached
                             ? d->cached_app_size : cached;
         cached -= freed;
@@ -99,20 +105,16 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
     int64_t floor = lmk_app_floor(d, in->foreground, in->aged);
     /* the margin counts every cached app as reclaimed (mdl_kill_line) */
     out->margin = floor >= 0 ? base + bonus0 - floor : INT64_MAX;
-    if (floor < 0 || room >= floor)
+    if (floor < 0 || room >= floor || d->page_cache >= floor)
         return;
     out->dies = 1;
     out->why = in->foreground ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM;
-    if (d->lmk_psi)
-        out->lmkd = in->hot > 0 && room + in->hot >= floor ? MDL_LMKD_LOW_MEM_AND_THRASHING
-                    : d->has_zram                          ? MDL_LMKD_LOW_MEM_AND_SWAP
-                                                           : MDL_LMKD_LOW_MEM;
 }
 
 static int64_t lmk_line(const mdl_device *d, int foreground)
 {
     int64_t floor = lmk_app_floor(d, foreground, 0);
-    return floor >= 0 ? d->ram - d->system - floor : -1;
+    return floor >= 0 ? d->ram - d->system - d->wmark_high - floor : -1;
 }
 
 #endif /* OOMSIM_MODELS_KILL_LMK_C */

@@ -28,6 +28,8 @@ static inline void kill_decide(const mdl_device *d, const mdl_kill_input *in,
 static inline int64_t headroom(const world *w, int64_t counted)
 {
     const mdl_device *d = w->dev;
+    if (w->pg.on)
+        return w__pages_room(w);
     return d->rule == MDL_KILL_JETSAM
                ? jetsam_headroom(d, counted, w->proc.fg)
                : lmk_headroom(d, counted, w->dstate.cached, w->dstate.successor,

@@ -182,7 +182,13 @@ typedef struct mdl_device {
     int has_zram;
     int64_t zram_size;          /* the zram device's capacity (uncompressed bytes) */
     double zram_ratio;          /* compression ratio, > 1 */
-    double zram_swappable;      /* share of other apps' memory that is anonymous, swappable */
+    double zram_swappable;      /* minfree mode: share of other apps' memory swapped */
+    /* psi mode: the phone's pages (models/pages.c; docs/model.md "The phone's pages") */
+    mdl_lmkd_props lmkd;        /* ro.lmk properties, resolved */
+    int64_t reclaim_rate;       /* bytes/s kswapd and direct reclaim free */
+    int64_t storage_read;       /* bytes/s read back at a refault */
+    int64_t page_cache, page_cache_ws; /* other apps' and the system's file cache, its working set */
+    int swappiness;             /* vm.swappiness: the anonymous share of reclaim, of 200 */
     int64_t jetsam_limit, jetsam_background_limit; /* jetsam */
     unsigned counts_mask;       /* MDL_CAT_BIT set */
     int64_t java_heap_limit;    /* 0: none */
@@ -605,6 +611,7 @@ typedef struct mdl_exit_record {
     mdl_stage stage;          /* not in the record: the stage running, for the tests */
     mdl_record_text description; /* its description class */
     mdl_lmkd_reason lmkd;     /* Android lmk kills in PSI mode: lmkd's reason */
+    int kernel_oom;           /* Android: the kernel's OOM killer, not lmkd */
 } mdl_exit_record;
 
 const char *mdl_record_kind_name(mdl_record_kind k);
@@ -623,6 +630,11 @@ typedef struct mdl_record_kind_count {
     mdl_lmkd_reason lmkd;
 } mdl_record_kind_count;
 #define MDL_RECORD_KINDS_MAX 24
+
+#define MDL_SLOWDOWN_BUCKETS 128
+/* The bucket of a slowdown ratio (>= 1), and a bucket's geometric middle. */
+unsigned mdl_slowdown_bucket(double ratio);
+double mdl_slowdown_middle(unsigned bucket);
 
 /* What one replication measured (docs/results.md, per replication). */
 typedef struct mdl_rep {
@@ -656,6 +668,18 @@ typedef struct mdl_rep {
     mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];
     unsigned nrecord_kinds;
     uint64_t warnings, cached_kills, pressure_spikes;
+    /* Android in PSI mode: the phone's pages (models/pages.c) */
+    uint64_t successor_kills, lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;
+    uint32_t lmkd_decided[MDL_LMKD_COUNT]; /* lmkd's wake-ups by the reason decided */
+    int64_t thrashing_max;              /* lmkd's thrashing percent, the highest seen */
+    int64_t swap_used_max;              /* zram's use, uncompressed bytes */
+    int64_t min_free;                   /* the lowest free pages less low; INT64_MAX: none */
+    int64_t refault_bytes;              /* the app's weights read back */
+    sim_time psi_some_us;               /* memory stall of some task */
+    uint64_t page_events;               /* kswapd's looks and lmkd's polls fired */
+    /* inference time over its time without refaults and stalls, by
+     * bucket: k holds ratios in [2^(k/8), 2^((k+1)/8)) (mdl_slowdown_bucket) */
+    uint32_t slowdown[MDL_SLOWDOWN_BUCKETS];
     sim_time alive_us;                  /* time alive within the horizon */
     sim_time accepting_us;              /* alive and accepting inference */
     double queue_area;                  /* integral of waiting requests, request x us */
@@ -675,6 +699,7 @@ typedef struct mdl_death {
     int64_t counted;          /* the app's counted bytes at the kill */
     int64_t sample_pss_kb, sample_rss_kb; /* Android: the last periodic sample, 0 before one */
     mdl_lmkd_reason lmkd;     /* lmk kills: lmkd's reason */
+    int kernel_oom;           /* the kernel's OOM killer killed it */
 } mdl_death;
 
 /* The record the death leaves, as the system writes it (models/exitrec.c,
@@ -736,6 +761,7 @@ typedef struct mdl_estimate {
     double samples;     /* the system's pss samples (Android) */
     double pressure;    /* other apps' pressure spikes */
     double steps;       /* path steps */
+    double pages;       /* the page model's looks and lmkd's polls (Android, PSI mode) */
     double total;
 } mdl_estimate;
 void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out);

@@ -154,7 +154,10 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
     (void)arg;
     world *w = ctx;
     w->path.bg = 0;
-    w->dstate.successor = 0; /* the user left the other app */
+    /* the user left the other app: under the page model it stays, the
+     * previous app (adj 700); else its memory goes with it */
+    if (!w->pg.on)
+        w->dstate.successor = 0;
     if (w->proc.alive) {
         w->proc.fg = 1;
         w->proc.aged = 0;
@@ -191,6 +194,7 @@ static void to_background(world *w, sim_time duration)
     w->path.bg_seq++;
     const mdl_device *d = w->dev;
     /* the app the user switches to, drawn whether this app lives or not */
+    w__pages_successor_left(w);
     if (d->has_successor)
         w->dstate.successor = mdl_dist_sample(&d->successor, sim_stream_rng(&w->s_app));
     if (w->proc.alive) {

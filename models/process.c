@@ -161,7 +161,8 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     accept_mark(w);
     w__queue_area(w);
     mdl_death x = {why, stage, now(w), w->proc.fg, mdl_ledger_counted(w->led),
-                   w->proc.sample_pss_kb, w->proc.sample_rss_kb, w->proc.lmkd};
+                   w->proc.sample_pss_kb, w->proc.sample_rss_kb, w->proc.lmkd,
+                   w->proc.kernel_oom};
     w->out->deaths_by_lmkd[w->proc.lmkd]++;
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);

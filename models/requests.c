@@ -136,6 +136,12 @@ static void execute(world *w, uint32_t i, part_rt *p)
 {
     req *r = &w->store.pool[i];
     const req_draw *d = &w->store.users[r->user].d;
+    /* the weights reclaim dropped are read back first (the page model) */
+    uint32_t epoch = w->epoch;
+    sim_time refault = w__pages_refault(w, p);
+    if (!still(w, epoch))
+        return;
+    w->exec_extra = refault;
     p->last_use = ++w->lru_clock;
     p->busy++;
     if (r->start < 0)
@@ -153,7 +159,10 @@ static void execute(world *w, uint32_t i, part_rt *p)
     const int64_t *amounts[2] = {sess, d->ws[r->idx]};
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
-    sim_time t = EXEC_TIME(w, p, d->time[r->idx]);
+    sim_time base = EXEC_TIME(w, p, d->time[r->idx]);
+    sim_time t = base + refault + w__pages_take_stall(w);
+    if (w->pg.on)
+        w__pages_inference(w, base, t);
     if (w__at(w, now(w) + t, PRIO_RELEASE, exec_end, tag(w, i), &r->exec) == SIM_OK)
         r->has_exec = 1;
 }

@@ -320,6 +320,7 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
     w->last_stage = MDL_STAGE_NONE;
     w->proc.fg = 1;
     w->dstate.cached = mdl_dist_sample(&cell->device->cached_apps, sim_stream_rng(&w->s_dev));
+    w__pages_setup(w);
     return first_events(w, cell);
 }
 

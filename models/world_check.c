@@ -160,8 +160,47 @@ static int check_parts(const world *w, const tally *t, sim_error *err)
     return SIM_OK;
 }
 
+/* The phone's pages (pages.c): every part within its bounds, and RAM
+ * conserved: the parts and free pages sum to it, free never negative. */
+static int check_pages(const world *w, sim_error *err)
+{
+    static const char *const names[W_PAGE_PARTS] = {
+        "kernel", "other apps' anonymous", "the app's anonymous", "file pages", "zram's store",
+        "a spike", "free pages"};
+    const mdl_device *d = w->dev;
+    const w_pages *pg = &w->pg;
+    int64_t part[W_PAGE_PARTS], sum = 0;
+    w__pages_parts(w, part);
+    for (int k = 0; k < W_PAGE_PARTS; k++) {
+        if (part[k] < 0)
+            return broken(err, "pages: %s are negative (%lld; kernel %lld, others %lld, app %lld, "
+                          "file %lld, zram %lld, spike %lld)", names[k], (long long)part[k],
+                          (long long)part[0], (long long)part[1], (long long)part[2],
+                          (long long)part[3], (long long)part[4], (long long)part[5]);
+        sum += part[k];
+    }
+    if (sum != d->ram)
+        return broken(err, "pages: the parts sum to %lld, not ram %lld", (long long)sum,
+                      (long long)d->ram);
+    if (pg->cached_swap < 0 || pg->succ_swap < 0 || pg->pc_cold < 0 || pg->pc_ws < 0 ||
+        pg->app_evicted < 0 || pg->app_cold_gone < 0 || pg->spike != 0)
+        return broken(err, "pages: a count is negative, or a spike is still held");
+    if (pg->pc_cold > d->page_cache - d->page_cache_ws || pg->pc_ws > d->page_cache_ws)
+        return broken(err, "pages: the page cache holds more than its size");
+    if (pg->cached_swap + pg->succ_swap > (d->has_zram ? d->zram_size : 0))
+        return broken(err, "pages: zram holds more than its size");
+    if (pg->ncached == 0 && (w->dstate.cached != 0 || pg->cached_swap != 0))
+        return broken(err, "pages: no cached app, yet cached memory");
+    return SIM_OK;
+}
+
 int w__validate_state(const world *w, sim_error *err)
 {
+    if (w->pg.on) {
+        int prc = check_pages(w, err);
+        if (prc != SIM_OK)
+            return prc;
+    }
     int rc;
     const w_proc *pr = &w->proc;
     if (w->dstate.cached < 0)
@@ -188,7 +227,7 @@ int w__validate_state(const world *w, sim_error *err)
         if (mdl_ledger_held(w->led, w->app_owner, (mdl_category)c) != app[c])
             return broken(err, "the app owner holds other than its baseline and page holds (%d)",
                           c);
-    if (w->dstate.successor < 0 || (!w->path.bg && w->dstate.successor != 0))
+    if (w->dstate.successor < 0 || (!w->pg.on && !w->path.bg && w->dstate.successor != 0))
         return broken(err, "the successor app holds memory while the user is in the app");
     return SIM_OK;
 }

@@ -212,6 +212,7 @@ typedef struct w_proc {
     int aged;             /* lmk: in the background past previous_ttl (adj 900) */
     int64_t hot;          /* file bytes of hot parts, from their load's end to release */
     mdl_lmkd_reason lmkd; /* the kill about to be recorded: lmkd's reason */
+    int kernel_oom;       /* ... or the kernel's OOM killer's */
     int dispatching;      /* dispatch() runs: a nested call leaves it to the loop */
     int64_t app[MDL_CAT_COUNT]; /* the app baseline this process holds */
     /* the attempts and requests in flight, in w_store's arrays */
@@ -263,6 +264,36 @@ typedef struct w_devstate {
     int64_t cached;       /* other apps' cached memory still held */
     int64_t successor;    /* the app the user switched to, while in the background */
 } w_devstate;
+
+/* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;
+ * docs/model.md "The phone's pages").  Bytes; the app's anonymous and
+ * file bytes are the ledger's, read when needed.  Free pages are what is
+ * left of ram, never stored. */
+typedef struct w_pages {
+    int on;                  /* the device runs the page model */
+    sim_time t;              /* kswapd's progress is counted up to here */
+    uint32_t ncached;        /* cached apps alive (dstate.cached: their resident anon) */
+    int64_t cached_swap;     /* their anonymous bytes in zram, uncompressed */
+    int64_t succ_swap;       /* the successor app's */
+    int64_t pc_cold, pc_ws;  /* the page cache resident: beyond the working set, in it */
+    int64_t app_cold_gone;   /* the app's file pages outside the hot weights, dropped */
+    int64_t app_evicted;     /* the app's hot weights dropped, refaulted at their next use */
+    int64_t spike;           /* another app's allocation held for the check */
+    int kswapd;              /* free fell under low and is not yet over high */
+    /* vmstat counters, bytes */
+    int64_t refault, pgscan_kswapd, pgscan_direct, pgrefill;
+    /* PSI: the stall in the current 1 s window of each trigger */
+    sim_time some_start, full_start;
+    sim_time some_acc, full_acc;
+    int some_fired, full_fired;
+    sim_time stall;          /* the app's own stall to add to its running stage */
+    /* lmkd: its state between wake-ups, its polling after an event */
+    mdl_lmkd_state lmkd;
+    mdl_psi_level level;     /* of the event that started the polling */
+    sim_time poll_until;     /* polls until this time (PSI_WINDOW_SIZE_MS after the event) */
+    int poll_pending;
+    int tick_pending;        /* kswapd's next look is scheduled */
+} w_pages;
 
 /* The user's path. */
 typedef struct w_path {
@@ -350,12 +381,14 @@ struct mdl_world {
     uint32_t epoch;       /* bumped at every start and death */
     uint64_t lru_clock, req_seq;
     mdl_stage last_stage; /* of the last allocation */
+    sim_time exec_extra;  /* the refault of the execution being emitted */
 
     w_proc proc;
     w_store store;
     w_life life;
     w_limits lim;
     w_devstate dstate;
+    w_pages pg;
     w_path path;
     w_cursors cur;
 };
@@ -517,6 +550,19 @@ void w__deny_background_delegate(world *w);
 void w__apply_limits(world *w);
 void w__startup_continue(world *w);
 void w__die(world *w, mdl_exit why, mdl_stage stage);
+/* pages.c (Android, PSI mode) */
+void w__pages_setup(world *w);
+/* Where RAM is: kernel, other apps' anonymous, the app's anonymous, file
+ * pages, zram's store, a spike, free: they sum to ram. */
+#define W_PAGE_PARTS 7
+void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS]);
+int64_t w__pages_free(const world *w);
+int64_t w__pages_room(const world *w);
+W_MAY_KILL w_fate w__pages_check(world *w, int64_t extra, int own);
+sim_time w__pages_refault(world *w, const part_rt *p);
+sim_time w__pages_take_stall(world *w);
+void w__pages_successor_left(world *w);
+void w__pages_inference(world *w, sim_time base, sim_time took);
 void w__cold_start(world *w);
 void w__teardown(world *w);
 

@@ -87,10 +87,23 @@ static const struct {
          "collect more evidence before changing anything"},
     [RPL_REC_NOT_MEMORY] = {"none for memory: the exit is not a memory failure", NULL},
     [RPL_REC_THRASHING] =
-        {"the page cache thrashed: mapped weights read at every token are memory the app holds; "
-         "count them in the plan, and use a smaller model (or fewer mapped layers) on this device",
+        {"the phone thrashed or stalled on memory: mapped weights read at every token are memory "
+         "the app holds; count them in the plan, and use a smaller model (or fewer mapped "
+         "layers) on this device",
          NULL},
 };
+
+/* lmkd's reasons that mean the phone thrashed or stalled on memory: the
+ * page cache refaulting (the thrashing branches) or a complete stall. */
+int rpl_lmkd_thrashed(const char *reason)
+{
+    mdl_lmkd_reason r;
+    if (mdl_lmkd_reason_parse(reason, &r) != SIM_OK)
+        return 0;
+    return r == MDL_LMKD_LOW_MEM_AND_THRASHING || r == MDL_LMKD_LOW_SWAP_AND_THRASHING ||
+           r == MDL_LMKD_DIRECT_RECL_AND_THRASHING ||
+           r == MDL_LMKD_LOW_FILECACHE_AFTER_THRASHING || r == MDL_LMKD_NOT_RESPONDING;
+}
 
 const char *rpl_recovery_text(rpl_recovery r)
 {

@@ -387,7 +387,9 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
     if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000) {
         x->reason_code = (int)e->exit.reason_code;
         /* an lmkd kill's reason, as its kill line names it (LOW_MEM_AND_SWAP, ...) */
-        if ((e->has & TRC_F_ERROR) && strncmp(e->error, "LOW_MEM", 7) == 0)
+        mdl_lmkd_reason why;
+        if ((e->has & TRC_F_ERROR) && mdl_lmkd_reason_parse(e->error, &why) == SIM_OK &&
+            why != MDL_LMKD_NONE)
             snprintf(x->description, sizeof x->description, "lmkd: %s", e->error);
     } else if (e->has & TRC_F_ERROR)
         for (int k = 0; k < RPL_IOS_COUNT; k++)
@@ -695,7 +697,8 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
     missing(x, t, m, cls, v);
     /* the conservative action for the class (docs/model.md "Recovery") */
     v->rec = rpl_recovery_of(cls);
-    if (strstr(x->description, "LOW_MEM_AND_THRASHING") != NULL)
+    if (strncmp(x->description, "lmkd: ", 6) == 0 &&
+        rpl_lmkd_thrashed(x->description + 6))
         v->rec = RPL_REC_THRASHING;
     v->recovery = rpl_recovery_text(v->rec);
 }

@@ -132,6 +132,8 @@ typedef enum rpl_recovery {
 #define RPL_REC_DRILL_CHOICES 8
 /* The sentence a verdict gives. */
 const char *rpl_recovery_text(rpl_recovery r);
+/* lmkd's reason (its name) means the phone thrashed or stalled on memory. */
+int rpl_lmkd_thrashed(const char *reason);
 /* The drill's short form of choice r, NULL past the drill's choices. */
 const char *rpl_recovery_choice(rpl_recovery r);
 /* The recovery a class calls for. */

@@ -246,12 +246,37 @@ static const char *running(rpl_teller *t)
     return best != NULL ? trc_stage_name(best->stage) : "";
 }
 
-/* lmkd named the page cache's thrashing as the kill's reason. */
-static int thrashing(const trc_event *e)
+/* What lmkd's reason says of the phone, for the kill named in the exit
+ * (the page model's kills: docs/model.md "The phone's pages"). */
+static const char *lmkd_says(const trc_event *e)
 {
+    static const char *const says[MDL_LMKD_COUNT] = {
+        [MDL_LMKD_PRESSURE_AFTER_KILL] = "free pages stayed under the min watermark even after "
+                                         "a kill",
+        [MDL_LMKD_NOT_RESPONDING] = "the phone stalled on memory (a complete PSI stall: every "
+                                    "task waiting on reclaim or on pages read back), so lmkd "
+                                    "may kill down to the foreground",
+        [MDL_LMKD_LOW_SWAP_AND_THRASHING] = "zram's free swap was low and the page cache "
+                                            "thrashed (file pages read back as fast as they "
+                                            "were dropped)",
+        [MDL_LMKD_LOW_MEM_AND_SWAP] = "free pages were under the low watermark and zram's free "
+                                      "swap under its low share",
+        [MDL_LMKD_LOW_MEM_AND_THRASHING] = "free pages were under the low watermark and the page "
+                                           "cache thrashed: the model's hot mapped weights, "
+                                           "which it reads at every inference, kept coming back",
+        [MDL_LMKD_DIRECT_RECL_AND_THRASHING] = "allocations reclaimed directly while the page "
+                                               "cache thrashed",
+        [MDL_LMKD_LOW_MEM_AND_SWAP_UTIL] = "free pages were under the low watermark with most "
+                                           "anonymous memory in swap",
+        [MDL_LMKD_LOW_FILECACHE_AFTER_THRASHING] = "the file cache stayed small after thrashing",
+        [MDL_LMKD_LOW_MEM] = "free pages were under the low watermark"};
     mdl_lmkd_reason r;
-    return (e->has & TRC_F_ERROR) && mdl_lmkd_reason_parse(e->error, &r) == SIM_OK &&
-           r == MDL_LMKD_LOW_MEM_AND_THRASHING;
+    if (!(e->has & TRC_F_ERROR))
+        return NULL;
+    if (strcmp(e->error, "kernel_oom") == 0)
+        return "an allocation nothing could meet: reclaim had nothing left, and the kernel's "
+               "OOM killer took the largest process";
+    return mdl_lmkd_reason_parse(e->error, &r) == SIM_OK ? says[r] : NULL;
 }
 
 /* What ended the process, in the device's own terms: the limit crossed
@@ -274,10 +299,10 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
                                      : mdl_device_jetsam_limit(d, 0)) >> 20),
                      where);
-        else if (thrashing(e))
-            snprintf(buf, n, "counted %lld MiB, and the model's hot mapped weights, which it "
-                     "reads at every inference, could not be dropped: lmkd saw free memory "
-                     "under its watermark and the page cache thrashing", counted);
+        else if (d->lmk_psi && lmkd_says(e) != NULL)
+            snprintf(buf, n, "counted %lld MiB; %s (%s)", counted, lmkd_says(e), e->error);
+        else if (d->lmk_psi)
+            snprintf(buf, n, "counted %lld MiB; the page model killed it", counted);
         else if (counted > line)
             snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
                      "apps reclaimed)", counted, line, where);
@@ -379,6 +404,8 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } notes[] = {
         {"memory_warning", "a memory warning (onTrimMemory / didReceiveMemoryWarning)"},
         {"cached_app_killed", "lmk kills a cached app to make room"},
+        {"previous_app_killed", "lmkd kills the previous app (the one the user left, adj 700)"},
+        {"front_app_killed", "lmkd kills the app in front (the one the user switched to, adj 0)"},
         {"background", "the user switches away: the app is in the background (importance "
                        "400: the background kill limits apply)"},
         {"foreground", "the user returns: the app is in the foreground again"},

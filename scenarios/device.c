@@ -14,7 +14,8 @@ static const char *const device_keys[] = {
     "cached_apps", "cached_app_size", "pressure", "pressure_size", "kill",
     "counts",      "java_heap_limit", "anr_timeout", "launch_watchdog", "warning_at",
     "pss_sample",  "low_memory_reporting", "speed", "delegates", "successor",
-    "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram"};
+    "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram",
+    "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -75,23 +76,18 @@ static int load_minfree(const scn__node *list, mdl_device *dev, sim_error *err)
     return SIM_OK;
 }
 
-/* psi mode: watermarks {min, low, high}, in increasing order; no minfree. */
-static int load_watermarks(const scn__node *kill, mdl_device *dev, sim_error *err)
+/* watermarks {min, low, high}, in increasing order: psi mode's, or in
+ * minfree mode the reserve lmkd takes from free memory (the high sums). */
+static int read_watermarks(const scn__node *wm, mdl_device *dev, sim_error *err)
 {
     static const char *const keys[] = {"min", "low", "high"};
     int64_t *out[] = {&dev->wmark_min, &dev->wmark_low, &dev->wmark_high};
-    scn__node wm, v;
-    scn__get(kill, "minfree", &v);
-    if (v.n != NULL)
-        return scn__fail(&v, err, SIM_EINPUT, "minfree belongs to mode: minfree (psi mode "
-                         "reads the watermarks)");
-    int rc = scn__require(kill, "watermarks", &wm, err);
+    scn__node v;
+    int rc = scn__expect_mapping(wm, err);
     if (rc == SIM_OK)
-        rc = scn__expect_mapping(&wm, err);
-    if (rc == SIM_OK)
-        rc = scn__check_keys(&wm, keys, 3, err);
+        rc = scn__check_keys(wm, keys, 3, err);
     for (int k = 0; rc == SIM_OK && k < 3; k++) {
-        rc = scn__require(&wm, keys[k], &v, err);
+        rc = scn__require(wm, keys[k], &v, err);
         if (rc == SIM_OK)
             rc = scn__size(&v, out[k], err);
         if (rc == SIM_OK && k > 0 && *out[k] < *out[k - 1])
@@ -99,6 +95,18 @@ static int load_watermarks(const scn__node *kill, mdl_device *dev, sim_error *er
                            "high");
     }
     return rc;
+}
+
+/* psi mode: the watermarks, and no minfree. */
+static int load_watermarks(const scn__node *kill, mdl_device *dev, sim_error *err)
+{
+    scn__node wm, v;
+    scn__get(kill, "minfree", &v);
+    if (v.n != NULL)
+        return scn__fail(&v, err, SIM_EINPUT, "minfree belongs to mode: minfree (psi mode "
+                         "reads the watermarks)");
+    int rc = scn__require(kill, "watermarks", &wm, err);
+    return rc != SIM_OK ? rc : read_watermarks(&wm, dev, err);
 }
 
 static int load_kill(const scn__node *root, mdl_device *dev, sim_error *err)
@@ -134,8 +142,8 @@ static int load_kill(const scn__node *root, mdl_device *dev, sim_error *err)
         if (dev->lmk_psi)
             return load_watermarks(&kill, dev, err);
         scn__get(&kill, "watermarks", &mf);
-        if (mf.n != NULL)
-            return scn__fail(&mf, err, SIM_EINPUT, "watermarks belong to mode: psi");
+        if (mf.n != NULL && (rc = read_watermarks(&mf, dev, err)) != SIM_OK)
+            return rc;
         rc = scn__require(&kill, "minfree", &mf, err);
         return rc != SIM_OK ? rc : load_minfree(&mf, dev, err);
     }
@@ -417,9 +425,15 @@ static int load_zram(const scn__node *root, mdl_device *dev, sim_error *err)
         rc = scn__require(&z, "ratio", &v, err);
     if (rc == SIM_OK)
         rc = scn__real(&v, 1.0, 10.0, &dev->zram_ratio, err);
-    if (rc == SIM_OK)
+    /* psi mode: reclaim decides what is swapped; minfree mode has no
+     * reclaim and keeps its share */
+    scn__get(&z, "swappable", &v);
+    if (rc == SIM_OK && dev->lmk_psi && v.n != NULL)
+        rc = scn__fail(&v, err, SIM_EINPUT, "swappable belongs to mode: minfree (in psi mode "
+                       "reclaim decides what is swapped)");
+    else if (rc == SIM_OK && !dev->lmk_psi)
         rc = scn__require(&z, "swappable", &v, err);
-    if (rc == SIM_OK)
+    if (rc == SIM_OK && !dev->lmk_psi)
         rc = scn__probability(&v, &dev->zram_swappable, err);
     dev->has_zram = rc == SIM_OK;
     return rc;
@@ -491,6 +505,8 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
         rc = load_background(root, dev, err);
     if (rc == SIM_OK)
         rc = load_zram(root, dev, err);
+    if (rc == SIM_OK)
+        rc = scn__device_pages(root, dev, err);
     dev->pss_sample = 30 * (sim_time)1000000;
     scn__get(root, "pss_sample", &v);
     if (rc == SIM_OK && v.n != NULL && (rc = scn__duration(&v, &dev->pss_sample, err)) == SIM_OK &&

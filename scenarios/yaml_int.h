@@ -103,6 +103,8 @@ void scn__owned_free(mdl_owned *owned);
  * device.c and candidate.c, shared with include.c for inline profiles).
  * The struct must be zeroed; on failure release it. */
 int scn__device(const scn__node *root, mdl_device *dev, sim_error *err);
+/* device_pages.c: lmkd, reclaim_rate, storage_read, page_cache, swappiness */
+int scn__device_pages(const scn__node *root, mdl_device *dev, sim_error *err);
 int scn__candidate(const scn__node *root, mdl_candidate *cand, sim_error *err);
 
 #endif

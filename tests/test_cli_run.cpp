@@ -302,7 +302,7 @@ TEST_CASE("validate checks scenarios and profiles, stopping at the first bad fil
     INFO(r.err);
     CHECK(r.status == 0);
     CHECK(r.out.find("ok (scenario capacity-plan, 6 cells x 1000 replications, up to about "
-                     "9.12e+03 events per replication: a run of at most about ") != std::string::npos);
+                     "7.51e+04 events per replication: a run of at most about ") != std::string::npos);
     CHECK(r.out.find("ok (device android-4g)") != std::string::npos);
     r = oomsim({"validate", ok, bad, dev});
     CHECK(r.status == 1);

@@ -133,7 +133,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 {
     mdl_device d = lmk_device();
     mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_INFERENCE, 5000000, 1, 700 * MiB, 640000, 700000,
-                MDL_LMKD_NONE};
+                MDL_LMKD_NONE, 0};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_EXIT_INFO);
@@ -171,7 +171,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
 {
     mdl_device d = jetsam_device();
-    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE};
+    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE, 0};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     // over the per-process limit in the foreground: a JetsamEvent, never an
@@ -207,8 +207,8 @@ TEST_CASE("exit records: the first are kept, all are counted by signature", "[ru
     mdl_device d = lmk_device();
     mdl_rep o;
     std::memset(&o, 0, sizeof o);
-    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE};
-    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE};
+    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE, 0};
+    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE, 0};
     mdl_exit_record ra, rb;
     mdl_exit_record_make(&d, &a, &ra);
     mdl_exit_record_make(&d, &b, &rb);

@@ -1,0 +1,640 @@
+/* pages.c - the phone's pages in lmkd's PSI mode (docs/model.md "The
+ * phone's pages"): where every byte of RAM is at each instant, the
+ * kernel's reclaim (kswapd, direct reclaim, zram), refaults, PSI stalls,
+ * lmkd's wake-ups with its decision (lmkd.c) and its victims, and the
+ * kernel's OOM killer.
+ *
+ * No event per page or per token: kswapd's progress between two world
+ * events is counted in one step when the next one comes (advance); lmkd
+ * polls as lmkd does after a PSI event, a few events per second of
+ * pressure.  What a user reads of it: docs/model.md. */
+#include "world_int.h"
+
+#include <math.h>
+
+#define PAGE 4096
+/* lmkd.cpp: PSI_WINDOW_SIZE_MS, PSI_POLL_PERIOD_SHORT_MS, _LONG_MS */
+#define WINDOW_US ((sim_time)1000 * 1000)
+#define POLL_SHORT_US ((sim_time)10 * 1000)
+#define POLL_LONG_US ((sim_time)100 * 1000)
+/* how often the page model looks while kswapd runs or the page cache
+ * refaults: kswapd's work is continuous, the look is not */
+#define TICK_US ((sim_time)100 * 1000)
+/* the adj the cached apps other than this one hold, above the app's own
+ * 900 once it is cached (the LRU gives 900-999; it is the newest) */
+#define CACHED_OTHERS_ADJ 950
+
+static int64_t app_anon(const world *w)
+{
+    return mdl_ledger_total(w->led, MDL_CAT_JAVA) + mdl_ledger_total(w->led, MDL_CAT_NATIVE) +
+           mdl_ledger_total(w->led, MDL_CAT_GPU);
+}
+
+static int64_t app_file(const world *w) { return mdl_ledger_total(w->led, MDL_CAT_FILE); }
+
+static int64_t app_hot(const world *w)
+{
+    int64_t f = app_file(w), h = w->proc.alive ? w->proc.hot : 0;
+    return h < f ? h : f;
+}
+
+static int64_t swap_used(const world *w) { return w->pg.cached_swap + w->pg.succ_swap; }
+
+/* zram's compressed store, in RAM. */
+static int64_t zstore(const world *w)
+{
+    int64_t u = swap_used(w);
+    return u == 0 ? 0 : (int64_t)ceil((double)u / w->dev->zram_ratio);
+}
+
+/* The app's file pages resident: its mapped bytes less what reclaim
+ * dropped (cold or hot: a part turned hot keeps what was dropped of it
+ * out until it is read, sync_app moving it from one count to the other). */
+static int64_t app_file_resident(const world *w)
+{
+    int64_t f = app_file(w), out = w->pg.app_evicted + w->pg.app_cold_gone;
+    return out < f ? f - out : 0;
+}
+
+void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS])
+{
+    part[0] = w->dev->system;
+    part[1] = w->dstate.cached + w->dstate.successor;
+    part[2] = app_anon(w);
+    part[3] = app_file_resident(w) + w->pg.pc_cold + w->pg.pc_ws;
+    part[4] = zstore(w);
+    part[5] = w->pg.spike;
+    part[6] = w__pages_free(w);
+}
+
+int64_t w__pages_free(const world *w)
+{
+    const mdl_device *d = w->dev;
+    return d->ram - d->system - w->dstate.cached - w->dstate.successor - app_anon(w) -
+           app_file_resident(w) - w->pg.pc_cold - w->pg.pc_ws - zstore(w) - w->pg.spike;
+}
+
+/* The app's dropped pages, within what it maps now (a release, a death). */
+static void sync_app(world *w)
+{
+    int64_t hot = app_hot(w), cold = app_file(w) - hot;
+    if (w->pg.app_cold_gone > cold) { /* pages dropped while cold are now hot: still out */
+        w->pg.app_evicted += w->pg.app_cold_gone - cold;
+        w->pg.app_cold_gone = cold;
+    }
+    if (w->pg.app_evicted > hot)
+        w->pg.app_evicted = hot;
+    if (w->pg.app_cold_gone > cold)
+        w->pg.app_cold_gone = cold;
+}
+
+/* ------------------------------------------------------------- PSI */
+
+/* A stall at now: `some` is any task waiting on memory; `full` every
+ * runnable task.  Each trigger counts its stall in a 1 s window and fires
+ * once per window at its threshold (the kernel's psi trigger). */
+static void lmkd_wake(world *w, mdl_psi_level level, int event);
+
+static void psi_stall(world *w, sim_time stall, int full)
+{
+    const mdl_lmkd_props *p = &w->dev->lmkd;
+    sim_time t = now(w);
+    w_pages *pg = &w->pg;
+    if (stall <= 0)
+        return;
+    w->out->psi_some_us += stall;
+    if (t - pg->some_start >= WINDOW_US) {
+        pg->some_start = t;
+        pg->some_acc = 0;
+        pg->some_fired = 0;
+    }
+    pg->some_acc += stall;
+    int fire_full = 0;
+    if (full) {
+        if (t - pg->full_start >= WINDOW_US) {
+            pg->full_start = t;
+            pg->full_acc = 0;
+            pg->full_fired = 0;
+        }
+        pg->full_acc += stall;
+        if (!pg->full_fired && pg->full_acc >= (sim_time)p->psi_complete_stall_ms * 1000)
+            fire_full = pg->full_fired = 1;
+    }
+    int fire_some = 0;
+    if (!pg->some_fired && pg->some_acc >= (sim_time)p->psi_partial_stall_ms * 1000)
+        fire_some = pg->some_fired = 1;
+    if (fire_full)
+        lmkd_wake(w, MDL_PSI_CRITICAL, 1);
+    else if (fire_some)
+        lmkd_wake(w, MDL_PSI_MEDIUM, 1);
+}
+
+/* ---------------------------------------------------------- reclaim */
+
+static void observe(world *w);
+
+/* Anonymous bytes that zram could still take, net of its store. */
+static int64_t swappable_net(const world *w)
+{
+    const mdl_device *d = w->dev;
+    if (!d->has_zram || d->zram_ratio <= 1.0)
+        return 0;
+    int64_t room = d->zram_size - swap_used(w);
+    int64_t anon = w->dstate.cached + w->dstate.successor; /* never the app's own */
+    int64_t gross = room < anon ? room : anon;
+    return gross <= 0 ? 0 : (int64_t)((double)gross * (1.0 - 1.0 / d->zram_ratio));
+}
+
+/* Swaps out anonymous pages to free `net` bytes: the cached apps' first
+ * (the highest adj), then the successor's. */
+static int64_t swap_out(world *w, int64_t net)
+{
+    double keep = 1.0 - 1.0 / w->dev->zram_ratio;
+    int64_t gross = (int64_t)ceil((double)net / keep);
+    int64_t room = w->dev->zram_size - swap_used(w);
+    if (gross > room)
+        gross = room;
+    int64_t a = gross < w->dstate.cached ? gross : w->dstate.cached;
+    w->dstate.cached -= a;
+    w->pg.cached_swap += a;
+    int64_t b = gross - a < w->dstate.successor ? gross - a : w->dstate.successor;
+    w->dstate.successor -= b;
+    w->pg.succ_swap += b;
+    return a + b;
+}
+
+/* Drops working-set file pages: the page cache's and the app's hot
+ * weights, in proportion to what each holds. */
+static void evict_ws(world *w, int64_t bytes)
+{
+    int64_t app = app_hot(w) - w->pg.app_evicted;
+    int64_t all = app + w->pg.pc_ws;
+    if (all <= 0 || bytes <= 0)
+        return;
+    if (bytes > all)
+        bytes = all;
+    int64_t from_app = (int64_t)((double)bytes * ((double)app / (double)all));
+    if (from_app > app)
+        from_app = app;
+    int64_t from_pc = bytes - from_app;
+    if (from_pc > w->pg.pc_ws) {
+        from_app += from_pc - w->pg.pc_ws;
+        from_pc = w->pg.pc_ws;
+    }
+    w->pg.app_evicted += from_app;
+    w->pg.pc_ws -= from_pc;
+    w->pg.pgrefill += bytes; /* taken off the active list first */
+}
+
+/* Reclaims about `want` bytes, as shrink_node does: the inactive (cold)
+ * file pages first, then anonymous pages into zram and working-set file
+ * pages, split by swappiness (get_scan_count).  Counts the scan. */
+static void reclaim(world *w, int64_t want, int direct)
+{
+    w_pages *pg = &w->pg;
+    int64_t scanned = 0;
+    int64_t take = want < pg->pc_cold ? want : pg->pc_cold;
+    pg->pc_cold -= take;
+    scanned += take;
+    want -= take;
+    int64_t app_cold = app_file(w) - app_hot(w) - pg->app_cold_gone;
+    take = want < app_cold ? want : app_cold;
+    if (take > 0) {
+        pg->app_cold_gone += take;
+        scanned += take;
+        want -= take;
+    }
+    if (want > 0) {
+        int64_t anon_cap = swappable_net(w);
+        int64_t ws_cap = app_hot(w) - pg->app_evicted + pg->pc_ws;
+        int64_t anon = want * w->dev->swappiness / 200, ws = want - anon;
+        if (anon > anon_cap) {
+            ws += anon - anon_cap;
+            anon = anon_cap;
+        }
+        if (ws > ws_cap) {
+            int64_t more = ws - ws_cap;
+            anon += more < anon_cap - anon ? more : anon_cap - anon;
+            ws = ws_cap;
+        }
+        if (anon > 0)
+            scanned += swap_out(w, anon);
+        evict_ws(w, ws);
+        scanned += ws;
+    }
+    if (direct)
+        pg->pgscan_direct += scanned;
+    else
+        pg->pgscan_kswapd += scanned;
+    observe(w);
+}
+
+/* What reclaim could still free. */
+static int64_t reclaimable(const world *w)
+{
+    return w->pg.pc_cold + (app_file(w) - app_hot(w) - w->pg.app_cold_gone) +
+           swappable_net(w) + (app_hot(w) - w->pg.app_evicted) + w->pg.pc_ws;
+}
+
+/* ---------------------------------------------------------- victims */
+
+/* One cached app, the oldest (highest adj): its resident anon and its zram. */
+static void kill_cached(world *w)
+{
+    w_pages *pg = &w->pg;
+    int64_t res = w->dstate.cached / pg->ncached, sw = pg->cached_swap / pg->ncached;
+    if (pg->ncached == 1) {
+        res = w->dstate.cached;
+        sw = pg->cached_swap;
+    }
+    w->dstate.cached -= res;
+    pg->cached_swap -= sw;
+    pg->ncached--;
+    w->out->cached_kills++;
+    w__emit_note(w, w->last_stage, "cached_app_killed");
+}
+
+static void kill_successor(world *w)
+{
+    w->dstate.successor = 0;
+    w->pg.succ_swap = 0;
+    w->out->successor_kills++;
+    w__emit_note(w, w->last_stage, w->path.bg ? "front_app_killed" : "previous_app_killed");
+}
+
+static int app_adj(const world *w)
+{
+    return w->proc.fg ? APP_ADJ_FOREGROUND : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+}
+
+/* The other app's adj: in front (0) while the app is in the background,
+ * the previous app (700) once the user came back. */
+static int other_adj(const world *w) { return w->path.bg ? 0 : MDL_ADJ_PREVIOUS; }
+
+static int64_t other_app(const world *w) { return w->dstate.successor + w->pg.succ_swap; }
+
+/* find_and_kill_process: from adj 1000 down to min_adj, the first process
+ * found: the cached apps (above the app's 900), the app at 900 or 700, the
+ * previous app at 700, and at adj 0 the one in front (the app, or the
+ * other app while the app is in the background).  1 when one was killed,
+ * 2 when it was the app. */
+static int lmkd_kill(world *w, int min_adj, mdl_lmkd_reason why)
+{
+    int app = w->proc.alive ? app_adj(w) : -1;
+    int other = other_app(w) > 0 ? other_adj(w) : -1;
+    if (w->pg.ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
+        kill_cached(w);
+        w->out->lmkd_kills_of_others++;
+        return 1;
+    }
+    for (int adj = APP_ADJ_CACHED;; adj = adj == APP_ADJ_CACHED ? MDL_ADJ_PREVIOUS : 0) {
+        if (adj < min_adj)
+            return 0;
+        if (app == adj) {
+            w->proc.lmkd = why;
+            w__die(w, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
+            return 2;
+        }
+        if (other == adj) {
+            kill_successor(w);
+            w->out->lmkd_kills_of_others++;
+            return 1;
+        }
+        if (adj == 0)
+            return 0;
+    }
+}
+
+/* The kernel's OOM killer (oom_badness): the largest rss + swap plus
+ * adj x totalpages / 1000.  1 when one was killed, 2 the app, 0 none. */
+static int kernel_oom(world *w)
+{
+    const mdl_device *d = w->dev;
+    double total = (double)(d->ram + (d->has_zram ? d->zram_size : 0)) / 1000.0;
+    double best = -1.0;
+    int who = 0; /* 1 a cached app, 2 the app, 3 the successor */
+    if (w->pg.ncached > 0) {
+        best = (double)(w->dstate.cached + w->pg.cached_swap) / w->pg.ncached +
+               CACHED_OTHERS_ADJ * total;
+        who = 1;
+    }
+    if (w->proc.alive) {
+        double app = (double)(app_anon(w) + app_file_resident(w)) + app_adj(w) * total;
+        if (app > best) {
+            best = app;
+            who = 2;
+        }
+    }
+    if (other_app(w) > 0 && (double)other_app(w) + other_adj(w) * total > best)
+        who = 3;
+    w->out->kernel_oom_kills += who != 0;
+    if (who == 1)
+        kill_cached(w);
+    else if (who == 3)
+        kill_successor(w);
+    else if (who == 2) {
+        w->proc.lmkd = MDL_LMKD_NONE;
+        w->proc.kernel_oom = 1;
+        w__die(w, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
+    }
+    return who == 2 ? 2 : who != 0;
+}
+
+/* ------------------------------------------------------------ lmkd */
+
+static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg);
+
+/* The figures lmkd reads, in pages. */
+static void lmkd_mem(const world *w, mdl_lmkd_mem *m)
+{
+    const mdl_device *d = w->dev;
+    int64_t free = w__pages_free(w);
+    int64_t cold = w->pg.pc_cold + (app_file(w) - app_hot(w) - w->pg.app_cold_gone);
+    int64_t active = w->pg.pc_ws + app_hot(w) - w->pg.app_evicted;
+    memset(m, 0, sizeof *m);
+    m->free = free / PAGE;
+    m->swap_total = d->has_zram ? d->zram_size / PAGE : 0;
+    m->swap_free = m->swap_total - swap_used(w) / PAGE;
+    m->inactive_file = m->nr_inactive_file = cold / PAGE;
+    m->nr_active_file = active / PAGE;
+    m->active_anon = (w->dstate.cached + w->dstate.successor + app_anon(w)) / PAGE;
+    m->refault = w->pg.refault / PAGE;
+    m->pgscan_kswapd = w->pg.pgscan_kswapd / PAGE;
+    m->pgscan_direct = w->pg.pgscan_direct / PAGE;
+    m->pgrefill = w->pg.pgrefill / PAGE;
+}
+
+/* One wake-up of lmkd: its decision, the kill it asks for, its polling. */
+static void lmkd_wake(world *w, mdl_psi_level level, int event)
+{
+    const mdl_device *d = w->dev;
+    w_pages *pg = &w->pg;
+    mdl_lmkd_mem m;
+    lmkd_mem(w, &m);
+    mdl_lmkd_wake wk;
+    memset(&wk, 0, sizeof wk);
+    wk.now_ms = now(w) / 1000;
+    wk.level = event ? level : pg->level;
+    wk.event = event;
+    wk.has_psi = 1;
+    sim_time full = now(w) - pg->full_start < WINDOW_US ? pg->full_acc : 0;
+    wk.full_avg10 = full >= WINDOW_US ? 100.0 : 100.0 * (double)full / (double)WINDOW_US;
+    wk.wmark_min = d->wmark_min / PAGE;
+    wk.wmark_low = d->wmark_low / PAGE;
+    wk.wmark_high = d->wmark_high / PAGE;
+    wk.page_kb = PAGE / 1024;
+    if (event)
+        pg->level = level;
+    mdl_lmkd_decision dec;
+    mdl_lmkd_decide(&pg->lmkd, &d->lmkd, &wk, &m, &dec);
+    w->out->lmkd_wakeups++;
+    w->out->lmkd_decided[dec.reason]++;
+    if (dec.thrashing > w->out->thrashing_max)
+        w->out->thrashing_max = dec.thrashing;
+    int killed = 0;
+    if (dec.reason != MDL_LMKD_NONE) {
+        killed = lmkd_kill(w, dec.min_score_adj, dec.reason);
+        if (killed)
+            mdl_lmkd_killed(&pg->lmkd, &d->lmkd, &dec);
+    }
+    /* mp_event_psi's polling: restart the window on an event, a kill or
+     * direct reclaim; poll fast while killing or with swap low */
+    if (event || killed || dec.reclaim == MDL_RECLAIM_DIRECT)
+        pg->poll_until = now(w) + WINDOW_US;
+    sim_time gap = killed || dec.swap_is_low ? POLL_SHORT_US : POLL_LONG_US;
+    if (!pg->poll_pending && !w->ending && now(w) <= pg->poll_until &&
+        now(w) + gap < w->cell->horizon &&
+        w__at(w, now(w) + gap, PRIO_PRESSURE, lmkd_poll, 0, NULL) == SIM_OK)
+        pg->poll_pending = 1;
+}
+
+/* ---------------------------------------------------------- the clock */
+
+/* The figures the results read, after every change. */
+static void observe(world *w)
+{
+    int64_t room = w__pages_free(w) - w->dev->wmark_low;
+    if (room < w->out->min_free)
+        w->out->min_free = room;
+    if (swap_used(w) > w->out->swap_used_max)
+        w->out->swap_used_max = swap_used(w);
+}
+
+static void keep_ticking(world *w);
+
+/* kswapd's work since the last look, and the page cache's own refaults:
+ * the other apps read their working set back as fast as storage allows,
+ * into what is free above min. */
+static void advance(world *w)
+{
+    const mdl_device *d = w->dev;
+    w_pages *pg = &w->pg;
+    sim_time dt = now(w) - pg->t;
+    pg->t = now(w);
+    sync_app(w);
+    if (dt <= 0)
+        return;
+    if (pg->kswapd) {
+        int64_t need = d->wmark_high - w__pages_free(w);
+        double budget = (double)d->reclaim_rate * (double)dt / 1e6;
+        if (need > 0)
+            reclaim(w, (double)need < budget ? need : (int64_t)budget, 0);
+        if (w__pages_free(w) >= d->wmark_high)
+            pg->kswapd = 0;
+    }
+    int64_t gone = d->page_cache_ws - pg->pc_ws;
+    if (gone > 0) {
+        int64_t can = (int64_t)((double)d->storage_read * (double)dt / 1e6);
+        int64_t room = w__pages_free(w) - d->wmark_min;
+        int64_t r = gone < can ? gone : can;
+        if (r > room)
+            r = room > 0 ? room : 0;
+        pg->pc_ws += r;
+        pg->refault += r;
+        psi_stall(w, (sim_time)((double)r * 1e6 / (double)d->storage_read), 0);
+    }
+    if (w__pages_free(w) < d->wmark_low)
+        pg->kswapd = 1;
+    observe(w);
+    keep_ticking(w);
+}
+
+static void kswapd_tick(sim_engine *e, void *ctx, uint64_t arg);
+
+/* While reclaim or refaults go on, the page model looks every TICK_US. */
+static void keep_ticking(world *w)
+{
+    w_pages *pg = &w->pg;
+    if (pg->tick_pending || w->ending || !(pg->kswapd || pg->pc_ws < w->dev->page_cache_ws))
+        return;
+    sim_time t = now(w) + TICK_US;
+    if (t < w->cell->horizon && w__at(w, t, PRIO_PRESSURE, kswapd_tick, 0, NULL) == SIM_OK)
+        pg->tick_pending = 1;
+}
+
+static void kswapd_tick(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->pg.tick_pending = 0;
+    w->out->page_events++;
+    if (w->ending)
+        return;
+    advance(w);
+    keep_ticking(w);
+}
+
+static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->pg.poll_pending = 0;
+    w->out->page_events++;
+    if (w->ending)
+        return;
+    advance(w);
+    lmkd_wake(w, w->pg.level, 0);
+}
+
+/* An allocation was made (the app's, or another app's spike): below min,
+ * the allocating task reclaims directly, and what cannot be reclaimed is
+ * the OOM killer's.  `own`: the app allocated (its stall is its own and
+ * counts as full in the foreground). */
+static w_fate allocated(world *w, int own)
+{
+    const mdl_device *d = w->dev;
+    uint32_t epoch = w->epoch;
+    int64_t free = w__pages_free(w);
+    if (free < d->wmark_min) {
+        int64_t want = d->wmark_min - free;
+        reclaim(w, want, 1);
+        sim_time stall = (sim_time)((double)want * 1e6 / (double)d->reclaim_rate);
+        if (own)
+            w->pg.stall += stall;
+        psi_stall(w, stall, own && w->proc.fg);
+        if (!still(w, epoch) && own)
+            return W_GONE;
+    }
+    /* the allocation cannot be met: the OOM killer, until it can */
+    while (w__pages_free(w) < 0 || (w__pages_free(w) < d->wmark_min && reclaimable(w) == 0)) {
+        int who = kernel_oom(w);
+        if (who == 0)
+            break;
+        if (who == 2 && own)
+            return W_GONE;
+    }
+    if (w__pages_free(w) < d->wmark_low)
+        w->pg.kswapd = 1;
+    observe(w);
+    keep_ticking(w);
+    return own && !still(w, epoch) ? W_GONE : W_LIVES;
+}
+
+/* ------------------------------------------------------ entry points */
+
+/* A kill check under the page model (charge.c's w__kill_check): an
+ * allocation was made, by the app (own) or by another app (a spike of
+ * `extra` bytes, held only for the check). */
+w_fate w__pages_check(world *w, int64_t extra, int own)
+{
+    uint32_t epoch = w->epoch;
+    advance(w);
+    if (extra > 0) {
+        w->pg.spike = extra;
+        (void)allocated(w, 0);
+        w->pg.spike = 0; /* the other app frees it (what did not fit was refused) */
+        observe(w);
+        return still(w, epoch) ? W_LIVES : W_GONE;
+    }
+    if (allocated(w, own) != W_LIVES || !still(w, epoch))
+        return W_GONE;
+    w__warning_room(w, w__pages_room(w));
+    return W_LIVES;
+}
+
+/* The app's stall since it was last taken: added to its running stage. */
+sim_time w__pages_take_stall(world *w)
+{
+    sim_time s = w->pg.stall;
+    w->pg.stall = 0;
+    return s;
+}
+
+/* An inference on part p reads its weights: the pages of them reclaim
+ * dropped are read back first (a refault each), at storage speed, and
+ * need memory again.  The time it takes (the app's memory stall). */
+sim_time w__pages_refault(world *w, const part_rt *p)
+{
+    if (!w->pg.on || !p->hot)
+        return 0;
+    advance(w);
+    int64_t hot = app_hot(w);
+    if (w->pg.app_evicted <= 0 || hot <= 0)
+        return 0;
+    int64_t file = part_id_of(w, p)->def->file;
+    int64_t bytes = file >= hot ? w->pg.app_evicted
+                                : (int64_t)((double)w->pg.app_evicted * (double)file / (double)hot);
+    w->pg.app_evicted -= bytes;
+    w->pg.refault += bytes;
+    w->out->refault_bytes += bytes;
+    sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
+    /* each page is allocated (reclaiming if need be), then read */
+    uint32_t epoch = w->epoch;
+    if (allocated(w, 1) == W_LIVES && still(w, epoch))
+        psi_stall(w, t, w->proc.fg);
+    return t;
+}
+
+/* The headroom the memory warnings read: free pages over low, and the
+ * cold file pages reclaim would drop first. */
+int64_t w__pages_room(const world *w)
+{
+    int64_t cold = w->pg.pc_cold + (app_file(w) - app_hot(w) - w->pg.app_cold_gone);
+    return w__pages_free(w) - w->dev->wmark_low + cold;
+}
+
+/* A new app the user switches to replaces the previous one (its pages
+ * with it: the model holds one other app in front or just left). */
+void w__pages_successor_left(world *w) { w->pg.succ_swap = 0; }
+
+void w__pages_setup(world *w)
+{
+    const mdl_device *d = w->dev;
+    memset(&w->pg, 0, sizeof w->pg);
+    w->out->min_free = INT64_MAX;
+    if (d->rule != MDL_KILL_LMK || !d->lmk_psi)
+        return;
+    w->pg.on = 1;
+    int64_t c = w->dstate.cached;
+    w->pg.ncached = c <= 0 ? 0 : (uint32_t)((c + d->cached_app_size - 1) / d->cached_app_size);
+    w->pg.pc_cold = d->page_cache - d->page_cache_ws;
+    w->pg.pc_ws = d->page_cache_ws;
+    w->pg.some_start = w->pg.full_start = -WINDOW_US;
+    w->pg.poll_until = -1;
+    mdl_lmkd_mem m;
+    lmkd_mem(w, &m);
+    mdl_lmkd_state_init(&w->pg.lmkd, &d->lmkd, &m, 0);
+    if (w__pages_free(w) < d->wmark_low)
+        w->pg.kswapd = 1;
+    observe(w);
+    keep_ticking(w);
+}
+
+unsigned mdl_slowdown_bucket(double ratio)
+{
+    if (!(ratio > 1.0))
+        return 0;
+    double k = floor(log2(ratio) * 8.0);
+    return k >= MDL_SLOWDOWN_BUCKETS - 1 ? MDL_SLOWDOWN_BUCKETS - 1 : (unsigned)k;
+}
+
+double mdl_slowdown_middle(unsigned bucket) { return exp2(((double)bucket + 0.5) / 8.0); }
+
+/* An inference that would take `base` takes `took`. */
+void w__pages_inference(world *w, sim_time base, sim_time took)
+{
+    double ratio = base > 0 ? (double)took / (double)base : 1.0;
+    w->out->slowdown[mdl_slowdown_bucket(ratio)]++;
+}
