@@ -635,6 +635,10 @@ typedef struct mdl_record_kind_count {
 /* The bucket of a slowdown ratio (>= 1), and a bucket's geometric middle. */
 unsigned mdl_slowdown_bucket(double ratio);
 double mdl_slowdown_middle(unsigned bucket);
+#define MDL_COUNTED_BUCKETS 160
+/* The bucket of a counted size in bytes (1 MiB and up), and its middle in bytes. */
+unsigned mdl_counted_bucket(int64_t bytes);
+double mdl_counted_middle(unsigned bucket);
 
 /* What one replication measured (docs/results.md, per replication). */
 typedef struct mdl_rep {
@@ -680,6 +684,9 @@ typedef struct mdl_rep {
     /* inference time over its time without refaults and stalls, by
      * bucket: k holds ratios in [2^(k/8), 2^((k+1)/8)) (mdl_slowdown_bucket) */
     uint32_t slowdown[MDL_SLOWDOWN_BUCKETS];
+    /* the app's counted bytes at its lmkd deaths, by bucket: k holds
+     * [2^(k/8), 2^((k+1)/8)) MiB (mdl_counted_bucket) */
+    uint32_t lmkd_counted[MDL_COUNTED_BUCKETS];
     sim_time alive_us;                  /* time alive within the horizon */
     sim_time accepting_us;              /* alive and accepting inference */
     double queue_area;                  /* integral of waiting requests, request x us */

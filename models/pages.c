@@ -131,8 +131,6 @@ static void psi_stall(world *w, sim_time stall, int full)
 
 /* ---------------------------------------------------------- reclaim */
 
-static void observe(world *w);
-
 /* Anonymous bytes that zram could still take, net of its store. */
 static int64_t swappable_net(const world *w)
 {
@@ -226,7 +224,8 @@ static void reclaim(world *w, int64_t want, int direct)
         pg->pgscan_direct += scanned;
     else
         pg->pgscan_kswapd += scanned;
-    observe(w);
+    if (swap_used(w) > w->out->swap_used_max)
+        w->out->swap_used_max = swap_used(w);
 }
 
 /* What reclaim could still free. */
@@ -415,7 +414,7 @@ static void observe(world *w)
 {
     int64_t room = w__pages_free(w) - w->dev->wmark_low;
     if (room < w->out->min_free)
-        w->out->min_free = room;
+        w->out->min_free = w->out->min_margin = room; /* the margin, in psi mode */
     if (swap_used(w) > w->out->swap_used_max)
         w->out->swap_used_max = swap_used(w);
 }
@@ -455,7 +454,6 @@ static void advance(world *w)
     }
     if (w__pages_free(w) < d->wmark_low)
         pg->kswapd = 1;
-    observe(w);
     keep_ticking(w);
 }
 
@@ -482,6 +480,7 @@ static void kswapd_tick(sim_engine *e, void *ctx, uint64_t arg)
     if (w->ending)
         return;
     advance(w);
+    observe(w);
     keep_ticking(w);
 }
 
@@ -495,6 +494,7 @@ static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg)
     if (w->ending)
         return;
     advance(w);
+    observe(w);
     lmkd_wake(w, w->pg.level, 0);
 }
 
@@ -525,6 +525,9 @@ static w_fate allocated(world *w, int own)
         if (who == 2 && own)
             return W_GONE;
     }
+    /* another app's spike that nothing could make room for is refused in part */
+    if (w->pg.spike > 0 && w__pages_free(w) < 0)
+        w->pg.spike += w__pages_free(w);
     if (w__pages_free(w) < d->wmark_low)
         w->pg.kswapd = 1;
     observe(w);
@@ -631,6 +634,15 @@ unsigned mdl_slowdown_bucket(double ratio)
 }
 
 double mdl_slowdown_middle(unsigned bucket) { return exp2(((double)bucket + 0.5) / 8.0); }
+
+unsigned mdl_counted_bucket(int64_t bytes)
+{
+    return mdl_slowdown_bucket((double)bytes / 1048576.0) >= MDL_COUNTED_BUCKETS - 1
+               ? MDL_COUNTED_BUCKETS - 1
+               : mdl_slowdown_bucket((double)bytes / 1048576.0);
+}
+
+double mdl_counted_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) * 1048576.0; }
 
 /* An inference that would take `base` takes `took`. */
 void w__pages_inference(world *w, sim_time base, sim_time took)

@@ -164,6 +164,8 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
                    w->proc.sample_pss_kb, w->proc.sample_rss_kb, w->proc.lmkd,
                    w->proc.kernel_oom};
     w->out->deaths_by_lmkd[w->proc.lmkd]++;
+    if (w->pg.on && w->proc.lmkd != MDL_LMKD_NONE)
+        w->out->lmkd_counted[mdl_counted_bucket(mdl_ledger_counted(w->led))]++;
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);
     mdl_rep_add_record(w->out, &r);

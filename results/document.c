@@ -111,6 +111,33 @@ static json_t *deaths(const mdl_cell *cell, const res_cell *c)
     return d;
 }
 
+/* The phone's pages (PSI mode): what slowed the app, what reclaim did, who
+ * was killed (docs/results.md "pages"). */
+static json_t *pages(const res_cell *c)
+{
+    json_t *p = json_object();
+    int s50 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.50);
+    int s95 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.95);
+    set(p, "refault_slowdown",
+        s50 < 0 ? json_null()
+                : json_pack("{sfsf}", "p50", s50 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s50),
+                            "p95", s95 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s95)));
+    set(p, "thrashing_max", json_integer((json_int_t)c->thrashing_max));
+    set(p, "swap_used_max", json_integer((json_int_t)c->swap_used_max));
+    set(p, "lmkd_kills_of_others", json_integer((json_int_t)c->lmkd_kills_of_others));
+    set(p, "kernel_oom_kills", json_integer((json_int_t)c->kernel_oom_kills));
+    set(p, "min_free", c->has_margin ? json_pack("{sI}", "p5", (json_int_t)whole(c->margin_p5))
+                                     : json_null());
+    int first = res_lmkd_kills_first(c);
+    int k50 = res_bucket_quantile(c->lmkd_counted, MDL_COUNTED_BUCKETS, 0.50);
+    set(p, "kills_first",
+        json_pack("{sosO}", "reason",
+                  first < 0 ? json_null() : json_string(mdl_lmkd_reason_name((mdl_lmkd_reason)first)),
+                  "counted_p50",
+                  k50 < 0 ? json_null() : json_integer(whole(mdl_counted_middle((unsigned)k50)))));
+    return p;
+}
+
 /* The limits the app was held against and its margin under them. */
 static json_t *limits(const mdl_device *dev, const res_cell *c)
 {
@@ -152,30 +179,9 @@ static json_t *mean_of(double x)
     return o;
 }
 
-static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
+/* extension: the records the deaths left, by signature (docs/on-call.md) */
+static json_t *records_json(const res_cell *c)
 {
-    const mdl_cell *cell = &plan->cells[i];
-    json_t *o = json_object();
-    set(o, "device", json_string(cell->device->name));
-    set(o, "candidate", json_string(cell->candidate->id));
-    const char *pj = plan->policy_json[i];
-    set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, NULL)); /* ours: NULL is memory */
-    set(o, "peak", peak(c));
-    set(o, "deaths", deaths(cell, c));
-    mdl_device dv;
-    mdl_device_in_force(cell->device, &cell->policy, &dv);
-    set(o, "limits", limits(&dv, c));
-    json_t *b = json_object();
-    set(b, "rate", json_real(c->boot_loop_rate));
-    set(o, "boot_loops", b);
-    set(o, "requests", requests(c));
-    set(o, "availability", mean_of(c->availability));
-    set(o, "inference_availability", mean_of(c->inference_availability));
-    set(o, "leaks", json_integer((json_int_t)c->leaks));
-    set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
-    set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
-    set(o, "switches", json_integer((json_int_t)c->switches));
-    /* extension: the records the deaths left, by signature (docs/on-call.md) */
     json_t *recs = json_array();
     for (unsigned k = 0; k < c->nrecords; k++) {
         const mdl_record_kind_count *x = &c->records[k];
@@ -195,7 +201,35 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
                                                            (double)x->count) : 0));
         append(recs, e);
     }
-    set(o, "exit_records", recs);
+    return recs;
+}
+
+static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
+{
+    const mdl_cell *cell = &plan->cells[i];
+    json_t *o = json_object();
+    set(o, "device", json_string(cell->device->name));
+    set(o, "candidate", json_string(cell->candidate->id));
+    const char *pj = plan->policy_json[i];
+    set(o, "policy", trc_json_loadb(pj, strlen(pj), 0, NULL, NULL)); /* ours: NULL is memory */
+    set(o, "peak", peak(c));
+    set(o, "deaths", deaths(cell, c));
+    mdl_device dv;
+    mdl_device_in_force(cell->device, &cell->policy, &dv);
+    set(o, "limits", limits(&dv, c));
+    if (names_lmkd_reasons(cell))
+        set(o, "pages", pages(c));
+    json_t *b = json_object();
+    set(b, "rate", json_real(c->boot_loop_rate));
+    set(o, "boot_loops", b);
+    set(o, "requests", requests(c));
+    set(o, "availability", mean_of(c->availability));
+    set(o, "inference_availability", mean_of(c->inference_availability));
+    set(o, "leaks", json_integer((json_int_t)c->leaks));
+    set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
+    set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
+    set(o, "switches", json_integer((json_int_t)c->switches));
+    set(o, "exit_records", records_json(c));
     json_t *rec = json_object();
     set(rec, "candidate_switches", json_integer((json_int_t)c->candidate_switches));
     set(rec, "safe_mode_starts", json_integer((json_int_t)c->safe_mode_starts));

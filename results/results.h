@@ -35,6 +35,9 @@ double res_mean_ci95(const double *x, size_t n, res_interval *ci);
 /* The p-quantile (0 <= p <= 1) of sorted[0..n) by GSL's definition
  * (linear interpolation between order statistics, type 7).  n == 0 gives 0. */
 double res_quantile_sorted(const double *sorted, size_t n, double p);
+/* The bucket holding quantile p of a histogram's counts (rank ceil(p n)),
+ * -1 when it is empty. */
+int res_bucket_quantile(const uint64_t *count, unsigned n, double p);
 
 /* Sorts x[0..n) in place (ascending, NaN-free input). */
 void res_sort(double *x, size_t n);
@@ -156,7 +159,16 @@ typedef struct res_cell {
     mdl_exit top_reason;                 /* most frequent reason (valid with deaths) */
     mdl_stage top_death_stage;           /* most frequent stage of first deaths */
     uint64_t events;
+    /* Android in PSI mode: the phone's pages (docs/results.md "pages") */
+    uint64_t slowdown[MDL_SLOWDOWN_BUCKETS]; /* inferences by slowdown */
+    uint64_t lmkd_counted[MDL_COUNTED_BUCKETS]; /* the app's lmkd deaths by counted bytes */
+    int64_t thrashing_max, swap_used_max; /* the highest over the replications */
+    uint64_t lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;
 } res_cell;
+
+/* The lmkd reason of most of the app's lmkd deaths in a PSI-mode cell (the
+ * earliest reason on a tie), -1 when none. */
+int res_lmkd_kills_first(const res_cell *c);
 
 /* A paired comparison of a cell with its baseline (the first cell of the
  * same device and candidate) over the same replications (docs/results.md

@@ -62,6 +62,33 @@ double res_quantile_sorted(const double *sorted, size_t n, double p)
 
 void res_sort(double *x, size_t n) { gsl_sort(x, 1, n); }
 
+int res_bucket_quantile(const uint64_t *count, unsigned n, double p)
+{
+    uint64_t total = 0, seen = 0;
+    for (unsigned k = 0; k < n; k++)
+        total += count[k];
+    if (total == 0)
+        return -1;
+    uint64_t rank = (uint64_t)ceil(p * (double)total);
+    if (rank < 1)
+        rank = 1;
+    for (unsigned k = 0; k < n; k++) {
+        seen += count[k];
+        if (seen >= rank)
+            return (int)k;
+    }
+    return (int)n - 1;
+}
+
+int res_lmkd_kills_first(const res_cell *c)
+{
+    int best = -1;
+    for (int x = MDL_LMKD_FIRST_REASON; x < MDL_LMKD_COUNT; x++)
+        if (c->by_lmkd[x] > 0 && (best < 0 || c->by_lmkd[x] > c->by_lmkd[best]))
+            best = x;
+    return best;
+}
+
 int res_erlang_c_compute(double lambda, double mu, unsigned c, res_erlang_c *out)
 {
     if (!(lambda > 0) || !(mu > 0) || c == 0 || !(lambda < (double)c * mu) || c > 100000)

@@ -166,9 +166,11 @@ const char res__cells_note[] =
     "boot loops: share of replications with two start-up deaths in a row; available: share "
     "of the horizon the process was alive; limit fg / bg: the counted memory at which the kill "
     "rule ends the app in the foreground and in the background (jetsam's limits, or the lmk "
-    "line at the app's adj once cached apps are reclaimed); margin: each replication's "
-    "smallest headroom under the limit in force (pressure spikes included), p5 and p50 over "
-    "replications, negative once it was crossed; switch peak p95: over the replications with "
+    "line at the app's adj once cached apps are reclaimed; in lmkd's PSI mode, where no line "
+    "exists, the lmkd reason of most of the app's kills and the median counted memory at "
+    "them); margin: each replication's smallest headroom under the limit in force (pressure "
+    "spikes included; in PSI mode, the lowest free pages over the low watermark), p5 and p50 "
+    "over replications, negative once it was crossed; switch peak p95: over the replications with "
     "an on-demand part switch, the most counted memory while one loaded.";
 const char res__decision_intro[] =
     "each device and candidate against the target:";
@@ -218,6 +220,15 @@ void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t 
         snprintf(buf, n, "-");
         return;
     }
+    int first = res_lmkd_kills_first(c);
+    int psi_memory = dev->rule == MDL_KILL_LMK && dev->lmk_psi &&
+                     (c->top_reason == MDL_EXIT_LOW_MEMORY ||
+                      c->top_reason == MDL_EXIT_SYSTEM_RECLAIM);
+    if (psi_memory) { /* the page model: lmkd's reason, or the kernel's OOM killer */
+        snprintf(buf, n, "%s: %s", mdl_exit_name(c->top_reason),
+                 first >= 0 ? mdl_lmkd_reason_name((mdl_lmkd_reason)first) : "kernel OOM kill");
+        return;
+    }
     const char *why = mdl_exit_name(c->top_reason);
     int memory = c->top_reason == MDL_EXIT_LOW_MEMORY || c->top_reason == MDL_EXIT_SYSTEM_RECLAIM;
     if (!memory || c->memory_deaths[0] + c->memory_deaths[1] == 0) {
@@ -234,6 +245,19 @@ void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t 
                                                       : dev->jetsam_background_limit;
     snprintf(buf, n, "%s: %s %s %.0f MiB", why, fg ? "foreground" : "background",
              dev->rule == MDL_KILL_JETSAM ? "limit" : "lmk line", (double)line / MIB);
+}
+
+/* lmkd's PSI mode has no line: what killed the app most often, and the
+ * median counted memory at those deaths ("-" with none). */
+static void kills_first_text(char *buf, const res_cell *c)
+{
+    int first = res_lmkd_kills_first(c);
+    int k50 = res_bucket_quantile(c->lmkd_counted, MDL_COUNTED_BUCKETS, 0.50);
+    if (first < 0 || k50 < 0)
+        snprintf(buf, RES_TEXT_MAX, "-");
+    else
+        snprintf(buf, RES_TEXT_MAX, "%s at %.0f MiB", mdl_lmkd_reason_name((mdl_lmkd_reason)first),
+                 mdl_counted_middle((unsigned)k50) / MIB);
 }
 
 /* The latency p95 of completed requests; a cell where most requests did
@@ -307,7 +331,10 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
         mdl_device dv;
         mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
         const mdl_device *dev = &dv;
-        limit_text(row[7], mdl_kill_line(dev, 1), mdl_kill_line(dev, 0));
+        if (dev->rule == MDL_KILL_LMK && dev->lmk_psi)
+            kills_first_text(row[7], c);
+        else
+            limit_text(row[7], mdl_kill_line(dev, 1), mdl_kill_line(dev, 0));
         if (c->has_margin)
             snprintf(row[8], RES_TEXT_MAX, "%.0f / %.0f MiB", c->margin_p5 / MIB,
                      c->margin_p50 / MIB);

@@ -6,6 +6,7 @@
 // derived in a comment.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <string>
 
 #include <gsl/gsl_rng.h>
@@ -457,6 +458,27 @@ TEST_CASE("the new reclaim keys are checked where they are written", "[psi][load
     refused(droid("psi", "    zram: {size: 1GiB, ratio: 0.5}\n") + rest,
             "outside [1, 10]");
     refused(droid("minfree", "    zram: {size: 1GiB, ratio: 2}\n") + rest, "swappable");
+    // the page model's keys, each with its place
+    auto swap_line = [](std::string y, const char *from, const char *to) {
+        return y.replace(y.find(from), std::strlen(from), to);
+    };
+    refused(swap_line(droid("psi"), "reclaim_rate: 100MiB/s", "reclaim_rate: 0MiB/s") + rest,
+            "reclaim_rate: a rate must be above 0/s");
+    refused(swap_line(droid("psi"), "storage_read: 100MiB/s", "storage_read: 250MB") + rest,
+            "storage_read: expected a rate in bytes per second");
+    refused(droid("psi", "    swappiness: 201\n") + rest, "swappiness");
+    refused(droid("psi", "    lmkd: {swap_free_low_percentage: 101}\n") + rest,
+            "lmkd.swap_free_low_percentage");
+    refused(droid("psi", "    lmkd: {thrashing_limit: -1}\n") + rest, "lmkd.thrashing_limit");
+    refused(droid("psi", "    lmkd: {lowmem_min_oom_score: 800}\n") + rest,
+            "lowmem_min_oom_score");
+    refused(droid("psi", "    lmkd: {low_ram: maybe}\n") + rest, "lmkd.low_ram");
+    refused(droid("psi", "    page_cache: {size: 100MiB, working_set: 200MiB}\n") + rest,
+            "within the page cache");
+    refused(droid("psi", "    page_cache: {size: 3GiB, working_set: 0MiB}\n") + rest,
+            "fit in ram - system");
+    refused(droid("minfree", "    reclaim_rate: 100MiB/s\n") + rest, "kill mode: psi only");
+    refused(droid("minfree", "    lmkd: {thrashing_limit: 50}\n") + rest, "kill mode: psi only");
     refused(droid("psi", "    zram: {size: 1GiB, ratio: 2, swappable: 50%}\n") + rest,
             "swappable belongs to mode: minfree");
     refused(droid("psi") + R"(
