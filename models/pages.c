@@ -74,9 +74,19 @@ int64_t w__pages_free(const world *w)
            app_file_resident(w) - w->pg.pc_cold - w->pg.pc_ws - zstore(w) - w->pg.spike;
 }
 
+/* The cold file pages reclaim drops first: the page cache beyond its
+ * working set, the app's mapped bytes that are not hot. */
+static int64_t cold_file(const world *w)
+{
+    int64_t app = app_file(w) - app_hot(w) - w->pg.app_cold_gone;
+    return w->pg.pc_cold + (app > 0 ? app : 0);
+}
+
 /* The app's dropped pages, within what it maps now (a release, a death). */
 static void sync_app(world *w)
 {
+    if (w->pg.app_evicted == 0 && w->pg.app_cold_gone == 0)
+        return; /* nothing of the app is out */
     int64_t hot = app_hot(w), cold = app_file(w) - hot;
     if (w->pg.app_cold_gone > cold) { /* pages dropped while cold are now hot: still out */
         w->pg.app_evicted += w->pg.app_cold_gone - cold;
@@ -410,14 +420,16 @@ static void lmkd_wake(world *w, mdl_psi_level level, int event)
 /* ---------------------------------------------------------- the clock */
 
 /* The figures the results read, after every change. */
-static void observe(world *w)
+static void observe_free(world *w, int64_t free)
 {
-    int64_t room = w__pages_free(w) - w->dev->wmark_low;
+    int64_t room = free - w->dev->wmark_low;
     if (room < w->out->min_free)
         w->out->min_free = w->out->min_margin = room; /* the margin, in psi mode */
     if (swap_used(w) > w->out->swap_used_max)
         w->out->swap_used_max = swap_used(w);
 }
+
+static void observe(world *w) { observe_free(w, w__pages_free(w)); }
 
 static void keep_ticking(world *w);
 
@@ -431,8 +443,8 @@ static void advance(world *w)
     sim_time dt = now(w) - pg->t;
     pg->t = now(w);
     sync_app(w);
-    if (dt <= 0)
-        return;
+    if (dt <= 0 || (!pg->kswapd && pg->pc_ws == d->page_cache_ws))
+        return; /* kswapd asleep, the page cache whole: nothing moved */
     if (pg->kswapd) {
         int64_t need = d->wmark_high - w__pages_free(w);
         double budget = (double)d->reclaim_rate * (double)dt / 1e6;
@@ -507,6 +519,10 @@ static w_fate allocated(world *w, int own)
     const mdl_device *d = w->dev;
     uint32_t epoch = w->epoch;
     int64_t free = w__pages_free(w);
+    if (free >= d->wmark_low) { /* the common case: nothing for the kernel to do */
+        observe_free(w, free);
+        return W_LIVES;
+    }
     if (free < d->wmark_min) {
         int64_t want = d->wmark_min - free;
         reclaim(w, want, 1);
@@ -551,6 +567,12 @@ w_fate w__pages_check(world *w, int64_t extra, int own)
         observe(w);
         return still(w, epoch) ? W_LIVES : W_GONE;
     }
+    int64_t free = w__pages_free(w);
+    if (free >= w->dev->wmark_low) { /* the common case: nothing for the kernel to do */
+        observe_free(w, free);
+        w__warning_room(w, free - w->dev->wmark_low + cold_file(w));
+        return W_LIVES;
+    }
     if (allocated(w, own) != W_LIVES || !still(w, epoch))
         return W_GONE;
     w__warning_room(w, w__pages_room(w));
@@ -594,8 +616,7 @@ sim_time w__pages_refault(world *w, const part_rt *p)
  * cold file pages reclaim would drop first. */
 int64_t w__pages_room(const world *w)
 {
-    int64_t cold = w->pg.pc_cold + (app_file(w) - app_hot(w) - w->pg.app_cold_gone);
-    return w__pages_free(w) - w->dev->wmark_low + cold;
+    return w__pages_free(w) - w->dev->wmark_low + cold_file(w);
 }
 
 /* A new app the user switches to replaces the previous one (its pages
