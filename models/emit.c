@@ -227,6 +227,12 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
         e->has |= TRC_F_ERROR;
         snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
     }
+    if (w->pg.on) { /* the phone's pages at the death, and the app's adj */
+        w__pages_fill(w, e);
+        e->pages[TRC_PG_ADJ] = w->proc.fg ? APP_ADJ_FOREGROUND
+                               : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+        e->pages_has |= 1u << TRC_PG_ADJ;
+    }
     e->exit.importance = r->importance;
     e->exit.pss_kb = r->pss_kb;
     e->exit.rss_kb = r->rss_kb;
@@ -263,8 +269,46 @@ void w__emit_sample(world *w)
 {
     if (!TRACING(w))
         return;
-    ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
-                TRC_SAMPLE, -1);
+    trc_event *e = ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
+                            TRC_SAMPLE, -1);
+    if (w->pg.on)
+        w__pages_fill(w, e);
+    ev_send(w);
+}
+
+/* What the page model did (docs/traces.md "pages"): the weights dropped,
+ * read back, or another process killed by lmkd (`why`: its reason) or the
+ * kernel, with the phone's pages at that instant. */
+void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
+                   int64_t refault, int adj, sim_time took)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
+                            TRC_SAMPLE, -1);
+    with_error(e, what);
+    if (why != NULL) {
+        e->has |= TRC_F_ACTION;
+        snprintf(e->action, sizeof e->action, "%s", why);
+    }
+    w__pages_fill(w, e);
+    int64_t *v = e->pages;
+    if (dropped > 0) {
+        v[TRC_PG_DROPPED] = dropped;
+        e->pages_has |= 1u << TRC_PG_DROPPED;
+    }
+    if (refault > 0) {
+        v[TRC_PG_REFAULT] = refault;
+        e->pages_has |= 1u << TRC_PG_REFAULT;
+    }
+    if (adj >= 0) {
+        v[TRC_PG_ADJ] = adj;
+        e->pages_has |= 1u << TRC_PG_ADJ;
+    }
+    if (took > 0) {
+        e->has |= TRC_F_DURATION;
+        e->duration_us = took;
+    }
     ev_send(w);
 }
 

@@ -190,6 +190,7 @@ static void evict_ws(world *w, int64_t bytes)
         from_pc = w->pg.pc_ws;
     }
     w->pg.app_evicted += from_app;
+    w->pg.dropped += from_app;
     w->pg.pc_ws -= from_pc;
     w->pg.pgrefill += bytes; /* taken off the active list first */
 }
@@ -247,10 +248,13 @@ static int64_t reclaimable(const world *w)
 
 /* ---------------------------------------------------------- victims */
 
-/* One cached app, the oldest (highest adj): its resident anon and its zram. */
-static void kill_cached(world *w)
+/* One cached app, the oldest (highest adj): its resident anon and its zram;
+ * `why`: lmkd's reason, or "kernel_oom". */
+static void kill_cached(world *w, const char *why)
 {
     w_pages *pg = &w->pg;
+    /* the note first: the pages as they were when the kill was decided */
+    w__emit_pages(w, "cached_app_killed", why, 0, 0, MDL_ADJ_MAX - 1, 0);
     int64_t res = w->dstate.cached / pg->ncached, sw = pg->cached_swap / pg->ncached;
     if (pg->ncached == 1) {
         res = w->dstate.cached;
@@ -260,15 +264,17 @@ static void kill_cached(world *w)
     pg->cached_swap -= sw;
     pg->ncached--;
     w->out->cached_kills++;
-    w__emit_note(w, w->last_stage, "cached_app_killed");
 }
 
-static void kill_successor(world *w)
+static int other_adj(const world *w);
+
+static void kill_successor(world *w, const char *why)
 {
+    w__emit_pages(w, w->path.bg ? "front_app_killed" : "previous_app_killed", why, 0, 0,
+                  other_adj(w), 0);
     w->dstate.successor = 0;
     w->pg.succ_swap = 0;
     w->out->successor_kills++;
-    w__emit_note(w, w->last_stage, w->path.bg ? "front_app_killed" : "previous_app_killed");
 }
 
 static int app_adj(const world *w)
@@ -292,7 +298,7 @@ static int lmkd_kill(world *w, int min_adj, mdl_lmkd_reason why)
     int app = w->proc.alive ? app_adj(w) : -1;
     int other = other_app(w) > 0 ? other_adj(w) : -1;
     if (w->pg.ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
-        kill_cached(w);
+        kill_cached(w, mdl_lmkd_reason_name(why));
         w->out->lmkd_kills_of_others++;
         return 1;
     }
@@ -305,7 +311,7 @@ static int lmkd_kill(world *w, int min_adj, mdl_lmkd_reason why)
             return 2;
         }
         if (other == adj) {
-            kill_successor(w);
+            kill_successor(w, mdl_lmkd_reason_name(why));
             w->out->lmkd_kills_of_others++;
             return 1;
         }
@@ -338,9 +344,9 @@ static int kernel_oom(world *w)
         who = 3;
     w->out->kernel_oom_kills += who != 0;
     if (who == 1)
-        kill_cached(w);
+        kill_cached(w, "kernel_oom");
     else if (who == 3)
-        kill_successor(w);
+        kill_successor(w, "kernel_oom");
     else if (who == 2) {
         w->proc.lmkd = MDL_LMKD_NONE;
         w->proc.kernel_oom = 1;
@@ -398,6 +404,7 @@ static void lmkd_wake(world *w, mdl_psi_level level, int event)
     mdl_lmkd_decide(&pg->lmkd, &d->lmkd, &wk, &m, &dec);
     w->out->lmkd_wakeups++;
     w->out->lmkd_decided[dec.reason]++;
+    pg->thrashing = dec.thrashing;
     if (dec.thrashing > w->out->thrashing_max)
         w->out->thrashing_max = dec.thrashing;
     int killed = 0;
@@ -430,6 +437,14 @@ static void observe_free(world *w, int64_t free)
 }
 
 static void observe(world *w) { observe_free(w, w__pages_free(w)); }
+
+/* The app's weights dropped since the last such note: one note per step. */
+static void note_dropped(world *w)
+{
+    if (w->pg.dropped > 0 && w->proc.alive)
+        w__emit_pages(w, "weights_dropped", NULL, w->pg.dropped, 0, -1, 0);
+    w->pg.dropped = 0;
+}
 
 static void keep_ticking(world *w);
 
@@ -493,6 +508,7 @@ static void kswapd_tick(sim_engine *e, void *ctx, uint64_t arg)
         return;
     advance(w);
     observe(w);
+    note_dropped(w);
     keep_ticking(w);
 }
 
@@ -541,6 +557,7 @@ static w_fate allocated(world *w, int own)
         if (who == 2 && own)
             return W_GONE;
     }
+    note_dropped(w);
     /* another app's spike that nothing could make room for is refused in part */
     if (w->pg.spike > 0 && w__pages_free(w) < 0)
         w->pg.spike += w__pages_free(w);
@@ -549,6 +566,24 @@ static w_fate allocated(world *w, int own)
     observe(w);
     keep_ticking(w);
     return own && !still(w, epoch) ? W_GONE : W_LIVES;
+}
+
+void w__pages_fill(const world *w, trc_event *e)
+{
+    const mdl_device *d = w->dev;
+    int64_t free = w__pages_free(w);
+    int64_t active = w->pg.pc_ws + app_hot(w) - w->pg.app_evicted;
+    int64_t v[6] = {free > 0 ? free : 0,
+                    d->wmark_low,
+                    cold_file(w) + (active > 0 ? active : 0),
+                    swap_used(w),
+                    w->pg.thrashing > 0 ? w->pg.thrashing : 0,
+                    now(w) - w->pg.some_start < WINDOW_US ? w->pg.some_acc : 0};
+    e->has |= TRC_F_PAGES;
+    for (int k = 0; k < 6; k++) {
+        e->pages[k] = v[k];
+        e->pages_has |= 1u << k;
+    }
 }
 
 /* ------------------------------------------------------ entry points */
@@ -605,6 +640,7 @@ sim_time w__pages_refault(world *w, const part_rt *p)
     w->pg.refault += bytes;
     w->out->refault_bytes += bytes;
     sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
+    w__emit_pages(w, "refault", NULL, 0, bytes, -1, t);
     /* each page is allocated (reclaiming if need be), then read */
     uint32_t epoch = w->epoch;
     if (allocated(w, 1) == W_LIVES && still(w, epoch))

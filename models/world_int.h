@@ -293,6 +293,8 @@ typedef struct w_pages {
     sim_time poll_until;     /* polls until this time (PSI_WINDOW_SIZE_MS after the event) */
     int poll_pending;
     int tick_pending;        /* kswapd's next look is scheduled */
+    int64_t thrashing;       /* lmkd's thrashing at its last wake-up */
+    int64_t dropped;         /* the app's weights dropped since the last note of them */
 } w_pages;
 
 /* The user's path. */
@@ -563,6 +565,10 @@ sim_time w__pages_refault(world *w, const part_rt *p);
 sim_time w__pages_take_stall(world *w);
 void w__pages_successor_left(world *w);
 void w__pages_inference(world *w, sim_time base, sim_time took);
+/* The page figures of an event (emit.c's pages notes, samples and exits). */
+void w__pages_fill(const world *w, trc_event *e);
+void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
+                   int64_t refault, int adj, sim_time took);
 void w__cold_start(world *w);
 void w__teardown(world *w);
 

@@ -246,6 +246,22 @@ static const char *running(rpl_teller *t)
     return best != NULL ? trc_stage_name(best->stage) : "";
 }
 
+#define PG(e, k) ((e)->pages_has >> (k) & 1u ? (e)->pages[k] : 0)
+
+/* "free pages 38 MiB under the low watermark 52 MiB, thrashing 143 %": the
+ * phone's pages an event carries (its `pages` map), "" without them. */
+static void pages_text(const trc_event *e, char *buf, size_t n)
+{
+    buf[0] = '\0';
+    if (!(e->has & TRC_F_PAGES))
+        return;
+    int64_t free = PG(e, TRC_PG_FREE), low = PG(e, TRC_PG_LOW);
+    snprintf(buf, n, "free pages %.0f MiB %s the low watermark %.0f MiB, file pages %.0f MiB, "
+             "zram %.0f MiB used, thrashing %lld %%", TELL_MIB(free),
+             free < low ? "under" : "over", TELL_MIB(low), TELL_MIB(PG(e, TRC_PG_FILE_LRU)),
+             TELL_MIB(PG(e, TRC_PG_SWAP_USED)), (long long)PG(e, TRC_PG_THRASHING));
+}
+
 /* What lmkd's reason says of the phone, for the kill named in the exit
  * (the page model's kills: docs/model.md "The phone's pages"). */
 static const char *lmkd_says(const trc_event *e)
@@ -299,8 +315,13 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
                                      : mdl_device_jetsam_limit(d, 0)) >> 20),
                      where);
-        else if (d->lmk_psi && lmkd_says(e) != NULL)
-            snprintf(buf, n, "counted %lld MiB; %s (%s)", counted, lmkd_says(e), e->error);
+        else if (d->lmk_psi && lmkd_says(e) != NULL) {
+            char pg[200];
+            pages_text(e, pg, sizeof pg);
+            snprintf(buf, n, "counted %lld MiB; %s (%s%s%lld%s%s)", counted, lmkd_says(e),
+                     e->error, e->pages_has >> TRC_PG_ADJ & 1u ? ", adj " : "",
+                     (long long)PG(e, TRC_PG_ADJ), pg[0] ? "; " : "", pg);
+        }
         else if (d->lmk_psi)
             snprintf(buf, n, "counted %lld MiB; the page model killed it", counted);
         else if (counted > line)
@@ -396,6 +417,39 @@ static unsigned attempt(rpl_teller *t, int64_t r)
     return a != NULL && *a > 0 ? *a : 1;
 }
 
+/* The page model's notes (docs/model.md "The phone's pages"): 1 when e
+ * was one and has been told. */
+static int tell_pages_note(rpl_teller *t, const trc_event *e)
+{
+    static const struct {
+        const char *error, *who;
+    } kills[] = {{"cached_app_killed", "a cached app"},
+                 {"previous_app_killed", "the previous app (the one the user left)"},
+                 {"front_app_killed", "the app in front (the one the user switched to)"}};
+    char pg[200];
+    pages_text(e, pg, sizeof pg);
+    if (strcmp(e->error, "weights_dropped") == 0) {
+        say(t, e, "reclaim drops %.0f MiB of the model's mapped weights (%s)",
+            TELL_MIB(PG(e, TRC_PG_DROPPED)), pg);
+        return 1;
+    }
+    if (strcmp(e->error, "refault") == 0) {
+        say(t, e, "the inference reads %.0f MiB of its dropped weights back from storage "
+            "(+%.0f ms)", TELL_MIB(PG(e, TRC_PG_REFAULT)), (double)e->duration_us / 1000.0);
+        return 1;
+    }
+    for (size_t k = 0; k < sizeof kills / sizeof *kills; k++) {
+        if (strcmp(e->error, kills[k].error) != 0 || !(e->has & TRC_F_PAGES))
+            continue;
+        int oom = (e->has & TRC_F_ACTION) && strcmp(e->action, "kernel_oom") == 0;
+        say(t, e, "%s kills %s (%s%sadj %lld): %s", oom ? "the kernel's OOM killer" : "lmkd",
+            kills[k].who, oom || !(e->has & TRC_F_ACTION) ? "" : e->action,
+            oom || !(e->has & TRC_F_ACTION) ? "" : ", ", (long long)PG(e, TRC_PG_ADJ), pg);
+        return 1;
+    }
+    return 0;
+}
+
 /* The notes: samples that only say what happened. */
 static void tell_note(rpl_teller *t, const trc_event *e)
 {
@@ -414,6 +468,8 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"cached_adj", "the app has been in the background long enough to be cached (adj "
                        "900): the cached level of the low-memory killer applies now"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
+    if (tell_pages_note(t, e))
+        return;
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
     else if (strcmp(e->error, "foreground") == 0)

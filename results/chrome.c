@@ -39,6 +39,7 @@ struct res_chrome {
     int64_t last_mem[TRC_MEM_COUNT], last_counted, last_line;
     int wrote_mem;
     int64_t last_t;
+    int64_t last_pages[5];            /* the page counters written last, -1: none */
     ch_open open[CH_OPEN];
     unsigned nopen;
     char parts[CH_LANES][TRC_TEXT_MAX];
@@ -87,6 +88,8 @@ res_chrome *res_chrome_create(const mdl_device *dev)
     c->line[1] = mdl_kill_line(dev, 1);
     c->fg = 1;
     c->last_counted = c->last_line = -1;
+    for (int k = 0; k < 5; k++)
+        c->last_pages[k] = -1;
     sim_text_str(&c->out, "{\"displayTimeUnit\":\"ms\",\"traceEvents\":[");
     return c;
 }
@@ -142,6 +145,30 @@ static void line_now(res_chrome *c, int64_t at)
         c->last_t = at;
         counter(c, at, "kill line", "bytes", line);
         c->last_line = line;
+    }
+}
+
+/* The phone's pages (Android, PSI mode: an event's `pages` map), one
+ * counter each, written when it changes. */
+static void pages_now(res_chrome *c, const trc_event *e)
+{
+    static const struct {
+        int key;
+        const char *name, *unit;
+    } pc[5] = {{TRC_PG_FREE, "free pages", "bytes"},
+               {TRC_PG_FILE_LRU, "file LRU", "bytes"},
+               {TRC_PG_SWAP_USED, "swap used", "bytes"},
+               {TRC_PG_THRASHING, "thrashing %", "percent"},
+               {TRC_PG_PSI_SOME_US, "psi some", "us"}};
+    if (!(e->has & TRC_F_PAGES))
+        return;
+    int64_t at = e->time_us < c->last_t ? c->last_t : e->time_us;
+    for (int k = 0; k < 5; k++) {
+        if (!(e->pages_has >> pc[k].key & 1u) || e->pages[pc[k].key] == c->last_pages[k])
+            continue;
+        c->last_t = at;
+        counter(c, at, pc[k].name, pc[k].unit, e->pages[pc[k].key]);
+        c->last_pages[k] = e->pages[pc[k].key];
     }
 }
 
@@ -230,6 +257,7 @@ int res_chrome_add(void *ctx, const trc_event *e, sim_error *err)
     if (c->events == 0)
         line_now(c, e->time_us);
     res__follow(&c->follow, e, record, c);
+    pages_now(c, e);
     const char *part = (e->has & TRC_F_PART) ? e->part : "";
     int64_t session = (e->has & TRC_F_SESSION) ? e->session : -1;
     switch (kind) {

@@ -35,7 +35,11 @@ const char *trc_exit_reason_name(trc_exit_reason r)
 {
     return (unsigned)r < TRC_EXIT_REASON_COUNT ? reason_names[r] : "?";
 }
+static const char *const page_names[TRC_PG_COUNT] = {
+    "free", "low", "file_lru", "swap_used", "thrashing", "psi_some_us", "dropped", "refault", "adj"};
+
 const char *trc__mem_name(int k) { return mem_names[k]; }
+const char *trc__page_name(int k) { return page_names[k]; }
 const char *trc__exit_name(int k) { return exit_names[k]; }
 
 const char *trc_format_name(trc_format f)
@@ -105,6 +109,13 @@ int trc_event_equal(const trc_event *a, const trc_event *b)
             return 0;
         for (int k = 0; k < TRC_MEM_COUNT; k++)
             if ((a->mem_has >> k & 1u) && a->mem[k] != b->mem[k])
+                return 0;
+    }
+    if (h & TRC_F_PAGES) {
+        if (a->pages_has != b->pages_has)
+            return 0;
+        for (int k = 0; k < TRC_PG_COUNT; k++)
+            if ((a->pages_has >> k & 1u) && a->pages[k] != b->pages[k])
                 return 0;
     }
     if (h & TRC_F_ALLOC) {
@@ -242,7 +253,7 @@ static const struct {
     KEY("app_version"), KEY("process"),
     /* extensions (docs/traces.md) */
     KEY("request"),   KEY("step"),     KEY("needs"),       KEY("duration_us"), KEY("alloc"),
-    KEY("keep")};
+    KEY("keep"),      KEY("pages")};
 #undef KEY
 #define NKEYS (sizeof key_list / sizeof *key_list)
 
@@ -367,9 +378,10 @@ int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
         return want_int(cx, key, v, 0, TIME_MS_MAX * 1000, &e->duration_us);
     case 26:
     case 27:
+    case 28:
         if (v->t != TRC_V_MAP)
             return trc__fail(cx, key, SIM_EINPUT, "expected a map, got %s", type_name(v->t));
-        e->has |= k == 26 ? TRC_F_ALLOC : TRC_F_KEEP;
+        e->has |= k == 26 ? TRC_F_ALLOC : k == 27 ? TRC_F_KEEP : TRC_F_PAGES;
         return SIM_OK;
     default:
         return trc__fail(cx, key, SIM_EINTERNAL, "no setter");
@@ -402,11 +414,33 @@ static int set_category(trc__ctx *cx, trc_event *e, int which, const char *key, 
     return trc__unknown(cx, where);
 }
 
+/* A key of the `pages` map: counts, at most 2^50 (adj -1000 to 1000). */
+static int set_pages(trc__ctx *cx, trc_event *e, const char *key, size_t len,
+                     const trc__value *v)
+{
+    for (int k = 0; k < TRC_PG_COUNT; k++)
+        if (len > 0 && strlen(page_names[k]) == len && memcmp(page_names[k], key, len) == 0) {
+            char path[40];
+            snprintf(path, sizeof path, "pages.%s", page_names[k]);
+            if (e->pages_has >> k & 1u)
+                return trc__fail(cx, path, SIM_EINPUT, "given twice");
+            e->pages_has |= 1u << k;
+            return k == TRC_PG_ADJ ? want_int(cx, path, v, -1000, 1000, &e->pages[k])
+                                   : want_int(cx, path, v, 0, INT64_C(1) << 50, &e->pages[k]);
+        }
+    char label[64], where[96];
+    trc__unknown_label(key, len, label, sizeof label);
+    snprintf(where, sizeof where, "pages: %s", label);
+    return trc__unknown(cx, where);
+}
+
 int trc__set_sub(trc__ctx *cx, trc_event *e, int k, const char *key, size_t len,
                  const trc__value *v)
 {
     if (k == TRC__KEY_EXIT)
         return trc__set_exit(cx, e, key, len, v);
+    if (k == TRC__KEY_PAGES)
+        return set_pages(cx, e, key, len, v);
     return set_category(cx, e, k == TRC__KEY_MEM ? 0 : k == TRC__KEY_ALLOC ? 1 : 2, key, len, v);
 }
 

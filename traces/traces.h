@@ -59,11 +59,27 @@ enum {
     TRC_F_PROCESS = 1u << 18, TRC_F_TIME_MS = 1u << 19, /* time given (and written) in ms */
     /* extensions (docs/traces.md): what `oomsim replay` needs of a recorded session */
     TRC_F_REQUEST = 1u << 20, TRC_F_STEP = 1u << 21, TRC_F_NEEDS = 1u << 22,
-    TRC_F_DURATION = 1u << 23, TRC_F_ALLOC = 1u << 24, TRC_F_KEEP = 1u << 25
+    TRC_F_DURATION = 1u << 23, TRC_F_ALLOC = 1u << 24, TRC_F_KEEP = 1u << 25,
+    TRC_F_PAGES = 1u << 26
 };
 
 /* `mem` keys and `exit` keys present (trc_event.mem_has, exit.has). */
 enum { TRC_MEM_JAVA = 0, TRC_MEM_NATIVE, TRC_MEM_GPU, TRC_MEM_FILE, TRC_MEM_COUNT };
+/* The `pages` extension (docs/traces.md): the phone's pages around the app
+ * on Android in lmkd's PSI mode, bytes but thrashing (percent), psi_some_us
+ * (microseconds) and adj. */
+enum {
+    TRC_PG_FREE = 0,    /* free pages */
+    TRC_PG_LOW,         /* the low watermark */
+    TRC_PG_FILE_LRU,    /* file pages resident */
+    TRC_PG_SWAP_USED,   /* zram's use, uncompressed */
+    TRC_PG_THRASHING,   /* lmkd's thrashing percent at its last wake-up */
+    TRC_PG_PSI_SOME_US, /* memory stall of some task, in the current 1 s window */
+    TRC_PG_DROPPED,     /* the app's hot weights reclaim dropped (a weights_dropped note) */
+    TRC_PG_REFAULT,     /* the app's weights read back (a refault note) */
+    TRC_PG_ADJ,         /* the oom_score_adj of lmkd's victim (kill notes and exits) */
+    TRC_PG_COUNT
+};
 enum {
     TRC_X_REASON_CODE = 1u << 0, TRC_X_IMPORTANCE = 1u << 1, TRC_X_PSS_KB = 1u << 2,
     TRC_X_RSS_KB = 1u << 3, TRC_X_STATUS = 1u << 4, TRC_X_TIMESTAMP_MS = 1u << 5
@@ -99,6 +115,8 @@ typedef struct trc_event {
     unsigned alloc_has, keep_has;      /* 1 << TRC_MEM_* */
     int64_t alloc[TRC_MEM_COUNT];      /* bytes the event allocates */
     int64_t keep[TRC_MEM_COUNT];       /* of those, what stays after the stage */
+    unsigned pages_has;                /* 1 << TRC_PG_* */
+    int64_t pages[TRC_PG_COUNT];
 } trc_event;
 
 /* Clears an event to "time 0, stage load, nothing else". */

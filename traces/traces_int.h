@@ -42,9 +42,10 @@ const char *trc__key_name(int k);
 #define TRC__KEY_EXIT 17
 #define TRC__KEY_ALLOC 26
 #define TRC__KEY_KEEP 27
+#define TRC__KEY_PAGES 28
 /* 1 when key k's value is a map walked with trc__set_sub. */
 #define TRC__IS_MAP(k) ((k) == TRC__KEY_MEM || (k) == TRC__KEY_EXIT || (k) == TRC__KEY_ALLOC || \
-                        (k) == TRC__KEY_KEEP)
+                        (k) == TRC__KEY_KEEP || (k) == TRC__KEY_PAGES)
 /* An unknown key: counted with drop_unknown, refused otherwise (`where`
  * describes it without its value). */
 int trc__unknown(trc__ctx *cx, const char *where);
@@ -55,6 +56,7 @@ int trc__top_key(trc__ctx *cx, const char *key, size_t len, int *k);
 int trc__begin_event(trc__ctx *cx, trc_event *e);
 int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v);
 /* A key of the map value of top-level key k (mem, alloc, keep or exit). */
+const char *trc__page_name(int k);
 int trc__set_sub(trc__ctx *cx, trc_event *e, int k, const char *key, size_t len,
                  const trc__value *v);
 int trc__set_exit(trc__ctx *cx, trc_event *e, const char *key, size_t len, const trc__value *v);

@@ -69,6 +69,8 @@ static unsigned fields_of(const trc_event *e, field *f)
         f[n++] = (field){"alloc", 4, 0, NULL};
     if (h & TRC_F_KEEP)
         f[n++] = (field){"keep", 5, 0, NULL};
+    if (h & TRC_F_PAGES)
+        f[n++] = (field){"pages", 6, 0, NULL};
 #undef STR
 #undef INT
     return n;
@@ -78,6 +80,14 @@ static unsigned fields_of(const trc_event *e, field *f)
 static int map_of(const trc_event *e, int type, unsigned *mask, const char **names,
                   int64_t *vals)
 {
+    if (type == 6) {
+        for (int j = 0; j < TRC_PG_COUNT; j++) {
+            names[j] = trc__page_name(j);
+            vals[j] = e->pages[j];
+        }
+        *mask = e->pages_has;
+        return TRC_PG_COUNT;
+    }
     if (type == 3) {
         const int64_t *s[] = {&e->exit.reason_code, &e->exit.importance, &e->exit.pss_kb,
                               &e->exit.rss_kb,      &e->exit.status,     &e->exit.timestamp_ms};
@@ -112,8 +122,8 @@ static json_t *json_of(const trc_event *e)
         } else {
             v = json_object();
             unsigned mask;
-            const char *names[6];
-            int64_t vals[6];
+            const char *names[TRC_PG_COUNT];
+            int64_t vals[TRC_PG_COUNT];
             int count = map_of(e, f[k].type, &mask, names, vals);
             for (int j = 0; v != NULL && j < count; j++)
                 if (mask >> j & 1u)
@@ -148,8 +158,8 @@ static int write_msgpack(trc_writer *w, const trc_event *e)
             mp_str(pk, f[k].s);
         } else {
             unsigned mask;
-            const char *names[6];
-            int64_t vals[6];
+            const char *names[TRC_PG_COUNT];
+            int64_t vals[TRC_PG_COUNT];
             int count = map_of(e, f[k].type, &mask, names, vals);
             rc = msgpack_pack_map(pk, (size_t)__builtin_popcount(mask));
             for (int j = 0; j < count && rc == 0; j++) {
