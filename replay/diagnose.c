@@ -409,6 +409,10 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
         x->timestamp_ms = e->exit.timestamp_ms;
     if (e->exit_reason == TRC_JAVA_CRASH)
         snprintf(x->description, sizeof x->description, "java.lang.OutOfMemoryError");
+    /* the page model's exit: the process's oom_score_adj, as lmkd's kill line
+     * gives it, so a simulated kill is read as a logged one */
+    if ((e->has & TRC_F_PAGES) && (e->pages_has >> TRC_PG_ADJ & 1u))
+        x->has_adj = 1, x->adj = (int)e->pages[TRC_PG_ADJ];
     if (e->has & TRC_F_PROCESS)
         copy_text(x->process, e->process, strlen(e->process));
 }

@@ -281,6 +281,20 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
     REQUIRE(app != std::string::npos);
     CHECK(last_cached < previous);
     CHECK(previous < app);
+    // the trace carries the pages; explain tells them, the Perfetto export counts them
+    CHECK(t.find("\"error\":\"refault\",\"duration_us\":") != std::string::npos);
+    CHECK(t.find("\"action\":\"LOW_MEM\",\"pages\":{\"free\":") != std::string::npos);
+    shim::RunResult x = shim::oomsim({"explain", dir.file("llm.yaml"), "-o", dir.file("ex")});
+    REQUIRE(x.status == 0);
+    CHECK(x.out.find("of its dropped weights back from storage (+") != std::string::npos);
+    CHECK(x.out.find("reclaim drops ") != std::string::npos);
+    CHECK(x.out.find("lmkd kills the previous app (the one the user left) (") !=
+          std::string::npos);
+    CHECK(x.out.find("adj 700): free pages ") != std::string::npos);
+    CHECK(x.out.find("(LOW_MEM_AND_THRASHING, adj 0; free pages ") != std::string::npos);
+    std::string json = shim::read_file(dir.file("ex/timeline.json"));
+    for (const char *counter : {"free pages", "file LRU", "swap used", "thrashing %", "psi some"})
+        CHECK(json.find(std::string("\"name\":\"") + counter + "\"") != std::string::npos);
 }
 
 TEST_CASE("psi: random phones and paths keep their pages, every check passing",

@@ -76,6 +76,12 @@ std::vector<trc_event> sample_events()
     e.exit.status = 0;
     e.exit.timestamp_ms = 1714332467967;
     std::strcpy(e.error, "alloc_failed");
+    // the page model's map: every key, adj included (the only one that may be below 0)
+    e.has |= TRC_F_PAGES;
+    e.pages_has = (1u << TRC_PG_COUNT) - 1;
+    for (int k = 0; k < TRC_PG_COUNT; k++)
+        e.pages[k] = (int64_t)(k + 1) << 20;
+    e.pages[TRC_PG_ADJ] = 700;
     v.push_back(e);
     trc_event_clear(&e);
     e.has = TRC_F_KIND | TRC_F_ACTION | TRC_F_MEM;
@@ -224,6 +230,12 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
           "t: event 1 (line 2): time_ms: time goes back (events are in time order)");
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"loading\"}\n", TRC_JSONL)
               .find("stage: expected one of download, load, runtime_prepare") != std::string::npos);
+    CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":{\"free\":-1}}\n", TRC_JSONL) ==
+          "t: event 0 (line 1): pages.free: -1 is outside [0, 1125899906842624]");
+    CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":{\"adj\":1001}}\n", TRC_JSONL) ==
+          "t: event 0 (line 1): pages.adj: 1001 is outside [-1000, 1000]");
+    CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":[1]}\n", TRC_JSONL) ==
+          "t: event 0 (line 1): pages: expected a map, got a list");
     CHECK(error_of("{\"time_ms\":1.5,\"stage\":\"load\"}\n", TRC_JSONL) ==
           "t: event 0 (line 1): time_ms: expected an integer, got a real number");
     CHECK(error_of("{\"time_ms\":1,\"time_us\":1000,\"stage\":\"load\"}\n", TRC_JSONL) ==
