@@ -77,7 +77,7 @@ double scn_events_total(const scn_scenario *s)
     mdl_estimate e;
     for (unsigned i = 0; i < s->ncells; i++) {
         mdl_events_estimate(&s->cells[i], &e);
-        total += e.total * (double)s->replications;
+        total += (e.total - e.pages) * (double)s->replications;
     }
     return total;
 }

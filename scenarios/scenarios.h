@@ -120,7 +120,10 @@ void scn_scenario_release(scn_scenario *s);
  * its estimate in *out: what the loader holds against MDL_EVENTS_MAX. */
 unsigned scn_largest_estimate(const scn_scenario *s, mdl_estimate *out);
 /* The events of the whole run, every cell's estimate times the
- * replications: an upper bound, as each estimate is. */
+ * replications, for the time a run may take: an upper bound, as each
+ * estimate is, but for the page model's looks and polls (mdl_estimate's
+ * `pages`), left out: bounded by the horizon alone, they fire only under
+ * memory pressure (docs/results.md). */
 double scn_events_total(const scn_scenario *s);
 
 /* ------------------------------------------------------------- catalog */
