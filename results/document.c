@@ -131,7 +131,7 @@ static json_t *pages(const res_cell *c)
     int first = res_lmkd_kills_first(c);
     int k50 = res_bucket_quantile(c->lmkd_counted, MDL_COUNTED_BUCKETS, 0.50);
     set(p, "kills_first",
-        json_pack("{sosO}", "reason",
+        json_pack("{soso}", "reason",
                   first < 0 ? json_null() : json_string(mdl_lmkd_reason_name((mdl_lmkd_reason)first)),
                   "counted_p50",
                   k50 < 0 ? json_null() : json_integer(whole(mdl_counted_middle((unsigned)k50)))));
