@@ -227,6 +227,10 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
         e->has |= TRC_F_ERROR;
         snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
     }
+    if (w->pg.log[0] != '\0') { /* lmkd's kill line, written with the record */
+        e->has |= TRC_F_LOG;
+        snprintf(e->log, sizeof e->log, "%s", w->pg.log);
+    }
     if (w->pg.on) { /* the phone's pages at the death, and the app's adj */
         w__pages_fill(w, e);
         e->pages[TRC_PG_ADJ] = w->proc.fg ? APP_ADJ_FOREGROUND

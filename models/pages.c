@@ -293,8 +293,19 @@ static int64_t other_app(const world *w) { return w->dstate.successor + w->pg.su
  * previous app at 700, and at adj 0 the one in front (the app, or the
  * other app while the app is in the background).  1 when one was killed,
  * 2 when it was the app. */
-static int lmkd_kill(world *w, int min_adj, mdl_lmkd_reason why)
+/* lmkd's kill line for the app, as lmkd.cpp's kill_one_process logs it; the
+ * pid and uid are the simulator's own numbering (docs/traces.md "log"). */
+static void app_kill_line(world *w, const mdl_lmkd_decision *dec)
 {
+    snprintf(w->pg.log, sizeof w->pg.log,
+             "lowmemorykiller: Kill '%.40s' (%u), uid 10000, oom_score_adj %d to free %lldkB "
+             "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, app_adj(w),
+             (long long)((app_anon(w) + app_file_resident(w)) / 1024), dec->description);
+}
+
+static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
+{
+    mdl_lmkd_reason why = dec->reason;
     int app = w->proc.alive ? app_adj(w) : -1;
     int other = other_app(w) > 0 ? other_adj(w) : -1;
     if (w->pg.ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
@@ -307,6 +318,7 @@ static int lmkd_kill(world *w, int min_adj, mdl_lmkd_reason why)
             return 0;
         if (app == adj) {
             w->proc.lmkd = why;
+            app_kill_line(w, dec);
             w__die(w, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
             return 2;
         }
@@ -409,7 +421,7 @@ static void lmkd_wake(world *w, mdl_psi_level level, int event)
         w->out->thrashing_max = dec.thrashing;
     int killed = 0;
     if (dec.reason != MDL_LMKD_NONE) {
-        killed = lmkd_kill(w, dec.min_score_adj, dec.reason);
+        killed = lmkd_kill(w, dec.min_score_adj, &dec);
         if (killed)
             mdl_lmkd_killed(&pg->lmkd, &d->lmkd, &dec);
     }

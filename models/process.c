@@ -170,6 +170,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     mdl_exit_record_make(w->dev, &x, &r);
     mdl_rep_add_record(w->out, &r);
     w__emit_exit(w, &r);
+    w->pg.log[0] = '\0';
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,
                           why, stage);
     w->out->leaks += leaked_owners(w); /* the process dies with its leak */

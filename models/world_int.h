@@ -295,6 +295,7 @@ typedef struct w_pages {
     int tick_pending;        /* kswapd's next look is scheduled */
     int64_t thrashing;       /* lmkd's thrashing at its last wake-up */
     int64_t dropped;         /* the app's weights dropped since the last note of them */
+    char log[TRC_LOG_MAX];   /* lmkd's kill line of the app's death being recorded */
 } w_pages;
 
 /* The user's path. */

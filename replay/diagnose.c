@@ -413,6 +413,14 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
      * gives it, so a simulated kill is read as a logged one */
     if ((e->has & TRC_F_PAGES) && (e->pages_has >> TRC_PG_ADJ & 1u))
         x->has_adj = 1, x->adj = (int)e->pages[TRC_PG_ADJ];
+    /* ... and lmkd's kill line, read as a logged one is */
+    rpl_exit line;
+    if ((e->has & TRC_F_LOG) && read_lmkd(e->log, strlen(e->log), index, &line)) {
+        x->pid = line.pid;
+        x->uid = line.uid;
+        if (line.has_adj)
+            x->has_adj = 1, x->adj = line.adj;
+    }
     if (e->has & TRC_F_PROCESS)
         copy_text(x->process, e->process, strlen(e->process));
 }

@@ -360,8 +360,10 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
         rpl_reason_name(x->reason_code), x->status, x->importance, (long long)x->pss_kb,
         (long long)x->rss_kb, x->description[0] ? " description=\"" : "", x->description,
         x->description[0] ? "\"" : "", x->pss_kb == 0 ? ": none before the death" : "");
-    if (t->quiz && (x->reason_code == MDL_AEI_LOW_MEMORY ||
-                    (x->reason_code == MDL_AEI_SIGNALED && x->status == 9)))
+    if (e->has & TRC_F_LOG) /* the page model's kill: lmkd's own line */
+        say(t, e, "  lmkd logs: %s", e->log);
+    else if (t->quiz && (x->reason_code == MDL_AEI_LOW_MEMORY ||
+                         (x->reason_code == MDL_AEI_SIGNALED && x->status == 9)))
         say(t, e, "  lmkd logs: Kill 'app', oom_score_adj %d to free %lldkB rss",
             /* the adj lmkd logs: 700 (previous app) in the background
              * (importance 400 and up), 0 in the foreground */

@@ -11,6 +11,7 @@
 
 #include <gsl/gsl_rng.h>
 
+#include "replay/replay.h"
 #include "scenarios/scenarios.h"
 #include "shim/shim.hpp"
 #include "shim/world.hpp"
@@ -58,6 +59,19 @@ std::string holding(const char *counted, const char *path)
 {
     return part("10MiB", false) + "app: {baseline: {native: " + counted + "}}\n" +
            "workload: {path: [" + path + "]}\n";
+}
+
+// The phone of the thrashing LLM (its test derives the figures).
+std::string llm_phone()
+{
+    std::string yaml =
+        droid("psi", "    cached_apps: 60MiB\n    cached_app_size: 20MiB\n"
+                     "    successor: {size: 20MiB}\n    lmkd: {psi_complete_stall_ms: 1000}\n") +
+        part("600MiB", true) + "app: {baseline: {native: 2600MiB}}\n" +
+        "workload: {path: [cold_start, {background: 5s}, {requests: {every: 200ms, for: 20s}}]}\n";
+    yaml.replace(yaml.find("reclaim_rate: 100MiB/s"), 22, "reclaim_rate: 4GiB/s");
+    yaml.replace(yaml.find("storage_read: 100MiB/s"), 22, "storage_read: 4GiB/s");
+    return yaml;
 }
 
 } // namespace
@@ -251,13 +265,7 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
     // LOW_MEM_AND_THRASHING with min_score_adj 0 and kills by adj, one per
     // wake-up: the two cached apps left (adj 950), the previous app (700,
     // the one the user came back from), then the app itself (0).
-    std::string yaml =
-        droid("psi", "    cached_apps: 60MiB\n    cached_app_size: 20MiB\n"
-                     "    successor: {size: 20MiB}\n    lmkd: {psi_complete_stall_ms: 1000}\n") +
-        part("600MiB", true) + "app: {baseline: {native: 2600MiB}}\n" +
-        "workload: {path: [cold_start, {background: 5s}, {requests: {every: 200ms, for: 20s}}]}\n";
-    yaml.replace(yaml.find("reclaim_rate: 100MiB/s"), 22, "reclaim_rate: 4GiB/s");
-    yaml.replace(yaml.find("storage_read: 100MiB/s"), 22, "storage_read: 4GiB/s");
+    std::string yaml = llm_phone();
     Loaded l(yaml);
     mdl_rep r = l.run(0);
     CHECK(r.cached_kills == 3);
@@ -281,6 +289,17 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
     REQUIRE(app != std::string::npos);
     CHECK(last_cached < previous);
     CHECK(previous < app);
+
+}
+
+TEST_CASE("psi: the thrashing LLM's timeline: pages, lmkd's kill line, explain and the export",
+          "[psi][android]")
+{
+    shim::TempDir dir;
+    shim::write_file(dir.file("llm.yaml"), llm_phone());
+    shim::RunResult g = shim::oomsim({"gen", dir.file("llm.yaml"), "-o", dir.file("t.jsonl")});
+    REQUIRE(g.status == 0);
+    std::string t = shim::read_file(dir.file("t.jsonl"));
     // the trace carries the pages; explain tells them, the Perfetto export counts them
     CHECK(t.find("\"error\":\"refault\",\"duration_us\":") != std::string::npos);
     CHECK(t.find("\"action\":\"LOW_MEM\",\"pages\":{\"free\":") != std::string::npos);
@@ -292,6 +311,28 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
           std::string::npos);
     CHECK(x.out.find("adj 700): free pages ") != std::string::npos);
     CHECK(x.out.find("(LOW_MEM_AND_THRASHING, adj 0; free pages ") != std::string::npos);
+    // the app's death carries lmkd's own kill line, which the log reader reads as a real one
+    size_t lp = t.find("\"log\":\"lowmemorykiller: Kill 'm' (");
+    REQUIRE(lp != std::string::npos);
+    std::string line = t.substr(lp + 7, t.find('"', lp + 7) - lp - 7);
+    CHECK(line.find(", uid 10000, oom_score_adj 0 to free ") != std::string::npos);
+    CHECK(line.find("kB rss, 0kB swap; reason: ") != std::string::npos);
+    rpl_exit *xs = nullptr;
+    size_t nx = 0;
+    sim_error perr;
+    sim_error_clear(&perr);
+    REQUIRE(rpl_exits_parse(line.data(), line.size(), "log", &xs, &nx, &perr) == SIM_OK);
+    REQUIRE(nx == 1);
+    CHECK(xs[0].source == RPL_LMKD);
+    CHECK(xs[0].adj == 0);
+    CHECK(std::string(xs[0].description).find(" watermark is breached and thrashing (") !=
+          std::string::npos);
+    std::free(xs);
+    CHECK(x.out.find("  lmkd logs: lowmemorykiller: Kill 'm' (") != std::string::npos);
+    shim::RunResult dg = shim::oomsim({"diagnose", dir.file("t.jsonl")});
+    REQUIRE(dg.status == 0);
+    CHECK(dg.out.find(", pid 10") != std::string::npos);
+    CHECK(dg.out.find(", uid 10000") != std::string::npos);
     std::string json = shim::read_file(dir.file("ex/timeline.json"));
     for (const char *counter : {"free pages", "file LRU", "swap used", "thrashing %", "psi some"})
         CHECK(json.find(std::string("\"name\":\"") + counter + "\"") != std::string::npos);

@@ -82,6 +82,11 @@ std::vector<trc_event> sample_events()
     for (int k = 0; k < TRC_PG_COUNT; k++)
         e.pages[k] = (int64_t)(k + 1) << 20;
     e.pages[TRC_PG_ADJ] = 700;
+    // lmkd's kill line: longer than the other strings may be
+    e.has |= TRC_F_LOG;
+    std::strcpy(e.log, "lowmemorykiller: Kill 'm' (1001), uid 10000, oom_score_adj 700 to free "
+                       "2822144kB rss, 0kB swap; reason: low watermark is breached and swap is "
+                       "low (123456kB < 204800kB)");
     v.push_back(e);
     trc_event_clear(&e);
     e.has = TRC_F_KIND | TRC_F_ACTION | TRC_F_MEM;
@@ -236,6 +241,9 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
           "t: event 0 (line 1): pages.adj: 1001 is outside [-1000, 1000]");
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":[1]}\n", TRC_JSONL) ==
           "t: event 0 (line 1): pages: expected a map, got a list");
+    CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"log\":\"" + std::string(256, 'x') +
+                       "\"}\n",
+                   TRC_JSONL) == "t: event 0 (line 1): log: a string of 256 bytes (at most 255)");
     CHECK(error_of("{\"time_ms\":1.5,\"stage\":\"load\"}\n", TRC_JSONL) ==
           "t: event 0 (line 1): time_ms: expected an integer, got a real number");
     CHECK(error_of("{\"time_ms\":1,\"time_us\":1000,\"stage\":\"load\"}\n", TRC_JSONL) ==

@@ -102,6 +102,7 @@ int trc_event_equal(const trc_event *a, const trc_event *b)
     SAME_INT(TRC_F_STEP, step);
     SAME_INT(TRC_F_DURATION, duration_us);
     SAME_STR(TRC_F_NEEDS, needs);
+    SAME_STR(TRC_F_LOG, log);
 #undef SAME_INT
 #undef SAME_STR
     if (h & TRC_F_MEM) {
@@ -202,13 +203,14 @@ int trc__utf8_valid(const char *s, size_t n)
     return 1;
 }
 
-static int want_text(trc__ctx *cx, const char *key, const trc__value *v, char *out)
+static int want_text_n(trc__ctx *cx, const char *key, const trc__value *v, char *out,
+                       size_t max)
 {
     if (v->t != TRC_V_STR)
         return trc__fail(cx, key, SIM_EINPUT, "expected a string, got %s", type_name(v->t));
-    if (v->len >= TRC_TEXT_MAX)
-        return trc__fail(cx, key, SIM_EINPUT, "a string of %zu bytes (at most %d)", v->len,
-                         TRC_TEXT_MAX - 1);
+    if (v->len >= max)
+        return trc__fail(cx, key, SIM_EINPUT, "a string of %zu bytes (at most %zu)", v->len,
+                         max - 1);
     for (size_t i = 0; i < v->len; i++)
         if ((unsigned char)v->s[i] < 0x20 || v->s[i] == 0x7f)
             return trc__fail(cx, key, SIM_EINPUT, "a control character in a string");
@@ -217,6 +219,11 @@ static int want_text(trc__ctx *cx, const char *key, const trc__value *v, char *o
     memcpy(out, v->s, v->len);
     out[v->len] = '\0';
     return SIM_OK;
+}
+
+static int want_text(trc__ctx *cx, const char *key, const trc__value *v, char *out)
+{
+    return want_text_n(cx, key, v, out, TRC_TEXT_MAX);
 }
 
 /* An enum value: the names are the only accepted strings (the value is not
@@ -253,7 +260,7 @@ static const struct {
     KEY("app_version"), KEY("process"),
     /* extensions (docs/traces.md) */
     KEY("request"),   KEY("step"),     KEY("needs"),       KEY("duration_us"), KEY("alloc"),
-    KEY("keep"),      KEY("pages")};
+    KEY("keep"),      KEY("pages"),    KEY("log")};
 #undef KEY
 #define NKEYS (sizeof key_list / sizeof *key_list)
 
@@ -376,13 +383,12 @@ int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
     case 25:
         e->has |= TRC_F_DURATION;
         return want_int(cx, key, v, 0, TIME_MS_MAX * 1000, &e->duration_us);
-    case 26:
-    case 27:
-    case 28:
+    case 26: case 27: case 28: /* alloc, keep, pages: trc__set_sub reads the map */
         if (v->t != TRC_V_MAP)
             return trc__fail(cx, key, SIM_EINPUT, "expected a map, got %s", type_name(v->t));
         e->has |= k == 26 ? TRC_F_ALLOC : k == 27 ? TRC_F_KEEP : TRC_F_PAGES;
         return SIM_OK;
+    case 29: e->has |= TRC_F_LOG; return want_text_n(cx, key, v, e->log, TRC_LOG_MAX);
     default:
         return trc__fail(cx, key, SIM_EINTERNAL, "no setter");
     }

@@ -60,7 +60,7 @@ enum {
     /* extensions (docs/traces.md): what `oomsim replay` needs of a recorded session */
     TRC_F_REQUEST = 1u << 20, TRC_F_STEP = 1u << 21, TRC_F_NEEDS = 1u << 22,
     TRC_F_DURATION = 1u << 23, TRC_F_ALLOC = 1u << 24, TRC_F_KEEP = 1u << 25,
-    TRC_F_PAGES = 1u << 26
+    TRC_F_PAGES = 1u << 26, TRC_F_LOG = 1u << 27
 };
 
 /* `mem` keys and `exit` keys present (trc_event.mem_has, exit.has). */
@@ -86,6 +86,7 @@ enum {
 };
 
 #define TRC_TEXT_MAX 64 /* strings: up to 63 bytes */
+#define TRC_LOG_MAX 256 /* the `log` extension: up to 255 bytes */
 
 typedef struct trc_exit_record {
     unsigned has;
@@ -117,6 +118,7 @@ typedef struct trc_event {
     int64_t keep[TRC_MEM_COUNT];       /* of those, what stays after the stage */
     unsigned pages_has;                /* 1 << TRC_PG_* */
     int64_t pages[TRC_PG_COUNT];
+    char log[TRC_LOG_MAX];             /* the system's log line of an exit (lmkd's kill line) */
 } trc_event;
 
 /* Clears an event to "time 0, stage load, nothing else". */

@@ -71,6 +71,7 @@ static unsigned fields_of(const trc_event *e, field *f)
         f[n++] = (field){"keep", 5, 0, NULL};
     if (h & TRC_F_PAGES)
         f[n++] = (field){"pages", 6, 0, NULL};
+    STR(TRC_F_LOG, "log", log);
 #undef STR
 #undef INT
     return n;
