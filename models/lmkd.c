@@ -41,7 +41,7 @@ const mdl_lmkd_prop mdl_lmkd_prop_table[] = {
     {"kill_timeout_ms", 0, 0, 0, 60000, P(kill_timeout_ms),
      "how long lmkd waits for a victim's death before the next kill (100)"},
     {"kill_heaviest_task", 1, 0, 0, 1, P(kill_heaviest_task),
-     "pick the heaviest process of an adj, not the most recent (false)"},
+     "pick the heaviest process of an adj, not the one at its list's tail (false)"},
     {"low_ram", 1, 0, 0, 1, P(low_ram), "ro.config.low_ram: a low-RAM (Go) device (false)"},
     {NULL, 0, 0, 0, 0, 0, NULL},
 };
