@@ -233,8 +233,7 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
     }
     if (w->pg.on) { /* the phone's pages at the death, and the app's adj */
         w__pages_fill(w, e);
-        e->pages[TRC_PG_ADJ] = w->proc.fg ? APP_ADJ_FOREGROUND
-                               : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+        e->pages[TRC_PG_ADJ] = w__app_adj(w);
         e->pages_has |= 1u << TRC_PG_ADJ;
     }
     e->exit.importance = r->importance;

@@ -635,7 +635,7 @@ typedef struct mdl_record_kind_count {
 /* The bucket of a slowdown ratio (>= 1), and a bucket's geometric middle. */
 unsigned mdl_slowdown_bucket(double ratio);
 double mdl_slowdown_middle(unsigned bucket);
-#define MDL_COUNTED_BUCKETS 160
+#define MDL_COUNTED_BUCKETS MDL_SLOWDOWN_BUCKETS
 /* The bucket of a counted size in bytes (1 MiB and up), and its middle in bytes. */
 unsigned mdl_counted_bucket(int64_t bytes);
 double mdl_counted_middle(unsigned bucket);

@@ -74,13 +74,19 @@ int64_t w__pages_free(const world *w)
            app_file_resident(w) - w->pg.pc_cold - w->pg.pc_ws - zstore(w) - w->pg.spike;
 }
 
-/* The cold file pages reclaim drops first: the page cache beyond its
- * working set, the app's mapped bytes that are not hot. */
-static int64_t cold_file(const world *w)
+/* The app's mapped bytes that are not hot and still resident. */
+static int64_t app_cold(const world *w)
 {
     int64_t app = app_file(w) - app_hot(w) - w->pg.app_cold_gone;
-    return w->pg.pc_cold + (app > 0 ? app : 0);
+    return app > 0 ? app : 0;
 }
+
+/* The app's hot weights still resident. */
+static int64_t app_hot_resident(const world *w) { return app_hot(w) - w->pg.app_evicted; }
+
+/* The cold file pages reclaim drops first: the page cache beyond its
+ * working set, the app's mapped bytes that are not hot. */
+static int64_t cold_file(const world *w) { return w->pg.pc_cold + app_cold(w); }
 
 /* The app's dropped pages, within what it maps now (a release, a death). */
 static void sync_app(world *w)
@@ -105,34 +111,32 @@ static void sync_app(world *w)
  * once per window at its threshold (the kernel's psi trigger). */
 static void lmkd_wake(world *w, mdl_psi_level level, int event);
 
+/* One trigger's window: the stall added at t, 1 when it fires now. */
+static int psi_window(sim_time t, sim_time stall, int threshold_ms, sim_time *start,
+                      sim_time *acc, int *fired)
+{
+    if (t - *start >= WINDOW_US) {
+        *start = t;
+        *acc = 0;
+        *fired = 0;
+    }
+    *acc += stall;
+    if (*fired || *acc < (sim_time)threshold_ms * 1000)
+        return 0;
+    return *fired = 1;
+}
+
 static void psi_stall(world *w, sim_time stall, int full)
 {
     const mdl_lmkd_props *p = &w->dev->lmkd;
-    sim_time t = now(w);
     w_pages *pg = &w->pg;
     if (stall <= 0)
         return;
     w->out->psi_some_us += stall;
-    if (t - pg->some_start >= WINDOW_US) {
-        pg->some_start = t;
-        pg->some_acc = 0;
-        pg->some_fired = 0;
-    }
-    pg->some_acc += stall;
-    int fire_full = 0;
-    if (full) {
-        if (t - pg->full_start >= WINDOW_US) {
-            pg->full_start = t;
-            pg->full_acc = 0;
-            pg->full_fired = 0;
-        }
-        pg->full_acc += stall;
-        if (!pg->full_fired && pg->full_acc >= (sim_time)p->psi_complete_stall_ms * 1000)
-            fire_full = pg->full_fired = 1;
-    }
-    int fire_some = 0;
-    if (!pg->some_fired && pg->some_acc >= (sim_time)p->psi_partial_stall_ms * 1000)
-        fire_some = pg->some_fired = 1;
+    int fire_some = psi_window(now(w), stall, p->psi_partial_stall_ms, &pg->some_start,
+                               &pg->some_acc, &pg->some_fired);
+    int fire_full = full && psi_window(now(w), stall, p->psi_complete_stall_ms, &pg->full_start,
+                                       &pg->full_acc, &pg->full_fired);
     if (fire_full)
         lmkd_wake(w, MDL_PSI_CRITICAL, 1);
     else if (fire_some)
@@ -140,6 +144,12 @@ static void psi_stall(world *w, sim_time stall, int full)
 }
 
 /* ---------------------------------------------------------- reclaim */
+
+static void observe_swap(world *w)
+{
+    if (swap_used(w) > w->out->swap_used_max)
+        w->out->swap_used_max = swap_used(w);
+}
 
 /* Anonymous bytes that zram could still take, net of its store. */
 static int64_t swappable_net(const world *w)
@@ -175,7 +185,7 @@ static int64_t swap_out(world *w, int64_t net)
  * weights, in proportion to what each holds. */
 static void evict_ws(world *w, int64_t bytes)
 {
-    int64_t app = app_hot(w) - w->pg.app_evicted;
+    int64_t app = app_hot_resident(w);
     int64_t all = app + w->pg.pc_ws;
     if (all <= 0 || bytes <= 0)
         return;
@@ -206,16 +216,13 @@ static void reclaim(world *w, int64_t want, int direct)
     pg->pc_cold -= take;
     scanned += take;
     want -= take;
-    int64_t app_cold = app_file(w) - app_hot(w) - pg->app_cold_gone;
-    take = want < app_cold ? want : app_cold;
-    if (take > 0) {
-        pg->app_cold_gone += take;
-        scanned += take;
-        want -= take;
-    }
+    take = want < app_cold(w) ? want : app_cold(w);
+    pg->app_cold_gone += take;
+    scanned += take;
+    want -= take;
     if (want > 0) {
         int64_t anon_cap = swappable_net(w);
-        int64_t ws_cap = app_hot(w) - pg->app_evicted + pg->pc_ws;
+        int64_t ws_cap = app_hot_resident(w) + pg->pc_ws;
         int64_t anon = want * w->dev->swappiness / 200, ws = want - anon;
         if (anon > anon_cap) {
             ws += anon - anon_cap;
@@ -235,15 +242,13 @@ static void reclaim(world *w, int64_t want, int direct)
         pg->pgscan_direct += scanned;
     else
         pg->pgscan_kswapd += scanned;
-    if (swap_used(w) > w->out->swap_used_max)
-        w->out->swap_used_max = swap_used(w);
+    observe_swap(w);
 }
 
 /* What reclaim could still free. */
 static int64_t reclaimable(const world *w)
 {
-    return w->pg.pc_cold + (app_file(w) - app_hot(w) - w->pg.app_cold_gone) +
-           swappable_net(w) + (app_hot(w) - w->pg.app_evicted) + w->pg.pc_ws;
+    return cold_file(w) + swappable_net(w) + app_hot_resident(w) + w->pg.pc_ws;
 }
 
 /* ---------------------------------------------------------- victims */
@@ -277,36 +282,31 @@ static void kill_successor(world *w, const char *why)
     w->out->successor_kills++;
 }
 
-static int app_adj(const world *w)
-{
-    return w->proc.fg ? APP_ADJ_FOREGROUND : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
-}
-
 /* The other app's adj: in front (0) while the app is in the background,
  * the previous app (700) once the user came back. */
 static int other_adj(const world *w) { return w->path.bg ? 0 : MDL_ADJ_PREVIOUS; }
 
 static int64_t other_app(const world *w) { return w->dstate.successor + w->pg.succ_swap; }
 
-/* find_and_kill_process: from adj 1000 down to min_adj, the first process
- * found: the cached apps (above the app's 900), the app at 900 or 700, the
- * previous app at 700, and at adj 0 the one in front (the app, or the
- * other app while the app is in the background).  1 when one was killed,
- * 2 when it was the app. */
 /* lmkd's kill line for the app, as lmkd.cpp's kill_one_process logs it; the
  * pid and uid are the simulator's own numbering (docs/traces.md "log"). */
 static void app_kill_line(world *w, const mdl_lmkd_decision *dec)
 {
     snprintf(w->pg.log, sizeof w->pg.log,
              "lowmemorykiller: Kill '%.40s' (%u), uid 10000, oom_score_adj %d to free %lldkB "
-             "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, app_adj(w),
+             "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, w__app_adj(w),
              (long long)((app_anon(w) + app_file_resident(w)) / 1024), dec->description);
 }
 
+/* find_and_kill_process: from adj 1000 down to min_adj, the first process
+ * found: the cached apps (above the app's 900), the app at 900 or 700, the
+ * previous app at 700, and at adj 0 the one in front (the app, or the
+ * other app while the app is in the background).  1 when one was killed,
+ * 2 when it was the app. */
 static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
 {
     mdl_lmkd_reason why = dec->reason;
-    int app = w->proc.alive ? app_adj(w) : -1;
+    int app = w->proc.alive ? w__app_adj(w) : -1;
     int other = other_app(w) > 0 ? other_adj(w) : -1;
     if (w->pg.ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
         kill_cached(w, mdl_lmkd_reason_name(why));
@@ -346,7 +346,7 @@ static int kernel_oom(world *w)
         who = 1;
     }
     if (w->proc.alive) {
-        double app = (double)(app_anon(w) + app_file_resident(w)) + app_adj(w) * total;
+        double app = (double)(app_anon(w) + app_file_resident(w)) + w__app_adj(w) * total;
         if (app > best) {
             best = app;
             who = 2;
@@ -376,8 +376,7 @@ static void lmkd_mem(const world *w, mdl_lmkd_mem *m)
 {
     const mdl_device *d = w->dev;
     int64_t free = w__pages_free(w);
-    int64_t cold = w->pg.pc_cold + (app_file(w) - app_hot(w) - w->pg.app_cold_gone);
-    int64_t active = w->pg.pc_ws + app_hot(w) - w->pg.app_evicted;
+    int64_t cold = cold_file(w), active = w->pg.pc_ws + app_hot_resident(w);
     memset(m, 0, sizeof *m);
     m->free = free / PAGE;
     m->swap_total = d->has_zram ? d->zram_size / PAGE : 0;
@@ -444,8 +443,7 @@ static void observe_free(world *w, int64_t free)
     int64_t room = free - w->dev->wmark_low;
     if (room < w->out->min_free)
         w->out->min_free = w->out->min_margin = room; /* the margin, in psi mode */
-    if (swap_used(w) > w->out->swap_used_max)
-        w->out->swap_used_max = swap_used(w);
+    observe_swap(w);
 }
 
 static void observe(world *w) { observe_free(w, w__pages_free(w)); }
@@ -584,7 +582,7 @@ void w__pages_fill(const world *w, trc_event *e)
 {
     const mdl_device *d = w->dev;
     int64_t free = w__pages_free(w);
-    int64_t active = w->pg.pc_ws + app_hot(w) - w->pg.app_evicted;
+    int64_t active = w->pg.pc_ws + app_hot_resident(w);
     int64_t v[6] = {free > 0 ? free : 0,
                     d->wmark_low,
                     cold_file(w) + (active > 0 ? active : 0),
@@ -706,9 +704,8 @@ double mdl_slowdown_middle(unsigned bucket) { return exp2(((double)bucket + 0.5)
 
 unsigned mdl_counted_bucket(int64_t bytes)
 {
-    return mdl_slowdown_bucket((double)bytes / 1048576.0) >= MDL_COUNTED_BUCKETS - 1
-               ? MDL_COUNTED_BUCKETS - 1
-               : mdl_slowdown_bucket((double)bytes / 1048576.0);
+    /* the same 1/8-octave buckets, of MiB (at most 2^16 MiB apart from the last) */
+    return mdl_slowdown_bucket((double)bytes / 1048576.0);
 }
 
 double mdl_counted_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) * 1048576.0; }

@@ -410,6 +410,13 @@ static inline const w_part_id *part_id_of(const world *w, const part_rt *p)
     return &w->store.part[p - w->proc.parts];
 }
 
+/* The app's oom_score_adj: 0 in the foreground, 700 in the background,
+ * 900 once there past previous_ttl. */
+static inline int w__app_adj(const world *w)
+{
+    return w->proc.fg ? APP_ADJ_FOREGROUND : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+}
+
 static inline uint64_t tag(const world *w, uint32_t index)
 {
     return ((uint64_t)w->epoch << 32) | index;

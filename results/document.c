@@ -129,12 +129,11 @@ static json_t *pages(const res_cell *c)
     set(p, "min_free", c->has_margin ? json_pack("{sI}", "p5", (json_int_t)whole(c->margin_p5))
                                      : json_null());
     int first = res_lmkd_kills_first(c);
-    int k50 = res_bucket_quantile(c->lmkd_counted, MDL_COUNTED_BUCKETS, 0.50);
+    double k50 = res_lmkd_counted_p50(c);
     set(p, "kills_first",
         json_pack("{soso}", "reason",
                   first < 0 ? json_null() : json_string(mdl_lmkd_reason_name((mdl_lmkd_reason)first)),
-                  "counted_p50",
-                  k50 < 0 ? json_null() : json_integer(whole(mdl_counted_middle((unsigned)k50)))));
+                  "counted_p50", k50 < 0 ? json_null() : json_integer(whole(k50))));
     return p;
 }
 

@@ -169,6 +169,9 @@ typedef struct res_cell {
 /* The lmkd reason of most of the app's lmkd deaths in a PSI-mode cell (the
  * earliest reason on a tie), -1 when none. */
 int res_lmkd_kills_first(const res_cell *c);
+/* The median counted bytes at the app's lmkd deaths (a bucket's middle),
+ * -1 when none. */
+double res_lmkd_counted_p50(const res_cell *c);
 
 /* A paired comparison of a cell with its baseline (the first cell of the
  * same device and candidate) over the same replications (docs/results.md

@@ -80,6 +80,12 @@ int res_bucket_quantile(const uint64_t *count, unsigned n, double p)
     return (int)n - 1;
 }
 
+double res_lmkd_counted_p50(const res_cell *c)
+{
+    int k = res_bucket_quantile(c->lmkd_counted, MDL_COUNTED_BUCKETS, 0.50);
+    return k < 0 ? -1 : mdl_counted_middle((unsigned)k);
+}
+
 int res_lmkd_kills_first(const res_cell *c)
 {
     int best = -1;

@@ -252,12 +252,12 @@ void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t 
 static void kills_first_text(char *buf, const res_cell *c)
 {
     int first = res_lmkd_kills_first(c);
-    int k50 = res_bucket_quantile(c->lmkd_counted, MDL_COUNTED_BUCKETS, 0.50);
+    double k50 = res_lmkd_counted_p50(c);
     if (first < 0 || k50 < 0)
         snprintf(buf, RES_TEXT_MAX, "-");
     else
         snprintf(buf, RES_TEXT_MAX, "%s at %.0f MiB", mdl_lmkd_reason_name((mdl_lmkd_reason)first),
-                 mdl_counted_middle((unsigned)k50) / MIB);
+                 k50 / MIB);
 }
 
 /* The latency p95 of completed requests; a cell where most requests did
