@@ -16,6 +16,7 @@
 #include "sim/sim.h"
 #include "traces/traces.h"
 #include "models/lmkd.h"
+#include "models/xnu.h"
 
 #ifdef __cplusplus
 extern "C" {
