@@ -37,8 +37,17 @@ const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const cha
 void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out)
 {
     *out = *d;
-    if (p->entitlement && d->rule == MDL_KILL_JETSAM && d->entitled_limit > 0)
-        out->jetsam_limit = d->entitled_limit;
+    /* the increased-memory-limit entitlement raises the active and the
+     * inactive limit alike, each to the larger of the two (XNU
+     * xnu-11417.101.15, kern_memorystatus.c, the entitled limits applied at
+     * exec to both; memorystatus_get_default_task_inactive_limit returns the
+     * active one) */
+    if (p->entitlement && d->rule == MDL_KILL_JETSAM && d->entitled_limit > 0) {
+        if (d->entitled_limit > out->jetsam_limit)
+            out->jetsam_limit = d->entitled_limit;
+        if (d->entitled_limit > out->jetsam_background_limit)
+            out->jetsam_background_limit = d->entitled_limit;
+    }
 }
 
 int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground)

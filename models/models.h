@@ -206,7 +206,7 @@ typedef struct mdl_device {
     mdl_dist successor;         /* the app the user switches to, per background step */
     sim_time previous_ttl;      /* lmk: adj 700 -> 900 after this long; 0: stays at 700 */
     int64_t pageshortage;       /* jetsam: background page-shortage level, bytes; 0: none */
-    int64_t entitled_limit;     /* jetsam: the foreground limit with the entitlement; 0: none */
+    int64_t entitled_limit;     /* jetsam: both limits with the entitlement; 0: none */
     int background_gpu_deny;    /* iOS: no GPU work in the background */
     int64_t *owned[4];          /* empirical values the loader allocated
                                    (scn_device_release frees them) */
@@ -539,7 +539,7 @@ typedef struct mdl_cell {
 
 /* The device as the cell's policy puts it in force: with the entitlement
  * (policy `entitlement: increased_memory_limit`), a jetsam device's
- * foreground limit is its entitled_limit when it has one. */
+ * foreground and background limits are raised to its entitled_limit. */
 void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out);
 /* mdl_kill_line of the cell's device as its policy puts it in force. */
 int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground);

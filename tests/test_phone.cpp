@@ -430,6 +430,35 @@ devices:
     CHECK(mdl_cell_kill_line(&l.s.cells[1], 1) == 2400 * MiB);
 }
 
+TEST_CASE("the entitlement raises the background limit too: an entitled app lives backgrounded",
+          "[phone][ios]")
+{
+    // XNU applies the entitled limit to the active and the inactive limit
+    // alike.  A 2200 MiB start, then 30 s in the background: the background
+    // limit of 600 MiB kills it unentitled (at the move to the background),
+    // and the entitled 2400 MiB holds in front and behind alike.
+    Loaded l(head("entitled_bg") + R"(
+devices:
+  - name: phone
+    os: ios
+    ram: 6GiB
+    system: 1GiB
+    kill: {rule: jetsam, limit: 2300MiB, background_limit: 600MiB}
+    entitled_limit: 2400MiB
+)" + model("2200MiB") + "workload: {path: [cold_start, {background: 30s}]}\n"
+                       "policies: {entitlement: [none, increased_memory_limit]}\n");
+    REQUIRE(l.s.ncells == 2);
+    mdl_rep none = l.run(0), entitled = l.run(1);
+    CHECK(none.deaths[MDL_EXIT_LOW_MEMORY] == 1);
+    CHECK(entitled.deaths_total == 0);
+    mdl_device d;
+    mdl_device_in_force(l.s.cells[1].device, &l.s.cells[1].policy, &d);
+    CHECK(d.jetsam_limit == 2400 * MiB);
+    CHECK(d.jetsam_background_limit == 2400 * MiB);
+    mdl_device_in_force(l.s.cells[0].device, &l.s.cells[0].policy, &d);
+    CHECK(d.jetsam_background_limit == 600 * MiB);
+}
+
 TEST_CASE("the new keys are checked where they are written", "[phone][loader]")
 {
     std::string base = head("bad");
