@@ -1,17 +1,20 @@
-/* diagnose.c - `oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]`
- * (docs/traces.md): every exit record of the --exits files (dumpsys
- * exit-info output, lmkd lines in a log), or without them the trace's own
- * exit records, classified with an evidence level and matched to the
- * trace when one is given. */
+/* diagnose.c - `oomsim diagnose [TRACE] [--exits FILE]... [--process NAME]
+ * [--format text|json]` (docs/traces.md): every exit record of the --exits
+ * files (dumpsys exit-info output, lmkd lines in a log, iOS JetsamEvent
+ * reports; a directory stands for its .ips files), or without them the
+ * trace's own exit records, classified with an evidence level and matched
+ * to the trace when one is given. */
 #include "cli.h"
 #include "replay/replay.h"
 
 #include "traces/json.h"
 
+#include <dirent.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 #define MAX_FILES 64
@@ -37,6 +40,20 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "importance", int_or_null(x->has_importance, x->importance), failed);
     trc_json_set(o, "report", x->source == RPL_IOS ? json_string(rpl_ios_report_name(x->ios))
                                                    : json_null(), failed);
+    if (x->jetsam_event) { /* a JetsamEvent report's entry */
+        trc_json_set(o, "jetsam_reason", x->cause[0] ? json_string(x->cause) : json_null(),
+                     failed);
+        trc_json_set(o, "listed", json_boolean(x->jetsam_listed), failed);
+        trc_json_set(o, "states", json_string(x->states), failed);
+        trc_json_set(o, "priority", int_or_null(x->priority >= 0, x->priority), failed);
+        trc_json_set(o, "largest_process", x->largest[0] ? json_string(x->largest)
+                                                         : json_null(), failed);
+        trc_json_set(o, "lifetime_max_kb", int_or_null(x->lifetime_max_kb >= 0,
+                                                       x->lifetime_max_kb), failed);
+        trc_json_set(o, "free_kb", int_or_null(x->free_kb >= 0, x->free_kb), failed);
+        trc_json_set(o, "compressor_kb", int_or_null(x->compressor_kb >= 0, x->compressor_kb),
+                     failed);
+    }
     trc_json_set(o, "pid", int_or_null(x->pid >= 0, x->pid), failed);
     trc_json_set(o, "uid", int_or_null(x->uid >= 0, x->uid), failed);
     trc_json_set(o, "package", x->package[0] ? json_string(x->package) : json_null(), failed);
@@ -62,7 +79,7 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
 
 /* What `oomsim diagnose` was asked. */
 typedef struct diag_args {
-    const char *trace, *format;
+    const char *trace, *format, *process;
     const char *files[MAX_FILES];
     unsigned nfiles;
 } diag_args;
@@ -73,15 +90,19 @@ static const char *const formats[] = {"text", "json", NULL};
 static const cli_opt diagnose_opts[] = {
     {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, NULL},
     {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
+    {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
     CLI_HELP_OPT,
 };
 
 static const cli_cmd diagnose_cmd = {
     .name = "diagnose",
-    .usage = "usage: oomsim diagnose [TRACE] [--exits FILE]... [--format text|json]\n"
+    .usage = "usage: oomsim diagnose [TRACE] [--exits FILE]... [--process NAME]\n"
+        "                       [--format text|json]\n"
         "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
-        "  lines) with an evidence level, matched to the trace by process, app version\n"
-        "  and time; without --exits, the trace's own exit records\n",
+        "  lines, iOS JetsamEvent .ips reports; a directory: its .ips files) with an\n"
+        "  evidence level, matched to the trace by process, app version and time;\n"
+        "  without --exits, the trace's own exit records.  --process NAME: in a\n"
+        "  JetsamEvent, the app's entry (else every process the event killed)\n",
     .opts = diagnose_opts,
     .nopts = sizeof diagnose_opts / sizeof *diagnose_opts,
     .unexpected = "unexpected argument",
@@ -100,40 +121,96 @@ static int parse(int argc, char **argv, diag_args *a)
     return rc;
 }
 
-/* The records to diagnose: every --exits file's, else the trace's. */
-static int gather(const char *const *files, int nfiles, const rpl_trace_exits *t, item **out,
-                  size_t *nout)
+/* One file's records appended to *items: dumpsys or lmkd lines, or a
+ * JetsamEvent report (found by its header line). */
+static int gather_file(const char *file, const char *process, item **items, size_t *n)
 {
     sim_error err;
     sim_error_clear(&err);
+    char *text = NULL;
+    size_t len = 0;
+    rpl_exit *xs = NULL;
+    size_t nx = 0;
+    int status = CLI_OK, ips = 0;
+    if (sim_read_file(file, (size_t)256 << 20, &text, &len, &err) != SIM_OK)
+        status = cli_report(&err);
+    else if ((ips = rpl_ips_detect(text, len)) != 0
+                 ? rpl_ips_parse(text, len, file, process, &xs, &nx, &err) != SIM_OK
+                 : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK)
+        status = cli_report(&err);
+    else if (nx == 0) {
+        if (ips)
+            fprintf(stderr, "oomsim: %s: the JetsamEvent killed no process: give --process NAME "
+                    "to see the app's entry\n", file);
+        else
+            fprintf(stderr, "oomsim: no exit record found in %s: expected dumpsys exit-info, "
+                    "lmkd lines or a JetsamEvent report\n", file);
+        status = CLI_INPUT;
+    } else {
+        item *ni = realloc(*items, (*n + nx + 1) * sizeof *ni);
+        if (ni == NULL) {
+            status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
+        } else {
+            *items = ni;
+            for (size_t k = 0; k < nx; k++)
+                ni[(*n)++] = (item){xs[k], ips ? "JetsamEvent"
+                                    : xs[k].source == RPL_LMKD ? "lmkd" : "exit-info"};
+        }
+    }
+    free(text);
+    free(xs);
+    return status;
+}
+
+static int ips_entry(const struct dirent *d)
+{
+    size_t n = strlen(d->d_name);
+    return n > 4 && strcmp(d->d_name + n - 4, ".ips") == 0;
+}
+
+/* A directory's .ips files in name order (JetsamEvent-YYYY-MM-DD-...: time
+ * order), or the file itself. */
+static int gather_path(const char *path, const char *process, item **items, size_t *n)
+{
+    struct stat st;
+    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
+        return gather_file(path, process, items, n);
+    struct dirent **names = NULL;
+    int count = scandir(path, &names, ips_entry, alphasort);
+    if (count < 0) {
+        fprintf(stderr, "oomsim: cannot read the directory %s\n", path);
+        return CLI_INPUT;
+    }
+    int status = count == 0 ? CLI_INPUT : CLI_OK;
+    if (count == 0)
+        fprintf(stderr, "oomsim: %s holds no .ips report\n", path);
+    for (int k = 0; k < count; k++) {
+        if (status == CLI_OK) {
+            size_t len = strlen(path) + strlen(names[k]->d_name) + 2;
+            char *file = malloc(len);
+            if (file == NULL)
+                status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
+            else {
+                snprintf(file, len, "%s/%s", path, names[k]->d_name);
+                status = gather_file(file, process, items, n);
+            }
+            free(file);
+        }
+        free(names[k]);
+    }
+    free(names);
+    return status;
+}
+
+/* The records to diagnose: every --exits file's, else the trace's. */
+static int gather(const char *const *files, int nfiles, const char *process,
+                  const rpl_trace_exits *t, item **out, size_t *nout)
+{
     item *items = NULL;
     size_t n = 0;
     int status = CLI_OK;
-    for (int f = 0; f < nfiles && status == CLI_OK; f++) {
-        char *text = NULL;
-        size_t len = 0;
-        rpl_exit *xs = NULL;
-        size_t nx = 0;
-        if (sim_read_file(files[f], (size_t)256 << 20, &text, &len, &err) != SIM_OK ||
-            rpl_exits_parse(text, len, files[f], &xs, &nx, &err) != SIM_OK) {
-            status = cli_report(&err);
-        } else if (nx == 0) {
-            fprintf(stderr, "oomsim: no exit record found in %s: expected dumpsys exit-info or "
-                    "lmkd lines\n", files[f]);
-            status = CLI_INPUT;
-        } else {
-            item *ni = realloc(items, (n + nx + 1) * sizeof *ni);
-            if (ni == NULL) {
-                status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
-            } else {
-                items = ni;
-                for (size_t k = 0; k < nx; k++)
-                    items[n++] = (item){xs[k], xs[k].source == RPL_LMKD ? "lmkd" : "exit-info"};
-            }
-        }
-        free(text);
-        free(xs);
-    }
+    for (int f = 0; f < nfiles && status == CLI_OK; f++)
+        status = gather_path(files[f], process, &items, &n);
     if (status == CLI_OK && nfiles == 0 && t != NULL) {
         size_t nt = rpl_trace_exits_count(t);
         items = malloc((nt + 1) * sizeof *items);
@@ -169,6 +246,16 @@ static void print_heading(const item *it)
         printf("lmkd kill of %s", x->process[0] ? x->process : "an unnamed process");
         if (x->has_adj)
             printf(", oom_score_adj %d", x->adj);
+        return;
+    }
+    if (x->jetsam_event) {
+        printf("JetsamEvent entry of %s", x->process);
+        if (x->cause[0])
+            printf(", reason %s", x->cause);
+        else
+            printf(x->jetsam_listed ? ", not killed" : ", not listed");
+        if (x->priority >= 0)
+            printf(", priority %d", x->priority);
         return;
     }
     printf("%s exit of %s", it->source, x->process[0] ? x->process : "an unnamed process");
@@ -207,6 +294,16 @@ static void print_evidence(const rpl_exit *x)
         printf(", %s \"%s\"", x->source == RPL_LMKD ? "reason" : "description", x->description);
     if (x->subreason[0])
         printf(", subreason %s", x->subreason);
+    if (x->states[0])
+        printf(", states %s", x->states);
+    if (x->lifetime_max_kb >= 0)
+        printf(", lifetime max %lldkB", (long long)x->lifetime_max_kb);
+    if (x->free_kb >= 0)
+        printf(", free pages %lldkB", (long long)x->free_kb);
+    if (x->compressor_kb >= 0)
+        printf(", compressor %lldkB", (long long)x->compressor_kb);
+    if (x->largest[0])
+        printf(", largest process %s", x->largest);
     printf("\n");
     if (rpl_exit_isolated(x))
         printf("  isolated:  an isolated process (a sandboxed WebView or an isolated service), "
@@ -241,6 +338,7 @@ static int same_record(const item *a, const item *b, const rpl_verdict *va,
 {
     const rpl_exit *x = &a->x, *y = &b->x;
     return x->source == y->source && x->ios == y->ios && x->reason_code == y->reason_code &&
+           !x->jetsam_event && !y->jetsam_event &&
            x->has_status == y->has_status && x->status == y->status &&
            x->has_importance == y->has_importance && x->importance == y->importance &&
            x->has_adj == y->has_adj && x->adj == y->adj && x->uid == y->uid &&
@@ -281,7 +379,7 @@ int cli_diagnose(int argc, char **argv)
         return cli_report(&err);
     item *items = NULL;
     size_t n = 0;
-    status = gather(files, nfiles, t, &items, &n);
+    status = gather(files, nfiles, a.process, t, &items, &n);
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n;) {

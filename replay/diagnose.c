@@ -95,9 +95,11 @@ static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
     return era * 146097 + (int64_t)doe - 719468;
 }
 
-/* "2024-04-28 19:27:47.967" (UTC, no zone) or epoch milliseconds; -1 when
- * not readable unambiguously (a locale-formatted date). */
-static int64_t parse_timestamp(const char *s, size_t n)
+/* "2024-04-28 19:27:47.967" (UTC, no zone), the same with a zone offset
+ * after a space ("2025-05-28 01:35:47.00 -0500", as iOS's reports write
+ * it), or epoch milliseconds; -1 when not readable unambiguously (a
+ * locale-formatted date). */
+int64_t rpl__timestamp_ms(const char *s, size_t n)
 {
     int64_t v;
     size_t k = 0;
@@ -120,11 +122,22 @@ static int64_t parse_timestamp(const char *s, size_t n)
         while (digits < 3)
             frac *= 10, digits++;
         ms = frac;
+        while (isdigit((unsigned char)buf[++used]))
+            ;
+    }
+    int64_t zone = 0; /* minutes east of UTC */
+    const char *z = buf + used;
+    if (z[0] == ' ' && (z[1] == '+' || z[1] == '-') && isdigit((unsigned char)z[2]) &&
+        isdigit((unsigned char)z[3]) && isdigit((unsigned char)z[4]) &&
+        isdigit((unsigned char)z[5]) && z[6] == '\0') {
+        zone = ((z[2] - '0') * 10 + (z[3] - '0')) * 60 + (z[4] - '0') * 10 + (z[5] - '0');
+        if (z[1] == '-')
+            zone = -zone;
     }
     if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec > 60)
         return -1;
     int64_t days = days_from_civil(Y, (unsigned)M, (unsigned)D);
-    return ((days * 24 + h) * 60 + mi) * 60000 + (int64_t)sec * 1000 + ms;
+    return ((days * 24 + h) * 60 + mi - zone) * 60000 + (int64_t)sec * 1000 + ms;
 }
 
 /* The first space-separated word of v[0..n) into dst (a process name, a
@@ -185,7 +198,7 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 int64_t num;
                 found++;
                 switch (key) {
-                case 0: x->timestamp_ms = parse_timestamp(v, vn); break;
+                case 0: x->timestamp_ms = rpl__timestamp_ms(v, vn); break;
                 case 1: if (parse_int(v, vn, &num)) x->pid = num; break;
                 case 2: if (parse_int(v, vn, &num) && num >= 0) x->uid = num; break;
                 case 8: copy_text(x->subreason, v, vn); break;
@@ -221,7 +234,7 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
     return found;
 }
 
-static void init_exit(rpl_exit *x, rpl_source src, uint64_t line)
+void rpl__exit_init(rpl_exit *x, rpl_source src, uint64_t line)
 {
     memset(x, 0, sizeof *x);
     x->source = src;
@@ -231,6 +244,8 @@ static void init_exit(rpl_exit *x, rpl_source src, uint64_t line)
     x->pid = -1;
     x->uid = -1;
     x->line = line;
+    x->priority = -1;
+    x->lifetime_max_kb = x->free_kb = x->compressor_kb = -1;
 }
 
 /* ------------------------------------------------------------- lmkd */
@@ -260,7 +275,7 @@ static int read_lmkd(const char *s, size_t n, uint64_t line, rpl_exit *x)
     const char *q = memchr(p, '\'', (size_t)(end - p));
     if (q == NULL)
         return 0;
-    init_exit(x, RPL_LMKD, line);
+    rpl__exit_init(x, RPL_LMKD, line);
     copy_text(x->process, p, (size_t)(q - p));
     int64_t v;
     const char *pid = find(q, (size_t)(end - q), "(");
@@ -334,12 +349,12 @@ int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **o
                 v[cnt++] = x;
                 open = 0;
             } else if (one != NULL) {
-                init_exit(&v[cnt], RPL_EXIT_INFO, line);
+                rpl__exit_init(&v[cnt], RPL_EXIT_INFO, line);
                 const char *body = one + 20;
                 read_fields(body, (size_t)(t + tn - body), &v[cnt++]);
                 open = 0;
             } else {
-                init_exit(&v[cnt++], RPL_EXIT_INFO, line);
+                rpl__exit_init(&v[cnt++], RPL_EXIT_INFO, line);
                 open = 1;
             }
             continue;
@@ -382,7 +397,7 @@ const char *rpl_ios_report_name(rpl_ios_report r)
 
 void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
 {
-    init_exit(x, RPL_EXIT_INFO, index);
+    rpl__exit_init(x, RPL_EXIT_INFO, index);
     int has = (e->has & TRC_F_EXIT) != 0;
     if (has && (e->exit.has & TRC_X_REASON_CODE) && e->exit.reason_code < 1000) {
         x->reason_code = (int)e->exit.reason_code;
@@ -532,10 +547,65 @@ void rpl_trace_exits_free(rpl_trace_exits *t)
 
 static int contains(const char *s, const char *what) { return strstr(s, what) != NULL; }
 
+/* XNU's kill causes by class: over the process's own limit, the system
+ * reclaiming memory (its pages, its compressor, its file cache), or not
+ * memory at all. */
+static rpl_class class_of_cause(const char *cause)
+{
+    static const char *const own[] = {"per-process-limit", "highwater"};
+    static const char *const other[] = {"vnode-limit", "disk-space-shortage", "jettisoned"};
+    for (size_t k = 0; k < sizeof own / sizeof *own; k++)
+        if (strcmp(cause, own[k]) == 0)
+            return RPL_CLASS_LOW_MEMORY;
+    for (size_t k = 0; k < sizeof other / sizeof *other; k++)
+        if (strcmp(cause, other[k]) == 0)
+            return RPL_CLASS_OTHER;
+    mdl_jetsam_cause c;
+    return mdl_jetsam_cause_parse(cause, &c) == SIM_OK ? RPL_CLASS_SYSTEM_RECLAIM
+                                                       : RPL_CLASS_UNKNOWN;
+}
+
+/* An entry of a JetsamEvent report (.ips): killed with a cause, or listed
+ * only (not killed in this event), or not listed at all. */
+static rpl_class classify_jetsam_event(const rpl_exit *x, rpl_verdict *v, int *level)
+{
+    char largest[96] = "";
+    if (x->largest[0] != '\0' && strcmp(x->largest, x->process) != 0)
+        snprintf(largest, sizeof largest, "; another process was the largest (%.40s)", x->largest);
+    else if (x->largest[0] != '\0')
+        snprintf(largest, sizeof largest, "; it was the largest process");
+    if (!x->jetsam_listed) {
+        *level = 0;
+        snprintf(v->supports, sizeof v->supports, "nothing: the JetsamEvent does not list %.40s "
+                 "(not running when the event was written)%s", x->process, largest);
+        return RPL_CLASS_UNKNOWN;
+    }
+    if (x->cause[0] == '\0') {
+        *level = 0;
+        snprintf(v->supports, sizeof v->supports, "nothing: %.40s is listed in the JetsamEvent "
+                 "(%.40s) but not killed in this event%s", x->process,
+                 x->states[0] ? x->states : "no states", largest);
+        return RPL_CLASS_UNKNOWN;
+    }
+    rpl_class cls = class_of_cause(x->cause);
+    const char *what = cls == RPL_CLASS_LOW_MEMORY ? "over its own footprint limit"
+                       : cls == RPL_CLASS_SYSTEM_RECLAIM
+                           ? "the system reclaiming memory, the cause named"
+                       : cls == RPL_CLASS_OTHER ? "a cause that is not memory"
+                                                : "a cause this version does not know";
+    if (cls == RPL_CLASS_UNKNOWN)
+        *level = 0;
+    snprintf(v->supports, sizeof v->supports, "a JetsamEvent with reason %.31s (%s), the process "
+             "%.40s%s", x->cause, what, x->states[0] ? x->states : "in no state given", largest);
+    return cls;
+}
+
 /* An iOS report's class: its cause is named (an EXC_RESOURCE report alone
  * proves no death: *level 0). */
 static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
 {
+    if (x->jetsam_event)
+        return classify_jetsam_event(x, v, level);
     /* iOS reports name their cause: a per-process-limit kill is
      * low_memory in the foreground and the background alike, a
      * page-shortage kill of the idle band is system_reclaim; an
@@ -661,6 +731,9 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
     if (x->source == RPL_IOS && x->ios == RPL_IOS_EXC_RESOURCE)
         snprintf(v->missing, sizeof v->missing, "the JetsamEvent written at the death: an "
                  "EXC_RESOURCE report does not end the process");
+    else if (x->jetsam_event && x->cause[0] == '\0')
+        snprintf(v->missing, sizeof v->missing, "a record of a death: this JetsamEvent did not "
+                 "kill the process (look for the report written when it died)");
     else if (cls == RPL_CLASS_UNKNOWN)
         snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
     else if (m == NULL && t == NULL)
@@ -711,6 +784,8 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
     v->rec = rpl_recovery_of(cls);
     if (strncmp(x->description, "lmkd: ", 6) == 0 &&
         rpl_lmkd_thrashed(x->description + 6))
+        v->rec = RPL_REC_THRASHING;
+    if (strcmp(x->cause, "fc-thrashing") == 0 || strcmp(x->cause, "vm-compressor-thrashing") == 0)
         v->rec = RPL_REC_THRASHING;
     v->recovery = rpl_recovery_text(v->rec);
 }

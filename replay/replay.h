@@ -88,6 +88,15 @@ typedef struct rpl_exit {
     int64_t pss_kb, rss_kb;         /* -1: not given */
     int64_t pid;                    /* -1: not given */
     uint64_t line;                  /* where it starts in its file (from 1) */
+    /* a JetsamEvent report (.ips): the process's entry */
+    char cause[32];                 /* its `reason` (XNU's kill cause), "" when not killed */
+    int jetsam_event;               /* 1: read from a JetsamEvent report */
+    int jetsam_listed;              /* 1: the report lists it (cause "": not killed) */
+    char largest[RPL_TEXT_MAX];     /* the report's largestProcess, "" when none */
+    char states[64];                /* its `states`, comma-separated */
+    int priority;                   /* its band (`priority`), -1 when not given */
+    int64_t lifetime_max_kb;        /* its `lifetimeMax` pages, in kB; -1 when not given */
+    int64_t free_kb, compressor_kb; /* memoryStatus: free pages, compressorSize; -1: none */
 } rpl_exit;
 
 /* Reads every exit record in data[0..len) (a dumpsys dump, a log with lmkd
@@ -97,6 +106,23 @@ typedef struct rpl_exit {
 #define RPL_EXITS_MAX 100000
 int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
                     sim_error *err);
+
+/* A JetsamEvent report (`.ips`, bug_type "298": a one-line JSON header,
+ * then the report) as exit records (replay/ips.c): the entry of `process`
+ * (its name as the report cuts it, 32 characters), or with process NULL
+ * every process the event killed.  A report that does not list `process`
+ * gives one record saying so.  Malformed: SIM_EINPUT naming `name` and
+ * what was wrong (line:column inside the JSON).  *out is free()d. */
+int rpl_ips_parse(const char *data, size_t len, const char *name, const char *process,
+                  rpl_exit **out, size_t *n, sim_error *err);
+/* Whether data looks like an .ips report: its first line a JSON object
+ * with a bug_type. */
+int rpl_ips_detect(const char *data, size_t len);
+/* Internal to replay/: a timestamp as rpl_exits_parse reads it (UTC
+ * milliseconds, -1 when unreadable), with an optional " +HHMM" zone. */
+int64_t rpl__timestamp_ms(const char *s, size_t n);
+/* Internal to replay/: a record with nothing given (-1 figures, "" texts). */
+void rpl__exit_init(rpl_exit *x, rpl_source src, uint64_t line);
 
 /* The class of a death a diagnosis names, in the drill's order.  The six
  * classes of the model's deaths are named as mdl_exit_name names them. */

@@ -451,6 +451,41 @@ TEST_CASE("every importer survives every allocation failing", "[alloc]")
     lsan_check();
 }
 
+TEST_CASE("reading JetsamEvent reports survives every allocation failing", "[alloc]")
+{
+    // rpl_ips_parse on each fixture, the app's entry and every killed one:
+    // the records whole, or SIM_ENOMEM saying memory ran out
+    for (const char *file : {"JetsamEvent-2024-03-02-101500.ips", "JetsamEvent-2025-05-28-013547.ips"}) {
+        std::string text = shim::read_file(std::string(OOMSIM_SOURCE_DIR) + "/tests/data/ips/" +
+                                           file);
+        for (const char *process : {"LLMChat", static_cast<const char *>(nullptr)}) {
+            ReadResult reference{};
+            Tally t = sweep(
+                file, [] {},
+                [&] {
+                    ReadResult r{};
+                    sim_error_clear(&r.err);
+                    rpl_exit *x = nullptr;
+                    size_t n = 0;
+                    r.rc = rpl_ips_parse(text.data(), text.size(), file, process, &x, &n, &r.err);
+                    Digest d;
+                    for (size_t k = 0; k < n; k++) {
+                        d.str(x[k].process);
+                        d.str(x[k].cause);
+                        d.num(x[k].rss_kb);
+                    }
+                    std::free(x);
+                    r.events = n;
+                    r.digest = d.h;
+                    return r;
+                },
+                [&](bool failed, const ReadResult &r) { return check_read(reference, failed, r); });
+            report(std::string("reading ") + file, t);
+        }
+    }
+    lsan_check();
+}
+
 TEST_CASE("a short run survives every allocation failing", "[alloc]")
 {
     shim::TempDir dir;

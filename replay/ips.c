@@ -1,0 +1,300 @@
+/* ips.c - iOS's JetsamEvent reports (`.ips`, bug_type "298") as exit
+ * records for `oomsim diagnose` (docs/on-call.md "JetsamEvent reports").
+ *
+ * The layout, as iOS 11 to 18 write it: a one-line JSON header
+ * ({"bug_type":"298","timestamp":"2025-05-28 01:35:47.00 -0500",
+ * "os_version":...,"incident_id":...}), then the report, one JSON object:
+ * `largestProcess`, `memoryStatus` {`pageSize`, `compressorSize` (pages),
+ * `memoryPages` {`free`, `wired`, ...}}, and `processes`, each with `name`
+ * (cut to 32 characters), `pid`, `rpages`, `lifetimeMax`, `states`,
+ * `priority` and, only on a process the event killed, `reason` (XNU's
+ * kill cause: per-process-limit, vm-pageshortage, idle-exit, fc-thrashing,
+ * ...).  Keys the reader does not use are ignored; keys it uses must have
+ * their type. */
+#include "replay.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "traces/json.h"
+
+/* The longest name a report writes (p_name's size, MAXCOMLEN + 1 - 1). */
+#define NAME_CUT 32
+
+int rpl_ips_detect(const char *data, size_t len)
+{
+    size_t k = 0;
+    while (k < len && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r' || data[k] == '\n'))
+        k++;
+    if (k == len || data[k] != '{')
+        return 0;
+    const char *nl = memchr(data + k, '\n', len - k);
+    size_t n = nl != NULL ? (size_t)(nl - (data + k)) : len - k;
+    for (size_t i = 0; i + 10 <= n; i++)
+        if (memcmp(data + k + i, "\"bug_type\"", 10) == 0)
+            return 1;
+    return 0;
+}
+
+typedef struct ips_ctx {
+    const char *name;
+    sim_error *err;
+    int64_t page; /* pageSize, bytes */
+    int64_t time_ms;
+    int64_t free_kb, compressor_kb;
+    char largest[RPL_TEXT_MAX];
+} ips_ctx;
+
+static int bad(const ips_ctx *c, const char *what)
+{
+    return sim_error_set(c->err, SIM_EINPUT, "%s: not a JetsamEvent report: %s", c->name, what);
+}
+
+/* o[key] as an integer >= 0 into *v: 1 read, 0 absent; -1 (error set) of
+ * another type or negative. */
+static int get_count(const ips_ctx *c, const json_t *o, const char *key, const char *where,
+                     int64_t *v)
+{
+    const json_t *j = json_object_get(o, key);
+    if (j == NULL || json_is_null(j))
+        return 0;
+    if (!json_is_integer(j) || json_integer_value(j) < 0) {
+        char what[160];
+        snprintf(what, sizeof what, "%s: `%s` must be a whole number of 0 or more", where, key);
+        bad(c, what);
+        return -1;
+    }
+    *v = (int64_t)json_integer_value(j);
+    return 1;
+}
+
+/* Pages to kB, saturating (a report's counts are bounded by RAM; a forged
+ * one must not overflow). */
+static int64_t pages_kb(const ips_ctx *c, int64_t pages)
+{
+    int64_t per = c->page / 1024;
+    return per > 0 && pages > INT64_MAX / per ? INT64_MAX : pages * per;
+}
+
+static void copy_clean(char *dst, size_t cap, const char *s)
+{
+    size_t k = 0;
+    for (; s[k] != '\0' && k + 1 < cap; k++)
+        dst[k] = (unsigned char)s[k] < 0x20 ? ' ' : s[k];
+    dst[k] = '\0';
+}
+
+/* The header line: bug_type "298", and its timestamp. */
+static int read_header(ips_ctx *c, const char *data, size_t n)
+{
+    json_error_t je;
+    int oom = 0;
+    json_t *h = trc_json_loadb(data, n, 0, &je, &oom);
+    if (h == NULL) {
+        if (oom)
+            return sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
+        return sim_error_set(c->err, SIM_EINPUT, "%s:1:%d: the header line is not JSON: %s",
+                             c->name, je.column, je.text);
+    }
+    const json_t *bt = json_object_get(h, "bug_type");
+    int rc = SIM_OK;
+    if (!json_is_string(bt) && !json_is_integer(bt))
+        rc = bad(c, "the header line has no bug_type");
+    else if (json_is_string(bt) ? strcmp(json_string_value(bt), "298") != 0
+                                : json_integer_value(bt) != 298) {
+        char what[96];
+        snprintf(what, sizeof what, "bug_type %.20s (a JetsamEvent is 298)",
+                 json_is_string(bt) ? json_string_value(bt) : "other than 298");
+        rc = bad(c, what);
+    }
+    const json_t *ts = json_object_get(h, "timestamp");
+    if (rc == SIM_OK && json_is_string(ts))
+        c->time_ms = rpl__timestamp_ms(json_string_value(ts), strlen(json_string_value(ts)));
+    json_decref(h);
+    return rc;
+}
+
+/* memoryStatus (and a top-level pageSize, as older reports write it). */
+static int read_status(ips_ctx *c, const json_t *body)
+{
+    const json_t *ms = json_object_get(body, "memoryStatus");
+    if (ms != NULL && !json_is_object(ms))
+        return bad(c, "`memoryStatus` must be an object");
+    int64_t page = 0, v = 0;
+    int got = ms != NULL ? get_count(c, ms, "pageSize", "memoryStatus", &page) : 0;
+    if (got == 0)
+        got = get_count(c, body, "pageSize", "the report", &page);
+    if (got < 0)
+        return SIM_EINPUT;
+    if (got == 0)
+        return bad(c, "no `pageSize` (memoryStatus.pageSize)");
+    if (page < 4096 || page > 65536 || (page & (page - 1)) != 0)
+        return bad(c, "`pageSize` must be a power of two from 4096 to 65536");
+    c->page = page;
+    const json_t *pages = ms != NULL ? json_object_get(ms, "memoryPages") : NULL;
+    if (pages != NULL && !json_is_object(pages))
+        return bad(c, "`memoryStatus.memoryPages` must be an object");
+    if (pages != NULL && (got = get_count(c, pages, "free", "memoryPages", &v)) < 0)
+        return SIM_EINPUT;
+    if (pages != NULL && got == 1)
+        c->free_kb = pages_kb(c, v);
+    if (ms != NULL && (got = get_count(c, ms, "compressorSize", "memoryStatus", &v)) < 0)
+        return SIM_EINPUT;
+    if (ms != NULL && got == 1)
+        c->compressor_kb = pages_kb(c, v);
+    const json_t *lp = json_object_get(body, "largestProcess");
+    if (lp != NULL && !json_is_string(lp))
+        return bad(c, "`largestProcess` must be a string");
+    if (lp != NULL)
+        copy_clean(c->largest, sizeof c->largest, json_string_value(lp));
+    return SIM_OK;
+}
+
+/* One entry of `processes` into x. */
+static int read_process(const ips_ctx *c, const json_t *p, size_t k, rpl_exit *x)
+{
+    char where[48];
+    snprintf(where, sizeof where, "processes[%zu]", k);
+    char what[160];
+    if (!json_is_object(p)) {
+        snprintf(what, sizeof what, "%s must be an object", where);
+        return bad(c, what);
+    }
+    const json_t *nm = json_object_get(p, "name");
+    const json_t *rs = json_object_get(p, "reason");
+    const json_t *st = json_object_get(p, "states");
+    if (!json_is_string(nm) || (rs != NULL && !json_is_string(rs)) ||
+        (st != NULL && !json_is_array(st))) {
+        snprintf(what, sizeof what, "%s: `name` must be a string, `reason` a string and "
+                 "`states` a list", where);
+        return bad(c, what);
+    }
+    rpl__exit_init(x, RPL_IOS, 2);
+    x->ios = RPL_IOS_JETSAM;
+    x->jetsam_event = x->jetsam_listed = 1;
+    x->timestamp_ms = c->time_ms;
+    x->free_kb = c->free_kb;
+    x->compressor_kb = c->compressor_kb;
+    copy_clean(x->largest, sizeof x->largest, c->largest);
+    copy_clean(x->process, sizeof x->process, json_string_value(nm));
+    if (rs != NULL)
+        copy_clean(x->cause, sizeof x->cause, json_string_value(rs));
+    int64_t v = 0;
+    int got;
+    if ((got = get_count(c, p, "pid", where, &v)) < 0)
+        return SIM_EINPUT;
+    if (got)
+        x->pid = v;
+    if ((got = get_count(c, p, "rpages", where, &v)) < 0)
+        return SIM_EINPUT;
+    if (got)
+        x->rss_kb = pages_kb(c, v);
+    if ((got = get_count(c, p, "lifetimeMax", where, &v)) < 0)
+        return SIM_EINPUT;
+    if (got)
+        x->lifetime_max_kb = pages_kb(c, v);
+    if ((got = get_count(c, p, "priority", where, &v)) < 0)
+        return SIM_EINPUT;
+    if (got)
+        x->priority = v > 100000 ? 100000 : (int)v;
+    size_t i;
+    const json_t *s;
+    json_array_foreach(st, i, s) {
+        if (!json_is_string(s)) {
+            snprintf(what, sizeof what, "%s: `states` must list strings", where);
+            return bad(c, what);
+        }
+        size_t used = strlen(x->states), w = strlen(json_string_value(s));
+        if (used + w + 2 < sizeof x->states) {
+            if (used > 0)
+                x->states[used++] = ',';
+            copy_clean(x->states + used, sizeof x->states - used, json_string_value(s));
+        }
+        if (strcmp(json_string_value(s), "frontmost") == 0)
+            x->has_importance = 1, x->importance = 100;
+    }
+    if (!x->has_importance && st != NULL)
+        x->has_importance = 1, x->importance = 400; /* listed, not frontmost */
+    return SIM_OK;
+}
+
+/* The name as the report writes it: cut to NAME_CUT characters. */
+static int same_name(const char *listed, const char *wanted)
+{
+    size_t n = strlen(wanted);
+    return strncmp(listed, wanted, n < NAME_CUT ? n + 1 : NAME_CUT) == 0;
+}
+
+static int read_processes(ips_ctx *c, const json_t *body, const char *process, rpl_exit **out,
+                          size_t *n)
+{
+    const json_t *ps = json_object_get(body, "processes");
+    if (!json_is_array(ps))
+        return bad(c, "no `processes` list");
+    size_t np = json_array_size(ps);
+    rpl_exit *v = malloc((np + 1) * sizeof *v);
+    if (v == NULL)
+        return sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
+    size_t cnt = 0;
+    for (size_t k = 0; k < np; k++) {
+        rpl_exit x;
+        int rc = read_process(c, json_array_get(ps, k), k, &x);
+        if (rc != SIM_OK) {
+            free(v);
+            return rc;
+        }
+        if (process != NULL ? same_name(x.process, process) : x.cause[0] != '\0')
+            v[cnt++] = x;
+    }
+    if (cnt == 0 && process != NULL) { /* the report says nothing of the app */
+        rpl__exit_init(&v[0], RPL_IOS, 2);
+        v[0].ios = RPL_IOS_JETSAM;
+        v[0].jetsam_event = 1;
+        v[0].timestamp_ms = c->time_ms;
+        v[0].free_kb = c->free_kb;
+        v[0].compressor_kb = c->compressor_kb;
+        copy_clean(v[0].process, sizeof v[0].process, process);
+        copy_clean(v[0].largest, sizeof v[0].largest, c->largest);
+        cnt = 1;
+    }
+    *out = v;
+    *n = cnt;
+    return SIM_OK;
+}
+
+int rpl_ips_parse(const char *data, size_t len, const char *name, const char *process,
+                  rpl_exit **out, size_t *n, sim_error *err)
+{
+    ips_ctx c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.err = err;
+    c.time_ms = c.free_kb = c.compressor_kb = -1;
+    *out = NULL;
+    *n = 0;
+    const char *nl = memchr(data, '\n', len);
+    if (nl == NULL)
+        return bad(&c, "one line only: the report follows the header line");
+    int rc = read_header(&c, data, (size_t)(nl - data));
+    if (rc != SIM_OK)
+        return rc;
+    const char *b = nl + 1;
+    json_error_t je;
+    int oom = 0;
+    json_t *body = trc_json_loadb(b, len - (size_t)(b - data), 0, &je, &oom);
+    if (body == NULL) {
+        if (oom)
+            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
+        return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: the report is not JSON: %s", name,
+                             je.line + 1, je.column, je.text);
+    }
+    if (!json_is_object(body))
+        rc = bad(&c, "the report after the header line must be a JSON object");
+    if (rc == SIM_OK)
+        rc = read_status(&c, body);
+    if (rc == SIM_OK)
+        rc = read_processes(&c, body, process, out, n);
+    json_decref(body);
+    return rc;
+}

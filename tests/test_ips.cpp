@@ -1,0 +1,213 @@
+// JetsamEvent reports (.ips) read by `oomsim diagnose` (replay/ips.c):
+// the entry of the app or every killed process, each cause classed, the
+// largest process named, a listed-but-not-killed entry unconfirmed, a
+// directory of reports read in name order, and every malformed report
+// refused with one line naming the file and what was wrong.  The fixtures
+// are in tests/data/ips (its README says where their layout comes from).
+#include <catch2/catch.hpp>
+
+#include <cstdlib>
+#include <string>
+
+#include "replay/replay.h"
+#include "shim/shim.hpp"
+
+using namespace shim;
+
+namespace {
+
+std::string ips(const char *name) { return source_path(std::string("tests/data/ips/") + name); }
+
+struct Parsed {
+    int rc = -1;
+    std::string err;
+    std::vector<rpl_exit> v;
+};
+
+Parsed parse(const std::string &text, const char *process)
+{
+    Parsed p;
+    rpl_exit *x = nullptr;
+    size_t n = 0;
+    sim_error err;
+    sim_error_clear(&err);
+    p.rc = rpl_ips_parse(text.data(), text.size(), "r.ips", process, &x, &n, &err);
+    p.err = err.msg;
+    for (size_t k = 0; k < n; k++)
+        p.v.push_back(x[k]);
+    std::free(x);
+    return p;
+}
+
+rpl_verdict verdict(const rpl_exit &x)
+{
+    rpl_verdict v;
+    rpl_diagnose(&x, nullptr, &v);
+    return v;
+}
+
+const char *const header =
+    "{\"bug_type\":\"298\",\"timestamp\":\"2024-03-02 10:15:00.42 +0800\"}\n";
+
+} // namespace
+
+TEST_CASE("ips: the app's fc-thrashing kill in front, its figures from the report")
+{
+    std::string text = read_file(ips("JetsamEvent-2024-03-02-101500.ips"));
+    REQUIRE(rpl_ips_detect(text.data(), text.size()) == 1);
+    Parsed p = parse(text, "LLMChat");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    const rpl_exit &x = p.v[0];
+    CHECK(std::string(x.cause) == "fc-thrashing");
+    CHECK(x.pid == 1203);
+    // rpages 78211 x 16384 bytes / 1024 = 1251376 kB; lifetimeMax 80112 pages
+    CHECK(x.rss_kb == 1251376);
+    CHECK(x.lifetime_max_kb == 80112 * 16);
+    CHECK(x.priority == 100);
+    CHECK(x.importance == 100); // frontmost
+    CHECK(std::string(x.states) == "frontmost,resume");
+    CHECK(std::string(x.largest) == "LLMChat");
+    // free 2961 pages, compressorSize 51234 pages
+    CHECK(x.free_kb == 2961 * 16);
+    CHECK(x.compressor_kb == 51234 * 16);
+    // 10:15:00.42 at +08:00 is 02:15:00.420 UTC: 2024-03-02 is day 19784
+    CHECK(x.timestamp_ms == ((19784LL * 24 + 2) * 60 + 15) * 60000 + 420);
+    rpl_verdict v = verdict(x);
+    CHECK(std::string(v.cls) == "system_reclaim");
+    CHECK(std::string(v.evidence) == "supported");
+    CHECK(v.rec == RPL_REC_THRASHING);
+    CHECK(std::string(v.supports).find("fc-thrashing") != std::string::npos);
+    CHECK(std::string(v.supports).find("it was the largest process") != std::string::npos);
+}
+
+TEST_CASE("ips: a suspended app's page-shortage kill names the larger process")
+{
+    Parsed p = parse(read_file(ips("JetsamEvent-2024-03-02-101800.ips")), "LLMChat");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    CHECK(p.v[0].importance == 400); // suspended: not frontmost
+    rpl_verdict v = verdict(p.v[0]);
+    CHECK(std::string(v.cls) == "system_reclaim");
+    CHECK(v.rec == RPL_REC_RELEASE_IN_BACKGROUND);
+    CHECK(std::string(v.supports).find("another process was the largest (Camera)") !=
+          std::string::npos);
+}
+
+TEST_CASE("ips: per-process-limit is low_memory, listed but not killed is unconfirmed")
+{
+    Parsed p = parse(read_file(ips("JetsamEvent-2025-05-28-013547.ips")), "OcrDemo");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    // the page size of the report: 92802 pages x 16384 = 1520467968 bytes
+    CHECK(p.v[0].rss_kb * 1024 == 1520467968LL);
+    CHECK(std::string(verdict(p.v[0]).cls) == "low_memory");
+    Parsed q = parse(read_file(ips("JetsamEvent-2024-03-02-102000.ips")), "LLMChat");
+    REQUIRE(q.v.size() == 1);
+    CHECK(q.v[0].jetsam_listed == 1);
+    CHECK(q.v[0].cause[0] == '\0');
+    rpl_verdict v = verdict(q.v[0]);
+    CHECK(std::string(v.cls) == "unknown");
+    CHECK(std::string(v.evidence) == "unconfirmed");
+    CHECK(std::string(v.supports).find("not killed in this event") != std::string::npos);
+    // a name the report does not list
+    Parsed r = parse(read_file(ips("JetsamEvent-2024-03-02-102000.ips")), "Maps");
+    REQUIRE(r.v.size() == 1);
+    CHECK(r.v[0].jetsam_listed == 0);
+    CHECK(std::string(verdict(r.v[0]).supports).find("does not list Maps") != std::string::npos);
+    // without a name: every killed process (the idle daemon here)
+    Parsed all = parse(read_file(ips("JetsamEvent-2024-03-02-102000.ips")), nullptr);
+    REQUIRE(all.v.size() == 1);
+    CHECK(std::string(all.v[0].process) == "assistantd");
+    CHECK(std::string(all.v[0].cause) == "idle-exit");
+}
+
+TEST_CASE("ips: names are matched as the report cuts them, causes classed by XNU's table")
+{
+    std::string body = "{\"memoryStatus\":{\"pageSize\":16384},\"processes\":["
+                       "{\"name\":\"HealthMentalHealthWidgetExtensio\",\"reason\":\"highwater\"},"
+                       "{\"name\":\"a\",\"reason\":\"vnode-limit\"},"
+                       "{\"name\":\"b\",\"reason\":\"vm-compressor-space-shortage\"},"
+                       "{\"name\":\"c\",\"reason\":\"something-new\"}]}\n";
+    Parsed p = parse(header + body, "HealthMentalHealthWidgetExtension");
+    REQUIRE(p.v.size() == 1);
+    CHECK(p.v[0].jetsam_listed == 1);
+    CHECK(std::string(verdict(p.v[0]).cls) == "low_memory"); // over its own soft limit
+    Parsed all = parse(header + body, nullptr);
+    REQUIRE(all.v.size() == 4);
+    CHECK(std::string(verdict(all.v[1]).cls) == "other");
+    CHECK(std::string(verdict(all.v[2]).cls) == "system_reclaim");
+    CHECK(std::string(verdict(all.v[3]).cls) == "unknown");
+    CHECK(std::string(verdict(all.v[3]).evidence) == "unconfirmed");
+}
+
+TEST_CASE("ips: malformed reports are refused naming the file and what was wrong")
+{
+    struct Case {
+        std::string text, says;
+    } cases[] = {
+        {"{\"bug_type\":\"298\"}", "one line only"},
+        {"{\"bug_type\":\"309\"}\n{}", "bug_type 309"},
+        {"{\"timestamp\":\"x\"}\n{}", "no bug_type"},
+        {"{\"bug_type\":\"298\"\n{}", "r.ips:1:"},
+        {std::string(header) + "{\"processes\": [}", "r.ips:2:"},
+        {std::string(header) + "[]", "must be a JSON object"},
+        {std::string(header) + "{\"processes\":[]}", "no `pageSize`"},
+        {std::string(header) + "{\"pageSize\":1000,\"processes\":[]}", "power of two"},
+        {std::string(header) + "{\"memoryStatus\":{\"pageSize\":16384}}", "no `processes` list"},
+        {std::string(header) + "{\"memoryStatus\":{\"pageSize\":16384},\"processes\":[{}]}",
+         "processes[0]: `name`"},
+        {std::string(header) +
+             "{\"memoryStatus\":{\"pageSize\":16384},\"processes\":[{\"name\":\"a\",\"rpages\":-1}]}",
+         "processes[0]: `rpages`"},
+        {std::string(header) +
+             "{\"memoryStatus\":{\"pageSize\":16384},\"processes\":[{\"name\":\"a\",\"states\":[1]}]}",
+         "`states` must list strings"},
+        {std::string(header) + "{\"memoryStatus\":{\"pageSize\":16384},\"largestProcess\":3,"
+                               "\"processes\":[]}",
+         "`largestProcess`"},
+    };
+    for (const Case &c : cases) {
+        INFO(c.text);
+        Parsed p = parse(c.text, "a");
+        CHECK(p.rc == SIM_EINPUT);
+        CHECK(p.err.find(c.says) != std::string::npos);
+        CHECK(p.err.find("r.ips") != std::string::npos);
+    }
+}
+
+TEST_CASE("ips: oomsim diagnose reads a directory of reports, one verdict per report")
+{
+    RunResult r = oomsim({"diagnose", "--exits", source_path("tests/data/ips"), "--process",
+                          "LLMChat", "--format", "json"});
+    REQUIRE(r.status == 0);
+    // three reports of LLMChat in name order, and OcrDemo's report not listing it
+    size_t at = 0;
+    for (const char *want : {"\"fc-thrashing\"", "\"vm-pageshortage\"", "\"listed\": true",
+                             "\"listed\": false"}) {
+        size_t k = r.out.find(want, at);
+        INFO(want);
+        REQUIRE(k != std::string::npos);
+        at = k;
+    }
+    CHECK(r.out.find("\"source\": \"JetsamEvent\"") != std::string::npos);
+    RunResult text = oomsim({"diagnose", "--exits", ips("JetsamEvent-2024-03-02-101800.ips")});
+    REQUIRE(text.status == 0);
+    CHECK(text.out.find("JetsamEvent entry of LLMChat, reason vm-pageshortage, priority 0") !=
+          std::string::npos);
+    CHECK(text.out.find("largest process Camera") != std::string::npos);
+    // a report that killed nothing named, without --process
+    TempDir d;
+    std::string none = d.write("none.ips", std::string(header) +
+                                               "{\"pageSize\":16384,\"processes\":[{\"name\":\"a\"}]}\n");
+    RunResult nothing = oomsim({"diagnose", "--exits", none});
+    CHECK(nothing.status == 1);
+    CHECK(nothing.err.find("killed no process: give --process NAME") != std::string::npos);
+    std::string bad = d.write("bad.ips", "{\"bug_type\":\"298\"}\n{\"processes\": 3}\n");
+    RunResult refused = oomsim({"diagnose", "--exits", bad});
+    CHECK(refused.status == 1);
+    CHECK(refused.out.empty());
+    CHECK(refused.err.find("bad.ips: not a JetsamEvent report") != std::string::npos);
+    TempDir empty;
+    CHECK(oomsim({"diagnose", "--exits", empty.path()}).status == 1);
+}
