@@ -162,7 +162,7 @@ TEST_CASE("diagnose: a file with no exit record in it is invalid input", "[diagn
     RunResult r = oomsim({"diagnose", "--exits", prose});
     CHECK(r.status == 1);
     CHECK(r.err == "oomsim: no exit record found in " + prose +
-                       ": expected dumpsys exit-info or lmkd lines\n");
+                       ": expected dumpsys exit-info, lmkd lines or a JetsamEvent report\n");
     CHECK(r.out.empty());
     std::string empty = dir.write("empty.txt", "");
     CHECK(oomsim({"diagnose", "--exits", empty, "--format", "json"}).status == 1);

@@ -437,7 +437,7 @@ TEST_CASE("the entitlement raises the background limit too: an entitled app live
     // alike.  A 2200 MiB start, then 30 s in the background: the background
     // limit of 600 MiB kills it unentitled (at the move to the background),
     // and the entitled 2400 MiB holds in front and behind alike.
-    Loaded l(head("entitled_bg") + R"(
+    Loaded l(head("entitled-bg") + R"(
 devices:
   - name: phone
     os: ios
