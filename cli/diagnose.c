@@ -10,6 +10,7 @@
 #include "traces/json.h"
 
 #include <dirent.h>
+#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -38,8 +39,12 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "reason", has_reason ? json_string(rpl_reason_name(x->reason_code))
                                          : json_null(), failed);
     trc_json_set(o, "importance", int_or_null(x->has_importance, x->importance), failed);
-    trc_json_set(o, "report", x->source == RPL_IOS ? json_string(rpl_ios_report_name(x->ios))
-                                                   : json_null(), failed);
+    char report[64];
+    snprintf(report, sizeof report, x->cause[0] ? "JetsamEvent (%s)" : "JetsamEvent", x->cause);
+    trc_json_set(o, "report", x->source != RPL_IOS ? json_null()
+                              : json_string(x->jetsam_event ? report
+                                                            : rpl_ios_report_name(x->ios)),
+                 failed);
     if (x->jetsam_event) { /* a JetsamEvent report's entry */
         trc_json_set(o, "jetsam_reason", x->cause[0] ? json_string(x->cause) : json_null(),
                      failed);
@@ -118,12 +123,17 @@ static int parse(int argc, char **argv, diag_args *a)
     int rc = cli_parse(&diagnose_cmd, argc, argv, a);
     if (rc == CLI_OK && a->trace == NULL && a->nfiles == 0)
         return cli_usage_error("diagnose", "give a trace, --exits files, or both");
+    if (rc == CLI_OK && a->process != NULL && a->process[0] == '\0')
+        return cli_usage_error("diagnose", "--process needs a name");
     return rc;
 }
 
 /* One file's records appended to *items: dumpsys or lmkd lines, or a
- * JetsamEvent report (found by its header line). */
-static int gather_file(const char *file, const char *process, item **items, size_t *n)
+ * JetsamEvent report (found by its header line).  in_dir: the file is one
+ * of a directory's, where a report of another kind (a crash report) and a
+ * JetsamEvent that killed nothing are skipped with a note, not refused. */
+static int gather_file(const char *file, const char *process, int in_dir, item **items,
+                       size_t *n)
 {
     sim_error err;
     sim_error_clear(&err);
@@ -134,11 +144,19 @@ static int gather_file(const char *file, const char *process, item **items, size
     int status = CLI_OK, ips = 0;
     if (sim_read_file(file, (size_t)256 << 20, &text, &len, &err) != SIM_OK)
         status = cli_report(&err);
+    else if (in_dir && !rpl_ips_detect(text, len))
+        fprintf(stderr, "oomsim: %s: skipped, not an iOS report\n", file);
     else if ((ips = rpl_ips_detect(text, len)) != 0
                  ? rpl_ips_parse(text, len, file, process, &xs, &nx, &err) != SIM_OK
-                 : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK)
-        status = cli_report(&err);
-    else if (nx == 0) {
+                 : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK) {
+        if (in_dir && err.code == SIM_EINPUT && strstr(err.msg, "(a JetsamEvent is 298)"))
+            fprintf(stderr, "oomsim: %s: skipped, not a JetsamEvent report\n", file);
+        else
+            status = cli_report(&err);
+    } else if (nx == 0 && in_dir && ips) {
+        fprintf(stderr, "oomsim: %s: skipped, the JetsamEvent killed no process (--process "
+                "NAME shows the app's entry)\n", file);
+    } else if (nx == 0) {
         if (ips)
             fprintf(stderr, "oomsim: %s: the JetsamEvent killed no process: give --process NAME "
                     "to see the app's entry\n", file);
@@ -162,10 +180,12 @@ static int gather_file(const char *file, const char *process, item **items, size
     return status;
 }
 
+/* A directory's *.ips names, not hidden ones (a copy from a Mac brings
+ * "._NAME.ips" resource files). */
 static int ips_entry(const struct dirent *d)
 {
     size_t n = strlen(d->d_name);
-    return n > 4 && strcmp(d->d_name + n - 4, ".ips") == 0;
+    return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".ips") == 0;
 }
 
 /* A directory's .ips files in name order (JetsamEvent-YYYY-MM-DD-...: time
@@ -174,14 +194,15 @@ static int gather_path(const char *path, const char *process, item **items, size
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return gather_file(path, process, items, n);
+        return gather_file(path, process, 0, items, n);
     struct dirent **names = NULL;
     int count = scandir(path, &names, ips_entry, alphasort);
     if (count < 0) {
-        fprintf(stderr, "oomsim: cannot read the directory %s\n", path);
+        fprintf(stderr, "oomsim: cannot read the directory %s: %s\n", path, strerror(errno));
         return CLI_INPUT;
     }
     int status = count == 0 ? CLI_INPUT : CLI_OK;
+    size_t before = *n;
     if (count == 0)
         fprintf(stderr, "oomsim: %s holds no .ips report\n", path);
     for (int k = 0; k < count; k++) {
@@ -192,13 +213,19 @@ static int gather_path(const char *path, const char *process, item **items, size
                 status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
             else {
                 snprintf(file, len, "%s/%s", path, names[k]->d_name);
-                status = gather_file(file, process, items, n);
+                struct stat fs;
+                if (stat(file, &fs) == 0 && S_ISREG(fs.st_mode))
+                    status = gather_file(file, process, 1, items, n);
             }
             free(file);
         }
         free(names[k]);
     }
     free(names);
+    if (status == CLI_OK && *n == before) {
+        fprintf(stderr, "oomsim: %s: no record to diagnose in its .ips reports\n", path);
+        status = CLI_INPUT;
+    }
     return status;
 }
 

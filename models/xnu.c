@@ -41,19 +41,21 @@ int mdl_jetsam_cause_parse(const char *s, mdl_jetsam_cause *out)
     return SIM_ENOTFOUND;
 }
 
-/* memorystatus_init's fallback table (the comment above
- * MEMORYSTATUS_CRITICAL_PERCENTAGE_SMALL): DRAM up to 3 GB 5/10/15 %, up
- * to 6 GB 4/9/15 %, above 4/8/12 %. */
-void mdl_xnu_threshold_pcts(int64_t ram, int *critical, int *idle, int *pressure)
+/* memorystatus_init (kern_memorystatus.c) without a device-tree value:
+ * critical is MEMSTAT_PERCENT_TOTAL_PAGES of 5 (up to
+ * MEMORYSTATUS_SMALL_MEMORY_THRESHOLD, 3 GiB) or 4; idle and soft are
+ * ratios of critical, 9/4 and 15/4 on "medium" devices (3 to 6 GiB), else
+ * 2/1 and 3/1. */
+void mdl_xnu_thresholds(int64_t ram, int64_t page, int64_t *critical, int64_t *idle,
+                        int64_t *soft)
 {
-    const int64_t gb = (int64_t)1 << 30;
-    if (ram <= 3 * gb) {
-        *critical = 5, *idle = 10, *pressure = 15;
-    } else if (ram <= 6 * gb) {
-        *critical = 4, *idle = 9, *pressure = 15;
-    } else {
-        *critical = 4, *idle = 8, *pressure = 12;
-    }
+    const int64_t gib = (int64_t)1 << 30;
+    int64_t pages = page > 0 ? ram / page : 0;
+    int64_t crit = (ram <= 3 * gib ? 5 : 4) * pages / 100;
+    int medium = ram > 3 * gib && ram <= 6 * gib;
+    *critical = crit;
+    *idle = medium ? 9 * crit / 4 : 2 * crit;
+    *soft = medium ? 15 * crit / 4 : 3 * crit;
 }
 
 /* vm_phantom_cache.c is_thrashing: both counts at the threshold, and most
@@ -80,6 +82,7 @@ void mdl_xnu_decide(const mdl_xnu_input *in, mdl_xnu_decision *out)
     int fc = in->fc_thrashing && !(in->compressor_thrashing && in->compressor_exhausted);
     memset(out, 0, sizeof *out);
     out->healthy = !(below_critical || in->compressor_thrashing || in->compressor_exhausted || fc);
+    out->fc_thrashing = fc;
     /* 1: below the soft threshold or unhealthy, the compressor out of space */
     if ((below_soft || !out->healthy) && in->compressor_exhausted) {
         out->action = MDL_XNU_KILL_TOP;
@@ -105,10 +108,9 @@ void mdl_xnu_decide(const mdl_xnu_input *in, mdl_xnu_decision *out)
     out->action = MDL_XNU_KILL_TOP;
     out->max_band = MDL_BAND_MAX;
     out->branch = 4;
+    /* (the compressor out of space never gets here: branch 1 took it) */
     if (in->compressor_thrashing)
         out->cause = MDL_JETSAM_COMPRESSOR_THRASHING;
-    else if (in->compressor_exhausted)
-        out->cause = MDL_JETSAM_COMPRESSOR_SPACE;
     else if (fc)
         out->cause = MDL_JETSAM_FC_THRASHING;
     else

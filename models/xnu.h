@@ -76,9 +76,12 @@ int mdl_jetsam_cause_parse(const char *s, mdl_jetsam_cause *out);
 #define MDL_XNU_PC_THRESHOLD_SSD 1000
 #define MDL_XNU_PC_PERIODS 4
 
-/* memorystatus_init's fallback thresholds, in percent of DRAM, by its
- * size: critical, idle, pressure (the soft threshold). */
-void mdl_xnu_threshold_pcts(int64_t ram, int *critical, int *idle, int *pressure);
+/* memorystatus_init's fallback thresholds, in pages of `page` bytes, for
+ * `ram` bytes of DRAM: critical (5 % of the pages up to 3 GiB, else 4 %),
+ * idle and soft (pressure) derived from critical (9/4 and 15/4 of it from
+ * 3 to 6 GiB, else 2x and 3x), in XNU's integer arithmetic. */
+void mdl_xnu_thresholds(int64_t ram, int64_t page, int64_t *critical, int64_t *idle,
+                        int64_t *soft);
 
 /* One period of the phantom cache: 1 when it thrashes (is_thrashing). */
 int mdl_xnu_pc_thrashing(int64_t added, int64_t found, int64_t threshold);
@@ -88,7 +91,8 @@ typedef struct mdl_xnu_input {
     int64_t available;            /* memorystatus_available_pages (pages) */
     int64_t critical, idle, soft; /* the thresholds (pages) */
     int compressor_thrashing;     /* vm_compressor_is_thrashing */
-    int compressor_exhausted;     /* vm_compressor_low_on_space */
+    int compressor_exhausted;     /* vm_compressor_low_on_space, or the
+                                     compressor's asynchronous space-shortage flag */
     int fc_thrashing;             /* the phantom cache's pressure */
     uint32_t idle_procs;          /* processes in the idle band */
 } mdl_xnu_input;
@@ -105,6 +109,7 @@ typedef struct mdl_xnu_decision {
     mdl_jetsam_cause cause;
     int max_band;   /* the highest band the kill may reach */
     int branch;     /* which branch of pick_action decided (docs/model.md) */
+    int fc_thrashing; /* the file cache thrashes for the health check */
 } mdl_xnu_decision;
 
 /* memorystatus_pick_action on *in, without the branches the model has no

@@ -569,22 +569,25 @@ static rpl_class class_of_cause(const char *cause)
  * only (not killed in this event), or not listed at all. */
 static rpl_class classify_jetsam_event(const rpl_exit *x, rpl_verdict *v, int *level)
 {
-    char largest[96] = "";
+    /* the names cut to 40 bytes on a character's start: the sentence fits */
+    char name[41], big[41], states[41], largest[96] = "";
+    rpl__utf8_copy(name, sizeof name, x->process);
+    rpl__utf8_copy(big, sizeof big, x->largest);
+    rpl__utf8_copy(states, sizeof states, x->states[0] ? x->states : "in no state given");
     if (x->largest[0] != '\0' && strcmp(x->largest, x->process) != 0)
-        snprintf(largest, sizeof largest, "; another process was the largest (%.40s)", x->largest);
+        snprintf(largest, sizeof largest, "; another process was the largest (%s)", big);
     else if (x->largest[0] != '\0')
         snprintf(largest, sizeof largest, "; it was the largest process");
     if (!x->jetsam_listed) {
         *level = 0;
-        snprintf(v->supports, sizeof v->supports, "nothing: the JetsamEvent does not list %.40s "
-                 "(not running when the event was written)%s", x->process, largest);
+        snprintf(v->supports, sizeof v->supports, "nothing: the JetsamEvent does not list %s "
+                 "(not running when the event was written)%s", name, largest);
         return RPL_CLASS_UNKNOWN;
     }
     if (x->cause[0] == '\0') {
         *level = 0;
-        snprintf(v->supports, sizeof v->supports, "nothing: %.40s is listed in the JetsamEvent "
-                 "(%.40s) but not killed in this event%s", x->process,
-                 x->states[0] ? x->states : "no states", largest);
+        snprintf(v->supports, sizeof v->supports, "nothing: %s is listed in the JetsamEvent "
+                 "(%s) but not killed in this event%s", name, states, largest);
         return RPL_CLASS_UNKNOWN;
     }
     rpl_class cls = class_of_cause(x->cause);
@@ -595,8 +598,8 @@ static rpl_class classify_jetsam_event(const rpl_exit *x, rpl_verdict *v, int *l
                                                 : "a cause this version does not know";
     if (cls == RPL_CLASS_UNKNOWN)
         *level = 0;
-    snprintf(v->supports, sizeof v->supports, "a JetsamEvent with reason %.31s (%s), the process "
-             "%.40s%s", x->cause, what, x->states[0] ? x->states : "in no state given", largest);
+    snprintf(v->supports, sizeof v->supports, "a JetsamEvent with reason %s (%s), the process "
+             "%s%s", x->cause, what, states, largest);
     return cls;
 }
 

@@ -19,14 +19,26 @@
 
 #include "traces/json.h"
 
-/* The longest name a report writes (p_name's size, MAXCOMLEN + 1 - 1). */
+/* The longest name a report writes: the jetsam snapshot's entry holds
+ * 2 x MAXCOMLEN characters (kern_memorystatus.h,
+ * memorystatus_jetsam_snapshot_entry_t.name). */
 #define NAME_CUT 32
+
+/* Leading white space and a UTF-8 byte order mark, as both the detection
+ * and the parse skip them. */
+static size_t skip_lead(const char *data, size_t len)
+{
+    size_t k = 0;
+    if (len >= 3 && memcmp(data, "\xEF\xBB\xBF", 3) == 0)
+        k = 3;
+    while (k < len && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r' || data[k] == '\n'))
+        k++;
+    return k;
+}
 
 int rpl_ips_detect(const char *data, size_t len)
 {
-    size_t k = 0;
-    while (k < len && (data[k] == ' ' || data[k] == '\t' || data[k] == '\r' || data[k] == '\n'))
-        k++;
+    size_t k = skip_lead(data, len);
     if (k == len || data[k] != '{')
         return 0;
     const char *nl = memchr(data + k, '\n', len - k);
@@ -77,11 +89,17 @@ static int64_t pages_kb(const ips_ctx *c, int64_t pages)
     return per > 0 && pages > INT64_MAX / per ? INT64_MAX : pages * per;
 }
 
-static void copy_clean(char *dst, size_t cap, const char *s)
+/* s into dst, control characters as spaces, cut on a UTF-8 character's
+ * start so that the text stays valid. */
+void rpl__utf8_copy(char *dst, size_t cap, const char *s)
 {
     size_t k = 0;
     for (; s[k] != '\0' && k + 1 < cap; k++)
         dst[k] = (unsigned char)s[k] < 0x20 ? ' ' : s[k];
+    /* s[k], the first byte left out, continues a character: that
+     * character's bytes kept so far go too */
+    while (k > 0 && ((unsigned char)s[k] & 0xC0) == 0x80)
+        k--;
     dst[k] = '\0';
 }
 
@@ -90,7 +108,7 @@ static int read_header(ips_ctx *c, const char *data, size_t n)
 {
     json_error_t je;
     int oom = 0;
-    json_t *h = trc_json_loadb(data, n, 0, &je, &oom);
+    json_t *h = trc_json_loadb(data, n, JSON_REJECT_DUPLICATES, &je, &oom);
     if (h == NULL) {
         if (oom)
             return sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
@@ -147,7 +165,7 @@ static int read_status(ips_ctx *c, const json_t *body)
     if (lp != NULL && !json_is_string(lp))
         return bad(c, "`largestProcess` must be a string");
     if (lp != NULL)
-        copy_clean(c->largest, sizeof c->largest, json_string_value(lp));
+        rpl__utf8_copy(c->largest, sizeof c->largest, json_string_value(lp));
     return SIM_OK;
 }
 
@@ -176,10 +194,10 @@ static int read_process(const ips_ctx *c, const json_t *p, size_t k, rpl_exit *x
     x->timestamp_ms = c->time_ms;
     x->free_kb = c->free_kb;
     x->compressor_kb = c->compressor_kb;
-    copy_clean(x->largest, sizeof x->largest, c->largest);
-    copy_clean(x->process, sizeof x->process, json_string_value(nm));
+    rpl__utf8_copy(x->largest, sizeof x->largest, c->largest);
+    rpl__utf8_copy(x->process, sizeof x->process, json_string_value(nm));
     if (rs != NULL)
-        copy_clean(x->cause, sizeof x->cause, json_string_value(rs));
+        rpl__utf8_copy(x->cause, sizeof x->cause, json_string_value(rs));
     int64_t v = 0;
     int got;
     if ((got = get_count(c, p, "pid", where, &v)) < 0)
@@ -209,7 +227,7 @@ static int read_process(const ips_ctx *c, const json_t *p, size_t k, rpl_exit *x
         if (used + w + 2 < sizeof x->states) {
             if (used > 0)
                 x->states[used++] = ',';
-            copy_clean(x->states + used, sizeof x->states - used, json_string_value(s));
+            rpl__utf8_copy(x->states + used, sizeof x->states - used, json_string_value(s));
         }
         if (strcmp(json_string_value(s), "frontmost") == 0)
             x->has_importance = 1, x->importance = 100;
@@ -233,13 +251,20 @@ static int read_processes(ips_ctx *c, const json_t *body, const char *process, r
     if (!json_is_array(ps))
         return bad(c, "no `processes` list");
     size_t np = json_array_size(ps);
-    rpl_exit *v = malloc((np + 1) * sizeof *v);
+    rpl_exit *v = malloc(sizeof *v); /* grown as entries are kept: most are not */
     if (v == NULL)
         return sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
-    size_t cnt = 0;
+    size_t cnt = 0, cap = 1;
     for (size_t k = 0; k < np; k++) {
         rpl_exit x;
         int rc = read_process(c, json_array_get(ps, k), k, &x);
+        if (rc == SIM_OK && cnt == cap) {
+            rpl_exit *nv = realloc(v, 2 * cap * sizeof *nv);
+            if (nv == NULL)
+                rc = sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
+            else
+                v = nv, cap *= 2;
+        }
         if (rc != SIM_OK) {
             free(v);
             return rc;
@@ -254,8 +279,8 @@ static int read_processes(ips_ctx *c, const json_t *body, const char *process, r
         v[0].timestamp_ms = c->time_ms;
         v[0].free_kb = c->free_kb;
         v[0].compressor_kb = c->compressor_kb;
-        copy_clean(v[0].process, sizeof v[0].process, process);
-        copy_clean(v[0].largest, sizeof v[0].largest, c->largest);
+        rpl__utf8_copy(v[0].process, sizeof v[0].process, process);
+        rpl__utf8_copy(v[0].largest, sizeof v[0].largest, c->largest);
         cnt = 1;
     }
     *out = v;
@@ -273,6 +298,9 @@ int rpl_ips_parse(const char *data, size_t len, const char *name, const char *pr
     c.time_ms = c.free_kb = c.compressor_kb = -1;
     *out = NULL;
     *n = 0;
+    size_t lead = skip_lead(data, len);
+    data += lead;
+    len -= lead;
     const char *nl = memchr(data, '\n', len);
     if (nl == NULL)
         return bad(&c, "one line only: the report follows the header line");
@@ -282,7 +310,7 @@ int rpl_ips_parse(const char *data, size_t len, const char *name, const char *pr
     const char *b = nl + 1;
     json_error_t je;
     int oom = 0;
-    json_t *body = trc_json_loadb(b, len - (size_t)(b - data), 0, &je, &oom);
+    json_t *body = trc_json_loadb(b, len - (size_t)(b - data), JSON_REJECT_DUPLICATES, &je, &oom);
     if (body == NULL) {
         if (oom)
             return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);

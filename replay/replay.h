@@ -121,6 +121,9 @@ int rpl_ips_detect(const char *data, size_t len);
 /* Internal to replay/: a timestamp as rpl_exits_parse reads it (UTC
  * milliseconds, -1 when unreadable), with an optional " +HHMM" zone. */
 int64_t rpl__timestamp_ms(const char *s, size_t n);
+/* Internal to replay/: s into dst[cap], control characters as spaces, cut
+ * on a UTF-8 character's start. */
+void rpl__utf8_copy(char *dst, size_t cap, const char *s);
 /* Internal to replay/: a record with nothing given (-1 figures, "" texts). */
 void rpl__exit_init(rpl_exit *x, rpl_source src, uint64_t line);
 

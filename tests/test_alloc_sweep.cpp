@@ -455,7 +455,7 @@ TEST_CASE("reading JetsamEvent reports survives every allocation failing", "[all
 {
     // rpl_ips_parse on each fixture, the app's entry and every killed one:
     // the records whole, or SIM_ENOMEM saying memory ran out
-    for (const char *file : {"JetsamEvent-2024-03-02-101500.ips", "JetsamEvent-2025-05-28-013547.ips"}) {
+    for (const char *file : {"JetsamEvent-2024-03-02-101500.ips", "JetsamEvent-2025-06-14-091230.ips"}) {
         std::string text = shim::read_file(std::string(OOMSIM_SOURCE_DIR) + "/tests/data/ips/" +
                                            file);
         for (const char *process : {"LLMChat", static_cast<const char *>(nullptr)}) {

@@ -9,6 +9,8 @@
 #include <cstdlib>
 #include <string>
 
+#include <jansson.h>
+
 #include "replay/replay.h"
 #include "shim/shim.hpp"
 
@@ -96,7 +98,7 @@ TEST_CASE("ips: a suspended app's page-shortage kill names the larger process")
 
 TEST_CASE("ips: per-process-limit is low_memory, listed but not killed is unconfirmed")
 {
-    Parsed p = parse(read_file(ips("JetsamEvent-2025-05-28-013547.ips")), "OcrDemo");
+    Parsed p = parse(read_file(ips("JetsamEvent-2025-06-14-091230.ips")), "OcrDemo");
     REQUIRE(p.rc == SIM_OK);
     REQUIRE(p.v.size() == 1);
     // the page size of the report: 92802 pages x 16384 = 1520467968 bytes
@@ -181,22 +183,40 @@ TEST_CASE("ips: oomsim diagnose reads a directory of reports, one verdict per re
     RunResult r = oomsim({"diagnose", "--exits", source_path("tests/data/ips"), "--process",
                           "LLMChat", "--format", "json"});
     REQUIRE(r.status == 0);
-    // three reports of LLMChat in name order, and OcrDemo's report not listing it
-    size_t at = 0;
-    for (const char *want : {"\"fc-thrashing\"", "\"vm-pageshortage\"", "\"listed\": true",
-                             "\"listed\": false"}) {
-        size_t k = r.out.find(want, at);
-        INFO(want);
-        REQUIRE(k != std::string::npos);
-        at = k;
+    json_error_t je;
+    json_t *doc = json_loads(r.out.c_str(), 0, &je);
+    REQUIRE(doc != nullptr);
+    json_t *exits = json_object_get(doc, "exits");
+    // the four reports in name order: LLMChat's fc-thrashing and page-shortage
+    // kills, listed but not killed, and OcrDemo's report not listing it
+    struct Want {
+        const char *reason, *report, *cls;
+        bool listed;
+    } want[] = {{"fc-thrashing", "JetsamEvent (fc-thrashing)", "system_reclaim", true},
+                {"vm-pageshortage", "JetsamEvent (vm-pageshortage)", "system_reclaim", true},
+                {nullptr, "JetsamEvent", "unknown", true},
+                {nullptr, "JetsamEvent", "unknown", false}};
+    REQUIRE(json_array_size(exits) == 4);
+    for (size_t k = 0; k < 4; k++) {
+        INFO(k);
+        json_t *e = json_array_get(exits, k);
+        json_t *reason = json_object_get(e, "jetsam_reason");
+        if (want[k].reason != nullptr)
+            CHECK(std::string(json_string_value(reason)) == want[k].reason);
+        else
+            CHECK(json_is_null(reason));
+        CHECK(std::string(json_string_value(json_object_get(e, "report"))) == want[k].report);
+        CHECK(std::string(json_string_value(json_object_get(e, "class"))) == want[k].cls);
+        CHECK(json_is_true(json_object_get(e, "listed")) == want[k].listed);
+        CHECK(std::string(json_string_value(json_object_get(e, "source"))) == "JetsamEvent");
     }
-    CHECK(r.out.find("\"source\": \"JetsamEvent\"") != std::string::npos);
+    json_decref(doc);
     RunResult text = oomsim({"diagnose", "--exits", ips("JetsamEvent-2024-03-02-101800.ips")});
     REQUIRE(text.status == 0);
     CHECK(text.out.find("JetsamEvent entry of LLMChat, reason vm-pageshortage, priority 0") !=
           std::string::npos);
     CHECK(text.out.find("largest process Camera") != std::string::npos);
-    // a report that killed nothing named, without --process
+    // a report that killed nothing, given alone without --process
     TempDir d;
     std::string none = d.write("none.ips", std::string(header) +
                                                "{\"pageSize\":16384,\"processes\":[{\"name\":\"a\"}]}\n");
@@ -210,4 +230,71 @@ TEST_CASE("ips: oomsim diagnose reads a directory of reports, one verdict per re
     CHECK(refused.err.find("bad.ips: not a JetsamEvent report") != std::string::npos);
     TempDir empty;
     CHECK(oomsim({"diagnose", "--exits", empty.path()}).status == 1);
+    CHECK(oomsim({"diagnose", "--exits", none, "--process", ""}).status == 2);
+}
+
+TEST_CASE("ips: a real Analytics folder: other reports skipped, a malformed JetsamEvent refused")
+{
+    TempDir d;
+    std::string llm = read_file(ips("JetsamEvent-2024-03-02-101500.ips"));
+    d.write("JetsamEvent-2024-03-02-101500.ips", llm);
+    d.write("._JetsamEvent-2024-03-02-101500.ips", "\x00\x05\x16\x07 resource fork");
+    d.write("LLMChat-2024-03-02-101400.ips",
+            "{\"bug_type\":\"309\",\"app_name\":\"LLMChat\"}\n{\"exception\":{}}\n");
+    d.write("JetsamEvent-2024-03-02-101600.ips",
+            std::string(header) + "{\"pageSize\":16384,\"processes\":[{\"name\":\"a\"}]}\n");
+    d.write("notes.ips", "the phone got hot\n");
+    RunResult r = oomsim({"diagnose", "--exits", d.path()});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("JetsamEvent entry of LLMChat, reason fc-thrashing") != std::string::npos);
+    CHECK(r.err.find("LLMChat-2024-03-02-101400.ips: skipped, not a JetsamEvent report") !=
+          std::string::npos);
+    CHECK(r.err.find("101600.ips: skipped, the JetsamEvent killed no process") !=
+          std::string::npos);
+    CHECK(r.err.find("notes.ips: skipped, not an iOS report") != std::string::npos);
+    CHECK(r.err.find("._") == std::string::npos); // hidden files are not read
+    // a report with a leading blank line and a byte order mark is read the same
+    d.write("JetsamEvent-2024-03-02-101500.ips", "\xEF\xBB\xBF\n" + llm);
+    RunResult bom = oomsim({"diagnose", "--exits", d.file("JetsamEvent-2024-03-02-101500.ips")});
+    CHECK(bom.status == 0);
+    CHECK(bom.out.find("reason fc-thrashing") != std::string::npos);
+    // a malformed JetsamEvent in the folder is refused, with nothing printed
+    d.write("JetsamEvent-2024-03-02-101700.ips", std::string(header) + "{\"processes\": [}\n");
+    RunResult bad = oomsim({"diagnose", "--exits", d.path()});
+    CHECK(bad.status == 1);
+    CHECK(bad.out.empty());
+    CHECK(bad.err.find("JetsamEvent-2024-03-02-101700.ips:2:") != std::string::npos);
+    // only skipped files: nothing to diagnose
+    TempDir only;
+    only.write("notes.ips", "the phone got hot\n");
+    RunResult none = oomsim({"diagnose", "--exits", only.path()});
+    CHECK(none.status == 1);
+    CHECK(none.err.find("no record to diagnose") != std::string::npos);
+}
+
+TEST_CASE("ips: duplicate keys are refused, long names are cut on a character")
+{
+    Parsed dup = parse(std::string(header) + "{\"pageSize\":16384,\"processes\":[{\"name\":"
+                                             "\"a\",\"reason\":\"idle-exit\",\"reason\":\"x\"}]}",
+                       nullptr);
+    CHECK(dup.rc == SIM_EINPUT);
+    CHECK(dup.err.find("duplicate") != std::string::npos);
+    // 70 two-byte characters: the record keeps whole characters only
+    std::string name;
+    for (int k = 0; k < 70; k++)
+        name += "\xC3\xA9";
+    Parsed p = parse(std::string(header) + "{\"pageSize\":16384,\"largestProcess\":\"" + name +
+                         "\",\"processes\":[]}",
+                     "Maps");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    std::string kept = p.v[0].largest;
+    CHECK(kept.size() % 2 == 0);
+    CHECK(kept.size() >= 120);
+    rpl_verdict v = verdict(p.v[0]);
+    std::string s = v.supports;
+    size_t at = s.find("largest (");
+    REQUIRE(at != std::string::npos);
+    std::string cut = s.substr(at + 9, s.find(')', at) - at - 9);
+    CHECK(cut.size() == 40); // 20 whole characters of 2 bytes
 }

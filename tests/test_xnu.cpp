@@ -12,15 +12,16 @@
 
 namespace {
 
-// Thresholds of a 4 GiB phone in pages of 16 KiB: 262144 pages; 4 / 9 /
-// 15 % (the (3, 6] GB row): critical 10485, idle 23592, soft 39321.
+// Thresholds of a 4 GiB phone in pages of 16 KiB (262144 pages), as
+// memorystatus_init computes them on a "medium" device: critical 4 % =
+// 10485, idle 9 x 10485 / 4 = 23591, soft 15 x 10485 / 4 = 39318.
 mdl_xnu_input healthy_input()
 {
     mdl_xnu_input in;
     std::memset(&in, 0, sizeof in);
     in.critical = 10485;
-    in.idle = 23592;
-    in.soft = 39321;
+    in.idle = 23591;
+    in.soft = 39318;
     in.available = 50000; // over every threshold
     in.idle_procs = 3;
     return in;
@@ -67,17 +68,20 @@ TEST_CASE("xnu: the kill causes carry XNU's numbers and names")
 
 TEST_CASE("xnu: the fallback thresholds by DRAM size")
 {
-    // memorystatus_init's table: (0,3] GB 5/10/15, (3,6] 4/9/15, above 4/8/12
-    const int64_t gib = (int64_t)1 << 30;
-    int c = 0, i = 0, p = 0;
-    mdl_xnu_threshold_pcts(3 * gib, &c, &i, &p);
-    CHECK((c == 5 && i == 10 && p == 15));
-    mdl_xnu_threshold_pcts(3 * gib + 1, &c, &i, &p);
-    CHECK((c == 4 && i == 9 && p == 15));
-    mdl_xnu_threshold_pcts(6 * gib, &c, &i, &p);
-    CHECK((c == 4 && i == 9 && p == 15));
-    mdl_xnu_threshold_pcts(8 * gib, &c, &i, &p);
-    CHECK((c == 4 && i == 8 && p == 12));
+    // memorystatus_init: critical = pct x pages / 100 (5 up to 3 GiB, else
+    // 4); idle and soft 9/4 and 15/4 of critical from 3 to 6 GiB, else 2x, 3x
+    const int64_t gib = (int64_t)1 << 30, page = 16384;
+    int64_t c = 0, i = 0, s = 0;
+    mdl_xnu_thresholds(2 * gib, page, &c, &i, &s); // 131072 pages
+    CHECK((c == 6553 && i == 13106 && s == 19659));
+    mdl_xnu_thresholds(3 * gib, page, &c, &i, &s); // 196608 pages: still small
+    CHECK((c == 9830 && i == 19660 && s == 29490));
+    mdl_xnu_thresholds(4 * gib, page, &c, &i, &s); // 262144 pages: medium
+    CHECK((c == 10485 && i == 23591 && s == 39318));
+    mdl_xnu_thresholds(6 * gib, page, &c, &i, &s); // 393216 pages: medium
+    CHECK((c == 15728 && i == 35388 && s == 58980));
+    mdl_xnu_thresholds(8 * gib, page, &c, &i, &s); // 524288 pages: large
+    CHECK((c == 20971 && i == 41942 && s == 62913));
 }
 
 TEST_CASE("xnu: the phantom cache thrashes only when most reads were evicted")
@@ -102,7 +106,7 @@ TEST_CASE("xnu: healthy over every threshold: no action")
 TEST_CASE("xnu: below idle and healthy: idle-exit in the idle band only")
 {
     mdl_xnu_input in = healthy_input();
-    in.available = 23591; // one page under idle, over critical
+    in.available = 23590; // one page under idle, over critical
     mdl_xnu_decision d = decide(in);
     CHECK(d.healthy == 1);
     CHECK(d.action == MDL_XNU_KILL_IDLE);
@@ -114,14 +118,21 @@ TEST_CASE("xnu: below idle and healthy: idle-exit in the idle band only")
     CHECK(d.action == MDL_XNU_NONE);
     // exactly at idle is not below it (available < idle)
     in = healthy_input();
-    in.available = 23592;
+    in.available = 23591;
     CHECK(decide(in).action == MDL_XNU_NONE);
+    // between idle and soft, healthy: nothing (no high-water process)
+    in.available = 30000;
+    CHECK(decide(in).action == MDL_XNU_NONE);
+    CHECK(decide(in).branch == 3);
 }
 
 TEST_CASE("xnu: below critical: vm-pageshortage up to the top band, idle processes or not")
 {
     mdl_xnu_input in = healthy_input();
     in.available = 10484;
+    in.idle_procs = 0;
+    CHECK(decide(in).cause == MDL_JETSAM_VM_PAGESHORTAGE); // no idle process: the same
+    in.idle_procs = 3;
     mdl_xnu_decision d = decide(in);
     CHECK(d.healthy == 0);
     CHECK(d.action == MDL_XNU_KILL_TOP);
@@ -162,9 +173,14 @@ TEST_CASE("xnu: the compressor's causes and their order")
     CHECK(d.cause == MDL_JETSAM_COMPRESSOR_SPACE);
     CHECK(d.branch == 1);
     CHECK(d.max_band == MDL_BAND_MAX);
-    // both compressor flags: the phantom cache's pressure is not file-cache
-    // thrashing (memorystatus_health_check), so only the compressor is unhealthy
+    // the phantom cache's pressure with the compressor both thrashing and
+    // out of space is not file-cache thrashing (memorystatus_health_check)
+    CHECK(d.fc_thrashing == 0);
+    in.compressor_exhausted = 0;
+    CHECK(decide(in).fc_thrashing == 1); // thrashing alone: the file cache counts
     in.compressor_thrashing = 0;
+    in.compressor_exhausted = 1;
     d = decide(in);
+    CHECK(d.fc_thrashing == 1); // out of space alone: it counts too
     CHECK(d.cause == MDL_JETSAM_COMPRESSOR_SPACE);
 }

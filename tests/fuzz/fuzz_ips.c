@@ -2,7 +2,8 @@
  * diagnosis of its entries: any bytes must give an error or records with
  * NUL-terminated text and a verdict among docs/on-call.md's classes;
  * never crash, leak or hang.  Both ways of choosing entries: a process's
- * (the report's cut at 32 characters included) and every killed one. */
+ * (one name longer than the report's cut at 32 characters) and every
+ * killed one. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -34,9 +35,9 @@ static void check(const rpl_exit *x, size_t n)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-    static const char *const names[] = {"LLMChat", NULL};
+    static const char *const names[] = {"LLMChat", "HealthMentalHealthWidgetExtension", NULL};
     (void)rpl_ips_detect((const char *)data, size);
-    for (size_t i = 0; i < 2; i++) {
+    for (size_t i = 0; i < 3; i++) {
         rpl_exit *x = NULL;
         size_t n = 0;
         sim_error err;
