@@ -107,7 +107,8 @@ static const cli_cmd diagnose_cmd = {
         "  lines, iOS JetsamEvent .ips reports; a directory: its .ips files) with an\n"
         "  evidence level, matched to the trace by process, app version and time;\n"
         "  without --exits, the trace's own exit records.  --process NAME: in a\n"
-        "  JetsamEvent, the app's entry (else every process the event killed)\n",
+        "  JetsamEvent, the app's entry (else the trace's process, else every\n"
+        "  process the event killed)\n",
     .opts = diagnose_opts,
     .nopts = sizeof diagnose_opts / sizeof *diagnose_opts,
     .unexpected = "unexpected argument",
@@ -229,13 +230,18 @@ static int gather_path(const char *path, const char *process, item **items, size
     return status;
 }
 
-/* The records to diagnose: every --exits file's, else the trace's. */
+/* The records to diagnose: every --exits file's, else the trace's.  In a
+ * JetsamEvent, the app is `process`, else the process of the trace's
+ * first exit (the app's executable name on iOS). */
 static int gather(const char *const *files, int nfiles, const char *process,
                   const rpl_trace_exits *t, item **out, size_t *nout)
 {
     item *items = NULL;
     size_t n = 0;
     int status = CLI_OK;
+    if (process == NULL && t != NULL && rpl_trace_exits_count(t) > 0 &&
+        rpl_trace_exit_record(t, 0)->process[0] != '\0')
+        process = rpl_trace_exit_record(t, 0)->process;
     for (int f = 0; f < nfiles && status == CLI_OK; f++)
         status = gather_path(files[f], process, &items, &n);
     if (status == CLI_OK && nfiles == 0 && t != NULL) {

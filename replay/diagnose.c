@@ -709,9 +709,13 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
 static const trace_exit *match(const rpl_exit *x, const rpl_trace_exits *t)
 {
     const trace_exit *m = NULL;
+    if (x->jetsam_event && x->cause[0] == '\0')
+        return NULL; /* a JetsamEvent that did not kill the process records no death */
+    /* a JetsamEvent writes names cut to 32 characters */
+    size_t cut = x->jetsam_event ? 32 : sizeof x->process;
     for (size_t k = 0; t != NULL && k < t->n && m == NULL; k++) {
         const trace_exit *e = &t->v[k];
-        if (e->process[0] && x->process[0] && strcmp(e->process, x->process) != 0)
+        if (e->process[0] && x->process[0] && strncmp(e->process, x->process, cut) != 0)
             continue;
         if (e->app_version[0] && x->app_version[0] && strcmp(e->app_version, x->app_version) != 0)
             continue; /* another version of the app: not this timeline */

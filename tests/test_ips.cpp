@@ -298,3 +298,36 @@ TEST_CASE("ips: duplicate keys are refused, long names are cut on a character")
     std::string cut = s.substr(at + 9, s.find(')', at) - at - 9);
     CHECK(cut.size() == 40); // 20 whole characters of 2 bytes
 }
+
+TEST_CASE("ips: with a trace, the app is the trace's process and its kill is confirmed")
+{
+    // the trace of LLMChat: an inference begun, then its exit at 02:15:00.000
+    // UTC, within 5 s of the fc-thrashing report (10:15:00.42 +0800); the
+    // 10:20 report lists LLMChat without killing it: no match, unconfirmed
+    TempDir dir;
+    std::string trace = dir.write(
+        "llm.jsonl",
+        "{\"time_ms\":1,\"stage\":\"load\",\"kind\":\"begin\",\"process\":\"LLMChat\"}\n"
+        "{\"time_ms\":2,\"stage\":\"load\",\"kind\":\"end\"}\n"
+        "{\"time_ms\":3,\"stage\":\"inference\",\"kind\":\"begin\",\"session\":0}\n"
+        "{\"time_ms\":4,\"stage\":\"exit\",\"kind\":\"exit\",\"exit_reason\":\"system_reclaim\","
+        "\"exit\":{\"importance\":100,\"timestamp_ms\":1709345700000}}\n");
+    RunResult r = oomsim({"diagnose", trace, "--exits", ips("JetsamEvent-2024-03-02-101500.ips"),
+                          "--exits", ips("JetsamEvent-2024-03-02-102000.ips"), "--format",
+                          "json"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    json_error_t je;
+    json_t *doc = json_loads(r.out.c_str(), 0, &je);
+    REQUIRE(doc != nullptr);
+    json_t *exits = json_object_get(doc, "exits");
+    REQUIRE(json_array_size(exits) == 2); // LLMChat's entry in each, no --process given
+    json_t *killed = json_array_get(exits, 0), *listed = json_array_get(exits, 1);
+    CHECK(std::string(json_string_value(json_object_get(killed, "process"))) == "LLMChat");
+    CHECK(std::string(json_string_value(json_object_get(killed, "evidence"))) == "confirmed");
+    CHECK(std::string(json_string_value(json_object_get(killed, "matched_stage"))) ==
+          "inference");
+    CHECK(std::string(json_string_value(json_object_get(listed, "evidence"))) == "unconfirmed");
+    CHECK(json_is_null(json_object_get(listed, "matched_stage")));
+    json_decref(doc);
+}
