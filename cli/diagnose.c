@@ -145,16 +145,14 @@ static int gather_file(const char *file, const char *process, int in_dir, item *
     int status = CLI_OK, ips = 0;
     if (sim_read_file(file, (size_t)256 << 20, &text, &len, &err) != SIM_OK)
         status = cli_report(&err);
-    else if (in_dir && !rpl_ips_detect(text, len))
-        fprintf(stderr, "oomsim: %s: skipped, not an iOS report\n", file);
-    else if ((ips = rpl_ips_detect(text, len)) != 0
+    else if ((ips = rpl_ips_detect(text, len)) != 1 && in_dir)
+        fprintf(stderr, "oomsim: %s: skipped, %s\n", file,
+                ips == 0 ? "not an iOS report" : "not a JetsamEvent report");
+    else if (ips != 0
                  ? rpl_ips_parse(text, len, file, process, &xs, &nx, &err) != SIM_OK
-                 : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK) {
-        if (in_dir && err.code == SIM_EINPUT && strstr(err.msg, "(a JetsamEvent is 298)"))
-            fprintf(stderr, "oomsim: %s: skipped, not a JetsamEvent report\n", file);
-        else
-            status = cli_report(&err);
-    } else if (nx == 0 && in_dir && ips) {
+                 : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK)
+        status = cli_report(&err);
+    else if (nx == 0 && in_dir && ips) {
         fprintf(stderr, "oomsim: %s: skipped, the JetsamEvent killed no process (--process "
                 "NAME shows the app's entry)\n", file);
     } else if (nx == 0) {

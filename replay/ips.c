@@ -43,10 +43,15 @@ int rpl_ips_detect(const char *data, size_t len)
         return 0;
     const char *nl = memchr(data + k, '\n', len - k);
     size_t n = nl != NULL ? (size_t)(nl - (data + k)) : len - k;
-    for (size_t i = 0; i + 10 <= n; i++)
-        if (memcmp(data + k + i, "\"bug_type\"", 10) == 0)
+    int found = 0;
+    for (size_t i = 0; i + 10 <= n && !found; i++)
+        found = memcmp(data + k + i, "\"bug_type\"", 10) == 0;
+    if (!found)
+        return 0;
+    for (size_t i = 0; i + 5 <= n; i++) /* "298", or the number after a colon */
+        if (memcmp(data + k + i, "\"298\"", 5) == 0 || memcmp(data + k + i, ":298", 4) == 0)
             return 1;
-    return 0;
+    return 2;
 }
 
 typedef struct ips_ctx {

@@ -115,8 +115,9 @@ int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **o
  * what was wrong (line:column inside the JSON).  *out is free()d. */
 int rpl_ips_parse(const char *data, size_t len, const char *name, const char *process,
                   rpl_exit **out, size_t *n, sim_error *err);
-/* Whether data looks like an .ips report: its first line a JSON object
- * with a bug_type. */
+/* Whether data looks like an .ips report (its first line a JSON object
+ * with a bug_type): 0 not one, 1 a JetsamEvent (bug_type "298" on that
+ * line), 2 another kind of report (a crash report, 309, ...). */
 int rpl_ips_detect(const char *data, size_t len);
 /* Internal to replay/: a timestamp as rpl_exits_parse reads it (UTC
  * milliseconds, -1 when unreadable), with an optional " +HHMM" zone. */
