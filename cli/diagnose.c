@@ -42,7 +42,7 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     char report[64];
     snprintf(report, sizeof report, x->cause[0] ? "JetsamEvent (%s)" : "JetsamEvent", x->cause);
     trc_json_set(o, "report", x->source != RPL_IOS ? json_null()
-                              : json_string(x->jetsam_event ? report
+                              : json_string(x->jetsam_event || x->cause[0] ? report
                                                             : rpl_ios_report_name(x->ios)),
                  failed);
     if (x->jetsam_event) { /* a JetsamEvent report's entry */
@@ -290,7 +290,9 @@ static void print_heading(const item *it)
         return;
     }
     printf("%s exit of %s", it->source, x->process[0] ? x->process : "an unnamed process");
-    if (x->source == RPL_IOS)
+    if (x->source == RPL_IOS && x->cause[0])
+        printf(", JetsamEvent (%s)", x->cause);
+    else if (x->source == RPL_IOS)
         printf(", %s", rpl_ios_report_name(x->ios));
     if (x->source == RPL_EXIT_INFO && x->reason_code >= 0)
         printf(", reason %d (%s)", x->reason_code, rpl_reason_name(x->reason_code));

@@ -225,15 +225,19 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
         /* iOS: no ApplicationExitInfo; the report the system wrote, by the
          * name iOS gives it (the diagnosis reads it back) */
         e->has |= TRC_F_ERROR;
-        snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
+        if (r->kind == MDL_REC_JETSAM_SYSTEM) /* the kind, then XNU's cause */
+            snprintf(e->error, sizeof e->error, "%s:%s", mdl_record_kind_name(r->kind),
+                     mdl_jetsam_cause_name(r->jetsam));
+        else
+            snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
     }
     if (w->pg.log[0] != '\0') { /* lmkd's kill line, written with the record */
         e->has |= TRC_F_LOG;
         snprintf(e->log, sizeof e->log, "%s", w->pg.log);
     }
-    if (w->pg.on) { /* the phone's pages at the death, and the app's adj */
+    if (w->pg.on) { /* the phone's pages at the death, and the app's adj (iOS: band) */
         w__pages_fill(w, e);
-        e->pages[TRC_PG_ADJ] = w__app_adj(w);
+        e->pages[TRC_PG_ADJ] = w->pg.on == W_PAGES_XNU ? w__memstat_band(w) : w__app_adj(w);
         e->pages_has |= 1u << TRC_PG_ADJ;
     }
     e->exit.importance = r->importance;

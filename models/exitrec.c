@@ -1,7 +1,8 @@
 /* exitrec.c - the record a death leaves, as the system writes it
  * (docs/model.md "Exit records"): Android's
- * ApplicationExitInfo, or on iOS a JetsamEvent (reason per-process-limit or
- * vm-pageshortage), a crash report or a watchdog termination.  Pure functions of the device,
+ * ApplicationExitInfo, or on iOS a JetsamEvent (with XNU's cause:
+ * per-process-limit, vm-pageshortage, idle-exit, fc-thrashing, ...), a crash
+ * report or a watchdog termination.  Pure functions of the device,
  * the reason and the state at the death. */
 #include "world_int.h"
 
@@ -20,14 +21,20 @@ static void ios_record(const mdl_death *x, mdl_exit_record *r)
         r->status = 11;
         r->description = MDL_TEXT_IOS_SEGV;
         break;
-    case MDL_EXIT_SYSTEM_RECLAIM: /* the idle band's page shortage */
-        r->kind = MDL_REC_JETSAM_PAGESHORTAGE;
-        r->description = MDL_TEXT_JETSAM_PAGESHORTAGE;
+    case MDL_EXIT_SYSTEM_RECLAIM: /* memorystatus for the system's health:
+                                   * the page model's cause; under the plain
+                                   * rule the idle band's kill, idle-exit */
+        r->jetsam = x->jetsam != MDL_JETSAM_NONE ? x->jetsam : MDL_JETSAM_IDLE_EXIT;
+        r->kind = r->jetsam == MDL_JETSAM_VM_PAGESHORTAGE ? MDL_REC_JETSAM_PAGESHORTAGE
+                                                           : MDL_REC_JETSAM_SYSTEM;
+        r->description = r->jetsam == MDL_JETSAM_VM_PAGESHORTAGE ? MDL_TEXT_JETSAM_PAGESHORTAGE
+                                                                  : MDL_TEXT_JETSAM_SYSTEM;
         r->status = 9;
         break;
     default: /* low_memory: over the per-process limit, in the foreground or
               * the background alike; an EXC_RESOURCE report is a
               * diagnostic the app may get before, never the kill's record */
+        r->jetsam = MDL_JETSAM_PER_PROCESS_LIMIT;
         r->kind = MDL_REC_JETSAM;
         r->description = MDL_TEXT_JETSAM;
         r->status = 9;
@@ -92,7 +99,8 @@ void mdl_record_kinds_add(mdl_record_kind_count *v, unsigned *n,
     unsigned k = 0;
     while (k < *n && !(v[k].kind == sig->kind && v[k].reason == sig->reason &&
                        v[k].status == sig->status && v[k].importance == sig->importance &&
-                       v[k].description == sig->description && v[k].lmkd == sig->lmkd))
+                       v[k].description == sig->description && v[k].lmkd == sig->lmkd &&
+                       v[k].jetsam == sig->jetsam))
         k++;
     if (k == *n && k < MDL_RECORD_KINDS_MAX) {
         v[k] = *sig;
@@ -111,6 +119,6 @@ void mdl_rep_add_record(mdl_rep *o, const mdl_exit_record *r)
     if (o->nrecords < MDL_RECORDS_KEPT)
         o->records[o->nrecords++] = *r;
     mdl_record_kind_count one = {r->kind, r->reason, r->status, r->importance,
-                                 r->description, 1, r->pss_kb, r->lmkd};
+                                 r->description, 1, r->pss_kb, r->lmkd, r->jetsam};
     mdl_record_kinds_add(o->record_kinds, &o->nrecord_kinds, &one);
 }

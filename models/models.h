@@ -148,6 +148,15 @@ typedef enum mdl_kill_rule { MDL_KILL_LMK = 0, MDL_KILL_JETSAM = 1 } mdl_kill_ru
 #define MDL_NAME_MAX 64
 #define MDL_MINFREE_MAX 16
 #define MDL_DELEGATES_MAX 8
+/* iOS: the groups of `others` and the processes they may hold in all */
+#define MDL_OTHER_GROUPS_MAX 8
+#define MDL_OTHERS_MAX 64
+/* One group of other processes beside the app, in one jetsam band. */
+typedef struct mdl_other_group {
+    int band;
+    mdl_dist count;             /* processes, drawn per replication and rounded */
+    mdl_dist size;              /* each one's anonymous memory, drawn per process */
+} mdl_other_group;
 
 /* What a device says about one delegate kind (its `delegates` entry and
  * its `speed` factor): it overrides the candidate's failure and crash
@@ -208,8 +217,17 @@ typedef struct mdl_device {
     int64_t pageshortage;       /* jetsam: background page-shortage level, bytes; 0: none */
     int64_t entitled_limit;     /* jetsam: both limits with the entitlement; 0: none */
     int background_gpu_deny;    /* iOS: no GPU work in the background */
-    int64_t *owned[4];          /* empirical values the loader allocated
-                                   (scn_device_release frees them) */
+    /* iOS page model (models/memstat.c; docs/model.md "The iPhone's pages"):
+     * on when the device gives `others` */
+    int xnu_pages;
+    mdl_other_group others[MDL_OTHER_GROUPS_MAX];
+    unsigned nothers;
+    double compressor_ratio;    /* > 1 */
+    int64_t compressor_max;     /* uncompressed bytes the compressor holds at most */
+    int64_t xnu_critical, xnu_idle, xnu_soft; /* memorystatus's page levels, bytes */
+    int64_t fc_threshold;       /* phantom-cache pages per 250 ms period */
+    int64_t *owned[4 + 2 * MDL_OTHER_GROUPS_MAX]; /* empirical values the loader
+                                   allocated (scn_device_release frees them) */
 } mdl_device;
 
 /* The device's entry for a candidate's delegate kind (`delegates`), or
@@ -568,6 +586,8 @@ typedef enum mdl_record_kind {
     MDL_REC_JETSAM_PAGESHORTAGE, /* iOS JetsamEvent, reason vm-pageshortage */
     MDL_REC_WATCHDOG,         /* iOS watchdog termination (0x8badf00d) */
     MDL_REC_CRASH,            /* iOS EXC_CRASH / EXC_BAD_ACCESS crash report */
+    MDL_REC_JETSAM_SYSTEM,    /* iOS JetsamEvent, another system cause (idle-exit,
+                                 fc-thrashing, vm-compressor-...: the record's jetsam) */
     MDL_REC_KIND_COUNT
 } mdl_record_kind;
 
@@ -594,6 +614,7 @@ typedef enum mdl_record_text {
     MDL_TEXT_ANR,             /* Android anr */
     MDL_TEXT_LMKD,            /* Android low memory: lmkd kill */
     MDL_TEXT_SIGNALED,        /* Android signaled 9, no low-memory reporting */
+    MDL_TEXT_JETSAM_SYSTEM,   /* iOS JetsamEvent of another system cause (the record's jetsam) */
     MDL_TEXT_COUNT
 } mdl_record_text;
 
@@ -613,6 +634,7 @@ typedef struct mdl_exit_record {
     mdl_record_text description; /* its description class */
     mdl_lmkd_reason lmkd;     /* Android lmk kills in PSI mode: lmkd's reason */
     int kernel_oom;           /* Android: the kernel's OOM killer, not lmkd */
+    mdl_jetsam_cause jetsam;  /* iOS JetsamEvent: XNU's cause (per-process-limit, ...) */
 } mdl_exit_record;
 
 const char *mdl_record_kind_name(mdl_record_kind k);
@@ -629,6 +651,7 @@ typedef struct mdl_record_kind_count {
     uint32_t count;
     int64_t pss_kb_sum;
     mdl_lmkd_reason lmkd;
+    mdl_jetsam_cause jetsam;
 } mdl_record_kind_count;
 #define MDL_RECORD_KINDS_MAX 24
 
@@ -667,6 +690,8 @@ typedef struct mdl_rep {
     uint32_t safe_mode_starts;          /* cold starts in safe mode */
     uint32_t delegate_failures;         /* delegate_prepare failures (unavailable included) */
     uint32_t deaths_by_lmkd[MDL_LMKD_COUNT]; /* lmk deaths by lmkd's reason */
+    uint32_t deaths_by_jetsam[MDL_JETSAM_COUNT]; /* iOS page model: the app's deaths by cause */
+    uint32_t jetsam_kills[MDL_JETSAM_COUNT];     /* ... memorystatus's kills of any process */
     uint32_t visible_memory_deaths;     /* low_memory deaths while in the foreground */
     mdl_exit_record records[MDL_RECORDS_KEPT]; /* the first deaths' records */
     unsigned nrecords;
@@ -708,6 +733,8 @@ typedef struct mdl_death {
     int64_t sample_pss_kb, sample_rss_kb; /* Android: the last periodic sample, 0 before one */
     mdl_lmkd_reason lmkd;     /* lmk kills: lmkd's reason */
     int kernel_oom;           /* the kernel's OOM killer killed it */
+    mdl_jetsam_cause jetsam;  /* iOS memorystatus kills: the cause (none: per-process-limit
+                                 under the plain rule, or not a jetsam kill) */
 } mdl_death;
 
 /* The record the death leaves, as the system writes it (models/exitrec.c,
@@ -801,95 +828,8 @@ int mdl_run_replication_traced(const mdl_cell *cell, uint64_t rep, const sim_all
                                const mdl_times_sink *times, const mdl_trace_sink *trace,
                                mdl_rep *out, sim_error *err);
 
-/* ------------------------------------------------------------------ ledger */
-
-/* The memory ledger of one app process: every allocation and release by
- * owner and category.  It keeps the per-category totals, the counted
- * total (the sum of the device's `counts` categories), its peak, the time
- * and stage of the allocation that reached the peak, and the highest
- * counted total reached by an allocation of each stage.
- *
- * Owners are small integers handed out by mdl_ledger_owner(); an owner
- * that is retired (mdl_ledger_retire) must have released everything.
- * Every operation is O(1) and allocation-free except mdl_ledger_owner(),
- * which may grow the owner table.  One ledger belongs to one thread. */
-typedef struct mdl_ledger mdl_ledger;
-
-typedef uint32_t mdl_owner;
-
-#define MDL_LEDGER_MAX_OWNERS (UINT32_C(1) << 24)
-
-/* Creates an empty ledger counting the categories in counts_mask
- * (MDL_CAT_BIT values).  alloc NULL: sim_alloc_default().  Returns NULL
- * with err set on failure. */
-mdl_ledger *mdl_ledger_create(const sim_alloc *alloc, unsigned counts_mask, sim_error *err);
-/* NULL is allowed. */
-void mdl_ledger_destroy(mdl_ledger *l);
-
-/* Registers an owner (kind, id: e.g. part index, session number) and
- * stores its handle in *out.  Retired owner slots are reused.
- * Returns SIM_OK, SIM_ENOMEM or SIM_ELIMIT (MDL_LEDGER_MAX_OWNERS live
- * owners); on failure nothing changed. */
-int mdl_ledger_owner(mdl_ledger *l, mdl_owner_kind kind, uint32_t id, mdl_owner *out);
-/* Retires an owner that holds nothing.  Returns SIM_OK, or SIM_ESTATE
- * (err names the owner and what it still holds) and nothing changed. */
-int mdl_ledger_retire(mdl_ledger *l, mdl_owner o, sim_error *err);
-
-/* Allocates bytes >= 0 of category c to owner o, by an allocation of
- * stage s at time t.  Returns SIM_OK, SIM_EINVAL (unknown owner, bad
- * category or stage, negative size) or SIM_ERANGE (a total would pass
- * INT64_MAX); on failure nothing changed. */
-int mdl_ledger_alloc(mdl_ledger *l, mdl_owner o, mdl_category c, int64_t bytes, mdl_stage s,
-                     sim_time t, sim_error *err);
-/* Releases bytes of category c from owner o.  Returns SIM_OK, SIM_EINVAL,
- * or SIM_ESTATE when the owner holds fewer bytes of c (a release without
- * its allocation: err names owner, category, held and asked); on failure
- * nothing changed. */
-int mdl_ledger_free(mdl_ledger *l, mdl_owner o, mdl_category c, int64_t bytes, sim_error *err);
-/* Releases everything owner o holds (a part released, a request done).
- * Stores the bytes freed in *freed when not NULL.  Returns SIM_OK or
- * SIM_EINVAL. */
-int mdl_ledger_free_owner(mdl_ledger *l, mdl_owner o, int64_t *freed);
-/* The process died: every owner's memory is gone at once (not a leak).
- * Owners stay registered with zero balances; peaks are kept. */
-void mdl_ledger_clear(mdl_ledger *l);
-
-/* Bytes owner o holds of category c (0 for an unknown owner). */
-int64_t mdl_ledger_held(const mdl_ledger *l, mdl_owner o, mdl_category c);
-
-typedef struct mdl_ledger_stats {
-    int64_t total[MDL_CAT_COUNT];  /* bytes held now, per category */
-    int64_t counted;               /* sum of the counted categories now */
-    int64_t peak;                  /* highest counted total so far */
-    sim_time peak_time;            /* time of the allocation that reached it */
-    mdl_stage peak_stage;          /* its stage; MDL_STAGE_NONE before any */
-    int64_t stage_peak[MDL_STAGE_COUNT]; /* highest counted total just after an
-                                            allocation of each stage (counted or
-                                            not); -1: none */
-    int64_t category_peak[MDL_CAT_COUNT]; /* highest total of each category */
-    uint64_t allocs, frees;        /* operations so far */
-    uint32_t owners;               /* live (registered, not retired) owners */
-    unsigned counts_mask;
-} mdl_ledger_stats;
-
-/* Copies the current figures into *st. */
-void mdl_ledger_stats_get(const mdl_ledger *l, mdl_ledger_stats *st);
-/* The counted total now (the kill rules read this on every allocation). */
-int64_t mdl_ledger_counted(const mdl_ledger *l);
-/* Bytes held now of category c. */
-int64_t mdl_ledger_total(const mdl_ledger *l, mdl_category c);
-
-/* Calls fn for every live owner still holding memory, in owner order:
- * at the end of a replication these are the leaks.  Returns how many. */
-typedef void (*mdl_leak_fn)(void *ctx, mdl_owner_kind kind, uint32_t id,
-                            const int64_t held[MDL_CAT_COUNT]);
-uint32_t mdl_ledger_leaks(const mdl_ledger *l, mdl_leak_fn fn, void *ctx);
-
-/* Checks the invariants: no balance negative, every category total equal
- * to the sum over owners, the counted total equal to the sum of the
- * counted categories, peak >= counted, retired owners empty.  O(owners).
- * Returns SIM_OK or SIM_EINTERNAL with the first broken rule in err. */
-int mdl_ledger_validate(const mdl_ledger *l, sim_error *err);
+/* The memory ledger (models/ledger.c) */
+#include "models/ledger.h"
 
 #ifdef __cplusplus
 }

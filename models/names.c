@@ -85,7 +85,7 @@ const char *mdl_recovery_name(mdl_recovery r)
 }
 
 static const char *const record_names[MDL_REC_KIND_COUNT] = {
-    "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash"};
+    "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash", "jetsam_system"};
 
 const char *mdl_field_metric_name(mdl_field_metric m)
 {
@@ -108,7 +108,8 @@ static const char *const text_names[MDL_TEXT_COUNT] = {
     "crash_native: signal 6 (SIGABRT) in the delegate",
     "anr: Input dispatching timed out",
     "low memory: lmkd kill",
-    "signaled: 9 (no low-memory reporting)"};
+    "signaled: 9 (no low-memory reporting)",
+    "jetsam: system memory health"};
 
 const char *mdl_record_text_name(mdl_record_text t)
 {

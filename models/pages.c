@@ -8,7 +8,7 @@
  * events is counted in one step when the next one comes (advance); lmkd
  * polls as lmkd does after a PSI event, a few events per second of
  * pressure.  What a user reads of it: docs/model.md. */
-#include "world_int.h"
+#include "filepages.h"
 
 #include <math.h>
 
@@ -24,20 +24,6 @@
  * 900 once it is cached (the LRU gives 900-999; it is the newest) */
 #define CACHED_OTHERS_ADJ 950
 
-static int64_t app_anon(const world *w)
-{
-    return mdl_ledger_total(w->led, MDL_CAT_JAVA) + mdl_ledger_total(w->led, MDL_CAT_NATIVE) +
-           mdl_ledger_total(w->led, MDL_CAT_GPU);
-}
-
-static int64_t app_file(const world *w) { return mdl_ledger_total(w->led, MDL_CAT_FILE); }
-
-static int64_t app_hot(const world *w)
-{
-    int64_t f = app_file(w), h = w->proc.alive ? w->proc.hot : 0;
-    return h < f ? h : f;
-}
-
 static int64_t swap_used(const world *w) { return w->pg.cached_swap + w->pg.succ_swap; }
 
 /* zram's compressed store, in RAM. */
@@ -47,17 +33,12 @@ static int64_t zstore(const world *w)
     return u == 0 ? 0 : (int64_t)ceil((double)u / w->dev->zram_ratio);
 }
 
-/* The app's file pages resident: its mapped bytes less what reclaim
- * dropped (cold or hot: a part turned hot keeps what was dropped of it
- * out until it is read, sync_app moving it from one count to the other). */
-static int64_t app_file_resident(const world *w)
-{
-    int64_t f = app_file(w), out = w->pg.app_evicted + w->pg.app_cold_gone;
-    return out < f ? f - out : 0;
-}
-
 void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS])
 {
+    if (w->pg.on == W_PAGES_XNU) {
+        w__memstat_parts(w, part);
+        return;
+    }
     part[0] = w->dev->system;
     part[1] = w->dstate.cached + w->dstate.successor;
     part[2] = app_anon(w);
@@ -69,39 +50,11 @@ void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS])
 
 int64_t w__pages_free(const world *w)
 {
+    if (w->pg.on == W_PAGES_XNU)
+        return w__memstat_free(w);
     const mdl_device *d = w->dev;
     return d->ram - d->system - w->dstate.cached - w->dstate.successor - app_anon(w) -
            app_file_resident(w) - w->pg.pc_cold - w->pg.pc_ws - zstore(w) - w->pg.spike;
-}
-
-/* The app's mapped bytes that are not hot and still resident. */
-static int64_t app_cold(const world *w)
-{
-    int64_t app = app_file(w) - app_hot(w) - w->pg.app_cold_gone;
-    return app > 0 ? app : 0;
-}
-
-/* The app's hot weights still resident. */
-static int64_t app_hot_resident(const world *w) { return app_hot(w) - w->pg.app_evicted; }
-
-/* The cold file pages reclaim drops first: the page cache beyond its
- * working set, the app's mapped bytes that are not hot. */
-static int64_t cold_file(const world *w) { return w->pg.pc_cold + app_cold(w); }
-
-/* The app's dropped pages, within what it maps now (a release, a death). */
-static void sync_app(world *w)
-{
-    if (w->pg.app_evicted == 0 && w->pg.app_cold_gone == 0)
-        return; /* nothing of the app is out */
-    int64_t hot = app_hot(w), cold = app_file(w) - hot;
-    if (w->pg.app_cold_gone > cold) { /* pages dropped while cold are now hot: still out */
-        w->pg.app_evicted += w->pg.app_cold_gone - cold;
-        w->pg.app_cold_gone = cold;
-    }
-    if (w->pg.app_evicted > hot)
-        w->pg.app_evicted = hot;
-    if (w->pg.app_cold_gone > cold)
-        w->pg.app_cold_gone = cold;
 }
 
 /* ------------------------------------------------------------- PSI */
@@ -179,30 +132,6 @@ static int64_t swap_out(world *w, int64_t net)
     w->dstate.successor -= b;
     w->pg.succ_swap += b;
     return a + b;
-}
-
-/* Drops working-set file pages: the page cache's and the app's hot
- * weights, in proportion to what each holds. */
-static void evict_ws(world *w, int64_t bytes)
-{
-    int64_t app = app_hot_resident(w);
-    int64_t all = app + w->pg.pc_ws;
-    if (all <= 0 || bytes <= 0)
-        return;
-    if (bytes > all)
-        bytes = all;
-    int64_t from_app = (int64_t)((double)bytes * ((double)app / (double)all));
-    if (from_app > app)
-        from_app = app;
-    int64_t from_pc = bytes - from_app;
-    if (from_pc > w->pg.pc_ws) {
-        from_app += from_pc - w->pg.pc_ws;
-        from_pc = w->pg.pc_ws;
-    }
-    w->pg.app_evicted += from_app;
-    w->pg.dropped += from_app;
-    w->pg.pc_ws -= from_pc;
-    w->pg.pgrefill += bytes; /* taken off the active list first */
 }
 
 /* Reclaims about `want` bytes, as shrink_node does: the inactive (cold)
@@ -580,6 +509,10 @@ static w_fate allocated(world *w, int own)
 
 void w__pages_fill(const world *w, trc_event *e)
 {
+    if (w->pg.on == W_PAGES_XNU) {
+        w__memstat_fill(w, e);
+        return;
+    }
     const mdl_device *d = w->dev;
     int64_t free = w__pages_free(w);
     int64_t active = w->pg.pc_ws + app_hot_resident(w);
@@ -603,6 +536,8 @@ void w__pages_fill(const world *w, trc_event *e)
  * `extra` bytes, held only for the check). */
 w_fate w__pages_check(world *w, int64_t extra, int own)
 {
+    if (w->pg.on == W_PAGES_XNU)
+        return w__memstat_check(w, extra, own);
     uint32_t epoch = w->epoch;
     advance(w);
     if (extra > 0) {
@@ -639,6 +574,8 @@ sim_time w__pages_refault(world *w, const part_rt *p)
 {
     if (!w->pg.on || !p->hot)
         return 0;
+    if (w->pg.on == W_PAGES_XNU)
+        return w__memstat_refault(w, p);
     advance(w);
     int64_t hot = app_hot(w);
     if (w->pg.app_evicted <= 0 || hot <= 0)
@@ -662,21 +599,31 @@ sim_time w__pages_refault(world *w, const part_rt *p)
  * cold file pages reclaim would drop first. */
 int64_t w__pages_room(const world *w)
 {
+    if (w->pg.on == W_PAGES_XNU)
+        return w__memstat_room(w);
     return w__pages_free(w) - w->dev->wmark_low + cold_file(w);
 }
 
 /* A new app the user switches to replaces the previous one (its pages
  * with it: the model holds one other app in front or just left). */
-void w__pages_successor_left(world *w) { w->pg.succ_swap = 0; }
+void w__pages_successor_left(world *w)
+{
+    w->pg.succ_swap = 0;
+    w__memstat_successor_left(w);
+}
 
 void w__pages_setup(world *w)
 {
     const mdl_device *d = w->dev;
     memset(&w->pg, 0, sizeof w->pg);
     w->out->min_free = INT64_MAX;
+    if (d->rule == MDL_KILL_JETSAM && d->xnu_pages) {
+        w__memstat_setup(w);
+        return;
+    }
     if (d->rule != MDL_KILL_LMK || !d->lmk_psi)
         return;
-    w->pg.on = 1;
+    w->pg.on = W_PAGES_LMKD;
     int64_t c = w->dstate.cached;
     w->pg.ncached = c <= 0 ? 0 : (uint32_t)((c + d->cached_app_size - 1) / d->cached_app_size);
     w->pg.pc_cold = d->page_cache - d->page_cache_ws;

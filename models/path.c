@@ -158,6 +158,7 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
      * previous app (adj 700); else its memory goes with it */
     if (!w->pg.on)
         w->dstate.successor = 0;
+    w->pg.x.succ_left = now(w); /* iOS: it ages from now */
     if (w->proc.alive) {
         w->proc.fg = 1;
         w->proc.aged = 0;
@@ -174,7 +175,8 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
 }
 
 /* Android: the app has been in the background previous_ttl: its adj goes
- * from 700 (previous) to 900 (cached), and the level that applies with it. */
+ * from 700 (previous) to 900 (cached), and the level that applies with it.
+ * iOS (the page model): 2 s in the aging band, then the idle band. */
 static void aged(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -182,7 +184,7 @@ static void aged(sim_engine *e, void *ctx, uint64_t arg)
     if (!current(w, arg) || !w->path.bg || (uint32_t)arg != w->path.bg_seq)
         return;
     w->proc.aged = 1;
-    w__emit_note(w, w->last_stage, "cached_adj");
+    w__emit_note(w, w->last_stage, w->pg.on == W_PAGES_XNU ? "idle_band" : "cached_adj");
     if (w__kill_check(w, 0, w->last_stage) != W_LIVES) {
         /* reclaimed at its new level: the path goes on */
     }
@@ -206,10 +208,12 @@ static void to_background(world *w, sim_time duration)
         if (still(w, epoch) && w__kill_check(w, 0, w->last_stage) != W_LIVES) {
             /* reclaimed as it went: the path goes on */
         }
-        if (still(w, epoch) && d->rule == MDL_KILL_LMK && d->previous_ttl > 0 &&
-            d->previous_ttl < duration &&
-            w__at(w, now(w) + d->previous_ttl, PRIO_TIMER, aged, tag(w, w->path.bg_seq),
-                  NULL) != SIM_OK)
+        /* the app ages: Android's previous -> cached adj; iOS's aging band
+         * -> idle (the page model) */
+        sim_time ttl = d->rule == MDL_KILL_LMK ? d->previous_ttl
+                       : w->pg.on == W_PAGES_XNU ? MDL_XNU_APP_AGING_US : 0;
+        if (still(w, epoch) && ttl > 0 && ttl < duration &&
+            w__at(w, now(w) + ttl, PRIO_TIMER, aged, tag(w, w->path.bg_seq), NULL) != SIM_OK)
             return;
     }
     (void)w__at(w, now(w) + duration, PRIO_PATH, background_end, 0, NULL);

@@ -162,7 +162,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     w__queue_area(w);
     mdl_death x = {why, stage, now(w), w->proc.fg, mdl_ledger_counted(w->led),
                    w->proc.sample_pss_kb, w->proc.sample_rss_kb, w->proc.lmkd,
-                   w->proc.kernel_oom};
+                   w->proc.kernel_oom, w->proc.jetsam};
     w->out->deaths_by_lmkd[w->proc.lmkd]++;
     if (w->pg.on && w->proc.lmkd != MDL_LMKD_NONE)
         w->out->lmkd_counted[mdl_counted_bucket(mdl_ledger_counted(w->led))]++;
@@ -175,6 +175,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
                           why, stage);
     w->out->leaks += leaked_owners(w); /* the process dies with its leak */
     proc_reset(w);
+    w->pg.x.app_comp = 0; /* iOS: the compressor frees the dead process's pages */
     w->epoch++;
     relaunch_at(w);
 }

@@ -160,6 +160,35 @@ static int check_parts(const world *w, const tally *t, sim_error *err)
     return SIM_OK;
 }
 
+/* The iPhone's processes (memstat.c): the others' sums, in kill order, the
+ * compressor within its max, the app's compressed part within what it may
+ * compress (and nothing of it while in front). */
+static int check_xnu(const world *w, sim_error *err)
+{
+    const w_xnu *x = &w->pg.x;
+    int64_t res = 0, comp = 0;
+    for (uint32_t k = 0; k < x->nother; k++) {
+        if (x->other[k].resident < 0 || x->other[k].comp < 0 ||
+            (k > 0 && x->other[k].band < x->other[k - 1].band))
+            return broken(err, "pages: another process is negative or out of band order (%u)",
+                          k);
+        res += x->other[k].resident;
+        comp += x->other[k].comp;
+    }
+    if (res != w->dstate.cached || comp != x->other_comp)
+        return broken(err, "pages: the others' sums are not their processes' (%lld, %lld)",
+                      (long long)res, (long long)comp);
+    /* the app's part is read within what it still holds (memstat.c) */
+    int64_t own = mdl_ledger_total(w->led, MDL_CAT_NATIVE) + mdl_ledger_total(w->led, MDL_CAT_JAVA);
+    int64_t app = x->app_comp < own ? x->app_comp : own;
+    if (x->app_comp < 0 || x->succ_comp < 0 ||
+        x->other_comp + app + x->succ_comp > w->dev->compressor_max)
+        return broken(err, "pages: the compressor holds less than nothing or more than its max");
+    if (w->proc.fg && app > 0)
+        return broken(err, "pages: the app in front keeps compressed pages");
+    return SIM_OK;
+}
+
 /* The phone's pages (pages.c): every part within its bounds, and RAM
  * conserved: the parts and free pages sum to it, free never negative. */
 static int check_pages(const world *w, sim_error *err)
@@ -189,6 +218,8 @@ static int check_pages(const world *w, sim_error *err)
         return broken(err, "pages: the page cache holds more than its size");
     if (pg->cached_swap + pg->succ_swap > (d->has_zram ? d->zram_size : 0))
         return broken(err, "pages: zram holds more than its size");
+    if (pg->on == W_PAGES_XNU)
+        return check_xnu(w, err);
     if (pg->ncached == 0 && (w->dstate.cached != 0 || pg->cached_swap != 0))
         return broken(err, "pages: no cached app, yet cached memory");
     return SIM_OK;

@@ -213,6 +213,7 @@ typedef struct w_proc {
     int64_t hot;          /* file bytes of hot parts, from their load's end to release */
     mdl_lmkd_reason lmkd; /* the kill about to be recorded: lmkd's reason */
     int kernel_oom;       /* ... or the kernel's OOM killer's */
+    mdl_jetsam_cause jetsam; /* ... or memorystatus's cause (iOS page model) */
     int dispatching;      /* dispatch() runs: a nested call leaves it to the loop */
     int64_t app[MDL_CAT_COUNT]; /* the app baseline this process holds */
     /* the attempts and requests in flight, in w_store's arrays */
@@ -265,12 +266,41 @@ typedef struct w_devstate {
     int64_t successor;    /* the app the user switched to, while in the background */
 } w_devstate;
 
+/* The page models: Android's in lmkd's PSI mode (pages.c), iOS's (memstat.c). */
+enum { W_PAGES_OFF = 0, W_PAGES_LMKD = 1, W_PAGES_XNU = 2 };
+
+/* iOS: another process beside the app (memstat.c), in kill order. */
+typedef struct w_other {
+    int band;
+    int64_t resident;        /* its anonymous bytes in RAM */
+    int64_t comp;            /* ... and in the compressor, uncompressed */
+} w_other;
+
+/* iOS: the page model's own state (memstat.c; docs/model.md "The
+ * iPhone's pages"); the file pages are w_pages' (filepages.h). */
+typedef struct w_xnu {
+    w_other other[MDL_OTHERS_MAX]; /* alive, in kill order (band, then first entered) */
+    uint32_t nother;
+    int64_t other_comp;      /* their bytes in the compressor, uncompressed (the sum) */
+    int64_t app_comp;        /* the app's anonymous bytes in the compressor */
+    int64_t succ_comp;       /* the successor app's */
+    sim_time succ_left;      /* the successor left the front (ages as the app does) */
+    /* the phantom cache: file bytes evicted since its last look, its run of
+     * thrashing periods, the end of the last period looked at */
+    int64_t pc_added;
+    uint32_t pc_run;
+    sim_time pc_end;
+    int fc;                  /* the phantom cache reports pressure */
+    int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
+    int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */
+} w_xnu;
+
 /* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;
  * docs/model.md "The phone's pages").  Bytes; the app's anonymous and
  * file bytes are the ledger's, read when needed.  Free pages are what is
  * left of ram, never stored. */
 typedef struct w_pages {
-    int on;                  /* the device runs the page model */
+    int on;                  /* the device runs a page model: W_PAGES_LMKD or W_PAGES_XNU */
     sim_time t;              /* kswapd's progress is counted up to here */
     uint32_t ncached;        /* cached apps alive (dstate.cached: their resident anon) */
     int64_t cached_swap;     /* their anonymous bytes in zram, uncompressed */
@@ -296,6 +326,7 @@ typedef struct w_pages {
     int64_t thrashing;       /* lmkd's thrashing at its last wake-up */
     int64_t dropped;         /* the app's weights dropped since the last note of them */
     char log[TRC_LOG_MAX];   /* lmkd's kill line of the app's death being recorded */
+    w_xnu x;                 /* iOS (memstat.c) */
 } w_pages;
 
 /* The user's path. */
@@ -575,6 +606,17 @@ void w__pages_successor_left(world *w);
 void w__pages_inference(world *w, sim_time base, sim_time took);
 /* The page figures of an event (emit.c's pages notes, samples and exits). */
 void w__pages_fill(const world *w, trc_event *e);
+/* memstat.c (iOS): the same entry points, pages.c's dispatching to them */
+void w__memstat_setup(world *w);
+void w__memstat_parts(const world *w, int64_t part[W_PAGE_PARTS]);
+int64_t w__memstat_free(const world *w);
+int64_t w__memstat_room(const world *w);
+W_MAY_KILL w_fate w__memstat_check(world *w, int64_t extra, int own);
+sim_time w__memstat_refault(world *w, const part_rt *p);
+void w__memstat_fill(const world *w, trc_event *e);
+void w__memstat_successor_left(world *w);
+/* The app's jetsam band now. */
+int w__memstat_band(const world *w);
 void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
                    int64_t refault, int adj, sim_time took);
 void w__cold_start(world *w);

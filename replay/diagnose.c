@@ -388,7 +388,8 @@ static const char *const ios_names[RPL_IOS_COUNT][2] = {
     {"exc_resource", "EXC_RESOURCE RESOURCE_TYPE_MEMORY report"},
     {"watchdog", "watchdog termination (0x8badf00d)"},
     {"crash", "crash report (EXC_BAD_ACCESS)"},
-    {"jetsam_pageshortage", "JetsamEvent (vm-pageshortage)"}};
+    {"jetsam_pageshortage", "JetsamEvent (vm-pageshortage)"},
+    {"jetsam_system", "JetsamEvent (the system's memory health)"}};
 
 const char *rpl_ios_report_name(rpl_ios_report r)
 {
@@ -406,12 +407,19 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
         if ((e->has & TRC_F_ERROR) && mdl_lmkd_reason_parse(e->error, &why) == SIM_OK &&
             why != MDL_LMKD_NONE)
             snprintf(x->description, sizeof x->description, "lmkd: %s", e->error);
-    } else if (e->has & TRC_F_ERROR)
+    } else if (e->has & TRC_F_ERROR) {
+        /* the report's kind, and after a colon a JetsamEvent's cause
+         * ("jetsam_system:fc-thrashing") */
+        const char *colon = strchr(e->error, ':');
+        size_t kind = colon != NULL ? (size_t)(colon - e->error) : strlen(e->error);
         for (int k = 0; k < RPL_IOS_COUNT; k++)
-            if (strcmp(e->error, ios_names[k][0]) == 0) {
+            if (strlen(ios_names[k][0]) == kind && strncmp(e->error, ios_names[k][0], kind) == 0) {
                 x->source = RPL_IOS;
                 x->ios = (rpl_ios_report)k;
+                if (colon != NULL)
+                    copy_text(x->cause, colon + 1, strlen(colon + 1));
             }
+    }
     if (has && (e->exit.has & TRC_X_IMPORTANCE) && e->exit.importance < 100000)
         x->has_importance = 1, x->importance = (int)e->exit.importance;
     if (has && (e->exit.has & TRC_X_STATUS))
@@ -614,18 +622,26 @@ static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
      * page-shortage kill of the idle band is system_reclaim; an
      * EXC_RESOURCE report alone proves no death */
     static const rpl_class cls_of[RPL_IOS_COUNT] = {
-        RPL_CLASS_LOW_MEMORY, RPL_CLASS_UNKNOWN, RPL_CLASS_WATCHDOG, RPL_CLASS_NATIVE_CRASH, RPL_CLASS_SYSTEM_RECLAIM};
+        RPL_CLASS_LOW_MEMORY, RPL_CLASS_UNKNOWN, RPL_CLASS_WATCHDOG, RPL_CLASS_NATIVE_CRASH,
+        RPL_CLASS_SYSTEM_RECLAIM, RPL_CLASS_SYSTEM_RECLAIM};
     static const char *const what[RPL_IOS_COUNT] = {
         "jetsam ended the process over its per-process footprint limit",
         ("the footprint crossed a memory threshold; that report is a diagnostic, not a "
          "kill: the death needs its JetsamEvent"),
         "the launch took longer than the watchdog allows",
         "the process crashed",
-        "jetsam reclaimed the suspended app when free pages ran short"};
+        "memorystatus killed processes up the bands until available pages were above "
+        "critical",
+        "memorystatus killed the process for the system's memory health"};
     rpl_class cls = cls_of[x->ios];
     if (x->ios == RPL_IOS_EXC_RESOURCE)
         *level = 0;
     const char *name = rpl_ios_report_name(x->ios);
+    if (x->ios == RPL_IOS_JETSAM_SYSTEM && x->cause[0] != '\0') {
+        snprintf(v->supports, sizeof v->supports, "a JetsamEvent with reason %.31s: %s",
+                 x->cause, what[x->ios]);
+        return class_of_cause(x->cause) == RPL_CLASS_UNKNOWN ? cls : class_of_cause(x->cause);
+    }
     snprintf(v->supports, sizeof v->supports, "%s %s: %s",
              strchr("AEIOU", name[0]) != NULL ? "an" : "a", name,
              what[x->ios]);

@@ -250,12 +250,22 @@ static const char *running(rpl_teller *t)
 
 /* "free pages 38 MiB under the low watermark 52 MiB, thrashing 143 %": the
  * phone's pages an event carries (its `pages` map), "" without them. */
-static void pages_text(const trc_event *e, char *buf, size_t n)
+static void pages_text(const trc_event *e, char *buf, size_t n, int ios)
 {
     buf[0] = '\0';
     if (!(e->has & TRC_F_PAGES))
         return;
     int64_t free = PG(e, TRC_PG_FREE), low = PG(e, TRC_PG_LOW);
+    if (ios) { /* the iPhone's pages: low is the critical level (docs/traces.md) */
+        snprintf(buf, n, "available pages %.0f MiB (free %.0f, file %.0f) %s the critical "
+                 "level %.0f MiB, the compressor holding %.0f MiB%s",
+                 TELL_MIB(free + PG(e, TRC_PG_FILE_LRU)), TELL_MIB(free),
+                 TELL_MIB(PG(e, TRC_PG_FILE_LRU)),
+                 free + PG(e, TRC_PG_FILE_LRU) < low ? "under" : "over", TELL_MIB(low),
+                 TELL_MIB(PG(e, TRC_PG_SWAP_USED)),
+                 PG(e, TRC_PG_THRASHING) > 0 ? ", the file cache thrashing" : "");
+        return;
+    }
     snprintf(buf, n, "free pages %.0f MiB %s the low watermark %.0f MiB, file pages %.0f MiB, "
              "zram %.0f MiB used, thrashing %lld %%", TELL_MIB(free),
              free < low ? "under" : "over", TELL_MIB(low), TELL_MIB(PG(e, TRC_PG_FILE_LRU)),
@@ -295,6 +305,42 @@ static const char *lmkd_says(const trc_event *e)
     return mdl_lmkd_reason_parse(e->error, &r) == SIM_OK ? says[r] : NULL;
 }
 
+/* The JetsamEvent's cause an exit event names ("jetsam_system:fc-thrashing",
+ * "jetsam_pageshortage"), or "". */
+static const char *jetsam_cause(const trc_event *e)
+{
+    if (!(e->has & TRC_F_ERROR))
+        return "";
+    if (strcmp(e->error, "jetsam_pageshortage") == 0)
+        return "vm-pageshortage";
+    const char *colon = strchr(e->error, ':');
+    return colon != NULL ? colon + 1 : "";
+}
+
+/* The iPhone's page model: what memorystatus saw when it killed the app. */
+static void xnu_why(const rpl_teller *t, const trc_event *e, long long counted, char *buf,
+                    size_t n)
+{
+    const mdl_device *d = t->cell->device;
+    const char *cause = jetsam_cause(e);
+    const char *says = "memorystatus killed it for the system's memory health";
+    if (strcmp(cause, "idle-exit") == 0)
+        says = "it was in the idle band while available pages were under the idle level: "
+               "memorystatus's idle-exit";
+    else if (strcmp(cause, "vm-pageshortage") == 0)
+        says = "available pages were under the critical level: memorystatus killed up the "
+               "bands until it reached the app";
+    else if (strcmp(cause, "fc-thrashing") == 0)
+        says = "the file cache thrashed (mapped weights read back as fast as they were "
+               "dropped): memorystatus killed the lowest band's process, the app";
+    else if (strcmp(cause, "vm-compressor-space-shortage") == 0)
+        says = "the compressor was out of space: memorystatus killed up the bands";
+    char pg[240];
+    pages_text(e, pg, sizeof pg, 1);
+    snprintf(buf, n, "counted %lld MiB in band %lld; %s (%s; idle level %.0f MiB)", counted,
+             (long long)PG(e, TRC_PG_ADJ), says, pg, TELL_MIB(d->xnu_idle));
+}
+
 /* What ended the process, in the device's own terms: the limit crossed
  * and by how much, or the rule that fired. */
 static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf,
@@ -306,10 +352,13 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
     if (rpl_class_is_memory(cls)) {
         long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
         const char *where = fg ? "foreground" : "background";
-        if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM)
+        if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM && d->xnu_pages)
+            xnu_why(t, e, counted, buf, n);
+        else if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM)
             snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
-                     "the %lld MiB page-shortage level (with the app the user switched to)",
-                     counted, (long long)((d->pageshortage + (1 << 19)) >> 20));
+                     "the %lld MiB idle level (with the app the user switched to): "
+                     "memorystatus's idle-exit", counted,
+                     (long long)((d->pageshortage + (1 << 19)) >> 20));
         else if (d->rule == MDL_KILL_JETSAM)
             snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit", counted,
                      (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
@@ -317,7 +366,7 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
                      where);
         else if (d->lmk_psi && lmkd_says(e) != NULL) {
             char pg[200];
-            pages_text(e, pg, sizeof pg);
+            pages_text(e, pg, sizeof pg, t->cell->device->xnu_pages);
             snprintf(buf, n, "counted %lld MiB; %s (%s%s%lld%s%s)", counted, lmkd_says(e),
                      e->error, e->pages_has >> TRC_PG_ADJ & 1u ? ", adj " : "",
                      (long long)PG(e, TRC_PG_ADJ), pg[0] ? "; " : "", pg);
@@ -351,8 +400,12 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
 static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 {
     if (x->source == RPL_IOS) {
-        say(t, e, "  the system's report: %s, footprint %lld kB at the kill",
-            rpl_ios_report_name(x->ios), (long long)x->pss_kb);
+        if (x->cause[0] != '\0')
+            say(t, e, "  the system's report: JetsamEvent (%s), footprint %lld kB at the kill",
+                x->cause, (long long)x->pss_kb);
+        else
+            say(t, e, "  the system's report: %s, footprint %lld kB at the kill",
+                rpl_ios_report_name(x->ios), (long long)x->pss_kb);
         return;
     }
     say(t, e, "  ApplicationExitInfo: reason=%d (%s) status=%d importance=%d pss=%lldkB "
@@ -429,10 +482,15 @@ static int tell_pages_note(rpl_teller *t, const trc_event *e)
                  {"previous_app_killed", "the previous app (the one the user left)"},
                  {"front_app_killed", "the app in front (the one the user switched to)"}};
     char pg[200];
-    pages_text(e, pg, sizeof pg);
+    pages_text(e, pg, sizeof pg, t->cell->device->xnu_pages);
     if (strcmp(e->error, "weights_dropped") == 0) {
         say(t, e, "reclaim drops %.0f MiB of the model's mapped weights (%s)",
             TELL_MIB(PG(e, TRC_PG_DROPPED)), pg);
+        return 1;
+    }
+    if (strcmp(e->error, "process_killed") == 0) { /* the iPhone's: band and cause */
+        say(t, e, "memorystatus kills another process (band %lld, %s): %s",
+            (long long)PG(e, TRC_PG_ADJ), (e->has & TRC_F_ACTION) ? e->action : "?", pg);
         return 1;
     }
     if (strcmp(e->error, "refault") == 0) {
@@ -468,7 +526,9 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"pressure_spike", "other apps' memory spikes for an instant: the kill rules check "
                            "the app against it"},
         {"cached_adj", "the app has been in the background long enough to be cached (adj "
-                       "900): the cached level of the low-memory killer applies now"}};
+                       "900): the cached level of the low-memory killer applies now"},
+        {"idle_band", "the app has been suspended 2 s: it moves from the aging band (20) to "
+                      "the idle band (0), where memorystatus kills first"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
     if (tell_pages_note(t, e))
         return;

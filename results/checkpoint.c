@@ -572,7 +572,8 @@ static int check_restored(ck_reader *r, const res_plan *plan, const ck_header *h
         for (unsigned k = 0; k < x->nrecords; k++)
             if ((unsigned)x->records[k].kind >= MDL_REC_KIND_COUNT ||
                 (unsigned)x->records[k].description >= MDL_TEXT_COUNT ||
-                (unsigned)x->records[k].lmkd >= MDL_LMKD_COUNT)
+                (unsigned)x->records[k].lmkd >= MDL_LMKD_COUNT ||
+                (unsigned)x->records[k].jetsam >= MDL_JETSAM_COUNT)
                 return bad(r, "the cells' exit records");
     }
     for (uint64_t k = 0; k < h->ncmp; k++)

@@ -86,6 +86,18 @@ static int names_lmkd_reasons(const mdl_cell *cell)
     return cell->device->rule == MDL_KILL_LMK && cell->device->lmk_psi;
 }
 
+/* The causes memorystatus decides in the iPhone's page model, by count. */
+static json_t *by_cause(const uint64_t *n)
+{
+    static const mdl_jetsam_cause causes[] = {
+        MDL_JETSAM_PER_PROCESS_LIMIT, MDL_JETSAM_VM_PAGESHORTAGE, MDL_JETSAM_IDLE_EXIT,
+        MDL_JETSAM_FC_THRASHING, MDL_JETSAM_COMPRESSOR_THRASHING, MDL_JETSAM_COMPRESSOR_SPACE};
+    json_t *o = json_object();
+    for (size_t k = 0; k < sizeof causes / sizeof *causes; k++)
+        set(o, mdl_jetsam_cause_name(causes[k]), json_integer((json_int_t)n[causes[k]]));
+    return o;
+}
+
 static json_t *deaths(const mdl_cell *cell, const res_cell *c)
 {
     json_t *d = json_object();
@@ -108,7 +120,19 @@ static json_t *deaths(const mdl_cell *cell, const res_cell *c)
                 json_integer((json_int_t)c->by_lmkd[x]));
         set(d, "by_lmkd_reason", l);
     }
+    if (cell->device->xnu_pages)
+        set(d, "by_jetsam_reason", by_cause(c->by_jetsam));
     return d;
+}
+
+/* The refault slowdown's p50 and p95 (null with no inference). */
+static json_t *slowdown(const res_cell *c)
+{
+    int s50 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.50);
+    int s95 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.95);
+    return s50 < 0 ? json_null()
+                   : json_pack("{sfsf}", "p50", s50 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s50),
+                               "p95", s95 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s95));
 }
 
 /* The phone's pages (PSI mode): what slowed the app, what reclaim did, who
@@ -116,12 +140,7 @@ static json_t *deaths(const mdl_cell *cell, const res_cell *c)
 static json_t *pages(const res_cell *c)
 {
     json_t *p = json_object();
-    int s50 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.50);
-    int s95 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.95);
-    set(p, "refault_slowdown",
-        s50 < 0 ? json_null()
-                : json_pack("{sfsf}", "p50", s50 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s50),
-                            "p95", s95 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s95)));
+    set(p, "refault_slowdown", slowdown(c));
     set(p, "thrashing_max", json_integer((json_int_t)c->thrashing_max));
     set(p, "swap_used_max", json_integer((json_int_t)c->swap_used_max));
     set(p, "lmkd_kills_of_others", json_integer((json_int_t)c->lmkd_kills_of_others));
@@ -135,6 +154,19 @@ static json_t *pages(const res_cell *c)
                   first < 0 ? json_null() : json_string(mdl_lmkd_reason_name((mdl_lmkd_reason)first)),
                   "counted_p50", k50 < 0 ? json_null() : json_integer(whole(k50))));
     return p;
+}
+
+/* The iPhone's pages (docs/results.md "memorystatus"): memorystatus's
+ * kills of every process by cause, the compressor, the slowdown. */
+static json_t *memorystatus(const res_cell *c)
+{
+    json_t *m = json_object();
+    set(m, "kills_by_cause", by_cause(c->jetsam_kills));
+    set(m, "kills_of_others", json_integer((json_int_t)c->cached_kills));
+    set(m, "successor_kills", json_integer((json_int_t)c->successor_kills));
+    set(m, "compressed_max", json_integer((json_int_t)c->swap_used_max));
+    set(m, "refault_slowdown", slowdown(c));
+    return m;
 }
 
 /* The limits the app was held against and its margin under them. */
@@ -195,6 +227,8 @@ static json_t *records_json(const res_cell *c)
         set(e, "description", json_string(mdl_record_text_name(x->description)));
         if (x->lmkd != MDL_LMKD_NONE) /* lmkd's kill line: its reason */
             set(e, "lmkd_reason", json_string(mdl_lmkd_reason_name(x->lmkd)));
+        if (x->jetsam != MDL_JETSAM_NONE) /* a JetsamEvent: XNU's cause */
+            set(e, "jetsam_reason", json_string(mdl_jetsam_cause_name(x->jetsam)));
         set(e, "count", json_integer((json_int_t)x->count));
         set(e, "pss_kb_mean", json_integer(x->count ? whole((double)x->pss_kb_sum /
                                                            (double)x->count) : 0));
@@ -218,6 +252,8 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "limits", limits(&dv, c));
     if (names_lmkd_reasons(cell))
         set(o, "pages", pages(c));
+    if (cell->device->xnu_pages)
+        set(o, "memorystatus", memorystatus(c));
     json_t *b = json_object();
     set(b, "rate", json_real(c->boot_loop_rate));
     set(o, "boot_loops", b);

@@ -164,6 +164,11 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
         c->by_reason[x] += r->deaths[x];
     for (int x = 0; x < MDL_LMKD_COUNT; x++)
         c->by_lmkd[x] += r->deaths_by_lmkd[x];
+    for (int x = 0; x < MDL_JETSAM_COUNT; x++) {
+        c->by_jetsam[x] += r->deaths_by_jetsam[x];
+        c->jetsam_kills[x] += r->jetsam_kills[x];
+    }
+    c->successor_kills += r->successor_kills;
     if (r->visible_memory_deaths > 0)
         c->with_visible_death++;
     if (r->deaths_total > 0) {

@@ -236,9 +236,17 @@ void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t 
         return;
     }
     int fg = c->memory_deaths[1] >= c->memory_deaths[0];
+    if (dev->rule == MDL_KILL_JETSAM && c->top_reason == MDL_EXIT_SYSTEM_RECLAIM &&
+        dev->xnu_pages) { /* the page model: memorystatus's most frequent cause */
+        int top = MDL_JETSAM_NONE;
+        for (int k = 1; k < MDL_JETSAM_COUNT; k++)
+            if (k != MDL_JETSAM_PER_PROCESS_LIMIT && c->by_jetsam[k] > c->by_jetsam[top])
+                top = k;
+        snprintf(buf, n, "%s: %s", why, mdl_jetsam_cause_name((mdl_jetsam_cause)top));
+        return;
+    }
     if (dev->rule == MDL_KILL_JETSAM && c->top_reason == MDL_EXIT_SYSTEM_RECLAIM) {
-        snprintf(buf, n, "%s: background page shortage %.0f MiB", why,
-                 (double)dev->pageshortage / MIB);
+        snprintf(buf, n, "%s: idle-exit under %.0f MiB", why, (double)dev->pageshortage / MIB);
         return;
     }
     int64_t line = fg || dev->rule != MDL_KILL_JETSAM ? mdl_kill_line(dev, fg)

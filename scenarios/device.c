@@ -15,7 +15,8 @@ static const char *const device_keys[] = {
     "counts",      "java_heap_limit", "anr_timeout", "launch_watchdog", "warning_at",
     "pss_sample",  "low_memory_reporting", "speed", "delegates", "successor",
     "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram",
-    "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness"};
+    "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness",
+    "others",      "compressor",    "pages",        "fc_thrashing"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -553,7 +554,7 @@ int scn_device_load(const char *path, mdl_device *dev, sim_error *err)
 
 void scn_device_release(mdl_device *dev)
 {
-    for (int i = 0; i < 4; i++) {
+    for (size_t i = 0; i < sizeof dev->owned / sizeof *dev->owned; i++) {
         free(dev->owned[i]);
         dev->owned[i] = NULL;
     }

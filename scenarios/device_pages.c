@@ -1,7 +1,8 @@
-/* device_pages.c - an Android device's page keys (docs/scenarios.md,
- * "Android's pages"): in lmkd's PSI mode, lmkd's properties, the rates of
- * reclaim and of storage reads, vm.swappiness; in both modes the other
- * apps' page cache.  Values the device does not give are the defaults
+/* device_pages.c - a device's page keys (docs/scenarios.md, "Android's
+ * pages"): in lmkd's PSI mode, lmkd's properties, the rates of reclaim and
+ * of storage reads, vm.swappiness; in both modes the other apps' page
+ * cache; the iOS page model's keys (device_xnu.c), its storage reads and
+ * page cache.  Values the device does not give are the defaults
  * docs/model.md names (lmkd's, or marked as assumptions). */
 #include "yaml_int.h"
 
@@ -96,17 +97,21 @@ int scn__device_pages(const scn__node *root, mdl_device *dev, sim_error *err)
     dev->storage_read = DEFAULT_STORAGE_READ;
     dev->swappiness = DEFAULT_SWAPPINESS;
     int psi = dev->rule == MDL_KILL_LMK && dev->lmk_psi;
-    int rc = SIM_OK;
+    int rc = scn__device_xnu(root, dev, err);
     scn__node v;
     for (size_t k = 0; rc == SIM_OK && k < sizeof psi_only / sizeof *psi_only; k++) {
         scn__get(root, psi_only[k], &v);
-        if (v.n != NULL && !psi)
+        /* storage_read: the iOS page model reads weights back too */
+        if (v.n != NULL && !psi && !(dev->xnu_pages && strcmp(psi_only[k], "storage_read") == 0))
             rc = scn__fail(&v, err, SIM_EINPUT, "%s applies to android devices in kill mode: "
-                           "psi only", psi_only[k]);
+                           "psi only%s", psi_only[k],
+                           strcmp(psi_only[k], "storage_read") == 0
+                               ? " (or ios devices that give others)" : "");
     }
     scn__get(root, "page_cache", &v);
-    if (rc == SIM_OK && v.n != NULL && dev->os != MDL_OS_ANDROID)
-        rc = scn__fail(&v, err, SIM_EINPUT, "page_cache applies to android devices only");
+    if (rc == SIM_OK && v.n != NULL && dev->os != MDL_OS_ANDROID && !dev->xnu_pages)
+        rc = scn__fail(&v, err, SIM_EINPUT, "page_cache applies to android devices and to ios "
+                       "devices that give others");
     if (rc == SIM_OK && v.n != NULL)
         rc = load_page_cache(&v, dev, err);
     scn__get(root, "lmkd", &v);

@@ -105,6 +105,8 @@ void scn__owned_free(mdl_owned *owned);
 int scn__device(const scn__node *root, mdl_device *dev, sim_error *err);
 /* device_pages.c: lmkd, reclaim_rate, storage_read, page_cache, swappiness */
 int scn__device_pages(const scn__node *root, mdl_device *dev, sim_error *err);
+/* device_xnu.c: others, compressor, pages, fc_thrashing (the iOS page model) */
+int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err);
 int scn__candidate(const scn__node *root, mdl_candidate *cand, sim_error *err);
 
 #endif

@@ -133,7 +133,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 {
     mdl_device d = lmk_device();
     mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_INFERENCE, 5000000, 1, 700 * MiB, 640000, 700000,
-                MDL_LMKD_NONE, 0};
+                MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_EXIT_INFO);
@@ -171,7 +171,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
 {
     mdl_device d = jetsam_device();
-    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE, 0};
+    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     // over the per-process limit in the foreground: a JetsamEvent, never an
@@ -186,12 +186,27 @@ TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
     CHECK(r.kind == MDL_REC_JETSAM);
     CHECK(r.description == MDL_TEXT_JETSAM);
     CHECK(r.importance == 400);
-    x.why = MDL_EXIT_SYSTEM_RECLAIM; // the idle band's page shortage
+    CHECK(r.jetsam == MDL_JETSAM_PER_PROCESS_LIMIT);
+    // the plain rule's background kill: the idle band's, XNU's idle-exit
+    x.why = MDL_EXIT_SYSTEM_RECLAIM;
+    mdl_exit_record_make(&d, &x, &r);
+    CHECK(r.kind == MDL_REC_JETSAM_SYSTEM);
+    CHECK(r.jetsam == MDL_JETSAM_IDLE_EXIT);
+    CHECK(std::string(mdl_record_kind_name(r.kind)) == "jetsam_system");
+    CHECK(r.importance == 400);
+    // the page model's causes: vm-pageshortage keeps its own record kind
+    x.jetsam = MDL_JETSAM_VM_PAGESHORTAGE;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_JETSAM_PAGESHORTAGE);
     CHECK(r.description == MDL_TEXT_JETSAM_PAGESHORTAGE);
     CHECK(std::string(mdl_record_text_name(r.description)) == "jetsam: vm-pageshortage");
-    CHECK(r.importance == 400);
+    x.jetsam = MDL_JETSAM_FC_THRASHING;
+    x.foreground = 1;
+    mdl_exit_record_make(&d, &x, &r);
+    CHECK(r.kind == MDL_REC_JETSAM_SYSTEM);
+    CHECK(r.jetsam == MDL_JETSAM_FC_THRASHING);
+    CHECK(r.importance == 100);
+    x.jetsam = MDL_JETSAM_NONE;
     x.why = MDL_EXIT_WATCHDOG;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_WATCHDOG);
@@ -207,8 +222,8 @@ TEST_CASE("exit records: the first are kept, all are counted by signature", "[ru
     mdl_device d = lmk_device();
     mdl_rep o;
     std::memset(&o, 0, sizeof o);
-    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE, 0};
-    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE, 0};
+    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
+    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
     mdl_exit_record ra, rb;
     mdl_exit_record_make(&d, &a, &ra);
     mdl_exit_record_make(&d, &b, &rb);

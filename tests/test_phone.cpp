@@ -374,8 +374,9 @@ TEST_CASE("iOS page shortage kills or spares a background app at its threshold",
 {
     // ram 4000 MiB, system 1000 MiB, pageshortage 10% = 400 MiB, successor
     // 2000 MiB: free = 3000 - 2000 - counted.  600 MiB counted leaves
-    // exactly 400 MiB: spared; 601 MiB leaves 399 MiB: a vm-pageshortage
-    // kill (system_reclaim), under the 1000 MiB background limit.
+    // exactly 400 MiB: spared; 601 MiB leaves 399 MiB: the idle band's
+    // kill (system_reclaim), under the 1000 MiB background limit; XNU names
+    // it idle-exit.
     for (int extra : {0, 1}) {
         std::string file = std::to_string(600 + extra) + "MiB";
         Loaded l(head("shortage") + R"(
@@ -394,7 +395,8 @@ devices:
         if (extra) {
             CHECK(r.deaths[MDL_EXIT_SYSTEM_RECLAIM] == 1);
             REQUIRE(r.nrecords == 1);
-            CHECK(r.records[0].kind == MDL_REC_JETSAM_PAGESHORTAGE);
+            CHECK(r.records[0].kind == MDL_REC_JETSAM_SYSTEM);
+            CHECK(r.records[0].jetsam == MDL_JETSAM_IDLE_EXIT);
             CHECK(r.records[0].importance == 400);
             CHECK(r.min_margin == -1 * MiB);
         } else {

@@ -1,0 +1,88 @@
+/* filepages.h - the app's file pages and the page cache's, as both page
+ * models count them (pages.c for Android, memstat.c for iOS): the app's
+ * mapped bytes, the hot ones (read at every inference) and what reclaim
+ * dropped of each, kept in w_pages.  Internal to models/; static inline,
+ * included by the two page models only. */
+#ifndef OOMSIM_MODELS_FILEPAGES_H
+#define OOMSIM_MODELS_FILEPAGES_H
+
+#include "world_int.h"
+
+static inline int64_t app_anon(const world *w)
+{
+    return mdl_ledger_total(w->led, MDL_CAT_JAVA) + mdl_ledger_total(w->led, MDL_CAT_NATIVE) +
+           mdl_ledger_total(w->led, MDL_CAT_GPU);
+}
+
+static inline int64_t app_file(const world *w) { return mdl_ledger_total(w->led, MDL_CAT_FILE); }
+
+static inline int64_t app_hot(const world *w)
+{
+    int64_t f = app_file(w), h = w->proc.alive ? w->proc.hot : 0;
+    return h < f ? h : f;
+}
+
+/* The app's file pages resident: its mapped bytes less what reclaim
+ * dropped (cold or hot: a part turned hot keeps what was dropped of it
+ * out until it is read, sync_app moving it from one count to the other). */
+static inline int64_t app_file_resident(const world *w)
+{
+    int64_t f = app_file(w), out = w->pg.app_evicted + w->pg.app_cold_gone;
+    return out < f ? f - out : 0;
+}
+
+/* The app's mapped bytes that are not hot and still resident. */
+static inline int64_t app_cold(const world *w)
+{
+    int64_t app = app_file(w) - app_hot(w) - w->pg.app_cold_gone;
+    return app > 0 ? app : 0;
+}
+
+/* The app's hot weights still resident. */
+static inline int64_t app_hot_resident(const world *w) { return app_hot(w) - w->pg.app_evicted; }
+
+/* The cold file pages reclaim drops first: the page cache beyond its
+ * working set, the app's mapped bytes that are not hot. */
+static inline int64_t cold_file(const world *w) { return w->pg.pc_cold + app_cold(w); }
+
+/* The app's dropped pages, within what it maps now (a release, a death). */
+static inline void sync_app(world *w)
+{
+    if (w->pg.app_evicted == 0 && w->pg.app_cold_gone == 0)
+        return; /* nothing of the app is out */
+    int64_t hot = app_hot(w), cold = app_file(w) - hot;
+    if (w->pg.app_cold_gone > cold) { /* pages dropped while cold are now hot: still out */
+        w->pg.app_evicted += w->pg.app_cold_gone - cold;
+        w->pg.app_cold_gone = cold;
+    }
+    if (w->pg.app_evicted > hot)
+        w->pg.app_evicted = hot;
+    if (w->pg.app_cold_gone > cold)
+        w->pg.app_cold_gone = cold;
+}
+
+/* Drops working-set file pages: the page cache's and the app's hot
+ * weights, in proportion to what each holds. */
+static inline void evict_ws(world *w, int64_t bytes)
+{
+    int64_t app = app_hot_resident(w);
+    int64_t all = app + w->pg.pc_ws;
+    if (all <= 0 || bytes <= 0)
+        return;
+    if (bytes > all)
+        bytes = all;
+    int64_t from_app = (int64_t)((double)bytes * ((double)app / (double)all));
+    if (from_app > app)
+        from_app = app;
+    int64_t from_pc = bytes - from_app;
+    if (from_pc > w->pg.pc_ws) {
+        from_app += from_pc - w->pg.pc_ws;
+        from_pc = w->pg.pc_ws;
+    }
+    w->pg.app_evicted += from_app;
+    w->pg.dropped += from_app;
+    w->pg.pc_ws -= from_pc;
+    w->pg.pgrefill += bytes; /* taken off the active list first */
+}
+
+#endif /* OOMSIM_MODELS_FILEPAGES_H */

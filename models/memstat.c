@@ -1,0 +1,483 @@
+/* memstat.c - the iPhone's pages as XNU's memorystatus sees them (docs/model.md
+ * "The iPhone's pages"): the kernel's wired pages, the processes beside the
+ * app by jetsam band, the compressor's pool, the file cache (the app's
+ * mapped weights among it) with the phantom cache that tells when it
+ * thrashes, and memorystatus's decision (xnu.c) after every change, its
+ * victims in band order.
+ *
+ * Sources, XNU tag xnu-11417.101.15: the page levels and the decision
+ * (bsd/kern/kern_memorystatus.c, kern_memorystatus_policy.c), the available
+ * pages (osfmk/vm/vm_page.h AVAILABLE_NON_COMPRESSED_MEMORY, AVAILABLE_MEMORY),
+ * the free target (osfmk/vm/vm_pageout.c), the pressure levels
+ * (vm_pageout.c VM_PRESSURE_*), the compressor's space (vm_compressor.c
+ * vm_compressor_low_on_space), the phantom cache
+ * (vm_phantom_cache.c vm_phantom_cache_check_pressure).  What the model
+ * simplifies is said where it does.
+ *
+ * Like pages.c, no event per page: the pageout daemon's work is counted at
+ * the change that needs it; the phantom cache is looked at when the app's
+ * weights are read back. */
+#include "filepages.h"
+
+#include <math.h>
+
+#define XPAGE MDL_XNU_PAGE
+/* vm_page_free_target on iOS: the pageout daemon works while free pages
+ * are below it (vm_pageout.c, VM_PAGE_FREE_TARGET_LIMIT) */
+#define XFREE_TARGET (MDL_XNU_FREE_TARGET_PAGES * XPAGE)
+
+enum { MS_NONE = 0, MS_OTHER, MS_APP, MS_SUCC };
+
+
+/* The app's anonymous memory the compressor may take: native and Java, not
+ * IOKit-mapped (gpu) memory. */
+static int64_t ms_app_compressible(const world *w)
+{
+    return mdl_ledger_total(w->led, MDL_CAT_NATIVE) + mdl_ledger_total(w->led, MDL_CAT_JAVA);
+}
+
+/* The app's bytes in the compressor: what it holds there, within what it
+ * still has (a release or a death frees compressed bytes too). */
+static int64_t ms_app_comp(const world *w)
+{
+    int64_t c = w->pg.x.app_comp, own = ms_app_compressible(w);
+    return c < own ? c : own;
+}
+
+static int64_t ms_comp_total(const world *w)
+{
+    return w->pg.x.other_comp + ms_app_comp(w) + w->pg.x.succ_comp;
+}
+
+/* The compressor's pool in RAM: what it holds over the ratio. */
+static int64_t ms_pool(const world *w)
+{
+    int64_t c = ms_comp_total(w);
+    return c == 0 ? 0 : (int64_t)ceil((double)c / w->dev->compressor_ratio);
+}
+
+static int64_t ms_file_resident(const world *w)
+{
+    return w->pg.pc_cold + w->pg.pc_ws + app_file_resident(w);
+}
+
+int64_t w__memstat_free(const world *w)
+{
+    const mdl_device *d = w->dev;
+    return d->ram - d->system - w->dstate.cached - w->dstate.successor -
+           (app_anon(w) - ms_app_comp(w)) - ms_file_resident(w) - ms_pool(w) - w->pg.spike;
+}
+
+void w__memstat_parts(const world *w, int64_t part[W_PAGE_PARTS])
+{
+    part[0] = w->dev->system;
+    part[1] = w->dstate.cached + w->dstate.successor;
+    part[2] = app_anon(w) - ms_app_comp(w);
+    part[3] = ms_file_resident(w);
+    part[4] = ms_pool(w);
+    part[5] = w->pg.spike;
+    part[6] = w__memstat_free(w);
+}
+
+/* memorystatus_available_pages (vm_page.h): free and file-backed pageable
+ * pages (no secluded pool, no purgeable memory in the model), bytes. */
+static int64_t ms_available(const world *w) { return w__memstat_free(w) + ms_file_resident(w); }
+
+/* ---------------------------------------------------------- bands */
+
+/* The app's band: the foreground; once it left, the aging band for
+ * MDL_XNU_APP_AGING_US, then idle (path.c sets proc.aged). */
+static int ms_app_band(const world *w)
+{
+    return w->proc.fg ? MDL_BAND_FOREGROUND : w->proc.aged ? MDL_BAND_IDLE : MDL_BAND_AGING_APPS;
+}
+
+static int ms_succ_alive(const world *w) { return w->dstate.successor + w->pg.x.succ_comp > 0; }
+
+/* The other app the user went to: in front while the app is in the
+ * background; once the user came back it ages as the app does. */
+static int ms_succ_band(const world *w)
+{
+    if (w->path.bg)
+        return MDL_BAND_FOREGROUND;
+    return now(w) - w->pg.x.succ_left < MDL_XNU_APP_AGING_US ? MDL_BAND_AGING_APPS
+                                                             : MDL_BAND_IDLE;
+}
+
+static uint32_t ms_idle_procs(const world *w)
+{
+    uint32_t n = 0;
+    for (uint32_t k = 0; k < w->pg.x.nother && w->pg.x.other[k].band == MDL_BAND_IDLE; k++)
+        n++;
+    n += w->proc.alive && ms_app_band(w) == MDL_BAND_IDLE;
+    n += ms_succ_alive(w) && ms_succ_band(w) == MDL_BAND_IDLE;
+    return n;
+}
+
+/* The first process of the lowest band up to max_band (memorystatus_kill_top_process
+ * walks the bands up; in a band, the first entered: the others were there
+ * from the start, before the app and the successor). */
+static int ms_victim(const world *w, int max_band, int *band)
+{
+    int who = MS_NONE, b = MDL_BAND_MAX + 1;
+    if (w->pg.x.nother > 0) {
+        who = MS_OTHER;
+        b = w->pg.x.other[0].band;
+    }
+    if (w->proc.alive && ms_app_band(w) < b) {
+        who = MS_APP;
+        b = ms_app_band(w);
+    }
+    if (ms_succ_alive(w) && ms_succ_band(w) < b) {
+        who = MS_SUCC;
+        b = ms_succ_band(w);
+    }
+    *band = b;
+    return b <= max_band ? who : MS_NONE;
+}
+
+/* ---------------------------------------------------------- pageout */
+
+/* Compresses anonymous memory of one process: up to `gross` bytes of
+ * `*resident` move to `*comp`.  The bytes moved. */
+static int64_t ms_squeeze(int64_t *resident, int64_t *comp, int64_t gross)
+{
+    int64_t m = gross < *resident ? gross : *resident;
+    *resident -= m;
+    *comp += m;
+    return m;
+}
+
+/* The compressor takes suspended processes' anonymous memory (bands below
+ * the foreground), lowest band first, until `net` bytes are free or it is
+ * full (compressor.max, uncompressed).  The model's order; XNU compresses
+ * from its inactive queue, oldest first. */
+static void ms_compress(world *w, int64_t net)
+{
+    w_xnu *x = &w->pg.x;
+    double keep = 1.0 - 1.0 / w->dev->compressor_ratio;
+    int64_t gross = (int64_t)ceil((double)net / keep);
+    int64_t room = w->dev->compressor_max - ms_comp_total(w);
+    if (gross > room)
+        gross = room;
+    for (uint32_t k = 0; k < x->nother && gross > 0 && x->other[k].band < MDL_BAND_FOREGROUND;
+         k++) {
+        int64_t m = ms_squeeze(&x->other[k].resident, &x->other[k].comp, gross);
+        w->dstate.cached -= m;
+        x->other_comp += m;
+        gross -= m;
+    }
+    /* the app and the successor, in band order among themselves */
+    x->app_comp = ms_app_comp(w);
+    int app_first = !w->proc.fg && (!ms_succ_alive(w) || ms_app_band(w) <= ms_succ_band(w));
+    for (int pass = 0; pass < 2 && gross > 0; pass++) {
+        int app = pass == 0 ? app_first : !app_first;
+        if (app && w->proc.alive && !w->proc.fg) {
+            int64_t res = ms_app_compressible(w) - x->app_comp;
+            int64_t m = gross < res ? gross : res;
+            x->app_comp += m > 0 ? m : 0;
+            gross -= m > 0 ? m : 0;
+        } else if (!app && ms_succ_alive(w) && ms_succ_band(w) < MDL_BAND_FOREGROUND) {
+            gross -= ms_squeeze(&w->dstate.successor, &x->succ_comp, gross);
+        }
+    }
+}
+
+/* The pageout daemon, while free pages are below its target: the cold file
+ * pages first, then the compressor, then the file working set (the app's
+ * hot weights among it).  Every file page dropped is a ghost the phantom
+ * cache remembers. */
+static void ms_pageout(world *w)
+{
+    w_pages *pg = &w->pg;
+    int64_t need = XFREE_TARGET - w__memstat_free(w);
+    if (need <= 0)
+        return;
+    int64_t take = need < pg->pc_cold ? need : pg->pc_cold;
+    pg->pc_cold -= take;
+    pg->x.pc_added += take;
+    need -= take;
+    take = need < app_cold(w) ? need : app_cold(w);
+    pg->app_cold_gone += take;
+    pg->x.pc_added += take;
+    need -= take;
+    if (need > 0 && w->dev->compressor_ratio > 1.0) {
+        ms_compress(w, need);
+        need = XFREE_TARGET - w__memstat_free(w);
+    }
+    if (need > 0) {
+        int64_t ws = app_hot_resident(w) + pg->pc_ws;
+        take = need < ws ? need : ws;
+        evict_ws(w, take);
+        pg->x.pc_added += take;
+    }
+    int64_t c = ms_comp_total(w);
+    if (c > w->out->swap_used_max)
+        w->out->swap_used_max = c;
+}
+
+/* ----------------------------------------------------- phantom cache */
+
+/* Pages found in the phantom cache (`found` bytes read back over `dur`),
+ * with the ghosts added since the last look: the periods of 250 ms they
+ * span each thrash or not (is_thrashing); pressure after four in a row,
+ * unless file pages are over half of AVAILABLE_MEMORY (the active,
+ * inactive, free and compressor pages: ram less the kernel's). */
+static void ms_pc_look(world *w, int64_t found, sim_time dur)
+{
+    w_xnu *x = &w->pg.x;
+    int64_t periods = dur / MDL_XNU_PC_PERIOD_US;
+    if (periods < 1)
+        periods = 1;
+    int64_t added = x->pc_added;
+    x->pc_added = 0;
+    x->added_total += added;
+    x->found_total += found;
+    if (now(w) - x->pc_end > MDL_XNU_PC_PERIOD_US)
+        x->pc_run = 0; /* a quiet period since: its bit is clear */
+    if (mdl_xnu_pc_thrashing(added / XPAGE / periods, found / XPAGE / periods,
+                             w->dev->fc_threshold))
+        x->pc_run += (uint32_t)(periods > MDL_XNU_PC_PERIODS ? MDL_XNU_PC_PERIODS : periods);
+    else
+        x->pc_run = 0;
+    x->pc_end = now(w) + dur;
+    x->fc = x->pc_run >= MDL_XNU_PC_PERIODS &&
+            ms_file_resident(w) <= (w->dev->ram - w->dev->system) / 2;
+}
+
+/* ---------------------------------------------------------- victims */
+
+static void ms_kill_other(world *w, mdl_jetsam_cause why)
+{
+    w_xnu *x = &w->pg.x;
+    w__emit_pages(w, "process_killed", mdl_jetsam_cause_name(why), 0, 0, x->other[0].band, 0);
+    w->dstate.cached -= x->other[0].resident;
+    x->other_comp -= x->other[0].comp;
+    memmove(&x->other[0], &x->other[1], (x->nother - 1) * sizeof *x->other);
+    x->nother--;
+    w->out->cached_kills++;
+}
+
+static void ms_kill_succ(world *w, mdl_jetsam_cause why)
+{
+    w__emit_pages(w, "process_killed", mdl_jetsam_cause_name(why), 0, 0, ms_succ_band(w), 0);
+    w->dstate.successor = 0;
+    w->pg.x.succ_comp = 0;
+    w->out->successor_kills++;
+}
+
+/* The app's death by memorystatus: the cause on the record; a system kill
+ * (anything but the per-process limit) is system_reclaim. */
+static void ms_kill_app(world *w, mdl_jetsam_cause why)
+{
+    w->proc.jetsam = why;
+    w->out->deaths_by_jetsam[why]++;
+    w__die(w, why == MDL_JETSAM_PER_PROCESS_LIMIT ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM,
+           w->last_stage);
+}
+
+/* The app's per-process limit, where it is (the entitlement in force). */
+static int64_t ms_limit_of(const world *w)
+{
+    return w->proc.fg ? w->dev->jetsam_limit : w->dev->jetsam_background_limit;
+}
+
+/* ------------------------------------------------ the decision loop */
+
+static void ms_input_of(const world *w, mdl_xnu_input *in)
+{
+    const mdl_device *d = w->dev;
+    in->available = ms_available(w) / XPAGE;
+    in->critical = d->xnu_critical / XPAGE;
+    in->idle = d->xnu_idle / XPAGE;
+    in->soft = d->xnu_soft / XPAGE;
+    /* the model has no decompression stream: the compressor never thrashes */
+    in->compressor_thrashing = 0;
+    /* vm_compressor_low_on_space: 98 % of the pages it may hold */
+    in->compressor_exhausted = ms_comp_total(w) * 100 >= d->compressor_max * 98;
+    in->fc_thrashing = w->pg.x.fc;
+    in->idle_procs = ms_idle_procs(w);
+}
+
+/* The pressure level the app would be told of (vm_pageout.c
+ * VM_PRESSURE_*, the compressor active, iOS's divisors): with ANC the
+ * pageable and free pages and AM those and the compressor's, warning when
+ * ANC < AM/2, critical when ANC < 0.30 AM or the compressor is low on
+ * space; back to warning over 0.35 AM, to normal over 0.60 AM. */
+static int ms_pressure_level(const world *w, int exhausted)
+{
+    int64_t am = w->dev->ram - w->dev->system, anc = am - ms_pool(w);
+    int l = w->pg.x.level;
+    if (l < 2 && (exhausted || anc * 100 < am * 30))
+        return 2;
+    if (l == 2 && !exhausted && anc * 100 > am * 35)
+        l = 1;
+    if (l == 0 && anc * 2 < am)
+        return 1;
+    if (l == 1 && anc * 100 > am * 60)
+        return 0;
+    return l;
+}
+
+/* memorystatus's thread: decides, kills, decides again until nothing is
+ * to be done (each pass kills one process, so it ends).  W_GONE when the
+ * app died. */
+static w_fate ms_run(world *w)
+{
+    w_xnu *x = &w->pg.x;
+    uint32_t epoch = w->epoch;
+    if (x->fc && now(w) - x->pc_end > MDL_XNU_PC_PERIOD_US)
+        x->fc = 0, x->pc_run = 0; /* no refault for a period: the history clears */
+    for (;;) {
+        ms_pageout(w);
+        mdl_xnu_input in;
+        mdl_xnu_decision dec;
+        ms_input_of(w, &in);
+        mdl_xnu_decide(&in, &dec);
+        x->level = ms_pressure_level(w, in.compressor_exhausted);
+        int band, who = dec.action == MDL_XNU_NONE ? MS_NONE : ms_victim(w, dec.max_band, &band);
+        if (who == MS_NONE)
+            break;
+        w->out->jetsam_kills[dec.cause]++;
+        if (dec.cause == MDL_JETSAM_FC_THRASHING)
+            x->fc = 0, x->pc_run = 0; /* the sample restarts after the kill */
+        if (who == MS_APP) {
+            ms_kill_app(w, dec.cause);
+            break;
+        }
+        if (who == MS_OTHER)
+            ms_kill_other(w, dec.cause);
+        else
+            ms_kill_succ(w, dec.cause);
+    }
+    return still(w, epoch) ? W_LIVES : W_GONE;
+}
+
+/* The figures after a change: the margin the tables show is the nearer of
+ * the per-process limit and the critical level. */
+static void ms_observe(world *w)
+{
+    int64_t free = w__memstat_free(w);
+    if (free - XFREE_TARGET < w->out->min_free)
+        w->out->min_free = free - XFREE_TARGET;
+    if (!w->proc.alive)
+        return;
+    int64_t m = ms_available(w) - w->dev->xnu_critical;
+    int64_t l = ms_limit_of(w) - mdl_ledger_counted(w->led);
+    if (l < m)
+        m = l;
+    if (m < w->out->min_margin)
+        w->out->min_margin = m;
+}
+
+int64_t w__memstat_room(const world *w)
+{
+    /* a pressure level reaches the app in front as a warning: no room */
+    if (w->proc.fg && w->pg.x.level > 0)
+        return INT64_MIN / 4;
+    return ms_limit_of(w) - mdl_ledger_counted(w->led);
+}
+
+/* ------------------------------------------------------ entry points */
+
+w_fate w__memstat_check(world *w, int64_t extra, int own)
+{
+    (void)own;
+    w_xnu *x = &w->pg.x;
+    sync_app(w);
+    if (x->app_comp > ms_app_compressible(w))
+        x->app_comp = ms_app_compressible(w); /* freed while compressed */
+    if (w->proc.fg && x->app_comp > 0)
+        x->app_comp = 0; /* in front again: its pages are decompressed as it runs */
+    uint32_t epoch = w->epoch;
+    /* the per-process limit: at once, on the allocating thread */
+    if (w->proc.alive && mdl_ledger_counted(w->led) > ms_limit_of(w)) {
+        w->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
+        ms_kill_app(w, MDL_JETSAM_PER_PROCESS_LIMIT);
+        (void)ms_run(w);
+        ms_observe(w);
+        return W_GONE;
+    }
+    w->pg.spike = extra;
+    w_fate f = ms_run(w);
+    w->pg.spike = 0; /* the other app frees it */
+    ms_observe(w);
+    if (f != W_LIVES || !still(w, epoch))
+        return W_GONE;
+    w__warning_room(w, w__memstat_room(w));
+    return W_LIVES;
+}
+
+sim_time w__memstat_refault(world *w, const part_rt *p)
+{
+    sync_app(w);
+    int64_t hot = app_hot(w);
+    if (!p->hot || w->pg.app_evicted <= 0 || hot <= 0)
+        return 0;
+    int64_t file = part_id_of(w, p)->def->file;
+    int64_t bytes = file >= hot ? w->pg.app_evicted
+                                : (int64_t)((double)w->pg.app_evicted * (double)file / (double)hot);
+    w->pg.app_evicted -= bytes;
+    w->pg.refault += bytes;
+    w->out->refault_bytes += bytes;
+    sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
+    ms_pageout(w); /* room for the pages read back: their ghosts found, others added */
+    w__emit_pages(w, "refault", NULL, 0, bytes, -1, t);
+    ms_pc_look(w, bytes, t);
+    if (w__memstat_check(w, 0, 1) != W_LIVES) {
+        /* killed as the pages came back: the caller sees the epoch move */
+    }
+    return t;
+}
+
+void w__memstat_fill(const world *w, trc_event *e)
+{
+    int64_t free = w__memstat_free(w);
+    /* on iOS: low is the critical level, swap_used the compressor's
+     * content (uncompressed), thrashing 100 while the phantom cache reports
+     * pressure (docs/traces.md) */
+    int64_t v[6] = {free > 0 ? free : 0, w->dev->xnu_critical, ms_file_resident(w),
+                    ms_comp_total(w), w->pg.x.fc ? 100 : 0, 0};
+    e->has |= TRC_F_PAGES;
+    for (int k = 0; k < 6; k++) {
+        e->pages[k] = v[k];
+        e->pages_has |= 1u << k;
+    }
+}
+
+/* The app left the front: its band ages (path.c); a new successor replaces
+ * the previous one's compressed pages. */
+void w__memstat_successor_left(world *w) { w->pg.x.succ_comp = 0; }
+
+int w__memstat_band(const world *w) { return ms_app_band(w); }
+
+/* The other processes, drawn per replication: each group's count (rounded,
+ * all groups together at most MDL_OTHERS_MAX) and each one's size; kept
+ * in kill order.  Then the phone settles: memorystatus runs once. */
+void w__memstat_setup(world *w)
+{
+    const mdl_device *d = w->dev;
+    w_xnu *x = &w->pg.x;
+    gsl_rng *r = sim_stream_rng(&w->s_dev);
+    w->pg.on = W_PAGES_XNU;
+    w->dstate.cached = 0;
+    for (unsigned g = 0; g < d->nothers; g++) {
+        double c = floor((double)mdl_dist_sample(&d->others[g].count, r) + 0.5);
+        for (int64_t k = 0; k < (int64_t)c && x->nother < MDL_OTHERS_MAX; k++) {
+            int64_t s = mdl_dist_sample(&d->others[g].size, r);
+            w_other o = {d->others[g].band, s > 0 ? s : 0, 0};
+            uint32_t at = x->nother; /* after every process of its band or lower */
+            while (at > 0 && x->other[at - 1].band > o.band)
+                at--;
+            memmove(&x->other[at + 1], &x->other[at], (x->nother - at) * sizeof o);
+            x->other[at] = o;
+            x->nother++;
+            w->dstate.cached += o.resident;
+        }
+    }
+    w->pg.pc_cold = d->page_cache - d->page_cache_ws;
+    w->pg.pc_ws = d->page_cache_ws;
+    x->pc_end = -MDL_XNU_PC_PERIOD_US * 2;
+    (void)ms_run(w);
+    ms_observe(w);
+}

@@ -1,0 +1,194 @@
+/* device_xnu.c - an iOS device's page keys (docs/scenarios.md, "The
+ * iPhone's pages"): the processes beside the app by band (`others`, which
+ * turns the page model on), the compressor, memorystatus's page levels and
+ * the phantom cache's threshold.  Values the device does not give are the
+ * defaults docs/model.md names (XNU's, or marked as assumptions). */
+#include "yaml_int.h"
+
+#include <string.h>
+
+/* XNU's compressed-page limit: about the physical pages above 2 GiB of
+ * DRAM, 1.88 times them at or below (docs/model.md "The iPhone's pages") */
+#define SMALL_RAM ((int64_t)2 << 30)
+#define SMALL_RAM_COMPRESSOR 1.88
+/* an assumption: the compression ratio of app memory (docs/model.md) */
+#define DEFAULT_RATIO 2.5
+
+/* count: an integer, or {min: A, max: B}, each count equally likely;
+ * *most: the largest it draws. */
+static int load_count(const scn__node *v, mdl_dist *out, int64_t *most, sim_error *err)
+{
+    static const char *const keys[] = {"min", "max"};
+    int64_t lo, hi;
+    if (fy_node_is_scalar(v->n)) {
+        int rc = scn__int(v, 0, MDL_OTHERS_MAX, &lo, err);
+        *most = lo;
+        return rc != SIM_OK ? rc : mdl_dist_fixed(out, lo, err);
+    }
+    scn__node a, b;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, keys, 2, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "min", &a, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&a, 0, MDL_OTHERS_MAX, &lo, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "max", &b, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&b, lo, MDL_OTHERS_MAX, &hi, err);
+    /* rounded to the nearest integer: each of lo..hi has the same width */
+    *most = hi;
+    return rc != SIM_OK ? rc : mdl_dist_uniform(out, (double)lo - 0.4999, (double)hi + 0.4999, err);
+}
+
+typedef struct others_ctx {
+    mdl_device *dev;
+    int64_t most; /* processes at most, all groups together */
+} others_ctx;
+
+/* {band: N, count: COUNT, size: DIST} */
+static int load_group(void *ctx, const scn__node *item, sim_error *err)
+{
+    static const char *const keys[] = {"band", "count", "size"};
+    others_ctx *c = ctx;
+    mdl_device *dev = c->dev;
+    if (dev->nothers >= MDL_OTHER_GROUPS_MAX)
+        return scn__fail(item, err, SIM_ELIMIT, "at most %d groups of others",
+                         MDL_OTHER_GROUPS_MAX);
+    mdl_other_group *g = &dev->others[dev->nothers];
+    scn__node v;
+    int64_t band, most = 0;
+    int rc = scn__expect_mapping(item, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(item, keys, 3, err);
+    if (rc == SIM_OK)
+        rc = scn__require(item, "band", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&v, 0, MDL_BAND_MAX, &band, err);
+    if (rc == SIM_OK)
+        rc = scn__require(item, "count", &v, err);
+    if (rc == SIM_OK)
+        rc = load_count(&v, &g->count, &most, err);
+    if (rc == SIM_OK) {
+        c->most += most;
+        if (c->most > MDL_OTHERS_MAX)
+            rc = scn__fail(&v, err, SIM_ELIMIT, "the others may hold at most %d processes in "
+                           "all", MDL_OTHERS_MAX);
+    }
+    if (rc == SIM_OK)
+        rc = scn__require(item, "size", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__dist(&v, SCN__UNIT_SIZE, &g->size, &dev->owned[4 + dev->nothers], err);
+    if (rc == SIM_OK) {
+        g->band = (int)band;
+        dev->nothers++;
+    }
+    return rc;
+}
+
+/* compressor: {ratio, max} */
+static int load_compressor(const scn__node *m, mdl_device *dev, sim_error *err)
+{
+    static const char *const keys[] = {"ratio", "max"};
+    scn__node v;
+    int rc = scn__expect_mapping(m, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(m, keys, 2, err);
+    scn__get(m, "ratio", &v);
+    if (rc == SIM_OK && v.n != NULL)
+        rc = scn__real(&v, 1.0, 10.0, &dev->compressor_ratio, err);
+    scn__get(m, "max", &v);
+    if (rc == SIM_OK && v.n != NULL && (rc = scn__size(&v, &dev->compressor_max, err)) == SIM_OK &&
+        dev->compressor_max <= 0)
+        rc = scn__fail(&v, err, SIM_EINPUT, "the compressor's max must be above 0");
+    return rc;
+}
+
+/* A share of ram ("5%"), in bytes. */
+static int share_of_ram(const scn__node *v, const mdl_device *dev, int64_t *out, sim_error *err)
+{
+    double p;
+    int rc = scn__probability(v, &p, err);
+    if (rc == SIM_OK && !(p > 0 && p < 0.5))
+        rc = scn__fail(v, err, SIM_EINPUT, "a page level must be above 0%% and below 50%% of ram");
+    if (rc == SIM_OK)
+        *out = (int64_t)(p * (double)dev->ram + 0.5);
+    return rc;
+}
+
+/* pages: {critical, idle, pressure}: critical <= idle <= pressure. */
+static int load_levels(const scn__node *m, mdl_device *dev, sim_error *err)
+{
+    static const char *const keys[] = {"critical", "idle", "pressure"};
+    int64_t *out[] = {&dev->xnu_critical, &dev->xnu_idle, &dev->xnu_soft};
+    scn__node v;
+    int rc = scn__expect_mapping(m, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(m, keys, 3, err);
+    for (int k = 0; rc == SIM_OK && k < 3; k++) {
+        scn__get(m, keys[k], &v);
+        if (v.n != NULL)
+            rc = share_of_ram(&v, dev, out[k], err);
+    }
+    if (rc == SIM_OK && !(dev->xnu_critical <= dev->xnu_idle && dev->xnu_idle <= dev->xnu_soft))
+        rc = scn__fail(m, err, SIM_EINPUT, "the page levels must be critical <= idle <= "
+                       "pressure");
+    return rc;
+}
+
+int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    static const char *const page_only[] = {"compressor", "pages", "fc_thrashing"};
+    scn__node v, others;
+    scn__get(root, "others", &others);
+    int rc = SIM_OK;
+    if (others.n != NULL && dev->os != MDL_OS_IOS)
+        return scn__fail(&others, err, SIM_EINPUT, "others applies to ios devices only (android "
+                         "devices give cached_apps)");
+    for (size_t k = 0; k < sizeof page_only / sizeof *page_only; k++) {
+        scn__get(root, page_only[k], &v);
+        if (v.n != NULL && others.n == NULL)
+            return scn__fail(&v, err, SIM_EINPUT, "%s belongs to the iOS page model: give the "
+                             "device's others", page_only[k]);
+    }
+    if (others.n == NULL)
+        return SIM_OK;
+    scn__get(root, "cached_apps", &v);
+    if (v.n != NULL)
+        return scn__fail(&v, err, SIM_EINPUT, "cached_apps and others both given: on ios, "
+                         "others replaces cached_apps");
+    others_ctx ctx = {dev, 0};
+    rc = scn__each(&others, "group of others", load_group, &ctx, err);
+    if (rc != SIM_OK)
+        return rc;
+    dev->xnu_pages = 1;
+    dev->compressor_ratio = DEFAULT_RATIO;
+    dev->compressor_max = dev->ram <= SMALL_RAM
+                              ? (int64_t)((double)dev->ram * SMALL_RAM_COMPRESSOR)
+                              : dev->ram;
+    scn__get(root, "compressor", &v);
+    if (v.n != NULL && (rc = load_compressor(&v, dev, err)) != SIM_OK)
+        return rc;
+    /* XNU's fallback levels, in its page arithmetic; pageshortage is idle */
+    int64_t crit, idle, soft;
+    mdl_xnu_thresholds(dev->ram, MDL_XNU_PAGE, &crit, &idle, &soft);
+    dev->xnu_critical = crit * MDL_XNU_PAGE;
+    dev->xnu_idle = dev->pageshortage > 0 ? dev->pageshortage : idle * MDL_XNU_PAGE;
+    dev->xnu_soft = soft * MDL_XNU_PAGE;
+    scn__get(root, "pages", &v);
+    if (v.n != NULL) {
+        scn__node ps;
+        scn__get(root, "pageshortage", &ps);
+        if (ps.n != NULL)
+            return scn__fail(&ps, err, SIM_EINPUT, "pageshortage and pages both given: "
+                             "pageshortage is pages.idle");
+        if ((rc = load_levels(&v, dev, err)) != SIM_OK)
+            return rc;
+    }
+    dev->fc_threshold = MDL_XNU_PC_THRESHOLD_SSD;
+    scn__get(root, "fc_thrashing", &v);
+    if (v.n != NULL)
+        rc = scn__int(&v, 1, 1000000, &dev->fc_threshold, err);
+    return rc;
+}
