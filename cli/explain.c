@@ -216,7 +216,7 @@ static int narrate(const opts *o, const scn_scenario *s, rpl_teller *t, tee *bot
     sim_error err;
     sim_error_clear(&err);
     rpl_tell_header(t, s->name, s->about, s->policy_json[o->cell % s->npolicies], o->rep);
-    mdl_trace_sink sink = {tell_and_plot, both};
+    mdl_trace_sink sink = {tell_and_plot, both, NULL};
     mdl_rep r;
     int rc = put(t, &err);
     if (rc == SIM_OK)

@@ -247,9 +247,20 @@ static void ms_pc_look(world *w, int64_t found, sim_time dur)
 
 /* ---------------------------------------------------------- victims */
 
+/* A process killed in this pass, for the JetsamEvent. */
+static void ms_gone(world *w, int band, int64_t resident, int64_t comp, int succ,
+                    mdl_jetsam_cause why)
+{
+    w_xnu *x = &w->pg.x;
+    if (x->ngone < MDL_JETSAM_PROCS)
+        x->gone[x->ngone++] = (mdl_jetsam_proc){band, resident, comp, resident + comp, 0, succ,
+                                                why};
+}
+
 static void ms_kill_other(world *w, mdl_jetsam_cause why)
 {
     w_xnu *x = &w->pg.x;
+    ms_gone(w, x->other[0].band, x->other[0].resident, x->other[0].comp, 0, why);
     w__emit_pages(w, "process_killed", mdl_jetsam_cause_name(why), 0, 0, x->other[0].band, 0);
     w->dstate.cached -= x->other[0].resident;
     x->other_comp -= x->other[0].comp;
@@ -261,15 +272,62 @@ static void ms_kill_other(world *w, mdl_jetsam_cause why)
 static void ms_kill_succ(world *w, mdl_jetsam_cause why)
 {
     w__emit_pages(w, "process_killed", mdl_jetsam_cause_name(why), 0, 0, ms_succ_band(w), 0);
+    ms_gone(w, ms_succ_band(w), w->dstate.successor, w->pg.x.succ_comp, 1, why);
     w->dstate.successor = 0;
     w->pg.x.succ_comp = 0;
     w->out->successor_kills++;
+}
+
+/* The JetsamEvent of the app's death, to the trace's sink: the pages, the
+ * processes killed in this pass, the app, the others alive. */
+static void ms_report(world *w, mdl_jetsam_cause why)
+{
+    if (w->trace == NULL || w->trace->jetsam == NULL || w->ending)
+        return;
+    const w_xnu *x = &w->pg.x;
+    mdl_jetsam_event *ev = sim_malloc(w->alloc, sizeof *ev);
+    if (ev == NULL) {
+        w__fail(w, sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory"));
+        return;
+    }
+    ev->time = now(w);
+    ev->cause = why;
+    ev->free = w__memstat_free(w);
+    ev->file = ms_file_resident(w);
+    ev->anonymous = w->dstate.cached + w->dstate.successor + app_anon(w) - ms_app_comp(w);
+    ev->wired = w->dev->system;
+    ev->compressor = ms_pool(w);
+    ev->compressed = ms_comp_total(w);
+    ev->nprocs = 0;
+    for (uint32_t k = 0; k < x->ngone && ev->nprocs < MDL_JETSAM_PROCS; k++)
+        ev->procs[ev->nprocs++] = x->gone[k];
+    mdl_ledger_stats st;
+    mdl_ledger_stats_get(w->led, &st);
+    mdl_jetsam_proc app = {ms_app_band(w), app_anon(w) - ms_app_comp(w) + app_file_resident(w),
+                           ms_app_comp(w), st.peak, 1, 0, why};
+    if (ev->nprocs < MDL_JETSAM_PROCS)
+        ev->procs[ev->nprocs++] = app;
+    if (ms_succ_alive(w) && ev->nprocs < MDL_JETSAM_PROCS)
+        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){ms_succ_band(w), w->dstate.successor,
+                                                    x->succ_comp,
+                                                    w->dstate.successor + x->succ_comp, 0, 1,
+                                                    MDL_JETSAM_NONE};
+    for (uint32_t k = 0; k < x->nother && ev->nprocs < MDL_JETSAM_PROCS; k++)
+        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){x->other[k].band, x->other[k].resident,
+                                                    x->other[k].comp,
+                                                    x->other[k].resident + x->other[k].comp, 0,
+                                                    0, MDL_JETSAM_NONE};
+    int rc = w->trace->jetsam(w->trace->ctx, ev, w->err);
+    sim_free(w->alloc, ev, sizeof *ev);
+    if (rc != SIM_OK)
+        w__fail(w, rc);
 }
 
 /* The app's death by memorystatus: the cause on the record; a system kill
  * (anything but the per-process limit) is system_reclaim. */
 static void ms_kill_app(world *w, mdl_jetsam_cause why)
 {
+    ms_report(w, why);
     w->proc.jetsam = why;
     w->out->deaths_by_jetsam[why]++;
     w__die(w, why == MDL_JETSAM_PER_PROCESS_LIMIT ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM,
@@ -326,6 +384,7 @@ static w_fate ms_run(world *w)
 {
     w_xnu *x = &w->pg.x;
     uint32_t epoch = w->epoch;
+    x->ngone = 0; /* a new pass */
     if (x->fc && now(w) - x->pc_end > MDL_XNU_PC_PERIOD_US)
         x->fc = 0, x->pc_run = 0; /* no refault for a period: the history clears */
     for (;;) {
@@ -393,6 +452,7 @@ w_fate w__memstat_check(world *w, int64_t extra, int own)
     /* the per-process limit: at once, on the allocating thread */
     if (w->proc.alive && mdl_ledger_counted(w->led) > ms_limit_of(w)) {
         w->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
+        x->ngone = 0;
         ms_kill_app(w, MDL_JETSAM_PER_PROCESS_LIMIT);
         (void)ms_run(w);
         ms_observe(w);

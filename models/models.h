@@ -818,9 +818,31 @@ int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *all
  * by category and the queue and session counts on every event, the
  * periodic samples, deaths with their exit records, recovery actions at
  * cold starts.  fn returns SIM_OK, or an error that stops the run. */
+/* A JetsamEvent as memorystatus writes it at the app's death (the iOS
+ * page model): the pages, and every process with its band and pages, the
+ * ones killed in the same pass with their cause. */
+typedef struct mdl_jetsam_proc {
+    int band;
+    int64_t resident, compressed; /* bytes: in RAM (file pages of the app included), compressed */
+    int64_t lifetime_max;         /* the most it held (the app: its counted peak) */
+    int app, successor;           /* the app; the app the user switched to */
+    mdl_jetsam_cause killed;      /* killed in this pass, with this cause; NONE: listed */
+} mdl_jetsam_proc;
+#define MDL_JETSAM_PROCS (MDL_OTHERS_MAX + 2)
+typedef struct mdl_jetsam_event {
+    sim_time time;
+    mdl_jetsam_cause cause;       /* the app's */
+    int64_t free, file, anonymous, wired, compressor, compressed; /* bytes; compressor: the
+                                     pool in RAM, compressed: what it holds */
+    mdl_jetsam_proc procs[MDL_JETSAM_PROCS];
+    unsigned nprocs;
+} mdl_jetsam_event;
+
 typedef struct mdl_trace_sink {
     int (*fn)(void *ctx, const trc_event *e, sim_error *err);
     void *ctx;
+    /* optional (may be NULL): each JetsamEvent of the iOS page model */
+    int (*jetsam)(void *ctx, const mdl_jetsam_event *ev, sim_error *err);
 } mdl_trace_sink;
 
 /* mdl_run_replication with the timeline sent to `trace` (may be NULL). */

@@ -293,6 +293,10 @@ typedef struct w_xnu {
     int fc;                  /* the phantom cache reports pressure */
     int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
     int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */
+    /* the processes memorystatus killed in its current pass (the JetsamEvent
+     * of the app's death lists them with their cause) */
+    mdl_jetsam_proc gone[MDL_JETSAM_PROCS];
+    uint32_t ngone;
 } w_xnu;
 
 /* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;

@@ -335,10 +335,11 @@ static void xnu_why(const rpl_teller *t, const trc_event *e, long long counted, 
                "dropped): memorystatus killed the lowest band's process, the app";
     else if (strcmp(cause, "vm-compressor-space-shortage") == 0)
         says = "the compressor was out of space: memorystatus killed up the bands";
-    char pg[240];
-    pages_text(e, pg, sizeof pg, 1);
-    snprintf(buf, n, "counted %lld MiB in band %lld; %s (%s; idle level %.0f MiB)", counted,
-             (long long)PG(e, TRC_PG_ADJ), says, pg, TELL_MIB(d->xnu_idle));
+    int64_t avail = PG(e, TRC_PG_FREE) + PG(e, TRC_PG_FILE_LRU);
+    snprintf(buf, n, "counted %lld MiB in band %lld; %.140s (available %.0f MiB: critical "
+             "%.0f, idle %.0f; compressed %.0f MiB)", counted, (long long)PG(e, TRC_PG_ADJ), says,
+             TELL_MIB(avail), TELL_MIB(PG(e, TRC_PG_LOW)), TELL_MIB(d->xnu_idle),
+             TELL_MIB(PG(e, TRC_PG_SWAP_USED)));
 }
 
 /* What ended the process, in the device's own terms: the limit crossed

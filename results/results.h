@@ -358,6 +358,14 @@ typedef struct res_timeline_info {
     int64_t peak_mem[TRC_MEM_COUNT];     /* by category at that moment */
 } res_timeline_info;
 
+/* A JetsamEvent of the iOS page model as the `.ips` file iOS keeps
+ * (results/ips_write.c; docs/traces.md): the header line, then the
+ * report (no newline at the end); `app` names the app's process, `device`
+ * the product; rep and k (the report's index) make its incident id.
+ * *text is malloc'ed. */
+int res_ips_format(const mdl_jetsam_event *ev, const char *app, const char *device, uint64_t rep,
+                   unsigned k, char **text, size_t *len, sim_error *err);
+
 res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon);
 /* An mdl_trace_sink function (ctx: the timeline). */
 int res_timeline_add(void *ctx, const trc_event *e, sim_error *err);

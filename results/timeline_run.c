@@ -21,9 +21,9 @@ int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl
     if (t == NULL)
         return sim_error_set(err, SIM_ENOMEM, "timeline: out of memory");
     void *two[2] = {t, also};
-    mdl_trace_sink sink = {res_timeline_add, t};
+    mdl_trace_sink sink = {res_timeline_add, t, NULL};
     if (also != NULL)
-        sink = (mdl_trace_sink){both_add, two};
+        sink = (mdl_trace_sink){both_add, two, NULL};
     int rc = mdl_run_replication_traced(cell, rep, NULL, NULL, &sink, r, err);
     if (rc != SIM_OK) {
         res_timeline_free(t);

@@ -331,3 +331,68 @@ TEST_CASE("ips: with a trace, the app is the trace's process and its kill is con
     CHECK(json_is_null(json_object_get(listed, "matched_stage")));
     json_decref(doc);
 }
+
+TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose confirms")
+{
+    // The LLM of tests/test_memstat.cpp: two band-0 processes killed by
+    // fc-thrashing at 0.2 s and 2.096 s, the app in front at 3.9925 s (so
+    // the report is JetsamEvent-1970-01-01-000003.ips, the trace's clock).
+    TempDir d;
+    std::string yaml =
+        "name: llm\nhorizon: 60s\nreplications: 1\ndevices:\n  - name: phone\n    os: ios\n"
+        "    ram: 4096MiB\n    system: 1024MiB\n    kill: {rule: jetsam, limit: 3500MiB}\n"
+        "    pages: {critical: 5%, idle: 10%, pressure: 15%}\n"
+        "    others: [{band: 0, count: 2, size: 100MiB}]\n    compressor: {ratio: 1}\n"
+        "    storage_read: 200MiB/s\ncandidates:\n  - id: chat-llm\n    digest: 0a1b\n"
+        "    runtime: test-1\n    parts:\n      m:\n        file: 1500MiB\n"
+        "        load: {mode: mmap, time: 100ms, file_hot: true}\n"
+        "        prepare: {time: 100ms}\n        inference: {time: 100ms}\n"
+        "app: {baseline: {native: 1700MiB}}\n"
+        "workload: {path: [cold_start, {requests: {every: 200ms, for: 20s}}]}\n";
+    std::string scn = d.write("llm.yaml", yaml);
+    RunResult g = oomsim({"gen", scn, "-o", d.file("t.jsonl"), "--exits", d.file("ev"),
+                          "--exits-format", "ips"});
+    INFO(g.err);
+    REQUIRE(g.status == 0);
+    CHECK(g.err.find("1 JetsamEvent report") != std::string::npos);
+    std::string text = read_file(d.file("ev/JetsamEvent-1970-01-01-000003.ips"));
+    REQUIRE(rpl_ips_detect(text.data(), text.size()) == 1);
+    // the header line, then the report: the app killed in front, its band
+    json_error_t je;
+    size_t nl = text.find('\n');
+    json_t *head = json_loadb(text.data(), nl, 0, &je);
+    REQUIRE(head != nullptr);
+    CHECK(std::string(json_string_value(json_object_get(head, "bug_type"))) == "298");
+    CHECK(std::string(json_string_value(json_object_get(head, "timestamp"))) ==
+          "1970-01-01 00:00:03.99 +0000");
+    json_decref(head);
+    Parsed p = parse(text, "chat-llm");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    CHECK(std::string(p.v[0].cause) == "fc-thrashing");
+    CHECK(p.v[0].priority == 100);
+    CHECK(std::string(p.v[0].states) == "frontmost");
+    // diagnose: the report, lined up with the trace's own exit, confirmed
+    RunResult r = oomsim({"diagnose", d.file("t.jsonl"), "--exits", d.file("ev"), "--process",
+                          "chat-llm"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("reason fc-thrashing, priority 100") != std::string::npos);
+    CHECK(r.out.find("system_reclaim (confirmed)") != std::string::npos);
+    // the trace alone names the cause too
+    RunResult t = oomsim({"diagnose", d.file("t.jsonl")});
+    CHECK(t.out.find("JetsamEvent (fc-thrashing)") != std::string::npos);
+    // --exits needs an iOS device that gives others; --exits-format needs --exits
+    RunResult u = oomsim({"gen", d.write("d.yaml", "name: x\nhorizon: 10s\nreplications: 1\n"
+                                         "devices: [android-4g]\ncandidates:\n  - id: m\n"
+                                         "    digest: 0a1b\n    runtime: t-1\n    parts:\n"
+                                         "      m: {file: 1MiB, load: {mode: mmap, time: 1ms},"
+                                         " prepare: {time: 1ms}, inference: {time: 1ms}}\n"
+                                         "workload: {path: [cold_start]}\n"),
+                          "-o", d.file("u.jsonl"), "--exits", d.file("none")});
+    CHECK(u.status == 2);
+    CHECK(u.err.find("writes no JetsamEvent") != std::string::npos);
+    RunResult v = oomsim({"gen", scn, "-o", d.file("v.jsonl"), "--exits-format", "ips"});
+    CHECK(v.status == 2);
+    CHECK(v.err.find("--exits-format needs --exits") != std::string::npos);
+}

@@ -87,7 +87,7 @@ struct Notes {
 
 mdl_rep traced(Loaded &l, Notes &n, unsigned cell = 0)
 {
-    mdl_trace_sink sink = {Notes::add, &n};
+    mdl_trace_sink sink = {Notes::add, &n, NULL};
     mdl_rep r;
     sim_error err;
     sim_error_clear(&err);
@@ -363,4 +363,69 @@ TEST_CASE("memstat: the plain jetsam rule's background kill is idle-exit", "[mem
     REQUIRE(r.nrecords == 1);
     CHECK(r.records[0].kind == MDL_REC_JETSAM_SYSTEM);
     CHECK(r.records[0].jetsam == MDL_JETSAM_IDLE_EXIT);
+}
+
+TEST_CASE("memstat: the compressor out of space kills up the bands", "[memstat][ios]")
+{
+    // Compressor ratio 2, max 1000 MiB (low on space at 980).  Others: two
+    // of 600 MiB in band 0; the file cache 400 MiB, all working set.  The
+    // app: 1500 MiB + a 10 MiB model: 3072 - 1200 - 400 - 1510 = -38 MiB:
+    // pageout drops the model's 10 MiB, then compresses 118.5 MiB of the
+    // first process (pool 59.25): free 31.25, available 431.25, over idle.
+    // A page then holds 900 MiB more: the compressor takes what it may, up
+    // to 1000 MiB (the first process whole, 400 of the second; pool 500),
+    // and the file cache goes: available under critical with the
+    // compressor over 98 %: branch 1, vm-compressor-space-shortage, kills
+    // the first process (its 600 MiB compressed: the pool frees 300); then
+    // healthy but under idle with the second in band 0: idle-exit.
+    Loaded l(iphone("[{band: 0, count: 2, size: 600MiB}]",
+                    "    compressor: {ratio: 2, max: 1000MiB}\n"
+                    "    page_cache: {size: 400MiB, working_set: 400MiB}\n") +
+             part("10MiB", false) + "app: {baseline: {native: 1500MiB}}\n" +
+             "workload: {path: [cold_start, {enter: {page: big, holds: {native: 900MiB}}}]}\n");
+    mdl_rep r = l.run(0);
+    CHECK(r.deaths_total == 0);
+    CHECK(r.jetsam_kills[MDL_JETSAM_COMPRESSOR_SPACE] == 1);
+    CHECK(r.jetsam_kills[MDL_JETSAM_IDLE_EXIT] == 1);
+    CHECK(r.cached_kills == 2);
+    CHECK(r.swap_used_max == 1000 * MiB);
+}
+
+TEST_CASE("memstat: the pressure level reaches the app in front as a memory warning",
+          "[memstat][ios]")
+{
+    // ram - system = 3072 MiB (AM).  With the compressor's pool at 1600
+    // MiB, ANC = 1472 < 1536 (AM / 2): warning, heard by the app in front
+    // (one memory warning; the limit's warning, 80 % of 3500 MiB, is far).
+    // At 2300 MiB, ANC 772 < 921.6 (0.30 AM): critical, no new warning
+    // (the edge).  With the pool empty, ANC 3072 > 0.35 AM and > 0.60 AM:
+    // back to normal, the warning ends.
+    Loaded l(iphone("[{band: 0, count: 1, size: 10MiB}]",
+                    "    compressor: {ratio: 2, max: 8GiB}\n    warning_at: 20%\n") +
+             part("10MiB", false) + app("100MiB", "cold_start, {requests: {every: 1s, for: 5s}}"));
+    world w;
+    mdl_rep out;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(w__open(&w, &l.s.cells[0], 0, nullptr, nullptr, nullptr, &out, &err) == SIM_OK);
+    REQUIRE(sim_run(w.e, SECOND) >= 0);
+    REQUIRE(w.proc.alive);
+    REQUIRE(w.proc.fg);
+    CHECK(out.warnings == 0);
+    auto pool = [&](int64_t content) {
+        w.pg.x.other[0].comp = content;
+        w.pg.x.other_comp = content;
+        REQUIRE(w__memstat_check(&w, 0, 1) == W_LIVES);
+    };
+    pool(3200 * MiB);
+    CHECK(w.pg.x.level == 1);
+    CHECK(out.warnings == 1);
+    CHECK(w.proc.warned == 1);
+    pool(4600 * MiB);
+    CHECK(w.pg.x.level == 2);
+    CHECK(out.warnings == 1);
+    pool(0);
+    CHECK(w.pg.x.level == 0);
+    CHECK(w.proc.warned == 0);
+    w__close(&w);
 }

@@ -631,7 +631,7 @@ TEST_CASE("timeline export: every teaching scenario's timeline passes the format
             mdl_device_in_force(cell->device, &cell->policy, &dv);
             res_chrome *ch = res_chrome_create(&dv);
             REQUIRE(ch != nullptr);
-            mdl_trace_sink sink = {res_chrome_add, ch};
+            mdl_trace_sink sink = {res_chrome_add, ch, NULL};
             mdl_rep r;
             REQUIRE(mdl_run_replication_traced(cell, 0, nullptr, nullptr, &sink, &r, &err) ==
                     SIM_OK);

@@ -36,7 +36,7 @@ mdl_rep record(const mdl_cell &cell, uint64_t rep, const std::string &path)
     sim_error err;
     sim_error_clear(&err);
     trc_writer *w = trc_writer_create(f, (trc_format)trc_format_of_path(path.c_str()), &err);
-    mdl_trace_sink sink{write_event, w};
+    mdl_trace_sink sink{write_event, w, nullptr};
     mdl_rep r;
     int rc = mdl_run_replication_traced(&cell, rep, nullptr, nullptr, &sink, &r, &err);
     INFO(err.msg);
