@@ -85,4 +85,20 @@ static inline void evict_ws(world *w, int64_t bytes)
     w->pg.pgrefill += bytes; /* taken off the active list first */
 }
 
+/* An inference on part p reads its weights: its share of the app's hot
+ * pages reclaim dropped comes back (a refault each).  The bytes read. */
+static inline int64_t read_back(world *w, const part_rt *p)
+{
+    int64_t hot = app_hot(w);
+    if (w->pg.app_evicted <= 0 || hot <= 0)
+        return 0;
+    int64_t file = part_id_of(w, p)->def->file;
+    int64_t bytes = file >= hot ? w->pg.app_evicted
+                                : (int64_t)((double)w->pg.app_evicted * (double)file / (double)hot);
+    w->pg.app_evicted -= bytes;
+    w->pg.refault += bytes;
+    w->out->refault_bytes += bytes;
+    return bytes;
+}
+
 #endif /* OOMSIM_MODELS_FILEPAGES_H */

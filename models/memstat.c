@@ -252,9 +252,13 @@ static void ms_gone(world *w, int band, int64_t resident, int64_t comp, int succ
                     mdl_jetsam_cause why)
 {
     w_xnu *x = &w->pg.x;
-    if (x->ngone < MDL_JETSAM_PROCS)
-        x->gone[x->ngone++] = (mdl_jetsam_proc){band, resident, comp, resident + comp, 0, succ,
-                                                why};
+    if (x->ngone < MDL_JETSAM_PROCS) {
+        x->gone[x->ngone].band = band;
+        x->gone[x->ngone].succ = (uint8_t)succ;
+        x->gone[x->ngone].cause = (uint8_t)why;
+        x->gone[x->ngone].resident = resident;
+        x->gone[x->ngone++].comp = comp;
+    }
 }
 
 static void ms_kill_other(world *w, mdl_jetsam_cause why)
@@ -300,7 +304,10 @@ static void ms_report(world *w, mdl_jetsam_cause why)
     ev->compressed = ms_comp_total(w);
     ev->nprocs = 0;
     for (uint32_t k = 0; k < x->ngone && ev->nprocs < MDL_JETSAM_PROCS; k++)
-        ev->procs[ev->nprocs++] = x->gone[k];
+        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){
+            x->gone[k].band, x->gone[k].resident, x->gone[k].comp,
+            x->gone[k].resident + x->gone[k].comp, 0, x->gone[k].succ,
+            (mdl_jetsam_cause)x->gone[k].cause};
     mdl_ledger_stats st;
     mdl_ledger_stats_get(w->led, &st);
     mdl_jetsam_proc app = {ms_app_band(w), app_anon(w) - ms_app_comp(w) + app_file_resident(w),
@@ -394,6 +401,7 @@ static w_fate ms_run(world *w)
         ms_input_of(w, &in);
         mdl_xnu_decide(&in, &dec);
         x->level = ms_pressure_level(w, in.compressor_exhausted);
+        x->level_comp = ms_comp_total(w);
         int band, who = dec.action == MDL_XNU_NONE ? MS_NONE : ms_victim(w, dec.max_band, &band);
         if (who == MS_NONE)
             break;
@@ -414,20 +422,21 @@ static w_fate ms_run(world *w)
 
 /* The figures after a change: the margin the tables show is the nearer of
  * the per-process limit and the critical level. */
-static void ms_observe(world *w)
+static void ms_observe_at(world *w, int64_t free, int64_t file)
 {
-    int64_t free = w__memstat_free(w);
     if (free - XFREE_TARGET < w->out->min_free)
         w->out->min_free = free - XFREE_TARGET;
     if (!w->proc.alive)
         return;
-    int64_t m = ms_available(w) - w->dev->xnu_critical;
+    int64_t m = free + file - w->dev->xnu_critical;
     int64_t l = ms_limit_of(w) - mdl_ledger_counted(w->led);
     if (l < m)
         m = l;
     if (m < w->out->min_margin)
         w->out->min_margin = m;
 }
+
+static void ms_observe(world *w) { ms_observe_at(w, w__memstat_free(w), ms_file_resident(w)); }
 
 int64_t w__memstat_room(const world *w)
 {
@@ -438,6 +447,34 @@ int64_t w__memstat_room(const world *w)
 }
 
 /* ------------------------------------------------------ entry points */
+
+/* The common case, nothing for memorystatus to do: no pageout (free over
+ * its target), the compressor holding no more than when the level was
+ * last set (normal) and not short, available pages over every level.
+ * The figures are observed, the warning's room checked: 1.  Else 0, and
+ * nothing done.  The same sums as w__memstat_free, each ledger total read
+ * once: it runs after every allocation. */
+static int ms_quiet(world *w)
+{
+    const mdl_device *d = w->dev;
+    const w_xnu *x = &w->pg.x;
+    int64_t compressible = ms_app_compressible(w);
+    int64_t app_comp = x->app_comp < compressible ? x->app_comp : compressible;
+    int64_t comp = x->other_comp + app_comp + x->succ_comp;
+    if (comp > x->level_comp || comp * 100 >= d->compressor_max * 98)
+        return 0;
+    int64_t f = mdl_ledger_total(w->led, MDL_CAT_FILE), out = w->pg.app_evicted + w->pg.app_cold_gone;
+    int64_t file = w->pg.pc_cold + w->pg.pc_ws + (out < f ? f - out : 0);
+    int64_t pool = comp == 0 ? 0 : (int64_t)ceil((double)comp / d->compressor_ratio);
+    int64_t free = d->ram - d->system - w->dstate.cached - w->dstate.successor -
+                   (compressible + mdl_ledger_total(w->led, MDL_CAT_GPU) - app_comp) - file -
+                   pool - w->pg.spike;
+    if (free < XFREE_TARGET || free + file < d->xnu_soft)
+        return 0;
+    ms_observe_at(w, free, file);
+    w__warning_room(w, w__memstat_room(w));
+    return 1;
+}
 
 w_fate w__memstat_check(world *w, int64_t extra, int own)
 {
@@ -458,6 +495,8 @@ w_fate w__memstat_check(world *w, int64_t extra, int own)
         ms_observe(w);
         return W_GONE;
     }
+    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(w))
+        return W_LIVES;
     w->pg.spike = extra;
     w_fate f = ms_run(w);
     w->pg.spike = 0; /* the other app frees it */
@@ -471,15 +510,9 @@ w_fate w__memstat_check(world *w, int64_t extra, int own)
 sim_time w__memstat_refault(world *w, const part_rt *p)
 {
     sync_app(w);
-    int64_t hot = app_hot(w);
-    if (!p->hot || w->pg.app_evicted <= 0 || hot <= 0)
+    int64_t bytes = p->hot ? read_back(w, p) : 0;
+    if (bytes == 0)
         return 0;
-    int64_t file = part_id_of(w, p)->def->file;
-    int64_t bytes = file >= hot ? w->pg.app_evicted
-                                : (int64_t)((double)w->pg.app_evicted * (double)file / (double)hot);
-    w->pg.app_evicted -= bytes;
-    w->pg.refault += bytes;
-    w->out->refault_bytes += bytes;
     sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
     ms_pageout(w); /* room for the pages read back: their ghosts found, others added */
     w__emit_pages(w, "refault", NULL, 0, bytes, -1, t);

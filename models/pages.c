@@ -577,15 +577,9 @@ sim_time w__pages_refault(world *w, const part_rt *p)
     if (w->pg.on == W_PAGES_XNU)
         return w__memstat_refault(w, p);
     advance(w);
-    int64_t hot = app_hot(w);
-    if (w->pg.app_evicted <= 0 || hot <= 0)
+    int64_t bytes = read_back(w, p);
+    if (bytes == 0)
         return 0;
-    int64_t file = part_id_of(w, p)->def->file;
-    int64_t bytes = file >= hot ? w->pg.app_evicted
-                                : (int64_t)((double)w->pg.app_evicted * (double)file / (double)hot);
-    w->pg.app_evicted -= bytes;
-    w->pg.refault += bytes;
-    w->out->refault_bytes += bytes;
     sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
     w__emit_pages(w, "refault", NULL, 0, bytes, -1, t);
     /* each page is allocated (reclaiming if need be), then read */
@@ -615,7 +609,7 @@ void w__pages_successor_left(world *w)
 void w__pages_setup(world *w)
 {
     const mdl_device *d = w->dev;
-    memset(&w->pg, 0, sizeof w->pg);
+    /* w->pg is zero: w__open cleared the world */
     w->out->min_free = INT64_MAX;
     if (d->rule == MDL_KILL_JETSAM && d->xnu_pages) {
         w__memstat_setup(w);

@@ -292,10 +292,15 @@ typedef struct w_xnu {
     sim_time pc_end;
     int fc;                  /* the phantom cache reports pressure */
     int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
+    int64_t level_comp;      /* the compressor's content when the level was last set */
     int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */
     /* the processes memorystatus killed in its current pass (the JetsamEvent
      * of the app's death lists them with their cause) */
-    mdl_jetsam_proc gone[MDL_JETSAM_PROCS];
+    struct {
+        int32_t band;
+        uint8_t succ, cause; /* the successor; mdl_jetsam_cause */
+        int64_t resident, comp;
+    } gone[MDL_JETSAM_PROCS];
     uint32_t ngone;
 } w_xnu;
 

@@ -33,22 +33,7 @@ std::string iphone(const std::string &others, const std::string &extra = "",
            extra;
 }
 
-// One part, a `file` mapped (hot: read at every inference) or not.
-std::string part(const char *file, bool hot)
-{
-    return std::string(R"(
-candidates:
-  - id: m
-    digest: 0a1b
-    runtime: test-1
-    parts:
-      m:
-        file: )") + file + "\n        load: {mode: mmap, time: 100ms" +
-           (hot ? ", file_hot: true" : "") + R"(}
-        prepare: {time: 100ms}
-        inference: {time: 100ms}
-)";
-}
+std::string part(const char *file, bool hot) { return shim::mapped_part(file, hot); }
 
 std::string app(const char *native, const char *path)
 {

@@ -37,22 +37,7 @@ std::string droid(const char *mode, const std::string &extra = "")
            kill + extra;
 }
 
-// One part: a `file` mapped (mode mmap, `hot` or not), nothing else held.
-std::string part(const char *file, bool hot)
-{
-    return std::string(R"(
-candidates:
-  - id: m
-    digest: 0a1b
-    runtime: test-1
-    parts:
-      m:
-        file: )") + file + "\n        load: {mode: mmap, time: 100ms" +
-           (hot ? ", file_hot: true" : "") + R"(}
-        prepare: {time: 100ms}
-        inference: {time: 100ms}
-)";
-}
+std::string part(const char *file, bool hot) { return shim::mapped_part(file, hot); }
 
 // The app holds `counted` of its own (its baseline) and a 10 MiB model.
 std::string holding(const char *counted, const char *path)

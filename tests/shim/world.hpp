@@ -71,6 +71,24 @@ inline res_plan plan_of(const scn_scenario &s, uint64_t reps, std::vector<const 
     return p;
 }
 
+// One part: a `file` mapped (mode mmap, `hot`: read at every inference, or
+// not), load and prepare 100 ms each, inference 100 ms, nothing else held.
+inline std::string mapped_part(const char *file, bool hot)
+{
+    return std::string(R"(
+candidates:
+  - id: m
+    digest: 0a1b
+    runtime: test-1
+    parts:
+      m:
+        file: )") + file + "\n        load: {mode: mmap, time: 100ms" +
+           (hot ? ", file_hot: true" : "") + R"(}
+        prepare: {time: 100ms}
+        inference: {time: 100ms}
+)";
+}
+
 } // namespace shim
 
 #endif
