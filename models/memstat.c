@@ -451,15 +451,15 @@ int64_t w__memstat_room(const world *w)
 /* The common case, nothing for memorystatus to do: no pageout (free over
  * its target), the compressor holding no more than when the level was
  * last set (normal) and not short, available pages over every level.
- * The figures are observed, the warning's room checked: 1.  Else 0, and
- * nothing done.  The same sums as w__memstat_free, each ledger total read
- * once: it runs after every allocation. */
-static int ms_quiet(world *w)
+ * The figures are observed, the warning's room checked (as ms_observe
+ * and w__memstat_room do): 1.  Else 0, and nothing done.  The same sums
+ * as w__memstat_free, each ledger total read once: it runs after every
+ * allocation. */
+static int ms_quiet(world *w, int64_t compressible, int64_t counted)
 {
     const mdl_device *d = w->dev;
     const w_xnu *x = &w->pg.x;
-    int64_t compressible = ms_app_compressible(w);
-    int64_t app_comp = x->app_comp < compressible ? x->app_comp : compressible;
+    int64_t app_comp = x->app_comp; /* within compressible: the caller saw to it */
     int64_t comp = x->other_comp + app_comp + x->succ_comp;
     if (comp > x->level_comp || comp * 100 >= d->compressor_max * 98)
         return 0;
@@ -471,8 +471,16 @@ static int ms_quiet(world *w)
                    pool - w->pg.spike;
     if (free < XFREE_TARGET || free + file < d->xnu_soft)
         return 0;
-    ms_observe_at(w, free, file);
-    w__warning_room(w, w__memstat_room(w));
+    if (free - XFREE_TARGET < w->out->min_free)
+        w->out->min_free = free - XFREE_TARGET;
+    if (!w->proc.alive)
+        return 1;
+    int64_t room = ms_limit_of(w) - counted, m = free + file - d->xnu_critical;
+    if (room < m)
+        m = room;
+    if (m < w->out->min_margin)
+        w->out->min_margin = m;
+    w__warning_room(w, w->proc.fg && x->level > 0 ? INT64_MIN / 4 : room);
     return 1;
 }
 
@@ -481,13 +489,14 @@ w_fate w__memstat_check(world *w, int64_t extra, int own)
     (void)own;
     w_xnu *x = &w->pg.x;
     sync_app(w);
-    if (x->app_comp > ms_app_compressible(w))
-        x->app_comp = ms_app_compressible(w); /* freed while compressed */
+    int64_t compressible = ms_app_compressible(w), counted = mdl_ledger_counted(w->led);
+    if (x->app_comp > compressible)
+        x->app_comp = compressible; /* freed while compressed */
     if (w->proc.fg && x->app_comp > 0)
         x->app_comp = 0; /* in front again: its pages are decompressed as it runs */
     uint32_t epoch = w->epoch;
     /* the per-process limit: at once, on the allocating thread */
-    if (w->proc.alive && mdl_ledger_counted(w->led) > ms_limit_of(w)) {
+    if (w->proc.alive && counted > ms_limit_of(w)) {
         w->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
         x->ngone = 0;
         ms_kill_app(w, MDL_JETSAM_PER_PROCESS_LIMIT);
@@ -495,7 +504,7 @@ w_fate w__memstat_check(world *w, int64_t extra, int own)
         ms_observe(w);
         return W_GONE;
     }
-    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(w))
+    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(w, compressible, counted))
         return W_LIVES;
     w->pg.spike = extra;
     w_fate f = ms_run(w);
