@@ -59,6 +59,8 @@ typedef struct reports {
     cli_file files[REPORTS_MAX];
     char names[REPORTS_MAX][64];
     unsigned n;
+    char last[32];   /* the last report's second, and how many before it had it */
+    unsigned same;
 } reports;
 
 static int keep_report(void *ctx, const mdl_jetsam_event *ev, sim_error *err)
@@ -80,9 +82,16 @@ static int keep_report(void *ctx, const mdl_jetsam_event *ev, sim_error *err)
     gmtime_r(&t, &tm);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", &tm);
-    snprintf(r->names[r->n], sizeof r->names[r->n], "JetsamEvent-%s.ips", stamp);
-    if (r->n > 0 && strncmp(r->names[r->n], r->names[r->n - 1], 35) == 0)
-        snprintf(r->names[r->n], sizeof r->names[r->n], "JetsamEvent-%s-%u.ips", stamp, r->n);
+    /* the reports of one second: the first as iOS names it, then -1, -2, ... */
+    if (r->n > 0 && strcmp(stamp, r->last) == 0)
+        r->same++;
+    else
+        r->same = 0;
+    snprintf(r->last, sizeof r->last, "%s", stamp);
+    if (r->same == 0)
+        snprintf(r->names[r->n], sizeof r->names[r->n], "JetsamEvent-%s.ips", stamp);
+    else
+        snprintf(r->names[r->n], sizeof r->names[r->n], "JetsamEvent-%s-%u.ips", stamp, r->same);
     r->files[r->n] = (cli_file){r->names[r->n], text, len};
     r->n++;
     return SIM_OK;

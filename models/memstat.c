@@ -149,38 +149,59 @@ static int64_t ms_squeeze(int64_t *resident, int64_t *comp, int64_t gross)
 }
 
 /* The compressor takes suspended processes' anonymous memory (bands below
- * the foreground), lowest band first, until `net` bytes are free or it is
- * full (compressor.max, uncompressed).  The model's order; XNU compresses
- * from its inactive queue, oldest first. */
+ * the foreground), lowest band first (the app and the successor among the
+ * others by their bands), until `net` bytes are free or it is full
+ * (compressor.max, uncompressed).  The model's order; XNU compresses from
+ * its inactive queue, oldest first. */
 static void ms_compress(world *w, int64_t net)
 {
     w_xnu *x = &w->pg.x;
     double keep = 1.0 - 1.0 / w->dev->compressor_ratio;
-    int64_t gross = (int64_t)ceil((double)net / keep);
+    double want = ceil((double)net / keep); /* in double: a ratio near 1 wants a lot */
     int64_t room = w->dev->compressor_max - ms_comp_total(w);
-    if (gross > room)
-        gross = room;
-    for (uint32_t k = 0; k < x->nother && gross > 0 && x->other[k].band < MDL_BAND_FOREGROUND;
-         k++) {
-        int64_t m = ms_squeeze(&x->other[k].resident, &x->other[k].comp, gross);
-        w->dstate.cached -= m;
-        x->other_comp += m;
-        gross -= m;
-    }
-    /* the app and the successor, in band order among themselves */
+    int64_t gross = want < (double)room ? (int64_t)want : room;
     x->app_comp = ms_app_comp(w);
-    int app_first = !w->proc.fg && (!ms_succ_alive(w) || ms_app_band(w) <= ms_succ_band(w));
-    for (int pass = 0; pass < 2 && gross > 0; pass++) {
-        int app = pass == 0 ? app_first : !app_first;
-        if (app && w->proc.alive && !w->proc.fg) {
+    /* by band, lowest first; in a band the others first (there first) */
+    int app = w->proc.alive && !w->proc.fg ? ms_app_band(w) : MDL_BAND_FOREGROUND;
+    int succ = ms_succ_alive(w) ? ms_succ_band(w) : MDL_BAND_FOREGROUND;
+    uint32_t k = 0;
+    while (gross > 0) {
+        int other = k < x->nother ? x->other[k].band : MDL_BAND_FOREGROUND;
+        int low = other < app ? other : app;
+        low = succ < low ? succ : low;
+        if (low >= MDL_BAND_FOREGROUND)
+            break; /* nothing suspended is left */
+        if (other == low) {
+            int64_t m = ms_squeeze(&x->other[k].resident, &x->other[k].comp, gross);
+            w->dstate.cached -= m;
+            x->other_comp += m;
+            gross -= m;
+            k++;
+        } else if (app == low) {
             int64_t res = ms_app_compressible(w) - x->app_comp;
             int64_t m = gross < res ? gross : res;
-            x->app_comp += m > 0 ? m : 0;
-            gross -= m > 0 ? m : 0;
-        } else if (!app && ms_succ_alive(w) && ms_succ_band(w) < MDL_BAND_FOREGROUND) {
+            x->app_comp += m;
+            gross -= m;
+            app = MDL_BAND_FOREGROUND;
+        } else {
             gross -= ms_squeeze(&w->dstate.successor, &x->succ_comp, gross);
+            succ = MDL_BAND_FOREGROUND;
         }
     }
+}
+
+/* File pages dropped: ghosts for the phantom cache, counted in the period
+ * they were added (a quiet period since the last ones clears the count,
+ * as the cache's sample restarts every 250 ms). */
+static void ms_ghosts(world *w, int64_t bytes)
+{
+    w_xnu *x = &w->pg.x;
+    if (bytes <= 0)
+        return;
+    if (now(w) - x->pc_added_at > MDL_XNU_PC_PERIOD_US)
+        x->pc_added = 0;
+    x->pc_added += bytes;
+    x->pc_added_at = now(w);
 }
 
 /* The pageout daemon, while free pages are below its target: the cold file
@@ -195,11 +216,11 @@ static void ms_pageout(world *w)
         return;
     int64_t take = need < pg->pc_cold ? need : pg->pc_cold;
     pg->pc_cold -= take;
-    pg->x.pc_added += take;
+    ms_ghosts(w, take);
     need -= take;
     take = need < app_cold(w) ? need : app_cold(w);
     pg->app_cold_gone += take;
-    pg->x.pc_added += take;
+    ms_ghosts(w, take);
     need -= take;
     if (need > 0 && w->dev->compressor_ratio > 1.0) {
         ms_compress(w, need);
@@ -209,7 +230,7 @@ static void ms_pageout(world *w)
         int64_t ws = app_hot_resident(w) + pg->pc_ws;
         take = need < ws ? need : ws;
         evict_ws(w, take);
-        pg->x.pc_added += take;
+        ms_ghosts(w, take);
     }
     int64_t c = ms_comp_total(w);
     if (c > w->out->swap_used_max)
@@ -229,7 +250,8 @@ static void ms_pc_look(world *w, int64_t found, sim_time dur)
     int64_t periods = dur / MDL_XNU_PC_PERIOD_US;
     if (periods < 1)
         periods = 1;
-    int64_t added = x->pc_added;
+    /* the ghosts added in the period before the read and during it */
+    int64_t added = now(w) - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
     x->pc_added = 0;
     x->added_total += added;
     x->found_total += found;
@@ -358,30 +380,31 @@ static void ms_input_of(const world *w, mdl_xnu_input *in)
     in->soft = d->xnu_soft / XPAGE;
     /* the model has no decompression stream: the compressor never thrashes */
     in->compressor_thrashing = 0;
-    /* vm_compressor_low_on_space: 98 % of the pages it may hold */
-    in->compressor_exhausted = ms_comp_total(w) * 100 >= d->compressor_max * 98;
+    /* vm_compressor_low_on_space: over 98 % of the pages it may hold */
+    in->compressor_exhausted = ms_comp_total(w) > d->compressor_max / 100 * 98;
     in->fc_thrashing = w->pg.x.fc;
     in->idle_procs = ms_idle_procs(w);
 }
 
-/* The pressure level the app would be told of (vm_pageout.c
- * VM_PRESSURE_*, the compressor active, iOS's divisors): with ANC the
- * pageable and free pages and AM those and the compressor's, warning when
- * ANC < AM/2, critical when ANC < 0.30 AM or the compressor is low on
- * space; back to warning over 0.35 AM, to normal over 0.60 AM. */
+/* The pressure level the app would be told of, one step per look as
+ * vm_pressure_response takes it (vm_pageout.c, VM_PRESSURE_* with the
+ * compressor active and iOS's divisors): with ANC the pageable and free
+ * pages and AM those and the compressor's, normal goes critical when the
+ * compressor is low on space or ANC < 0.30 AM, else warning when ANC <
+ * AM/2; warning goes normal over 0.60 AM, else critical as normal does;
+ * critical goes normal over 0.60 AM, else warning over 0.35 AM. */
 static int ms_pressure_level(const world *w, int exhausted)
 {
     int64_t am = w->dev->ram - w->dev->system, anc = am - ms_pool(w);
-    int l = w->pg.x.level;
-    if (l < 2 && (exhausted || anc * 100 < am * 30))
-        return 2;
-    if (l == 2 && !exhausted && anc * 100 > am * 35)
-        l = 1;
-    if (l == 0 && anc * 2 < am)
-        return 1;
-    if (l == 1 && anc * 100 > am * 60)
-        return 0;
-    return l;
+    int to_critical = exhausted || anc * 100 < am * 30, to_normal = anc * 100 > am * 60;
+    switch (w->pg.x.level) {
+    case 0:
+        return to_critical ? 2 : anc * 2 < am ? 1 : 0;
+    case 1:
+        return to_normal ? 0 : to_critical ? 2 : 1;
+    default:
+        return to_normal ? 0 : anc * 100 > am * 35 ? 1 : 2;
+    }
 }
 
 /* memorystatus's thread: decides, kills, decides again until nothing is
@@ -461,7 +484,7 @@ static int ms_quiet(world *w, int64_t compressible, int64_t counted)
     const w_xnu *x = &w->pg.x;
     int64_t app_comp = x->app_comp; /* within compressible: the caller saw to it */
     int64_t comp = x->other_comp + app_comp + x->succ_comp;
-    if (comp > x->level_comp || comp * 100 >= d->compressor_max * 98)
+    if (comp > x->level_comp || comp > d->compressor_max / 100 * 98)
         return 0;
     int64_t f = mdl_ledger_total(w->led, MDL_CAT_FILE), out = w->pg.app_evicted + w->pg.app_cold_gone;
     int64_t file = w->pg.pc_cold + w->pg.pc_ws + (out < f ? f - out : 0);

@@ -148,6 +148,19 @@ void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
     next_step(w, end);
 }
 
+/* iOS (the page model): the app the user left has aged 2 s into the idle
+ * band: memorystatus looks again. */
+static void successor_aged(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (w->path.bg || (uint32_t)arg != w->path.bg_seq)
+        return;
+    if (w__pages_check(w, 0, 0) != W_LIVES) {
+        /* the app died of it: the path goes on */
+    }
+}
+
 static void background_end(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -159,6 +172,12 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
     if (!w->pg.on)
         w->dstate.successor = 0;
     w->pg.x.succ_left = now(w); /* iOS: it ages from now */
+    if (w->pg.on == W_PAGES_XNU && w->dstate.successor + w->pg.x.succ_comp > 0 &&
+        now(w) + MDL_XNU_APP_AGING_US < w->cell->horizon &&
+        w__at(w, now(w) + MDL_XNU_APP_AGING_US, PRIO_TIMER, successor_aged, w->path.bg_seq,
+              NULL) != SIM_OK) {
+        /* the replication fails: w->rc says why */
+    }
     if (w->proc.alive) {
         w->proc.fg = 1;
         w->proc.aged = 0;
@@ -199,6 +218,10 @@ static void to_background(world *w, sim_time duration)
     w__pages_successor_left(w);
     if (d->has_successor)
         w->dstate.successor = mdl_dist_sample(&d->successor, sim_stream_rng(&w->s_app));
+    /* no app to check: the page model makes room for the new app all the same */
+    if (w->pg.on && !w->proc.alive && w__pages_check(w, 0, 0) != W_LIVES) {
+        /* nothing of the app to lose */
+    }
     if (w->proc.alive) {
         w->proc.fg = 0;
         w__emit_note(w, w->last_stage, "background");

@@ -175,7 +175,9 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
                           why, stage);
     w->out->leaks += leaked_owners(w); /* the process dies with its leak */
     proc_reset(w);
-    w->pg.x.app_comp = 0; /* iOS: the compressor frees the dead process's pages */
+    /* the page models: nothing of the dead process is compressed or dropped */
+    w->pg.x.app_comp = 0;
+    w->pg.app_evicted = w->pg.app_cold_gone = 0;
     w->epoch++;
     relaunch_at(w);
 }

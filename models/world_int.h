@@ -288,6 +288,7 @@ typedef struct w_xnu {
     /* the phantom cache: file bytes evicted since its last look, its run of
      * thrashing periods, the end of the last period looked at */
     int64_t pc_added;
+    sim_time pc_added_at;    /* when the last ghost was added */
     uint32_t pc_run;
     sim_time pc_end;
     int fc;                  /* the phantom cache reports pressure */

@@ -176,6 +176,12 @@ int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err)
     dev->xnu_critical = crit * MDL_XNU_PAGE;
     dev->xnu_idle = dev->pageshortage > 0 ? dev->pageshortage : idle * MDL_XNU_PAGE;
     dev->xnu_soft = soft * MDL_XNU_PAGE;
+    scn__get(root, "pageshortage", &v);
+    if (v.n != NULL && !(dev->xnu_critical <= dev->xnu_idle && dev->xnu_idle <= dev->xnu_soft))
+        return scn__fail(&v, err, SIM_EINPUT, "pageshortage (the idle level) must be between "
+                         "XNU's critical and pressure levels for this ram (%.1f%% and %.1f%%), "
+                         "or give pages", 100.0 * (double)dev->xnu_critical / (double)dev->ram,
+                         100.0 * (double)dev->xnu_soft / (double)dev->ram);
     scn__get(root, "pages", &v);
     if (v.n != NULL) {
         scn__node ps;

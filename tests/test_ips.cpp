@@ -396,3 +396,32 @@ TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose 
     CHECK(v.status == 2);
     CHECK(v.err.find("--exits-format needs --exits") != std::string::npos);
 }
+
+TEST_CASE("ips: gen --exits names every report of one second apart")
+{
+    // A boot loop: the app's 1200 MiB baseline is over its 1000 MiB limit
+    // at every cold start, and the user reopens it 100 ms after each death:
+    // ten deaths in the first second, ten reports named -1 to -9 after the
+    // first.
+    TempDir d;
+    std::string yaml =
+        "name: loop\nhorizon: 1s\nreplications: 1\ndevices:\n  - name: phone\n    os: ios\n"
+        "    ram: 4096MiB\n    system: 1024MiB\n    kill: {rule: jetsam, limit: 1000MiB}\n"
+        "    others: [{band: 0, count: 1, size: 100MiB}]\ncandidates:\n  - id: m\n"
+        "    digest: 0a1b\n    runtime: test-1\n    parts:\n"
+        "      m: {file: 1MiB, load: {mode: mmap, time: 1ms}, prepare: {time: 1ms},"
+        " inference: {time: 1ms}}\n"
+        "app: {baseline: {native: 1200MiB}}\n"
+        "workload: {path: [cold_start], relaunch: 100ms}\n";
+    RunResult g = oomsim({"gen", d.write("loop.yaml", yaml), "-o", d.file("t.jsonl"), "--exits",
+                          d.file("ev")});
+    INFO(g.err);
+    REQUIRE(g.status == 0);
+    CHECK(g.err.find("10 JetsamEvent reports") != std::string::npos);
+    CHECK(!read_file(d.file("ev/JetsamEvent-1970-01-01-000000.ips")).empty());
+    for (int k = 1; k <= 9; k++) {
+        std::string name = "ev/JetsamEvent-1970-01-01-000000-" + std::to_string(k) + ".ips";
+        INFO(name);
+        CHECK(read_file(d.file(name)).find("per-process-limit") != std::string::npos);
+    }
+}

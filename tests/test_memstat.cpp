@@ -197,7 +197,19 @@ TEST_CASE("memstat: a just-suspended app's pages compress, its footprint does no
     mdl_rep r = l.run(0);
     CHECK(r.deaths_total == 0);
     CHECK(r.swap_used_max == 1118 * MiB + MiB / 2);
-    CHECK(r.peak == 1500 * MiB);
+    // the world just after the move: the app's pages in the compressor, its
+    // counted bytes (the footprint) whole
+    world w;
+    mdl_rep out;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(w__open(&w, &l.s.cells[0], 0, nullptr, nullptr, nullptr, &out, &err) == SIM_OK);
+    REQUIRE(sim_run(w.e, SECOND) >= 0); // the background step begins at 0.2 s
+    REQUIRE(w.path.bg);
+    CHECK(w.pg.x.app_comp == 1118 * MiB + MiB / 2);
+    CHECK(mdl_ledger_counted(w.led) == 1500 * MiB);
+    CHECK(w__memstat_free(&w) == 2000 * 16384); // the free target
+    w__close(&w);
     // with no compressor the 559.25 MiB come from the file cache: free
     // 31.25 and nothing of file, under critical: vm-pageshortage, and the
     // lowest band is the app's (aging, 20) under the successor's (100)
@@ -320,6 +332,11 @@ TEST_CASE("memstat: the page model's keys are checked where they are written",
     bad_levels.replace(bad_levels.find("critical: 5%, idle: 10%"), 23, "critical: 12%, idle: 10%");
     refused(bad_levels, "critical <= idle <= pressure");
     refused(iphone(g, "    fc_thrashing: 0\n") + m, "outside [1, 1000000]");
+    // pageshortage is the idle level: between XNU's critical (4 %) and
+    // pressure (15 %) levels for 4 GiB
+    std::string low = iphone(g, "    pageshortage: 3%\n") + m;
+    low.replace(low.find("    pages: {critical: 5%, idle: 10%, pressure: 15%}\n"), 52, "");
+    refused(low, "must be between XNU's critical and pressure levels");
     // the page model's keys need others; others is iOS's
     std::string plain = "name: p\nhorizon: 10s\nreplications: 1\ndevices:\n  - name: phone\n"
                         "    os: ios\n    ram: 4GiB\n    system: 1GiB\n"
@@ -409,8 +426,70 @@ TEST_CASE("memstat: the pressure level reaches the app in front as a memory warn
     pool(4600 * MiB);
     CHECK(w.pg.x.level == 2);
     CHECK(out.warnings == 1);
+    // one step per look, with XNU's hysteresis: pool 2100 MiB, ANC 972 =
+    // 0.316 AM, under 0.35: critical stays; pool 1800, ANC 0.414 AM: warning;
+    // pool 1300, ANC 0.577 AM, under 0.60: warning stays
+    pool(4200 * MiB);
+    CHECK(w.pg.x.level == 2);
+    pool(3600 * MiB);
+    CHECK(w.pg.x.level == 1);
+    pool(2600 * MiB);
+    CHECK(w.pg.x.level == 1);
+    CHECK(w.proc.warned == 1);
     pool(0);
     CHECK(w.pg.x.level == 0);
     CHECK(w.proc.warned == 0);
+    // from critical, over 0.60 AM goes straight to normal
+    pool(4600 * MiB);
+    REQUIRE(w.pg.x.level == 2);
+    pool(0);
+    CHECK(w.pg.x.level == 0);
     w__close(&w);
+}
+
+TEST_CASE("memstat: with the app dead, a new app in front still makes room", "[memstat][ios]")
+{
+    // The app's 1200 MiB is over its 1000 MiB limit at the cold start: it
+    // dies (per-process-limit) and the user does not come back.  One band-0
+    // process of 2000 MiB; the user then opens a 1500 MiB app: 3072 - 2000 -
+    // 1500 = -428 MiB.  With no compressor, memorystatus kills the band-0
+    // process (vm-pageshortage), and free pages never go negative.
+    Loaded l(iphone("[{band: 0, count: 1, size: 2000MiB}]", "    successor: {size: 1500MiB}\n",
+                    "limit: 1000MiB") +
+             part("10MiB", false) + app("1200MiB", "cold_start, {background: 30s}"));
+    world w;
+    mdl_rep out;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(w__open(&w, &l.s.cells[0], 0, nullptr, nullptr, nullptr, &out, &err) == SIM_OK);
+    for (sim_time t = 10000; t <= 5 * SECOND; t += 10000) {
+        REQUIRE(sim_run(w.e, t) >= 0);
+        int rc = mdl_world_validate(&w, &err);
+        INFO("t = " << t << ": " << err.msg);
+        REQUIRE(rc == SIM_OK);
+        REQUIRE(w__memstat_free(&w) >= 0);
+    }
+    CHECK(out.deaths_by_jetsam[MDL_JETSAM_PER_PROCESS_LIMIT] == 1);
+    CHECK(out.jetsam_kills[MDL_JETSAM_VM_PAGESHORTAGE] == 1);
+    CHECK(w.pg.x.nother == 0);
+    w__close(&w);
+}
+
+TEST_CASE("memstat: the successor ages into the idle band and goes first", "[memstat][ios]")
+{
+    // The app: 1800 MiB + 10 MiB; a 1000 MiB successor while it is away
+    // (free 262 MiB, available 272: under idle, 409.6, over critical).  The
+    // user comes back after 1 s: the app is in front (band 100), the
+    // successor ages: at 2 s after the return it is idle (band 0) and
+    // memorystatus kills it at once (idle-exit), on its own timer.
+    Loaded l(iphone("[{band: 0, count: 0, size: 1MiB}]", "    successor: {size: 1000MiB}\n") +
+             part("10MiB", false) + app("1800MiB", "cold_start, {background: 1s}"));
+    Notes n;
+    mdl_rep r = traced(l, n);
+    CHECK(r.deaths_total == 0);
+    CHECK(r.successor_kills == 1);
+    CHECK(r.jetsam_kills[MDL_JETSAM_IDLE_EXIT] == 1);
+    sim_time back = n.first("foreground");
+    REQUIRE(back >= 0);
+    CHECK(n.first("process_killed") == back + 2 * SECOND);
 }
