@@ -14,21 +14,29 @@
 /* an assumption: the compression ratio of app memory (docs/model.md) */
 #define DEFAULT_RATIO 2.5
 
-/* count: an integer, or {min: A, max: B}, each count equally likely;
- * *most: the largest it draws. */
+/* count: an integer, or {min: A, max: B} (`dist: uniform` may be said),
+ * each count equally likely; *most: the largest it draws. */
 static int load_count(const scn__node *v, mdl_dist *out, int64_t *most, sim_error *err)
 {
-    static const char *const keys[] = {"min", "max"};
+    static const char *const keys[] = {"min", "max", "dist"};
     int64_t lo, hi;
     if (fy_node_is_scalar(v->n)) {
         int rc = scn__int(v, 0, MDL_OTHERS_MAX, &lo, err);
         *most = lo;
         return rc != SIM_OK ? rc : mdl_dist_fixed(out, lo, err);
     }
-    scn__node a, b;
+    scn__node a, b, kind;
     int rc = scn__expect_mapping(v, err);
+    scn__get(v, "dist", &kind);
+    if (rc == SIM_OK && kind.n != NULL) {
+        static const char *const uniform[] = {"uniform"};
+        int k;
+        if (scn__enum(&kind, uniform, 1, &k, err) != SIM_OK)
+            return scn__fail(&kind, err, SIM_EINPUT, "a count of processes is a number or "
+                             "uniform: {min, max}, each count equally likely");
+    }
     if (rc == SIM_OK)
-        rc = scn__check_keys(v, keys, 2, err);
+        rc = scn__check_keys(v, keys, 3, err);
     if (rc == SIM_OK)
         rc = scn__require(v, "min", &a, err);
     if (rc == SIM_OK)

@@ -323,6 +323,8 @@ TEST_CASE("memstat: the page model's keys are checked where they are written",
             "at most 64 processes");
     refused(iphone("[{band: 0, count: 1, size: 10MiB, pid: 3}]") + m, "pid");
     refused(iphone("[]") + m, "at least one");
+    refused(iphone("[{band: 0, count: {dist: lognormal, median: 3, p95: 9}, size: 1MiB}]") + m,
+            "a number or uniform");
     refused(iphone(g, "    compressor: {ratio: 0.5}\n") + m, "outside [1, 10]");
     refused(iphone(g, "    compressor: {max: 0B}\n") + m, "above 0");
     refused(iphone(g, "    cached_apps: 100MiB\n    cached_app_size: 10MiB\n") + m,
