@@ -587,7 +587,7 @@ void w__memstat_setup(world *w)
     w->pg.on = W_PAGES_XNU;
     w->dstate.cached = 0;
     for (unsigned g = 0; g < d->nothers; g++) {
-        double c = floor((double)mdl_dist_sample(&d->others[g].count, r) + 0.5);
+        double c = (double)(mdl_dist_sample(&d->others[g].count, r) + d->others[g].count_add);
         for (int64_t k = 0; k < (int64_t)c && x->nother < MDL_OTHERS_MAX; k++) {
             int64_t s = mdl_dist_sample(&d->others[g].size, r);
             w_other o = {d->others[g].band, s > 0 ? s : 0, 0};

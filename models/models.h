@@ -154,7 +154,8 @@ typedef enum mdl_kill_rule { MDL_KILL_LMK = 0, MDL_KILL_JETSAM = 1 } mdl_kill_ru
 /* One group of other processes beside the app, in one jetsam band. */
 typedef struct mdl_other_group {
     int band;
-    mdl_dist count;             /* processes, drawn per replication and rounded */
+    mdl_dist count;             /* processes, drawn per replication and rounded, */
+    int64_t count_add;          /* ... plus this */
     mdl_dist size;              /* each one's anonymous memory, drawn per process */
 } mdl_other_group;
 

@@ -16,13 +16,15 @@
 
 /* count: an integer, or {min: A, max: B} (`dist: uniform` may be said),
  * each count equally likely; *most: the largest it draws. */
-static int load_count(const scn__node *v, mdl_dist *out, int64_t *most, sim_error *err)
+static int load_count(const scn__node *v, mdl_dist *out, int64_t *add, int64_t *most,
+                      sim_error *err)
 {
     static const char *const keys[] = {"min", "max", "dist"};
-    int64_t lo, hi;
+    int64_t lo = 0, hi = 0;
     if (fy_node_is_scalar(v->n)) {
         int rc = scn__int(v, 0, MDL_OTHERS_MAX, &lo, err);
         *most = lo;
+        *add = 0;
         return rc != SIM_OK ? rc : mdl_dist_fixed(out, lo, err);
     }
     scn__node a, b, kind;
@@ -45,9 +47,12 @@ static int load_count(const scn__node *v, mdl_dist *out, int64_t *most, sim_erro
         rc = scn__require(v, "max", &b, err);
     if (rc == SIM_OK)
         rc = scn__int(&b, lo, MDL_OTHERS_MAX, &hi, err);
-    /* rounded to the nearest integer: each of lo..hi has the same width */
+    /* 1 .. hi - lo + 1 rounded to the nearest integer, each the same
+     * width, then lo - 1 added: a distribution of positive values */
     *most = hi;
-    return rc != SIM_OK ? rc : mdl_dist_uniform(out, (double)lo - 0.4999, (double)hi + 0.4999, err);
+    *add = lo - 1;
+    return rc != SIM_OK ? rc
+                        : mdl_dist_uniform(out, 0.5001, (double)(hi - lo + 1) + 0.4999, err);
 }
 
 typedef struct others_ctx {
@@ -77,7 +82,7 @@ static int load_group(void *ctx, const scn__node *item, sim_error *err)
     if (rc == SIM_OK)
         rc = scn__require(item, "count", &v, err);
     if (rc == SIM_OK)
-        rc = load_count(&v, &g->count, &most, err);
+        rc = load_count(&v, &g->count, &g->count_add, &most, err);
     if (rc == SIM_OK) {
         c->most += most;
         if (c->most > MDL_OTHERS_MAX)

@@ -495,3 +495,29 @@ TEST_CASE("memstat: the successor ages into the idle band and goes first", "[mem
     REQUIRE(back >= 0);
     CHECK(n.first("process_killed") == back + 2 * SECOND);
 }
+
+TEST_CASE("memstat: a count {min, max} draws each count equally often, 0 included",
+          "[memstat][ios][loader]")
+{
+    // count {min: 0, max: 2}: over 600 replications each of 0, 1, 2 is
+    // drawn about 200 times (binomial, p = 1/3: sd 11.5; 4 sd either side)
+    Loaded l(iphone("[{band: 0, count: {min: 0, max: 2}, size: 1MiB}]") + part("10MiB", false) +
+             app("10MiB", "cold_start"));
+    int seen[3] = {0, 0, 0};
+    for (uint64_t rep = 0; rep < 600; rep++) {
+        world w;
+        mdl_rep out;
+        sim_error err;
+        sim_error_clear(&err);
+        REQUIRE(w__open(&w, &l.s.cells[0], rep, nullptr, nullptr, nullptr, &out, &err) ==
+                SIM_OK);
+        REQUIRE(w.pg.x.nother <= 2);
+        seen[w.pg.x.nother]++;
+        w__close(&w);
+    }
+    for (int k = 0; k < 3; k++) {
+        INFO("count " << k);
+        CHECK(seen[k] >= 200 - 46);
+        CHECK(seen[k] <= 200 + 46);
+    }
+}
