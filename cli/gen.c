@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 enum { FORMAT_PERFETTO = TRC_FORMAT_COUNT };
 
@@ -59,7 +58,7 @@ typedef struct reports {
     cli_file files[REPORTS_MAX];
     char names[REPORTS_MAX][64];
     unsigned n;
-    char last[32];   /* the last report's second, and how many before it had it */
+    sim_time last;   /* the last report's second, and how many before it had it */
     unsigned same;
 } reports;
 
@@ -75,23 +74,11 @@ static int keep_report(void *ctx, const mdl_jetsam_event *ev, sim_error *err)
                             &text, &len, err);
     if (rc != SIM_OK)
         return rc;
-    /* JetsamEvent-1970-01-01-000502.ips, as iOS names them; -K on a second
-     * report within the same second */
-    time_t t = (time_t)(ev->time / 1000000); /* the trace's clock: from the epoch */
-    struct tm tm;
-    gmtime_r(&t, &tm);
-    char stamp[32];
-    strftime(stamp, sizeof stamp, "%Y-%m-%d-%H%M%S", &tm);
     /* the reports of one second: the first as iOS names it, then -1, -2, ... */
-    if (r->n > 0 && strcmp(stamp, r->last) == 0)
-        r->same++;
-    else
-        r->same = 0;
-    snprintf(r->last, sizeof r->last, "%s", stamp);
-    if (r->same == 0)
-        snprintf(r->names[r->n], sizeof r->names[r->n], "JetsamEvent-%s.ips", stamp);
-    else
-        snprintf(r->names[r->n], sizeof r->names[r->n], "JetsamEvent-%s-%u.ips", stamp, r->same);
+    sim_time second = ev->time / 1000000;
+    r->same = r->n > 0 && second == r->last ? r->same + 1 : 0;
+    r->last = second;
+    res_ips_name(ev->time, r->same, r->names[r->n], sizeof r->names[r->n]);
     r->files[r->n] = (cli_file){r->names[r->n], text, len};
     r->n++;
     return SIM_OK;

@@ -28,7 +28,6 @@
 
 enum { MS_NONE = 0, MS_OTHER, MS_APP, MS_SUCC };
 
-
 /* The app's anonymous memory the compressor may take: native and Java, not
  * IOKit-mapped (gpu) memory. */
 static int64_t ms_app_compressible(const world *w)
@@ -49,23 +48,35 @@ static int64_t ms_comp_total(const world *w)
     return w->pg.x.other_comp + ms_app_comp(w) + w->pg.x.succ_comp;
 }
 
-/* The compressor's pool in RAM: what it holds over the ratio. */
-static int64_t ms_pool(const world *w)
+/* The compressor's pool in RAM for a content of c bytes: c over the ratio. */
+static int64_t ms_pool_of(const mdl_device *d, int64_t c)
 {
-    int64_t c = ms_comp_total(w);
-    return c == 0 ? 0 : (int64_t)ceil((double)c / w->dev->compressor_ratio);
+    return c == 0 ? 0 : (int64_t)ceil((double)c / d->compressor_ratio);
 }
+
+static int64_t ms_pool(const world *w) { return ms_pool_of(w->dev, ms_comp_total(w)); }
+
+/* vm_compressor_low_on_space: it holds over 98 % of what it may. */
+static int ms_low_on_space(const mdl_device *d, int64_t c) { return c > d->compressor_max / 100 * 98; }
 
 static int64_t ms_file_resident(const world *w)
 {
     return w->pg.pc_cold + w->pg.pc_ws + app_file_resident(w);
 }
 
-int64_t w__memstat_free(const world *w)
+/* Free pages: what RAM has left beside the app's anonymous bytes less
+ * app_comp, its file pages and the others' (file), and the pool. */
+static int64_t ms_free_of(const world *w, int64_t anon, int64_t app_comp, int64_t file,
+                          int64_t pool)
 {
     const mdl_device *d = w->dev;
-    return d->ram - d->system - w->dstate.cached - w->dstate.successor -
-           (app_anon(w) - ms_app_comp(w)) - ms_file_resident(w) - ms_pool(w) - w->pg.spike;
+    return d->ram - d->system - w->dstate.cached - w->dstate.successor - (anon - app_comp) -
+           file - pool - w->pg.spike;
+}
+
+int64_t w__memstat_free(const world *w)
+{
+    return ms_free_of(w, app_anon(w), ms_app_comp(w), ms_file_resident(w), ms_pool(w));
 }
 
 void w__memstat_parts(const world *w, int64_t part[W_PAGE_PARTS])
@@ -117,7 +128,7 @@ static uint32_t ms_idle_procs(const world *w)
 /* The first process of the lowest band up to max_band (memorystatus_kill_top_process
  * walks the bands up; in a band, the first entered: the others were there
  * from the start, before the app and the successor). */
-static int ms_victim(const world *w, int max_band, int *band)
+static int ms_victim(const world *w, int max_band)
 {
     int who = MS_NONE, b = MDL_BAND_MAX + 1;
     if (w->pg.x.nother > 0) {
@@ -132,7 +143,6 @@ static int ms_victim(const world *w, int max_band, int *band)
         who = MS_SUCC;
         b = ms_succ_band(w);
     }
-    *band = b;
     return b <= max_band ? who : MS_NONE;
 }
 
@@ -380,8 +390,7 @@ static void ms_input_of(const world *w, mdl_xnu_input *in)
     in->soft = d->xnu_soft / XPAGE;
     /* the model has no decompression stream: the compressor never thrashes */
     in->compressor_thrashing = 0;
-    /* vm_compressor_low_on_space: over 98 % of the pages it may hold */
-    in->compressor_exhausted = ms_comp_total(w) > d->compressor_max / 100 * 98;
+    in->compressor_exhausted = ms_low_on_space(d, ms_comp_total(w));
     in->fc_thrashing = w->pg.x.fc;
     in->idle_procs = ms_idle_procs(w);
 }
@@ -425,7 +434,7 @@ static w_fate ms_run(world *w)
         mdl_xnu_decide(&in, &dec);
         x->level = ms_pressure_level(w, in.compressor_exhausted);
         x->level_comp = ms_comp_total(w);
-        int band, who = dec.action == MDL_XNU_NONE ? MS_NONE : ms_victim(w, dec.max_band, &band);
+        int who = dec.action == MDL_XNU_NONE ? MS_NONE : ms_victim(w, dec.max_band);
         if (who == MS_NONE)
             break;
         w->out->jetsam_kills[dec.cause]++;
@@ -474,36 +483,23 @@ int64_t w__memstat_room(const world *w)
 /* The common case, nothing for memorystatus to do: no pageout (free over
  * its target), the compressor holding no more than when the level was
  * last set (normal) and not short, available pages over every level.
- * The figures are observed, the warning's room checked (as ms_observe
- * and w__memstat_room do): 1.  Else 0, and nothing done.  The same sums
- * as w__memstat_free, each ledger total read once: it runs after every
- * allocation. */
-static int ms_quiet(world *w, int64_t compressible, int64_t counted)
+ * The figures are observed, the warning's room checked: 1.  Else 0, and
+ * nothing done.  It runs after every allocation: the app's compressible
+ * bytes come from the caller, app_comp within them. */
+static int ms_quiet(world *w, int64_t compressible)
 {
     const mdl_device *d = w->dev;
     const w_xnu *x = &w->pg.x;
-    int64_t app_comp = x->app_comp; /* within compressible: the caller saw to it */
-    int64_t comp = x->other_comp + app_comp + x->succ_comp;
-    if (comp > x->level_comp || comp > d->compressor_max / 100 * 98)
+    int64_t comp = x->other_comp + x->app_comp + x->succ_comp;
+    if (comp > x->level_comp || ms_low_on_space(d, comp))
         return 0;
-    int64_t f = mdl_ledger_total(w->led, MDL_CAT_FILE), out = w->pg.app_evicted + w->pg.app_cold_gone;
-    int64_t file = w->pg.pc_cold + w->pg.pc_ws + (out < f ? f - out : 0);
-    int64_t pool = comp == 0 ? 0 : (int64_t)ceil((double)comp / d->compressor_ratio);
-    int64_t free = d->ram - d->system - w->dstate.cached - w->dstate.successor -
-                   (compressible + mdl_ledger_total(w->led, MDL_CAT_GPU) - app_comp) - file -
-                   pool - w->pg.spike;
+    int64_t file = ms_file_resident(w);
+    int64_t free = ms_free_of(w, compressible + mdl_ledger_total(w->led, MDL_CAT_GPU),
+                              x->app_comp, file, ms_pool_of(d, comp));
     if (free < XFREE_TARGET || free + file < d->xnu_soft)
         return 0;
-    if (free - XFREE_TARGET < w->out->min_free)
-        w->out->min_free = free - XFREE_TARGET;
-    if (!w->proc.alive)
-        return 1;
-    int64_t room = ms_limit_of(w) - counted, m = free + file - d->xnu_critical;
-    if (room < m)
-        m = room;
-    if (m < w->out->min_margin)
-        w->out->min_margin = m;
-    w__warning_room(w, w->proc.fg && x->level > 0 ? INT64_MIN / 4 : room);
+    ms_observe_at(w, free, file);
+    w__warning_room(w, w__memstat_room(w));
     return 1;
 }
 
@@ -527,7 +523,7 @@ w_fate w__memstat_check(world *w, int64_t extra, int own)
         ms_observe(w);
         return W_GONE;
     }
-    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(w, compressible, counted))
+    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(w, compressible))
         return W_LIVES;
     w->pg.spike = extra;
     w_fate f = ms_run(w);

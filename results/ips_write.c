@@ -22,15 +22,31 @@ static json_t *pages_of(int64_t bytes)
     return json_integer((json_int_t)((bytes > 0 ? bytes : 0) / MDL_XNU_PAGE));
 }
 
-/* "2026-01-01 00:05:02.00 +0000" */
-static void stamp(sim_time t, char *buf, size_t n)
+/* The second of t on the reports' clock, as strftime's `format` writes it. */
+static void second_of(sim_time t, const char *format, char *buf, size_t n)
 {
     time_t s = EPOCH + (time_t)(t / 1000000);
     struct tm tm;
     gmtime_r(&s, &tm);
+    strftime(buf, n, format, &tm);
+}
+
+/* "1970-01-01 00:05:02.00 +0000" */
+static void stamp(sim_time t, char *buf, size_t n)
+{
     char day[32];
-    strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
+    second_of(t, "%Y-%m-%d %H:%M:%S", day, sizeof day);
     snprintf(buf, n, "%s.%02d +0000", day, (int)(t % 1000000 / 10000));
+}
+
+void res_ips_name(sim_time t, unsigned same, char *buf, size_t n)
+{
+    char second[32];
+    second_of(t, "%Y-%m-%d-%H%M%S", second, sizeof second);
+    if (same == 0)
+        snprintf(buf, n, "JetsamEvent-%s.ips", second);
+    else
+        snprintf(buf, n, "JetsamEvent-%s-%u.ips", second, same);
 }
 
 /* A process's name: the app's own, "successor-app", or "band<N>-<k>". */

@@ -363,6 +363,9 @@ typedef struct res_timeline_info {
  * report (no newline at the end); `app` names the app's process, `device`
  * the product; rep and k (the report's index) make its incident id.
  * *text is malloc'ed. */
+/* Its file name as iOS names them, JetsamEvent-1970-01-01-000502.ips, with
+ * -same added for a later report of the same second (same > 0). */
+void res_ips_name(sim_time t, unsigned same, char *buf, size_t n);
 int res_ips_format(const mdl_jetsam_event *ev, const char *app, const char *device, uint64_t rep,
                    unsigned k, char **text, size_t *len, sim_error *err);
 
