@@ -28,6 +28,8 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
 {
     if (w->pg.on)
         return w__pages_check(w, extra, 0);
+    if (w->proc.gen_growing > 0)
+        w__gen_sync(w); /* the KV written so far, before the rule reads memory */
     mdl_kill_input in = state_now(w, extra);
     mdl_kill_verdict v;
     kill_decide(w->dev, &in, &v);
@@ -44,7 +46,48 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
         return W_GONE;
     }
     w__warning_room(w, v.room);
+    if (w->proc.gen_growing > 0)
+        w__gen_replan(w); /* the KV's next line moved */
     return W_LIVES;
+}
+
+/* The growth of counted bytes after which the plain rule's verdict could
+ * change: jetsam's margin (the limit, in the background the page-shortage
+ * level); lmk's room over the app's level and, while cached apps are left,
+ * over the level that kills them; and the warning level's, before it is
+ * crossed.  A line past which nothing was killed (lmk's page cache over
+ * the level) leaves a soft room of 0: checked again step by step. */
+int64_t w__growth_room(world *w, int64_t *soft)
+{
+    *soft = INT64_MAX;
+    if (w->pg.on)
+        return w->pg.on == W_PAGES_XNU ? w__memstat_growth_room(w, soft)
+                                       : w__pages_growth_room(w, soft);
+    const mdl_device *d = w->dev;
+    mdl_kill_input in = state_now(w, 0);
+    mdl_kill_verdict v;
+    kill_decide(d, &in, &v);
+    int64_t step = INT64_MAX;
+    if (d->rule == MDL_KILL_JETSAM) {
+        step = v.margin;
+    } else {
+        int64_t floor = lmk_app_floor(d, w->proc.fg, w->proc.aged);
+        if (floor >= 0)
+            step = v.room - floor;
+        if (v.cached > 0 && d->nminfree > 0 && v.room >= d->minfree[d->nminfree - 1].free &&
+            v.room - d->minfree[d->nminfree - 1].free < step)
+            step = v.room - d->minfree[d->nminfree - 1].free;
+    }
+    if (w->warn_level[1] > 0 && !w->proc.warned) {
+        int64_t lv = w->warn_level[w->proc.fg != 0];
+        if (v.room >= lv && v.room - lv < step)
+            step = v.room - lv;
+    }
+    if (step < 0) {
+        *soft = 0;
+        return INT64_MAX;
+    }
+    return step;
 }
 
 w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners, const int64_t *const *amounts,

@@ -12,6 +12,22 @@ static const mdl_phase *phase_def(const mdl_part *def, int ph)
                                                           : &def->prepare;
 }
 
+/* What a load leaves resident besides its drawn amounts: the file (mapped
+ * pages, or copied into native memory), and for a generation part its
+ * weights by kind: locked mapped pages count as the app's own, repacked
+ * weights are native, uploaded ones gpu (docs/model.md "Token generation"). */
+static void load_resident(const w_part_id *id, int64_t res[MDL_CAT_COUNT])
+{
+    const mdl_part *def = id->def;
+    int64_t locked = def->has_generation && id->gen.locked ? id->gen.mapped : 0;
+    res[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file - locked;
+    res[MDL_CAT_NATIVE] += locked;
+    if (def->has_generation) {
+        res[MDL_CAT_NATIVE] += id->gen.repacked;
+        res[MDL_CAT_GPU] += id->gen.gpu;
+    }
+}
+
 static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
 {
     const part_rt *p = &w->proc.parts[idx];
@@ -24,7 +40,7 @@ static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
     sample_amounts(&f->transient, r, c->transient);
     sample_amounts(&f->resident, r, c->resident);
     if (ph == PH_LOAD)
-        c->resident[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file;
+        load_resident(&w->store.part[idx], c->resident);
     c->cache_miss = ph == PH_PREPARE && w->cand->has_cache && !w->proc.cache_valid &&
                     !p->cache_done;
     if (c->cache_miss) {

@@ -92,7 +92,7 @@ static inline int64_t read_back(world *w, const part_rt *p)
     int64_t hot = app_hot(w);
     if (w->pg.app_evicted <= 0 || hot <= 0)
         return 0;
-    int64_t file = part_id_of(w, p)->def->file;
+    int64_t file = part_id_of(w, p)->hot_bytes;
     int64_t bytes = file >= hot ? w->pg.app_evicted
                                 : (int64_t)((double)w->pg.app_evicted * (double)file / (double)hot);
     w->pg.app_evicted -= bytes;

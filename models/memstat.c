@@ -470,6 +470,16 @@ static void ms_observe_at(world *w, int64_t free, int64_t file)
 
 static void ms_observe(world *w) { ms_observe_at(w, w__memstat_free(w), ms_file_resident(w)); }
 
+/* Room for growth before memorystatus or the pageout daemon acts: the
+ * per-process limit over the footprint (a line the kill is exact at), free
+ * pages over the free target (a soft one). */
+int64_t w__memstat_growth_room(const world *w, int64_t *soft)
+{
+    *soft = w__memstat_free(w) - XFREE_TARGET;
+    int64_t limit = ms_limit_of(w) - mdl_ledger_counted(w->led);
+    return limit >= 0 ? limit : INT64_MAX;
+}
+
 int64_t w__memstat_room(const world *w)
 {
     /* a pressure level reaches the app in front as a warning: no room */

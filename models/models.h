@@ -306,6 +306,8 @@ typedef struct mdl_phase {
     int main_thread; /* runs on the main thread (ANR / watchdog rules) */
 } mdl_phase;
 
+#include "models/generation.h"
+
 typedef struct mdl_part {
     char name[MDL_NAME_MAX];
     int64_t file;                 /* bytes on disk */
@@ -314,8 +316,11 @@ typedef struct mdl_part {
     int has_delegate_prepare;     /* given, and the candidate has a delegate */
     double delegate_fail, delegate_crash;
     int file_hot;                 /* mmap load: the weights are read at every inference */
+    int64_t hot_bytes;            /* ... these bytes of the file (file, or generation's mapped) */
     mdl_dist inference_time;
     mdl_amounts working_set, output, session;
+    int has_generation;           /* an LLM part: `generation` instead of `inference` */
+    mdl_generation gen;
 } mdl_part;
 
 typedef struct mdl_candidate {
@@ -501,6 +506,12 @@ typedef struct mdl_policy {
     uint32_t safe_mode_after; /* same-stage start-up deaths before safe mode, >= 1 */
     sim_time stable_after;    /* alive this long after start-up: a stable run */
     int entitlement;          /* iOS increased_memory_limit: the device's entitled_limit */
+    /* generation parts (docs/scenarios.md "Policies"); 0: as the candidate says */
+    uint32_t gen_context;     /* context: n_ctx */
+    double kv_scale;          /* kv_precision: bytes per token over f16's */
+    mdl_weights gen_weights;  /* weights: how the CPU's weights are held */
+    uint32_t gen_slots;       /* slots */
+    sim_time unload_after;    /* an idle generation part is released after this long */
 } mdl_policy;
 
 /* ------------------------------------------------------------ replication */
@@ -678,6 +689,7 @@ typedef struct mdl_rep {
     sim_time first_death_time;
     int64_t first_death_counted;        /* counted memory at that death */
     int first_death_foreground;         /* the app was in the foreground then */
+    int64_t first_death_hot;            /* mapped weights read at every inference, resident then */
     /* The margin: the smallest headroom under the kill line at any kill
      * check (mdl_kill_line for the app's state, less the counted bytes and
      * any pressure spike); negative once the app crossed it.  INT64_MAX
@@ -720,6 +732,16 @@ typedef struct mdl_rep {
     double wait_sum, latency_sum;       /* over completed requests, us */
     uint32_t leaks;                     /* owners still holding after teardown */
     uint64_t events;                    /* engine events fired */
+    int64_t file_peak;                  /* the app's mapped file pages at their highest */
+    /* generation parts (docs/results.md "generation") */
+    uint64_t gen_requests;              /* requests decoded to their end */
+    uint64_t context_overflow;          /* requests cut to their KV region, or refused */
+    uint64_t kv_lines;                  /* KV lines met (a check where the KV crossed one) */
+    int64_t kv_peak;                    /* the KV cache charged at its highest, bytes */
+    uint64_t tokens_out;                /* tokens decoded by requests that ended ... */
+    sim_time decode_us;                 /* ... in this much decode time */
+    uint32_t ttft[MDL_SLOWDOWN_BUCKETS]; /* time to first token by bucket of ms (mdl_ttft_bucket) */
+    uint32_t tps[MDL_SLOWDOWN_BUCKETS];  /* decode tokens per second by bucket (mdl_tps_bucket) */
 } mdl_rep;
 
 /* ------------------------------------------------ the rules, as pure functions */

@@ -531,10 +531,32 @@ void w__pages_fill(const world *w, trc_event *e)
 
 /* ------------------------------------------------------ entry points */
 
+static w_fate pages_check(world *w, int64_t extra, int own);
+
 /* A kill check under the page model (charge.c's w__kill_check): an
  * allocation was made, by the app (own) or by another app (a spike of
  * `extra` bytes, held only for the check). */
 w_fate w__pages_check(world *w, int64_t extra, int own)
+{
+    if (w->proc.gen_growing == 0)
+        return pages_check(w, extra, own);
+    w__gen_sync(w); /* the KV written so far, before the kernel reads memory */
+    uint32_t epoch = w->epoch;
+    if (pages_check(w, extra, own) != W_LIVES || !still(w, epoch))
+        return W_GONE;
+    w__gen_replan(w); /* the KV's next line moved */
+    return W_LIVES;
+}
+
+/* Room for growth before the kernel does something: free pages over the
+ * low watermark (kswapd wakes under it), a soft line; none once under it. */
+int64_t w__pages_growth_room(const world *w, int64_t *soft)
+{
+    *soft = w__pages_free(w) - w->dev->wmark_low;
+    return INT64_MAX;
+}
+
+static w_fate pages_check(world *w, int64_t extra, int own)
 {
     if (w->pg.on == W_PAGES_XNU)
         return w__memstat_check(w, extra, own);

@@ -90,18 +90,26 @@ static void start_deferred(world *w)
     }
 }
 
+void w__drop_sessions(world *w, part_rt *p)
+{
+    p->sess_idle = 0;
+    w__give_owner(w, part_id(w, p)->sess_owner);
+    w__gen_close(w, p);
+}
+
 void w__release_part(world *w, part_rt *p)
 {
     w__emit_release(w, part_index_of(w, p));
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     mdl_ledger_free_owner(w->led, part_id(w, p)->sess_owner, NULL);
+    w__gen_close(w, p);
     memset(p->prepare_res, 0, sizeof p->prepare_res);
     p->sess_idle = 0;
     p->state = P_UNLOADED;
     p->on_delegate = 0;
     if (p->hot) { /* its weights are no longer read */
-        w->proc.hot -= part_id(w, p)->def->file;
+        w->proc.hot -= part_id(w, p)->hot_bytes;
         p->hot = 0;
     }
     p->release_pending = 0;
@@ -200,7 +208,7 @@ static void load_over(world *w, part_rt *p)
 }
 
 /* Pops the first attempt waiting for p. */
-static uint32_t pop_waiter(world *w, part_rt *p)
+uint32_t w__pop_waiter(world *w, part_rt *p)
 {
     uint32_t i = p->wait_head;
     p->wait_head = w->store.pool[i].next;
@@ -220,8 +228,8 @@ static void part_ready(world *w, part_rt *p)
             evict(w, v);
     }
     uint32_t epoch = w->epoch;
-    while (p->wait_head != NIL && still(w, epoch)) {
-        uint32_t i = pop_waiter(w, p);
+    while (p->wait_head != NIL && still(w, epoch) && !w__part_full(w, p)) {
+        uint32_t i = w__pop_waiter(w, p);
         w->store.pool[i].state = R_RUNNING;
         w__advance(w, i);
     }
@@ -246,7 +254,7 @@ static void part_failed(world *w, part_rt *p)
     p->state = P_FAILED;
     uint32_t epoch = w->epoch;
     while (p->wait_head != NIL && still(w, epoch)) {
-        uint32_t i = pop_waiter(w, p);
+        uint32_t i = w__pop_waiter(w, p);
         w->out->failed++;
         w__finish(w, i, 1);
     }
@@ -295,11 +303,11 @@ static void prepare_end(world *w, part_rt *p, int ph)
     }
     w__emit_stage_end(w, idx, p->phase_stage, NULL);
     if (ph == PH_LOAD) {
-        if (part_id(w, p)->def->file_hot && part_id(w, p)->def->load_mode == MDL_LOAD_MMAP && !p->hot) {
+        if (part_id(w, p)->file_hot && part_id(w, p)->def->load_mode == MDL_LOAD_MMAP && !p->hot) {
             /* the mapped weights are read at every inference from now on:
              * lmk can no longer drop them without thrashing (a check) */
             p->hot = 1;
-            w->proc.hot += part_id(w, p)->def->file;
+            w->proc.hot += part_id(w, p)->hot_bytes;
             if (w->proc.fg && w__kill_check(w, 0, MDL_STAGE_LOAD) != W_LIVES)
                 return;
         }

@@ -5,6 +5,7 @@
  * gone at once) and the user's relaunch; and the orderly teardown at the
  * horizon. */
 #include "world_int.h"
+#include "filepages.h"
 
 /* Closes the current stretch of "alive and accepting inference". */
 static void accept_mark(world *w)
@@ -141,6 +142,9 @@ static void count_death(world *w, mdl_exit why, mdl_stage stage)
         o->first_death_time = now(w);
         o->first_death_counted = mdl_ledger_counted(w->led);
         o->first_death_foreground = w->proc.fg;
+        /* the mapped weights read at every inference, resident then: the
+         * page models' (what reclaim left), or lmk's in the foreground */
+        o->first_death_hot = w->pg.on ? app_hot_resident(w) : w->proc.fg ? w->proc.hot : 0;
     }
     o->deaths[why]++;
     o->deaths_total++;
@@ -302,6 +306,8 @@ void w__teardown(world *w)
 {
     mdl_rep *o = w->out;
     w_proc *pr = &w->proc;
+    if (pr->alive && pr->gen_growing > 0)
+        w__gen_sync(w); /* the KV written up to the horizon counts toward the peak */
     w->ending = 1;
     if (pr->alive) {
         o->alive_us += w->cell->horizon - pr->alive_since;

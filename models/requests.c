@@ -127,7 +127,6 @@ void w__dispatch(world *w)
         w->proc.dispatching = 0;
 }
 
-static void exec_end(sim_engine *e, void *ctx, uint64_t arg);
 
 /* Attempt i executes on ready part p: a session state when none is idle
  * (copy_runtime: with its own copy of the prepared runtime) and its
@@ -141,6 +140,10 @@ static void execute(world *w, uint32_t i, part_rt *p)
     sim_time refault = w__pages_refault(w, p);
     if (!still(w, epoch))
         return;
+    if (part_id(w, p)->def->has_generation) {
+        w__gen_execute(w, i, p, refault);
+        return;
+    }
     w->exec_extra = refault;
     p->last_use = ++w->lru_clock;
     p->busy++;
@@ -163,7 +166,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
     sim_time t = base + refault + w__pages_take_stall(w);
     if (w->pg.on)
         w__pages_inference(w, base, t);
-    if (w__at(w, now(w) + t, PRIO_RELEASE, exec_end, tag(w, i), &r->exec) == SIM_OK)
+    if (w__at(w, now(w) + t, PRIO_RELEASE, w__exec_end, tag(w, i), &r->exec) == SIM_OK)
         r->has_exec = 1;
 }
 
@@ -213,6 +216,10 @@ void w__advance(world *w, uint32_t i)
             }
         }
         p->release_pending = 0; /* wanted again before it went */
+        if (w__part_full(w, p)) {
+            wait_for(w, i, p); /* every KV region decodes: served when one is free */
+            return;
+        }
         execute(w, i, p);
         return;
     case P_LOADING:
@@ -235,6 +242,8 @@ void w__advance(world *w, uint32_t i)
 static void exec_stop(world *w, uint32_t i, part_rt *p)
 {
     req *r = &w->store.pool[i];
+    if (part_id(w, p)->def->has_generation)
+        w__gen_stop(w, i, p);
     const int64_t *ws = w->store.users[r->user].d.ws[r->idx];
     r->has_exec = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
@@ -249,12 +258,32 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     if (p->busy == 0 && (p->release_pending || (acts & (1u << MDL_ACT_RELEASE_IDLE)))) {
         w__release_part(w, p); /* ladder release_idle: a part goes when idle */
     } else if (p->busy == 0 && (acts & (1u << MDL_ACT_CLEAR_CACHE))) {
-        p->sess_idle = 0; /* sessions are rebuildable */
-        w__give_owner(w, part_id(w, p)->sess_owner);
+        w__drop_sessions(w, p); /* sessions are rebuildable */
+    } else if (p->busy == 0 && w->pol->unload_after > 0 && part_id(w, p)->def->has_generation) {
+        w__unload_later(w, p);
     }
 }
 
-static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
+static void unload_idle(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    part_rt *p = &w->proc.parts[(uint32_t)arg];
+    if (p->state == P_READY && p->busy == 0 && p->last_use == p->unload_use)
+        w__release_part(w, p); /* idle for unload_after: the next request loads it again */
+}
+
+/* unload_after: the model goes once idle that long, unless used before. */
+void w__unload_later(world *w, part_rt *p)
+{
+    p->unload_use = p->last_use;
+    (void)w__at(w, now(w) + w->pol->unload_after, PRIO_RELEASE, unload_idle,
+                tag(w, (uint32_t)(p - w->proc.parts)), NULL);
+}
+
+void w__exec_end(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
     world *w = ctx;
@@ -262,9 +291,15 @@ static void exec_end(sim_engine *e, void *ctx, uint64_t arg)
         return;
     uint32_t i = (uint32_t)arg;
     req *r = &w->store.pool[i];
-    exec_stop(w, i, &w->proc.parts[r->needs[r->idx]]);
+    part_rt *p = &w->proc.parts[r->needs[r->idx]];
+    uint32_t epoch = w->epoch;
+    if (part_id(w, p)->def->has_generation && w__gen_settle(w, i, p) != W_LIVES)
+        return; /* the last tokens' KV killed the process */
+    exec_stop(w, i, p);
     r->idx++;
     w__advance(w, i);
+    if (still(w, epoch))
+        w__gen_wake(w, p); /* a KV region is free */
 }
 
 /* iOS with background_gpu: deny: the app went to the background, and every
@@ -287,6 +322,8 @@ void w__deny_background_delegate(world *w)
         exec_stop(w, i, p);
         if (still(w, epoch))
             w__finish(w, i, 1);
+        if (still(w, epoch))
+            w__gen_wake(w, p);
     }
 }
 
@@ -446,7 +483,10 @@ static void cancel(world *w, uint32_t i)
         sim_cancel(w->e, r->exec);
         exec_stop(w, i, p);
     }
+    uint32_t epoch = w->epoch;
     w__finish(w, i, 1);
+    if (still(w, epoch))
+        w__gen_wake(w, p);
 }
 
 static void timeout(sim_engine *e, void *ctx, uint64_t arg)

@@ -51,10 +51,9 @@ static void warning_release(world *w, unsigned act)
             continue; /* only what no execution uses */
         if (act & MDL_WARN_RELEASE_IDLE) {
             w__release_part(w, p); /* reloaded on demand */
-        } else if ((act & MDL_WARN_CLEAR_CACHE) && p->sess_idle > 0) {
+        } else if ((act & MDL_WARN_CLEAR_CACHE) && (p->sess_idle > 0 || p->ctx_open)) {
             /* session states are rebuildable: opened again when needed */
-            p->sess_idle = 0;
-            w__give_owner(w, part_id(w, p)->sess_owner);
+            w__drop_sessions(w, p);
         }
     }
 }

@@ -130,6 +130,7 @@ void w__configure_candidate(world *w, const mdl_candidate *c)
     for (unsigned k = 0; k < c->nparts; k++) {
         w->store.part[k].def = &c->parts[k];
         w->proc.parts[k].wait_head = w->proc.parts[k].wait_tail = NIL;
+        w__gen_config(w, k);
     }
     configure_delegate(w, c);
     w->nstartup = 0;
@@ -393,6 +394,7 @@ int mdl_run_replication_traced(const mdl_cell *cell, uint64_t rep, const sim_all
         out->peak = st.peak;
         out->peak_stage = st.peak_stage;
         memcpy(out->stage_peak, st.stage_peak, sizeof st.stage_peak);
+        out->file_peak = st.category_peak[MDL_CAT_FILE];
         out->events = sim_events_fired(w.e);
     }
     w__close(&w);

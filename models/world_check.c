@@ -135,12 +135,46 @@ static int check_part(const world *w, unsigned k, const tally *t, sim_error *err
     return SIM_OK;
 }
 
+/* A generation part (generate.c): its regions running are its
+ * executions, none without a context; the KV it charged is held by its
+ * session owner.  The KV charged of all parts and the regions growing
+ * are summed. */
+static int check_generation(const world *w, unsigned k, int64_t *kv, uint32_t *growing,
+                            sim_error *err)
+{
+    const part_rt *p = &w->proc.parts[k];
+    const w_part_id *id = &w->store.part[k];
+    uint32_t running = 0;
+    int64_t charged = p->ctx_kv;
+    for (unsigned s = 0; s < MDL_GEN_SLOTS_MAX; s++) {
+        const w_gen_slot *g = &p->gen[s];
+        running += g->running;
+        *growing += g->growing;
+        charged += g->charged;
+        if ((g->growing && !g->running) || (s >= id->gen.slots && g->running) ||
+            g->tokens > id->gen.context || g->charged > (int64_t)g->high * id->gen.kv_per_token +
+                                                           (int64_t)id->gen.context * id->gen.kv_per_token)
+            return broken(err, "part %u: KV region %u in an impossible state", k, s);
+    }
+    if (running != p->busy || (!p->ctx_open && (running > 0 || charged > 0)))
+        return broken(err, "part %u: %u KV regions decode, %u executions", k, running, p->busy);
+    mdl_category c = id->gen.gpu > 0 ? MDL_CAT_GPU : MDL_CAT_NATIVE;
+    if (mdl_ledger_held(w->led, id->sess_owner, c) < charged)
+        return broken(err, "part %u: its session owner holds less than its KV", k);
+    *kv += charged;
+    return SIM_OK;
+}
+
 static int check_parts(const world *w, const tally *t, sim_error *err)
 {
     uint32_t waiting = 0, switching = 0;
     int64_t cache[MDL_CAT_COUNT] = {0};
+    int64_t kv = 0;
+    uint32_t growing = 0;
     for (unsigned k = 0; k < w->nparts; k++) {
         int rc = check_part(w, k, t, err);
+        if (rc == SIM_OK && w->store.part[k].def->has_generation)
+            rc = check_generation(w, k, &kv, &growing, err);
         if (rc != SIM_OK)
             return rc;
         uint32_t n = check_waiters(w, k, err);
@@ -154,6 +188,9 @@ static int check_parts(const world *w, const tally *t, sim_error *err)
         return broken(err, "%u attempts wait, but the wait lists hold %u", t->waiting, waiting);
     if (switching != w->proc.switching)
         return broken(err, "%u on-demand loads counted, %u running", w->proc.switching, switching);
+    if (kv != w->proc.kv_held || growing != w->proc.gen_growing)
+        return broken(err, "the KV held (%lld) or the regions growing (%u) miscounted",
+                      (long long)w->proc.kv_held, w->proc.gen_growing);
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         if (mdl_ledger_held(w->led, w->cache_owner, (mdl_category)c) != cache[c])
             return broken(err, "the cache owner holds other than the rebuilds running (%d)", c);

@@ -132,6 +132,20 @@ typedef enum w_fate {
     W_GONE = 1   /* it died, or the replication failed (w->rc): return at once */
 } w_fate;
 
+/* One KV region of a generation part (generate.c): the conversation in it
+ * and the request decoding in it, whose tokens are a linear function of
+ * time within each phase. */
+typedef struct w_gen_slot {
+    sim_time start, tp, td;  /* the running request: prefill from start for tp, then decode */
+    int64_t charged;         /* touched: the region's KV bytes charged to the ledger */
+    uint32_t tokens;         /* the conversation's tokens in the region */
+    uint32_t high;           /* the most tokens ever written in it (touched: resident) */
+    uint32_t from, prompt, output; /* the running request's first token and its counts */
+    uint32_t attempt;        /* the attempt running in it */
+    sim_handle line;         /* its next KV line (has_line) */
+    uint8_t running, growing, has_line;
+} w_gen_slot;
+
 typedef struct part_rt {
     uint8_t state, phase;             /* P_*, PH_* */
     uint8_t release_pending;          /* evicted while executing: goes when idle */
@@ -154,6 +168,12 @@ typedef struct part_rt {
     uint64_t last_use;                /* LRU clock at its last use */
     uint32_t wait_head, wait_tail;    /* attempts waiting for READY, linked by req.next */
     uint64_t slots[MDL_SESSIONS_MAX / 64]; /* session slots executing (the timeline's ids) */
+    /* generation: the context (compute, a reserved KV) is made, its KV
+     * regions, the last use an unload_after timer waits on */
+    uint8_t ctx_open;
+    int64_t ctx_kv;                   /* the reserved KV charged at the context's creation */
+    uint64_t unload_use;
+    w_gen_slot gen[MDL_GEN_SLOTS_MAX];
 } part_rt;
 
 /* What a request draws at arrival, alive or not, so every policy sees the
@@ -163,6 +183,9 @@ typedef struct req_draw {
     int64_t payload[MDL_CAT_COUNT];
     int64_t time[MDL_PARTS_MAX];
     int64_t ws[MDL_PARTS_MAX][MDL_CAT_COUNT]; /* working set + output */
+    /* generation parts: prompt and output tokens, prefill and decode us
+     * per token (at speed 1) */
+    uint32_t gen[MDL_PARTS_MAX][4];
 } req_draw;
 
 /* A request of the user: its draws, and its attempts (the first
@@ -192,6 +215,7 @@ typedef struct req {
     uint8_t orphan;       /* timed out: the client no longer waits for it */
     uint8_t has_timer, has_exec;
     uint16_t slot;        /* its session slot while executing (timeline only) */
+    uint8_t gslot;        /* generation: its KV region while executing */
     uint8_t needs[MDL_PARTS_MAX];
 } req;
 
@@ -222,6 +246,8 @@ typedef struct w_proc {
     uint32_t running;     /* attempts holding an execution slot */
     uint32_t q_head, q_len; /* the FIFO in store.q */
     sim_time q_last;      /* the queue-area integral's last mark */
+    uint32_t gen_growing; /* KV regions whose resident KV grows now (generate.c) */
+    int64_t kv_held;      /* every generation part's KV charged now */
 } w_proc;
 
 /* What outlives every process: the storage the process's records are kept
@@ -231,6 +257,10 @@ typedef struct w_proc {
 typedef struct w_part_id {
     const mdl_part *def;
     mdl_owner owner, sess_owner, leak_owner;
+    /* in force (configure_candidate): the policy's generation axes applied */
+    int file_hot;
+    int64_t hot_bytes;
+    mdl_generation gen;
 } w_part_id;
 
 typedef struct w_store {
@@ -569,6 +599,46 @@ void w__emit_request(world *w, const user *x);
 
 /* parts.c */
 void w__release_part(world *w, part_rt *p);
+/* The first attempt on p's wait list, taken off it. */
+uint32_t w__pop_waiter(world *w, part_rt *p);
+/* A generation part runs at most its slots' executions at once. */
+static inline int w__part_full(const world *w, const part_rt *p)
+{
+    const w_part_id *id = &w->store.part[p - w->proc.parts];
+    return id->def->has_generation && p->busy >= id->gen.slots;
+}
+/* Frees p's session states (and a generation part's context). */
+void w__drop_sessions(world *w, part_rt *p);
+
+/* generate.c: an LLM part's requests */
+void w__gen_draw(const mdl_part *def, gsl_rng *r, req_draw *d, unsigned k);
+void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault);
+/* The execution of attempt i on generation part p stops (its end, or a
+ * cancellation): the KV written so far stays. */
+void w__gen_stop(world *w, uint32_t i, part_rt *p);
+/* At the end of attempt i's execution on p: its last KV written, charged
+ * and checked (the process may die of it). */
+W_MAY_KILL w_fate w__gen_settle(world *w, uint32_t i, part_rt *p);
+/* Serves p's waiters while it has a free slot. */
+void w__gen_wake(world *w, part_rt *p);
+/* The KV written up to now, charged (before a kill check reads memory). */
+void w__gen_sync(world *w);
+/* After a check the app lived: the next KV lines, computed again. */
+void w__gen_replan(world *w);
+/* The context's memory is gone (sessions dropped, part released). */
+void w__gen_close(world *w, part_rt *p);
+void w__gen_config(world *w, unsigned k);
+/* charge.c: the growth of the app's memory the rule in force allows before
+ * its verdict or the warning could change: a hard room (an exact line, to
+ * be met at its byte; INT64_MAX: none) returned, a soft one (a watermark
+ * past which the kernel acts step by step; INT64_MAX: none) in *soft */
+int64_t w__growth_room(world *w, int64_t *soft);
+/* pages.c / memstat.c: the same under the page models */
+int64_t w__pages_growth_room(const world *w, int64_t *soft);
+int64_t w__memstat_growth_room(const world *w, int64_t *soft);
+void w__exec_end(sim_engine *e, void *ctx, uint64_t arg);
+/* requests.c: unload_after's timer on an idle part */
+void w__unload_later(world *w, part_rt *p);
 W_MAY_KILL w_fate w__begin_load(world *w, part_rt *p, int on_demand);
 
 /* requests.c */

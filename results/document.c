@@ -237,6 +237,66 @@ static json_t *records_json(const res_cell *c)
     return recs;
 }
 
+/* A bucketed figure's quantile (null with nothing in the buckets). */
+static json_t *bucket_q(const uint64_t *count, double p, double (*middle)(unsigned))
+{
+    int b = res_bucket_quantile(count, MDL_SLOWDOWN_BUCKETS, p);
+    return b < 0 ? json_null() : json_real(b == 0 ? middle(0) / exp2(1.0 / 16.0) : middle((unsigned)b));
+}
+
+/* An LLM cell (docs/results.md "generation"): each generation part as the
+ * policy runs it, then what its requests did. */
+static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_cell *c)
+{
+    json_t *g = json_object(), *parts = json_object();
+    for (unsigned k = 0; k < cell->candidate->nparts; k++) {
+        const mdl_part *def = &cell->candidate->parts[k];
+        if (!def->has_generation)
+            continue;
+        mdl_generation x;
+        mdl_generation_in_force(def, &cell->policy, &x);
+        static const char *const kvs[] = {"touched", "reserved"};
+        json_t *p = json_pack("{sIsIsIss}", "context", (json_int_t)x.context, "slots",
+                              (json_int_t)x.slots, "kv_per_token_bytes",
+                              (json_int_t)x.kv_per_token, "kv", kvs[x.kv]);
+        set(p, "weights", json_pack("{sIsIsIsb}", "mapped", (json_int_t)x.mapped, "repacked",
+                                    (json_int_t)x.repacked, "gpu", (json_int_t)x.gpu, "locked",
+                                    x.locked));
+        set(p, "compute_bytes", json_integer((json_int_t)x.compute));
+        set(parts, def->name, p);
+    }
+    set(g, "parts", parts);
+    double n = plan->replications > 0 ? (double)plan->replications : 1.0;
+    set(g, "requests_decoded", json_integer((json_int_t)c->gen_requests));
+    set(g, "context_overflow", json_integer((json_int_t)c->context_overflow));
+    json_t *tps = json_object();
+    set(tps, "mean", c->decode_us > 0 ? json_real((double)c->tokens_out * 1e6 / c->decode_us)
+                                      : json_null());
+    set(tps, "p50", bucket_q(c->tps, 0.50, mdl_tps_middle));
+    set(tps, "p5", bucket_q(c->tps, 0.05, mdl_tps_middle));
+    set(g, "tokens_per_s", tps);
+    json_t *tt = json_object();
+    set(tt, "p50", bucket_q(c->ttft, 0.50, mdl_ttft_middle_us));
+    set(tt, "p95", bucket_q(c->ttft, 0.95, mdl_ttft_middle_us));
+    set(g, "ttft_us", tt);
+    set(g, "kv_peak_bytes", json_pack("{sIsI}", "mean", (json_int_t)whole(c->kv_peak_sum / n),
+                                      "max", (json_int_t)c->kv_peak_max));
+    set(g, "mapped_weights_bytes", json_pack("{sIsI}", "mean",
+                                             (json_int_t)whole(c->file_peak_sum / n), "max",
+                                             (json_int_t)c->file_peak_max));
+    set(g, "kv_lines", json_integer((json_int_t)c->kv_lines));
+    set(g, "refault_slowdown", slowdown(c));
+    return g;
+}
+
+static int has_generation(const mdl_candidate *cand)
+{
+    for (unsigned k = 0; k < cand->nparts; k++)
+        if (cand->parts[k].has_generation)
+            return 1;
+    return 0;
+}
+
 static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
 {
     const mdl_cell *cell = &plan->cells[i];
@@ -254,6 +314,8 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
         set(o, "pages", pages(c));
     if (cell->device->xnu_pages)
         set(o, "memorystatus", memorystatus(c));
+    if (has_generation(cell->candidate))
+        set(o, "generation", generation(plan, cell, c));
     json_t *b = json_object();
     set(b, "rate", json_real(c->boot_loop_rate));
     set(o, "boot_loops", b);

@@ -139,6 +139,29 @@ static int keep(acc *a, double *arr, uint64_t n, res__qhist *q, double v)
     return res__qh_add(q, v);
 }
 
+/* The mapped weights, and an LLM cell's figures (docs/results.md
+ * "generation"). */
+static void fold_generation(res_cell *c, const mdl_rep *r)
+{
+    if (r->file_peak > c->file_peak_max)
+        c->file_peak_max = r->file_peak;
+    c->file_peak_sum += (double)r->file_peak;
+    if (r->gen_requests == 0 && r->kv_peak == 0)
+        return;
+    c->gen_requests += r->gen_requests;
+    c->context_overflow += r->context_overflow;
+    c->kv_lines += r->kv_lines;
+    c->tokens_out += r->tokens_out;
+    c->decode_us += (double)r->decode_us;
+    if (r->kv_peak > c->kv_peak_max)
+        c->kv_peak_max = r->kv_peak;
+    c->kv_peak_sum += (double)r->kv_peak;
+    for (unsigned b = 0; b < MDL_SLOWDOWN_BUCKETS; b++) {
+        c->ttft[b] += r->ttft[b];
+        c->tps[b] += r->tps[b];
+    }
+}
+
 int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon)
 {
     const mdl_rep *r = &o->m;
@@ -169,12 +192,15 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
         c->jetsam_kills[x] += r->jetsam_kills[x];
     }
     c->successor_kills += r->successor_kills;
+    fold_generation(c, r);
     if (r->visible_memory_deaths > 0)
         c->with_visible_death++;
     if (r->deaths_total > 0) {
         c->with_death++;
-        if (r->first_death == MDL_EXIT_LOW_MEMORY || r->first_death == MDL_EXIT_SYSTEM_RECLAIM)
+        if (r->first_death == MDL_EXIT_LOW_MEMORY || r->first_death == MDL_EXIT_SYSTEM_RECLAIM) {
             c->memory_deaths[r->first_death_foreground != 0]++;
+            c->death_hot_sum += (double)r->first_death_hot;
+        }
         a->death_stage[r->first_death_stage <= MDL_STAGE_COUNT ? r->first_death_stage
                                                                : MDL_STAGE_COUNT]++;
     }

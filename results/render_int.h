@@ -22,10 +22,11 @@ const char *res__top_stage(const res_cell *c);
  * k holds numbers (right-aligned). */
 #define RES_TEXT_MAX 256
 typedef char res__text[RES_TEXT_MAX];
+#define RES_TABLE_COLS_MAX 24
 typedef struct res__table {
     res__text *cell;
     unsigned rows, cols;
-    const int *right;
+    int right[RES_TABLE_COLS_MAX]; /* right-aligned columns */
 } res__table;
 
 /* The cells table and the comparison table (one row per compared cell;

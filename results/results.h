@@ -168,6 +168,17 @@ typedef struct res_cell {
     uint64_t by_jetsam[MDL_JETSAM_COUNT];     /* the app's deaths by cause */
     uint64_t jetsam_kills[MDL_JETSAM_COUNT];  /* memorystatus's kills of any process */
     uint64_t successor_kills;
+    /* the app's mapped file pages at their highest (the weights no rule counts) */
+    int64_t file_peak_max;
+    double file_peak_sum;
+    double death_hot_sum;                /* first memory deaths' hot mapped weights, summed */
+    /* generation parts (docs/results.md "generation") */
+    uint64_t gen_requests, context_overflow, kv_lines, tokens_out;
+    double decode_us;
+    int64_t kv_peak_max;
+    double kv_peak_sum;
+    uint64_t ttft[MDL_SLOWDOWN_BUCKETS]; /* requests by time to first token (mdl_ttft_bucket) */
+    uint64_t tps[MDL_SLOWDOWN_BUCKETS];  /* ... by decode tokens per second (mdl_tps_bucket) */
 } res_cell;
 
 /* The lmkd reason of most of the app's lmkd deaths in a PSI-mode cell (the

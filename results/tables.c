@@ -171,7 +171,9 @@ const char res__cells_note[] =
     "them); margin: each replication's smallest headroom under the limit in force (pressure "
     "spikes included; in PSI mode, the lowest free pages over the low watermark), p5 and p50 "
     "over replications, negative once it was crossed; switch peak p95: over the replications with "
-    "an on-demand part switch, the most counted memory while one loaded.";
+    "an on-demand part switch, the most counted memory while one loaded; mapped weights: the "
+    "model's mapped file pages at their highest, which no peak or limit column counts, though "
+    "weights read at every inference or token must stay resident or be read back from storage.";
 const char res__decision_intro[] =
     "each device and candidate against the target:";
 const char res__comparison_intro[] =
@@ -185,10 +187,12 @@ const char res__comparison_note[] =
 int res__table_alloc(res__table *t, unsigned rows, unsigned cols, const char *const *head,
                      const int *right)
 {
+    if (cols > RES_TABLE_COLS_MAX)
+        return SIM_EINTERNAL;
     t->cell = calloc((size_t)rows * cols, sizeof *t->cell);
     t->rows = rows;
     t->cols = cols;
-    t->right = right;
+    memcpy(t->right, right, cols * sizeof *right);
     if (t->cell == NULL)
         return SIM_ENOMEM;
     for (unsigned k = 0; k < cols; k++)
@@ -214,7 +218,7 @@ static void limit_text(char *buf, int64_t fg, int64_t bg)
     snprintf(buf, RES_TEXT_MAX, "%s / %s MiB", a, b);
 }
 
-void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+static void death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
 {
     if (!c->with_death) {
         snprintf(buf, n, "-");
@@ -253,6 +257,26 @@ void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t 
                                                       : dev->jetsam_background_limit;
     snprintf(buf, n, "%s: %s %s %.0f MiB", why, fg ? "foreground" : "background",
              dev->rule == MDL_KILL_JETSAM ? "limit" : "lmk line", (double)line / MIB);
+}
+
+/* ", 1144 MiB of mapped weights hot": the mean over the first memory
+ * deaths, when the rule read them (lmk's free memory, the page models'
+ * reclaim); nothing when none were. */
+static void hot_text(char *buf, size_t n, const mdl_device *dev, const res_cell *c)
+{
+    uint64_t deaths = c->memory_deaths[0] + c->memory_deaths[1];
+    double hot = deaths > 0 ? c->death_hot_sum / (double)deaths : 0;
+    size_t len = strlen(buf);
+    if (hot >= MIB && (dev->rule == MDL_KILL_LMK || dev->xnu_pages) && len < n)
+        snprintf(buf + len, n - len, ", %.0f MiB of mapped weights hot", hot / MIB);
+}
+
+void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+{
+    death_text(dev, c, buf, n);
+    int memory = c->top_reason == MDL_EXIT_LOW_MEMORY || c->top_reason == MDL_EXIT_SYSTEM_RECLAIM;
+    if (c->with_death && memory)
+        hot_text(buf, n, dev, c);
 }
 
 /* lmkd's PSI mode has no line: what killed the app most often, and the
@@ -297,27 +321,47 @@ static void availability_text(char *buf, double share)
         snprintf(buf, RES_TEXT_MAX, "%.*f%%", digits, 100 * share);
 }
 
+/* A cell whose candidate reads mapped weights at every inference or token:
+ * file pages no rule counts, which must stay resident all the same. */
+static int reads_mapped_weights(const mdl_cell *cell)
+{
+    for (unsigned k = 0; k < cell->candidate->nparts; k++) {
+        const mdl_part *p = &cell->candidate->parts[k];
+        if (p->file_hot || (p->has_generation && p->gen.mapped > 0))
+            return 1;
+    }
+    return 0;
+}
+
 int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
 {
-    /* two columns only some plans have: the peak during part switches (when
-     * a cell switched) and the verdict against the target (when there is
-     * one), in that order after the fixed ones */
-#define CELL_HEAD "device", "candidate", "policy", "peak p50", "peak p95", "peak max", \
-        "stage at peak", "limit fg / bg", "margin p5 / p50", "deaths [95% CI]", "top reason", \
-        "boot loops", "latency p95", "available"
-#define CELL_RIGHT 0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1
-    static const char *const head_st[COLS + 2] = {CELL_HEAD, "switch peak p95", "target"};
-    static const char *const head_t[COLS + 1] = {CELL_HEAD, "target"};
-    static const int right_st[COLS + 2] = {CELL_RIGHT, 1, 0};
-    static const int right_t[COLS + 1] = {CELL_RIGHT, 0};
-#undef CELL_HEAD
-#undef CELL_RIGHT
-    unsigned sw = 0;
-    for (unsigned i = 0; i < r->ncells; i++)
+    /* three columns only some plans have, in this order after the fixed
+     * ones: the peak during part switches (when a cell switched), the
+     * mapped weights (when a candidate reads them at every inference) and
+     * the verdict against the target (when there is one) */
+    static const char *const fixed[COLS] = {
+        "device",          "candidate",       "policy",          "peak p50", "peak p95",
+        "peak max",        "stage at peak",   "limit fg / bg",   "margin p5 / p50",
+        "deaths [95% CI]", "top reason",      "boot loops",      "latency p95", "available"};
+    static const int fixed_right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1};
+    unsigned sw = 0, mp = 0;
+    for (unsigned i = 0; i < r->ncells; i++) {
         sw |= r->cells[i].with_switch > 0;
-    unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + tg;
-    if (res__table_alloc(t, r->ncells + 1, cols, sw ? head_st : head_t, sw ? right_st : right_t)
-        != SIM_OK)
+        mp |= (unsigned)reads_mapped_weights(&plan->cells[i]);
+    }
+    unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + mp + tg;
+    const char *head[COLS + 3];
+    int right[COLS + 3];
+    memcpy(head, fixed, sizeof fixed);
+    memcpy(right, fixed_right, sizeof fixed_right);
+    unsigned at = COLS;
+    if (sw)
+        head[at] = "switch peak p95", right[at++] = 1;
+    if (mp)
+        head[at] = "mapped weights", right[at++] = 1;
+    if (tg)
+        head[at] = "target", right[at++] = 0;
+    if (res__table_alloc(t, r->ncells + 1, cols, head, right) != SIM_OK)
         return SIM_ENOMEM;
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
@@ -326,8 +370,12 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
             snprintf(row[COLS], RES_TEXT_MAX, "%.1f MiB", c->switch_peak.p95 / MIB);
         else if (sw)
             snprintf(row[COLS], RES_TEXT_MAX, "-");
+        if (mp && reads_mapped_weights(&plan->cells[i]))
+            snprintf(row[COLS + sw], RES_TEXT_MAX, "%.1f MiB", (double)c->file_peak_max / MIB);
+        else if (mp)
+            snprintf(row[COLS + sw], RES_TEXT_MAX, "-");
         if (tg)
-            res_verdict_text(&plan->target, c, row[COLS + sw], RES_TEXT_MAX);
+            res_verdict_text(&plan->target, c, row[COLS + sw + mp], RES_TEXT_MAX);
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
         if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)

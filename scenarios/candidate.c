@@ -126,10 +126,30 @@ static int delegate_prepare(mdl_candidate *c, const scn__node *v, mdl_part *p, s
     return SIM_OK;
 }
 
+/* An LLM part: its generation block stands for the inference key, and its
+ * weights.mapped say which of the file's pages are hot. */
+static int generation_part(mdl_candidate *c, const scn__node *v, const scn__node *gen,
+                           const scn__node *ld, mdl_part *p, sim_error *err)
+{
+    scn__node x;
+    scn__get(v, "inference", &x);
+    if (x.n != NULL)
+        return scn__fail(&x, err, SIM_EINPUT, "a part with generation has no inference key "
+                         "(its requests run as prefill and decode)");
+    scn__get(ld, "file_hot", &x);
+    if (x.n != NULL)
+        return scn__fail(&x, err, SIM_EINPUT, "with generation, weights.mapped says which "
+                         "weights are read at every token: file_hot is not used");
+    int rc = scn__generation(&c->owned, gen, p, err);
+    if (rc == SIM_OK)
+        rc = opt_amounts(c, v, "session", &p->session, err);
+    return rc;
+}
+
 static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_error *err)
 {
-    static const char *const part_keys[] = {"file", "load", "prepare", "delegate_prepare",
-                                            "inference", "session"};
+    static const char *const part_keys[] = {"file",      "load",    "prepare", "delegate_prepare",
+                                            "inference", "session", "generation"};
     static const char *const load_keys[] = {"mode",   "time",   "transient",
                                             "resident", "thread", "file_hot"};
     static const char *const prep_keys[] = {"time", "transient", "resident", "thread"};
@@ -139,7 +159,7 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
     int m = 0;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(v, part_keys, 6, err);
+        rc = scn__check_keys(v, part_keys, 7, err);
     if (rc == SIM_OK)
         rc = scn__require(v, "file", &f, err);
     if (rc == SIM_OK)
@@ -168,6 +188,11 @@ static int load_part(mdl_candidate *c, const scn__node *v, mdl_part *p, sim_erro
     rc = delegate_prepare(c, v, p, err);
     if (rc != SIM_OK)
         return rc;
+    p->hot_bytes = p->file_hot ? p->file : 0;
+    scn__node gen;
+    scn__get(v, "generation", &gen);
+    if (gen.n != NULL)
+        return generation_part(c, v, &gen, &ld, p, err);
     rc = scn__require(v, "inference", &inf, err);
     if (rc == SIM_OK)
         rc = scn__expect_mapping(&inf, err);

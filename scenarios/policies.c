@@ -307,6 +307,71 @@ static int p_entitlement(const scn_scenario *s, const scn__node *v, mdl_policy *
                      "gives an entitled_limit, so it would change nothing");
 }
 
+/* The generation axes (docs/scenarios.md "Policies"): each needs a
+ * candidate of the scenario with a generation part, or it would change
+ * nothing.  0 in the policy: as the candidate says. */
+static int need_generation(const scn_scenario *s, const scn__node *v, sim_error *err)
+{
+    for (unsigned c = 0; c < s->ncandidates; c++)
+        for (unsigned k = 0; k < s->candidates[c].nparts; k++)
+            if (s->candidates[c].parts[k].has_generation)
+                return SIM_OK;
+    return scn__fail(v, err, SIM_EINPUT, "no candidate of the scenario has a generation part, "
+                     "so it would change nothing");
+}
+
+static int p_context(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    int64_t n;
+    int rc = scn__int(v, 1, MDL_GEN_CONTEXT_MAX, &n, err);
+    if (rc == SIM_OK)
+        p->gen_context = (uint32_t)n;
+    return rc == SIM_OK ? need_generation(s, v, err) : rc;
+}
+
+/* kv_precision: the KV cache's type, its bytes per value over f16's 2:
+ * ggml's q8_0 block holds 32 values in 34 bytes (a half scale and 32
+ * int8), q4_0 32 in 18 (a half scale and 16 bytes of nibbles). */
+static int p_kv_precision(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                          sim_error *err)
+{
+    static const char *const names[] = {"f16", "q8_0", "q4_0"};
+    static const double scale[] = {1.0, 34.0 / 64.0, 18.0 / 64.0};
+    int k = 0;
+    int rc = scn__enum(v, names, 3, &k, err);
+    if (rc == SIM_OK)
+        p->kv_scale = scale[k];
+    return rc == SIM_OK ? need_generation(s, v, err) : rc;
+}
+
+static int p_weights(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    static const char *const names[] = {"mapped", "locked", "repacked"};
+    int k = 0;
+    int rc = scn__enum(v, names, 3, &k, err);
+    if (rc == SIM_OK)
+        p->gen_weights = (mdl_weights)(k + 1);
+    return rc == SIM_OK ? need_generation(s, v, err) : rc;
+}
+
+static int p_slots(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
+{
+    int64_t n;
+    int rc = scn__int(v, 1, MDL_GEN_SLOTS_MAX, &n, err);
+    if (rc == SIM_OK)
+        p->gen_slots = (uint32_t)n;
+    return rc == SIM_OK ? need_generation(s, v, err) : rc;
+}
+
+static int p_unload_after(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                          sim_error *err)
+{
+    int rc = scn__duration(v, &p->unload_after, err);
+    if (rc == SIM_OK && p->unload_after <= 0)
+        rc = scn__fail(v, err, SIM_EINPUT, "unload_after must be more than 0");
+    return rc == SIM_OK ? need_generation(s, v, err) : rc;
+}
+
 typedef struct policy_key {
     const char *name;
     int list_valued; /* prewarm, on_warning: an axis is a list of lists */
@@ -320,6 +385,9 @@ static const policy_key policy_keys[] = {
     {"prewarm", 1, p_prewarm},         {"on_warning", 1, p_on_warning},
     {"recovery", 0, p_recovery},       {"safe_mode_after", 0, p_safe_mode_after},
     {"stable_after", 0, p_stable_after}, {"entitlement", 0, p_entitlement},
+    {"context", 0, p_context},         {"kv_precision", 0, p_kv_precision},
+    {"weights", 0, p_weights},         {"slots", 0, p_slots},
+    {"unload_after", 0, p_unload_after},
 };
 #define NPOLICY_KEYS (sizeof policy_keys / sizeof *policy_keys)
 

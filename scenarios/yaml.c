@@ -598,7 +598,9 @@ int scn__name(const scn__node *v, char *out, sim_error *err)
 static int unit_value(const scn__node *v, int unit, double *out, sim_error *err)
 {
     int64_t x;
-    int rc = unit == SCN__UNIT_SIZE ? scn__size(v, &x, err) : scn__duration(v, &x, err);
+    int rc = unit == SCN__UNIT_SIZE       ? scn__size(v, &x, err)
+             : unit == SCN__UNIT_DURATION ? scn__duration(v, &x, err)
+                                          : scn__int(v, 0, MDL_GEN_TOKENS_MAX, &x, err);
     if (rc == SIM_OK)
         *out = (double)x;
     return rc;

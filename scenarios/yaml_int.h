@@ -86,8 +86,9 @@ int scn__enum(const scn__node *v, const char *const *names, size_t n, int *out,
 /* A name: [a-z0-9-]+, at most MDL_NAME_MAX - 1 bytes. */
 int scn__name(const scn__node *v, char *out, sim_error *err);
 
-/* A size or a duration, fixed or a distribution map. */
-enum { SCN__UNIT_SIZE, SCN__UNIT_DURATION };
+/* A size, a duration or a count (a whole number of tokens, no unit),
+ * fixed or a distribution map. */
+enum { SCN__UNIT_SIZE, SCN__UNIT_DURATION, SCN__UNIT_COUNT };
 /* An empirical distribution's values are malloc'ed into *store (the caller
  * frees it); *store is left NULL for the other kinds. */
 int scn__dist(const scn__node *v, int unit, mdl_dist *out, int64_t **store, sim_error *err);
@@ -108,5 +109,8 @@ int scn__device_pages(const scn__node *root, mdl_device *dev, sim_error *err);
 /* device_xnu.c: others, compressor, pages, fc_thrashing (the iOS page model) */
 int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err);
 int scn__candidate(const scn__node *root, mdl_candidate *cand, sim_error *err);
+/* generation.c: a part's `generation` block (the part's file and load mode
+ * already read) */
+int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error *err);
 
 #endif

@@ -153,12 +153,18 @@ TEST_CASE("run: the default plan's document is the golden one, for -j 1, 2 and 4
     // tests/golden/update rewrites it, on purpose only (docs/results.md)
     std::string golden = read_file(source_path("tests/golden/capacity-plan.json"));
     REQUIRE(golden.size() > 1000);
+#if defined(__SANITIZE_ADDRESS__)
+    // under the sanitizers, once: the thread counts are the Release build's to compare
+    for (const char *j : {"2"}) {
+#else
     for (const char *j : {"1", "2", "4", "4"}) {
+#endif
         RunResult r = oomsim({"run", "--format", "json", "-j", j});
         INFO("-j " << j << ": " << r.err);
         REQUIRE(r.status == 0);
         CHECK(r.out == golden);
     }
+#if !defined(__SANITIZE_ADDRESS__) // the sanitizer build has no other allocator
     // the same bytes from the C library's allocator (the memcheck label's)
     ::setenv("OOMSIM_ALLOCATOR", "malloc", 1);
     RunResult r = oomsim({"run", "--format", "json", "-j", "2"});
@@ -166,6 +172,7 @@ TEST_CASE("run: the default plan's document is the golden one, for -j 1, 2 and 4
     INFO(r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out == golden);
+#endif
 }
 
 TEST_CASE("run: a plan without the phone keys gives the results it always gave",

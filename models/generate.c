@@ -1,0 +1,460 @@
+/* generate.c - an LLM part's requests (docs/model.md "Token generation"):
+ * a request's prompt and output tokens, cut to its KV region; prefill,
+ * then decode, in closed form; the KV cache resident as tokens are
+ * written (touched) or all of the context at its creation (reserved); a
+ * kill check where the growing KV crosses the next line, computed from
+ * the rule in force, never polled.  Events stay per request: its end, and
+ * a line only when the KV would cross one before it. */
+#include <math.h>
+
+#include "world_int.h"
+
+/* Under a page model, or past a line that did not kill, the KV is checked
+ * again after this much growth at least, and after 1/16 of a request's
+ * growth at most (docs/model.md "Token generation"). */
+#define GEN_STEP_MIN ((int64_t)4 << 20)
+#define GEN_STEP_PARTS 16
+
+enum { G_PROMPT = 0, G_OUTPUT, G_PREFILL, G_DECODE };
+
+static uint32_t clamp_tokens(int64_t v)
+{
+    return v > (int64_t)MDL_GEN_TOKENS_MAX ? MDL_GEN_TOKENS_MAX : (uint32_t)v;
+}
+
+static uint32_t clamp_us(int64_t v)
+{
+    return v > (int64_t)UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+}
+
+void w__gen_draw(const mdl_part *def, gsl_rng *r, req_draw *d, unsigned k)
+{
+    const mdl_generation *g = &def->gen;
+    d->gen[k][G_PROMPT] = clamp_tokens(mdl_dist_sample(&g->prompt_tokens, r));
+    d->gen[k][G_OUTPUT] = clamp_tokens(mdl_dist_sample(&g->output_tokens, r));
+    d->gen[k][G_PREFILL] = clamp_us(mdl_dist_sample(&g->prefill, r));
+    d->gen[k][G_DECODE] = clamp_us(mdl_dist_sample(&g->decode, r));
+    d->time[k] = 0;
+    memset(d->ws[k], 0, sizeof d->ws[k]);
+}
+
+/* The category the KV and compute buffers live in: the accelerator's when
+ * the weights were uploaded to it. */
+static mdl_category kv_cat(const mdl_generation *g)
+{
+    return g->gpu > 0 ? MDL_CAT_GPU : MDL_CAT_NATIVE;
+}
+
+/* ------------------------------------------------------------ the tokens */
+
+/* Tokens written in region s at time t (the request's from and after). */
+static double tokens_at(const w_gen_slot *s, sim_time t)
+{
+    double x = s->from;
+    sim_time in = t - s->start;
+    if (in <= 0)
+        return x;
+    if (in < s->tp)
+        return x + (double)s->prompt * (double)in / (double)s->tp;
+    x += s->prompt;
+    in -= s->tp;
+    if (in >= s->td)
+        return x + s->output;
+    return x + (double)s->output * (double)in / (double)s->td;
+}
+
+/* The KV bytes region s holds resident at t (touched). */
+static int64_t kv_at(const w_gen_slot *s, sim_time t, int64_t per_token)
+{
+    double tok = floor(tokens_at(s, t) + 1e-9);
+    uint32_t n = tok > (double)s->high ? (uint32_t)tok : s->high;
+    return (int64_t)n * per_token;
+}
+
+/* The first instant at which region s has `n` tokens written (INT64_MAX:
+ * not within the request). */
+static sim_time time_of_tokens(const w_gen_slot *s, uint64_t n)
+{
+    if (n <= s->from)
+        return s->start;
+    uint64_t k = n - s->from;
+    if (k <= s->prompt) {
+        if (s->tp <= 0)
+            return s->start;
+        return s->start + (sim_time)ceil((double)s->tp * (double)k / (double)s->prompt - 1e-9);
+    }
+    k -= s->prompt;
+    if (k > s->output)
+        return INT64_MAX;
+    if (s->td <= 0)
+        return s->start + s->tp;
+    return s->start + s->tp + (sim_time)ceil((double)s->td * (double)k / (double)s->output - 1e-9);
+}
+
+static void note_kv(world *w, int64_t delta)
+{
+    w->proc.kv_held += delta;
+    if (w->proc.kv_held > w->out->kv_peak)
+        w->out->kv_peak = w->proc.kv_held;
+}
+
+/* ------------------------------------------------------------ the lines */
+
+static void gen_line(sim_engine *e, void *ctx, uint64_t arg);
+
+/* Region s of part k grows: its next line is where its KV has grown by the
+ * room the rule in force leaves, shared by the regions growing. */
+static void plan_line(world *w, unsigned k, unsigned si, int64_t hard, int64_t soft)
+{
+    part_rt *p = &w->proc.parts[k];
+    w_gen_slot *s = &p->gen[si];
+    const mdl_generation *g = &w->store.part[k].gen;
+    if (s->has_line) {
+        sim_cancel(w->e, s->line);
+        s->has_line = 0;
+    }
+    if (!s->growing || w->ending)
+        return;
+    int64_t end_bytes = (int64_t)(s->from + s->prompt + s->output) * g->kv_per_token;
+    int64_t n = (int64_t)w->proc.gen_growing;
+    int64_t step = hard != INT64_MAX ? hard / n + 1 : INT64_MAX;
+    if (soft != INT64_MAX) {
+        int64_t share = (end_bytes - s->charged) / GEN_STEP_PARTS;
+        int64_t least = share > GEN_STEP_MIN ? share : GEN_STEP_MIN;
+        int64_t by_soft = soft > 0 ? soft / n : 0;
+        if (by_soft < least)
+            by_soft = least;
+        if (by_soft < step)
+            step = by_soft;
+    }
+    if (step == INT64_MAX)
+        return; /* no line ahead: the request's end charges the rest */
+    int64_t target = s->charged + step;
+    if (target > end_bytes)
+        return; /* the request ends first: its end charges the rest */
+    uint64_t tokens = (uint64_t)((target + g->kv_per_token - 1) / g->kv_per_token);
+    sim_time t = time_of_tokens(s, tokens);
+    if (t == INT64_MAX || t >= s->start + s->tp + s->td)
+        return;
+    if (t < now(w))
+        t = now(w);
+    if (w__at(w, t, PRIO_TIMER, gen_line, tag(w, k * MDL_GEN_SLOTS_MAX + si), &s->line) ==
+        SIM_OK)
+        s->has_line = 1;
+}
+
+void w__gen_replan(world *w)
+{
+    if (w->proc.gen_growing == 0 || !w->proc.alive)
+        return;
+    int64_t soft, hard = w__growth_room(w, &soft);
+    for (unsigned k = 0; k < w->nparts; k++) {
+        part_rt *p = &w->proc.parts[k];
+        if (!p->ctx_open)
+            continue;
+        /* memory the rule does not count moves no line of the plain rule */
+        int counted = (w->dev->counts_mask & MDL_CAT_BIT(kv_cat(&w->store.part[k].gen))) != 0;
+        for (unsigned si = 0; si < w->store.part[k].gen.slots; si++)
+            if (p->gen[si].growing)
+                plan_line(w, k, si, counted || w->pg.on ? hard : INT64_MAX,
+                          counted || w->pg.on ? soft : INT64_MAX);
+    }
+}
+
+/* Region s's KV written up to now, into the ledger (no check: the caller
+ * checks).  The bytes added. */
+static int64_t sync_slot(world *w, unsigned k, w_gen_slot *s)
+{
+    const mdl_generation *g = &w->store.part[k].gen;
+    int64_t want = kv_at(s, now(w), g->kv_per_token);
+    if (want <= s->charged)
+        return 0;
+    int64_t add = want - s->charged;
+    s->charged = want;
+    note_kv(w, add);
+    return add;
+}
+
+void w__gen_sync(world *w)
+{
+    for (unsigned k = 0; k < w->nparts && w->proc.gen_growing > 0; k++) {
+        part_rt *p = &w->proc.parts[k];
+        if (!p->ctx_open)
+            continue;
+        const w_part_id *id = &w->store.part[k];
+        for (unsigned si = 0; si < id->gen.slots; si++) {
+            if (!p->gen[si].growing)
+                continue;
+            int64_t add = sync_slot(w, k, &p->gen[si]);
+            if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(&id->gen), add,
+                                            MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
+                w__fail(w, SIM_EINTERNAL);
+        }
+    }
+}
+
+/* Region s's KV written up to now, charged and checked like any
+ * allocation. */
+static w_fate settle(world *w, unsigned k, w_gen_slot *s)
+{
+    int64_t add[MDL_CAT_COUNT] = {0};
+    add[kv_cat(&w->store.part[k].gen)] = sync_slot(w, k, s);
+    uint32_t epoch = w->epoch;
+    if (w__charge(w, w->store.part[k].sess_owner, add, MDL_STAGE_INFERENCE) != W_LIVES)
+        return W_GONE;
+    if (still(w, epoch) && add[kv_cat(&w->store.part[k].gen)] == 0)
+        w__gen_replan(w); /* nothing charged, so no check replanned */
+    return still(w, epoch) ? W_LIVES : W_GONE;
+}
+
+/* The KV of region s reaches its line: charged, and checked. */
+static void gen_line(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    world *w = ctx;
+    if (!current(w, arg))
+        return;
+    unsigned k = (unsigned)(uint32_t)arg / MDL_GEN_SLOTS_MAX;
+    unsigned si = (unsigned)(uint32_t)arg % MDL_GEN_SLOTS_MAX;
+    w_gen_slot *s = &w->proc.parts[k].gen[si];
+    s->has_line = 0;
+    w->out->kv_lines++;
+    (void)settle(w, k, s);
+}
+
+w_fate w__gen_settle(world *w, uint32_t i, part_rt *p)
+{
+    unsigned k = (unsigned)(p - w->proc.parts);
+    w_gen_slot *s = &p->gen[w->store.pool[i].gslot];
+    return s->growing ? settle(w, k, s) : W_LIVES;
+}
+
+/* ------------------------------------------------------------ requests */
+
+/* Cuts the request to its region of c tokens: from + prompt + output <= c.
+ * Returns 1 when it did not fit (a context_overflow). */
+static int fit(const mdl_generation *g, uint32_t c, uint32_t *from, uint32_t *prompt,
+               uint32_t *output)
+{
+    if ((uint64_t)*from + *prompt + *output <= c)
+        return 0;
+    if (*output > c)
+        *output = c;
+    if (*prompt > c - *output)
+        *prompt = c - *output;
+    if (g->on_full == MDL_FULL_RESET)
+        *from = 0;
+    if ((uint64_t)*from + *prompt + *output > c)
+        *from = c - *prompt - *output; /* truncate: the oldest tokens give way */
+    return 1;
+}
+
+/* The context is made: the compute buffer, a reserved KV, the part's own
+ * session state. */
+static void open_context(world *w, part_rt *p, int64_t ctx[MDL_CAT_COUNT])
+{
+    unsigned k = (unsigned)(p - w->proc.parts);
+    const mdl_generation *g = &w->store.part[k].gen;
+    w->src->session(w, k, ctx);
+    ctx[kv_cat(g)] += g->compute;
+    p->ctx_kv = g->kv == MDL_KV_RESERVED ? (int64_t)g->context * g->kv_per_token : 0;
+    ctx[kv_cat(g)] += p->ctx_kv;
+    memset(p->gen, 0, sizeof p->gen);
+    p->ctx_open = 1;
+    note_kv(w, p->ctx_kv);
+}
+
+static void record_tokens(world *w, const w_gen_slot *s, sim_time first)
+{
+    mdl_rep *o = w->out;
+    o->gen_requests++;
+    sim_time ttft = s->start + s->tp - first;
+    if (s->output > 0)
+        ttft += s->td / s->output;
+    o->ttft[mdl_ttft_bucket(ttft)]++;
+    if (s->output > 0 && s->td > 0) {
+        double tps = (double)s->output * 1e6 / (double)s->td;
+        o->tps[mdl_tps_bucket(tps)]++;
+        o->tokens_out += s->output;
+        o->decode_us += s->td;
+    }
+}
+
+void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
+{
+    req *r = &w->store.pool[i];
+    const user *x = &w->store.users[r->user];
+    const uint32_t *dr = x->d.gen[r->idx];
+    unsigned k = (unsigned)(p - w->proc.parts);
+    const w_part_id *id = &w->store.part[k];
+    const mdl_generation *g = &id->gen;
+    int64_t ctx[MDL_CAT_COUNT] = {0};
+    int opened = !p->ctx_open;
+    if (opened)
+        open_context(w, p, ctx);
+    unsigned si = 0;
+    while (p->gen[si].running)
+        si++; /* a free region: the caller keeps busy under slots */
+    w_gen_slot *s = &p->gen[si];
+    uint32_t from = g->keep_context ? s->tokens : 0, prompt = dr[G_PROMPT],
+             output = dr[G_OUTPUT];
+    if (fit(g, g->context / g->slots, &from, &prompt, &output)) {
+        w->out->context_overflow++;
+        if (g->on_full == MDL_FULL_FAIL) { /* the runtime refuses the request */
+            if (!r->orphan)
+                w->out->failed++;
+            w__emit_request_note(w, "context_full", r->user);
+            uint32_t epoch = w->epoch;
+            if (opened && w__charge(w, id->sess_owner, ctx, MDL_STAGE_INFERENCE) != W_LIVES)
+                return;
+            if (still(w, epoch))
+                w__finish(w, i, 1);
+            return;
+        }
+    }
+    sim_time tp = EXEC_TIME(w, p, (sim_time)prompt * dr[G_PREFILL]);
+    sim_time td0 = EXEC_TIME(w, p, (sim_time)output * dr[G_DECODE]);
+    p->last_use = ++w->lru_clock;
+    p->busy++;
+    if (r->start < 0)
+        r->start = now(w);
+    r->gslot = (uint8_t)si;
+    w->exec_extra = tp + td0 + refault; /* the whole execution, for the timeline */
+    w__emit_inference_begin(w, p, r, opened ? ctx : NULL);
+    s->running = 1;
+    s->attempt = i;
+    s->start = now(w);
+    s->from = from;
+    s->prompt = prompt;
+    s->output = output;
+    s->tp = tp;
+    s->td = td0 + refault; /* each decoded token reads every weight: the refault is decode's */
+    const mdl_owner owners[2] = {id->sess_owner, r->owner};
+    const int64_t *amounts[2] = {ctx, x->d.ws[r->idx]};
+    if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
+        return;
+    s->td += w__pages_take_stall(w);
+    if (w->pg.on)
+        w__pages_inference(w, tp + td0, tp + s->td);
+    if (g->kv == MDL_KV_TOUCHED && from + prompt + output > s->high) {
+        s->growing = 1;
+        w->proc.gen_growing++;
+        w__gen_replan(w);
+    }
+    if (w__at(w, now(w) + tp + s->td, PRIO_RELEASE, w__exec_end, tag(w, i), &r->exec) == SIM_OK)
+        r->has_exec = 1;
+}
+
+void w__gen_stop(world *w, uint32_t i, part_rt *p)
+{
+    req *r = &w->store.pool[i];
+    unsigned k = (unsigned)(p - w->proc.parts);
+    const w_part_id *id = &w->store.part[k];
+    w_gen_slot *s = &p->gen[r->gslot];
+    if (s->growing) {
+        int64_t add = sync_slot(w, k, s);
+        if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(&id->gen), add,
+                                        MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
+            w__fail(w, SIM_EINTERNAL);
+        s->growing = 0;
+        w->proc.gen_growing--;
+    }
+    if (s->has_line) {
+        sim_cancel(w->e, s->line);
+        s->has_line = 0;
+    }
+    uint32_t written = (uint32_t)floor(tokens_at(s, now(w)) + 1e-9);
+    if (written > s->high)
+        s->high = written;
+    s->tokens = id->gen.keep_context ? written : 0;
+    s->running = 0;
+    if (now(w) >= s->start + s->tp + s->td)
+        record_tokens(w, s, w->store.users[r->user].first);
+}
+
+void w__gen_wake(world *w, part_rt *p)
+{
+    if (!w->store.part[p - w->proc.parts].def->has_generation)
+        return;
+    uint32_t epoch = w->epoch;
+    while (still(w, epoch) && p->state == P_READY && p->wait_head != NIL &&
+           !w__part_full(w, p)) {
+        uint32_t i = w__pop_waiter(w, p);
+        w->store.pool[i].state = R_RUNNING;
+        w__advance(w, i);
+    }
+}
+
+void w__gen_close(world *w, part_rt *p)
+{
+    if (!p->ctx_open)
+        return;
+    unsigned k = (unsigned)(p - w->proc.parts);
+    int64_t held = p->ctx_kv;
+    for (unsigned si = 0; si < MDL_GEN_SLOTS_MAX; si++) {
+        held += p->gen[si].charged;
+        if (p->gen[si].has_line)
+            sim_cancel(w->e, p->gen[si].line);
+        if (p->gen[si].growing)
+            w->proc.gen_growing--;
+    }
+    (void)k;
+    w->proc.kv_held -= held;
+    memset(p->gen, 0, sizeof p->gen);
+    p->ctx_kv = 0;
+    p->ctx_open = 0;
+}
+
+/* ------------------------------------------------------------ buckets */
+
+unsigned mdl_ttft_bucket(sim_time us) { return mdl_slowdown_bucket((double)us / 1000.0); }
+double mdl_ttft_middle_us(unsigned bucket) { return mdl_slowdown_middle(bucket) * 1000.0; }
+unsigned mdl_tps_bucket(double tokens_per_s) { return mdl_slowdown_bucket(tokens_per_s * 16.0); }
+double mdl_tps_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) / 16.0; }
+
+/* ------------------------------------------------------------ in force */
+
+/* The policy's generation axes over the candidate's block (docs/scenarios.md
+ * "Policies"): the context, the KV's precision, how the weights are held,
+ * the slots. */
+void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_generation *g)
+{
+    *g = def->gen;
+    if (pol->gen_context > 0)
+        g->context = pol->gen_context;
+    if (pol->kv_scale > 0 && pol->kv_scale != 1.0) {
+        g->kv_per_token = (int64_t)((double)g->kv_per_token * pol->kv_scale + 0.5);
+        if (g->kv_per_token < 1)
+            g->kv_per_token = 1;
+    }
+    if (pol->gen_slots > 0)
+        g->slots = pol->gen_slots;
+    if (g->slots > g->context)
+        g->slots = g->context;
+    /* the weights file, all read from its mapping (no repacking: llama.cpp
+     * built without its CPU repack buffers), or all copied into anonymous
+     * memory (--no-mmap: one CPU buffer the size of the weights) */
+    if ((pol->gen_weights == MDL_WEIGHTS_MAPPED || pol->gen_weights == MDL_WEIGHTS_LOCKED) &&
+        def->load_mode == MDL_LOAD_MMAP) {
+        g->mapped = def->file;
+        g->repacked = 0;
+        g->locked = pol->gen_weights == MDL_WEIGHTS_LOCKED;
+    } else if (pol->gen_weights == MDL_WEIGHTS_REPACKED) {
+        g->mapped = 0;
+        g->repacked = def->file;
+        g->locked = 0;
+    }
+}
+
+void w__gen_config(world *w, unsigned k)
+{
+    w_part_id *id = &w->store.part[k];
+    const mdl_part *def = id->def;
+    id->file_hot = def->file_hot;
+    id->hot_bytes = def->hot_bytes;
+    if (!def->has_generation)
+        return;
+    mdl_generation_in_force(def, w->pol, &id->gen);
+    id->file_hot = id->gen.mapped > 0 && !id->gen.locked;
+    id->hot_bytes = id->gen.mapped;
+}

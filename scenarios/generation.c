@@ -1,0 +1,152 @@
+/* generation.c - an LLM part's `generation` block (docs/scenarios.md
+ * "generation"): tokens per request, the KV cache, the per-token times,
+ * the weights by kind.  A part with it has no `inference` key. */
+#include "yaml_int.h"
+
+#include <string.h>
+
+static int gen_size(const scn__node *m, const char *key, int required, int64_t min,
+                    int64_t *out, sim_error *err)
+{
+    scn__node v;
+    scn__get(m, key, &v);
+    if (v.n == NULL)
+        return required ? scn__require(m, key, &v, err) : SIM_OK;
+    int rc = scn__size(&v, out, err);
+    if (rc == SIM_OK && *out < min)
+        rc = scn__fail(&v, err, SIM_EINPUT, "%s must be more than 0 bytes", key);
+    return rc;
+}
+
+static int gen_word(const scn__node *m, const char *key, const char *const *names, size_t n,
+                    int *out, sim_error *err)
+{
+    scn__node v;
+    scn__get(m, key, &v);
+    return v.n == NULL ? SIM_OK : scn__enum(&v, names, n, out, err);
+}
+
+/* prefill / decode: {per_token: <duration or distribution>} */
+static int per_token(mdl_owned *owned, const scn__node *m, const char *key, mdl_dist *out,
+                     sim_error *err)
+{
+    static const char *const keys[] = {"per_token"};
+    scn__node v, t;
+    int rc = scn__require(m, key, &v, err);
+    if (rc == SIM_OK)
+        rc = scn__expect_mapping(&v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&v, keys, 1, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "per_token", &t, err);
+    if (rc == SIM_OK)
+        rc = scn__owned_dist(owned, &t, SCN__UNIT_DURATION, out, err);
+    if (rc == SIM_OK && mdl_dist_mean(out) <= 0)
+        rc = scn__fail(&t, err, SIM_EINPUT, "a time per token must be more than 0");
+    return rc;
+}
+
+/* weights: {mapped, repacked, gpu, locked} */
+static int weights(const scn__node *m, mdl_part *p, sim_error *err)
+{
+    static const char *const keys[] = {"mapped", "repacked", "gpu", "locked"};
+    static const char *const bools[] = {"false", "true"};
+    mdl_generation *g = &p->gen;
+    scn__node v;
+    scn__get(m, "weights", &v);
+    if (v.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&v, keys, 4, err);
+    if (rc == SIM_OK)
+        rc = gen_size(&v, "mapped", 0, 0, &g->mapped, err);
+    if (rc == SIM_OK)
+        rc = gen_size(&v, "repacked", 0, 0, &g->repacked, err);
+    if (rc == SIM_OK)
+        rc = gen_size(&v, "gpu", 0, 0, &g->gpu, err);
+    if (rc == SIM_OK)
+        rc = gen_word(&v, "locked", bools, 2, &g->locked, err);
+    if (rc != SIM_OK)
+        return rc;
+    scn__node at;
+    scn__get(&v, "mapped", &at);
+    if (g->mapped > 0 && p->load_mode != MDL_LOAD_MMAP)
+        return scn__fail(&at, err, SIM_EINPUT, "mapped weights need load mode: mmap");
+    if (g->mapped > p->file)
+        return scn__fail(&at, err, SIM_EINPUT, "mapped weights (%lld bytes) exceed the part's "
+                         "file (%lld bytes)", (long long)g->mapped, (long long)p->file);
+    if (g->locked && g->mapped == 0) {
+        scn__get(&v, "locked", &at);
+        return scn__fail(&at, err, SIM_EINPUT, "locked needs mapped weights to lock");
+    }
+    return SIM_OK;
+}
+
+int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error *err)
+{
+    static const char *const keys[] = {"prompt_tokens", "output_tokens", "context",
+                                       "kv_per_token",  "kv",            "slots",
+                                       "prefill",       "decode",        "weights",
+                                       "compute",       "keep_context",  "on_full"};
+    static const char *const kvs[] = {"touched", "reserved"};
+    static const char *const fulls[] = {"truncate", "reset", "fail"};
+    static const char *const bools[] = {"false", "true"};
+    mdl_generation *g = &p->gen;
+    memset(g, 0, sizeof *g);
+    g->slots = 1;
+    g->keep_context = 1;
+    scn__node x;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, keys, 12, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "prompt_tokens", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__owned_dist(owned, &x, SCN__UNIT_COUNT, &g->prompt_tokens, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "output_tokens", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__owned_dist(owned, &x, SCN__UNIT_COUNT, &g->output_tokens, err);
+    int64_t n = 0;
+    if (rc == SIM_OK)
+        rc = scn__require(v, "context", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&x, 1, MDL_GEN_CONTEXT_MAX, &n, err);
+    g->context = (uint32_t)n;
+    if (rc == SIM_OK)
+        rc = gen_size(v, "kv_per_token", 1, 1, &g->kv_per_token, err);
+    int kv = 0, full = 0;
+    if (rc == SIM_OK)
+        rc = gen_word(v, "kv", kvs, 2, &kv, err);
+    g->kv = (mdl_kv_mode)kv;
+    scn__get(v, "slots", &x);
+    if (rc == SIM_OK && x.n != NULL) {
+        rc = scn__int(&x, 1, MDL_GEN_SLOTS_MAX, &n, err);
+        g->slots = (uint32_t)n;
+        if (rc == SIM_OK && g->slots > g->context)
+            rc = scn__fail(&x, err, SIM_EINPUT, "%u slots cannot share a context of %u tokens",
+                           g->slots, g->context);
+    }
+    if (rc == SIM_OK)
+        rc = per_token(owned, v, "prefill", &g->prefill, err);
+    if (rc == SIM_OK)
+        rc = per_token(owned, v, "decode", &g->decode, err);
+    if (rc == SIM_OK)
+        rc = weights(v, p, err);
+    if (rc == SIM_OK)
+        rc = gen_size(v, "compute", 0, 0, &g->compute, err);
+    if (rc == SIM_OK)
+        rc = gen_word(v, "keep_context", bools, 2, &g->keep_context, err);
+    if (rc == SIM_OK)
+        rc = gen_word(v, "on_full", fulls, 3, &full, err);
+    g->on_full = (mdl_on_full)full;
+    if (rc != SIM_OK)
+        return rc;
+    /* the mapped weights are read at every decoded token: hot, unless
+     * locked (then never dropped, so never read back) */
+    p->file_hot = g->mapped > 0 && !g->locked;
+    p->hot_bytes = g->mapped;
+    p->has_generation = 1;
+    return SIM_OK;
+}
