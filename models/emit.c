@@ -319,6 +319,24 @@ void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
     ev_send(w);
 }
 
+/* A generation part's figures (generate.c): `kv`, the KV caches the app
+ * holds now, or `weights`, the part's weights by kind once loaded; a note
+ * of `n` pages keys, after the memory changed. */
+void w__emit_gen(world *w, unsigned part, const char *what, unsigned n, const int *keys,
+                 const int64_t *vals)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, (int)part);
+    with_error(e, what);
+    e->has |= TRC_F_PAGES;
+    for (unsigned k = 0; k < n; k++) {
+        e->pages[keys[k]] = vals[k];
+        e->pages_has |= 1u << keys[k];
+    }
+    ev_send(w);
+}
+
 /* A user request: its path step, its needs and its payload (for a replay). */
 void w__emit_request(world *w, const user *x)
 {

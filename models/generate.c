@@ -98,6 +98,23 @@ static void note_kv(world *w, int64_t delta)
         w->out->kv_peak = w->proc.kv_held;
 }
 
+/* The timeline's `kv` note: the KV caches held now (once charged). */
+static void emit_kv(world *w, unsigned k)
+{
+    static const int key = TRC_PG_KV;
+    w__emit_gen(w, k, "kv", 1, &key, &w->proc.kv_held);
+}
+
+void w__gen_loaded(world *w, part_rt *p)
+{
+    unsigned k = (unsigned)(p - w->proc.parts);
+    const mdl_generation *g = &w->store.part[k].gen;
+    static const int keys[3] = {TRC_PG_WEIGHTS_MAPPED, TRC_PG_WEIGHTS_REPACKED,
+                                TRC_PG_WEIGHTS_GPU};
+    const int64_t v[3] = {g->mapped, g->repacked, g->gpu};
+    w__emit_gen(w, k, "weights", 3, keys, v);
+}
+
 /* ------------------------------------------------------------ the lines */
 
 static void gen_line(sim_engine *e, void *ctx, uint64_t arg);
@@ -204,6 +221,8 @@ static w_fate settle(world *w, unsigned k, w_gen_slot *s)
         return W_GONE;
     if (still(w, epoch) && add[kv_cat(&w->store.part[k].gen)] == 0)
         w__gen_replan(w); /* nothing charged, so no check replanned */
+    else if (still(w, epoch))
+        emit_kv(w, k);
     return still(w, epoch) ? W_LIVES : W_GONE;
 }
 
@@ -333,6 +352,8 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
     const int64_t *amounts[2] = {ctx, x->d.ws[r->idx]};
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
+    if (opened && p->ctx_kv > 0)
+        emit_kv(w, k);
     s->td += w__pages_take_stall(w);
     if (w->pg.on)
         w__pages_inference(w, tp + td0, tp + s->td);
@@ -356,6 +377,8 @@ void w__gen_stop(world *w, uint32_t i, part_rt *p)
         if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(&id->gen), add,
                                         MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
             w__fail(w, SIM_EINTERNAL);
+        if (add > 0)
+            emit_kv(w, k);
         s->growing = 0;
         w->proc.gen_growing--;
     }
@@ -398,11 +421,12 @@ void w__gen_close(world *w, part_rt *p)
         if (p->gen[si].growing)
             w->proc.gen_growing--;
     }
-    (void)k;
     w->proc.kv_held -= held;
     memset(p->gen, 0, sizeof p->gen);
     p->ctx_kv = 0;
     p->ctx_open = 0;
+    if (held > 0 && !w->ending)
+        emit_kv(w, k);
 }
 
 /* ------------------------------------------------------------ buckets */

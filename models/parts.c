@@ -302,6 +302,8 @@ static void prepare_end(world *w, part_rt *p, int ph)
         give_delegate_res(w, p);
     }
     w__emit_stage_end(w, idx, p->phase_stage, NULL);
+    if (ph == PH_LOAD && part_id(w, p)->def->has_generation)
+        w__gen_loaded(w, p);
     if (ph == PH_LOAD) {
         if (part_id(w, p)->file_hot && part_id(w, p)->def->load_mode == MDL_LOAD_MMAP && !p->hot) {
             /* the mapped weights are read at every inference from now on:

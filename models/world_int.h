@@ -596,6 +596,8 @@ void w__emit_exit(world *w, const mdl_exit_record *r);
 void w__emit_recovery(world *w);
 void w__emit_sample(world *w);
 void w__emit_request(world *w, const user *x);
+void w__emit_gen(world *w, unsigned part, const char *what, unsigned n, const int *keys,
+                 const int64_t *vals);
 
 /* parts.c */
 void w__release_part(world *w, part_rt *p);
@@ -619,6 +621,8 @@ void w__gen_stop(world *w, uint32_t i, part_rt *p);
 /* At the end of attempt i's execution on p: its last KV written, charged
  * and checked (the process may die of it). */
 W_MAY_KILL w_fate w__gen_settle(world *w, uint32_t i, part_rt *p);
+/* A generation part is loaded: its weights by kind, for the timeline. */
+void w__gen_loaded(world *w, part_rt *p);
 /* Serves p's waiters while it has a free slot. */
 void w__gen_wake(world *w, part_rt *p);
 /* The KV written up to now, charged (before a kill check reads memory). */

@@ -104,7 +104,7 @@ static int pl_ready(sim_error *err)
 enum {
     C_BG = 0, C_FG, C_GRID, C_CAT, /* C_CAT + TRC_MEM_*: the categories */
     C_KILL = C_CAT + TRC_MEM_COUNT, C_JAVA_LIMIT, C_WARNING, C_CACHED, C_RECOVERY,
-    C_PRESSURE,
+    C_PRESSURE, C_KV,
     C_BAND,                        /* C_BAND + stage: the stage bands, then background */
     C_SERIES = C_BAND + BAND_BACKGROUND + 1,
     C_COUNT = C_SERIES + 12
@@ -122,7 +122,7 @@ static void palette(void)
         [C_CAT + TRC_MEM_GPU] = {0x009e73, 0.9}, [C_CAT + TRC_MEM_FILE] = {0xcc79a7, 0.9},
         [C_KILL] = {0xd55e00, 1}, [C_JAVA_LIMIT] = {0x8b4513, 1},
         [C_WARNING] = {0xb8860b, 1}, [C_CACHED] = {0x555555, 1},
-        [C_RECOVERY] = {0x1f77b4, 1}, [C_PRESSURE] = {0x7b3294, 1},
+        [C_RECOVERY] = {0x1f77b4, 1}, [C_PRESSURE] = {0x7b3294, 1}, [C_KV] = {0x000000, 1},
         [C_BAND + BAND_BACKGROUND] = {0x404040, 0.10},
         [C_BAND + TRC_DOWNLOAD] = {0x999999, 0.18}, [C_BAND + TRC_LOAD] = {0xf0e442, 0.30},
         [C_BAND + TRC_RUNTIME_PREPARE] = {0x56b4e9, 0.22},
@@ -473,6 +473,38 @@ static void draw_frame(const res_timeline *t, const tl_frame *f, const char *tit
     legend_draw(lg);
 }
 
+/* An LLM's KV caches, a step line from 0 (they are within the native or
+ * gpu band), and its weights by kind in the legend. */
+static void draw_kv(const res_timeline *t, const tl_frame *f, legend *lg)
+{
+    if (t->info.kv_max > 0) {
+        plwidth(2);
+        plcol0(C_KV);
+        pllsty(3);
+        for (unsigned i = 0; i < t->kv_filled; i++) {
+            double y = (double)t->kv[i] / MIB;
+            if (y > 0)
+                hline(i * f->colw, (i + 1) * f->colw, y);
+            if (i + 1 < t->kv_filled && t->kv[i + 1] != t->kv[i]) {
+                PLFLT x[2] = {(i + 1) * f->colw, (i + 1) * f->colw};
+                PLFLT y2[2] = {y, (double)t->kv[i + 1] / MIB};
+                plline(2, x, y2);
+            }
+        }
+        pllsty(1);
+        char text[96];
+        snprintf(text, sizeof text, "KV cache, up to %.0f MiB", (double)t->info.kv_max / MIB);
+        legend_add(lg, PL_LEGEND_LINE, C_KV, 3, NULL, text);
+    }
+    if (t->info.has_weights) {
+        char text[128];
+        snprintf(text, sizeof text, "weights (MiB): %.0f mapped, %.0f repacked, %.0f gpu",
+                 (double)t->info.weights[0] / MIB, (double)t->info.weights[1] / MIB,
+                 (double)t->info.weights[2] / MIB);
+        legend_add(lg, PL_LEGEND_NONE, C_FG, 1, NULL, text);
+    }
+}
+
 char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
 {
     tl_frame f;
@@ -490,6 +522,7 @@ char *res_plot_timeline(const res_timeline *t, const char *title, size_t *len)
         return NULL;
     }
     draw_limits(t, &f, &lg);
+    draw_kv(t, &f, &lg);
     draw_marks(t, &f, &lg);
     draw_frame(t, &f, title, seen_stage, &lg);
     return plot_end(&p, len);

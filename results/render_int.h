@@ -52,8 +52,11 @@ extern const char res__cells_note[], res__comparison_intro[], res__comparison_no
 /* The four tables of a result: SIM_OK, or SIM_ENOMEM (free them all the
  * same: a table not made is empty). */
 typedef struct res__tables {
-    res__table cells, cmp, dec, fld;
+    res__table cells, cmp, dec, fld, gen;
 } res__tables;
+/* tables_gen.c: the LLM table (rows == 1 when no cell generates) */
+int res__generation_table(const res_plan *plan, const res_result *r, res__table *t);
+extern const char res__generation_intro[], res__generation_note[];
 int res__tables_make(const res_plan *plan, const res_result *r, res__tables *t);
 void res__tables_free(res__tables *t);
 

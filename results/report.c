@@ -188,7 +188,7 @@ static void decision_sections(sim_text *o, const res_plan *plan, const res__tabl
 
 /* The cells, what they did, and each policy against its baseline. */
 static void cell_sections(sim_text *o, const res_plan *plan, const res_result *r,
-                          const res__table *cells, const res__table *cmp)
+                          const res__table *cells, const res__table *cmp, const res__table *gen)
 {
     sim_text_printf(o, "<section id=\"cells\">\n<h2>Cells</h2>\n");
     table(o, "cells-table", cells);
@@ -198,6 +198,15 @@ static void cell_sections(sim_text *o, const res_plan *plan, const res_result *r
     activity(o, plan, r);
     sim_text_printf(o, "<p class=\"note\">taking requests: share of the horizon the process was "
                 "alive and accepting new requests.</p>\n</section>\n");
+    if (gen->rows > 1) {
+        sim_text_printf(o, "<section id=\"generation\">\n<h2>LLM requests</h2>\n<p>");
+        text(o, res__generation_intro);
+        sim_text_printf(o, "</p>\n");
+        table(o, "generation-table", gen);
+        sim_text_printf(o, "<p class=\"note\">");
+        text(o, res__generation_note);
+        sim_text_printf(o, "</p>\n</section>\n");
+    }
     if (cmp->rows > 1) {
         sim_text_printf(o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
                     "</h2>\n<p>");
@@ -255,7 +264,7 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     }
     if (ok) {
         decision_sections(&o, plan, &t.dec, &t.fld);
-        cell_sections(&o, plan, r, &t.cells, &t.cmp);
+        cell_sections(&o, plan, r, &t.cells, &t.cmp, &t.gen);
     }
     plot_section(&o, figs, nfigs);
     sim_text_printf(&o, "</section>\n</body>\n</html>\n");

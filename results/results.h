@@ -367,6 +367,11 @@ typedef struct res_timeline_info {
     int64_t peak_counted;                /* highest counted memory seen, bytes */
     sim_time peak_time;
     int64_t peak_mem[TRC_MEM_COUNT];     /* by category at that moment */
+    /* an LLM's: the KV caches at their highest, its weights by kind (the
+     * last generation part loaded: mapped, repacked, gpu) */
+    int64_t kv_max;
+    int64_t weights[3];
+    int has_weights;
 } res_timeline_info;
 
 /* A JetsamEvent of the iOS page model as the `.ips` file iOS keeps

@@ -444,7 +444,7 @@ int res__comparison_table(const res_plan *plan, const res_result *r, res__table 
 /* Prints the table aligned, two spaces apart. */
 static void put_table(sim_text *o, const res__table *t)
 {
-    size_t width[16] = {0};
+    size_t width[RES_TABLE_COLS_MAX] = {0};
     for (unsigned i = 0; i < t->rows; i++)
         for (unsigned k = 0; k < t->cols; k++)
             if (strlen(t->cell[i * t->cols + k]) > width[k])
@@ -471,6 +471,7 @@ int res__tables_make(const res_plan *plan, const res_result *r, res__tables *t)
     ok = res__comparison_table(plan, r, &t->cmp) == SIM_OK && ok;
     ok = res__decision_table(plan, r, &t->dec) == SIM_OK && ok;
     ok = res__field_table(plan, r, &t->fld) == SIM_OK && ok;
+    ok = res__generation_table(plan, r, &t->gen) == SIM_OK && ok;
     return ok ? SIM_OK : SIM_ENOMEM;
 }
 
@@ -480,6 +481,7 @@ void res__tables_free(res__tables *t)
     res__table_free(&t->cmp);
     res__table_free(&t->dec);
     res__table_free(&t->fld);
+    res__table_free(&t->gen);
 }
 
 char *res_document_table(const res_plan *plan, const res_result *r)
@@ -493,6 +495,11 @@ char *res_document_table(const res_plan *plan, const res_result *r)
     if (ok) {
         put_table(&o, &t.cells);
         sim_text_printf(&o, "\n%s\n", res__cells_note);
+        if (t.gen.rows > 1) {
+            sim_text_printf(&o, "\n%s\n\n", res__generation_intro);
+            put_table(&o, &t.gen);
+            sim_text_printf(&o, "\n%s\n", res__generation_note);
+        }
         if (t.dec.rows > 1) {
             char target[RES_TEXT_MAX];
             res_target_text(&plan->target, target, sizeof target);

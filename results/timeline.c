@@ -131,6 +131,37 @@ static void bands_event(res_timeline *t, const trc_event *e, int kind)
         }
 }
 
+/* The KV caches become `v` at `at` (a kv note; 0 at a death): columns
+ * entered since keep the state that held at their start, a column its
+ * highest. */
+static void kv_record(res_timeline *t, sim_time at, int64_t v)
+{
+    unsigned i = column_of(t, at);
+    while (t->kv_filled <= i)
+        t->kv[t->kv_filled++] = t->kv_state;
+    t->kv_state = v;
+    if (v > t->kv[i])
+        t->kv[i] = v;
+    if (v > t->info.kv_max)
+        t->info.kv_max = v;
+}
+
+/* An LLM's notes: the KV caches held, the weights by kind once loaded. */
+static void generation_note(res_timeline *t, const trc_event *e)
+{
+    if (!(e->has & TRC_F_PAGES))
+        return;
+    if (e->pages_has >> TRC_PG_KV & 1u)
+        kv_record(t, e->time_us, e->pages[TRC_PG_KV]);
+    if (e->pages_has >> TRC_PG_WEIGHTS_MAPPED & 1u) {
+        static const int keys[3] = {TRC_PG_WEIGHTS_MAPPED, TRC_PG_WEIGHTS_REPACKED,
+                                    TRC_PG_WEIGHTS_GPU};
+        for (int k = 0; k < 3; k++)
+            t->info.weights[k] = e->pages_has >> keys[k] & 1u ? e->pages[keys[k]] : 0;
+        t->info.has_weights = 1;
+    }
+}
+
 static void timeline_record(void *ctx, sim_time at, const int64_t m[TRC_MEM_COUNT])
 {
     record(ctx, at, m);
@@ -151,6 +182,8 @@ int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
         add_mark(t, e->time_us, MARK_CACHED_KILL, 0);
     } else if (note && strcmp(e->error, "pressure_spike") == 0) {
         add_mark(t, e->time_us, MARK_PRESSURE, 0);
+    } else if (note) {
+        generation_note(t, e);
     }
     if (kind == TRC_RECOVERY) {
         t->info.recoveries++;
@@ -164,6 +197,8 @@ int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
                 m[k] = e->mem[k];
         t->info.deaths++;
         add_mark(t, e->time_us, MARK_DEATH, counted_of(t, m));
+        if (t->kv_state > 0)
+            kv_record(t, e->time_us, 0); /* the KV went with the process */
     }
     res__follow(&t->follow, e, timeline_record, t);
     return SIM_OK;
@@ -178,6 +213,8 @@ void res_timeline_finish(res_timeline *t)
     int64_t now[TRC_MEM_COUNT];
     memcpy(now, t->state, sizeof now);
     record(t, t->horizon, now);
+    if (t->info.kv_max > 0)
+        kv_record(t, t->horizon, t->kv_state);
 }
 
 void res_timeline_info_get(const res_timeline *t, res_timeline_info *out)

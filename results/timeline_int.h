@@ -48,6 +48,10 @@ struct res_timeline {
     unsigned nopen;
     tl_mark mark[RES_TIMELINE_MARKS];
     unsigned nmark;
+    /* the KV caches held (the world's kv notes), the highest per column */
+    int64_t kv[RES_TIMELINE_COLUMNS];
+    int64_t kv_state;
+    unsigned kv_filled;
     res_timeline_info info;
 };
 

@@ -36,7 +36,8 @@ const char *trc_exit_reason_name(trc_exit_reason r)
     return (unsigned)r < TRC_EXIT_REASON_COUNT ? reason_names[r] : "?";
 }
 static const char *const page_names[TRC_PG_COUNT] = {
-    "free", "low", "file_lru", "swap_used", "thrashing", "psi_some_us", "dropped", "refault", "adj"};
+    "free", "low", "file_lru", "swap_used", "thrashing", "psi_some_us", "dropped", "refault", "adj",
+    "kv", "weights_mapped", "weights_repacked", "weights_gpu"};
 
 const char *trc__mem_name(int k) { return mem_names[k]; }
 const char *trc__page_name(int k) { return page_names[k]; }

@@ -78,6 +78,10 @@ enum {
     TRC_PG_DROPPED,     /* the app's hot weights reclaim dropped (a weights_dropped note) */
     TRC_PG_REFAULT,     /* the app's weights read back (a refault note) */
     TRC_PG_ADJ,         /* the oom_score_adj of lmkd's victim (kill notes and exits) */
+    TRC_PG_KV,          /* the KV caches the app holds (a kv note) */
+    TRC_PG_WEIGHTS_MAPPED,   /* a generation part's weights by kind (a weights note) */
+    TRC_PG_WEIGHTS_REPACKED,
+    TRC_PG_WEIGHTS_GPU,
     TRC_PG_COUNT
 };
 enum {

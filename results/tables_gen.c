@@ -1,0 +1,101 @@
+/* tables_gen.c - the LLM table (docs/results.md "generation"): per cell with
+ * a generation part, its decode rate, its time to first token, its KV
+ * cache at the highest, its weights by kind, the refaults' slowdown and
+ * the requests cut to their context.  Only the cells that generate. */
+#include "results.h"
+#include "internal.h"
+#include "render_int.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#define MIB RES_MIB
+
+enum { GEN_COLS = 8 };
+
+const char res__generation_intro[] = "each cell with an LLM part, its requests token by token:";
+const char res__generation_note[] =
+    "tokens/s: decoded tokens per second of decode time, the refaults of dropped weights "
+    "included, p50 and p5 over the requests that ended; TTFT: time to first token, from the "
+    "request's arrival through its wait, prefill and first decoded token, p50 and p95; KV max: "
+    "the KV caches held at their highest (reserved: all of the context at its creation); "
+    "weights: mapped (file pages, not counted), repacked (native), gpu, as the policy holds "
+    "them; slowdown p95: decode time over its time without refaults; context overflow: "
+    "requests cut to their KV region or refused (on_full).  Quantiles are the middles of "
+    "buckets an eighth of an octave wide, within 5 % of the value.";
+
+/* A bucketed quantile's text ("-" with nothing counted). */
+static void quantile_text(char buf[32], const uint64_t *count, double p,
+                          double (*middle)(unsigned), double scale, const char *fmt)
+{
+    int b = res_bucket_quantile(count, MDL_SLOWDOWN_BUCKETS, p);
+    if (b < 0)
+        snprintf(buf, 32, "-");
+    else
+        snprintf(buf, 32, fmt, middle((unsigned)b) * scale);
+}
+
+static void weights_text(char *buf, const mdl_cell *cell)
+{
+    int64_t w[3] = {0, 0, 0};
+    for (unsigned k = 0; k < cell->candidate->nparts; k++) {
+        const mdl_part *def = &cell->candidate->parts[k];
+        if (!def->has_generation)
+            continue;
+        mdl_generation g;
+        mdl_generation_in_force(def, &cell->policy, &g);
+        w[0] += g.mapped;
+        w[1] += g.repacked;
+        w[2] += g.gpu;
+    }
+    snprintf(buf, RES_TEXT_MAX, "%.0f / %.0f / %.0f MiB", (double)w[0] / MIB,
+             (double)w[1] / MIB, (double)w[2] / MIB);
+}
+
+static int generates(const mdl_cell *cell)
+{
+    for (unsigned k = 0; k < cell->candidate->nparts; k++)
+        if (cell->candidate->parts[k].has_generation)
+            return 1;
+    return 0;
+}
+
+int res__generation_table(const res_plan *plan, const res_result *r, res__table *t)
+{
+    static const char *const head[GEN_COLS] = {
+        "cell",     "decoded",   "tokens/s p50 / p5", "TTFT p50 / p95", "KV max",
+        "weights mapped / repacked / gpu", "slowdown p95", "context overflow"};
+    static const int right[GEN_COLS] = {0, 1, 1, 1, 1, 1, 1, 1};
+    unsigned rows = 1;
+    for (unsigned i = 0; i < r->ncells; i++)
+        rows += (unsigned)generates(&plan->cells[i]);
+    if (res__table_alloc(t, rows, GEN_COLS, head, right) != SIM_OK)
+        return SIM_ENOMEM;
+    unsigned row = 1;
+    for (unsigned i = 0; i < r->ncells; i++) {
+        if (!generates(&plan->cells[i]))
+            continue;
+        const res_cell *c = &r->cells[i];
+        res__text *x = &t->cell[row++ * GEN_COLS];
+        if (res_cell_label(plan, i, x[0], RES_TEXT_MAX) != SIM_OK)
+            return SIM_ENOMEM;
+        snprintf(x[1], RES_TEXT_MAX, "%llu", (unsigned long long)c->gen_requests);
+        char a[32], b[32];
+        quantile_text(a, c->tps, 0.50, mdl_tps_middle, 1.0, "%.1f");
+        quantile_text(b, c->tps, 0.05, mdl_tps_middle, 1.0, "%.1f");
+        snprintf(x[2], RES_TEXT_MAX, "%s / %s", a, b);
+        quantile_text(a, c->ttft, 0.50, mdl_ttft_middle_us, 1e-3, "%.0f");
+        quantile_text(b, c->ttft, 0.95, mdl_ttft_middle_us, 1e-3, "%.0f ms");
+        snprintf(x[3], RES_TEXT_MAX, "%s / %s", a, b);
+        snprintf(x[4], RES_TEXT_MAX, "%.1f MiB", (double)c->kv_peak_max / MIB);
+        weights_text(x[5], &plan->cells[i]);
+        int s95 = res_bucket_quantile(c->slowdown, MDL_SLOWDOWN_BUCKETS, 0.95);
+        if (s95 < 0)
+            snprintf(x[6], RES_TEXT_MAX, "-");
+        else
+            snprintf(x[6], RES_TEXT_MAX, "%.2fx", s95 == 0 ? 1.0 : mdl_slowdown_middle((unsigned)s95));
+        snprintf(x[7], RES_TEXT_MAX, "%llu", (unsigned long long)c->context_overflow);
+    }
+    return SIM_OK;
+}
