@@ -274,17 +274,28 @@ TEST_CASE("import llama-cpp: buffers by backend, the KV cache, the compute buffe
     CHECK(value_of(r.yaml, "file:") == "file: 781118KiB"); // CPU_Mapped 762.81 MiB
     CHECK(value_of(r.yaml, "mode:") == "mode: mmap");
     CHECK(value_of(r.yaml, "      time: 1813180us") == "      time: 1813180us");
-    CHECK(value_of(r.yaml, "resident:") == "resident: {gpu: 248955KiB}"); // OpenCL0 243.12
-    CHECK(value_of(r.yaml, "working_set:") ==
-          "working_set: {native: 12299KiB, gpu: 260608KiB}"); // 12.01 and 254.50 MiB
-    CHECK(value_of(r.yaml, "session:") == "session: {native: 32768KiB, gpu: 32768KiB}");
-    CHECK(r.yaml.find("time: 6444070us") != std::string::npos); // 417.37 + 6026.70 ms
+    // n_ctx 2048: the requests as tokens, the log's own
+    CHECK(value_of(r.yaml, "context:") == "context: 2048");
+    CHECK(value_of(r.yaml, "prompt_tokens:") == "prompt_tokens: 24");
+    CHECK(value_of(r.yaml, "output_tokens:") == "output_tokens: 127");
+    // the CPU's 32 MiB and the OpenCL0's 32 MiB of KV over 2048 tokens: 32 KiB each
+    CHECK(value_of(r.yaml, "kv_per_token:") == "kv_per_token: 32768B");
+    CHECK(value_of(r.yaml, "kv:") == "kv: reserved");
+    // 417.37 ms / 24 tokens, 6026.70 ms / 127 runs
+    CHECK(value_of(r.yaml, "prefill:") == "prefill: {per_token: 17390us}");
+    CHECK(value_of(r.yaml, "decode:") == "decode: {per_token: 47454us}");
+    // the 762.81 MiB of weights less the OpenCL0's 243.12: 519.69 MiB read from the mapping
+    CHECK(value_of(r.yaml, "mapped:") == "mapped: 532163KiB");
+    CHECK(value_of(r.yaml, "gpu:") == "gpu: 248955KiB");
+    // 254.50 + 12.01 MiB of compute and the 0.49 MiB output buffer
+    CHECK(value_of(r.yaml, "compute:") == "compute: 273408KiB");
     Cand c(r.yaml);
     INFO(c.msg);
     REQUIRE(c.rc == SIM_OK);
     CHECK(std::string(c.c.delegate) == "gpu");
     CHECK(c.c.parts[0].load_mode == MDL_LOAD_MMAP);
-    // the memory breakdown table alone
+    CHECK(c.c.parts[0].has_generation);
+    // the memory breakdown table alone: no n_ctx, so one request as the log ran it
     std::string table;
     std::string all = fixture("llama_cpp_android.log");
     for (size_t at = 0, nl; at < all.size(); at = nl + 1) {
@@ -304,6 +315,60 @@ TEST_CASE("import llama-cpp: buffers by backend, the KV cache, the compute buffe
     Imported w = import(SCN_IMPORT_LLAMA_CPP, "x.log", "main: hello\n");
     CHECK(w.rc == SIM_EINPUT);
     CHECK(w.msg.rfind("x.log:1: not a llama.cpp log", 0) == 0);
+    Imported n = import(SCN_IMPORT_LLAMA_CPP, "n.log",
+                        "load_tensors:   CPU_Mapped model buffer size =   10.00 MiB\n"
+                        "llama_context: n_ctx         = 0\n");
+    CHECK(n.rc == SIM_EINPUT);
+    CHECK(n.msg.rfind("n.log:2: n_ctx 0", 0) == 0);
+}
+
+TEST_CASE("import llama-cpp: a 2025 log round-trips to a candidate whose peak is the log's "
+          "buffers and the app's baseline",
+          "[imports][generation]")
+{
+    // The project's own log in b6500's format (docs/imports/llama-cpp.md): a
+    // 1.5B model, 14 of its 28 layers on the OpenCL backend, the rest
+    // repacked for the CPU, two KV buffers, the timings.  What the app
+    // holds beside the mapped file: CPU_REPACK 351.42 + OpenCL0 351.70 MiB
+    // of weights, KV 56 + 56 MiB (reserved: llama.cpp clears it at its
+    // creation), compute 298.75 + 11.02 MiB, output 0.58 MiB: 1125.47 MiB;
+    // with a 150 MiB baseline, 1275.47 MiB.  The candidate imported runs one
+    // request of the log's tokens on a phone that counts native and gpu
+    // memory; its peak must be within 5 % of that sum.
+    shim::TempDir dir;
+    std::string cand = dir.file("qwen.yaml");
+    auto r = shim::run({OOMSIM_BIN, "import", "llama-cpp",
+                        std::string(OOMSIM_SOURCE_DIR) +
+                            "/tests/data/imports/llama_cpp_android_2025.log",
+                        "--id", "qwen", "-o", cand});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    std::string yaml = shim::read_file(cand);
+    CHECK(value_of(yaml, "repacked:") == "repacked: 359855KiB");  // 351.42 MiB
+    CHECK(value_of(yaml, "kv_per_token:") == "kv_per_token: 28672B"); // 112 MiB / 4096
+    // 885.97 MiB of weights less 351.42 repacked and 351.70 uploaded: 182.85 MiB read from
+    // the mapping at every token (the embedding, which the output reuses, and the norms)
+    CHECK(value_of(yaml, "mapped:") == "mapped: 187239KiB");
+    CHECK(value_of(yaml, "prefill:") == "prefill: {per_token: 7200us}");
+    CHECK(value_of(yaml, "decode:") == "decode: {per_token: 50000us}");
+    std::string plan =
+        "name: rt\nhorizon: 2min\nreplications: 1\n"
+        "devices:\n  - {name: phone, os: android, ram: 8GiB, system: 1GiB, cached_apps: 0, "
+        "cached_app_size: 1MiB,\n     kill: {rule: lmk, minfree: [{adj: 0, free: 1MiB}]}, "
+        "counts: [native, java, gpu], delegates: {gpu: {fail: 0, crash: 0}}}\n"
+        "candidates: [qwen.yaml]\napp: {baseline: {native: 150MiB}}\n"
+        "workload:\n  path: [cold_start, {requests: {every: 5s, count: 1}}]\n";
+    auto run = shim::run({OOMSIM_BIN, "run", dir.write("rt.yaml", plan), "--format", "json"});
+    INFO(run.err);
+    REQUIRE(run.status == 0);
+    size_t at = run.out.find("\"app_bytes\"");
+    REQUIRE(at != std::string::npos);
+    size_t p50 = run.out.find("\"p50\": ", at);
+    REQUIRE(p50 != std::string::npos);
+    double peak = std::stod(run.out.substr(p50 + 7));
+    double want = (351.42 + 351.70 + 56 + 56 + 298.75 + 11.02 + 0.58 + 150) * 1048576.0;
+    INFO("peak " << peak / 1048576.0 << " MiB, the log's " << want / 1048576.0 << " MiB");
+    CHECK(std::fabs(peak - want) <= 0.05 * want);
 }
 
 TEST_CASE("import onnxruntime: a profile's load, initialisation and runs", "[imports]")
