@@ -18,10 +18,29 @@
 #include "models.h"
 
 #include <math.h>
+#include <string.h>
 
 /* Events one part can cost when it runs or loads: up to four phase ends,
  * an ANR timer each, and an inference end. */
 #define EVENTS_PER_PART 9.0
+/* ... and a generation part's request besides: its KV lines (at most 16
+ * steps under a page model, and the rule's lines, a few: 4 counted) and
+ * an unload_after timer (models/generate.c). */
+#define EVENTS_PER_GENERATION 21.0
+
+/* The extra events of a request needing parts `needs` (0: every part). */
+static double generation_events(const mdl_candidate *c, const mdl_requests *q)
+{
+    double e = 0;
+    for (unsigned k = 0; k < c->nparts; k++) {
+        int needed = q->nneeds == 0;
+        for (unsigned j = 0; !needed && j < q->nneeds; j++)
+            needed = strcmp(q->needs[j], c->parts[k].name) == 0;
+        if (needed && c->parts[k].has_generation)
+            e += EVENTS_PER_GENERATION;
+    }
+    return e;
+}
 
 static double arrivals_of(const mdl_requests *q, sim_time horizon)
 {
@@ -54,7 +73,7 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out)
         double n = arrivals_of(q, cell->horizon);
         unsigned needs = q->nneeds > 0 ? q->nneeds : c->nparts;
         arrivals += n;
-        weighted += n * (2 + EVENTS_PER_PART * needs);
+        weighted += n * (2 + EVENTS_PER_PART * needs + generation_events(c, q));
         double gap = q->count > 0 ? (double)q->every : q->poisson ? q->mean_gap_us
                                                                   : (double)q->every;
         if (gap > 0 && (fastest == 0 || gap < fastest))

@@ -307,7 +307,7 @@ static void ms_kill_other(world *w, mdl_jetsam_cause why)
 
 static void ms_kill_succ(world *w, mdl_jetsam_cause why)
 {
-    w__emit_pages(w, "process_killed", mdl_jetsam_cause_name(why), 0, 0, ms_succ_band(w), 0);
+    w__emit_pages(w, "successor_killed", mdl_jetsam_cause_name(why), 0, 0, ms_succ_band(w), 0);
     ms_gone(w, ms_succ_band(w), w->dstate.successor, w->pg.x.succ_comp, 1, why);
     w->dstate.successor = 0;
     w->pg.x.succ_comp = 0;

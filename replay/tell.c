@@ -489,8 +489,10 @@ static int tell_pages_note(rpl_teller *t, const trc_event *e)
             TELL_MIB(PG(e, TRC_PG_DROPPED)), pg);
         return 1;
     }
-    if (strcmp(e->error, "process_killed") == 0) { /* the iPhone's: band and cause */
-        say(t, e, "memorystatus kills another process (band %lld, %s): %s",
+    if (strcmp(e->error, "process_killed") == 0 || strcmp(e->error, "successor_killed") == 0) {
+        /* the iPhone's: band and cause */
+        say(t, e, "memorystatus kills %s (band %lld, %s): %s",
+            e->error[0] == 's' ? "the app the user switched to" : "another process",
             (long long)PG(e, TRC_PG_ADJ), (e->has & TRC_F_ACTION) ? e->action : "?", pg);
         return 1;
     }

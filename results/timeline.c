@@ -177,7 +177,8 @@ int res_timeline_add(void *ctx, const trc_event *e, sim_error *err)
     if (note && strcmp(e->error, "memory_warning") == 0) {
         t->info.warnings++;
         add_mark(t, e->time_us, MARK_WARNING, 0);
-    } else if (note && strcmp(e->error, "cached_app_killed") == 0) {
+    } else if (note && (strcmp(e->error, "cached_app_killed") == 0 ||
+                        strcmp(e->error, "process_killed") == 0)) { /* iOS: another process */
         t->info.cached_kills++;
         add_mark(t, e->time_us, MARK_CACHED_KILL, 0);
     } else if (note && strcmp(e->error, "pressure_spike") == 0) {

@@ -228,6 +228,12 @@ TEST_CASE("candidate: every shipped candidate profile loads", "[scenario][candid
     scn_candidate_release(&c);
     REQUIRE(scn_candidate_load(shim::source_path("scenarios/catalog/candidates/llm-1b.yaml").c_str(), &c, &err) == SIM_OK);
     REQUIRE(c.parts[0].load_mode == MDL_LOAD_MMAP);
-    REQUIRE(mdl_dist_mean(&c.parts[0].working_set.cat[MDL_CAT_NATIVE]) > 100.0 * MiB);
+    // an LLM by tokens: mapped weights read every token, repacked ones, a KV of
+    // 32 KiB a token (16 layers x 8 KV heads x 64 x 2 bytes, K and V)
+    REQUIRE(c.parts[0].has_generation);
+    CHECK(c.parts[0].gen.mapped == 226 * MiB);
+    CHECK(c.parts[0].gen.repacked == 504 * MiB);
+    CHECK(c.parts[0].gen.kv_per_token == 2 * 16 * 8 * 64 * 2);
+    CHECK(c.parts[0].gen.mapped + c.parts[0].gen.repacked == c.parts[0].file);
     scn_candidate_release(&c);
 }

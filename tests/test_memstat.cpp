@@ -493,7 +493,8 @@ TEST_CASE("memstat: the successor ages into the idle band and goes first", "[mem
     CHECK(r.jetsam_kills[MDL_JETSAM_IDLE_EXIT] == 1);
     sim_time back = n.first("foreground");
     REQUIRE(back >= 0);
-    CHECK(n.first("process_killed") == back + 2 * SECOND);
+    CHECK(n.first("successor_killed") == back + 2 * SECOND);
+    CHECK(n.count("process_killed") == 0); // the others' note, not the successor's
 }
 
 TEST_CASE("memstat: a count {min, max} draws each count equally often, 0 included",

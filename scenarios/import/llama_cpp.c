@@ -132,6 +132,42 @@ static int breakdown_row(const line_iter *it, llama_log *l)
     return 1;
 }
 
+/* "... / N tokens" or "... / N runs": the count after the slash. */
+static void count_after_slash(const line_iter *it, measure *m)
+{
+    const char *slash = scn__find(it, "/");
+    double r;
+    if (slash != NULL) {
+        const char *p = slash + 1;
+        if (scn__number_at(&p, it->s + it->n, &r))
+            scn__set(m, r, it->no);
+    }
+}
+
+/* The file size, the load time, the prompt's and the decode's times and
+ * counts. */
+static void sizes_and_times(const line_iter *it, llama_log *l, int *bad)
+{
+    double v;
+    if ((scn__find(it, "file size") || scn__find(it, "model size")) &&
+        (scn__find(it, " GiB") || scn__find(it, " MiB")) &&
+        (scn__number_after(it, "file size   =", &v, bad) ||
+         scn__number_after(it, "model size       =", &v, bad) ||
+         scn__number_after(it, "file size =", &v, bad) ||
+         scn__number_after(it, "model size =", &v, bad)))
+        scn__set(&l->file_gib, scn__find(it, " GiB") ? v : v / 1024.0, it->no);
+    if (scn__find(it, "load time =") && scn__number_after(it, "load time =", &v, bad))
+        scn__set(&l->load_ms, v, it->no);
+    if (scn__find(it, "prompt eval time =")) {
+        if (scn__number_after(it, "prompt eval time =", &v, bad))
+            scn__set(&l->prompt_ms, v, it->no);
+        count_after_slash(it, &l->prompt_tokens);
+    } else if (scn__find(it, "eval time =") && scn__number_after(it, "eval time =", &v, bad)) {
+        scn__set(&l->eval_ms, v, it->no);
+        count_after_slash(it, &l->eval_runs);
+    }
+}
+
 static int read_llama(const scn_import_input *in, unsigned n, const char *name, void *state,
                       sim_error *err)
 {
@@ -146,7 +182,6 @@ static int read_llama(const scn_import_input *in, unsigned n, const char *name, 
     scn__lines_of(&it, text, len);
     int bad = 0, any_buffer = 0, any_table = 0;
     while (scn__next_line(&it)) {
-        double v;
         any_buffer |= buffer_line(&it, "model buffer size", l->model, &l->repack, &bad);
         any_buffer |= buffer_line(&it, "KV buffer size", l->kv, NULL, &bad);
         any_buffer |= buffer_line(&it, "compute buffer size", l->compute, NULL, &bad);
@@ -161,35 +196,7 @@ static int read_llama(const scn_import_input *in, unsigned n, const char *name, 
             !scn__find(&it, "compute buffer size") && scn__find(&it, "load_tensors:") &&
             scn__find(&it, " buffer size ="))
             any_buffer |= buffer_line(&it, "buffer size =", l->model, &l->repack, &bad);
-        if ((scn__find(&it, "file size") || scn__find(&it, "model size")) &&
-            (scn__find(&it, " GiB") || scn__find(&it, " MiB")) &&
-            (scn__number_after(&it, "file size   =", &v, &bad) ||
-             scn__number_after(&it, "model size       =", &v, &bad) ||
-             scn__number_after(&it, "file size =", &v, &bad) ||
-             scn__number_after(&it, "model size =", &v, &bad)))
-            scn__set(&l->file_gib, scn__find(&it, " GiB") ? v : v / 1024.0, it.no);
-        if (scn__find(&it, "load time =") && scn__number_after(&it, "load time =", &v, &bad))
-            scn__set(&l->load_ms, v, it.no);
-        if (scn__find(&it, "prompt eval time =")) {
-            if (scn__number_after(&it, "prompt eval time =", &v, &bad))
-                scn__set(&l->prompt_ms, v, it.no);
-            const char *slash = scn__find(&it, "/");
-            double r;
-            if (slash != NULL) {
-                const char *p = slash + 1;
-                if (scn__number_at(&p, it.s + it.n, &r))
-                    scn__set(&l->prompt_tokens, r, it.no);
-            }
-        } else if (scn__find(&it, "eval time =") && scn__number_after(&it, "eval time =", &v, &bad)) {
-            scn__set(&l->eval_ms, v, it.no);
-            double r;
-            const char *slash = scn__find(&it, "/");
-            if (slash != NULL) {
-                const char *p = slash + 1;
-                if (scn__number_at(&p, it.s + it.n, &r))
-                    scn__set(&l->eval_runs, r, it.no);
-            }
-        }
+        sizes_and_times(&it, l, &bad);
         any_table |= breakdown_row(&it, &table);
         if (bad)
             return scn__fail_at(err, name, it.no, "a number that cannot be read");
