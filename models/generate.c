@@ -47,12 +47,13 @@ static mdl_category kv_cat(const mdl_generation *g)
 
 /* ------------------------------------------------------------ the tokens */
 
-/* Tokens written in region s at time t (the request's from and after). */
+/* Tokens written in region s at time t (the request's from and after): a
+ * phase of no time writes its tokens at its start. */
 static double tokens_at(const w_gen_slot *s, sim_time t)
 {
     double x = s->from;
     sim_time in = t - s->start;
-    if (in <= 0)
+    if (in < 0)
         return x;
     if (in < s->tp)
         return x + (double)s->prompt * (double)in / (double)s->tp;
@@ -136,8 +137,7 @@ static void plan_line(world *w, unsigned k, unsigned si, int64_t hard, int64_t s
     int64_t n = (int64_t)w->proc.gen_growing;
     int64_t step = hard != INT64_MAX ? hard / n + 1 : INT64_MAX;
     if (soft != INT64_MAX) {
-        int64_t share = (end_bytes - s->charged) / GEN_STEP_PARTS;
-        int64_t least = share > GEN_STEP_MIN ? share : GEN_STEP_MIN;
+        int64_t least = s->least;
         int64_t by_soft = soft > 0 ? soft / n : 0;
         if (by_soft < least)
             by_soft = least;
@@ -153,8 +153,8 @@ static void plan_line(world *w, unsigned k, unsigned si, int64_t hard, int64_t s
     sim_time t = time_of_tokens(s, tokens);
     if (t == INT64_MAX || t >= s->start + s->tp + s->td)
         return;
-    if (t < now(w))
-        t = now(w);
+    if (t <= now(w))
+        t = now(w) + 1; /* past already (rounding): the next microsecond, so time moves on */
     if (w__at(w, t, PRIO_TIMER, gen_line, tag(w, k * MDL_GEN_SLOTS_MAX + si), &s->line) ==
         SIM_OK)
         s->has_line = 1;
@@ -348,6 +348,11 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
     s->output = output;
     s->tp = tp;
     s->td = td0 + refault; /* each decoded token reads every weight: the refault is decode's */
+    {
+        uint32_t top = from + prompt + output > s->high ? from + prompt + output : s->high;
+        int64_t share = ((int64_t)top - s->high) * g->kv_per_token / GEN_STEP_PARTS;
+        s->least = share > GEN_STEP_MIN ? share : GEN_STEP_MIN; /* the request's growth / 16 */
+    }
     const mdl_owner owners[2] = {id->sess_owner, r->owner};
     const int64_t *amounts[2] = {ctx, x->d.ws[r->idx]};
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
@@ -360,7 +365,13 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
     if (g->kv == MDL_KV_TOUCHED && from + prompt + output > s->high) {
         s->growing = 1;
         w->proc.gen_growing++;
-        w__gen_replan(w);
+        /* a prefill of no time writes its prompt at once: charged and checked now */
+        if (kv_at(s, now(w), g->kv_per_token) > s->charged) {
+            if (settle(w, k, s) != W_LIVES)
+                return;
+        } else {
+            w__gen_replan(w);
+        }
     }
     if (w__at(w, now(w) + tp + s->td, PRIO_RELEASE, w__exec_end, tag(w, i), &r->exec) == SIM_OK)
         r->has_exec = 1;
@@ -399,8 +410,16 @@ void w__gen_wake(world *w, part_rt *p)
 {
     if (!w->store.part[p - w->proc.parts].def->has_generation)
         return;
+    /* a part going under release_first keeps its waiters for its reload */
+    if (p->release_pending && w->pol->residency == MDL_RES_RELEASE_FIRST)
+        return;
+    uint32_t waiting = 0;
+    for (uint32_t i = p->wait_head; i != NIL && waiting < w->store.pool_cap;
+         i = w->store.pool[i].next)
+        waiting++;
+    /* each waiter once at most: one put back on the list waits on */
     uint32_t epoch = w->epoch;
-    while (still(w, epoch) && p->state == P_READY && p->wait_head != NIL &&
+    while (waiting-- > 0 && still(w, epoch) && p->state == P_READY && p->wait_head != NIL &&
            !w__part_full(w, p)) {
         uint32_t i = w__pop_waiter(w, p);
         w->store.pool[i].state = R_RUNNING;
@@ -431,8 +450,10 @@ void w__gen_close(world *w, part_rt *p)
 
 /* ------------------------------------------------------------ buckets */
 
-unsigned mdl_ttft_bucket(sim_time us) { return mdl_slowdown_bucket((double)us / 1000.0); }
-double mdl_ttft_middle_us(unsigned bucket) { return mdl_slowdown_middle(bucket) * 1000.0; }
+/* of 10 ms: 10 ms to 2^16 x 10 ms, about 11 minutes (a wait longer still
+ * is in the last bucket) */
+unsigned mdl_ttft_bucket(sim_time us) { return mdl_slowdown_bucket((double)us / 10000.0); }
+double mdl_ttft_middle_us(unsigned bucket) { return mdl_slowdown_middle(bucket) * 10000.0; }
 unsigned mdl_tps_bucket(double tokens_per_s) { return mdl_slowdown_bucket(tokens_per_s * 16.0); }
 double mdl_tps_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) / 16.0; }
 
@@ -458,14 +479,16 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_gen
     /* the weights file, all read from its mapping (no repacking: llama.cpp
      * built without its CPU repack buffers), or all copied into anonymous
      * memory (--no-mmap: one CPU buffer the size of the weights) */
+    int mmap = def->load_mode == MDL_LOAD_MMAP;
+    int64_t cpu = def->file > g->gpu ? def->file - g->gpu : 0; /* what the CPU reads */
     if ((pol->gen_weights == MDL_WEIGHTS_MAPPED || pol->gen_weights == MDL_WEIGHTS_LOCKED) &&
-        def->load_mode == MDL_LOAD_MMAP) {
-        g->mapped = def->file;
+        mmap) {
+        g->mapped = cpu;
         g->repacked = 0;
-        g->locked = pol->gen_weights == MDL_WEIGHTS_LOCKED;
+        g->locked = pol->gen_weights == MDL_WEIGHTS_LOCKED && cpu > 0;
     } else if (pol->gen_weights == MDL_WEIGHTS_REPACKED) {
         g->mapped = 0;
-        g->repacked = def->file;
+        g->repacked = mmap ? cpu : 0; /* a copied file is the copy already */
         g->locked = 0;
     }
 }

@@ -21,6 +21,7 @@ struct mdl_policy;
 #define MDL_GEN_SLOTS_MAX 8u           /* KV regions (llama.cpp's n_parallel) */
 #define MDL_GEN_CONTEXT_MAX (1u << 20) /* tokens */
 #define MDL_GEN_TOKENS_MAX (1u << 30)  /* a draw of prompt or output tokens is clamped here */
+#define MDL_GEN_KV_MAX 1099511627776.0 /* context x kv_per_token: 1 TiB at most */
 typedef enum mdl_kv_mode {
     MDL_KV_TOUCHED = 0, /* resident as tokens are written */
     MDL_KV_RESERVED     /* all of the context, at its creation */
@@ -57,7 +58,7 @@ typedef enum mdl_weights {
     MDL_WEIGHTS_REPACKED      /* all repacked into anonymous memory */
 } mdl_weights;
 
-/* The bucket of a time to first token (of ms: 1 ms and up), of a decode
+/* The bucket of a time to first token (of 10 ms: 10 ms and up), of a decode
  * rate (of tokens/s x 16: 1/16 token/s and up), and their middles. */
 unsigned mdl_ttft_bucket(sim_time us);
 double mdl_ttft_middle_us(unsigned bucket);

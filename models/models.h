@@ -740,7 +740,7 @@ typedef struct mdl_rep {
     int64_t kv_peak;                    /* the KV cache charged at its highest, bytes */
     uint64_t tokens_out;                /* tokens decoded by requests that ended ... */
     sim_time decode_us;                 /* ... in this much decode time */
-    uint32_t ttft[MDL_SLOWDOWN_BUCKETS]; /* time to first token by bucket of ms (mdl_ttft_bucket) */
+    uint32_t ttft[MDL_SLOWDOWN_BUCKETS]; /* time to first token by bucket of 10 ms (mdl_ttft_bucket) */
     uint32_t tps[MDL_SLOWDOWN_BUCKETS];  /* decode tokens per second by bucket (mdl_tps_bucket) */
 } mdl_rep;
 

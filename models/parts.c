@@ -120,6 +120,11 @@ void w__release_part(world *w, part_rt *p)
         /* requests that came for it while it was going: it loads again */
         if (p->wait_head != NIL && still(w, epoch) && w__begin_load(w, p, 1) != W_LIVES)
             return; /* the load killed the process */
+    } else if (p->wait_head != NIL && !w->ending) {
+        /* requests waiting for a generation part's KV region when it went
+         * (evicted while busy, or released when idle): it loads again */
+        if (w__begin_load(w, p, 1) != W_LIVES)
+            return; /* the load killed the process */
     }
 }
 
@@ -222,6 +227,7 @@ static void part_ready(world *w, part_rt *p)
     load_over(w, p);
     p->state = P_READY;
     p->last_use = ++w->lru_clock;
+    p->idle_since = now(w); /* unload_after counts from here until its first use */
     if (w->pol->residency == MDL_RES_OVERLAP || w->pol->residency == MDL_RES_LRU) {
         part_rt *v;
         while (resident_count(w) > w->res_cap && (v = lru_victim(w, p)) != NULL)

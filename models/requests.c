@@ -264,6 +264,8 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     }
 }
 
+/* unload_after's timer: the part goes once it has been idle that long
+ * (used again meanwhile, the timer waits on from its new idle start). */
 static void unload_idle(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -271,16 +273,27 @@ static void unload_idle(sim_engine *e, void *ctx, uint64_t arg)
     if (!current(w, arg))
         return;
     part_rt *p = &w->proc.parts[(uint32_t)arg];
-    if (p->state == P_READY && p->busy == 0 && p->last_use == p->unload_use)
-        w__release_part(w, p); /* idle for unload_after: the next request loads it again */
+    p->unload_armed = 0;
+    if (p->state != P_READY || p->busy > 0)
+        return; /* gone, or busy: its next idle start arms it again */
+    if (now(w) >= p->idle_since + w->pol->unload_after) {
+        w__release_part(w, p); /* the next request loads it again */
+        return;
+    }
+    if (w__at(w, p->idle_since + w->pol->unload_after, PRIO_RELEASE, unload_idle, arg, NULL) ==
+        SIM_OK)
+        p->unload_armed = 1;
 }
 
-/* unload_after: the model goes once idle that long, unless used before. */
+/* unload_after: the part became idle now. */
 void w__unload_later(world *w, part_rt *p)
 {
-    p->unload_use = p->last_use;
-    (void)w__at(w, now(w) + w->pol->unload_after, PRIO_RELEASE, unload_idle,
-                tag(w, (uint32_t)(p - w->proc.parts)), NULL);
+    p->idle_since = now(w);
+    if (p->unload_armed)
+        return;
+    if (w__at(w, now(w) + w->pol->unload_after, PRIO_RELEASE, unload_idle,
+              tag(w, (uint32_t)(p - w->proc.parts)), NULL) == SIM_OK)
+        p->unload_armed = 1;
 }
 
 void w__exec_end(sim_engine *e, void *ctx, uint64_t arg)
@@ -296,10 +309,15 @@ void w__exec_end(sim_engine *e, void *ctx, uint64_t arg)
     if (part_id(w, p)->def->has_generation && w__gen_settle(w, i, p) != W_LIVES)
         return; /* the last tokens' KV killed the process */
     exec_stop(w, i, p);
+    if (!still(w, epoch))
+        return; /* the part went, and its load again killed the process */
+    /* a KV region freed goes to who waited for one, before the queue's next */
+    w__gen_wake(w, p);
+    if (!still(w, epoch))
+        return;
+    r = &w->store.pool[i];
     r->idx++;
     w__advance(w, i);
-    if (still(w, epoch))
-        w__gen_wake(w, p); /* a KV region is free */
 }
 
 /* iOS with background_gpu: deny: the app went to the background, and every
@@ -321,9 +339,9 @@ void w__deny_background_delegate(world *w)
         w__emit_request_note(w, "background_gpu_denied", r->user);
         exec_stop(w, i, p);
         if (still(w, epoch))
-            w__finish(w, i, 1);
-        if (still(w, epoch))
             w__gen_wake(w, p);
+        if (still(w, epoch))
+            w__finish(w, i, 1);
     }
 }
 
@@ -480,13 +498,15 @@ static void cancel(world *w, uint32_t i)
         if (p->wait_tail == i)
             p->wait_tail = prev;
     } else if (r->has_exec) {
+        uint32_t epoch = w->epoch;
         sim_cancel(w->e, r->exec);
         exec_stop(w, i, p);
+        if (still(w, epoch))
+            w__gen_wake(w, p); /* its KV region, to who waited for one */
+        if (!still(w, epoch))
+            return;
     }
-    uint32_t epoch = w->epoch;
     w__finish(w, i, 1);
-    if (still(w, epoch))
-        w__gen_wake(w, p);
 }
 
 static void timeout(sim_engine *e, void *ctx, uint64_t arg)

@@ -138,6 +138,7 @@ typedef enum w_fate {
 typedef struct w_gen_slot {
     sim_time start, tp, td;  /* the running request: prefill from start for tp, then decode */
     int64_t charged;         /* touched: the region's KV bytes charged to the ledger */
+    int64_t least;           /* the least step between soft lines: the request's growth / 16 */
     uint32_t tokens;         /* the conversation's tokens in the region */
     uint32_t high;           /* the most tokens ever written in it (touched: resident) */
     uint32_t from, prompt, output; /* the running request's first token and its counts */
@@ -171,8 +172,9 @@ typedef struct part_rt {
     /* generation: the context (compute, a reserved KV) is made, its KV
      * regions, the last use an unload_after timer waits on */
     uint8_t ctx_open;
+    uint8_t unload_armed;             /* unload_after's timer is pending */
     int64_t ctx_kv;                   /* the reserved KV charged at the context's creation */
-    uint64_t unload_use;
+    sim_time idle_since;              /* unload_after: idle from then */
     w_gen_slot gen[MDL_GEN_SLOTS_MAX];
 } part_rt;
 

@@ -143,6 +143,11 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     g->on_full = (mdl_on_full)full;
     if (rc != SIM_OK)
         return rc;
+    if ((double)g->context * (double)g->kv_per_token > MDL_GEN_KV_MAX) {
+        scn__get(v, "kv_per_token", &x);
+        return scn__fail(&x, err, SIM_ELIMIT, "a KV cache of %u tokens at %lld bytes a token "
+                         "is more than 1 TiB", g->context, (long long)g->kv_per_token);
+    }
     /* the mapped weights are read at every decoded token: hot, unless
      * locked (then never dropped, so never read back) */
     p->file_hot = g->mapped > 0 && !g->locked;

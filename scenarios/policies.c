@@ -326,6 +326,14 @@ static int p_context(const scn_scenario *s, const scn__node *v, mdl_policy *p, s
     int rc = scn__int(v, 1, MDL_GEN_CONTEXT_MAX, &n, err);
     if (rc == SIM_OK)
         p->gen_context = (uint32_t)n;
+    for (unsigned c = 0; rc == SIM_OK && c < s->ncandidates; c++)
+        for (unsigned k = 0; rc == SIM_OK && k < s->candidates[c].nparts; k++) {
+            const mdl_part *part = &s->candidates[c].parts[k];
+            if (part->has_generation &&
+                (double)n * (double)part->gen.kv_per_token > MDL_GEN_KV_MAX)
+                rc = scn__fail(v, err, SIM_ELIMIT, "a context of %lld tokens makes %s's KV "
+                               "cache more than 1 TiB", (long long)n, s->candidates[c].id);
+        }
     return rc == SIM_OK ? need_generation(s, v, err) : rc;
 }
 

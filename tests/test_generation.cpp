@@ -167,6 +167,25 @@ TEST_CASE("generation: the KV crossing the limit mid-decode kills at the compute
     CHECK(q.peak == 310 * MiB);
 }
 
+TEST_CASE("generation: a prefill of no time writes its prompt at once, and is checked then",
+          "[generation]")
+{
+    // A phone 100 times as fast, a prefill of 1 us per token: the 40-token
+    // prompt takes 0.4 us, 0 once rounded, so its 40 MiB of KV are written at
+    // the request's start (1 s); with compute's 10 MiB the 45 MiB limit is
+    // crossed there and then, not a microsecond later, not at the end.
+    std::string yaml = phone("45MiB") +
+                       model("          prompt_tokens: 40\n          output_tokens: 50\n") +
+                       path("{requests: {every: 1s, count: 1}}");
+    yaml.replace(yaml.find("prefill: {per_token: 1ms}"), 25, "prefill: {per_token: 1us}");
+    yaml.replace(yaml.find("system: 1GiB, "), 14, "system: 1GiB, speed: {cpu: 100}, ");
+    Loaded l(yaml);
+    mdl_rep r = l.run(0);
+    REQUIRE(r.deaths_total == 1);
+    CHECK(r.first_death_time == 1000 * MS);
+    CHECK(r.first_death_counted == 50 * MiB);
+}
+
 TEST_CASE("generation: locked weights are counted, mapped ones are not", "[generation]")
 {
     // The same request (100 + 50 tokens) with the 100 MiB of weights mapped:
@@ -350,10 +369,11 @@ TEST_CASE("generation: tokens per second fall when reclaim drops the mapped weig
     // Android in lmkd's PSI mode, two phones alike but for their RAM, the
     // same chat (common random numbers: the same tokens and per-token
     // times).  On the 12 GiB phone nothing is dropped: no refault, and the
-    // decode rate is the draws'.  On the 3 GiB one the 880 MiB of hot
+    // decode rate is the draws'.  On the 3.5 GiB one the 880 MiB of hot
     // weights, 700 MiB repacked and a growing KV do not fit beside the
     // cached apps: reclaim drops weights, each request reads them back
-    // before its tokens, and the decode rate over the same tokens falls.
+    // before its tokens, and the decode rate over the same tokens (the app
+    // lives through all of them on both) falls.
     auto dev = [](const char *name, const char *ram) {
         return std::string("  - {name: ") + name + ", os: android, ram: " + ram +
                ", system: 1.1GiB, cached_apps: 650MiB, cached_app_size: 120MiB,\n"
@@ -363,7 +383,7 @@ TEST_CASE("generation: tokens per second fall when reclaim drops the mapped weig
                "     storage_read: 40MB/s, reclaim_rate: 300MiB/s}\n";
     };
     std::string yaml = std::string("name: gen\nhorizon: 10min\nreplications: 1\nseed: 3\ndevices:\n") +
-                       dev("small", "3GiB") + dev("big", "12GiB") + R"(candidates:
+                       dev("small", "3.5GiB") + dev("big", "12GiB") + R"(candidates:
   - id: llm
     digest: 0a
     runtime: test-1
@@ -392,6 +412,8 @@ TEST_CASE("generation: tokens per second fall when reclaim drops the mapped weig
     double rate_big = (double)big.tokens_out / (double)big.decode_us;
     INFO("tokens/s: small " << rate_small * 1e6 << ", big " << rate_big * 1e6);
     CHECK(rate_small < rate_big);
+    INFO("deaths: small " << small.deaths_total);
+    CHECK(small.deaths_total == 0);
 }
 
 TEST_CASE("generation: the llm-chat-grows teaching scenario shows what it promises",
@@ -425,4 +447,104 @@ TEST_CASE("generation: the llm-chat-grows teaching scenario shows what it promis
     CHECK(share(1, &fg, &bg) < 0.35); // touched, 4096
     CHECK(share(3, &fg, &bg) < 0.35); // reserved, 4096
     CHECK(share(4, &fg, &bg) < 0.3);  // fresh, 16384
+}
+
+TEST_CASE("generation: a freed KV region goes to the request that waited for it, before the "
+          "queue's next",
+          "[generation]")
+{
+    // Two sessions, one slot, three requests 1 ms apart of 600 ms each: the
+    // second holds a session and waits for the region, the third waits in the
+    // queue.  When the first ends, the second decodes (1200 - 1 = 1199 ms),
+    // then the third (1800 - 2 = 1798 ms): first come, first served.
+    Loaded l(phone() +
+             model("          prompt_tokens: 100\n          output_tokens: 50\n"
+                   "          keep_context: false\n") +
+             path("{requests: {every: 1ms, count: 3}}") + "policies: {sessions: 2}\n");
+    Times t;
+    mdl_times_sink sink = {Times::add, &t, nullptr};
+    l.run(0, 0, &sink);
+    REQUIRE(t.latency.size() == 3);
+    CHECK(t.latency[0] == 600 * MS);
+    CHECK(t.latency[1] == 1199 * MS);
+    CHECK(t.latency[2] == 1798 * MS);
+}
+
+TEST_CASE("generation: waiting for a region survives the part's release and a release-first "
+          "switch",
+          "[generation]")
+{
+    // A second part e evicts m (overlap residency) while m decodes, and a
+    // request waits for m's region: m loads again for it at once (500 ms
+    // after its last request ended), never stranded.  Under release_first
+    // with two slots, the same switch ends (no request waits forever).
+    std::string two = std::string(R"(candidates:
+  - id: llm
+    digest: 0a
+    runtime: test-1
+    parts:
+      m:
+        file: 100MiB
+        load: {mode: mmap, time: 500ms}
+        prepare: {time: 0ms}
+        generation:
+          context: 4000
+          slots: SLOTS
+          kv_per_token: 1MiB
+          prefill: {per_token: 1ms}
+          decode: {per_token: 10ms}
+          prompt_tokens: 100
+          output_tokens: 500
+          keep_context: false
+          weights: {mapped: 100MiB}
+      e:
+        file: 10MiB
+        load: {mode: mmap, time: 100ms}
+        prepare: {time: 0ms}
+        inference: {time: 100ms}
+)") + "workload: {path: [cold_start, {requests: {every: 1s, count: 2, needs: [m]}}, "
+          "{requests: {every: 1s, count: 1, needs: [e]}}, {requests: {every: 1s, count: 3, "
+          "needs: [m]}}]}\n";
+    for (const char *residency : {"on_demand_overlap", "on_demand_release_first"}) {
+        for (const char *slots : {"1", "2"}) {
+            std::string yaml = phone() + two;
+            yaml.replace(yaml.find("SLOTS"), 5, slots);
+            Loaded l(yaml + "policies: {sessions: 4, residency: " + residency + "}\n");
+            Times t;
+            mdl_times_sink sink = {Times::add, &t, nullptr};
+            mdl_rep r = l.run(0, 0, &sink);
+            INFO(residency << ", " << slots << " slots");
+            CHECK(r.completed == 6);
+            // each m request takes 5.1 s; five of them, two at most at once, one
+            // reload: none waits near the horizon
+            for (sim_time x : t.latency)
+                CHECK(x < 30 * 1000 * MS);
+        }
+    }
+}
+
+TEST_CASE("generation: unload_after counts from the last use, and a long wait keeps its time "
+          "to first token",
+          "[generation]")
+{
+    // Requests 50 s apart under unload_after 60s: the part is never idle for
+    // 60 s, so it is never released; 70 s apart it is released after every
+    // request, and each of the 3 later requests loads it again.
+    std::string base = phone() + model("          prompt_tokens: 100\n          output_tokens: 50\n");
+    Loaded a(base + path("{requests: {every: 50s, count: 4}}") + "policies: {unload_after: 60s}\n");
+    Loaded b(base + path("{requests: {every: 70s, count: 4}}") + "policies: {unload_after: 60s}\n");
+    CHECK(a.run(0).switches == 0);
+    CHECK(b.run(0).switches == 3);
+    // a prompt of 100,000 tokens at 1 ms: the first token after 100 s of
+    // prefill and one 10 ms decode step, past the first minute, in its own
+    // bucket (of 10 ms) and not the last
+    std::string yaml = phone() + model("          prompt_tokens: 100000\n          output_tokens: 1\n") +
+                       path("{requests: {every: 1s, count: 1}}");
+    yaml.replace(yaml.find("context: 1000"), 13, "context: 200000");
+    yaml.replace(yaml.find("kv_per_token: 1MiB"), 18, "kv_per_token: 1KiB"); // 98 MiB of KV
+    Loaded c(yaml);
+    mdl_rep r = c.run(0);
+    unsigned bucket = mdl_ttft_bucket(100010 * MS);
+    CHECK(bucket < MDL_SLOWDOWN_BUCKETS - 1);
+    CHECK(r.ttft[bucket] == 1);
 }

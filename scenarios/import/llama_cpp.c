@@ -322,10 +322,12 @@ static void write_weights(const llama_log *l, out *w, int mapped)
                        "pages are read at load only, within the mapped buffer (an assumption "
                        "from llama.cpp's buffer layout)"
                      : "no mapped buffer: nothing is read from the file after the load");
-    put(w, "        repacked: %" PRId64 "KiB", scn__kib_of((repack + copied) * MIB));
-    scn__from(w, l->repack.line ? l->repack.line : l->model[MDL_CAT_NATIVE].line,
-              copied > 0 ? "the repacked buffers and the CPU's copied weights (no mmap)"
-                         : "the CPU_REPACK (CPU_AARCH64) buffers: weights laid out again");
+    (void)copied;
+    put(w, "        repacked: %" PRId64 "KiB", scn__kib_of((mapped ? repack : 0) * MIB));
+    scn__from(w, l->repack.line,
+              mapped ? "the CPU_REPACK (CPU_AARCH64) buffers: weights laid out again"
+                     : "0: without mmap the load copies the whole file (load.mode: copy), "
+                       "the repacked buffers within it");
     put(w, "        gpu: %" PRId64 "KiB", scn__kib_of(gpu * MIB));
     scn__from(w, l->model[MDL_CAT_GPU].line, "the accelerator's model buffers");
     put(w, "        locked: false  # the log does not say (--mlock prints nothing)\n");
