@@ -109,7 +109,7 @@ static void emit_kv(world *w, unsigned k)
 void w__gen_loaded(world *w, part_rt *p)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
-    const mdl_generation *g = &w->store.part[k].gen;
+    const mdl_generation *g = w->store.part[k].gen;
     static const int keys[3] = {TRC_PG_WEIGHTS_MAPPED, TRC_PG_WEIGHTS_REPACKED,
                                 TRC_PG_WEIGHTS_GPU};
     const int64_t v[3] = {g->mapped, g->repacked, g->gpu};
@@ -125,8 +125,8 @@ static void gen_line(sim_engine *e, void *ctx, uint64_t arg);
 static void plan_line(world *w, unsigned k, unsigned si, int64_t hard, int64_t soft)
 {
     part_rt *p = &w->proc.parts[k];
-    w_gen_slot *s = &p->gen[si];
-    const mdl_generation *g = &w->store.part[k].gen;
+    w_gen_slot *s = &GEN_SLOTS(w, p)[si];
+    const mdl_generation *g = w->store.part[k].gen;
     if (s->has_line) {
         sim_cancel(w->e, s->line);
         s->has_line = 0;
@@ -170,9 +170,9 @@ void w__gen_replan(world *w)
         if (!p->ctx_open)
             continue;
         /* memory the rule does not count moves no line of the plain rule */
-        int counted = (w->dev->counts_mask & MDL_CAT_BIT(kv_cat(&w->store.part[k].gen))) != 0;
-        for (unsigned si = 0; si < w->store.part[k].gen.slots; si++)
-            if (p->gen[si].growing)
+        int counted = (w->dev->counts_mask & MDL_CAT_BIT(kv_cat(w->store.part[k].gen))) != 0;
+        for (unsigned si = 0; si < w->store.part[k].gen->slots; si++)
+            if (GEN_SLOTS(w, p)[si].growing)
                 plan_line(w, k, si, counted || w->pg.on ? hard : INT64_MAX,
                           counted || w->pg.on ? soft : INT64_MAX);
     }
@@ -182,7 +182,7 @@ void w__gen_replan(world *w)
  * checks).  The bytes added. */
 static int64_t sync_slot(world *w, unsigned k, w_gen_slot *s)
 {
-    const mdl_generation *g = &w->store.part[k].gen;
+    const mdl_generation *g = w->store.part[k].gen;
     int64_t want = kv_at(s, now(w), g->kv_per_token);
     if (want <= s->charged)
         return 0;
@@ -199,11 +199,11 @@ void w__gen_sync(world *w)
         if (!p->ctx_open)
             continue;
         const w_part_id *id = &w->store.part[k];
-        for (unsigned si = 0; si < id->gen.slots; si++) {
-            if (!p->gen[si].growing)
+        for (unsigned si = 0; si < id->gen->slots; si++) {
+            if (!GEN_SLOTS(w, p)[si].growing)
                 continue;
-            int64_t add = sync_slot(w, k, &p->gen[si]);
-            if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(&id->gen), add,
+            int64_t add = sync_slot(w, k, &GEN_SLOTS(w, p)[si]);
+            if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(id->gen), add,
                                             MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
                 w__fail(w, SIM_EINTERNAL);
         }
@@ -215,11 +215,11 @@ void w__gen_sync(world *w)
 static w_fate settle(world *w, unsigned k, w_gen_slot *s)
 {
     int64_t add[MDL_CAT_COUNT] = {0};
-    add[kv_cat(&w->store.part[k].gen)] = sync_slot(w, k, s);
+    add[kv_cat(w->store.part[k].gen)] = sync_slot(w, k, s);
     uint32_t epoch = w->epoch;
     if (w__charge(w, w->store.part[k].sess_owner, add, MDL_STAGE_INFERENCE) != W_LIVES)
         return W_GONE;
-    if (still(w, epoch) && add[kv_cat(&w->store.part[k].gen)] == 0)
+    if (still(w, epoch) && add[kv_cat(w->store.part[k].gen)] == 0)
         w__gen_replan(w); /* nothing charged, so no check replanned */
     else if (still(w, epoch))
         emit_kv(w, k);
@@ -235,7 +235,7 @@ static void gen_line(sim_engine *e, void *ctx, uint64_t arg)
         return;
     unsigned k = (unsigned)(uint32_t)arg / MDL_GEN_SLOTS_MAX;
     unsigned si = (unsigned)(uint32_t)arg % MDL_GEN_SLOTS_MAX;
-    w_gen_slot *s = &w->proc.parts[k].gen[si];
+    w_gen_slot *s = &w->gslots[(size_t)k * MDL_GEN_SLOTS_MAX + si];
     s->has_line = 0;
     w->out->kv_lines++;
     (void)settle(w, k, s);
@@ -244,7 +244,7 @@ static void gen_line(sim_engine *e, void *ctx, uint64_t arg)
 w_fate w__gen_settle(world *w, uint32_t i, part_rt *p)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
-    w_gen_slot *s = &p->gen[w->store.pool[i].gslot];
+    w_gen_slot *s = &GEN_SLOTS(w, p)[w->store.pool[i].gslot];
     return s->growing ? settle(w, k, s) : W_LIVES;
 }
 
@@ -273,12 +273,12 @@ static int fit(const mdl_generation *g, uint32_t c, uint32_t *from, uint32_t *pr
 static void open_context(world *w, part_rt *p, int64_t ctx[MDL_CAT_COUNT])
 {
     unsigned k = (unsigned)(p - w->proc.parts);
-    const mdl_generation *g = &w->store.part[k].gen;
+    const mdl_generation *g = w->store.part[k].gen;
     w->src->session(w, k, ctx);
     ctx[kv_cat(g)] += g->compute;
     p->ctx_kv = g->kv == MDL_KV_RESERVED ? (int64_t)g->context * g->kv_per_token : 0;
     ctx[kv_cat(g)] += p->ctx_kv;
-    memset(p->gen, 0, sizeof p->gen);
+    memset(GEN_SLOTS(w, p), 0, MDL_GEN_SLOTS_MAX * sizeof(w_gen_slot));
     p->ctx_open = 1;
     note_kv(w, p->ctx_kv);
 }
@@ -306,15 +306,16 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
     const uint32_t *dr = x->d.gen[r->idx];
     unsigned k = (unsigned)(p - w->proc.parts);
     const w_part_id *id = &w->store.part[k];
-    const mdl_generation *g = &id->gen;
+    const mdl_generation *g = id->gen;
     int64_t ctx[MDL_CAT_COUNT] = {0};
     int opened = !p->ctx_open;
     if (opened)
         open_context(w, p, ctx);
     unsigned si = 0;
-    while (p->gen[si].running)
+    w_gen_slot *regions = GEN_SLOTS(w, p);
+    while (regions[si].running)
         si++; /* a free region: the caller keeps busy under slots */
-    w_gen_slot *s = &p->gen[si];
+    w_gen_slot *s = &regions[si];
     uint32_t from = g->keep_context ? s->tokens : 0, prompt = dr[G_PROMPT],
              output = dr[G_OUTPUT];
     if (fit(g, g->context / g->slots, &from, &prompt, &output)) {
@@ -382,10 +383,10 @@ void w__gen_stop(world *w, uint32_t i, part_rt *p)
     req *r = &w->store.pool[i];
     unsigned k = (unsigned)(p - w->proc.parts);
     const w_part_id *id = &w->store.part[k];
-    w_gen_slot *s = &p->gen[r->gslot];
+    w_gen_slot *s = &GEN_SLOTS(w, p)[r->gslot];
     if (s->growing) {
         int64_t add = sync_slot(w, k, s);
-        if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(&id->gen), add,
+        if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, kv_cat(id->gen), add,
                                         MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
             w__fail(w, SIM_EINTERNAL);
         if (add > 0)
@@ -400,7 +401,7 @@ void w__gen_stop(world *w, uint32_t i, part_rt *p)
     uint32_t written = (uint32_t)floor(tokens_at(s, now(w)) + 1e-9);
     if (written > s->high)
         s->high = written;
-    s->tokens = id->gen.keep_context ? written : 0;
+    s->tokens = id->gen->keep_context ? written : 0;
     s->running = 0;
     if (now(w) >= s->start + s->tp + s->td)
         record_tokens(w, s, w->store.users[r->user].first);
@@ -433,15 +434,16 @@ void w__gen_close(world *w, part_rt *p)
         return;
     unsigned k = (unsigned)(p - w->proc.parts);
     int64_t held = p->ctx_kv;
+    w_gen_slot *regions = GEN_SLOTS(w, p);
     for (unsigned si = 0; si < MDL_GEN_SLOTS_MAX; si++) {
-        held += p->gen[si].charged;
-        if (p->gen[si].has_line)
-            sim_cancel(w->e, p->gen[si].line);
-        if (p->gen[si].growing)
+        held += regions[si].charged;
+        if (regions[si].has_line)
+            sim_cancel(w->e, regions[si].line);
+        if (regions[si].growing)
             w->proc.gen_growing--;
     }
     w->proc.kv_held -= held;
-    memset(p->gen, 0, sizeof p->gen);
+    memset(regions, 0, MDL_GEN_SLOTS_MAX * sizeof *regions);
     p->ctx_kv = 0;
     p->ctx_open = 0;
     if (held > 0 && !w->ending)
@@ -499,9 +501,11 @@ void w__gen_config(world *w, unsigned k)
     const mdl_part *def = id->def;
     id->file_hot = def->file_hot;
     id->hot_bytes = def->hot_bytes;
+    id->gen = NULL;
     if (!def->has_generation)
         return;
-    mdl_generation_in_force(def, w->pol, &id->gen);
-    id->file_hot = id->gen.mapped > 0 && !id->gen.locked;
-    id->hot_bytes = id->gen.mapped;
+    id->gen = &w->gen_in_force[k];
+    mdl_generation_in_force(def, w->pol, id->gen);
+    id->file_hot = id->gen->mapped > 0 && !id->gen->locked;
+    id->hot_bytes = id->gen->mapped;
 }

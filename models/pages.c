@@ -531,7 +531,10 @@ void w__pages_fill(const world *w, trc_event *e)
 
 /* ------------------------------------------------------ entry points */
 
-static w_fate pages_check(world *w, int64_t extra, int own);
+#if defined(__GNUC__)
+__attribute__((always_inline))
+#endif
+static inline w_fate pages_check(world *w, int64_t extra, int own);
 
 /* A kill check under the page model (charge.c's w__kill_check): an
  * allocation was made, by the app (own) or by another app (a spike of
@@ -556,7 +559,7 @@ int64_t w__pages_growth_room(const world *w, int64_t *soft)
     return INT64_MAX;
 }
 
-static w_fate pages_check(world *w, int64_t extra, int own)
+static inline w_fate pages_check(world *w, int64_t extra, int own)
 {
     if (w->pg.on == W_PAGES_XNU)
         return w__memstat_check(w, extra, own);

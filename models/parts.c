@@ -94,7 +94,8 @@ void w__drop_sessions(world *w, part_rt *p)
 {
     p->sess_idle = 0;
     w__give_owner(w, part_id(w, p)->sess_owner);
-    w__gen_close(w, p);
+    if (W_GEN(w, p))
+        w__gen_close(w, p);
 }
 
 void w__release_part(world *w, part_rt *p)
@@ -103,7 +104,8 @@ void w__release_part(world *w, part_rt *p)
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     mdl_ledger_free_owner(w->led, part_id(w, p)->sess_owner, NULL);
-    w__gen_close(w, p);
+    if (W_GEN(w, p))
+        w__gen_close(w, p);
     memset(p->prepare_res, 0, sizeof p->prepare_res);
     p->sess_idle = 0;
     p->state = P_UNLOADED;
@@ -308,7 +310,7 @@ static void prepare_end(world *w, part_rt *p, int ph)
         give_delegate_res(w, p);
     }
     w__emit_stage_end(w, idx, p->phase_stage, NULL);
-    if (ph == PH_LOAD && part_id(w, p)->def->has_generation)
+    if (ph == PH_LOAD && W_GEN(w, p))
         w__gen_loaded(w, p);
     if (ph == PH_LOAD) {
         if (part_id(w, p)->file_hot && part_id(w, p)->def->load_mode == MDL_LOAD_MMAP && !p->hot) {

@@ -47,7 +47,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
         x->d.time[k] = q->time_of[k];
         memcpy(x->d.ws[k], q->ws[k], sizeof q->ws[k]);
         const mdl_part *p = &w->cand->parts[q->needs[k]];
-        if (p->has_generation) /* a recording has no tokens: drawn */
+        if (w->gen && p->has_generation) /* a recording has no tokens: drawn */
             w__gen_draw(p, sim_stream_rng(&w->s_req), &x->d, k);
     }
     memcpy(x->needs, q->needs, MDL_PARTS_MAX);
@@ -64,7 +64,7 @@ static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_dr
     for (unsigned k = 0; k < *nneeds; k++) {
         const mdl_part *p = &w->cand->parts[needs[k]];
         int64_t out[MDL_CAT_COUNT];
-        if (p->has_generation) {
+        if (w->gen && p->has_generation) {
             w__gen_draw(p, r, d, k);
             continue;
         }

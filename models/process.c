@@ -126,6 +126,8 @@ static void proc_reset(world *w)
     if (w->page_held != NULL) /* the pages' holds went with the process */
         memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
     memset(pr, 0, sizeof *pr); /* what dies with the process; w_store stays */
+    if (w->gslots != NULL)
+        memset(w->gslots, 0, GEN_SLOTS_BYTES); /* its KV regions with it */
     pr->users_free = users_free;
     pr->parked = NIL;
     for (unsigned k = 0; k < MDL_PARTS_MAX; k++)

@@ -140,7 +140,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
     sim_time refault = w__pages_refault(w, p);
     if (!still(w, epoch))
         return;
-    if (part_id(w, p)->def->has_generation) {
+    if (W_GEN(w, p)) {
         w__gen_execute(w, i, p, refault);
         return;
     }
@@ -242,7 +242,8 @@ void w__advance(world *w, uint32_t i)
 static void exec_stop(world *w, uint32_t i, part_rt *p)
 {
     req *r = &w->store.pool[i];
-    if (part_id(w, p)->def->has_generation)
+    int gen = W_GEN(w, p);
+    if (gen)
         w__gen_stop(w, i, p);
     const int64_t *ws = w->store.users[r->user].d.ws[r->idx];
     r->has_exec = 0;
@@ -259,7 +260,7 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
         w__release_part(w, p); /* ladder release_idle: a part goes when idle */
     } else if (p->busy == 0 && (acts & (1u << MDL_ACT_CLEAR_CACHE))) {
         w__drop_sessions(w, p); /* sessions are rebuildable */
-    } else if (p->busy == 0 && w->pol->unload_after > 0 && part_id(w, p)->def->has_generation) {
+    } else if (gen && p->busy == 0 && w->pol->unload_after > 0) {
         w__unload_later(w, p);
     }
 }
@@ -296,6 +297,26 @@ void w__unload_later(world *w, part_rt *p)
         p->unload_armed = 1;
 }
 
+/* The end of an execution on a generation part: its last tokens' KV
+ * charged and checked, then the region freed goes to who waited for one,
+ * before the queue's next (out of line: the other parts' path stays short). */
+#if defined(__GNUC__)
+__attribute__((noinline))
+#endif
+static void gen_exec_end(world *w, uint32_t i, part_rt *p)
+{
+    uint32_t epoch = w->epoch;
+    if (w__gen_settle(w, i, p) != W_LIVES)
+        return; /* the last tokens' KV killed the process */
+    exec_stop(w, i, p);
+    if (still(w, epoch))
+        w__gen_wake(w, p);
+    if (!still(w, epoch))
+        return;
+    w->store.pool[i].idx++;
+    w__advance(w, i);
+}
+
 void w__exec_end(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -305,17 +326,14 @@ void w__exec_end(sim_engine *e, void *ctx, uint64_t arg)
     uint32_t i = (uint32_t)arg;
     req *r = &w->store.pool[i];
     part_rt *p = &w->proc.parts[r->needs[r->idx]];
-    uint32_t epoch = w->epoch;
-    if (part_id(w, p)->def->has_generation && w__gen_settle(w, i, p) != W_LIVES)
-        return; /* the last tokens' KV killed the process */
-    exec_stop(w, i, p);
-    if (!still(w, epoch))
-        return; /* the part went, and its load again killed the process */
-    /* a KV region freed goes to who waited for one, before the queue's next */
-    w__gen_wake(w, p);
-    if (!still(w, epoch))
+    if (W_GEN(w, p)) {
+        gen_exec_end(w, i, p);
         return;
-    r = &w->store.pool[i];
+    }
+    uint32_t epoch = w->epoch;
+    exec_stop(w, i, p);
+    if (w->epoch != epoch)
+        return; /* the part went, and its load again killed the process */
     r->idx++;
     w__advance(w, i);
 }
@@ -338,7 +356,7 @@ void w__deny_background_delegate(world *w)
             w->out->failed++;
         w__emit_request_note(w, "background_gpu_denied", r->user);
         exec_stop(w, i, p);
-        if (still(w, epoch))
+        if (still(w, epoch) && W_GEN(w, p))
             w__gen_wake(w, p);
         if (still(w, epoch))
             w__finish(w, i, 1);
@@ -501,7 +519,7 @@ static void cancel(world *w, uint32_t i)
         uint32_t epoch = w->epoch;
         sim_cancel(w->e, r->exec);
         exec_stop(w, i, p);
-        if (still(w, epoch))
+        if (still(w, epoch) && W_GEN(w, p))
             w__gen_wake(w, p); /* its KV region, to who waited for one */
         if (!still(w, epoch))
             return;

@@ -121,12 +121,23 @@ static void configure_delegate(world *w, const mdl_candidate *c)
 /* Makes c the process's candidate (at setup, or at a relaunch that
  * switches to the last known good): its parts, the parts each requests
  * step needs, the start-up list.  Only while no process runs. */
+static int generates(const mdl_candidate *c)
+{
+    for (unsigned k = 0; k < c->nparts; k++)
+        if (c->parts[k].has_generation)
+            return 1;
+    return 0;
+}
+
 void w__configure_candidate(world *w, const mdl_candidate *c)
 {
     const mdl_policy *pol = w->pol;
     w->cand = c;
     map_needs(w, c);
     w->nparts = c->nparts;
+    w->gen = 0;
+    for (unsigned k = 0; k < c->nparts; k++)
+        w->gen |= c->parts[k].has_generation;
     for (unsigned k = 0; k < c->nparts; k++) {
         w->store.part[k].def = &c->parts[k];
         w->proc.parts[k].wait_head = w->proc.parts[k].wait_tail = NIL;
@@ -309,6 +320,13 @@ static int setup(world *w, const mdl_cell *cell, uint64_t rep, sim_error *err)
             return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
         memset(w->page_held, 0, n);
     }
+    if (generates(cell->candidate) || (cell->lkg != NULL && generates(cell->lkg))) {
+        w->gslots = sim_malloc(w->alloc, GEN_SLOTS_BYTES);
+        w->gen_in_force = sim_malloc(w->alloc, MDL_PARTS_MAX * sizeof *w->gen_in_force);
+        if (w->gslots == NULL || w->gen_in_force == NULL)
+            return sim_error_set(err, SIM_ENOMEM, "replication: out of memory");
+        memset(w->gslots, 0, GEN_SLOTS_BYTES);
+    }
     w->src = cell->replay != NULL ? &w__costs_recorded : &w__costs_drawn;
     w__configure_candidate(w, cell->candidate);
     mdl_recovery_init(&w->life.rec, cell->candidate);
@@ -335,6 +353,10 @@ void w__close(world *w)
     if (w->page_held != NULL)
         sim_free(w->alloc, w->page_held, (size_t)w->wl->npages * sizeof *w->page_held);
     size_t nmap = (size_t)(w->wl->nrequests > 0 ? w->wl->nrequests : 1);
+    if (w->gslots != NULL)
+        sim_free(w->alloc, w->gslots, GEN_SLOTS_BYTES);
+    if (w->gen_in_force != NULL)
+        sim_free(w->alloc, w->gen_in_force, MDL_PARTS_MAX * sizeof *w->gen_in_force);
     sim_free(w->alloc, w->needs_map, nmap * MDL_PARTS_MAX);
     sim_free(w->alloc, w->nneeds_map, nmap);
     sim_free(w->alloc, w->store.pool, (size_t)w->store.pool_cap * sizeof *w->store.pool);

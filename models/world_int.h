@@ -169,13 +169,12 @@ typedef struct part_rt {
     uint64_t last_use;                /* LRU clock at its last use */
     uint32_t wait_head, wait_tail;    /* attempts waiting for READY, linked by req.next */
     uint64_t slots[MDL_SESSIONS_MAX / 64]; /* session slots executing (the timeline's ids) */
-    /* generation: the context (compute, a reserved KV) is made, its KV
-     * regions, the last use an unload_after timer waits on */
+    /* generation: the context (compute, a reserved KV) is made (its KV
+     * regions are in world.gslots), unload_after's timer */
     uint8_t ctx_open;
     uint8_t unload_armed;             /* unload_after's timer is pending */
     int64_t ctx_kv;                   /* the reserved KV charged at the context's creation */
     sim_time idle_since;              /* unload_after: idle from then */
-    w_gen_slot gen[MDL_GEN_SLOTS_MAX];
 } part_rt;
 
 /* What a request draws at arrival, alive or not, so every policy sees the
@@ -259,10 +258,11 @@ typedef struct w_proc {
 typedef struct w_part_id {
     const mdl_part *def;
     mdl_owner owner, sess_owner, leak_owner;
-    /* in force (configure_candidate): the policy's generation axes applied */
+    /* in force (configure_candidate): the policy's generation axes applied
+     * (gen: in world.gen_in_force, NULL for a part that does not generate) */
     int file_hot;
     int64_t hot_bytes;
-    mdl_generation gen;
+    mdl_generation *gen;
 } w_part_id;
 
 typedef struct w_store {
@@ -451,6 +451,12 @@ struct mdl_world {
     uint8_t startup[MDL_PARTS_MAX]; /* preload or prewarm, in order */
     unsigned nstartup;
     uint32_t res_cap;     /* parts the residency keeps at once */
+    int gen;              /* some part generates tokens (generate.c's hooks are skipped else) */
+    /* the generation parts' KV regions, MDL_GEN_SLOTS_MAX a part, allocated
+     * when the cell's candidates generate (NULL else: the others' worlds stay
+     * small); what dies with the process, cleared with it */
+    w_gen_slot *gslots;
+    mdl_generation *gen_in_force; /* MDL_PARTS_MAX of them, with gslots */
     mdl_owner cache_owner;
 
     /* counters that run across lives */
@@ -605,11 +611,19 @@ void w__emit_gen(world *w, unsigned part, const char *what, unsigned n, const in
 void w__release_part(world *w, part_rt *p);
 /* The first attempt on p's wait list, taken off it. */
 uint32_t w__pop_waiter(world *w, part_rt *p);
+/* Part p's KV regions (a generation part). */
+#define GEN_SLOTS(w, p) (&(w)->gslots[(size_t)((p) - (w)->proc.parts) * MDL_GEN_SLOTS_MAX])
+#define GEN_SLOTS_BYTES ((size_t)MDL_PARTS_MAX * MDL_GEN_SLOTS_MAX * sizeof(w_gen_slot))
+/* Part p generates tokens (a test the hot path makes cheap for the others). */
+#if defined(__GNUC__)
+#define W_GEN(w, p) __builtin_expect((w)->gen && part_id_of((w), (p))->def->has_generation, 0)
+#else
+#define W_GEN(w, p) ((w)->gen && part_id_of((w), (p))->def->has_generation)
+#endif
 /* A generation part runs at most its slots' executions at once. */
 static inline int w__part_full(const world *w, const part_rt *p)
 {
-    const w_part_id *id = &w->store.part[p - w->proc.parts];
-    return id->def->has_generation && p->busy >= id->gen.slots;
+    return W_GEN(w, p) && p->busy >= part_id_of(w, p)->gen->slots;
 }
 /* Frees p's session states (and a generation part's context). */
 void w__drop_sessions(world *w, part_rt *p);
