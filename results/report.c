@@ -161,6 +161,21 @@ static const char style[] =
 
 /* The decision against the target and the field comparison, when the
  * plan has them. */
+/* A section of one table: its title, an introduction (and what ends it),
+ * the table, the note under it. */
+static void table_section(sim_text *o, const char *id, const char *title, const char *intro,
+                          const char *intro_end, const char *table_id, const res__table *t,
+                          const char *note)
+{
+    sim_text_printf(o, "<section id=\"%s\">\n<h2>%s</h2>\n<p>", id, title);
+    text(o, intro);
+    sim_text_printf(o, "%s</p>\n", intro_end);
+    table(o, table_id, t);
+    sim_text_printf(o, "<p class=\"note\">");
+    text(o, note);
+    sim_text_printf(o, "</p>\n</section>\n");
+}
+
 static void decision_sections(sim_text *o, const res_plan *plan, const res__table *dec,
                               const res__table *fld)
 {
@@ -175,15 +190,9 @@ static void decision_sections(sim_text *o, const res_plan *plan, const res__tabl
         table(o, "decision-table", dec);
         sim_text_printf(o, "</section>\n");
     }
-    if (fld->rows > 1) {
-        sim_text_printf(o, "<section id=\"field\">\n<h2>Predicted against the field</h2>\n<p>");
-        text(o, res__field_intro);
-        sim_text_printf(o, ".</p>\n");
-        table(o, "field-table", fld);
-        sim_text_printf(o, "<p class=\"note\">");
-        text(o, res__field_note);
-        sim_text_printf(o, "</p>\n</section>\n");
-    }
+    if (fld->rows > 1)
+        table_section(o, "field", "Predicted against the field", res__field_intro, ".",
+                      "field-table", fld, res__field_note);
 }
 
 /* The cells, what they did, and each policy against its baseline. */
@@ -198,25 +207,12 @@ static void cell_sections(sim_text *o, const res_plan *plan, const res_result *r
     activity(o, plan, r);
     sim_text_printf(o, "<p class=\"note\">taking requests: share of the horizon the process was "
                 "alive and accepting new requests.</p>\n</section>\n");
-    if (gen->rows > 1) {
-        sim_text_printf(o, "<section id=\"generation\">\n<h2>LLM requests</h2>\n<p>");
-        text(o, res__generation_intro);
-        sim_text_printf(o, "</p>\n");
-        table(o, "generation-table", gen);
-        sim_text_printf(o, "<p class=\"note\">");
-        text(o, res__generation_note);
-        sim_text_printf(o, "</p>\n</section>\n");
-    }
-    if (cmp->rows > 1) {
-        sim_text_printf(o, "<section id=\"comparisons\">\n<h2>Each policy against its baseline"
-                    "</h2>\n<p>");
-        text(o, res__comparison_intro);
-        sim_text_printf(o, "</p>\n");
-        table(o, "comparison-table", cmp);
-        sim_text_printf(o, "<p class=\"note\">");
-        text(o, res__comparison_note);
-        sim_text_printf(o, "</p>\n</section>\n");
-    }
+    if (gen->rows > 1)
+        table_section(o, "generation", "LLM requests", res__generation_intro, "",
+                      "generation-table", gen, res__generation_note);
+    if (cmp->rows > 1)
+        table_section(o, "comparisons", "Each policy against its baseline",
+                      res__comparison_intro, "", "comparison-table", cmp, res__comparison_note);
 }
 
 /* Every figure inlined, with its caption. */

@@ -478,38 +478,26 @@ TEST_CASE("generation: waiting for a region survives the part's release and a re
     // request waits for m's region: m loads again for it at once (500 ms
     // after its last request ended), never stranded.  Under release_first
     // with two slots, the same switch ends (no request waits forever).
-    std::string two = std::string(R"(candidates:
-  - id: llm
-    digest: 0a
-    runtime: test-1
-    parts:
-      m:
-        file: 100MiB
-        load: {mode: mmap, time: 500ms}
-        prepare: {time: 0ms}
-        generation:
-          context: 4000
-          slots: SLOTS
-          kv_per_token: 1MiB
-          prefill: {per_token: 1ms}
-          decode: {per_token: 10ms}
-          prompt_tokens: 100
-          output_tokens: 500
-          keep_context: false
-          weights: {mapped: 100MiB}
-      e:
+    // llm's m (the model above, its load 500 ms, a context of 4000) and e
+    auto yaml_of = [](const std::string &slots) {
+        std::string y = phone() +
+                        model("          prompt_tokens: 100\n          output_tokens: 500\n"
+                              "          keep_context: false\n          slots: " + slots + "\n") +
+                        R"(      e:
         file: 10MiB
         load: {mode: mmap, time: 100ms}
         prepare: {time: 0ms}
         inference: {time: 100ms}
-)") + "workload: {path: [cold_start, {requests: {every: 1s, count: 2, needs: [m]}}, "
-          "{requests: {every: 1s, count: 1, needs: [e]}}, {requests: {every: 1s, count: 3, "
-          "needs: [m]}}]}\n";
+)" + "workload: {path: [cold_start, {requests: {every: 1s, count: 2, needs: [m]}}, "
+                              "{requests: {every: 1s, count: 1, needs: [e]}}, {requests: {every: 1s, "
+                              "count: 3, needs: [m]}}]}\n";
+        y.replace(y.find("load: {mode: mmap, time: 0ms}"), 29, "load: {mode: mmap, time: 500ms}");
+        y.replace(y.find("context: 1000"), 13, "context: 4000");
+        return y;
+    };
     for (const char *residency : {"on_demand_overlap", "on_demand_release_first"}) {
         for (const char *slots : {"1", "2"}) {
-            std::string yaml = phone() + two;
-            yaml.replace(yaml.find("SLOTS"), 5, slots);
-            Loaded l(yaml + "policies: {sessions: 4, residency: " + residency + "}\n");
+            Loaded l(yaml_of(slots) + "policies: {sessions: 4, residency: " + residency + "}\n");
             Times t;
             mdl_times_sink sink = {Times::add, &t, nullptr};
             mdl_rep r = l.run(0, 0, &sink);
