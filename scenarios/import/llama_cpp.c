@@ -292,9 +292,10 @@ static void per_token(out *w, const char *key, const measure *ms, const measure 
 {
     char c[300];
     if (ms->line && n->v > 0) {
-        snprintf(c, sizeof c, "%s: %.2f ms / %.0f tokens, at the log's phone's speed", what,
-                 ms->v, n->v);
-        put(w, "      %s: {per_token: %.0fus}", key, ms->v * 1000.0 / n->v);
+        double us = round(ms->v * 1000.0 / n->v);
+        snprintf(c, sizeof c, "%s: %.2f ms / %.0f tokens, at the log's phone's speed%s", what,
+                 ms->v, n->v, us < 1 ? " (under 1 us: the least a time per token may be)" : "");
+        put(w, "      %s: {per_token: %.0fus}", key, us < 1 ? 1 : us);
         scn__from(w, ms->line, c);
     } else {
         snprintf(c, sizeof c, "not in the log (%s): an assumption to replace", what);
@@ -357,8 +358,8 @@ static void write_generation(const llama_log *l, out *w, int mapped, int gpu)
     }
     put(w, "      context: %.0f", l->n_ctx.v);
     scn__from(w, l->n_ctx.line, "n_ctx");
-    double kv = kv_total(l);
-    put(w, "      kv_per_token: %.0fB", round(kv * MIB / l->n_ctx.v));
+    double kv = kv_total(l), per = round(kv * MIB / l->n_ctx.v);
+    put(w, "      kv_per_token: %.0fB", per < 1 ? 1 : per);
     snprintf(c, sizeof c, "the KV buffers summed (%.2f MiB) over n_ctx", kv);
     scn__from(w, first_line(l->kv, MDL_CAT_COUNT), c);
     put(w, "      kv: reserved  # llama.cpp clears its KV buffers when it makes them: every "
@@ -366,6 +367,8 @@ static void write_generation(const llama_log *l, out *w, int mapped, int gpu)
     unsigned slots = l->n_seq.line ? (unsigned)l->n_seq.v : 1;
     if (slots > MDL_GEN_SLOTS_MAX)
         slots = MDL_GEN_SLOTS_MAX;
+    if (slots > (unsigned)l->n_ctx.v)
+        slots = (unsigned)l->n_ctx.v; /* a region holds a token at least */
     put(w, "      slots: %u", slots);
     scn__from(w, l->n_seq.line, l->n_seq.line ? (l->n_seq.v > MDL_GEN_SLOTS_MAX
                                                      ? "n_seq_max, cut to oomsim's 8"
