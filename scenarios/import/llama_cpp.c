@@ -305,12 +305,12 @@ static void per_token(out *w, const char *key, const measure *ms, const measure 
 }
 
 /* The weights by kind: the mapped buffer less what was repacked or
- * uploaded (those tensors' pages are read once, at load); repacked or
- * copied into anonymous memory; the accelerator's. */
+ * uploaded (those tensors' pages are read once, at load); the repacked
+ * ones (a copied file's weights are the load's copy, not counted again);
+ * the accelerator's. */
 static void write_weights(const llama_log *l, out *w, int mapped)
 {
     double repack = l->repack.v, gpu = l->model[MDL_CAT_GPU].v;
-    double copied = l->model[MDL_CAT_NATIVE].v - repack; /* a plain CPU or Host buffer */
     double file = l->file_gib.line ? l->file_gib.v * 1024.0 : l->model[MDL_CAT_FILE].v;
     double hot = file - repack - gpu; /* the tensors left to read from the file */
     if (hot > l->model[MDL_CAT_FILE].v)
@@ -323,7 +323,6 @@ static void write_weights(const llama_log *l, out *w, int mapped)
                        "pages are read at load only, within the mapped buffer (an assumption "
                        "from llama.cpp's buffer layout)"
                      : "no mapped buffer: nothing is read from the file after the load");
-    (void)copied;
     put(w, "        repacked: %" PRId64 "KiB", scn__kib_of((mapped ? repack : 0) * MIB));
     scn__from(w, l->repack.line,
               mapped ? "the CPU_REPACK (CPU_AARCH64) buffers: weights laid out again"
