@@ -76,6 +76,16 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "evidence", json_string(v->evidence), failed);
     trc_json_set(o, "matched_stage",
                  v->matched_stage[0] ? json_string(v->matched_stage) : json_null(), failed);
+    trc_json_set(o, "matched", json_boolean(v->matched), failed);
+    trc_json_set(o, "matched_on", v->matched ? json_string(v->matched_on) : json_null(), failed);
+    trc_json_set(o, "lmkd_reason", x->lmkd != MDL_LMKD_NONE
+                                       ? json_string(mdl_lmkd_reason_name(x->lmkd)) : json_null(),
+                 failed);
+    trc_json_set(o, "swap_kb", int_or_null(x->swap_kb >= 0, x->swap_kb), failed);
+    trc_json_set(o, "joined_line", int_or_null(x->joined_line > 0, (int64_t)x->joined_line),
+                 failed);
+    trc_json_set(o, "joined_source", x->joined_line == 0 ? json_null()
+                 : json_string(x->joined_source == RPL_KERNEL ? "kernel" : "lmkd"), failed);
     trc_json_set(o, "supports", json_string(v->supports), failed);
     trc_json_set(o, "missing", json_string(v->missing), failed);
     trc_json_set(o, "recovery", json_string(v->recovery), failed);
@@ -129,6 +139,29 @@ static int parse(int argc, char **argv, diag_args *a)
     return rc;
 }
 
+/* Where a record came from, as the output names it. */
+static const char *source_name(const rpl_exit *x)
+{
+    return x->source == RPL_IOS ? "JetsamEvent" : x->source == RPL_LMKD ? "lmkd"
+           : x->source == RPL_KERNEL ? "kernel" : "exit-info";
+}
+
+/* The kill lines joined to the exit records of the same deaths, across
+ * every file given (a logcat beside a dumpsys dump). */
+static int join(item *items, size_t *n)
+{
+    rpl_exit *xs = malloc((*n + 1) * sizeof *xs);
+    if (xs == NULL)
+        return cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
+    for (size_t k = 0; k < *n; k++)
+        xs[k] = items[k].x;
+    *n = rpl_exits_join(xs, *n);
+    for (size_t k = 0; k < *n; k++)
+        items[k] = (item){xs[k], source_name(&xs[k])};
+    free(xs);
+    return CLI_OK;
+}
+
 /* One file's records appended to *items: dumpsys or lmkd lines, or a
  * JetsamEvent report (found by its header line).  in_dir: the file is one
  * of a directory's, where a report of another kind (a crash report) and a
@@ -170,8 +203,7 @@ static int gather_file(const char *file, const char *process, int in_dir, item *
         } else {
             *items = ni;
             for (size_t k = 0; k < nx; k++)
-                ni[(*n)++] = (item){xs[k], ips ? "JetsamEvent"
-                                    : xs[k].source == RPL_LMKD ? "lmkd" : "exit-info"};
+                ni[(*n)++] = (item){xs[k], source_name(&xs[k])};
         }
     }
     free(text);
@@ -242,6 +274,8 @@ static int gather(const char *const *files, int nfiles, const char *process,
         process = rpl_trace_exit_record(t, 0)->process;
     for (int f = 0; f < nfiles && status == CLI_OK; f++)
         status = gather_path(files[f], process, &items, &n);
+    if (status == CLI_OK && n > 0)
+        status = join(items, &n);
     if (status == CLI_OK && nfiles == 0 && t != NULL) {
         size_t nt = rpl_trace_exits_count(t);
         items = malloc((nt + 1) * sizeof *items);
@@ -255,11 +289,20 @@ static int gather(const char *const *files, int nfiles, const char *process,
     return status;
 }
 
-/* "2024-04-28 19:27:47.967 UTC" */
+/* A time before this (1973-03-03) is a trace's own clock, not the wall
+ * clock: a trace without a REALTIME clock snapshot (or a simulated one)
+ * counts from its start. */
+#define WALL_CLOCK_FROM_MS INT64_C(100000000000)
+
+/* "2024-04-28 19:27:47.967 UTC", or "+12.345 s from the trace's start". */
 static void utc_text(int64_t ms, char *buf, size_t n)
 {
     time_t sec = (time_t)(ms / 1000);
     struct tm tm;
+    if (ms >= 0 && ms < WALL_CLOCK_FROM_MS) {
+        snprintf(buf, n, "+%.3f s from the trace's start (no wall clock)", (double)ms / 1e3);
+        return;
+    }
     if (ms < 0 || gmtime_r(&sec, &tm) == NULL) {
         snprintf(buf, n, "-");
         return;
@@ -273,8 +316,9 @@ static void utc_text(int64_t ms, char *buf, size_t n)
 static void print_heading(const item *it)
 {
     const rpl_exit *x = &it->x;
-    if (x->source == RPL_LMKD) {
-        printf("lmkd kill of %s", x->process[0] ? x->process : "an unnamed process");
+    if (x->source == RPL_LMKD || x->source == RPL_KERNEL) {
+        printf("%s of %s", x->source == RPL_LMKD ? "lmkd kill" : "kernel OOM kill",
+               x->process[0] ? x->process : "an unnamed process");
         if (x->has_adj)
             printf(", oom_score_adj %d", x->adj);
         return;
@@ -303,8 +347,14 @@ static void print_heading(const item *it)
 /* The evidence the verdict used, field by field (what the record gave). */
 static void print_evidence(const rpl_exit *x)
 {
-    char when[48];
+    char when[64];
     utc_text(x->timestamp_ms, when, sizeof when);
+    if (x->timestamp_ms < 0 && x->yearless_ms >= 0) { /* a logcat time: no year */
+        int64_t md = x->yearless_ms / 86400000, ms = x->yearless_ms % 86400000;
+        snprintf(when, sizeof when, "%02d-%02d %02d:%02d:%02d.%03d (the log's time, no year)",
+                 (int)(md / 32), (int)(md % 32), (int)(ms / 3600000), (int)(ms / 60000 % 60),
+                 (int)(ms / 1000 % 60), (int)(ms % 1000));
+    }
     printf("  evidence:  %s", when);
     if (x->pid >= 0)
         printf(", pid %lld", (long long)x->pid);
@@ -312,9 +362,12 @@ static void print_evidence(const rpl_exit *x)
         printf(", uid %lld", (long long)x->uid);
     if (x->package[0])
         printf(", package %s", x->package);
-    if (x->source == RPL_LMKD) {
+    if (x->source == RPL_LMKD || x->source == RPL_KERNEL) {
         if (x->rss_kb >= 0)
-            printf(", to free %lldkB rss (the victim's own size)", (long long)x->rss_kb);
+            printf(x->source == RPL_LMKD ? ", to free %lldkB rss (the victim's own size)"
+                                         : ", anon-rss %lldkB", (long long)x->rss_kb);
+        if (x->swap_kb >= 0)
+            printf(", %lldkB swap", (long long)x->swap_kb);
     } else {
         if (x->pss_kb >= 0)
             printf(", pss %lldkB", (long long)x->pss_kb);
@@ -327,6 +380,17 @@ static void print_evidence(const rpl_exit *x)
         printf(", %s \"%s\"", x->source == RPL_LMKD ? "reason" : "description", x->description);
     if (x->subreason[0])
         printf(", subreason %s", x->subreason);
+    if (x->joined_line > 0) {
+        printf(", joined with %s line %llu (the same pid", x->joined_source == RPL_KERNEL
+               ? "the kernel OOM killer's" : "lmkd's kill", (unsigned long long)x->joined_line);
+        if (x->joined_gap_ms >= 0)
+            printf(", %.1f s apart", (double)x->joined_gap_ms / 1e3);
+        printf(")");
+        if (x->lmkd != MDL_LMKD_NONE)
+            printf(", lmkd's reason %s", mdl_lmkd_reason_name(x->lmkd));
+        if (x->swap_kb >= 0)
+            printf(", %lldkB swap", (long long)x->swap_kb);
+    }
     if (x->states[0])
         printf(", states %s", x->states);
     if (x->lifetime_max_kb >= 0)
@@ -359,8 +423,12 @@ static void print_text(const item *it, const rpl_verdict *v, int first, size_t c
     printf("  class:     %s (%s)\n", v->cls, v->evidence);
     if (v->matched_stage[0])
         printf("  stage:     %s\n", v->matched_stage);
+    else if (v->matched)
+        printf("  stage:     no stage running\n");
     else
         printf("  stage:     - (no matching trace)\n");
+    if (v->matched && v->matched_on[0])
+        printf("  matched:   the trace's exit, on %s\n", v->matched_on);
     printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v->supports, v->missing,
            v->recovery);
 }
@@ -379,7 +447,8 @@ static int same_record(const item *a, const item *b, const rpl_verdict *va,
            strcmp(x->description, y->description) == 0 &&
            strcmp(x->subreason, y->subreason) == 0 && strcmp(a->source, b->source) == 0 &&
            va->kind == vb->kind && strcmp(va->evidence, vb->evidence) == 0 &&
-           strcmp(va->matched_stage, vb->matched_stage) == 0;
+           strcmp(va->matched_stage, vb->matched_stage) == 0 && va->rec == vb->rec &&
+           va->matched == vb->matched && x->joined_line == 0 && y->joined_line == 0;
 }
 
 /* The verdicts as one JSON document on stdout (arr is taken; failed: an

@@ -17,6 +17,7 @@ static const int exit_of[RPL_CLASS_COUNT] = {
     [RPL_CLASS_NATIVE_CRASH] = MDL_EXIT_NATIVE_CRASH,
     [RPL_CLASS_ANR] = MDL_EXIT_ANR,
     [RPL_CLASS_WATCHDOG] = MDL_EXIT_WATCHDOG,
+    [RPL_CLASS_KERNEL_OOM] = -1,
     [RPL_CLASS_OTHER] = -1,
     [RPL_CLASS_UNKNOWN] = -1,
 };
@@ -27,7 +28,7 @@ const char *rpl_class_name(rpl_class c)
         return "?";
     if (exit_of[c] >= 0)
         return mdl_exit_name((mdl_exit)exit_of[c]);
-    return c == RPL_CLASS_OTHER ? "other" : "unknown";
+    return c == RPL_CLASS_KERNEL_OOM ? "kernel_oom" : c == RPL_CLASS_OTHER ? "other" : "unknown";
 }
 
 rpl_class rpl_class_of_exit(mdl_exit x)
@@ -50,7 +51,8 @@ rpl_class rpl_class_parse(const char *s, int any_case)
 
 int rpl_class_is_memory(rpl_class c)
 {
-    return c == RPL_CLASS_LOW_MEMORY || c == RPL_CLASS_SYSTEM_RECLAIM;
+    return c == RPL_CLASS_LOW_MEMORY || c == RPL_CLASS_SYSTEM_RECLAIM ||
+           c == RPL_CLASS_KERNEL_OOM;
 }
 
 /* Each recovery: the verdict's sentence, and the drill's short form
@@ -91,6 +93,26 @@ static const struct {
          "the app holds; count them in the plan, and use a smaller model (or fewer mapped "
          "layers) on this device",
          NULL},
+    [RPL_REC_SWAP_LOW] =
+        {"lmkd killed because swap (zram) was nearly full: it fills with anonymous memory, the "
+         "heaps, the KV cache and copied weights; hold less of it (map the weights rather than "
+         "copy them, a smaller or quantised KV cache) and release what is idle",
+         NULL},
+    [RPL_REC_CACHED] =
+        {"lmkd's low-memory kill takes cached apps only: the app was in the background and not "
+         "visible; release models when the app goes to the background, and restore state on "
+         "relaunch",
+         NULL},
+    [RPL_REC_KERNEL_OOM] =
+        {"the kernel's OOM killer ran, not lmkd: memory ran out faster than lmkd could free it "
+         "(an allocation burst, or lmkd not keeping up); cut the peak of one step (load and "
+         "prepare in pieces, never two working sets at once), not only the memory held",
+         NULL},
+    [RPL_REC_ISOLATED] =
+        {"an isolated process (a sandboxed WebView renderer or an isolated service) died, not "
+         "the app, which lives on: look at what that process held (its page, its service's "
+         "work); the model's memory in the app's process is not the cause",
+         NULL},
 };
 
 /* lmkd's reasons that mean the phone thrashed or stalled on memory: the
@@ -124,17 +146,60 @@ rpl_recovery rpl_recovery_of(rpl_class c)
         [RPL_CLASS_NATIVE_CRASH] = RPL_REC_ISOLATE_DELEGATE,
         [RPL_CLASS_ANR] = RPL_REC_OFF_MAIN_THREAD,
         [RPL_CLASS_WATCHDOG] = RPL_REC_OUT_OF_LAUNCH,
+        [RPL_CLASS_KERNEL_OOM] = RPL_REC_KERNEL_OOM,
         [RPL_CLASS_OTHER] = RPL_REC_NOT_MEMORY,
         [RPL_CLASS_UNKNOWN] = RPL_REC_COLLECT_EVIDENCE,
     };
     return (unsigned)c < RPL_CLASS_COUNT ? of[c] : RPL_REC_COLLECT_EVIDENCE;
 }
 
-rpl_recovery rpl_recovery_fitting(rpl_class c, int startup)
+
+/* lmkd's reason as the record names it: the kill line's (x->lmkd), or a
+ * trace's "lmkd: REASON" description. */
+static mdl_lmkd_reason lmkd_reason_of(const rpl_exit *x)
 {
-    if (c == RPL_CLASS_LOW_MEMORY && startup)
-        return RPL_REC_START_UP;
-    if (c == RPL_CLASS_OTHER)
-        return RPL_REC_COLLECT_EVIDENCE; /* the drill's choices have no "not memory" */
+    mdl_lmkd_reason r = MDL_LMKD_NONE;
+    if (x->lmkd != MDL_LMKD_NONE)
+        return x->lmkd;
+    if (strncmp(x->description, "lmkd: ", 6) == 0 &&
+        mdl_lmkd_reason_parse(x->description + 6, &r) != SIM_OK)
+        r = MDL_LMKD_NONE;
+    return r;
+}
+
+rpl_recovery rpl_advise(rpl_class c, const rpl_exit *x, int started)
+{
+    if (rpl_exit_isolated(x))
+        return RPL_REC_ISOLATED;
+    if (started == 0 && (c == RPL_CLASS_LOW_MEMORY || c == RPL_CLASS_KERNEL_OOM))
+        return RPL_REC_START_UP; /* a background kill (system_reclaim) is not the start's */
+    if (c == RPL_CLASS_KERNEL_OOM)
+        return RPL_REC_KERNEL_OOM;
+    if (rpl_class_is_memory(c)) {
+        mdl_lmkd_reason r = lmkd_reason_of(x);
+        if (rpl_lmkd_thrashed(mdl_lmkd_reason_name(r)))
+            return RPL_REC_THRASHING;
+        if (r == MDL_LMKD_LOW_MEM_AND_SWAP || r == MDL_LMKD_LOW_MEM_AND_SWAP_UTIL)
+            return RPL_REC_SWAP_LOW;
+        if (r == MDL_LMKD_LOW_MEM)
+            return RPL_REC_CACHED;
+        if (strstr(x->description, "stuck in direct reclaim") != NULL)
+            return RPL_REC_THRASHING; /* DIRECT_RECL_STUCK (Android 15): a stall */
+        if (strcmp(x->cause, "fc-thrashing") == 0 ||
+            strcmp(x->cause, "vm-compressor-thrashing") == 0)
+            return RPL_REC_THRASHING;
+    }
     return rpl_recovery_of(c);
+}
+
+rpl_recovery rpl_recovery_fitting(rpl_class c, const rpl_exit *x, int started)
+{
+    rpl_recovery r = rpl_advise(c, x, started);
+    if (r < RPL_REC_DRILL_CHOICES)
+        return r;
+    if (r == RPL_REC_CACHED)
+        return RPL_REC_RELEASE_IN_BACKGROUND;
+    if (r == RPL_REC_THRASHING || r == RPL_REC_SWAP_LOW || r == RPL_REC_KERNEL_OOM)
+        return RPL_REC_RELEASE_IDLE;
+    return RPL_REC_COLLECT_EVIDENCE; /* the drill's choices have no "not memory" */
 }

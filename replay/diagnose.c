@@ -8,7 +8,7 @@
  * fields are found by their known keys, and a value runs to the next known
  * key.  An lmkd kill line is found by its "Kill '" / "Killing '" prefix;
  * its field list differs by version, so each field is looked for by name. */
-#include "replay.h"
+#include "exits_int.h"
 
 #include <ctype.h>
 #include <stdlib.h>
@@ -21,7 +21,7 @@ const char *rpl_reason_name(int code) { return mdl_aei_reason_name(code); }
 
 /* ------------------------------------------------------------ values */
 
-static void copy_text(char *dst, const char *s, size_t n)
+void rpl__copy_text(char *dst, const char *s, size_t n)
 {
     size_t k = 0;
     for (; k < n && k + 1 < RPL_TEXT_MAX; k++)
@@ -29,7 +29,7 @@ static void copy_text(char *dst, const char *s, size_t n)
     dst[k] = '\0';
 }
 
-static int parse_int(const char *s, size_t n, int64_t *out)
+int rpl__parse_int(const char *s, size_t n, int64_t *out)
 {
     size_t k = 0;
     int neg = 0;
@@ -85,7 +85,7 @@ static int64_t parse_size_kb(const char *s, size_t n)
 }
 
 /* Days from 1970-01-01 to y-m-d (proleptic Gregorian). */
-static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
+int64_t rpl__days_from_civil(int64_t y, unsigned m, unsigned d)
 {
     y -= m <= 2;
     int64_t era = (y >= 0 ? y : y - 399) / 400;
@@ -105,7 +105,7 @@ int64_t rpl__timestamp_ms(const char *s, size_t n)
     size_t k = 0;
     while (k < n && isdigit((unsigned char)s[k]))
         k++;
-    if (k == n && n >= 10 && parse_int(s, n, &v))
+    if (k == n && n >= 10 && rpl__parse_int(s, n, &v))
         return v; /* epoch ms */
     int Y, M, D, h, mi, sec, ms = 0, used = 0;
     char buf[64];
@@ -136,7 +136,7 @@ int64_t rpl__timestamp_ms(const char *s, size_t n)
     }
     if (M < 1 || M > 12 || D < 1 || D > 31 || h > 23 || mi > 59 || sec > 60)
         return -1;
-    int64_t days = days_from_civil(Y, (unsigned)M, (unsigned)D);
+    int64_t days = rpl__days_from_civil(Y, (unsigned)M, (unsigned)D);
     return ((days * 24 + h) * 60 + mi - zone) * 60000 + (int64_t)sec * 1000 + ms;
 }
 
@@ -147,7 +147,7 @@ static void copy_word(char *dst, const char *v, size_t n)
     size_t e = 0;
     while (e < n && v[e] != ' ')
         e++;
-    copy_text(dst, v, e);
+    rpl__copy_text(dst, v, e);
 }
 
 /* ----------------------------------------------------------- dumpsys */
@@ -199,24 +199,24 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 found++;
                 switch (key) {
                 case 0: x->timestamp_ms = rpl__timestamp_ms(v, vn); break;
-                case 1: if (parse_int(v, vn, &num)) x->pid = num; break;
-                case 2: if (parse_int(v, vn, &num) && num >= 0) x->uid = num; break;
-                case 8: copy_text(x->subreason, v, vn); break;
+                case 1: if (rpl__parse_int(v, vn, &num)) x->pid = num; break;
+                case 2: if (rpl__parse_int(v, vn, &num) && num >= 0) x->uid = num; break;
+                case 8: rpl__copy_text(x->subreason, v, vn); break;
                 case 16: copy_word(x->package, v, vn); break;
                 case 6:
                 case 17: copy_word(x->process, v, vn); break;
-                case 7: if (parse_int(v, vn, &num) && num >= 0 && num < 1000)
+                case 7: if (rpl__parse_int(v, vn, &num) && num >= 0 && num < 1000)
                         x->reason_code = (int)num;
                     break;
-                case 9: if (parse_int(v, vn, &num) && num > INT32_MIN && num < INT32_MAX)
+                case 9: if (rpl__parse_int(v, vn, &num) && num > INT32_MIN && num < INT32_MAX)
                         x->has_status = 1, x->status = (int)num;
                     break;
-                case 10: if (parse_int(v, vn, &num) && num >= 0 && num < 100000)
+                case 10: if (rpl__parse_int(v, vn, &num) && num >= 0 && num < 100000)
                         x->has_importance = 1, x->importance = (int)num;
                     break;
                 case 11: x->pss_kb = parse_size_kb(v, vn); break;
                 case 12: x->rss_kb = parse_size_kb(v, vn); break;
-                case 13: copy_text(x->description, v, vn); break;
+                case 13: rpl__copy_text(x->description, v, vn); break;
                 case 18:
                 case 19: copy_word(x->app_version, v, vn); break;
                 default: break;
@@ -246,60 +246,17 @@ void rpl__exit_init(rpl_exit *x, rpl_source src, uint64_t line)
     x->line = line;
     x->priority = -1;
     x->lifetime_max_kb = x->free_kb = x->compressor_kb = -1;
+    x->lmkd = MDL_LMKD_NONE;
+    x->swap_kb = x->yearless_ms = x->joined_gap_ms = -1;
 }
 
-/* ------------------------------------------------------------- lmkd */
-
-static const char *find(const char *s, size_t n, const char *what)
+const char *rpl__find(const char *s, size_t n, const char *what)
 {
     size_t w = strlen(what);
     for (size_t i = 0; i + w <= n; i++)
         if (memcmp(s + i, what, w) == 0)
             return s + i;
     return NULL;
-}
-
-/* "Kill 'PROCESS' (PID), uid U, oom_score_adj A to free N kB rss ...; reason: ..."
- * and the older "Killing 'PROCESS' (PID), uid U, adj A ... to free NkB ...". */
-static int read_lmkd(const char *s, size_t n, uint64_t line, rpl_exit *x)
-{
-    const char *k = find(s, n, "Kill '");
-    size_t skip = 6;
-    if (k == NULL) {
-        k = find(s, n, "Killing '");
-        skip = 9;
-    }
-    if (k == NULL)
-        return 0;
-    const char *p = k + skip, *end = s + n;
-    const char *q = memchr(p, '\'', (size_t)(end - p));
-    if (q == NULL)
-        return 0;
-    rpl__exit_init(x, RPL_LMKD, line);
-    copy_text(x->process, p, (size_t)(q - p));
-    int64_t v;
-    const char *pid = find(q, (size_t)(end - q), "(");
-    if (pid != NULL && parse_int(pid + 1, (size_t)(end - pid - 1), &v))
-        x->pid = v;
-    const char *uid = find(q, (size_t)(end - q), "uid ");
-    if (uid != NULL && parse_int(uid + 4, (size_t)(end - uid - 4), &v) && v >= 0)
-        x->uid = v;
-    const char *adj = find(q, (size_t)(end - q), "oom_score_adj ");
-    size_t al = 14;
-    if (adj == NULL) {
-        adj = find(q, (size_t)(end - q), "adj ");
-        al = 4;
-    }
-    if (adj != NULL && parse_int(adj + al, (size_t)(end - adj) - al, &v) && v >= -1000 &&
-        v <= 1001)
-        x->has_adj = 1, x->adj = (int)v;
-    const char *fr = find(q, (size_t)(end - q), "to free ");
-    if (fr != NULL && parse_int(fr + 8, (size_t)(end - fr - 8), &v) && v >= 0)
-        x->rss_kb = v;
-    const char *why = find(q, (size_t)(end - q), "reason: ");
-    if (why != NULL)
-        copy_text(x->description, why + 8, (size_t)(end - why - 8));
-    return 1;
 }
 
 /* ----------------------------------------------------------- records */
@@ -326,9 +283,9 @@ int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **o
         while (tn > 0 && (t[tn - 1] == '\r' || t[tn - 1] == ' '))
             tn--;
         int header = tn >= 21 && memcmp(t, "ApplicationExitInfo #", 21) == 0;
-        const char *one = find(t, tn, "ApplicationExitInfo(");
+        const char *one = rpl__find(t, tn, "ApplicationExitInfo(");
         rpl_exit x;
-        int lmkd = !header && one == NULL && read_lmkd(t, tn, line, &x);
+        int lmkd = !header && one == NULL && rpl__read_kill_line(t, tn, line, &x);
         if (header || one != NULL || lmkd) {
             if (cnt == cap) {
                 if (cnt == RPL_EXITS_MAX) {
@@ -375,7 +332,8 @@ typedef struct trace_exit {
     rpl_exit record;      /* the trace's own raw exit record (its `exit` map) */
     char process[TRC_TEXT_MAX], app_version[TRC_TEXT_MAX];
     int64_t timestamp_ms; /* -1: the exit event gives none */
-    char stage[32];       /* the stage running: the last begin still open */
+    char stage[32];       /* the stage running: the last begin still open, "" none */
+    int started;          /* the process had finished starting (rpl_life_at_exit) */
 } trace_exit;
 
 struct rpl_trace_exits {
@@ -407,6 +365,8 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
         if ((e->has & TRC_F_ERROR) && mdl_lmkd_reason_parse(e->error, &why) == SIM_OK &&
             why != MDL_LMKD_NONE)
             snprintf(x->description, sizeof x->description, "lmkd: %s", e->error);
+        if ((e->has & TRC_F_ERROR) && strcmp(e->error, "kernel_oom") == 0)
+            x->kernel_oom = 1; /* the kernel's OOM killer: the trace's own name for it */
     } else if (e->has & TRC_F_ERROR) {
         /* the report's kind, and after a colon a JetsamEvent's cause
          * ("jetsam_system:fc-thrashing") */
@@ -417,7 +377,7 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
                 x->source = RPL_IOS;
                 x->ios = (rpl_ios_report)k;
                 if (colon != NULL)
-                    copy_text(x->cause, colon + 1, strlen(colon + 1));
+                    rpl__copy_text(x->cause, colon + 1, strlen(colon + 1));
             }
     }
     if (has && (e->exit.has & TRC_X_IMPORTANCE) && e->exit.importance < 100000)
@@ -430,6 +390,8 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
         x->rss_kb = e->exit.rss_kb;
     if (has && (e->exit.has & TRC_X_TIMESTAMP_MS))
         x->timestamp_ms = e->exit.timestamp_ms;
+    if (has && (e->exit.has & TRC_X_PID))
+        x->pid = e->exit.pid;
     if (e->exit_reason == TRC_JAVA_CRASH)
         snprintf(x->description, sizeof x->description, "java.lang.OutOfMemoryError");
     /* the page model's exit: the process's oom_score_adj, as lmkd's kill line
@@ -438,14 +400,17 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
         x->has_adj = 1, x->adj = (int)e->pages[TRC_PG_ADJ];
     /* ... and lmkd's kill line, read as a logged one is */
     rpl_exit line;
-    if ((e->has & TRC_F_LOG) && read_lmkd(e->log, strlen(e->log), index, &line)) {
+    if ((e->has & TRC_F_LOG) && rpl__read_kill_line(e->log, strlen(e->log), index, &line)) {
         x->pid = line.pid;
         x->uid = line.uid;
+        if (line.lmkd != MDL_LMKD_NONE)
+            x->lmkd = line.lmkd;
+        x->swap_kb = line.swap_kb;
         if (line.has_adj)
             x->has_adj = 1, x->adj = line.adj;
     }
     if (e->has & TRC_F_PROCESS)
-        copy_text(x->process, e->process, strlen(e->process));
+        rpl__copy_text(x->process, e->process, strlen(e->process));
 }
 
 int rpl_exit_isolated(const rpl_exit *x)
@@ -460,23 +425,45 @@ static void fill_exit(trace_exit *x, const trc_event *e, uint64_t idx, const cha
                       const char *version)
 {
     rpl_exit_of_event(e, idx, &x->record);
-    copy_text(x->record.process, process, strlen(process));
+    rpl__copy_text(x->record.process, process, strlen(process));
     memcpy(x->process, process, TRC_TEXT_MAX);
     memcpy(x->app_version, version, TRC_TEXT_MAX);
     x->timestamp_ms = x->record.timestamp_ms;
 }
 
-/* The stage running at an exit: the most recent begin still open, else
- * the last stage seen. */
-static void stage_running(trc_pairs *p, const char *last_stage, char *out, size_t n)
+void rpl_life_init(rpl_life *l)
+{
+    l->from = 0;
+    l->ran_request = 0;
+    l->last_end_us = -1;
+}
+
+void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
+{
+    if (!(e->has & TRC_F_KIND))
+        return;
+    if (e->kind == TRC_BEGIN && e->stage == TRC_INFERENCE)
+        l->ran_request = 1;
+    else if (e->kind == TRC_END)
+        l->last_end_us = e->time_us;
+    else if (e->kind == TRC_EXIT_EVENT) {
+        rpl_life_init(l);
+        l->from = index + 1;
+    }
+}
+
+int rpl_life_at_exit(const rpl_life *l, trc_pairs *open, const trc_event *e, char *stage,
+                     size_t n)
 {
     size_t nu = 0;
-    const trc_unpaired *u = trc_pairs_report(p, &nu);
+    const trc_unpaired *u = trc_pairs_report(open, &nu);
     const trc_unpaired *best = NULL;
-    for (size_t k = 0; k < nu; k++)
-        if (!u[k].is_end && (best == NULL || u[k].index > best->index))
+    for (size_t k = 0; k < nu; k++) /* a begin of an earlier life died with it */
+        if (!u[k].is_end && u[k].index >= l->from && (best == NULL || u[k].index > best->index))
             best = &u[k];
-    snprintf(out, n, "%s", best != NULL ? trc_stage_name(best->stage) : last_stage);
+    snprintf(stage, n, "%s", best != NULL ? trc_stage_name(best->stage) : "");
+    return l->ran_request || (best == NULL && l->last_end_us >= 0 &&
+                              l->last_end_us < e->time_us);
 }
 
 int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err)
@@ -494,8 +481,10 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
     }
     size_t cap = 0;
     trc_event e;
-    char process[TRC_TEXT_MAX] = "", version[TRC_TEXT_MAX] = "", last_stage[32] = "";
+    char process[TRC_TEXT_MAX] = "", version[TRC_TEXT_MAX] = "";
     int rc;
+    rpl_life life;
+    rpl_life_init(&life);
     while ((rc = trc_next(r, &e, err)) == 1) {
         uint64_t idx = trc_events_read(r) - 1;
         if (e.has & TRC_F_PROCESS)
@@ -505,8 +494,7 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
         if ((rc = trc_pairs_add(p, &e, idx, err)) != SIM_OK)
             break;
         if (e.kind != TRC_EXIT_EVENT || !(e.has & TRC_F_KIND)) {
-            if (e.stage != TRC_EXIT)
-                snprintf(last_stage, sizeof last_stage, "%s", trc_stage_name(e.stage));
+            rpl_life_event(&life, &e, idx);
             continue;
         }
         if (t->n == cap) {
@@ -524,8 +512,10 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
             t->v = nv;
             cap = nc;
         }
-        fill_exit(&t->v[t->n++], &e, idx, process, version);
-        stage_running(p, last_stage, t->v[t->n - 1].stage, sizeof t->v[t->n - 1].stage);
+        trace_exit *x = &t->v[t->n++];
+        fill_exit(x, &e, idx, process, version);
+        x->started = rpl_life_at_exit(&life, p, &e, x->stage, sizeof x->stage);
+        rpl_life_event(&life, &e, idx); /* the next life starts anew */
     }
     trc_pairs_destroy(p);
     trc_close(r);
@@ -713,35 +703,108 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
     int bg = x->has_importance && x->importance >= 400;
     if (x->source == RPL_IOS)
         return classify_ios(x, v, level);
+    char name[41];
+    rpl__utf8_copy(name, sizeof name, x->process);
+    if (x->source == RPL_KERNEL) {
+        snprintf(v->supports, sizeof v->supports, "the kernel's OOM killer killed %s (pid %lld): "
+                 "lmkd did not free memory in time", name, (long long)x->pid);
+        return RPL_CLASS_KERNEL_OOM;
+    }
     if (x->source == RPL_LMKD) {
-        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s",
-                 x->process, x->adj, x->has_adj ? "" : " (adj not given)");
+        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s%s%s",
+                 name, x->adj, x->has_adj ? "" : " (adj not given)",
+                 x->lmkd != MDL_LMKD_NONE ? ", reason " : "",
+                 x->lmkd != MDL_LMKD_NONE ? mdl_lmkd_reason_name(x->lmkd) : "");
         return x->has_adj && x->adj >= 700 ? RPL_CLASS_SYSTEM_RECLAIM : RPL_CLASS_LOW_MEMORY;
     }
-    return classify_exit_info(x, v, level, bg);
+    rpl_class c = classify_exit_info(x, v, level, bg);
+    if (x->kernel_oom && rpl_class_is_memory(c)) {
+        c = RPL_CLASS_KERNEL_OOM;
+        *level = 1;
+        snprintf(v->supports, sizeof v->supports, "SIGNALED with status 9 and the kernel's OOM "
+                 "killer named for it: lmkd did not free memory in time");
+    }
+    if (x->joined_line > 0 && rpl_class_is_memory(c)) {
+        /* the kill line is the system's own account of the same death */
+        char gap[48] = "the line has no time";
+        if (x->joined_gap_ms >= 0)
+            snprintf(gap, sizeof gap, "%.1f s apart", (double)x->joined_gap_ms / 1e3);
+        size_t used = strlen(v->supports);
+        snprintf(v->supports + used, sizeof v->supports - used, "; %s line %llu, the same pid "
+                 "(%s)%s%s", x->joined_source == RPL_KERNEL ? "the kernel's OOM kill" :
+                 "lmkd's kill", (unsigned long long)x->joined_line, gap,
+                 x->lmkd != MDL_LMKD_NONE ? ": " : "",
+                 x->lmkd != MDL_LMKD_NONE ? mdl_lmkd_reason_name(x->lmkd) : "");
+        *level = 2;
+    }
+    return c;
 }
 
-/* The trace's exit of the same process and version within the window. */
-static const trace_exit *match(const rpl_exit *x, const rpl_trace_exits *t)
+/* How a record's time compares with a trace exit's: 1 within the window;
+ * 2 a whole number of quarter hours apart within the window (the record
+ * printed in the phone's zone, the trace on UTC: a zone offset, up to
+ * 14 h, as zones are); 0 neither, or a time not known. */
+static int times_agree(int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0)
+        return 0;
+    int64_t d = a > b ? a - b : b - a;
+    if (d <= RPL_MATCH_WINDOW_MS)
+        return 1;
+    const int64_t q = 15 * 60000;
+    int64_t off = (d + q / 2) / q * q;
+    return d <= 14 * 3600000LL && (d > off ? d - off : off - d) <= RPL_MATCH_WINDOW_MS ? 2 : 0;
+}
+
+/* How well a trace exit e fits record x: -1 not at all, else the lower the
+ * better (the distance in time, from the zone offset when it is one); *on:
+ * what it matched on. */
+static int64_t fit(const rpl_exit *x, const trace_exit *e, const char **on)
+{
+    int when = times_agree(x->timestamp_ms, e->timestamp_ms);
+    int64_t d = x->timestamp_ms - e->timestamp_ms, q = 15 * 60000;
+    d = d < 0 ? -d : d;
+    d = when == 2 ? d - (d + q / 2) / q * q : d;
+    d = d < 0 ? -d : d;
+    if (x->pid >= 0 && e->record.pid >= 0) {
+        int timed = x->timestamp_ms >= 0 && e->timestamp_ms >= 0;
+        if (x->pid != e->record.pid || (timed && when == 0))
+            return -1; /* another process, or the same pid at another time: reused */
+        *on = !timed ? "pid (a time is not given)"
+              : when == 1 ? "pid and time"
+                          : "pid and time (a whole number of quarter hours apart: the record's "
+                            "clock is the phone's time zone)";
+        return timed ? d : 0;
+    }
+    if (when != 1)
+        return -1;
+    *on = "time (no pid on one side)";
+    return d;
+}
+
+/* The trace's exit of the same death, the nearest in time: by pid when
+ * both give one (and then the time, within the window or a zone apart,
+ * when both give one), else by time within the window; the process and
+ * the version agree when both sides give them.  *on: what it matched on. */
+static const trace_exit *match(const rpl_exit *x, const rpl_trace_exits *t, const char **on)
 {
     const trace_exit *m = NULL;
+    int64_t best = -1;
+    *on = "";
     if (x->jetsam_event && x->cause[0] == '\0')
         return NULL; /* a JetsamEvent that did not kill the process records no death */
     /* a JetsamEvent writes names cut to 32 characters */
     size_t cut = x->jetsam_event ? 32 : sizeof x->process;
-    for (size_t k = 0; t != NULL && k < t->n && m == NULL; k++) {
+    for (size_t k = 0; t != NULL && k < t->n; k++) {
         const trace_exit *e = &t->v[k];
         if (e->process[0] && x->process[0] && strncmp(e->process, x->process, cut) != 0)
             continue;
         if (e->app_version[0] && x->app_version[0] && strcmp(e->app_version, x->app_version) != 0)
             continue; /* another version of the app: not this timeline */
-        if (x->timestamp_ms < 0 || e->timestamp_ms < 0)
-            continue;
-        int64_t d = x->timestamp_ms - e->timestamp_ms;
-        if (d < 0)
-            d = -d;
-        if (d <= RPL_MATCH_WINDOW_MS)
-            m = e;
+        const char *how = "";
+        int64_t f = fit(x, e, &how);
+        if (f >= 0 && (best < 0 || f < best))
+            m = e, best = f, *on = how;
     }
     return m;
 }
@@ -788,27 +851,37 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
 {
     memset(v, 0, sizeof *v);
+    v->matched_on = "";
     int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
     rpl_class cls = classify(x, v, &level);
-    const trace_exit *m = match(x, t);
+    const char *on = "";
+    const trace_exit *m = match(x, t, &on);
     if (m != NULL) {
         v->matched = 1;
+        v->matched_on = on;
         snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
         /* SIGNALED 9 stays "supported" even when it matches: it does not
          * name memory (docs/traces.md "oomsim diagnose") */
-        if (level == 1 && !(x->source == RPL_EXIT_INFO && x->reason_code == 2))
+        if (level == 1 && (!(x->source == RPL_EXIT_INFO && x->reason_code == 2) ||
+                           cls == RPL_CLASS_KERNEL_OOM))
             level = 2;
     }
     v->kind = cls;
     v->cls = rpl_class_name(cls);
     v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     missing(x, t, m, cls, v);
-    /* the conservative action for the class (docs/model.md "Recovery") */
-    v->rec = rpl_recovery_of(cls);
-    if (strncmp(x->description, "lmkd: ", 6) == 0 &&
-        rpl_lmkd_thrashed(x->description + 6))
-        v->rec = RPL_REC_THRASHING;
-    if (strcmp(x->cause, "fc-thrashing") == 0 || strcmp(x->cause, "vm-compressor-thrashing") == 0)
-        v->rec = RPL_REC_THRASHING;
+    /* the one source of advice (docs/model.md "Recovery"): the stage and
+     * the start from the matching timeline, when there is one */
+    v->started = m != NULL ? m->started : -1;
+    v->rec = rpl_advise(cls, x, v->started);
+    v->recovery = rpl_recovery_text(v->rec);
+}
+
+void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, rpl_verdict *v)
+{
+    rpl_diagnose(x, NULL, v);
+    snprintf(v->matched_stage, sizeof v->matched_stage, "%s", stage);
+    v->started = started;
+    v->rec = rpl_advise(v->kind, x, v->started);
     v->recovery = rpl_recovery_text(v->rec);
 }

@@ -36,8 +36,8 @@ void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pic
 {
     const tell_death *d = &t->deaths[0];
     rpl_verdict v;
-    rpl_diagnose(&d->record, NULL, &v);
-    rpl_recovery right = rpl_recovery_fitting(v.kind, d->startup);
+    rpl__verdict(d, &v);
+    rpl_recovery right = rpl_recovery_fitting(v.kind, &d->record, v.started);
     sim_text_printf(&t->out, "%s\n", a2);
     int ok1 = rpl_class_parse(a1, 1) == v.kind;
     int ok2 = pick == (unsigned)right + 1;
@@ -48,7 +48,7 @@ void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pic
                     d->stage, d->why, v.supports);
     sim_text_printf(&t->out, "2. %u) %s (%s). %s.\n", (unsigned)right + 1,
                     rpl_recovery_choice(right), ok2 ? "right" : "your answer was not it",
-                    rpl__advice(d, &v));
+                    v.recovery);
     sim_text_printf(&t->out, "score: %d of 2\n", ok1 + ok2);
 }
 

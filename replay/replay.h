@@ -56,7 +56,7 @@ void rpl_replay_free(mdl_replay *r);
 /* An exit record read from `dumpsys activity exit-info` output (its
  * multi-line and one-line toString layouts) or an lmkd kill line
  * (docs/on-call.md). */
-typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD, RPL_IOS } rpl_source;
+typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD, RPL_IOS, RPL_KERNEL } rpl_source;
 
 /* The report iOS writes (RPL_IOS records): a JetsamEvent with reason
  * per-process-limit or vm-pageshortage, a watchdog termination
@@ -98,7 +98,21 @@ typedef struct rpl_exit {
     int priority;                   /* its band (`priority`), -1 when not given */
     int64_t lifetime_max_kb;        /* its `lifetimeMax` pages, in kB; -1 when not given */
     int64_t free_kb, compressor_kb; /* memoryStatus: free pages, compressorSize; -1: none */
+    /* Android's kill lines (lmkd's, the kernel's OOM killer's), read or joined */
+    mdl_lmkd_reason lmkd;           /* lmkd's reason, from its words; NONE: not named */
+    int kernel_oom;                 /* the kernel's OOM killer ended it */
+    int64_t swap_kb;                /* lmkd: "kB swap" freed; -1: not given */
+    int64_t yearless_ms;            /* a logcat time without its year (RPL_YEARLESS); -1 */
+    uint64_t joined_line;           /* an exit-info record: the kill line joined to it (0) */
+    rpl_source joined_source;       /* ... and whose line it is (RPL_LMKD, RPL_KERNEL) */
+    int64_t joined_gap_ms;          /* how far apart in time they were; -1: not known */
 } rpl_exit;
+
+/* A logcat time without its year ("12-04 10:23:45.678"): month, day and
+ * milliseconds of the day as ((month * 32 + day) * 86400000 + ms). */
+#define RPL_YEARLESS(month, day, ms) (((int64_t)(month) * 32 + (day)) * 86400000 + (ms))
+/* The UTC milliseconds of a yearless time in the year nearest to near_ms. */
+int64_t rpl_yearless_near(int64_t yearless_ms, int64_t near_ms);
 
 /* Reads every exit record in data[0..len) (a dumpsys dump, a log with lmkd
  * lines, or both), in order.  Lines that are neither are skipped.  Returns
@@ -107,6 +121,14 @@ typedef struct rpl_exit {
 #define RPL_EXITS_MAX 100000
 int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
                     sim_error *err);
+
+/* Joins each kill line (RPL_LMKD, RPL_KERNEL) to the exit-info record of
+ * the same pid within RPL_JOIN_WINDOW_MS (or, a time not being known on one
+ * side, the only record of that pid): one death, whose record takes the
+ * line's evidence (joined_line, lmkd, kernel_oom) while the line leaves
+ * the list.  Returns the new count; the order is kept. */
+#define RPL_JOIN_WINDOW_MS 5000
+size_t rpl_exits_join(rpl_exit *v, size_t n);
 
 /* A JetsamEvent report (`.ips`, bug_type "298": a one-line JSON header,
  * then the report) as exit records (replay/ips.c): the entry of `process`
@@ -133,8 +155,9 @@ void rpl__exit_init(rpl_exit *x, rpl_source src, uint64_t line);
  * classes of the model's deaths are named as mdl_exit_name names them. */
 typedef enum rpl_class {
     RPL_CLASS_LOW_MEMORY = 0, RPL_CLASS_SYSTEM_RECLAIM, RPL_CLASS_JAVA_CRASH,
-    RPL_CLASS_NATIVE_CRASH, RPL_CLASS_ANR, RPL_CLASS_WATCHDOG, RPL_CLASS_OTHER,
-    RPL_CLASS_UNKNOWN, RPL_CLASS_COUNT
+    RPL_CLASS_NATIVE_CRASH, RPL_CLASS_ANR, RPL_CLASS_WATCHDOG,
+    RPL_CLASS_KERNEL_OOM, /* the kernel's OOM killer (mark_victim), not lmkd */
+    RPL_CLASS_OTHER, RPL_CLASS_UNKNOWN, RPL_CLASS_COUNT
 } rpl_class;
 /* "low_memory" ... "unknown"; "?" past the table. */
 const char *rpl_class_name(rpl_class c);
@@ -142,7 +165,7 @@ const char *rpl_class_name(rpl_class c);
 rpl_class rpl_class_parse(const char *s, int any_case);
 /* The class of a model's death. */
 rpl_class rpl_class_of_exit(mdl_exit x);
-/* low_memory and system_reclaim: the kills for memory. */
+/* low_memory, system_reclaim and kernel_oom: the kills for memory. */
 int rpl_class_is_memory(rpl_class c);
 
 /* The recovery a death calls for, ordered as the drill offers the first
@@ -158,6 +181,10 @@ typedef enum rpl_recovery {
     RPL_REC_COLLECT_EVIDENCE,      /* unknown */
     RPL_REC_NOT_MEMORY,            /* other */
     RPL_REC_THRASHING,             /* lmkd killed for the page cache thrashing */
+    RPL_REC_SWAP_LOW,              /* lmkd killed for swap running out */
+    RPL_REC_CACHED,                /* lmkd's low-memory kill of a cached app */
+    RPL_REC_KERNEL_OOM,            /* the kernel's OOM killer, not lmkd */
+    RPL_REC_ISOLATED,              /* an isolated process died, not the app */
     RPL_REC_COUNT
 } rpl_recovery;
 #define RPL_REC_DRILL_CHOICES 8
@@ -169,9 +196,35 @@ int rpl_lmkd_thrashed(const char *reason);
 const char *rpl_recovery_choice(rpl_recovery r);
 /* The recovery a class calls for. */
 rpl_recovery rpl_recovery_of(rpl_class c);
-/* The drill's right choice for a death of class c (startup: before any
- * request ran). */
-rpl_recovery rpl_recovery_fitting(rpl_class c, int startup);
+/* The one source of advice, which `diagnose` and `explain` both call: the
+ * recovery a death of class c with record x calls for, from lmkd's reason
+ * or XNU's cause when the record names one, the process (an isolated one
+ * does not end the app), and whether the process had finished starting
+ * (started: 1 yes, 0 no, -1 not known: no timeline). */
+rpl_recovery rpl_advise(rpl_class c, const rpl_exit *x, int started);
+/* One life of a process in a timeline (from its start to its death), as
+ * `diagnose` and `explain` both follow it: where it began, whether a
+ * request ran in it, when a stage of it last ended. */
+typedef struct rpl_life {
+    uint64_t from;       /* the index of its first event */
+    int ran_request;     /* an inference began in it */
+    int64_t last_end_us; /* the last end of a stage in it, -1: none */
+} rpl_life;
+void rpl_life_init(rpl_life *l);
+/* Follows event `index` (after trc_pairs_add on it); an exit ends the life. */
+void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index);
+/* At an exit event (before rpl_life_event on it): the stage running, that
+ * is begun in this life and not ended ("" when none: the samples after a
+ * stage ended do not carry it on), into stage[n]; returns whether the
+ * process had finished starting: a request ran, or no stage runs and one
+ * ended before this instant (a death at the very end of a load is still
+ * the start's). */
+int rpl_life_at_exit(const rpl_life *l, trc_pairs *open, const trc_event *e, char *stage,
+                     size_t n);
+/* The drill's right choice for a death of class c with record x
+ * (started as rpl_advise takes it): the advice, or the drill's choice
+ * nearest to it. */
+rpl_recovery rpl_recovery_fitting(rpl_class c, const rpl_exit *x, int started);
 
 /* The diagnosis of one record: class and evidence level (docs/on-call.md),
  * the stage of the trace running at the exit, what is supported, what is
@@ -183,6 +236,8 @@ typedef struct rpl_verdict {
     int matched;                  /* the record matched the trace */
     char matched_stage[32];       /* "" when none */
     char supports[256], missing[256];
+    const char *matched_on;       /* what the match used ("pid and time", ...) */
+    int started;                  /* the process had finished starting (-1: not known) */
     rpl_recovery rec;
     const char *recovery;         /* its sentence: rpl_recovery_text(rec) */
 } rpl_verdict;
@@ -211,6 +266,11 @@ int rpl_exit_isolated(const rpl_exit *x);
 size_t rpl_trace_exits_count(const rpl_trace_exits *t);
 const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k);
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v);
+/* The verdict on a death told from its own timeline (`explain`): the
+ * stage running at it ("" none) and whether the process had finished
+ * starting (rpl_life_at_exit); the same advice as rpl_diagnose gives on a
+ * matching trace. */
+void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, rpl_verdict *v);
 const char *rpl_reason_name(int code);
 
 /* ------------------------------------------------------------ narration */

@@ -17,6 +17,7 @@ rpl_teller *rpl_teller_create(const mdl_cell *cell, int full, int quiz)
     rpl_teller *t = calloc(1, sizeof *t);
     if (t == NULL)
         return NULL;
+    rpl_life_init(&t->life);
     sim_error err;
     sim_error_clear(&err);
     t->open = trc_pairs_create(&err);
@@ -165,7 +166,7 @@ static void flush_repeats(rpl_teller *t)
     if (t->repeats == 0)
         return;
     const tell_death *d = t->ndeaths > 0 ? &t->deaths[t->ndeaths - 1] : NULL;
-    int startup = d != NULL && d->startup;
+    int startup = d != NULL && !d->started;
     sim_text_printf(&t->out, "%10s    %6s   ... the same %s repeats %llu more time%s, every %.1f s%s", "", "",
            startup ? "start-up death" : "life and death", (unsigned long long)t->repeats,
            t->repeats == 1 ? "" : "s", (double)t->period_sum / 1e6 / (double)t->repeats,
@@ -210,7 +211,6 @@ static void end_cycle(rpl_teller *t, sim_time death)
     }
     t->prev_death = death;
     t->nlines = 0;
-    t->ran_request = 0;
     t->has_gap = 0;
 }
 
@@ -234,17 +234,6 @@ void rpl_tell_finish(rpl_teller *t)
                "");
 }
 
-/* The stage still open most recently begun (the stage running), or "". */
-static const char *running(rpl_teller *t)
-{
-    size_t n = 0;
-    const trc_unpaired *u = trc_pairs_report(t->open, &n);
-    const trc_unpaired *best = NULL;
-    for (size_t k = 0; k < n; k++)
-        if (!u[k].is_end && (best == NULL || u[k].index > best->index))
-            best = &u[k];
-    return best != NULL ? trc_stage_name(best->stage) : "";
-}
 
 #define PG(e, k) ((e)->pages_has >> (k) & 1u ? (e)->pages[k] : 0)
 
@@ -353,7 +342,10 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
     if (rpl_class_is_memory(cls)) {
         long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
         const char *where = fg ? "foreground" : "background";
-        if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM && d->xnu_pages)
+        if (cls == RPL_CLASS_KERNEL_OOM)
+            snprintf(buf, n, "counted %lld MiB; free pages ran out before lmkd freed any: the "
+                     "kernel's OOM killer (mark_victim) chose it", counted);
+        else if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM && d->xnu_pages)
             xnu_why(t, e, counted, buf, n);
         else if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM)
             snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
@@ -426,14 +418,14 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 
 static void tell_exit(rpl_teller *t, const trc_event *e)
 {
-    const char *stage = running(t);
     tell_death d;
     memset(&d, 0, sizeof d);
+    d.started = rpl_life_at_exit(&t->life, t->open, e, d.stage, sizeof d.stage);
+    rpl_life_event(&t->life, e, t->index - 1);
+    const char *stage = d.stage;
     rpl_exit_of_event(e, t->index - 1, &d.record);
     rpl_verdict v;
-    rpl_diagnose(&d.record, NULL, &v);
-    snprintf(d.stage, sizeof d.stage, "%s", stage);
-    d.startup = !t->ran_request && stage[0] != '\0' && strcmp(stage, "inference") != 0;
+    rpl__verdict(&d, &v);
     why_text(t, e, v.kind, d.why, sizeof d.why);
     if (t->quiz)
         say(t, e, "the process is gone%s%s", stage[0] ? ", during " : "", stage);
@@ -574,7 +566,6 @@ static void tell_note(rpl_teller *t, const trc_event *e)
 static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
 {
     if (e->stage == TRC_INFERENCE) {
-        t->ran_request = 1;
         unsigned a = attempt(t, e->request);
         char which[64] = "";
         if (a > 1)
@@ -639,6 +630,8 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
     if (rc != SIM_OK)
         return rc;
     int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
+    if (kind != TRC_EXIT_EVENT)
+        rpl_life_event(&t->life, e, t->index - 1);
     const char *part = (e->has & TRC_F_PART) ? e->part : "";
     if (kind == TRC_SAMPLE && (e->has & TRC_F_ERROR)) {
         tell_note(t, e);
@@ -675,11 +668,9 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
     return SIM_OK;
 }
 
-const char *rpl__advice(const tell_death *d, const rpl_verdict *v)
+void rpl__verdict(const tell_death *d, rpl_verdict *v)
 {
-    if (d->startup && rpl_class_is_memory(v->kind))
-        return rpl_recovery_text(RPL_REC_START_UP);
-    return v->recovery;
+    rpl_diagnose_told(&d->record, d->stage, d->started, v);
 }
 
 void rpl_tell_verdicts(rpl_teller *t)
@@ -700,13 +691,13 @@ void rpl_tell_verdicts(rpl_teller *t)
         if (seen)
             continue;
         rpl_verdict v;
-        rpl_diagnose(&d->record, NULL, &v);
+        rpl__verdict(d, &v);
         sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. The record supports %s (%s: "
                         "the timeline above is the evidence it needs). Recovery: %s.\n",
                         (double)d->record.timestamp_ms / 1e3, d->stage[0] ? "in " : "while idle",
                         d->stage, d->why, v.cls,
                         v.kind == RPL_CLASS_UNKNOWN ? "unconfirmed" : "confirmed here",
-                        rpl__advice(d, &v));
+                        v.recovery);
     }
     if (t->more_deaths > 0)
         sim_text_printf(&t->out, "(%llu more deaths not listed)\n",

@@ -16,7 +16,7 @@
 typedef struct tell_death {
     rpl_exit record;      /* as diagnose would read it from the trace */
     char stage[32];       /* the stage running, "" when none */
-    int startup;          /* during start-up: no request had run since the start */
+    int started;          /* the process had finished starting (rpl_life_at_exit) */
     char why[TELL_LINE_MAX]; /* the limit crossed, or what else ended it */
 } tell_death;
 
@@ -37,7 +37,7 @@ struct rpl_teller {
     /* the cycle being told: the lines since the last death */
     tell_line *lines;
     size_t nlines, cap;
-    int ran_request;       /* a request ran in this cycle */
+    rpl_life life;         /* the process's life being told */
     /* the last cycle printed, and how many times it came again since */
     tell_line *prev;
     size_t nprev, cap_prev;
@@ -56,7 +56,7 @@ struct rpl_teller {
     uint64_t more_deaths;
 };
 
-/* The advice for death d: its class's, or the start-up one. */
-const char *rpl__advice(const tell_death *d, const rpl_verdict *v);
+/* The verdict on death d: rpl_diagnose_told, the advice `diagnose` gives. */
+void rpl__verdict(const tell_death *d, rpl_verdict *v);
 
 #endif

@@ -240,9 +240,11 @@ static void death(res_chrome *c, const trc_event *e)
         const char *key;
     } x[] = {{TRC_X_REASON_CODE, "reason_code"}, {TRC_X_IMPORTANCE, "importance"},
              {TRC_X_PSS_KB, "pss_kb"},           {TRC_X_RSS_KB, "rss_kb"},
-             {TRC_X_STATUS, "status"},           {TRC_X_TIMESTAMP_MS, "timestamp_ms"}};
+             {TRC_X_STATUS, "status"},           {TRC_X_TIMESTAMP_MS, "timestamp_ms"},
+             {TRC_X_PID, "pid"}};
     const int64_t v[] = {e->exit.reason_code, e->exit.importance, e->exit.pss_kb,
-                         e->exit.rss_kb,      e->exit.status,     e->exit.timestamp_ms};
+                         e->exit.rss_kb,      e->exit.status,     e->exit.timestamp_ms,
+                         e->exit.pid};
     for (size_t k = 0; k < sizeof x / sizeof *x; k++)
         if ((e->has & TRC_F_EXIT) && (e->exit.has & x[k].bit))
             sim_text_printf(&c->out, ",\"%s\":%" PRId64, x[k].key, v[k]);

@@ -5,9 +5,14 @@
 #include <cctype>
 #include <cstring>
 #include <set>
+#include <sstream>
 #include <string>
+#include <tuple>
+
+#include <jansson.h>
 
 #include "replay/replay.h"
+#include "traces/traces.h"
 #include "shim/shim.hpp"
 
 using namespace shim;
@@ -250,7 +255,7 @@ TEST_CASE("diagnose shows its evidence, groups identical records, flags isolated
     REQUIRE(r.status == 0);
     CHECK(r.out.find("lmkd kill of com.android.chrome:sandboxed_process0, oom_score_adj 900\n"
                      "  evidence:  -, pid 4242, uid 99012, to free 4223760kB rss (the victim's "
-                     "own size), reason \"low watermark is breached\"\n"
+                     "own size), 0kB swap, reason \"low watermark is breached\"\n"
                      "  isolated:  an isolated process") == 0);
     CHECK(r.out.find("exit-info exit of com.example.app, reason 6 (ANR), importance 100 (2 "
                      "identical records, the last at 2024-04-28 19:28:47.967 UTC)\n"
@@ -328,4 +333,320 @@ TEST_CASE("diagnose and explain carry lmkd's kill reason from a generated trace"
     RunResult legacy = oomsim({"run", "background-reclaim", "-r", "4", "--format", "json"});
     REQUIRE(legacy.status == 0);
     CHECK(legacy.out.find("by_lmkd_reason") == std::string::npos);
+}
+
+namespace {
+
+// One death as a verdict names it: its class, the stage running ("" none)
+// and the recovery.
+typedef std::tuple<std::string, std::string, std::string> Told;
+
+std::set<Told> told_by_diagnose(const std::string &json_text)
+{
+    json_error_t je;
+    json_t *doc = json_loads(json_text.c_str(), 0, &je);
+    INFO(json_text);
+    REQUIRE(doc != nullptr);
+    std::set<Told> out;
+    size_t k;
+    json_t *x;
+    json_array_foreach(json_object_get(doc, "exits"), k, x) {
+        json_t *st = json_object_get(x, "matched_stage");
+        out.insert(Told(json_string_value(json_object_get(x, "class")),
+                        json_is_string(st) ? json_string_value(st) : "",
+                        json_string_value(json_object_get(x, "recovery"))));
+    }
+    json_decref(doc);
+    return out;
+}
+
+// explain's "what the evidence supports": "- the death at T s in STAGE: WHY.
+// The record supports CLASS (...). Recovery: TEXT."
+std::set<Told> told_by_explain(const std::string &text)
+{
+    std::set<Told> out;
+    size_t at = 0;
+    while ((at = text.find("\n- the death at ", at)) != std::string::npos) {
+        size_t end = text.find('\n', at + 1);
+        std::string line = text.substr(at + 1, end - at - 1);
+        at = end;
+        std::string stage;
+        size_t in = line.find(" s in ");
+        if (in != std::string::npos && in < line.find(": "))
+            stage = line.substr(in + 6, line.find(": ", in) - in - 6);
+        size_t c = line.find("The record supports ") + 20;
+        std::string cls = line.substr(c, line.find(' ', c) - c);
+        size_t r = line.find(". Recovery: ") + 12;
+        out.insert(Told(cls, stage, line.substr(r, line.size() - r - 1)));
+    }
+    return out;
+}
+
+// diagnose on a trace of scenario s's cell and explain of the same cell
+// name the same deaths alike; false when the cell does not exist.
+bool same_advice(TempDir &dir, const std::string &s, int cell)
+{
+    std::string trace = dir.file("told.jsonl"), c = std::to_string(cell);
+    RunResult g = oomsim({"gen", s, "--cell", c, "-o", trace});
+    if (g.status != 0)
+        return false;
+    RunResult d = oomsim({"diagnose", trace, "--format", "json"});
+    RunResult x = oomsim({"explain", s, "--cell", c});
+    INFO(s << " cell " << cell << "\n" << x.out);
+    REQUIRE(d.status == 0);
+    REQUIRE(x.status == 0);
+    CHECK(told_by_diagnose(d.out) == told_by_explain(x.out));
+    return true;
+}
+
+} // namespace
+
+TEST_CASE("diagnose and explain give one stage and one advice for every death",
+          "[diagnose][explain][advice]")
+{
+    TempDir dir;
+    unsigned cells = 0;
+    for (const char *s : {"prewarm-boot-loop", "delegate-fallback-two-sets", "java-heap-copy",
+                          "anr-main-thread-load", "background-reclaim", "image-queue",
+                          "split-switch-overlap", "timeout-retry-storm", "cache-every-start",
+                          "llm-chat-grows"})
+        for (int cell = 0; same_advice(dir, s, cell); cell++)
+            cells++;
+    CHECK(cells >= 20);
+    // the imported fixtures, each as the candidate of image-queue's phone and workload
+    std::string base = read_file(source_path("scenarios/catalog/teach/image-queue.yaml"));
+    std::string head = base.substr(0, base.find("\ncandidates:") + 1);
+    std::string tail = base.substr(base.find("\nworkload:") + 1);
+    for (const char *f : {"llama_cpp_android.log", "llama_cpp_android_2025.log",
+                          "benchmark_model_xnnpack.log", "onnxruntime_profile.json"}) {
+        std::string kind = f[0] == 'l' ? "llama-cpp" : f[0] == 'b' ? "benchmark-model"
+                                                                   : "onnxruntime";
+        RunResult imp = oomsim({"import", kind, source_path(std::string("tests/data/imports/") + f)});
+        INFO(f << "\n" << imp.err);
+        REQUIRE(imp.status == 0);
+        std::string cand = "candidates:\n", line;
+        std::istringstream in(imp.out);
+        bool first = true;
+        while (std::getline(in, line))
+            if (!line.empty() && line[0] != '#') {
+                cand += (first ? "  - " : "    ") + line + "\n";
+                first = false;
+            }
+        std::string yaml = dir.file(std::string(f) + ".yaml");
+        write_file(yaml, head + cand + tail);
+        CHECK(same_advice(dir, yaml, 0));
+    }
+}
+
+TEST_CASE("diagnose: lmkd's kill line in every form Android 10 to 15 prints, and the kernel's",
+          "[diagnose][killlines]")
+{
+    struct Form {
+        const char *line;
+        int64_t pid, rss, swap;
+        int adj;
+        mdl_lmkd_reason reason;
+    };
+    const Form forms[] = {
+        // Android 10 (system/core lmkd.c, ALOGE): no reason, oom_adj
+        {"12-04 10:23:45.678  1203  1203 E lowmemorykiller: Kill 'com.a' (101), uid 10234, "
+         "oom_adj 906 to free 81234kB", 101, 81234, -1, 906, MDL_LMKD_NONE},
+        // Android 11: a reason, min and low swapped in its words
+        {"12-04 10:23:45.678  1203  1203 I lowmemorykiller: Kill 'com.a' (102), uid 10234, "
+         "oom_adj 900 to free 81234kB; reason: low watermark is breached and swap is low "
+         "(1000kB < 204800kB)", 102, 81234, -1, 900, MDL_LMKD_LOW_MEM_AND_SWAP},
+        // Android 12 to 15: oom_score_adj, rss and swap
+        {"2024-12-04 10:23:45.678  1203  1203 I lowmemorykiller: Kill 'com.a' (103), uid 10234, "
+         "oom_score_adj 0 to free 812340kB rss, 201332kB swap; reason: device is low on swap "
+         "(1000kB < 204800kB) and thrashing (134%)", 103, 812340, 201332, 0,
+         MDL_LMKD_LOW_SWAP_AND_THRASHING},
+        {"I lowmemorykiller: Kill 'com.a' (104), uid 1, oom_score_adj 200 to free 1kB rss, 0kB "
+         "swap; reason: min watermark is breached even after kill", 104, 1, 0, 200,
+         MDL_LMKD_PRESSURE_AFTER_KILL},
+        {"Kill 'com.a' (105), uid 1, oom_score_adj 0 to free 1kB rss, 0kB swap; reason: device "
+         "is not responding", 105, 1, 0, 0, MDL_LMKD_NOT_RESPONDING},
+        {"Kill 'com.a' (106), uid 1, oom_score_adj 0 to free 1kB rss, 0kB swap; reason: device "
+         "is in direct reclaim and thrashing (70%)", 106, 1, 0, 0,
+         MDL_LMKD_DIRECT_RECL_AND_THRASHING},
+        {"Kill 'com.a' (107), uid 1, oom_score_adj 0 to free 1kB rss, 0kB swap; reason: min "
+         "watermark is breached and swap utilization is high (95% > 90%)", 107, 1, 0, 0,
+         MDL_LMKD_LOW_MEM_AND_SWAP_UTIL},
+        {"Kill 'com.a' (108), uid 1, oom_score_adj 0 to free 1kB rss, 0kB swap; reason: low "
+         "watermark is breached and thrashing (40%)", 108, 1, 0, 0, MDL_LMKD_LOW_MEM_AND_THRASHING},
+        {"Kill 'com.a' (109), uid 1, oom_score_adj 0 to free 1kB rss, 0kB swap; reason: "
+         "filecache is low (1kB < 2kB) after thrashing", 109, 1, 0, 0,
+         MDL_LMKD_LOW_FILECACHE_AFTER_THRASHING},
+        // Android 14 QPR1 on
+        {"Kill 'com.a' (110), uid 1, oom_score_adj 905 to free 1kB rss, 0kB swap; reason: low "
+         "watermark is breached", 110, 1, 0, 905, MDL_LMKD_LOW_MEM},
+        // no kill info: "kb swap", no reason
+        {"Kill 'com.a' (111), uid 1, oom_score_adj 905 to free 5kB rss, 7kb swap", 111, 5, 7, 905,
+         MDL_LMKD_NONE},
+        // the in-kernel lowmemorykiller driver (Android 9 and before)
+        {"<6>[ 123.4] lowmemorykiller: Killing 'com.a' (112), adj 906,", 112, -1, -1, 906,
+         MDL_LMKD_NONE},
+    };
+    for (const Form &f : forms) {
+        INFO(f.line);
+        std::vector<rpl_exit> x = parse(f.line);
+        REQUIRE(x.size() == 1);
+        CHECK(x[0].source == RPL_LMKD);
+        CHECK(std::string(x[0].process) == "com.a");
+        CHECK(x[0].pid == f.pid);
+        CHECK(x[0].rss_kb == f.rss);
+        CHECK(x[0].swap_kb == f.swap);
+        CHECK(x[0].adj == f.adj);
+        CHECK(x[0].lmkd == f.reason);
+    }
+    // the times a logcat prefix gives: with a year, epoch seconds, or none
+    std::vector<rpl_exit> t = parse(forms[2].line);
+    CHECK(t[0].timestamp_ms == 1733307825678);
+    t = parse("1733307825.678  1203  1203 I lowmemorykiller: Kill 'a' (1), uid 1, oom_score_adj "
+              "0 to free 1kB rss, 0kB swap");
+    CHECK(t[0].timestamp_ms == 1733307825678);
+    t = parse(forms[0].line);
+    CHECK(t[0].timestamp_ms == -1);
+    CHECK(t[0].yearless_ms == RPL_YEARLESS(12, 4, 37425678));
+    // the year nearest to a record's: late December beside early January
+    CHECK(rpl_yearless_near(RPL_YEARLESS(12, 31, 0), 1735776000000 /* 2025-01-02 */) ==
+          1735603200000 /* 2024-12-31 */);
+}
+
+TEST_CASE("diagnose: the kernel OOM killer's line, in its forms since 4.x", "[diagnose][killlines]")
+{
+    for (const char *k :
+         {"<3>[ 812.1] Out of memory: Killed process 4321 (com.a) total-vm:6123456kB, "
+          "anon-rss:1345678kB, file-rss:23456kB, shmem-rss:0kB, UID:10234 pgtables:4567kB "
+          "oom_score_adj:0",
+          "Killed process 4321 (com.a) total-vm:6123456kB, anon-rss:1345678kB, file-rss:23456kB",
+          "Memory cgroup out of memory: Killed process 4321 (com.a) total-vm:1kB, "
+          "anon-rss:1345678kB, file-rss:0kB, shmem-rss:0kB"}) {
+        INFO(k);
+        std::vector<rpl_exit> x = parse(k);
+        REQUIRE(x.size() == 1);
+        CHECK(x[0].source == RPL_KERNEL);
+        CHECK(x[0].kernel_oom == 1);
+        CHECK(x[0].pid == 4321);
+        CHECK(std::string(x[0].process) == "com.a");
+        CHECK(x[0].rss_kb == 1345678);
+        rpl_verdict v;
+        rpl_diagnose(&x[0], nullptr, &v);
+        CHECK(v.kind == RPL_CLASS_KERNEL_OOM);
+        CHECK(std::string(v.cls) == "kernel_oom");
+        CHECK(v.rec == RPL_REC_KERNEL_OOM);
+    }
+    // the oom_reaper's line is not a second death
+    CHECK(parse("oom_reaper: reaped process 4321 (com.a), now anon-rss:0kB").empty());
+}
+
+TEST_CASE("diagnose: a kill line and the exit record of the same pid are one death; lmkd's "
+          "reason picks the advice", "[diagnose][killlines]")
+{
+    auto record = [](int pid, const char *when, int reason, int importance) {
+        return "ApplicationExitInfo #0:\n  timestamp=" + std::string(when) + " pid=" +
+               std::to_string(pid) + " realUid=10234 user=0\n  process=com.example.chat "
+               "reason=" + std::to_string(reason) + " status=" + (reason == 2 ? "9" : "0") +
+               " importance=" + std::to_string(importance) + "\n";
+    };
+    auto lmkd = [](int pid, const char *when, const char *why) {
+        return std::string(when) + "  1203  1203 I lowmemorykiller: Kill 'com.example.chat' (" +
+               std::to_string(pid) + "), uid 10234, oom_score_adj 905 to free 8000kB rss, 100kB "
+               "swap; reason: " + why + "\n";
+    };
+    struct Case {
+        std::string text;
+        size_t records;
+        rpl_class cls;
+        const char *evidence;
+        rpl_recovery rec;
+    } cases[] = {
+        // within 5 s: one death, confirmed by lmkd's own account; LOW_MEM: a cached app
+        {lmkd(500, "12-04 10:23:45.678", "low watermark is breached") +
+             record(500, "2026-12-04 10:23:46.912", 3, 400),
+         1, RPL_CLASS_SYSTEM_RECLAIM, "confirmed", RPL_REC_CACHED},
+        // swap low: anonymous memory
+        {record(501, "2026-12-04 10:23:46.912", 3, 400) +
+             lmkd(501, "12-04 10:23:45.000", "low watermark is breached and swap is low (1kB < "
+                                             "2kB)"),
+         1, RPL_CLASS_SYSTEM_RECLAIM, "confirmed", RPL_REC_SWAP_LOW},
+        // thrashing: the mapped weights
+        {lmkd(502, "12-04 10:23:45.678", "low watermark is breached and thrashing (40%)") +
+             record(502, "2026-12-04 10:23:46.000", 3, 100),
+         1, RPL_CLASS_LOW_MEMORY, "confirmed", RPL_REC_THRASHING},
+        // another pid, or the same pid 10 s apart: two records
+        {lmkd(503, "12-04 10:23:45.678", "low watermark is breached") +
+             record(504, "2026-12-04 10:23:45.700", 3, 400),
+         2, RPL_CLASS_SYSTEM_RECLAIM, "supported", RPL_REC_CACHED},
+        {lmkd(505, "12-04 10:23:35.000", "low watermark is breached") +
+             record(505, "2026-12-04 10:23:45.700", 3, 400),
+         2, RPL_CLASS_SYSTEM_RECLAIM, "supported", RPL_REC_CACHED},
+        // SIGNALED 9 and the kernel's OOM kill of the same pid: kernel_oom, confirmed
+        {"12-04 10:30:00.100     0     0 E kernel  : Out of memory: Killed process 506 "
+         "(com.example.chat) total-vm:1kB, anon-rss:1kB, file-rss:0kB, shmem-rss:0kB\n" +
+             record(506, "2026-12-04 10:30:00.412", 2, 100),
+         1, RPL_CLASS_KERNEL_OOM, "confirmed", RPL_REC_KERNEL_OOM},
+    };
+    for (Case &c : cases) {
+        INFO(c.text);
+        std::vector<rpl_exit> x = parse(c.text);
+        x.resize(rpl_exits_join(x.data(), x.size()));
+        REQUIRE(x.size() == c.records);
+        const rpl_exit &r = x.back(); // the exit-info record
+        CHECK(r.source == RPL_EXIT_INFO);
+        CHECK((r.joined_line > 0) == (c.records == 1));
+        rpl_verdict v;
+        rpl_diagnose(&r, nullptr, &v);
+        CHECK(v.kind == c.cls);
+        CHECK(std::string(v.evidence) == c.evidence);
+        if (c.records == 1)
+            CHECK(v.rec == c.rec);
+    }
+    // across files, as a person runs it: the logcat and the dumpsys dump
+    TempDir dir;
+    write_file(dir.file("logcat.txt"), lmkd(600, "12-04 10:23:45.678", "low watermark is "
+                                            "breached and swap is low (1kB < 2kB)"));
+    write_file(dir.file("exit-info.txt"), record(600, "2026-12-04 10:23:46.000", 3, 400));
+    RunResult d = oomsim({"diagnose", "--exits", dir.file("logcat.txt"), "--exits",
+                          dir.file("exit-info.txt")});
+    INFO(d.out << d.err);
+    REQUIRE(d.status == 0);
+    CHECK(d.out.find("exit-info exit of com.example.chat") == 0);
+    CHECK(d.out.find("lmkd kill of") == std::string::npos);
+    CHECK(d.out.find("joined with lmkd's kill line 1 (the same pid, 0.3 s apart), lmkd's "
+                     "reason LOW_MEM_AND_SWAP") != std::string::npos);
+    CHECK(d.out.find("class:     system_reclaim (confirmed)") != std::string::npos);
+    CHECK(d.out.find("swap (zram) was nearly full") != std::string::npos);
+}
+
+TEST_CASE("diagnose and explain: the kernel's OOM kill and an isolated process keep their own "
+          "class and advice", "[diagnose][killlines]")
+{
+    // a trace's exit written by the page model for the kernel's OOM killer
+    trc_event e;
+    memset(&e, 0, sizeof e);
+    e.has = TRC_F_KIND | TRC_F_EXIT | TRC_F_EXIT_REASON | TRC_F_ERROR;
+    e.kind = TRC_EXIT_EVENT;
+    e.stage = TRC_EXIT;
+    e.exit_reason = TRC_LOW_MEMORY;
+    e.exit.has = TRC_X_REASON_CODE | TRC_X_STATUS | TRC_X_IMPORTANCE;
+    e.exit.reason_code = 2;
+    e.exit.status = 9;
+    e.exit.importance = 400; // in the background: still not system_reclaim
+    snprintf(e.error, sizeof e.error, "kernel_oom");
+    rpl_exit x;
+    rpl_exit_of_event(&e, 0, &x);
+    rpl_verdict v;
+    rpl_diagnose_told(&x, "inference", 1, &v);
+    CHECK(v.kind == RPL_CLASS_KERNEL_OOM);
+    CHECK(v.rec == RPL_REC_KERNEL_OOM);
+    rpl_diagnose_told(&x, "load", 0, &v);
+    CHECK(v.rec == RPL_REC_START_UP); // a boot loop first
+    // an isolated process's death: advice about that process
+    std::vector<rpl_exit> iso = parse(
+        "ApplicationExitInfo #0:\n  timestamp=2026-12-04 10:00:00.000 pid=700 realUid=99012\n"
+        "  process=com.example.chat:sandboxed_process0 reason=3 (LOW_MEMORY) importance=100\n");
+    REQUIRE(iso.size() == 1);
+    rpl_diagnose(&iso[0], nullptr, &v);
+    CHECK(v.rec == RPL_REC_ISOLATED);
+    CHECK(std::string(v.recovery).find("not the app") != std::string::npos);
 }

@@ -672,3 +672,81 @@ TEST_CASE("timeline export: gen, explain -o and run -o write it", "[perfetto]")
     REQUIRE(r.status == 0);
     check_trace_events(shim::read_file(dir.file("r/timeline-cell-0.json")));
 }
+
+TEST_CASE("perfetto import: a clock snapshot puts the exits on the wall clock, and diagnose "
+          "matches an exit record by pid and time", "[perfetto][clock]")
+{
+    // 2024-12-04 10:23:45 UTC on REALTIME when BOOTTIME read 1 s
+    const uint64_t real = 1733307825000000000ull;
+    Pb clocks;
+    clocks.msg(1, Pb().varint(1, 6).varint(2, 1000000000ull));
+    clocks.msg(1, Pb().varint(1, 1).varint(2, real));
+    auto story = [](bool with_clock, const Pb &c) {
+        std::vector<Pb> p = {tree({process(1000, "com.example.app"), process(300, "lmkd")})};
+        if (with_clock)
+            p.push_back(Pb().varint(10, 7).msg(6, c));
+        p.push_back(bundle({fevent(1500000000ull, 1000, 313, rss(1, 64 * MiB, 1, 5)),
+                            fevent(3000000000ull, 300, 3,
+                                   print("N|300|lowmemorykiller|lmk,1000,8,900,0,0\n"))}));
+        return trace_of(p);
+    };
+    Imported r = import(story(true, clocks), "com.example.app");
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    CHECK(r.sum.has_realtime == 1);
+    const trc_event *d = find(r.events, TRC_EXIT_EVENT);
+    REQUIRE(d != nullptr);
+    CHECK(d->exit.timestamp_ms == 1733307827000); // boot 3 s: 2 s after the snapshot
+    CHECK(d->exit.pid == 1000);
+    trc_pf_summary_free(&r.sum);
+    Imported plain = import(story(false, clocks), "com.example.app");
+    REQUIRE(plain.rc == SIM_OK);
+    CHECK(plain.sum.has_realtime == 0);
+    d = find(plain.events, TRC_EXIT_EVENT);
+    REQUIRE(d != nullptr);
+    CHECK(d->exit.timestamp_ms == 1500); // from the trace's first event, as before
+    trc_pf_summary_free(&plain.sum);
+
+    shim::TempDir dir;
+    shim::write_file(dir.file("c.pftrace"), story(true, clocks));
+    shim::write_file(dir.file("p.pftrace"), story(false, clocks));
+    for (const char *t : {"c", "p"}) {
+        auto imp = shim::run({OOMSIM_BIN, "import", "perfetto", dir.file(std::string(t) + ".pftrace"),
+                              "--process", "com.example.app", "-o",
+                              dir.file(std::string(t) + ".jsonl")});
+        INFO(imp.err);
+        REQUIRE(imp.status == 0);
+        CHECK(imp.err.find(t[0] == 'c' ? "on the wall clock (UTC)" : "no clock snapshot gives "
+                           "REALTIME") != std::string::npos);
+    }
+    // the phone's exit record, printed in its zone (UTC+1), 0.4 s after
+    // the kill, and another death of a reused pid a day later
+    shim::write_file(dir.file("exits.txt"),
+                     "ApplicationExitInfo #0:\n"
+                     "  timestamp=2024-12-04 11:23:47.400 pid=1000 realUid=10123 user=0\n"
+                     "  process=com.example.app reason=3 (LOW_MEMORY) status=0 importance=400\n"
+                     "ApplicationExitInfo #1:\n"
+                     "  timestamp=2024-12-05 11:23:47.400 pid=1000 realUid=10123 user=0\n"
+                     "  process=com.example.app reason=3 (LOW_MEMORY) status=0 importance=400\n");
+    auto dg = shim::run({OOMSIM_BIN, "diagnose", dir.file("c.jsonl"), "--exits",
+                         dir.file("exits.txt"), "--format", "json"});
+    INFO(dg.out << dg.err);
+    REQUIRE(dg.status == 0);
+    json_error_t je;
+    json_t *doc = json_loads(dg.out.c_str(), 0, &je);
+    REQUIRE(doc != nullptr);
+    json_t *ex = json_object_get(doc, "exits");
+    REQUIRE(json_array_size(ex) == 2);
+    json_t *first = json_array_get(ex, 0), *second = json_array_get(ex, 1);
+    CHECK(json_is_true(json_object_get(first, "matched")));
+    CHECK(std::string(json_string_value(json_object_get(first, "matched_on")))
+              .find("pid and time (a whole number of quarter hours") == 0);
+    CHECK(std::string(json_string_value(json_object_get(first, "evidence"))) == "confirmed");
+    CHECK(json_is_false(json_object_get(second, "matched"))); // a day later: not this death
+    json_decref(doc);
+    // without a snapshot the trace's own times are relative, and say so
+    auto rel = shim::run({OOMSIM_BIN, "diagnose", dir.file("p.jsonl")});
+    REQUIRE(rel.status == 0);
+    CHECK(rel.out.find("+1.500 s from the trace's start (no wall clock)") != std::string::npos);
+    CHECK(rel.out.find("1970-01-01") == std::string::npos);
+}

@@ -19,8 +19,8 @@ static const char *const payload_names[TRC_PAYLOAD_COUNT] = {"image", "audio", "
 static const char *const reason_names[TRC_EXIT_REASON_COUNT] = {
     "none", "low_memory", "anr", "native_crash", "java_crash", "system_reclaim", "unknown"};
 static const char *const mem_names[TRC_MEM_COUNT] = {"java", "native", "gpu", "file"};
-static const char *const exit_names[] = {"reason_code", "importance", "pss_kb",
-                                         "rss_kb",      "status",     "timestamp_ms"};
+static const char *const exit_names[TRC_EXIT_FIELDS] = {
+    "reason_code", "importance", "pss_kb", "rss_kb", "status", "timestamp_ms", "pid"};
 
 const char *trc_stage_name(trc_stage s)
 {
@@ -139,7 +139,7 @@ int trc_event_equal(const trc_event *a, const trc_event *b)
         if (x->has != y->has || x->reason_code != y->reason_code ||
             x->importance != y->importance || x->pss_kb != y->pss_kb ||
             x->rss_kb != y->rss_kb || x->status != y->status ||
-            x->timestamp_ms != y->timestamp_ms)
+            x->timestamp_ms != y->timestamp_ms || x->pid != y->pid)
             return 0;
     }
     return 1;
@@ -453,11 +453,14 @@ int trc__set_sub(trc__ctx *cx, trc_event *e, int k, const char *key, size_t len,
 
 int trc__set_exit(trc__ctx *cx, trc_event *e, const char *key, size_t len, const trc__value *v)
 {
-    int64_t *slot[] = {&e->exit.reason_code, &e->exit.importance, &e->exit.pss_kb,
-                       &e->exit.rss_kb,      &e->exit.status,     &e->exit.timestamp_ms};
-    static const char *const paths[] = {"exit.reason_code", "exit.importance", "exit.pss_kb",
-                                        "exit.rss_kb",      "exit.status",     "exit.timestamp_ms"};
-    for (int k = 0; k < 6; k++)
+    int64_t *slot[TRC_EXIT_FIELDS] = {&e->exit.reason_code, &e->exit.importance,
+                                      &e->exit.pss_kb,      &e->exit.rss_kb,
+                                      &e->exit.status,      &e->exit.timestamp_ms,
+                                      &e->exit.pid};
+    static const char *const paths[TRC_EXIT_FIELDS] = {
+        "exit.reason_code", "exit.importance",   "exit.pss_kb", "exit.rss_kb",
+        "exit.status",      "exit.timestamp_ms", "exit.pid"};
+    for (int k = 0; k < TRC_EXIT_FIELDS; k++)
         if (len > 0 && exit_names[k][0] == key[0] && strncmp(exit_names[k], key, len) == 0 &&
             exit_names[k][len] == '\0') {
             const char *path = paths[k];

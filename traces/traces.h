@@ -86,15 +86,17 @@ enum {
 };
 enum {
     TRC_X_REASON_CODE = 1u << 0, TRC_X_IMPORTANCE = 1u << 1, TRC_X_PSS_KB = 1u << 2,
-    TRC_X_RSS_KB = 1u << 3, TRC_X_STATUS = 1u << 4, TRC_X_TIMESTAMP_MS = 1u << 5
+    TRC_X_RSS_KB = 1u << 3, TRC_X_STATUS = 1u << 4, TRC_X_TIMESTAMP_MS = 1u << 5,
+    TRC_X_PID = 1u << 6 /* the process id the system gave the process that died */
 };
+#define TRC_EXIT_FIELDS 7
 
 #define TRC_TEXT_MAX 64 /* strings: up to 63 bytes */
 #define TRC_LOG_MAX 256 /* the `log` extension: up to 255 bytes */
 
 typedef struct trc_exit_record {
     unsigned has;
-    int64_t reason_code, importance, pss_kb, rss_kb, status, timestamp_ms;
+    int64_t reason_code, importance, pss_kb, rss_kb, status, timestamp_ms, pid;
 } trc_exit_record;
 
 /* One stage event.  Strings are NUL-terminated, at most TRC_TEXT_MAX - 1
@@ -234,6 +236,11 @@ typedef struct trc_pf_summary {
     uint64_t pids;                    /* the process's lives (pids) */
     uint64_t memory_events, slices, stage_slices, kills, events;
     uint64_t kill_other;              /* kills of other processes seen (not taken) */
+    /* the wall clock: REALTIME less BOOTTIME (ns) from the trace's first
+     * clock snapshot that holds both; has_realtime 0: the exit times are
+     * relative to the trace's start */
+    int has_realtime;
+    int64_t realtime_offset_ns;
     int64_t baseline[TRC_MEM_COUNT]; /* the first life's memory when its first stage began */
     int has_baseline;
     unsigned nparts;

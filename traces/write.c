@@ -90,14 +90,16 @@ static int map_of(const trc_event *e, int type, unsigned *mask, const char **nam
         return TRC_PG_COUNT;
     }
     if (type == 3) {
-        const int64_t *s[] = {&e->exit.reason_code, &e->exit.importance, &e->exit.pss_kb,
-                              &e->exit.rss_kb,      &e->exit.status,     &e->exit.timestamp_ms};
-        for (int j = 0; j < 6; j++) {
+        const int64_t *s[TRC_EXIT_FIELDS] = {&e->exit.reason_code, &e->exit.importance,
+                                             &e->exit.pss_kb,      &e->exit.rss_kb,
+                                             &e->exit.status,      &e->exit.timestamp_ms,
+                                             &e->exit.pid};
+        for (int j = 0; j < TRC_EXIT_FIELDS; j++) {
             names[j] = trc__exit_name(j);
             vals[j] = *s[j];
         }
         *mask = e->exit.has;
-        return 6;
+        return TRC_EXIT_FIELDS;
     }
     const int64_t *v = type == 2 ? e->mem : type == 4 ? e->alloc : e->keep;
     *mask = type == 2 ? e->mem_has : type == 4 ? e->alloc_has : e->keep_has;

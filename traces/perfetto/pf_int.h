@@ -40,7 +40,7 @@ enum { /* TracePacket */
     TP_ZSTD = 133
 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1 };
-enum { CLOCK_BOOTTIME = 6, CLOCK_SEQUENCE_FIRST = 64, CLOCK_SEQUENCE_END = 128 };
+enum { CLOCK_REALTIME = 1, CLOCK_BOOTTIME = 6, CLOCK_SEQUENCE_FIRST = 64, CLOCK_SEQUENCE_END = 128 };
 /* FtraceEventBundle: event = 2; FtraceEvent: timestamp 1, pid 2, then the
  * event's own message by its oneof field number. */
 enum { FE_PRINT = 3, FE_LOWMEMORY_KILL = 35, FE_RSS_STAT = 313, FE_OOM_SCORE_ADJ = 326,

@@ -105,7 +105,7 @@ int pf__clock_snapshot(imp *m, seqstate *s, const uint8_t *p, size_t len)
     pb_msg d = pb_msg_of(p, len);
     pb_field f;
     int r;
-    int64_t boot = -1;
+    int64_t boot = -1, real = -1;
     uint32_t id = 0;
     uint64_t value = 0, unit = 1;
     int incremental = 0;
@@ -132,13 +132,19 @@ int pf__clock_snapshot(imp *m, seqstate *s, const uint8_t *p, size_t len)
         }
         if (rr < 0)
             return pf__fail(m, SIM_EINPUT, "malformed clock snapshot");
-        if (cid == CLOCK_BOOTTIME)
+        if (cid == CLOCK_BOOTTIME && ts < (uint64_t)TS_MAX)
             boot = (int64_t)ts;
+        else if (cid == CLOCK_REALTIME && ts < (uint64_t)TS_MAX && mult == 1)
+            real = (int64_t)ts;
         else if (cid >= CLOCK_SEQUENCE_FIRST && cid < CLOCK_SEQUENCE_END)
             id = cid, value = ts, unit = mult, incremental = inc;
     }
     if (r < 0)
         return pf__fail(m, SIM_EINPUT, "malformed clock snapshot");
+    if (boot >= 0 && real >= 0 && !m->sum->has_realtime) { /* the wall clock's anchor */
+        m->sum->has_realtime = 1;
+        m->sum->realtime_offset_ns = real - boot;
+    }
     if (id != 0 && boot >= 0) {
         s->seq_clock = id;
         s->snap_value = s->value = value;

@@ -282,7 +282,14 @@ static int kill_event(walk *w, const rec *r, pidstate *p)
      * the kernel's OOM killer only leaves a SIGKILL (REASON_SIGNALED, 2,
      * status 9) */
     e.exit.has = TRC_X_REASON_CODE | TRC_X_RSS_KB | TRC_X_STATUS | TRC_X_TIMESTAMP_MS;
-    e.exit.timestamp_ms = e.time_us / 1000; /* on the trace's clock, as oomsim gen writes it */
+    /* on the wall clock when a clock snapshot gave REALTIME (an exit
+     * record's timestamp from the same phone compares), else on the
+     * trace's own clock, as oomsim gen writes it */
+    e.exit.timestamp_ms = w->m->sum->has_realtime
+                              ? (r->ts + w->m->sum->realtime_offset_ns) / 1000000
+                              : e.time_us / 1000;
+    e.exit.has |= TRC_X_PID;
+    e.exit.pid = p->pid;
     e.exit.reason_code = r->sub == K_KERNEL_OOM ? 2 : 3;
     e.exit.status = r->sub == K_KERNEL_OOM ? 9 : 0;
     e.exit.rss_kb = (p->member[M_ANON] + p->member[M_FILE] + p->member[M_SHMEM]) / 1024;
