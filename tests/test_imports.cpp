@@ -310,8 +310,12 @@ TEST_CASE("import llama-cpp: buffers by backend, the KV cache, the compute buffe
     CHECK(value_of(t.yaml, "resident:") == "resident: {gpu: 248832KiB}");  // 243 MiB
     CHECK(value_of(t.yaml, "session:") == "session: {native: 32768KiB, gpu: 32768KiB}");
     CHECK(value_of(t.yaml, "file:") == "file: 781312KiB"); // the host's 763 MiB, copied
+    // no timing line: the inference's time is left to fill in, and the loader names it
+    CHECK(t.yaml.find("      # time: REQUIRED, not in the log (no prompt eval") != std::string::npos);
     Cand tc(t.yaml);
-    CHECK(tc.rc == SIM_OK);
+    CHECK(tc.rc == SIM_EINPUT);
+    CHECK(t.yaml.find("      # time: REQUIRED, not in the log (no load time") != std::string::npos);
+    CHECK(tc.msg.find("parts.model.load: missing required key \"time\"") != std::string::npos);
     Imported w = import(SCN_IMPORT_LLAMA_CPP, "x.log", "main: hello\n");
     CHECK(w.rc == SIM_EINPUT);
     CHECK(w.msg.rfind("x.log:1: not a llama.cpp log", 0) == 0);
@@ -632,4 +636,117 @@ TEST_CASE("import play-vitals: the LMK rate by RAM bucket and model, weighted by
     CHECK(b.msg.rfind("b.json:1: row 0: userPerceivedLmkRate must be a fraction", 0) == 0);
     Imported c = import(SCN_IMPORT_PLAY_VITALS, "c.json", "[]");
     CHECK(c.msg == "c.json:1: no row in the input");
+}
+
+namespace {
+
+// Every value of the YAML at its key, comments stripped.
+void values_are(const std::string &yaml, const std::vector<std::string> &lines)
+{
+    for (const std::string &l : lines) {
+        INFO(yaml);
+        CHECK(value_of(yaml, l.substr(0, l.find(':') + 1)) == l);
+    }
+}
+
+Imported llama(const std::string &file)
+{
+    Imported r = import(SCN_IMPORT_LLAMA_CPP, file, fixture(file), "m");
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    return r;
+}
+
+} // namespace
+
+TEST_CASE("import llama-cpp: the 2023 forms, mapped and copied", "[imports][vintages]")
+{
+    // 2023-04: "mem required = X MB (+ Y MB per state)", ggml ctx size in KB
+    // (a few KB: the weights are mapped), the KV from "kv self size"
+    Imported e = llama("llama_cpp_2023_early.log");
+    values_are(e.yaml, {"file: 2377157KiB", // 2321.50 MB less 59.11 KB, in KiB
+                        "mode: mmap", "prompt_tokens: 17", "output_tokens: 63", "context: 512",
+                        "kv_per_token: 332800B", // 162.50 MiB / 512
+                        "slots: 1", "prefill: {per_token: 130000us}",
+                        "decode: {per_token: 200000us}", "mapped: 2377157KiB", "repacked: 0KiB",
+                        "gpu: 0KiB", "compute: 0KiB"});
+    CHECK(e.yaml.find("      time: 1430200us") != std::string::npos);
+    CHECK(e.yaml.find("is a small part of 'mem required'") != std::string::npos);
+    CHECK(e.yaml.find("before b1289 the scratch buffers") != std::string::npos);
+    // b1289: "ggml ctx size" as large as "mem required": the weights were copied
+    Imported c = llama("llama_cpp_2023_copy.log");
+    values_are(c.yaml, {"file: 1142948KiB", // model size 1.09 GiB
+                        "mode: copy", "prompt_tokens: 40", "output_tokens: 99", "context: 1024",
+                        "kv_per_token: 22528B", "prefill: {per_token: 24000us}",
+                        "decode: {per_token: 65000us}", "mapped: 0KiB",
+                        "compute: 69510KiB"}); // 67.88 MiB
+    CHECK(c.yaml.find("# llama_cpp_2023_copy.log:1: llama.cpp build 1289.") != std::string::npos);
+    CHECK(c.yaml.find("holds most of 'mem required'") != std::string::npos);
+    for (const Imported *r : {&e, &c}) {
+        Cand k(r->yaml);
+        INFO(k.msg);
+        CHECK(k.rc == SIM_OK);
+    }
+}
+
+TEST_CASE("import llama-cpp: 2024's CPU buffer (mapped, assumed), a GPU named buffer, Vulkan "
+          "host buffers", "[imports][vintages]")
+{
+    Imported r = llama("llama_cpp_2024_vulkan.log");
+    values_are(r.yaml, {"file: 962939KiB", // the CPU buffer's 940.37 MiB, taken as the mapping
+                        "mode: mmap", "prompt_tokens: 200", "output_tokens: 127",
+                        "context: 2048", "kv_per_token: 28672B", // 28 + 28 MiB / 2048
+                        "prefill: {per_token: 8000us}", "decode: {per_token: 42000us}",
+                        "mapped: 550677KiB",                     // 940.37 less 402.60 MiB
+                        "repacked: 0KiB", "gpu: 412263KiB",      // Mali-G720's 402.60 MiB
+                        "compute: 318823KiB"}); // 299.75 + 11.02 + 0.58 (Vulkan_Host) MiB
+    CHECK(r.yaml.find("# ASSUMED that the weights are mapped") != std::string::npos);
+    CHECK(r.yaml.find("delegate: gpu") != std::string::npos);
+    // the same log run with --no-mmap (its command line echoed): a copy
+    std::string log = fixture("llama_cpp_2024_vulkan.log");
+    Imported copy = import(SCN_IMPORT_LLAMA_CPP, "n.log", "main: llama-cli -m m.gguf --no-mmap\n" + log);
+    REQUIRE(copy.rc == SIM_OK);
+    values_are(copy.yaml, {"mode: copy", "mapped: 0KiB"});
+    CHECK(copy.yaml.find("ASSUMED") == std::string::npos);
+    Cand k(r.yaml);
+    INFO(k.msg);
+    CHECK(k.rc == SIM_OK);
+}
+
+TEST_CASE("import llama-cpp: a server log keeps every request, and what is not in a log is left "
+          "to fill in", "[imports][vintages]")
+{
+    Imported r = llama("llama_server_2025.log");
+    values_are(r.yaml, {"file: 737711KiB", "mode: mmap",
+                        "prompt_tokens: {dist: empirical, values: [120, 300, 40]}",
+                        "output_tokens: {dist: empirical, values: [127, 60, 255]}",
+                        "context: 8192", "slots: 2",
+                        "kv_per_token: 16640B", // both caches (non-SWA 64, SWA 66 MiB) / 8192
+                        "prefill: {per_token: {dist: empirical, values: [7500us, 8000us, 7000us]}}",
+                        "decode: {per_token: {dist: empirical, values: [40000us, 42000us, 44000us]}}",
+                        "mapped: 307631KiB", "repacked: 430080KiB", "compute: 528640KiB"});
+    CHECK(r.yaml.find("# 3 requests in the log") != std::string::npos);
+    // the server prints no load time: left for the user, and the loader names it
+    CHECK(r.yaml.find("      # time: REQUIRED") != std::string::npos);
+    Cand k(r.yaml);
+    CHECK(k.rc == SIM_EINPUT);
+    CHECK(k.msg.find("parts.model.load: missing required key \"time\"") != std::string::npos);
+    // what was read and not used is listed
+    CHECK(r.yaml.find("# ignored (read, not used):") != std::string::npos);
+    CHECK(r.yaml.find("3 srv  update_slots lines") != std::string::npos);
+    CHECK(r.yaml.find("3 slot print_timing lines") != std::string::npos);
+    // the 2024-02 server's JSON lines, "generation eval time" and spaces before '='
+    Imported j = import(SCN_IMPORT_LLAMA_CPP, "j.log",
+        "load_tensors:   CPU_Mapped model buffer size =   100.00 MiB\n"
+        "{\"tid\":\"1\",\"level\":\"INFO\",\"function\":\"print_timings\",\"msg\":\"prompt eval "
+        "time     =     100.00 ms /    10 tokens (   10.00 ms per token)\",\"id_slot\":0}\n"
+        "{\"tid\":\"1\",\"level\":\"INFO\",\"function\":\"print_timings\",\"msg\":\"generation "
+        "eval time =    2000.00 ms /    40 runs   (   50.00 ms per token)\",\"id_slot\":0}\n"
+        "{\"msg\":\"prompt eval time     =     300.00 ms /    20 tokens\"}\n"
+        "{\"msg\":\"generation eval time =    1000.00 ms /    20 runs\"}\n");
+    INFO(j.msg);
+    REQUIRE(j.rc == SIM_OK);
+    // no n_ctx: each request's time as it ran, never 0
+    CHECK(value_of(j.yaml, "      time: {dist") ==
+          "      time: {dist: empirical, values: [2100000us, 1300000us]}");
 }

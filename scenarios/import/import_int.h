@@ -54,6 +54,16 @@ int scn__fail_at(sim_error *err, const char *name, unsigned line, const char *fm
 #endif
     ;
 
+/* Lines (or events) an importer read but did not use, by kind: every
+ * output says what it dropped. */
+#define SCN_TALLY_KINDS 16
+#define SCN_TALLY_KIND 32
+typedef struct scn_tally {
+    char kind[SCN_TALLY_KINDS][SCN_TALLY_KIND];
+    unsigned count[SCN_TALLY_KINDS];
+    unsigned kinds, other; /* other: of kinds past the table */
+} scn_tally;
+
 /* lines.c */
 void scn__lines_of(line_iter *it, const char *text, size_t len);
 int scn__next_line(line_iter *it);
@@ -61,6 +71,10 @@ const char *scn__find(const line_iter *it, const char *what);
 int scn__number_at(const char **s, const char *end, double *v);
 int scn__number_after(const line_iter *it, const char *key, double *v, int *bad);
 void scn__set(measure *m, double v, unsigned line);
+void scn__tally(scn_tally *t, const char *kind, size_t n);
+void scn__tally_line(scn_tally *t, const line_iter *it);
+/* "# ignored (read, not used): 14 print_info lines, 3 ..." (nothing when none) */
+void scn__tally_put(out *o, const scn_tally *t, const char *unit);
 
 /* yamlout.c */
 void scn__from(out *o, unsigned line, const char *what);
@@ -68,6 +82,8 @@ void scn__clean_copy(char *dst, size_t n, const char *src, size_t len);
 int64_t scn__kib_of(double bytes);
 int scn__bounded(sim_error *err, const char *name, const measure *m, double scale,
                    int is_time, const char *what);
+void scn__values(out *o, const double *v, size_t n, const char *unit, const char *close,
+                 unsigned line, const char *what);
 void scn__time_dist(out *o, double mean_us, double sd_us, double median_us, double p95_us,
                       unsigned line, const char *what);
 

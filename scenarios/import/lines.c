@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <inttypes.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -84,4 +85,92 @@ void scn__set(measure *m, double v, unsigned line)
 {
     m->v = v;
     m->line = line;
+}
+
+/* ------------------------------------------------ what a log's lines drop */
+
+void scn__tally(scn_tally *t, const char *kind, size_t n)
+{
+    char k[SCN_TALLY_KIND];
+    scn__clean_copy(k, sizeof k, kind, n);
+    for (unsigned i = 0; i < t->kinds; i++)
+        if (strcmp(t->kind[i], k) == 0) {
+            t->count[i]++;
+            return;
+        }
+    if (t->kinds == SCN_TALLY_KINDS) {
+        t->other++;
+        return;
+    }
+    memcpy(t->kind[t->kinds], k, sizeof k);
+    t->count[t->kinds++] = 1;
+}
+
+/* A line's kind: the tag before its first ':' ("print_info", "Num
+ * threads"), after a logcat prefix and a level word ("INFO: "); a line
+ * without a tag, its first word.  Lines without a letter (progress dots,
+ * blank lines) hold no data and are not counted. */
+void scn__tally_line(scn_tally *t, const line_iter *it)
+{
+    const char *s = it->s, *end = it->s + it->n;
+    int letter = 0;
+    for (const char *p = s; p < end && !letter; p++)
+        letter = isalpha((unsigned char)*p);
+    if (!letter)
+        return;
+    if (isdigit((unsigned char)*s)) { /* "12-04 10:23:45.678  1234  1234 I tag: " */
+        line_iter rest = *it;
+        const char *c = scn__find(it, ": ");
+        if (c != NULL) {
+            rest.s = c + 2;
+            rest.n = (size_t)(end - rest.s);
+            scn__tally_line(t, &rest);
+            return;
+        }
+    }
+    while (s < end && *s == ' ')
+        s++;
+    static const char *const levels[] = {"INFO: ", "VERBOSE: ", "WARNING: ", "ERROR: "};
+    for (size_t k = 0; k < sizeof levels / sizeof *levels; k++)
+        if ((size_t)(end - s) > strlen(levels[k]) && memcmp(s, levels[k], strlen(levels[k])) == 0)
+            s += strlen(levels[k]);
+    const char *colon = memchr(s, ':', (size_t)(end - s));
+    const char *e = s;
+    if (colon != NULL && colon - s < SCN_TALLY_KIND) {
+        e = colon;
+    } else {
+        while (e < end && *e != ' ' && e - s < SCN_TALLY_KIND - 1)
+            e++;
+    }
+    while (e > s && e[-1] == ' ')
+        e--;
+    scn__tally(t, s, (size_t)(e - s));
+}
+
+void scn__tally_put(out *o, const scn_tally *t, const char *unit)
+{
+    if (t->kinds == 0)
+        return;
+    put(o, "# ignored (read, not used):");
+    size_t col = 28;
+    for (unsigned i = 0; i <= t->kinds; i++) {
+        char item[SCN_TALLY_KIND + 40];
+        if (i < t->kinds)
+            snprintf(item, sizeof item, "%u %s %s%s", t->count[i], t->kind[i], unit,
+                     t->count[i] == 1 ? "" : "s");
+        else if (t->other > 0)
+            snprintf(item, sizeof item, "%u of other kinds", t->other);
+        else
+            break;
+        if (col + strlen(item) + 2 > 92) {
+            put(o, "%s\n#  ", i ? "," : "");
+            col = 3;
+        } else if (i) {
+            put(o, ",");
+            col++;
+        }
+        put(o, " %s", item);
+        col += strlen(item) + 1;
+    }
+    put(o, "\n");
 }

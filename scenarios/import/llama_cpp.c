@@ -10,13 +10,35 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* One request's timings: llama_print_timings / llama_perf_context_print
+ * print one per run, a server one per request. */
+typedef struct llama_req {
+    double prompt_ms, prompt_tok, eval_ms, eval_tok; /* eval_tok < 0: no eval line */
+    unsigned line;
+} llama_req;
+
+/* What the state cannot hold in its fixed size: the requests and the
+ * lines read but not used. */
+typedef struct llama_more {
+    llama_req *req;
+    size_t nreq, cap;
+    scn_tally ignored;
+} llama_more;
+
 typedef struct llama_log {
     measure model[MDL_CAT_COUNT], kv[MDL_CAT_COUNT], compute[MDL_CAT_COUNT]; /* MiB */
     measure output[MDL_CAT_COUNT];  /* the output (logits) buffers, MiB */
     measure repack;                 /* CPU_REPACK / CPU_AARCH64 / CPU_KLEIDIAI, within model */
-    measure file_gib, load_ms, prompt_ms, eval_ms, eval_runs, prompt_tokens;
-    measure n_ctx, n_seq, mmap;     /* mmap: 1 (true) or 0, as load_tensors said */
+    measure file_gib, load_ms;
+    measure n_ctx, n_seq, mmap;     /* mmap: 1 or 0, as the log says it */
+    measure build;                  /* "build = 1289" (2023), "build: 6502" (later) */
+    /* 2023 (before b1843): one figure each, no buffers by backend */
+    measure mem_required, ctx_size, vram_weights, vram_kv, kv_self, compute_total, per_state;
     int from_table; /* the sizes came from the memory breakdown table */
+    int plain_cpu;  /* "CPU buffer size" without "model": b1843 to b3989, mapped or not */
+    int assumed_mapped; /* the plain CPU buffer taken as mapped (docs/imports/llama-cpp.md) */
+    char mapped_why[160]; /* how the log tells mapped from copied weights */
+    llama_more *more;
 } llama_log;
 
 /* A model buffer of the CPU backend's repacking buffer types (weights laid
@@ -33,14 +55,16 @@ static int repacked_backend(const char *b, size_t n)
 
 /* Where a llama.cpp buffer lives, by its backend's name: a "_Mapped"
  * buffer is the mmapped GGUF file; CPU, CPU_REPACK and the Host are
- * native memory; every other backend (CUDA0, Vulkan0, Metal, MTL0,
- * OpenCL, HTP0, ...) is the accelerator's, gpu. */
+ * native memory, as are a backend's pinned host buffers (CUDA_Host,
+ * Vulkan_Host); every other backend (CUDA0, Vulkan0, a GPU's own name as
+ * Vulkan printed it from b3204 to b3932, Metal, MTL0, OpenCL0, HTP0, ...)
+ * is the accelerator's, gpu. */
 static int cat_of_backend(const char *b, size_t n)
 {
     if (n >= 7 && memcmp(b + n - 7, "_Mapped", 7) == 0)
         return MDL_CAT_FILE;
     if ((n >= 3 && memcmp(b, "CPU", 3) == 0) || (n >= 4 && memcmp(b, "Host", 4) == 0) ||
-        (n >= 9 && memcmp(b + n - 9, "CUDA_Host", 9) == 0))
+        (n >= 5 && memcmp(b + n - 5, "_Host", 5) == 0))
         return MDL_CAT_NATIVE;
     return MDL_CAT_GPU;
 }
@@ -72,23 +96,24 @@ static int buffer_line(const line_iter *it, const char *what, measure *m, measur
 }
 
 /* "n_ctx         = 4096", "n_seq_max     = 2": a context parameter, the
- * key alone (not n_ctx_per_seq, n_ctx_train). */
-static void context_line(const line_iter *it, const char *key, measure *m, int *bad)
+ * key alone (not n_ctx_per_seq, n_ctx_train).  1 when the line was one. */
+static int context_line(const line_iter *it, const char *key, measure *m, int *bad)
 {
     const char *at = scn__find(it, key);
     if (at == NULL)
-        return;
+        return 0;
     const char *p = at + strlen(key), *end = it->s + it->n;
     while (p < end && *p == ' ')
         p++;
     if (p == at + strlen(key) || p >= end || *p != '=')
-        return;
+        return 0;
     p++;
     double v;
     if (!scn__number_at(&p, end, &v))
         *bad = 1;
     else if (m->line == 0) /* the context's own line comes first (a server's slots later) */
         scn__set(m, v, it->no);
+    return 1;
 }
 
 /* "| - NAME | total = free + (self = model + context + compute) +
@@ -132,93 +157,239 @@ static int breakdown_row(const line_iter *it, llama_log *l)
     return 1;
 }
 
-/* "... / N tokens" or "... / N runs": the count after the slash. */
-static void count_after_slash(const line_iter *it, measure *m)
+/* The number after `phrase` and the '=' that follows it, spaces between
+ * ("prompt eval time     =      11.54 ms"): 1 and *v; 0 when the phrase
+ * or its '=' is absent; *bad when the '=' has no number. */
+static int value_after(const line_iter *it, const char *phrase, double *v, int *bad)
+{
+    const char *at = scn__find(it, phrase);
+    if (at == NULL)
+        return 0;
+    const char *p = at + strlen(phrase), *end = it->s + it->n;
+    while (p < end && *p == ' ')
+        p++;
+    if (p >= end || *p != '=')
+        return 0;
+    p++;
+    if (!scn__number_at(&p, end, v) || *v < 0) {
+        *bad = 1;
+        return 0;
+    }
+    return 1;
+}
+
+/* "... / N tokens" or "... / N runs": the count after the slash, -1. */
+static double count_after_slash(const line_iter *it)
 {
     const char *slash = scn__find(it, "/");
     double r;
     if (slash != NULL) {
         const char *p = slash + 1;
         if (scn__number_at(&p, it->s + it->n, &r))
-            scn__set(m, r, it->no);
+            return r;
     }
+    return -1;
 }
 
-/* The file size, the load time, the prompt's and the decode's times and
- * counts. */
-static void sizes_and_times(const line_iter *it, llama_log *l, int *bad)
+/* A request's timing line: a prompt's opens a request, a decode's ("eval
+ * time", "generation eval time") closes the open one (or is one of its
+ * own).  1 when the line was one. */
+static int timing_line(const line_iter *it, llama_log *l, int *bad, int *oom)
+{
+    double v;
+    int prompt = scn__find(it, "prompt eval time") != NULL;
+    if (!(prompt ? value_after(it, "prompt eval time", &v, bad) : value_after(it, "eval time", &v, bad)))
+        return 0;
+    llama_more *m = l->more;
+    llama_req *last = m->nreq > 0 ? &m->req[m->nreq - 1] : NULL;
+    if (prompt || last == NULL || last->eval_tok >= 0) {
+        if (m->nreq == m->cap) {
+            size_t nc = m->cap ? m->cap * 2 : 16;
+            llama_req *nr = realloc(m->req, nc * sizeof *nr);
+            if (nr == NULL) {
+                *oom = 1;
+                return 1;
+            }
+            m->req = nr;
+            m->cap = nc;
+        }
+        last = &m->req[m->nreq++];
+        *last = (llama_req){0, -1, 0, -1, it->no};
+    }
+    if (prompt) {
+        last->prompt_ms = v;
+        last->prompt_tok = count_after_slash(it);
+    } else {
+        last->eval_ms = v;
+        last->eval_tok = count_after_slash(it);
+        if (last->eval_tok < 0)
+            last->eval_tok = 0; /* a decode time without its count */
+    }
+    return 1;
+}
+
+/* The file size and the load time.  1 when the line gave one. */
+static int size_or_load(const line_iter *it, llama_log *l, int *bad)
 {
     double v;
     if ((scn__find(it, "file size") || scn__find(it, "model size")) &&
         (scn__find(it, " GiB") || scn__find(it, " MiB")) &&
-        (scn__number_after(it, "file size   =", &v, bad) ||
-         scn__number_after(it, "model size       =", &v, bad) ||
-         scn__number_after(it, "file size =", &v, bad) ||
-         scn__number_after(it, "model size =", &v, bad)))
+        (value_after(it, "file size", &v, bad) || value_after(it, "model size", &v, bad))) {
         scn__set(&l->file_gib, scn__find(it, " GiB") ? v : v / 1024.0, it->no);
-    if (scn__find(it, "load time =") && scn__number_after(it, "load time =", &v, bad))
-        scn__set(&l->load_ms, v, it->no);
-    if (scn__find(it, "prompt eval time =")) {
-        if (scn__number_after(it, "prompt eval time =", &v, bad))
-            scn__set(&l->prompt_ms, v, it->no);
-        count_after_slash(it, &l->prompt_tokens);
-    } else if (scn__find(it, "eval time =") && scn__number_after(it, "eval time =", &v, bad)) {
-        scn__set(&l->eval_ms, v, it->no);
-        count_after_slash(it, &l->eval_runs);
+        return 1;
     }
+    if (value_after(it, "load time", &v, bad)) {
+        scn__set(&l->load_ms, v, it->no);
+        return 1;
+    }
+    return 0;
 }
 
-static int read_llama(const scn_import_input *in, unsigned n, const char *name, void *state,
-                      sim_error *err)
+/* The 2023 forms (docs/imports/llama-cpp.md): "mem required  = X MB (+ Y
+ * MB per state)", "ggml ctx size = X MB" (KB in 2023-03 and -04), "kv
+ * self size  = X MB", "compute buffer total size = X MB", "VRAM used: X
+ * MB", "VRAM kv self = X MB", and b1676's "system memory used  = X MiB".
+ * llama.cpp's MB were 1024 x 1024 bytes (it divides by 1024.0 twice).
+ * 1 when the line was one. */
+static int line_2023(const line_iter *it, llama_log *l, int *bad)
 {
-    (void)n; /* one input */
-    llama_log *l = state;
-    const char *text = in[0].text;
-    size_t len = in[0].len;
-    memset(l, 0, sizeof *l);
-    llama_log table;
-    memset(&table, 0, sizeof table);
-    line_iter it;
-    scn__lines_of(&it, text, len);
-    int bad = 0, any_buffer = 0, any_table = 0;
-    while (scn__next_line(&it)) {
-        any_buffer |= buffer_line(&it, "model buffer size", l->model, &l->repack, &bad);
-        any_buffer |= buffer_line(&it, "KV buffer size", l->kv, NULL, &bad);
-        any_buffer |= buffer_line(&it, "compute buffer size", l->compute, NULL, &bad);
-        (void)buffer_line(&it, "output buffer size", l->output, NULL, &bad);
-        context_line(&it, " n_ctx ", &l->n_ctx, &bad);
-        context_line(&it, " n_seq_max ", &l->n_seq, &bad);
-        if (scn__find(&it, "(mmap = true)"))
-            scn__set(&l->mmap, 1, it.no);
-        else if (scn__find(&it, "(mmap = false)"))
-            scn__set(&l->mmap, 0, it.no);
-        if (!scn__find(&it, "model buffer size") && !scn__find(&it, "KV buffer size") &&
-            !scn__find(&it, "compute buffer size") && scn__find(&it, "load_tensors:") &&
-            scn__find(&it, " buffer size ="))
-            any_buffer |= buffer_line(&it, "buffer size =", l->model, &l->repack, &bad);
-        sizes_and_times(&it, l, &bad);
-        any_table |= breakdown_row(&it, &table);
-        if (bad)
-            return scn__fail_at(err, name, it.no, "a number that cannot be read");
+    double v;
+    if (value_after(it, "mem required", &v, bad) ||
+        value_after(it, "system memory used", &v, bad)) {
+        scn__set(&l->mem_required, v, it->no);
+        const char *plus = scn__find(it, "(+ ");
+        const char *p = plus != NULL ? plus + 3 : NULL;
+        if (p != NULL && scn__find(it, "per state") && scn__number_at(&p, it->s + it->n, &v))
+            scn__set(&l->per_state, v, it->no);
+        return 1;
     }
+    if (value_after(it, "ggml ctx size", &v, bad)) {
+        scn__set(&l->ctx_size, scn__find(it, " KB") ? v / 1024.0 : v, it->no);
+        return 1;
+    }
+    if (value_after(it, "kv self size", &v, bad) || value_after(it, "KV self size", &v, bad)) {
+        scn__set(&l->kv_self, v, it->no);
+        return 1;
+    }
+    if (value_after(it, "compute buffer total size", &v, bad)) {
+        scn__set(&l->compute_total, v, it->no);
+        return 1;
+    }
+    if (scn__find(it, "VRAM used") && (scn__number_after(it, "VRAM used:", &v, bad) ||
+                                       value_after(it, "VRAM used", &v, bad))) {
+        scn__set(&l->vram_weights, v, it->no);
+        return 1;
+    }
+    if (value_after(it, "VRAM kv self", &v, bad)) {
+        scn__set(&l->vram_kv, v, it->no);
+        return 1;
+    }
+    return 0;
+}
+
+/* Whether the weights were mapped, as the log says it: "(mmap = true)"
+ * (b4657 on, "mmap = true, direct_io" later), "use_mmap = 1" or "use_mmap:
+ * true" (parameter dumps), "--no-mmap" (a command line echoed).  1 when
+ * the line said. */
+static int mmap_line(const line_iter *it, llama_log *l)
+{
+    const char *u = scn__find(it, "use_mmap");
+    if (scn__find(it, "mmap = true") || scn__find(it, "load_mode = mmap"))
+        scn__set(&l->mmap, 1, it->no);
+    else if (scn__find(it, "mmap = false") || scn__find(it, "--no-mmap"))
+        scn__set(&l->mmap, 0, it->no);
+    else if (u != NULL) {
+        const char *p = u + 8, *end = it->s + it->n;
+        while (p < end && (*p == ' ' || *p == '=' || *p == ':' || *p == '"'))
+            p++;
+        if (p < end && (*p == '1' || *p == 't'))
+            scn__set(&l->mmap, 1, it->no);
+        else if (p < end && (*p == '0' || *p == 'f'))
+            scn__set(&l->mmap, 0, it->no);
+        else
+            return 0;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* "build = 1289 (16bc66d)" (2023's main) or "build: 6502 (a1b2c3d4)". */
+static int build_line(const line_iter *it, llama_log *l)
+{
+    double v;
+    int bad = 0;
+    if ((scn__number_after(it, "build = ", &v, &bad) || scn__number_after(it, "build: ", &v, &bad)) &&
+        v == floor(v) && v < 1e7) {
+        scn__set(&l->build, v, it->no);
+        return 1;
+    }
+    return 0;
+}
+
+/* One line of the log into *l: 1 when it was used. */
+static int llama_line(const line_iter *it, llama_log *l, llama_log *table, int *any_buffer,
+                      int *any_table, int *bad, int *oom)
+{
+    int used = 0, b;
+    b = buffer_line(it, "model buffer size", l->model, &l->repack, bad);
+    b |= buffer_line(it, "KV buffer size", l->kv, NULL, bad);
+    b |= buffer_line(it, "compute buffer size", l->compute, NULL, bad);
+    used |= buffer_line(it, "output buffer size", l->output, NULL, bad);
+    if (!b && scn__find(it, "load_tensors:") && scn__find(it, " buffer size")) {
+        /* b1843 to b3989: "llm_load_tensors:        CPU buffer size = ..." */
+        b = buffer_line(it, "buffer size", l->model, &l->repack, bad);
+        if (b && scn__find(it, " CPU buffer size"))
+            l->plain_cpu = 1;
+    }
+    *any_buffer |= b;
+    used |= b;
+    used |= context_line(it, " n_ctx ", &l->n_ctx, bad);
+    used |= context_line(it, " n_seq_max ", &l->n_seq, bad);
+    used |= mmap_line(it, l);
+    used |= build_line(it, l);
+    if (!used)
+        used = size_or_load(it, l, bad) || timing_line(it, l, bad, oom) || line_2023(it, l, bad);
+    int t = breakdown_row(it, table);
+    *any_table |= t;
+    return used | t;
+}
+
+/* Every value within what one phone can say. */
+static int llama_bounds(const llama_log *l, const llama_log *table, const char *name,
+                        sim_error *err)
+{
     for (int c = 0; c < MDL_CAT_COUNT; c++) {
-        const measure *ms[6] = {&l->model[c], &l->kv[c], &l->compute[c],
-                                &table.model[c], &table.kv[c], &table.compute[c]};
-        for (int k = 0; k < 6; k++) {
+        const measure *ms[7] = {&l->model[c], &l->kv[c], &l->compute[c], &l->output[c],
+                                &table->model[c], &table->kv[c], &table->compute[c]};
+        for (int k = 0; k < 7; k++) {
             int rc = scn__bounded(err, name, ms[k], MIB, 0, "buffers (MiB)");
             if (rc != SIM_OK)
                 return rc;
         }
     }
-    const measure *ts[3] = {&l->load_ms, &l->prompt_ms, &l->eval_ms};
-    for (int k = 0; k < 3; k++) {
-        int rc = scn__bounded(err, name, ts[k], 1000, 1, "a time (ms)");
+    const measure *sz[8] = {&l->mem_required, &l->ctx_size, &l->vram_weights, &l->vram_kv,
+                            &l->kv_self, &l->compute_total, &l->per_state, &l->repack};
+    for (int k = 0; k < 8; k++) {
+        int rc = scn__bounded(err, name, sz[k], MIB, 0, "a size (MiB)");
         if (rc != SIM_OK)
             return rc;
     }
-    int rcf = scn__bounded(err, name, &l->file_gib, 1073741824.0, 0, "a file size (GiB)");
-    if (rcf != SIM_OK)
-        return rcf;
+    int rc = scn__bounded(err, name, &l->load_ms, 1000, 1, "a time (ms)");
+    if (rc == SIM_OK)
+        rc = scn__bounded(err, name, &l->file_gib, 1073741824.0, 0, "a file size (GiB)");
+    for (size_t k = 0; rc == SIM_OK && k < l->more->nreq; k++) {
+        const llama_req *q = &l->more->req[k];
+        measure pm = {q->prompt_ms, q->line}, em = {q->eval_ms, q->line};
+        rc = scn__bounded(err, name, &pm, 1000, 1, "a time (ms)");
+        if (rc == SIM_OK)
+            rc = scn__bounded(err, name, &em, 1000, 1, "a time (ms)");
+        if (rc == SIM_OK && (q->prompt_tok > MDL_GEN_TOKENS_MAX || q->eval_tok > MDL_GEN_TOKENS_MAX))
+            rc = scn__fail_at(err, name, q->line, "%.0f tokens is not a count of tokens",
+                              q->prompt_tok > q->eval_tok ? q->prompt_tok : q->eval_tok);
+    }
+    if (rc != SIM_OK)
+        return rc;
     if (l->n_ctx.line && (l->n_ctx.v < 1 || l->n_ctx.v > MDL_GEN_CONTEXT_MAX ||
                           l->n_ctx.v != floor(l->n_ctx.v)))
         return scn__fail_at(err, name, l->n_ctx.line, "n_ctx %.0f is not a context of 1 to %u "
@@ -227,26 +398,108 @@ static int read_llama(const scn_import_input *in, unsigned n, const char *name, 
                           l->n_seq.v > 1e6))
         return scn__fail_at(err, name, l->n_seq.line, "n_seq_max %.0f is not a count of "
                             "sequences", l->n_seq.v);
-    for (int c = 0; c < MDL_CAT_COUNT; c++) {
-        int rc = scn__bounded(err, name, &l->output[c], MIB, 0, "buffers (MiB)");
-        if (rc != SIM_OK)
-            return rc;
+    return SIM_OK;
+}
+
+/* The 2023 figures as buffers: "mem required" is the weights in memory
+ * (mapped or in ggml's context) and, before b1289, the scratch buffers;
+ * "ggml ctx size" holds the weights only when they were copied (a few MB
+ * when mapped); VRAM the offloaded ones.  Mapped: as the log says, else
+ * when the context is under a quarter of what is required, else mmap's
+ * default since 2023-03-29 (assumed). */
+static void buffers_of_2023(llama_log *l)
+{
+    double req = l->mem_required.v, ctx = l->ctx_size.v;
+    int mapped = l->mmap.line ? l->mmap.v > 0
+                 : l->ctx_size.line ? ctx < 0.25 * req
+                                    : 1;
+    if (l->mmap.line == 0 && l->ctx_size.line == 0)
+        l->assumed_mapped = 1;
+    else if (l->mmap.line == 0)
+        snprintf(l->mapped_why, sizeof l->mapped_why, "'ggml ctx size' (%.2f MiB) %s 'mem "
+                 "required' (%.2f MiB): the weights %s", ctx, mapped ? "is a small part of" :
+                 "holds most of", req, mapped ? "are mapped" : "were copied into it");
+    if (mapped)
+        scn__set(&l->model[MDL_CAT_FILE], req > ctx ? req - ctx : 0, l->mem_required.line);
+    else
+        scn__set(&l->model[MDL_CAT_NATIVE], ctx > 0 ? ctx : req,
+                 l->ctx_size.line ? l->ctx_size.line : l->mem_required.line);
+    if (l->vram_weights.line)
+        l->model[MDL_CAT_GPU] = l->vram_weights;
+    if (l->kv_self.line)
+        scn__set(&l->kv[MDL_CAT_NATIVE], l->kv_self.v - (l->vram_kv.line ? l->vram_kv.v : 0),
+                 l->kv_self.line);
+    else if (l->per_state.line)
+        l->kv[MDL_CAT_NATIVE] = l->per_state;
+    if (l->vram_kv.line)
+        l->kv[MDL_CAT_GPU] = l->vram_kv;
+    if (l->compute_total.line)
+        l->compute[MDL_CAT_NATIVE] = l->compute_total;
+}
+
+static int read_llama(const scn_import_input *in, unsigned n, const char *name, void *state,
+                      sim_error *err)
+{
+    (void)n; /* one input */
+    llama_log *l = state;
+    memset(l, 0, sizeof *l);
+    l->more = calloc(1, sizeof *l->more);
+    if (l->more == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    llama_log table;
+    memset(&table, 0, sizeof table);
+    line_iter it;
+    scn__lines_of(&it, in[0].text, in[0].len);
+    int bad = 0, oom = 0, any_buffer = 0, any_table = 0;
+    while (scn__next_line(&it)) {
+        if (!llama_line(&it, l, &table, &any_buffer, &any_table, &bad, &oom))
+            scn__tally_line(&l->more->ignored, &it);
+        if (oom)
+            return sim_error_set(err, SIM_ENOMEM, "out of memory");
+        if (bad)
+            return scn__fail_at(err, name, it.no, "a number that cannot be read");
     }
-    const measure *counts[2] = {&l->prompt_tokens, &l->eval_runs};
-    for (int k = 0; k < 2; k++)
-        if (counts[k]->line && (counts[k]->v < 0 || counts[k]->v > MDL_GEN_TOKENS_MAX))
-            return scn__fail_at(err, name, counts[k]->line, "%.0f tokens is not a count of "
-                                "tokens", counts[k]->v);
+    int rc = llama_bounds(l, &table, name, err);
+    if (rc != SIM_OK)
+        return rc;
     if (!any_buffer && any_table) { /* the table alone: a log cut to its end */
         memcpy(l->model, table.model, sizeof l->model);
         memcpy(l->kv, table.kv, sizeof l->kv);
         memcpy(l->compute, table.compute, sizeof l->compute);
         l->from_table = 1;
+    } else if (!any_buffer && l->mem_required.line) {
+        buffers_of_2023(l);
+    } else if (any_buffer && l->plain_cpu && l->model[MDL_CAT_FILE].line == 0 &&
+               !(l->mmap.line && l->mmap.v == 0)) {
+        /* b1843 to b3989 named the mapped buffer "CPU" too: mmap is on by
+         * default, so the plain CPU model buffer is taken as the mapping */
+        l->model[MDL_CAT_FILE] = l->model[MDL_CAT_NATIVE];
+        l->model[MDL_CAT_NATIVE] = (measure){l->repack.v, l->repack.line};
+        l->assumed_mapped = l->mmap.line == 0;
     }
-    if (!any_buffer && !any_table)
-        return scn__fail_at(err, name, 1, "not a llama.cpp log: no 'model buffer size' line and no "
-                       "memory breakdown table in its %u lines", it.no);
+    if (l->mmap.line)
+        snprintf(l->mapped_why, sizeof l->mapped_why, "the log says mmap = %s (line %u)",
+                 l->mmap.v > 0 ? "true" : "false", l->mmap.line);
+    else if (l->assumed_mapped)
+        snprintf(l->mapped_why, sizeof l->mapped_why, "ASSUMED: mmap is llama.cpp's default "
+                 "and the log does not say");
+    else if (l->mapped_why[0] == '\0')
+        snprintf(l->mapped_why, sizeof l->mapped_why, "%s", l->model[MDL_CAT_FILE].line
+                 ? "its _Mapped buffer" : "no _Mapped buffer (from b3990 on, a CPU model "
+                 "buffer not named _Mapped is a copy)");
+    if (!any_buffer && !any_table && !l->mem_required.line)
+        return scn__fail_at(err, name, 1, "not a llama.cpp log: no buffer size line, no 'mem "
+                            "required' line and no memory breakdown table in its %u lines", it.no);
     return SIM_OK;
+}
+
+static void release_llama(void *state)
+{
+    llama_log *l = state;
+    if (l->more != NULL)
+        free(l->more->req);
+    free(l->more);
+    l->more = NULL;
 }
 
 static void amounts_row(out *w, const char *key, const measure *m, const char *what)
@@ -286,22 +539,42 @@ static unsigned first_line(const measure *m, int n)
     return 0;
 }
 
-/* A per-token time: the phase's time over its tokens, as the log ran it. */
-static void per_token(out *w, const char *key, const measure *ms, const measure *n,
-                      const char *what)
+/* One figure of every request that has it, as scn__values writes them:
+ * which 0 prompt tokens, 1 decoded tokens, 2 prefill per token (us), 3
+ * decode per token (us). */
+static int request_values(out *w, const char *key, const llama_more *m, int which,
+                          const char *what, const char *assumed)
 {
-    char c[300];
-    if (ms->line && n->v > 0) {
-        double us = round(ms->v * 1000.0 / n->v);
-        snprintf(c, sizeof c, "%s: %.2f ms / %.0f tokens, at the log's phone's speed%s", what,
-                 ms->v, n->v, us < 1 ? " (under 1 us: the least a time per token may be)" : "");
-        put(w, "      %s: {per_token: %.0fus}", key, us < 1 ? 1 : us);
-        scn__from(w, ms->line, c);
-    } else {
-        snprintf(c, sizeof c, "not in the log (%s): an assumption to replace", what);
-        put(w, "      %s: {per_token: %s}", key, key[0] == 'p' ? "1ms" : "50ms");
-        scn__from(w, 0, c);
+    double *v = malloc((m->nreq + 1) * sizeof *v);
+    if (v == NULL)
+        return SIM_ENOMEM;
+    size_t n = 0;
+    unsigned line = 0;
+    int cut = 0;
+    for (size_t k = 0; k < m->nreq; k++) {
+        const llama_req *q = &m->req[k];
+        double tok = which == 0 || which == 2 ? q->prompt_tok : q->eval_tok;
+        double ms = which == 2 ? q->prompt_ms : q->eval_ms;
+        if (tok < 0 || (which >= 2 && tok == 0))
+            continue;
+        double x = which < 2 ? tok : round(ms * 1000.0 / tok);
+        if (which >= 2 && x < 1)
+            x = 1, cut = 1; /* under 1 us: the least a time per token may be */
+        line = line ? line : q->line;
+        v[n++] = x;
     }
+    int flow = which >= 2; /* inside "{per_token: ...}" */
+    put(w, "      %s", key);
+    if (n == 0) {
+        put(w, "%s%s  # not in the log (%s): an assumption to replace\n", assumed,
+            flow ? "}" : "", what);
+    } else {
+        char c[200];
+        snprintf(c, sizeof c, "%s%s", what, cut ? " (under 1 us taken as 1 us)" : "");
+        scn__values(w, v, n, flow ? "us" : "", flow ? "}" : "", line, c);
+    }
+    free(v);
+    return SIM_OK;
 }
 
 /* The weights by kind: the mapped buffer less what was repacked or
@@ -334,7 +607,7 @@ static void write_weights(const llama_log *l, out *w, int mapped)
 }
 
 /* The part's requests as tokens (the log's context, KV, compute, times). */
-static void write_generation(const llama_log *l, out *w, int mapped, int gpu)
+static int write_generation(const llama_log *l, out *w, int mapped, int gpu)
 {
     char c[300];
     put(w, "    prepare:\n      time: 0us  # not timed apart: inside the load time; the "
@@ -343,18 +616,11 @@ static void write_generation(const llama_log *l, out *w, int mapped, int gpu)
         put(w, "    delegate_prepare:\n      time: 0us  # not timed apart: inside the load "
                "time; its failure rates are not in the log\n");
     put(w, "    generation:\n");
-    if (l->prompt_tokens.line) {
-        put(w, "      prompt_tokens: %.0f", l->prompt_tokens.v);
-        scn__from(w, l->prompt_tokens.line, "the log's prompt: replace with your traffic's");
-    } else {
-        put(w, "      prompt_tokens: 300  # not in the log: an assumption to replace\n");
-    }
-    if (l->eval_runs.line) {
-        put(w, "      output_tokens: %.0f", l->eval_runs.v);
-        scn__from(w, l->eval_runs.line, "the log's decoded tokens: replace with your traffic's");
-    } else {
-        put(w, "      output_tokens: 150  # not in the log: an assumption to replace\n");
-    }
+    int rc = request_values(w, "prompt_tokens: ", l->more, 0, "the log's prompt: replace with your "
+                   "traffic's", "300");
+    if (rc == SIM_OK)
+        rc = request_values(w, "output_tokens: ", l->more, 1, "the log's decoded tokens: replace with "
+                   "your traffic's", "150");
     put(w, "      context: %.0f", l->n_ctx.v);
     scn__from(w, l->n_ctx.line, "n_ctx");
     double kv = kv_total(l), per = round(kv * MIB / l->n_ctx.v);
@@ -373,8 +639,12 @@ static void write_generation(const llama_log *l, out *w, int mapped, int gpu)
                                                      ? "n_seq_max, cut to oomsim's 8"
                                                      : "n_seq_max (n_parallel)")
                                               : "not in the log: one sequence assumed");
-    per_token(w, "prefill", &l->prompt_ms, &l->prompt_tokens, "prompt eval time");
-    per_token(w, "decode", &l->eval_ms, &l->eval_runs, "eval time");
+    if (rc == SIM_OK)
+        rc = request_values(w, "prefill: {per_token: ", l->more, 2, "prompt eval time over its "
+                   "tokens, at the log's phone's speed", "1ms");
+    if (rc == SIM_OK)
+        rc = request_values(w, "decode: {per_token: ", l->more, 3, "eval time over its runs, at the "
+                   "log's phone's speed", "50ms");
     write_weights(l, w, mapped);
     double compute = 0, output = 0;
     for (int k = 0; k < MDL_CAT_COUNT; k++) {
@@ -382,22 +652,39 @@ static void write_generation(const llama_log *l, out *w, int mapped, int gpu)
         output += l->output[k].v;
     }
     put(w, "      compute: %" PRId64 "KiB", scn__kib_of((compute + output) * MIB));
-    snprintf(c, sizeof c, "the compute buffers (%.2f MiB) and the output buffer (%.2f MiB)",
-             compute, output);
+    snprintf(c, sizeof c, compute + output > 0 || !l->mem_required.line
+             ? "the compute buffers (%.2f MiB) and the output buffer (%.2f MiB)"
+             : "not printed apart: before b1289 the scratch buffers are in 'mem required', "
+               "counted with the weights above (%.0f, %.0f)", compute, output);
     scn__from(w, first_line(l->compute, MDL_CAT_COUNT), c);
     put(w, "      keep_context: true  # a chat: the conversation stays in the KV (assumed)\n");
-    if (l->mmap.line == 0)
-        put(w, "      # the log does not say mmap = true or false: %s\n",
-            mapped ? "mapped, from its _Mapped buffer" : "copied, as no _Mapped buffer is named");
+    return rc;
 }
 
-static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error *err)
+/* Without tokens: each request's time as the log ran it (prompt eval and
+ * eval), or, not in the log, left to the user: the loader names it. */
+static int request_time(out *w, const llama_more *m)
 {
-    (void)err;
-    const llama_log *l = state;
-    char c[400];
-    int mapped = l->model[MDL_CAT_FILE].v > 0;
-    int gpu = l->model[MDL_CAT_GPU].v > 0 || l->compute[MDL_CAT_GPU].v > 0;
+    double *v = malloc((m->nreq + 1) * sizeof *v);
+    if (v == NULL)
+        return SIM_ENOMEM;
+    for (size_t k = 0; k < m->nreq; k++)
+        v[k] = round((m->req[k].prompt_ms + m->req[k].eval_ms) * 1000.0);
+    if (m->nreq == 0) {
+        put(w, "      # time: REQUIRED, not in the log (no prompt eval or eval time line): "
+               "a request's time, to fill in\n");
+    } else {
+        put(w, "      time: ");
+        scn__values(w, v, m->nreq, "us", "", m->req[0].line, "a request: prompt eval and "
+                    "eval time, as the log ran it");
+    }
+    free(v);
+    return SIM_OK;
+}
+
+/* The header: what the log is, how it was read, what it dropped. */
+static void write_header(const llama_log *l, out *w)
+{
     put(w, "# oomsim import llama-cpp: a candidate from llama.cpp's load log (%s).\n"
            "# Buffers by backend: a _Mapped buffer is the mmapped GGUF file (file pages),\n"
            "# CPU and Host buffers native memory, any other backend's gpu. llama.cpp\n"
@@ -407,6 +694,31 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
     if (l->from_table)
         put(w, "# The sizes come from the memory breakdown table (model, context,\n"
                "# compute per device); the table does not tell mapped from copied weights.\n");
+    if (l->build.line)
+        put(w, "# %s:%u: llama.cpp build %.0f.\n", w->name, l->build.line, l->build.v);
+    if (l->mem_required.line && l->model[MDL_CAT_FILE].line + l->model[MDL_CAT_NATIVE].line)
+        put(w, "# The 2023 form: the weights from 'mem required' (%.2f MiB) less 'ggml ctx\n"
+               "# size' (%.2f MiB, the weights themselves only when copied), the KV from 'kv\n"
+               "# self size', compute from 'compute buffer total size'.\n", l->mem_required.v,
+            l->ctx_size.v);
+    if (l->assumed_mapped)
+        put(w, "# ASSUMED that the weights are mapped, llama.cpp's default: the log does\n"
+               "# not say mmap = true or false%s. A log run with --no-mmap imports as a copy.\n",
+            l->plain_cpu ? ", and from b1843 to b3989 a mapped buffer\n# printed as 'CPU', "
+                           "like a copy" : "");
+    if (l->more->nreq > 1)
+        put(w, "# %zu requests in the log (a server's): tokens and per-token times are\n"
+               "# drawn from them, each alone (which prompt went with which answer is not\n"
+               "# kept).\n", l->more->nreq);
+    scn__tally_put(w, &l->more->ignored, "line");
+}
+
+static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error *err)
+{
+    const llama_log *l = state;
+    int mapped = l->model[MDL_CAT_FILE].v > 0;
+    int gpu = l->model[MDL_CAT_GPU].v > 0 || l->compute[MDL_CAT_GPU].v > 0;
+    write_header(l, w);
     put(w, "id: %s\nabout: \"measured from a llama.cpp load log\"\ndigest: \"0\"\n"
            "runtime: llama.cpp\n", o->id != NULL ? o->id : "imported");
     if (gpu)
@@ -419,8 +731,10 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
         file = l->model[MDL_CAT_NATIVE].v * MIB;
     put(w, "    file: %" PRId64 "KiB", scn__kib_of(file));
     if (mapped)
-        scn__from(w, l->model[MDL_CAT_FILE].line, "the mapped model buffer (the GGUF pages the "
-             "CPU layers read)");
+        scn__from(w, l->model[MDL_CAT_FILE].line, l->mem_required.line && !l->plain_cpu
+                  ? "'mem required' less 'ggml ctx size': the mapped weights (before b1289 the "
+                    "scratch buffers too)"
+                  : "the mapped model buffer (the GGUF pages the CPU layers read)");
     else if (l->file_gib.line)
         scn__from(w, l->file_gib.line, "the GGUF file size");
     else if (host_copy)
@@ -429,14 +743,21 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
     else
         scn__from(w, 0, "not in the log: fill in the GGUF file size");
     put(w, "    load:\n      mode: %s", mapped ? "mmap" : "copy");
-    scn__from(w, mapped ? l->model[MDL_CAT_FILE].line : 0,
-         mapped ? "the weights are mapped (use_mmap)" : "no mapped buffer: the weights are "
-                                                        "read into memory");
-    put(w, "      time: %.0fus", l->load_ms.v * 1000.0);
-    scn__from(w, l->load_ms.line, l->load_ms.line ? "load time" : "not in the log");
+    {
+        char c[200];
+        snprintf(c, sizeof c, "%s, as %s", mapped ? "mapped" : "copied", l->mapped_why);
+        scn__from(w, l->mmap.line ? l->mmap.line : mapped ? l->model[MDL_CAT_FILE].line : 0, c);
+    }
+    if (l->load_ms.line) {
+        put(w, "      time: %.0fus", l->load_ms.v * 1000.0);
+        scn__from(w, l->load_ms.line, "load time");
+    } else {
+        put(w, "      # time: REQUIRED, not in the log (no load time line): the load's time, "
+               "to fill in\n");
+    }
     if (l->n_ctx.line && kv_total(l) > 0) {
-        write_generation(l, w, mapped, gpu);
-        return SIM_OK;
+        return write_generation(l, w, mapped, gpu) == SIM_OK
+                   ? SIM_OK : sim_error_set(err, SIM_ENOMEM, "out of memory");
     }
     put(w, "    # no n_ctx or KV buffer in the log: one request as the log ran it, no tokens\n");
     measure resident[MDL_CAT_COUNT];
@@ -452,13 +773,18 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
     if (gpu)
         put(w, "    delegate_prepare:\n      time: 0us  # not timed apart: inside the load "
                "time; its failure rates are not in the log\n");
-    put(w, "    inference:\n      time: ");
-    double req_us = (l->prompt_ms.v + l->eval_ms.v) * 1000.0;
-    snprintf(c, sizeof c, "one request: prompt eval %.0f ms + eval %.0f ms (%.0f tokens) "
-             "as the log ran it", l->prompt_ms.v, l->eval_ms.v, l->eval_runs.v);
-    scn__time_dist(w, req_us, 0, 0, 0, l->eval_ms.line ? l->eval_ms.line : l->prompt_ms.line,
-              req_us > 0 ? c : "not in the log");
-    amounts_row(w, "      working_set: ", l->compute, "the compute buffers");
+    int ws = 0;
+    for (int k = 0; k < MDL_CAT_COUNT; k++)
+        ws |= k != MDL_CAT_FILE && l->compute[k].v > 0;
+    if (l->more->nreq == 0 && !ws) { /* nothing measured: a mapping the loader reads */
+        put(w, "    inference: {}  # time: REQUIRED, not in the log (no prompt eval or eval time "
+               "line): a request's time, to fill in\n");
+    } else {
+        put(w, "    inference:\n");
+        if (request_time(w, l->more) != SIM_OK)
+            return sim_error_set(err, SIM_ENOMEM, "out of memory");
+        amounts_row(w, "      working_set: ", l->compute, "the compute buffers");
+    }
     amounts_row(w, "    session: ", l->kv, "the KV cache (a session's state)");
     return SIM_OK;
 }
@@ -466,4 +792,4 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
 _Static_assert(sizeof(llama_log) <= SCN_IMPORT_STATE_MAX, "the state fits the driver's buffer");
 
 const scn_importer scn__import_llama_cpp = {"llama-cpp", "llama.cpp's load log: a candidate (weights, KV cache, compute)",
-    1, sizeof(llama_log), read_llama, write_llama, NULL};
+    1, sizeof(llama_log), read_llama, write_llama, release_llama};

@@ -87,3 +87,29 @@ void scn__time_dist(out *o, double mean_us, double sd_us, double median_us, doub
         scn__from(o, line, what);
     }
 }
+
+/* Values a log measured once per request (tokens, a time in `unit`): one
+ * plainly, several as an empirical distribution of them (each request's
+ * drawn alone), the first 100000 when there are more (the loader's most),
+ * said in the comment; `close` ends the value ("}" inside a flow map). */
+void scn__values(out *o, const double *v, size_t n, const char *unit, const char *close,
+                 unsigned line, const char *what)
+{
+    char c[400];
+    if (n == 1) {
+        put(o, "%.0f%s%s", v[0], unit, close);
+        scn__from(o, line, what);
+        return;
+    }
+    size_t keep = n > 100000 ? 100000 : n;
+    put(o, "{dist: empirical, values: [");
+    for (size_t k = 0; k < keep; k++)
+        put(o, "%s%.0f%s", k ? ", " : "", v[k], unit);
+    put(o, "]}%s", close);
+    if (keep < n)
+        snprintf(c, sizeof c, "%s: the first %zu of the log's %zu requests (the most a "
+                 "distribution takes)", what, keep, n);
+    else
+        snprintf(c, sizeof c, "%s: the log's %zu requests, each drawn alone", what, n);
+    scn__from(o, line, c);
+}
