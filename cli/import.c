@@ -37,6 +37,7 @@ static void yaml_head(FILE *f)
 typedef struct yaml_args {
     const char *out, *minus;
     scn_import_opts o;
+    unsigned long long run;
     const char *files[SCN_IMPORT_INPUTS_MAX];
     unsigned nfiles;
 } yaml_args;
@@ -47,20 +48,36 @@ typedef struct yaml_args {
 #define MINUS_HELP                                                                     \
     "  --minus CANDIDATE  meminfo: subtract the candidate's parts (a file, or a catalog\n" \
     "               candidate's id): the dump was taken with the model loaded\n"
+#define RUN_HELP                                                                        \
+    "  --run K      benchmark-model: the log's run K alone (from 1); without it every run,\n" \
+    "               each its own candidate (ids suffixed -1, -2, ...)\n"
+#define RUN_MAX 1000000
 static const cli_opt yaml_opts[] = {
     {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_TEXT, YA(minus), CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
+    {"--run", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, RUN_HELP},
     CLI_HELP_OPT,
 };
 
-/* The other kinds: --minus is meminfo's alone. */
+/* benchmark-model: --run is its alone. */
+static const cli_opt yaml_opts_run[] = {
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
+    {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
+    {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
+    {"--run", NULL, CLI_OPT_COUNT, YA(run), CLI_NOWHERE, 1, RUN_MAX, NULL, NULL, 0, RUN_HELP},
+    CLI_HELP_OPT,
+};
+
+/* The other kinds: --minus is meminfo's alone, --run benchmark-model's. */
 static const cli_opt yaml_opts_no_minus[] = {
     {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
+    {"--run", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, RUN_HELP},
     CLI_HELP_OPT,
 };
 
@@ -162,12 +179,16 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
     if (kind == SCN_IMPORT_MEMINFO) { /* the one kind that takes --minus */
         c.opts = yaml_opts;
         c.nopts = sizeof yaml_opts / sizeof *yaml_opts;
+    } else if (kind == SCN_IMPORT_BENCHMARK_MODEL) { /* ... and --run */
+        c.opts = yaml_opts_run;
+        c.nopts = sizeof yaml_opts_run / sizeof *yaml_opts_run;
     }
     int status = cli_parse(&c, argc - 1, argv + 1, &a);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
     const char *out = a.out, *minus = a.minus, *const *files = a.files;
     scn_import_opts o = a.o;
+    o.run = a.run;
     unsigned n = a.nfiles;
     if (n == 0)
         return usage_error("an input file is needed");

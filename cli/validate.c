@@ -27,7 +27,7 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
         rc = scn_fragment_check(text, len, path, err);
         free(text);
         if (rc == SIM_OK)
-            snprintf(what, n, "a scenario's block (app or field)");
+            snprintf(what, n, "a scenario's block (app, field or candidates)");
         return rc;
     }
     free(text);

@@ -83,10 +83,13 @@ scn_kind scn_kind_of_text(const char *text, size_t len)
                 if (v.n != NULL)
                     k = SCN_KIND_DEVICE;
                 scn__node name, field;
+                scn__node cands;
                 scn__get(&root, "app", &v);
                 scn__get(&root, "field", &field);
                 scn__get(&root, "name", &name);
-                if (k == SCN_KIND_OTHER && (v.n != NULL || field.n != NULL) && name.n == NULL)
+                scn__get(&root, "candidates", &cands);
+                if (k == SCN_KIND_OTHER &&
+                    (v.n != NULL || field.n != NULL || cands.n != NULL) && name.n == NULL)
                     k = SCN_KIND_FRAGMENT;
             }
         }
@@ -101,14 +104,24 @@ int scn_fragment_check(const char *text, size_t len, const char *file, sim_error
      * are the file's own */
     static const char rest[] = "\nname: fragment-check\nseed: 1\nreplications: 1\n"
                                "horizon: 1s\ndevices: [android-4g]\n"
-                               "candidates: [classifier-v1]\nworkload: {path: [cold_start]}\n";
-    char *all = malloc(len + sizeof rest);
+                               "workload: {path: [cold_start]}\n";
+    static const char cands[] = "candidates: [classifier-v1]\n";
+    /* a fragment of candidates (benchmark-model's runs) brings its own */
+    int own = 0;
+    for (size_t i = 0; i + 11 <= len && !own; i++)
+        own = (i == 0 || text[i - 1] == '\n') && memcmp(text + i, "candidates:", 11) == 0;
+    char *all = malloc(len + sizeof rest + sizeof cands);
     if (all == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     memcpy(all, text, len);
     memcpy(all + len, rest, sizeof rest);
+    size_t n = len + sizeof rest - 1;
+    if (!own) {
+        memcpy(all + n, cands, sizeof cands);
+        n += sizeof cands - 1;
+    }
     scn_scenario s;
-    int rc = scn_scenario_parse(all, len + sizeof rest - 1, file, &s, err);
+    int rc = scn_scenario_parse(all, n, file, &s, err);
     if (rc == SIM_OK)
         scn_scenario_release(&s);
     free(all);

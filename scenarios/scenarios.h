@@ -150,8 +150,9 @@ void scn_catalog_get(unsigned i, scn_catalog_item *out);
 int scn_catalog_describe(const scn_catalog_item *it, char *name, char *about, size_t n,
                          sim_error *err);
 /* What kind of file a path holds, by its root keys: SCN_KIND_FRAGMENT for
- * a scenario's `app` or `field` block alone (what `oomsim import meminfo`,
- * `metrickit` and `play-vitals` write),
+ * a scenario's `app`, `field` or `candidates` block alone (what `oomsim
+ * import meminfo`, `metrickit` and `play-vitals` write, and
+ * `benchmark-model` for a log of several runs),
  * SCN_KIND_OTHER when it is none of these (used by `oomsim validate`). */
 scn_kind scn_kind_of_text(const char *text, size_t len);
 /* Checks a fragment as the same keys of a scenario would be checked
@@ -185,6 +186,7 @@ typedef struct scn_import_opts {
     const char *id;    /* the candidate's id (NULL: "imported") */
     const char *part;  /* the part's name (NULL: "model") */
     const mdl_candidate *minus; /* meminfo: the model's parts to subtract (NULL: none) */
+    unsigned long long run;     /* benchmark-model: the run to import, from 1 (0: all) */
 } scn_import_opts;
 
 /* The YAML an importer writes into (import/import_int.h). */

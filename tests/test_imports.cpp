@@ -28,10 +28,10 @@ struct Imported {
 
 Imported import(scn_import_kind kind, const std::string &name, const std::string &text,
                 const char *id = nullptr, const char *part = nullptr,
-                const mdl_candidate *minus = nullptr)
+                const mdl_candidate *minus = nullptr, unsigned long long run = 0)
 {
     scn_import_input in = {name.c_str(), text.data(), text.size()};
-    scn_import_opts o = {id, part, minus};
+    scn_import_opts o = {id, part, minus, run};
     char *yaml = nullptr;
     sim_error err;
     sim_error_clear(&err);
@@ -422,6 +422,7 @@ TEST_CASE("import benchmark-model: a time of -0 is 0, and the YAML loads", "[imp
     // "avg=-0" passed the "not negative" check and was written "-0us",
     // which the loader refuses
     Imported a = import(SCN_IMPORT_BENCHMARK_MODEL, "z.log",
+                        "The input model file size (MB): 1.5\n"
                         "Inference timings in us: Init: 1400000, First inference: 1, Warmup "
                         "(avg): 2, Inference (avg): 10000\ncount=50 first=1 curr=1 min=1 "
                         "avg=-0 std=0\n");
@@ -527,7 +528,7 @@ TEST_CASE("import metrickit: foreground memory-limit exits per device-day, local
 {
     std::string a = fixture("metrickit_day1.json"), b = fixture("metrickit_days.json");
     scn_import_input in[2] = {{"day1.json", a.data(), a.size()}, {"days.json", b.data(), b.size()}};
-    scn_import_opts o = {nullptr, nullptr, nullptr};
+    scn_import_opts o = {nullptr, nullptr, nullptr, 0};
     char *yaml = nullptr;
     sim_error err;
     sim_error_clear(&err);
@@ -640,12 +641,23 @@ TEST_CASE("import play-vitals: the LMK rate by RAM bucket and model, weighted by
 
 namespace {
 
-// Every value of the YAML at its key, comments stripped.
+// Every value of the YAML at its key, comments stripped; "SECTION>key: value"
+// looks for the key after the section's line ("prepare:>time: 1us").
 void values_are(const std::string &yaml, const std::vector<std::string> &lines)
 {
-    for (const std::string &l : lines) {
+    for (const std::string &entry : lines) {
         INFO(yaml);
-        CHECK(value_of(yaml, l.substr(0, l.find(':') + 1)) == l);
+        size_t gt = entry.find('>');
+        std::string l = gt == std::string::npos ? entry : entry.substr(gt + 1);
+        size_t from = gt == std::string::npos ? 0 : yaml.find(entry.substr(0, gt));
+        REQUIRE(from != std::string::npos);
+        // the key at a line's start, after its indentation
+        std::string key = l.substr(0, l.find(':') + 1), in = yaml.substr(from);
+        size_t at = 0;
+        while ((at = in.find(key, at)) != std::string::npos &&
+               in.find_first_not_of(' ', in.rfind('\n', at) + 1) != at)
+            at++;
+        CHECK((at == std::string::npos ? "" : value_of(in.substr(at), key)) == l);
     }
 }
 
@@ -749,4 +761,77 @@ TEST_CASE("import llama-cpp: a server log keeps every request, and what is not i
     // no n_ctx: each request's time as it ran, never 0
     CHECK(value_of(j.yaml, "      time: {dist") ==
           "      time: {dist: empirical, values: [2100000us, 1300000us]}");
+}
+
+TEST_CASE("import benchmark-model: the form before 2020, 2020's peak footprint, a GPU delegate",
+          "[imports][vintages]")
+{
+    Imported o = import(SCN_IMPORT_BENCHMARK_MODEL, "o.log", fixture("benchmark_model_2019.log"));
+    INFO(o.msg);
+    REQUIRE(o.rc == SIM_OK);
+    // "Average inference timings in us: Warmup: 46310.4, Init: 412500, no stats: 41275.3"
+    values_are(o.yaml, {"delegate: nnapi", "prepare:>time: 412500us",
+                        // the benchmark's count= line: mean 41275.3, sd 1022, as a lognormal
+                        "inference:>time: {dist: lognormal, median: 41263us, p95: 42978us}"});
+    CHECK(o.yaml.find("the form before 2020") != std::string::npos);
+    // no model file size in a 2019 log: left to fill in, never 0
+    CHECK(o.yaml.find("    # file: REQUIRED, not in the log") != std::string::npos);
+    CHECK(o.yaml.find("file: 0KiB") == std::string::npos);
+    Cand oc(o.yaml);
+    CHECK(oc.rc == SIM_EINPUT);
+    CHECK(oc.msg.find("parts.model: missing required key \"file\"") != std::string::npos);
+    Imported g = import(SCN_IMPORT_BENCHMARK_MODEL, "g.log",
+                        fixture("benchmark_model_2020_gpu.log"));
+    REQUIRE(g.rc == SIM_OK);
+    values_are(g.yaml, {"delegate: gpu", "file: 2718KiB", // 2.78245 MB
+                        "prepare:>time: 1840310us",
+                        // "Peak memory footprint (MB): init=96.4023 overall=121.738"
+                        "resident: {native: 95999KiB}",   // init less the file
+                        "working_set: {native: 25944KiB}", // overall less init
+                        "inference:>time: {dist: lognormal, median: 19502us, p95: 20583us}"});
+    CHECK(g.yaml.find("# ignored (read, not used):") != std::string::npos);
+    CHECK(g.yaml.find("1 Use gpu line") != std::string::npos);
+    CHECK(g.yaml.find("/data/local") == std::string::npos); // no path from the log
+    Cand gc(g.yaml);
+    INFO(gc.msg);
+    CHECK(gc.rc == SIM_OK);
+}
+
+TEST_CASE("import benchmark-model: a log of two runs (CPU, then an external delegate), each its "
+          "own candidate, or one with --run", "[imports][vintages]")
+{
+    Imported both = import(SCN_IMPORT_BENCHMARK_MODEL, "two.log",
+                           fixture("benchmark_model_two_runs.log"), "seg");
+    INFO(both.msg);
+    REQUIRE(both.rc == SIM_OK);
+    CHECK(both.yaml.find("# 2 runs in the log") != std::string::npos);
+    CHECK(both.yaml.find("candidates:\n  - id: seg-1\n") != std::string::npos);
+    CHECK(both.yaml.find("\n  - id: seg-2\n") != std::string::npos);
+    CHECK(scn_kind_of_text(both.yaml.data(), both.yaml.size()) == SCN_KIND_FRAGMENT);
+    sim_error err;
+    sim_error_clear(&err);
+    CHECK(scn_fragment_check(both.yaml.data(), both.yaml.size(), "two.yaml", &err) == SIM_OK);
+    INFO(err.msg);
+    Imported second = import(SCN_IMPORT_BENCHMARK_MODEL, "two.log",
+                             fixture("benchmark_model_two_runs.log"), "seg", nullptr, nullptr, 2);
+    REQUIRE(second.rc == SIM_OK);
+    values_are(second.yaml, {"id: seg", "delegate: npu", "file: 8216KiB",
+                             "prepare:>time: 2210700us", "resident: {native: 41869KiB}",
+                             "working_set: {native: 9652KiB}",
+                             "inference:>time: {dist: lognormal, median: 3120us, p95: 3420us}"});
+    // the library by its file name, never its path
+    CHECK(second.yaml.find("libQnnTFLiteDelegate.so") != std::string::npos);
+    CHECK(second.yaml.find("/data/local/tmp") == std::string::npos);
+    Cand sc(second.yaml);
+    INFO(sc.msg);
+    CHECK(sc.rc == SIM_OK);
+    Imported first = import(SCN_IMPORT_BENCHMARK_MODEL, "two.log",
+                            fixture("benchmark_model_two_runs.log"), "seg", nullptr, nullptr, 1);
+    REQUIRE(first.rc == SIM_OK);
+    values_are(first.yaml, {"delegate: none", "prepare:>time: 61402us",
+                            "inference:>time: {dist: lognormal, median: 31010us, p95: 33870us}"});
+    Imported third = import(SCN_IMPORT_BENCHMARK_MODEL, "two.log",
+                            fixture("benchmark_model_two_runs.log"), "seg", nullptr, nullptr, 3);
+    CHECK(third.rc == SIM_EINPUT);
+    CHECK(third.msg.find("--run 3: the log holds 2 runs") != std::string::npos);
 }

@@ -135,6 +135,9 @@ void scn__tally_line(scn_tally *t, const line_iter *it)
         if ((size_t)(end - s) > strlen(levels[k]) && memcmp(s, levels[k], strlen(levels[k])) == 0)
             s += strlen(levels[k]);
     const char *colon = memchr(s, ':', (size_t)(end - s));
+    const char *eq = memchr(s, '=', (size_t)(end - s));
+    if (eq != NULL && (colon == NULL || eq < colon) && memchr(s, ' ', (size_t)(eq - s)) == NULL)
+        colon = eq; /* "count=19 first=..." is a count line */
     const char *e = s;
     if (colon != NULL && colon - s < SCN_TALLY_KIND) {
         e = colon;
