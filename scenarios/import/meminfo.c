@@ -16,6 +16,10 @@ enum { MI_JAVA = 0, MI_NATIVE, MI_CODE, MI_STACK, MI_GRAPHICS, MI_OTHER, MI_SYST
 
 typedef struct meminfo {
     measure pss[MI_ROWS], rss[MI_ROWS];
+    /* swapped out (SwapPss, KB): the whole app's (TOTAL SWAP PSS) and the
+     * Java heap's (the Dalvik Heap row's SwapPss column) */
+    measure swap_total, swap_java;
+    int swap_column; /* the table's SwapPss column, from 1 (0: none) */
     char process[128];
     unsigned summary_line;
 } meminfo;
@@ -69,6 +73,29 @@ static int summary_row(meminfo *mi, const line_iter *it, int r, const char *name
     return SIM_OK;
 }
 
+/* The per-heap table: its header's SwapPss column, and the Dalvik Heap
+ * row's number in it. */
+static void table_line(meminfo *mi, const line_iter *it)
+{
+    const char *sw = scn__find(it, "SwapPss");
+    if (sw != NULL && scn__find(it, "Pss") < sw) { /* "Pss  Private  Private  SwapPss ..." */
+        int col = 1;
+        for (const char *p = scn__find(it, "Pss") + 3; p < sw; p++)
+            col += p[0] != ' ' && p[-1] == ' ';
+        mi->swap_column = col + 1; /* the words between Pss and SwapPss, then SwapPss */
+        return;
+    }
+    const char *row = scn__find(it, "Dalvik Heap");
+    if (row == NULL || mi->swap_column == 0)
+        return;
+    const char *p = row + 11, *end = it->s + it->n;
+    double v = 0;
+    for (int k = 0; k < mi->swap_column; k++)
+        if (!scn__number_at(&p, end, &v))
+            return;
+    scn__set(&mi->swap_java, v, it->no);
+}
+
 static int read_meminfo(const scn_import_input *in, unsigned n, const char *name, void *state,
                         sim_error *err)
 {
@@ -96,8 +123,14 @@ static int read_meminfo(const scn_import_input *in, unsigned n, const char *name
             mi->summary_line = it.no;
             continue;
         }
-        if (!in_summary)
+        if (!in_summary) {
+            table_line(mi, &it);
             continue;
+        }
+        double sw;
+        int badsw = 0;
+        if (scn__number_after(&it, "TOTAL SWAP PSS:", &sw, &badsw))
+            scn__set(&mi->swap_total, sw, it.no);
         for (int r = 0; r < MI_ROWS; r++) {
             int rc = summary_row(mi, &it, r, name, err);
             if (rc != SIM_OK)
@@ -108,6 +141,10 @@ static int read_meminfo(const scn_import_input *in, unsigned n, const char *name
     }
     for (int r = 0; r < MI_ROWS; r++) {
         int rc = scn__bounded(err, name, &mi->pss[r], 1024, 0, "a row (KB)");
+        if (rc == SIM_OK && r == 0)
+            rc = scn__bounded(err, name, &mi->swap_total, 1024, 0, "a swap (KB)");
+        if (rc == SIM_OK && r == 0)
+            rc = scn__bounded(err, name, &mi->swap_java, 1024, 0, "a swap (KB)");
         if (rc == SIM_OK)
             rc = scn__bounded(err, name, &mi->rss[r], 1024, 0, "a row (KB)");
         if (rc != SIM_OK)
@@ -187,10 +224,21 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
         put(w, "# Taken with the model loaded? Give --minus CANDIDATE to subtract its parts.\n");
     put(w, "app:\n  baseline:\n");
     char c[300];
-    baseline_row(w, "java", m[MI_JAVA].v, minus[MDL_CAT_JAVA], "Java Heap", m[MI_JAVA].line);
-    double native = m[MI_NATIVE].v + m[MI_STACK].v + m[MI_OTHER].v;
-    snprintf(c, sizeof c, "Native Heap %.0f + Stack %.0f + Private Other %.0f KB",
-             m[MI_NATIVE].v, m[MI_STACK].v, m[MI_OTHER].v);
+    /* swapped out: the app's own anonymous memory (on a zram phone it stays
+     * in RAM, compressed), the Java heap's to java, the rest to native */
+    double sj = mi->swap_java.v > mi->swap_total.v ? mi->swap_total.v : mi->swap_java.v;
+    double sn = mi->swap_total.v - sj;
+    if (mi->swap_total.line)
+        put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
+               "in RAM, compressed), counted below: %.0f KB of the Java heap's (the Dalvik Heap "
+               "row's SwapPss), %.0f KB in native\n", w->name, mi->swap_total.line,
+            mi->swap_total.v, sj, sn);
+    snprintf(c, sizeof c, sj > 0 ? "Java Heap %.0f + its swapped %.0f KB" : "Java Heap", m[MI_JAVA].v, sj);
+    baseline_row(w, "java", m[MI_JAVA].v + sj, minus[MDL_CAT_JAVA], c, m[MI_JAVA].line);
+    double native = m[MI_NATIVE].v + m[MI_STACK].v + m[MI_OTHER].v + sn;
+    snprintf(c, sizeof c, sn > 0 ? "Native Heap %.0f + Stack %.0f + Private Other %.0f KB + "
+             "swapped %.0f KB" : "Native Heap %.0f + Stack %.0f + Private Other %.0f KB",
+             m[MI_NATIVE].v, m[MI_STACK].v, m[MI_OTHER].v, sn);
     put(w, "    # %s\n", note);
     baseline_row(w, "native", native, minus[MDL_CAT_NATIVE], c, m[MI_NATIVE].line);
     baseline_row(w, "gpu", m[MI_GRAPHICS].v, minus[MDL_CAT_GPU],
@@ -198,8 +246,10 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
     baseline_row(w, "file", m[MI_CODE].v, minus[MDL_CAT_FILE],
                  "Code (mapped .so, .dex, .oat, .apk: file pages)", m[MI_CODE].line);
     if (m[MI_SYSTEM].line)
-        put(w, "# %s:%u: System %.0f KB left out: shared system pages, not the app's own.\n",
-            w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v);
+        put(w, "# %s:%u: System %.0f KB left out: shared system pages, not the app's own%s.\n",
+            w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v,
+            mi->swap_total.v > 0 ? " (the swapped part, which dumpsys counts in it, is "
+                                   "above)" : "");
     if (m[MI_TOTAL].line)
         put(w, "# %s:%u: TOTAL PSS %.0f KB%s.\n", w->name, m[MI_TOTAL].line, m[MI_TOTAL].v,
             mi->rss[MI_TOTAL].line ? "" : " (the layout before Android 10: no RSS column)");

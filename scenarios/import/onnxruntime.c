@@ -25,6 +25,9 @@ typedef struct ort_profile {
     ort_span *runs, *nodes;
     size_t nruns, nnodes;
     char provider[64];
+    int param_given;   /* a node gave parameter_size (even "0") */
+    int repaired;      /* 1: the enclosing [ ] added, 2: a trailing comma left out, 3: both */
+    scn_tally ignored; /* events read and not used, by category and kind */
 } ort_profile;
 
 static int span_cmp(const void *a, const void *b)
@@ -40,8 +43,10 @@ static int dbl_cmp(const void *a, const void *b)
 }
 
 /* A profile field that ORT writes as a string of digits ("602112"). */
-static double size_arg(json_t *args, const char *key)
+static double size_arg(json_t *args, const char *key, int *given)
 {
+    if (given != NULL && json_object_get(args, key) != NULL)
+        *given = 1;
     json_t *v = json_object_get(args, key);
     if (json_is_string(v)) {
         char *end;
@@ -58,19 +63,38 @@ static void ort_free(ort_profile *p)
     p->runs = p->nodes = NULL; /* the driver's release may follow a failed read */
 }
 
+/* An event not used, by its category and kind: a node's by what its
+ * name ends with ("Node fence_before"), others by their name ("Session
+ * SequentialExecutor::Execute"). */
+static void ignore_event(ort_profile *p, const char *cat, const char *nm)
+{
+    char kind[SCN_TALLY_KIND];
+    const char *tail = nm;
+    if (cat != NULL && strcmp(cat, "Node") == 0) {
+        const char *fence = strstr(nm, "_fence_"), *u = strrchr(nm, '_');
+        tail = fence != NULL ? fence + 1 : u != NULL ? u + 1 : nm;
+    }
+    snprintf(kind, sizeof kind, "%s %s", cat != NULL ? cat : "uncategorised", tail);
+    scn__tally(&p->ignored, kind, strlen(kind));
+}
+
 /* Event i of the profile: a session's load, initialisation or run, or a
  * node's kernel time.  1 when it is a session event. */
 static int profile_event(ort_profile *p, json_t *e, size_t i)
 {
-    int session = 0;
+    int session = 0, used = 1;
     const char *nm = json_string_value(json_object_get(e, "name"));
     const char *cat = json_string_value(json_object_get(e, "cat"));
     json_t *dur = json_object_get(e, "dur"), *ts = json_object_get(e, "ts");
-    if (nm == NULL || cat == NULL || !json_is_number(dur) || !json_is_number(ts))
+    if (nm == NULL || cat == NULL || !json_is_number(dur) || !json_is_number(ts)) {
+        ignore_event(p, cat, nm != NULL ? nm : "without name, dur or ts");
         return 0;
+    }
     double d = json_number_value(dur), t = json_number_value(ts);
-    if (!isfinite(d) || !isfinite(t) || d < 0)
+    if (!isfinite(d) || !isfinite(t) || d < 0) {
+        ignore_event(p, cat, "with an unreadable dur or ts");
         return 0;
+    }
     if (strcmp(cat, "Session") == 0) {
         if (strncmp(nm, "model_loading", 13) == 0)
             p->load_us += d, session = 1, p->load_ev = p->load_ev ? p->load_ev : i + 1;
@@ -79,20 +103,28 @@ static int profile_event(ort_profile *p, json_t *e, size_t i)
         else if (strcmp(nm, "model_run") == 0)
             p->runs[p->nruns++] = (ort_span){t, d, 0, 0, 0}, session = 1,
             p->run_ev = p->run_ev ? p->run_ev : i + 1;
+        else
+            used = 0;
     } else if (strcmp(cat, "Node") == 0) {
         size_t nl = strlen(nm);
-        if (nl < 12 || strcmp(nm + nl - 12, "_kernel_time") != 0)
+        if (nl < 12 || strcmp(nm + nl - 12, "_kernel_time") != 0) {
+            ignore_event(p, cat, nm);
             return 0;
+        }
         json_t *args = json_object_get(e, "args");
-        p->nodes[p->nnodes++] = (ort_span){t, d, size_arg(args, "output_size"),
-                                           size_arg(args, "activation_size"),
-                                           size_arg(args, "parameter_size")};
+        p->nodes[p->nnodes++] = (ort_span){t, d, size_arg(args, "output_size", NULL),
+                                           size_arg(args, "activation_size", NULL),
+                                           size_arg(args, "parameter_size", &p->param_given)};
         const char *prov = json_string_value(json_object_get(args, "provider"));
         if (prov != NULL && strcmp(prov, "CPUExecutionProvider") != 0 && !p->provider[0])
             /* it goes into a comment: printable ASCII only (a newline would
              * end the comment; found by fuzz_import_onnxruntime) */
             scn__clean_copy(p->provider, sizeof p->provider, prov, strlen(prov));
+    } else {
+        used = 0;
     }
+    if (!used)
+        ignore_event(p, cat, nm);
     return session;
 }
 
@@ -114,6 +146,52 @@ static void nodes_to_runs(ort_profile *p)
     }
 }
 
+/* The forms a profile takes when pasted into a bug report: its events
+ * without the enclosing [ ] (a list cut from the file), or with a comma
+ * after the last one.  The repaired text, parsed, or NULL; *p->repaired
+ * says what was done.  Line numbers stay the input's: '[' is put on the
+ * first line, ']' after the last. */
+static json_t *repaired(ort_profile *p, const char *text, size_t len, int *oom)
+{
+    size_t a = 0, b = len;
+    while (a < b && isspace((unsigned char)text[a]))
+        a++;
+    while (b > a && isspace((unsigned char)text[b - 1]))
+        b--;
+    if (a == b || (text[a] != '{' && text[a] != '['))
+        return NULL;
+    int wrap = text[a] == '{';
+    size_t end = wrap ? b : b - 1; /* before the closing ']' */
+    if (!wrap && text[b - 1] != ']')
+        return NULL;
+    size_t c = end;
+    while (c > a && isspace((unsigned char)text[c - 1]))
+        c--;
+    int comma = c > a && text[c - 1] == ',';
+    if (!wrap && !comma)
+        return NULL;
+    char *buf = malloc(len + 3);
+    if (buf == NULL) {
+        *oom = 1;
+        return NULL;
+    }
+    size_t n = 0;
+    memcpy(buf, text, a);
+    n = a;
+    if (wrap)
+        buf[n++] = '[';
+    size_t body_end = comma ? c - 1 : end;
+    memcpy(buf + n, text + a, body_end - a);
+    n += body_end - a;
+    buf[n++] = ']';
+    json_error_t je;
+    json_t *doc = trc_json_loadb(buf, n, 0, &je, oom);
+    free(buf);
+    if (doc != NULL)
+        p->repaired = (wrap ? 1 : 0) | (comma ? 2 : 0);
+    return doc;
+}
+
 static int read_ort(const scn_import_input *in, unsigned nin, const char *name, void *state,
                     sim_error *err)
 {
@@ -125,6 +203,8 @@ static int read_ort(const scn_import_input *in, unsigned nin, const char *name, 
     json_error_t je;
     int oom = 0;
     json_t *doc = trc_json_loadb(text, len, 0, &je, &oom);
+    if (doc == NULL && !oom)
+        doc = repaired(p, text, len, &oom); /* a profile pasted into a bug report */
     if (doc == NULL && oom)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     if (doc == NULL)
@@ -188,13 +268,22 @@ static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *e
            "# bytes. Not in the profile, to fill in: the digest, the runtime version, the\n"
            "# model file's load mode, the delegate's failure rates.\n",
         w->name, p->nruns, p->nnodes);
+    if (p->repaired)
+        put(w, "# Read as pasted into a report:%s%s.\n",
+            p->repaired & 1 ? " the events without their enclosing [ ] (added)" : "",
+            p->repaired & 2 ? (p->repaired & 1 ? "; a comma after the last event (left out)"
+                                               : " a comma after the last event (left out)")
+                            : "");
+    scn__tally_put(w, &p->ignored, "event");
     put(w, "id: %s\nabout: \"measured from an ONNX Runtime profile\"\ndigest: \"0\"\n"
            "runtime: onnxruntime\n", o->id != NULL ? o->id : "imported");
     static const struct {
         const char *ep, *kind;
     } eps[] = {{"NnapiExecutionProvider", "nnapi"},     {"CoreMLExecutionProvider", "coreml"},
                {"QNNExecutionProvider", "qnn"},         {"CUDAExecutionProvider", "gpu"},
-               {"XnnpackExecutionProvider", "xnnpack"}, {"WebGpuExecutionProvider", "gpu"}};
+               {"XnnpackExecutionProvider", "xnnpack"}, {"WebGpuExecutionProvider", "gpu"},
+               {"DmlExecutionProvider", "gpu"},         {"ROCMExecutionProvider", "gpu"},
+               {"MIGraphXExecutionProvider", "gpu"},    {"JsExecutionProvider", "gpu"}};
     const char *kind = p->provider[0] ? "npu" : NULL;
     for (size_t k = 0; k < sizeof eps / sizeof *eps && p->provider[0]; k++)
         if (strcmp(p->provider, eps[k].ep) == 0)
@@ -208,18 +297,38 @@ static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *e
     /* the weights: the parameters of one run's nodes */
     double params = p->nruns ? p->runs[0].param : 0;
     put(w, "parts:\n  %s:\n", o->part != NULL ? o->part : "model");
-    put(w, "    file: %" PRId64 "KiB", scn__kib_of(params));
-    scn__from(w, 0, params > 0 ? "the parameters (initializers) of the first run's nodes"
-                          : "not in the profile (no parameter_size): fill in the model's size");
+    if (params > 0) {
+        put(w, "    file: %" PRId64 "KiB", scn__kib_of(params));
+        scn__from(w, 0, "the parameters (initializers) of the first run's nodes");
+    } else {
+        put(w, "    # file: REQUIRED, not in the profile (%s): the model's size, to fill in\n",
+            p->param_given ? "its parameter_size is 0 for every node of the first run: the "
+                             "provider does not count the initializers"
+                           : "no node gives parameter_size");
+    }
     put(w, "    load:\n      mode: copy  # assumed: ORT reads the model into memory\n");
-    put(w, "      time: %.0fus", p->load_us);
-    from_event(w, p->load_ev, p->load_ev ? "model_loading: its dur" : "not in the profile");
-    put(w, "    prepare:\n      time: %.0fus", p->init_us);
-    from_event(w, p->init_ev, p->init_ev ? "session_initialization: its dur (graph "
-               "optimisation, kernels, memory plan)" : "not in the profile");
+    if (p->load_ev) {
+        put(w, "      time: %.0fus", p->load_us);
+        from_event(w, p->load_ev, "model_loading: its dur");
+    } else {
+        put(w, "      # time: REQUIRED, not in the profile (no model_loading event): to fill in\n");
+    }
+    if (p->init_ev) {
+        put(w, "    prepare:\n      time: %.0fus", p->init_us);
+        from_event(w, p->init_ev, "session_initialization: its dur (graph optimisation, "
+                   "kernels, memory plan)");
+    } else {
+        put(w, "    prepare: {}  # time: REQUIRED, not in the profile (no session_initialization "
+               "event): to fill in\n");
+    }
     if (kind != NULL)
         put(w, "    delegate_prepare:\n      time: 0us  # inside session_initialization; its "
                "failure rates are not in the profile\n");
+    if (p->nruns == 0) { /* no run, so no working set either */
+        put(w, "    inference: {}  # time: REQUIRED, not in the profile (no model_run event): "
+               "a run's time, to fill in\n");
+        return SIM_OK;
+    }
     put(w, "    inference:\n      time: ");
     double *d = malloc((p->nruns ? p->nruns : 1) * sizeof *d);
     double ws = 0, lower = 0;
@@ -236,13 +345,13 @@ static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *e
         double med = d[p->nruns / 2], p95 = d[(size_t)ceil(0.95 * (double)p->nruns) - 1];
         snprintf(c, sizeof c, "event %zu on: model_run over %zu runs", p->run_ev - 1, p->nruns);
         scn__time_dist(w, med, 0, med, p95, 0, c); /* all alike: the median as a plain value */
-    } else {
+    } else if (p->nruns > 0) {
         double mean = 0;
         for (size_t r = 0; r < p->nruns; r++)
             mean += d[r] / (double)p->nruns;
         snprintf(c, sizeof c, "event %zu on: model_run, the mean of %zu run%s",
                  p->run_ev ? p->run_ev - 1 : 0, p->nruns, p->nruns == 1 ? "" : "s");
-        scn__time_dist(w, mean, 0, 0, 0, 0, p->nruns ? c : "no model_run in the profile");
+        scn__time_dist(w, mean, 0, 0, 0, 0, c);
     }
     free(d);
     if (ws > 0) {
