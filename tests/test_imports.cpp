@@ -886,3 +886,60 @@ TEST_CASE("import onnxruntime: a profile pasted without its [ ] or with a traili
     CHECK(bad.rc == SIM_EINPUT);
     CHECK(bad.msg.rfind("b.json:1: not an ONNX Runtime profile", 0) == 0);
 }
+
+TEST_CASE("import metrickit: Chinese, Japanese and Korean measurements, and the foreground time",
+          "[imports][vintages]")
+{
+    Imported r = import(SCN_IMPORT_METRICKIT, "cjk.json", fixture("metrickit_cjk.json"));
+    INFO(r.msg);
+    REQUIRE(r.rc == SIM_OK);
+    // 1,206,818千字节 (zh), 1.1 ギガバイト (ja), 980,000킬로바이트 (ko): decimal units
+    CHECK(peak_comment(r.yaml) == "1150.9");
+    CHECK(r.yaml.find("suspended memory up to 49.7 MiB") != std::string::npos); // 52,100千字节
+    // 3,600秒 + 1.5 時間 + 5,400초 = 4 h; 3 memory-limit exits in them
+    CHECK(r.yaml.find("# foreground time 4.0 h (applicationTimeMetrics): 750 foreground "
+                      "memory-limit exits per 1000 h in front") != std::string::npos);
+    CHECK(value_of(r.yaml, "memory_exit_rate:") == "memory_exit_rate: 66.6667%");
+    // every unit word of the table in docs/imports/metrickit.md, one by one
+    struct Form {
+        const char *text, *mib;
+    } forms[] = {{"1,000,000千字节", "953.7"}, {"1,000兆字节", "953.7"}, {"1吉字节", "953.7"},
+                 {"1,000,000,000字节", "953.7"}, {"1,000,000 キロバイト", "953.7"},
+                 {"1,000 メガバイト", "953.7"}, {"1 ギガバイト", "953.7"},
+                 {"1,000,000,000 バイト", "953.7"}, {"1,000,000킬로바이트", "953.7"},
+                 {"1,000메가바이트", "953.7"}, {"1기가바이트", "953.7"},
+                 {"1,000,000,000바이트", "953.7"}, {"1,000,000 KB", "953.7"},
+                 {"1 000 000\xe2\x80\xafko", "953.7"}, {"1 000 000 \xd0\xba\xd0\x91", "953.7"}};
+    for (const auto &f : forms) {
+        INFO(f.text);
+        Imported p = import(SCN_IMPORT_METRICKIT, "p.json", payload(f.text));
+        INFO(p.msg);
+        REQUIRE(p.rc == SIM_OK);
+        CHECK(peak_comment(p.yaml) == f.mib);
+    }
+    struct Time {
+        const char *text;
+        double hours;
+    } times[] = {{"3,600秒", 1}, {"3,600 秒", 1}, {"60分钟", 1}, {"1小时", 1}, {"1小時", 1},
+                 {"60分鐘", 1}, {"3,600,000毫秒", 1}, {"60 分", 1}, {"1 時間", 1},
+                 {"3,600,000 ミリ秒", 1}, {"3,600초", 1}, {"60분", 1}, {"1시간", 1},
+                 {"3,600,000밀리초", 1}, {"3600 sec", 1}, {"3600 s", 1}, {"60 min", 1},
+                 {"1 hr", 1}, {"3600000 ms", 1}, {"3 600 с", 1}, {"60 мин", 1},
+                 {"1 ч", 1}, {"3.600 Sek.", 1}, {"1 Std.", 1}};
+    for (const auto &t : times) {
+        INFO(t.text);
+        std::string pay = std::string("{\"metaData\": {\"deviceType\": \"iPhone13,2\"}, "
+                                      "\"applicationTimeMetrics\": {\"cumulativeForegroundTime\""
+                                      ": \"") + t.text + "\"}, \"applicationExitMetrics\": "
+                                      "{\"foregroundExitData\": {"
+                                      "\"cumulativeMemoryResourceLimitExitCount\": 1}}}";
+        Imported p = import(SCN_IMPORT_METRICKIT, "t.json", pay);
+        INFO(p.msg);
+        REQUIRE(p.rc == SIM_OK);
+        CHECK(p.yaml.find("# foreground time 1.0 h") != std::string::npos);
+    }
+    Imported bad = import(SCN_IMPORT_METRICKIT, "b.json",
+                          "{\"applicationTimeMetrics\": {\"cumulativeForegroundTime\": \"long\"},"
+                          " \"applicationExitMetrics\": {}}");
+    CHECK(bad.msg == "b.json:1: payload 0: cumulativeForegroundTime: a time that cannot be read");
+}

@@ -23,6 +23,7 @@ typedef struct fleet_group {
                                vitals: sum of rate x users, sum of users */
     size_t first, count;    /* the first record (payload or row) and how many */
     double peak, suspended; /* MetricKit: the largest peak and suspended memory, bytes */
+    double foreground_s;    /* MetricKit: cumulativeForegroundTime summed, seconds */
     /* MetricKit: every exit count, foreground [0] and background [1], summed by kind
      * (the key without "cumulative" and "ExitCount") */
     char kinds[2][16][48];
@@ -119,7 +120,60 @@ static int json_num(json_t *v, double *got)
  * letter, in Latin or Cyrillic, gives its scale: k, M, G (10^3, 10^6,
  * 10^9 bytes: Foundation's information units are decimal), B, b or o
  * (octets) bytes.  1 and *bytes, or 0. */
-static int parse_measure(const char *s, double *bytes)
+/* The unit words MetricKit writes after a number, in the locales iOS
+ * writes them (docs/imports/metrickit.md has the table): CLDR's long and
+ * short forms, and what devices were seen to write ("千字节", "秒").  The
+ * longer word first where one begins another (毫秒 before 秒). */
+typedef struct unit_word {
+    const char *word;
+    double scale; /* bytes, or seconds */
+} unit_word;
+
+static const unit_word byte_words[] = {
+    {"千字节", 1e3},         {"兆字节", 1e6},         {"吉字节", 1e9},     {"字节", 1},
+    {"キロバイト", 1e3},     {"メガバイト", 1e6},     {"ギガバイト", 1e9}, {"バイト", 1},
+    {"킬로바이트", 1e3},     {"메가바이트", 1e6},     {"기가바이트", 1e9}, {"바이트", 1},
+};
+
+static const unit_word time_words[] = {
+    {"毫秒", 1e-3},  {"秒钟", 1},       {"秒", 1},        {"分钟", 60},    {"分鐘", 60},
+    {"小时", 3600},  {"小時", 3600},    {"ミリ秒", 1e-3}, {"時間", 3600},  {"分", 60},
+    {"밀리초", 1e-3}, {"초", 1},        {"분", 60},       {"시간", 3600},  {"мс", 1e-3},
+    {"мин", 60},     {"ч", 3600},       {"с", 1},         {"ms", 1e-3},    {"sec", 1},
+    {"Sek", 1},      {"seconds", 1},    {"second", 1},    {"min", 60},     {"Min", 60},
+    {"hr", 3600},    {"Std", 3600},     {"h", 3600},      {"s", 1},
+};
+
+/* The scale of the unit word at p: a table's word, or for bytes a Latin or
+ * Cyrillic word by its first letter: k, K, M, G (10^3, 10^6, 10^9 bytes:
+ * Foundation's information units are decimal), B, b or o (octets) bytes.
+ * 0 when none. */
+static double unit_scale(const unsigned char *p, int time)
+{
+    const unit_word *t = time ? time_words : byte_words;
+    size_t n = time ? sizeof time_words / sizeof *time_words
+                    : sizeof byte_words / sizeof *byte_words;
+    for (size_t k = 0; k < n; k++) {
+        size_t wl = strlen(t[k].word);
+        /* an ASCII word ends there ("ms" is not "min") */
+        if (strncmp((const char *)p, t[k].word, wl) == 0 &&
+            !((unsigned char)t[k].word[0] < 0x80 && isalpha(p[wl])))
+            return t[k].scale;
+    }
+    if (time)
+        return 0;
+    if (*p == 'k' || *p == 'K' || (p[0] == 0xd0 && p[1] == 0x9a) || (p[0] == 0xd0 && p[1] == 0xba))
+        return 1e3; /* k, K, К, к */
+    if (*p == 'M' || (p[0] == 0xd0 && p[1] == 0x9c))
+        return 1e6; /* M, М */
+    if (*p == 'G' || (p[0] == 0xd0 && p[1] == 0x93))
+        return 1e9; /* G, Г */
+    if (*p == 'B' || *p == 'b' || *p == 'o' || (p[0] == 0xd0 && p[1] == 0x91))
+        return 1; /* bytes, octets, Б */
+    return 0;
+}
+
+static int parse_measure(const char *s, double *bytes, int time)
 {
     char digits[80];
     size_t nd = 0;
@@ -170,18 +224,13 @@ static int parse_measure(const char *s, double *bytes)
         v = v * 10 + (digits[i] - '0');
     if (dec_at >= 0)
         v /= pow(10, (double)(nd - (size_t)dec_at));
-    while (*p == ' ' || (p[0] == 0xc2 && p[1] == 0xa0))
-        p += *p == ' ' ? 1 : 2;
-    double scale;
-    if (*p == 'k' || *p == 'K' || (p[0] == 0xd0 && p[1] == 0x9a) || (p[0] == 0xd0 && p[1] == 0xba))
-        scale = 1e3; /* k, K, К, к */
-    else if (*p == 'M' || (p[0] == 0xd0 && p[1] == 0x9c))
-        scale = 1e6; /* M, М */
-    else if (*p == 'G' || (p[0] == 0xd0 && p[1] == 0x93))
-        scale = 1e9; /* G, Г */
-    else if (*p == 'B' || *p == 'b' || *p == 'o' || (p[0] == 0xd0 && p[1] == 0x91))
-        scale = 1; /* bytes, octets, Б */
-    else
+    /* a space, a no-break or a narrow no-break space before the unit, or none
+     * (zh, ko) */
+    while (*p == ' ' || (p[0] == 0xc2 && p[1] == 0xa0) ||
+           (p[0] == 0xe2 && p[1] == 0x80 && p[2] == 0xaf))
+        p += *p == ' ' ? 1 : p[0] == 0xc2 ? 2 : 3;
+    double scale = unit_scale(p, time);
+    if (scale == 0)
         return 0;
     *bytes = v * scale;
     return isfinite(*bytes);
@@ -250,7 +299,7 @@ static int memory_measures(fleet_group *x, json_t *mem, const char *name, size_t
         double b;
         if (m == NULL)
             continue;
-        if (!(json_is_string(m) && parse_measure(json_string_value(m), &b)) &&
+        if (!(json_is_string(m) && parse_measure(json_string_value(m), &b, 0)) &&
             !(json_is_number(m) && (b = json_number_value(m) * 1e3, isfinite(b))))
             return scn__fail_at(err, name, 1, "payload %zu: %s: a measurement that cannot be "
                                 "read", i, mkeys[k]);
@@ -286,6 +335,17 @@ static int metrickit_payload(fleet *f, json_t *p, const char *name, size_t i, si
                             "that is not a count", i);
     x->hits += c > 0;
     exit_kinds(x, exits);
+    json_t *fgt = json_object_get(json_object_get(p, "applicationTimeMetrics"),
+                                  "cumulativeForegroundTime");
+    double sec = 0;
+    if (fgt != NULL && !(json_is_string(fgt) && parse_measure(json_string_value(fgt), &sec, 1)) &&
+        !(json_is_number(fgt) && (sec = json_number_value(fgt), isfinite(sec))))
+        return scn__fail_at(err, name, 1, "payload %zu: cumulativeForegroundTime: a time that "
+                            "cannot be read", i);
+    if (sec < 0 || sec > 86400.0 * 366)
+        return scn__fail_at(err, name, 1, "payload %zu: cumulativeForegroundTime: %.6g s is "
+                            "not a day's", i, sec);
+    x->foreground_s += sec;
     int rc = memory_measures(x, mem, name, i, err);
     if (rc == SIM_OK)
         f->records++;
@@ -435,6 +495,15 @@ static void metrickit_extras(out *w, const fleet_group *g)
         put(w, "      # peak memory up to %.1f MiB, suspended memory up to %.1f MiB (MetricKit's "
                "units are decimal: kB = 1000 bytes)\n",
             g->peak / MIB, g->suspended / MIB);
+    if (g->foreground_s > 0) {
+        double mem = 0;
+        for (unsigned j = 0; j < g->nkinds[0]; j++)
+            if (strcmp(g->kinds[0][j], "MemoryResourceLimit") == 0)
+                mem = g->counts[0][j];
+        put(w, "      # foreground time %.1f h (applicationTimeMetrics): %.3g foreground "
+               "memory-limit exits per 1000 h in front\n", g->foreground_s / 3600.0,
+            mem * 1000.0 * 3600.0 / g->foreground_s);
+    }
     static const char *const side_names[2] = {"foreground", "background"};
     for (int side = 0; side < 2; side++) {
         if (g->nkinds[side] == 0)
