@@ -246,10 +246,8 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
     baseline_row(w, "file", m[MI_CODE].v, minus[MDL_CAT_FILE],
                  "Code (mapped .so, .dex, .oat, .apk: file pages)", m[MI_CODE].line);
     if (m[MI_SYSTEM].line)
-        put(w, "# %s:%u: System %.0f KB left out: shared system pages, not the app's own%s.\n",
-            w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v,
-            mi->swap_total.v > 0 ? " (the swapped part, which dumpsys counts in it, is "
-                                   "above)" : "");
+        put(w, "# %s:%u: System %.0f KB left out: shared system pages, not the app's own.\n",
+            w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v);
     if (m[MI_TOTAL].line)
         put(w, "# %s:%u: TOTAL PSS %.0f KB%s.\n", w->name, m[MI_TOTAL].line, m[MI_TOTAL].v,
             mi->rss[MI_TOTAL].line ? "" : " (the layout before Android 10: no RSS column)");
