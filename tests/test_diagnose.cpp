@@ -539,7 +539,7 @@ TEST_CASE("diagnose: the kernel OOM killer's line, in its forms since 4.x", "[di
     CHECK(parse("oom_reaper: reaped process 4321 (com.a), now anon-rss:0kB").empty());
 }
 
-TEST_CASE("diagnose: a kill line and the exit record of the same pid are one death; lmkd's "
+TEST_CASE("diagnose: a kill line and the exit record of the same pid are one death, and lmkd's "
           "reason picks the advice", "[diagnose][killlines]")
 {
     auto record = [](int pid, const char *when, int reason, int importance) {

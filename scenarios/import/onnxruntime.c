@@ -259,10 +259,12 @@ static void from_event(out *o, size_t ev, const char *what)
         put(o, "  # %s\n", what);
 }
 
-static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *err)
+/* The header and the candidate's keys before its parts: what the profile
+ * is, what was repaired and dropped, the provider as the delegate.  The
+ * delegate's kind, NULL without one. */
+static const char *write_head(const ort_profile *p, const scn_import_opts *o, out *w)
 {
-    ort_profile *p = state;
-    char c[400];
+    char c[200];
     put(w, "# oomsim import onnxruntime: a candidate from an ONNX Runtime profile (%s):\n"
            "# %zu runs, %zu node kernels. Durations in us as ORT writes them; sizes in\n"
            "# bytes. Not in the profile, to fill in: the digest, the runtime version, the\n"
@@ -294,6 +296,14 @@ static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *e
         scn__from(w, 0, c);
         put(w, "fallback: cpu  # assumed\n");
     }
+    return kind;
+}
+
+static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *err)
+{
+    ort_profile *p = state;
+    char c[400];
+    const char *kind = write_head(p, o, w);
     /* the weights: the parameters of one run's nodes */
     double params = p->nruns ? p->runs[0].param : 0;
     put(w, "parts:\n  %s:\n", o->part != NULL ? o->part : "model");
