@@ -10,7 +10,7 @@ static const cli_opt catalog_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd catalog_cmd = {
+const cli_cmd cli_catalog_cmd = {
     .name = "catalog",
     .usage = "usage: oomsim catalog\n"
         "  lists the shipped devices, candidates and scenarios; a scenario names\n"
@@ -23,7 +23,7 @@ static const cli_cmd catalog_cmd = {
 int cli_catalog(int argc, char **argv)
 {
     char none; /* no option takes a value, no argument is taken */
-    int rc = cli_parse(&catalog_cmd, argc, argv, &none);
+    int rc = cli_parse(&cli_catalog_cmd, argc, argv, &none);
     if (rc != CLI_OK)
         return rc == CLI_DONE ? CLI_OK : rc;
     /* scenarios in two groups: plans, then the teaching scenarios (teach/) */

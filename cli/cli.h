@@ -133,10 +133,26 @@ typedef struct cli_cmd {
  * the caller) as c's table says.  CLI_OK; CLI_DONE after printing the help;
  * or CLI_USAGE after saying why. */
 int cli_parse(const cli_cmd *c, int argc, char **argv, void *into);
-/* The help: the opening lines, each option's, the tail. */
+/* The help: the opening lines, each option's (its own lines, or one made
+ * from the table), the tail. */
 void cli_help(const cli_cmd *c, FILE *f);
+/* What an option takes, for a help line ("N", "FILE"; "" for none). */
+const char *cli_opt_value(const cli_opt *o);
 /* The entry of c's table named a (or its alias), or NULL. */
 const cli_opt *cli_opt_named(const cli_cmd *c, const char *a);
+
+/* Every subcommand's table, the one its parser reads (each in its file). */
+extern const cli_cmd cli_run_cmd, cli_replay_cmd, cli_explain_cmd, cli_gen_cmd,
+    cli_import_yaml_cmd, cli_import_perfetto_cmd, cli_diagnose_cmd, cli_lmkd_cmd,
+    cli_validate_cmd, cli_catalog_cmd, cli_probe_cmd;
+
+/* manual.c: what is made from the tables besides --help, for packaging:
+ * every command's options one a line ("run -o VALUE"), the man page
+ * oomsim(1) in roff, and bash's and zsh's completions.  `top` is the
+ * top-level help (main.c's). */
+void cli_options_list(FILE *f);
+void cli_man_page(FILE *f, void (*top)(FILE *));
+int cli_completions(FILE *f, const char *shell);
 
 struct scn_scenario;
 struct res_plan;

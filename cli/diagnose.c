@@ -103,13 +103,14 @@ static const char *const formats[] = {"text", "json", NULL};
 
 #define DA(field) offsetof(diag_args, field)
 static const cli_opt diagnose_opts[] = {
-    {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, NULL},
-    {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
-    {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, "  --exits FILE       exit records: dumpsys exit-info, logcat with kill lines, .ips\n"
+    "                     reports or a directory of them; may be given several times\n"},
+    {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, "  --format F         text (default) or json\n"},
+    {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --process NAME     the app's process (its entry in a JetsamEvent)\n"},
     CLI_HELP_OPT,
 };
 
-static const cli_cmd diagnose_cmd = {
+const cli_cmd cli_diagnose_cmd = {
     .name = "diagnose",
     .usage = "usage: oomsim diagnose [TRACE] [--exits FILE]... [--process NAME]\n"
         "                       [--format text|json]\n"
@@ -121,7 +122,7 @@ static const cli_cmd diagnose_cmd = {
         "  process the event killed)\n",
     .opts = diagnose_opts,
     .nopts = sizeof diagnose_opts / sizeof *diagnose_opts,
-    .unexpected = "unexpected argument",
+    .unexpected = "unexpected argument '%s'",
     .positional = DA(trace),
     .positionals = 1,
 };
@@ -131,7 +132,7 @@ static int parse(int argc, char **argv, diag_args *a)
 {
     memset(a, 0, sizeof *a);
     a->format = "text";
-    int rc = cli_parse(&diagnose_cmd, argc, argv, a);
+    int rc = cli_parse(&cli_diagnose_cmd, argc, argv, a);
     if (rc == CLI_OK && a->trace == NULL && a->nfiles == 0)
         return cli_usage_error("diagnose", "give a trace, --exits files, or both");
     if (rc == CLI_OK && a->process != NULL && a->process[0] == '\0')

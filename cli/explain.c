@@ -111,7 +111,7 @@ static const cli_opt explain_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd explain_cmd = {
+const cli_cmd cli_explain_cmd = {
     .name = "explain",
     .usage = "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
         "                      [--quiz [--answers FILE]]\n"
@@ -130,7 +130,7 @@ static const cli_cmd explain_cmd = {
 static int parse(int argc, char **argv, opts *o)
 {
     memset(o, 0, sizeof *o);
-    int rc = cli_parse(&explain_cmd, argc, argv, o);
+    int rc = cli_parse(&cli_explain_cmd, argc, argv, o);
     if (rc != CLI_OK)
         return rc;
     if (o->scenario == NULL)

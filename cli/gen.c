@@ -111,20 +111,20 @@ static const char *const exits_formats[] = {"ips", NULL};
 
 #define GA(field) offsetof(gen_args, field)
 static const cli_opt gen_opts[] = {
-    {"-o", NULL, CLI_OPT_TEXT, GA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"-o", NULL, CLI_OPT_TEXT, GA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o TRACE           the trace to write; its name ends .json, .jsonl or .msgpack\n"},
     {"--replication", NULL, CLI_OPT_COUNT, GA(rep), CLI_NOWHERE, 0, SCN_REPLICATIONS_MAX - 1,
      NULL, "--replication needs an integer from 0", 1, NULL},
     {"--cell", NULL, CLI_OPT_COUNT, GA(cell), CLI_NOWHERE, 0, SCN_CELLS_MAX - 1, NULL,
      "--cell needs an integer from 0", 1, NULL},
     {"--trace-format", NULL, CLI_OPT_CHOICE, GA(format_name), CLI_NOWHERE, 0, 0, formats,
      "--trace-format is json, jsonl, msgpack or perfetto", 1, NULL},
-    {"--exits", NULL, CLI_OPT_TEXT, GA(exits), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--exits", NULL, CLI_OPT_TEXT, GA(exits), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --exits DIR        also the JetsamEvent .ips reports of an iOS device, into DIR\n"},
     {"--exits-format", NULL, CLI_OPT_CHOICE, GA(exits_format), CLI_NOWHERE, 0, 0, exits_formats,
      "--exits-format is ips (iOS's JetsamEvent reports)", 1, NULL},
     CLI_HELP_OPT,
 };
 
-static const cli_cmd gen_cmd = {
+const cli_cmd cli_gen_cmd = {
     .name = "gen",
     .usage = "usage: oomsim gen SCENARIO.yaml -o TRACE.(json|jsonl|msgpack) [--replication K]\n"
         "                  [--cell N] [--trace-format json|jsonl|msgpack|perfetto]\n"
@@ -136,7 +136,7 @@ static const cli_cmd gen_cmd = {
         "  .ips file iOS keeps (ips, the only exits format)\n",
     .opts = gen_opts,
     .nopts = sizeof gen_opts / sizeof *gen_opts,
-    .unexpected = "unexpected argument",
+    .unexpected = "unexpected argument '%s'",
     .positional = GA(scenario),
     .positionals = 1,
 };
@@ -146,7 +146,7 @@ static int parse_gen(int argc, char **argv, gen_args *g)
 {
     memset(g, 0, sizeof *g);
     g->format = -1;
-    int rc = cli_parse(&gen_cmd, argc, argv, g);
+    int rc = cli_parse(&cli_gen_cmd, argc, argv, g);
     if (rc != CLI_OK)
         return rc;
     if (g->format_name != NULL) {

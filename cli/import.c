@@ -53,7 +53,7 @@ typedef struct yaml_args {
     "               each its own candidate (ids suffixed -1, -2, ...)\n"
 #define RUN_MAX 1000000
 static const cli_opt yaml_opts[] = {
-    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o OUT.yaml  write the YAML there (default: standard output)\n"},
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_TEXT, YA(minus), CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
@@ -63,7 +63,7 @@ static const cli_opt yaml_opts[] = {
 
 /* benchmark-model: --run is its alone. */
 static const cli_opt yaml_opts_run[] = {
-    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o OUT.yaml  write the YAML there (default: standard output)\n"},
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
@@ -73,7 +73,7 @@ static const cli_opt yaml_opts_run[] = {
 
 /* The other kinds: --minus is meminfo's alone, --run benchmark-model's. */
 static const cli_opt yaml_opts_no_minus[] = {
-    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o OUT.yaml  write the YAML there (default: standard output)\n"},
     {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
@@ -81,11 +81,11 @@ static const cli_opt yaml_opts_no_minus[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd yaml_cmd = {
+const cli_cmd cli_import_yaml_cmd = {
     .name = "import",
     .opts = yaml_opts_no_minus,
     .nopts = sizeof yaml_opts_no_minus / sizeof *yaml_opts_no_minus,
-    .unexpected = "unexpected argument",
+    .unexpected = "unexpected argument '%s'",
     .positional = YA(files),
     .positionals = SCN_IMPORT_INPUTS_MAX,
     .head = yaml_head,
@@ -102,8 +102,8 @@ typedef struct pf_args {
 
 #define PA(field) offsetof(pf_args, field)
 static const cli_opt perfetto_opts[] = {
-    {"-o", NULL, CLI_OPT_TEXT, PA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
-    {"--process", NULL, CLI_OPT_TEXT, PA(o.process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"-o", NULL, CLI_OPT_TEXT, PA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o OUT       the oomsim trace to write (default: JSON Lines on standard output)\n"},
+    {"--process", NULL, CLI_OPT_TEXT, PA(o.process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --process NAME  the app process, by its name (or --pid N)\n"},
     {"--pid", NULL, CLI_OPT_COUNT, PA(pid), PA(has_pid), 1, INT32_MAX, NULL,
      "--pid needs a process id (an integer from 1)", 1, NULL},
     {"--candidate", NULL, CLI_OPT_TEXT, PA(cand), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
@@ -117,7 +117,7 @@ static const cli_opt perfetto_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd perfetto_cmd = {
+const cli_cmd cli_import_perfetto_cmd = {
     .name = "import",
     .usage = "usage: oomsim import perfetto TRACE (--process NAME | --pid N) [-o OUT.(jsonl|json|msgpack)]\n"
         "                     [--candidate OUT.yaml] [--id ID] [--step N]\n"
@@ -127,7 +127,7 @@ static const cli_cmd perfetto_cmd = {
         "  OOM killer), and writes them as an oomsim trace (JSON Lines on stdout without -o)\n",
     .opts = perfetto_opts,
     .nopts = sizeof perfetto_opts / sizeof *perfetto_opts,
-    .unexpected = "unexpected argument",
+    .unexpected = "unexpected argument '%s'",
     .positional = PA(trace),
     .positionals = 1,
 };
@@ -175,7 +175,7 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
 {
     yaml_args a;
     memset(&a, 0, sizeof a);
-    cli_cmd c = yaml_cmd;
+    cli_cmd c = cli_import_yaml_cmd;
     if (kind == SCN_IMPORT_MEMINFO) { /* the one kind that takes --minus */
         c.opts = yaml_opts;
         c.nopts = sizeof yaml_opts / sizeof *yaml_opts;
@@ -239,7 +239,7 @@ static int parse_perfetto(int argc, char **argv, pf_args *a)
     memset(a, 0, sizeof *a);
     a->id = "recorded";
     a->step = 1;
-    int rc = cli_parse(&perfetto_cmd, argc - 1, argv + 1, a);
+    int rc = cli_parse(&cli_import_perfetto_cmd, argc - 1, argv + 1, a);
     if (rc != CLI_OK)
         return rc;
     a->o.pid = a->has_pid ? (int64_t)a->pid : -1;
@@ -354,10 +354,10 @@ int cli_import(int argc, char **argv)
     for (int k = 0; argc > 0 && k < SCN_IMPORT_COUNT; k++)
         if (strcmp(argv[0], scn_import_kind_name((scn_import_kind)k)) == 0)
             return import_yaml((scn_import_kind)k, argc, argv);
-    const cli_opt *first = argc > 0 ? cli_opt_named(&perfetto_cmd, argv[0]) : NULL;
+    const cli_opt *first = argc > 0 ? cli_opt_named(&cli_import_perfetto_cmd, argv[0]) : NULL;
     if (first != NULL && first->kind == CLI_OPT_HELP) { /* both forms' help */
-        cli_help(&perfetto_cmd, stdout);
-        cli_help(&yaml_cmd, stdout);
+        cli_help(&cli_import_perfetto_cmd, stdout);
+        cli_help(&cli_import_yaml_cmd, stdout);
         return CLI_OK;
     }
     if (argc < 1 || strcmp(argv[0], "perfetto") != 0) {

@@ -41,12 +41,12 @@ static const cli_opt lmkd_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd lmkd_cmd = {
+const cli_cmd cli_lmkd_cmd = {
     .name = "lmkd",
     .head = head,
     .opts = lmkd_opts,
     .nopts = sizeof lmkd_opts / sizeof *lmkd_opts,
-    .unexpected = "unexpected argument",
+    .unexpected = "unexpected argument '%s'",
     .positional = LA(dir),
     .positionals = 1,
 };
@@ -119,7 +119,7 @@ static int print_table(const rpl_lmkd_snapshot *s, const mdl_lmkd_decision *d)
 int cli_lmkd(int argc, char **argv)
 {
     lmkd_args a = {NULL, "table"};
-    int rc = cli_parse(&lmkd_cmd, argc, argv, &a);
+    int rc = cli_parse(&cli_lmkd_cmd, argc, argv, &a);
     if (rc != CLI_OK)
         return rc == CLI_DONE ? CLI_OK : rc;
     if (a.dir == NULL)

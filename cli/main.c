@@ -52,6 +52,10 @@ static void usage(FILE *out)
         fprintf(out, "  %s\n", commands[i].synopsis);
     fprintf(out, "\n  oomsim --version    print the version\n"
                  "  oomsim help COMMAND (or oomsim COMMAND --help)   that command's options\n"
+                 "\nfor packaging, made from the same option tables as the help:\n"
+                 "  oomsim --options    every command's options, one a line\n"
+                 "  oomsim --man        the man page oomsim(1), in roff\n"
+                 "  oomsim --completions bash|zsh   the shell's completion script\n"
                  "\nexit status: 0 ok, 1 invalid input (a bad or missing file or catalog name),\n"
                  "2 usage error, 3 I/O or internal failure, 130 interrupted (SIGINT),\n"
                  "143 terminated (SIGTERM), 138 stopped by SIGUSR1 (run --checkpoint)\n");
@@ -77,6 +81,20 @@ static int dispatch(int argc, char **argv)
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return CLI_OK;
+    }
+    if (strcmp(name, "--options") == 0 && argc == 2) {
+        cli_options_list(stdout);
+        return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
+    }
+    if (strcmp(name, "--man") == 0 && argc == 2) {
+        cli_man_page(stdout, usage);
+        return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
+    }
+    if (strcmp(name, "--completions") == 0) {
+        if (argc != 3)
+            return cli_usage_error("--completions", "give bash or zsh");
+        int rc = cli_completions(stdout, argv[2]);
+        return rc == CLI_OK && fflush(stdout) != 0 ? CLI_FAILURE : rc;
     }
     if (strcmp(name, "--version") == 0) {
         printf("oomsim %s\n", SIM_VERSION);

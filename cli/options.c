@@ -16,15 +16,52 @@ const cli_opt *cli_opt_named(const cli_cmd *c, const char *a)
     return NULL;
 }
 
+const char *cli_opt_value(const cli_opt *o)
+{
+    switch (o->kind) {
+    case CLI_OPT_HELP:
+    case CLI_OPT_FLAG:
+    case CLI_OPT_ELSEWHERE: return "";
+    case CLI_OPT_COUNT: return "N";
+    case CLI_OPT_SECONDS: return "SECONDS";
+    case CLI_OPT_CHOICE: return "CHOICE";
+    case CLI_OPT_LIST: return "FILE";
+    default: return "VALUE";
+    }
+}
+
+/* An option without lines of its own: its name, its alias, what it takes
+ * (a choice's words). */
+static void generated_line(const cli_opt *o, FILE *f)
+{
+    int n = fprintf(f, "  %s%s%s", o->name, o->alias != NULL ? ", " : "",
+                    o->alias != NULL ? o->alias : "");
+    if (o->kind == CLI_OPT_CHOICE && o->choices != NULL) {
+        for (unsigned i = 0; o->choices[i] != NULL; i++)
+            n += fprintf(f, "%s%s", i ? "|" : " ", o->choices[i]);
+    } else if (cli_opt_value(o)[0] != '\0') {
+        n += fprintf(f, " %s", cli_opt_value(o));
+    }
+    const char *what = o->kind == CLI_OPT_HELP ? "this help"
+                       : o->kind == CLI_OPT_LIST ? "(may be given several times)" : "";
+    if (what[0] != '\0')
+        fprintf(f, "%*s%s", n < 22 ? 22 - n : 1, "", what);
+    fputc('\n', f);
+}
+
 void cli_help(const cli_cmd *c, FILE *f)
 {
     if (c->usage != NULL)
         fputs(c->usage, f);
     else
         c->head(f);
-    for (unsigned k = 0; k < c->nopts; k++)
+    /* every option of the table: its own lines, or a line made from it */
+    for (unsigned k = 0; k < c->nopts; k++) {
         if (c->opts[k].help != NULL)
             fputs(c->opts[k].help, f);
+        else
+            generated_line(&c->opts[k], f);
+    }
     if (c->tail != NULL)
         fputs(c->tail, f);
 }

@@ -12,7 +12,7 @@ static const cli_opt probe_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd probe_cmd = {
+const cli_cmd cli_probe_cmd = {
     .name = "probe",
     .usage = "usage: oomsim probe EVENTS.json\n"
         "  reads a JSON array of {time_ms, stage, rss_mb, budget_mb, sessions,\n"
@@ -20,14 +20,14 @@ static const cli_cmd probe_cmd = {
         "  exit reason (docs/probe.md)\n",
     .opts = probe_opts,
     .nopts = sizeof probe_opts / sizeof *probe_opts,
-    .unexpected = "one events file is needed",
+    .unexpected = "one events file is needed; '%s' is unexpected",
 };
 
 int cli_probe(int argc, char **argv)
 {
     /* one argument: --help, or the events file (whatever its name) */
-    if (argc == 1 && cli_opt_named(&probe_cmd, argv[0]) != NULL) {
-        cli_help(&probe_cmd, stdout);
+    if (argc == 1 && cli_opt_named(&cli_probe_cmd, argv[0]) != NULL) {
+        cli_help(&cli_probe_cmd, stdout);
         return CLI_OK;
     }
     if (argc != 1)

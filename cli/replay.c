@@ -22,26 +22,30 @@ static const char *const formats[] = {"table", "json", "csv", NULL};
 
 #define RA(field) offsetof(replay_args, field)
 static const cli_opt replay_opts[] = {
-    {"--scenario", NULL, CLI_OPT_TEXT, RA(scenario), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
+    {"--scenario", NULL, CLI_OPT_TEXT, RA(scenario), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --scenario S       the scenario whose devices, policies and strategies run the trace\n"},
     {"--replication", NULL, CLI_OPT_COUNT, RA(rep), CLI_NOWHERE, 0, SCN_REPLICATIONS_MAX - 1,
-     NULL, NULL, 0, NULL},
-    {"-o", NULL, CLI_OPT_TEXT, RA(o.dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0, NULL},
-    {"-j", NULL, CLI_OPT_COUNT, RA(o.threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0, NULL},
-    {"--format", NULL, CLI_OPT_CHOICE, RA(o.format), CLI_NOWHERE, 0, 0, formats, NULL, 0, NULL},
+     NULL, NULL, 0, "  --replication K    the device's draws of replication K (default 0)\n"},
+    {"--timeline", NULL, CLI_OPT_COUNT, RA(o.timeline), RA(o.has_timeline), 0,
+     SCN_REPLICATIONS_MAX - 1, NULL, "--timeline needs a replication number, got '%s'", 0,
+     "  --timeline K       with -o, the replication the timeline plots show (default: the\n"
+     "                     replayed one)\n"},
+    {"-o", NULL, CLI_OPT_TEXT, RA(o.dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o DIR             also write the result document and report files into DIR\n"},
+    {"-j", NULL, CLI_OPT_COUNT, RA(o.threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0, "  -j N               threads (1 to 256); the result is the same for any N\n"},
+    {"--format", NULL, CLI_OPT_CHOICE, RA(o.format), CLI_NOWHERE, 0, 0, formats, NULL, 0, "  --format F         table (default), json or csv on standard output\n"},
     CLI_HELP_OPT,
 };
 
-static const cli_cmd replay_cmd = {
+const cli_cmd cli_replay_cmd = {
     .name = "replay",
     .usage = "usage: oomsim replay TRACE --scenario SCENARIO.yaml [--replication K] [-o DIR]\n"
-        "                     [-j THREADS] [--format table|json|csv]\n"
+        "                     [--timeline K] [-j THREADS] [--format table|json|csv]\n"
         "  a trace-driven run: request arrivals, needs and measured stage costs from the\n"
         "  trace (written by `oomsim gen`), device, policies and strategies from the\n"
         "  scenario; every cell of the trace's candidate runs once, with the device's\n"
         "  draws of replication K (default 0: use the trace's --replication)\n",
     .opts = replay_opts,
     .nopts = sizeof replay_opts / sizeof *replay_opts,
-    .unexpected = "unexpected argument",
+    .unexpected = "unexpected argument '%s'",
     .positional = RA(trace),
     .positionals = 1,
 };
@@ -52,7 +56,7 @@ static int parse(int argc, char **argv, replay_args *a)
     memset(a, 0, sizeof *a);
     a->o.format = "table";
     a->o.threads = 1;
-    int rc = cli_parse(&replay_cmd, argc, argv, a);
+    int rc = cli_parse(&cli_replay_cmd, argc, argv, a);
     if (rc == CLI_OK && (a->trace == NULL || a->scenario == NULL))
         return cli_usage_error("replay", "a trace and --scenario are needed");
     return rc;

@@ -109,7 +109,7 @@ static const cli_opt run_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd run_cmd = {
+const cli_cmd cli_run_cmd = {
     .name = "run",
     .usage = "usage: oomsim run [SCENARIO.yaml | CATALOG-NAME] [-o DIR] [-r N] [--seed S]\n"
         "                  [-j THREADS] [--format table|json|csv]\n"
@@ -132,7 +132,7 @@ static int parse(int argc, char **argv, cli_run_opts *o)
     o->format = "table";
     o->threads = cli_default_threads();
     o->period = 60;
-    int rc = cli_parse(&run_cmd, argc, argv, o);
+    int rc = cli_parse(&cli_run_cmd, argc, argv, o);
     if (rc != CLI_OK || !o->has_period || o->checkpoint != NULL)
         return rc;
     return speaks() ? cli_usage_error("run", "--checkpoint-period goes with --checkpoint FILE")

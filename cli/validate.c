@@ -123,7 +123,7 @@ static const cli_opt validate_opts[] = {
     CLI_HELP_OPT,
 };
 
-static const cli_cmd validate_cmd = {
+const cli_cmd cli_validate_cmd = {
     .name = "validate",
     .usage = "usage: oomsim validate [--drop-unknown] FILE...\n"
         "  checks scenario, device and candidate files (.yaml, .yml) and traces\n"
@@ -138,15 +138,15 @@ int cli_validate(int argc, char **argv)
 {
     if (argc < 1)
         return cli_usage_error("validate", "a file to check is needed");
-    const cli_opt *first = cli_opt_named(&validate_cmd, argv[0]);
+    const cli_opt *first = cli_opt_named(&cli_validate_cmd, argv[0]);
     if (first != NULL && first->kind == CLI_OPT_HELP) {
-        cli_help(&validate_cmd, stdout);
+        cli_help(&cli_validate_cmd, stdout);
         return CLI_OK;
     }
     int drop_unknown = 0;
     for (int i = 0; i < argc; i++) {
         const char *path = argv[i];
-        const cli_opt *o = cli_opt_named(&validate_cmd, path);
+        const cli_opt *o = cli_opt_named(&cli_validate_cmd, path);
         if (o != NULL && o->kind == CLI_OPT_FLAG) {
             drop_unknown = 1; /* for the traces after it */
             continue;

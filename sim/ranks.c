@@ -89,8 +89,12 @@ static int refuse_copies(const char *why, const char *fix, sim_error *err)
 static const sim_ranks_mpi_ops *ops; /* the module's table, once opened */
 static char module_why[SIM_ERROR_MSG_MAX];
 
-/* Opens oomsim-mpi.so from the binary's own directory (OOMSIM_MPI_MODULE
- * names another file); NULL with module_why set when it cannot. */
+/* Opens oomsim-mpi.so from the binary's own directory, else (installed)
+ * from the prefix's LIBDIR/oomsim (OOMSIM_MPI_MODULE names another file);
+ * NULL with module_why set when it cannot. */
+#ifndef OOMSIM_MPI_LIBDIR
+#define OOMSIM_MPI_LIBDIR "lib"
+#endif
 static const sim_ranks_mpi_ops *open_module(void)
 {
     if (ops != NULL)
@@ -108,6 +112,14 @@ static const sim_ranks_mpi_ops *open_module(void)
         path[n] = '\0';
         char *slash = strrchr(path, '/');
         snprintf(slash != NULL ? slash + 1 : path, 32, "oomsim-mpi.so");
+        /* installed: the prefix's LIBDIR/oomsim, the prefix being the
+         * binary's directory's parent */
+        if (access(path, R_OK) != 0 && slash != NULL) {
+            *slash = '\0';
+            char *up = strrchr(path, '/');
+            size_t at = up != NULL ? (size_t)(up - path) + 1 : 0;
+            snprintf(path + at, sizeof path - at, "%s/oomsim/oomsim-mpi.so", OOMSIM_MPI_LIBDIR);
+        }
     }
     void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
     if (h == NULL) {
