@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* The narration and, with -o, the plot, from one run. */
 typedef struct tee {
@@ -173,9 +174,46 @@ static void answer(FILE *in, char *buf, size_t n)
     memmove(buf, buf + lead, len - lead + 1);
 }
 
+/* An answer to question 1: a class's name (any case) or its number in the
+ * list (1 to RPL_CLASS_COUNT), its name into buf; to question 2 a choice's
+ * number.  1 when the form is one. */
+static int checked(char *buf, size_t n, int question)
+{
+    unsigned long long k;
+    if (question == 2)
+        return cli_number(buf, 1, RPL_REC_DRILL_CHOICES, &k) == SIM_OK;
+    if (cli_number(buf, 1, RPL_CLASS_COUNT, &k) == SIM_OK) {
+        snprintf(buf, n, "%s", rpl_class_name((rpl_class)(k - 1)));
+        return 1;
+    }
+    return rpl_class_parse(buf, 1) != RPL_CLASS_COUNT;
+}
+
+/* One answer, its form checked: asked again on a terminal; from a file
+ * (--answers, or a pipe) a wrong form is refused.  CLI_OK or CLI_USAGE. */
+static int ask(FILE *in, char *buf, size_t n, int question)
+{
+    int tty = isatty(fileno(in));
+    for (;;) {
+        answer(in, buf, n);
+        char given[128];
+        snprintf(given, sizeof given, "%s", buf);
+        if (checked(buf, n, question))
+            return CLI_OK;
+        const char *form = question == 1 ? "a class's name, or its number in the list"
+                                         : "the number of a choice, 1 to 8";
+        if (!tty || feof(in))
+            return cli_usage_error("explain", "--quiz: answer %d '%s' is not %s", question,
+                                   given, form);
+        printf("'%s' is not %s; again:\n> ", given, form);
+        fflush(stdout);
+    }
+}
+
 /* The drill over the first death: its questions, the answers read from
- * the terminal or from `answers` (one per line), the answer.  CLI_OK, or
- * CLI_INPUT for an unreadable answers file. */
+ * the terminal or from `answers` (one per line), each checked (ask), the
+ * answer.  CLI_OK, CLI_USAGE for an answer of the wrong form from a file,
+ * or CLI_INPUT for an unreadable answers file. */
 static int quiz(rpl_teller *t, const char *answers, sim_error *err)
 {
     if (rpl_teller_deaths(t) == 0) {
@@ -191,14 +229,18 @@ static int quiz(rpl_teller *t, const char *answers, sim_error *err)
     rpl_drill_ask_class(t);
     int rc = put(t, err);
     fflush(stdout);
-    answer(in, a1, sizeof a1);
-    rpl_drill_ask_recovery(t, a1);
-    if (rc == SIM_OK)
-        rc = put(t, err);
-    fflush(stdout);
-    answer(in, a2, sizeof a2);
+    int status = ask(in, a1, sizeof a1, 1);
+    if (status == CLI_OK) {
+        rpl_drill_ask_recovery(t, a1);
+        if (rc == SIM_OK)
+            rc = put(t, err);
+        fflush(stdout);
+        status = ask(in, a2, sizeof a2, 2);
+    }
     if (in != stdin)
         fclose(in);
+    if (status != CLI_OK)
+        return status;
     unsigned long long pick = 0;
     if (cli_number(a2, 1, RPL_REC_DRILL_CHOICES, &pick) != SIM_OK)
         pick = 0;

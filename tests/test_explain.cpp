@@ -166,6 +166,20 @@ TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]
     CHECK(a.out.find("1. low_memory (right)") != std::string::npos);
     CHECK(oomsim({"explain", "java-heap-copy", "--quiz", "--answers",
                   dir.file("missing.txt")}).status == 1);
+    // a class by its number in the list (java_crash is the 3rd) is the class
+    std::string num = dir.write("num.txt", "3\n4\n");
+    RunResult n = oomsim({"explain", "java-heap-copy", "--quiz", "--answers", num});
+    REQUIRE(n.status == 0);
+    CHECK(n.out.find("3) java_crash") != std::string::npos);
+    CHECK(n.out.find("score: 2 of 2") != std::string::npos);
+    // an answer of the wrong form from a file: refused, exit 2, naming it
+    for (const char *bad : {"banana\n4\n", "java_crash\n9\n", "java_crash\nfour\n", ""}) {
+        INFO(bad);
+        RunResult x = oomsim({"explain", "java-heap-copy", "--quiz", "--answers",
+                              dir.write("bad.txt", bad)});
+        CHECK(x.status == 2);
+        CHECK(x.err.find("--quiz: answer ") != std::string::npos);
+    }
 }
 
 TEST_CASE("explain tells the app's own memory, page holds and background life",

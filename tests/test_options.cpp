@@ -227,3 +227,20 @@ TEST_CASE("every subcommand's help shows each option of its table", "[cli][optio
     CHECK(bad.err.find("'--timelime'") != std::string::npos);
     CHECK(shim::oomsim({"--completions", "fish"}).status == 2);
 }
+
+TEST_CASE("catalog NAME prints the entry's YAML as shipped, with its comments", "[cli][catalog]")
+{
+    std::string shipped =
+        shim::read_file(shim::source_path("scenarios/catalog/candidates/llm-1b.yaml"));
+    for (const char *name : {"llm-1b", "candidates/llm-1b", "candidates/llm-1b.yaml"}) {
+        shim::RunResult r = shim::oomsim({"catalog", name});
+        INFO(name << r.err);
+        REQUIRE(r.status == 0);
+        CHECK(r.out == shipped);
+    }
+    CHECK(shipped.find("# ") != std::string::npos); // the comments: sources, assumptions
+    shim::RunResult none = shim::oomsim({"catalog", "no-such-entry"});
+    CHECK(none.status == 1);
+    CHECK(none.err.find("no entry named 'no-such-entry'") != std::string::npos);
+    CHECK(shim::oomsim({"catalog", "a", "b"}).status == 2);
+}
