@@ -25,6 +25,9 @@ int cli_status(int code);
 /* Prints "oomsim: <msg>" (or the bare message for probe parity) and
  * returns the exit status for err. */
 int cli_report(const sim_error *err);
+/* The message as it is, no prefix: the probe's, whose messages are the
+ * reference probe's own, byte for byte. */
+int cli_report_verbatim(const sim_error *err);
 /* A usage error of subcommand cmd: one line, "oomsim CMD: <message>",
  * then "see oomsim CMD --help" on stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...)

@@ -34,7 +34,14 @@ int cli_status(int code)
 int cli_report(const sim_error *err)
 {
     const char *msg = err->msg[0] != '\0' ? err->msg : sim_strerror(err->code);
-    fprintf(stderr, "%s\n", msg);
+    /* every message in one form: "oomsim: FILE:LINE:COL: what" */
+    fprintf(stderr, "%s%s\n", strncmp(msg, "oomsim", 6) == 0 ? "" : "oomsim: ", msg);
+    return cli_status(err->code);
+}
+
+int cli_report_verbatim(const sim_error *err)
+{
+    fprintf(stderr, "%s\n", err->msg[0] != '\0' ? err->msg : sim_strerror(err->code));
     return cli_status(err->code);
 }
 

@@ -37,7 +37,7 @@ int cli_probe(int argc, char **argv)
     char *report = NULL;
     int rc = rpl_probe_file(argv[0], &report, &err);
     if (rc != SIM_OK)
-        return cli_report(&err);
+        return cli_report_verbatim(&err);
     int status = cli_write_stdout(report, strlen(report));
     rpl_probe_free(report);
     return status;

@@ -110,6 +110,34 @@ static const unit *find_unit(const unit *units, size_t count, const char *s, siz
     return NULL;
 }
 
+/* Words people write for a unit, and the unit they mean: a suggestion in
+ * the message, never taken silently. */
+static const struct {
+    const char *word, *unit;
+} unit_aliases[] = {
+    {"minute", "min"},       {"minutes", "min"},     {"mins", "min"},   {"mn", "min"},
+    {"m", "min"},            {"second", "s"},        {"seconds", "s"},  {"sec", "s"},
+    {"secs", "s"},           {"hour", "h"},          {"hours", "h"},    {"hr", "h"},
+    {"hrs", "h"},            {"millisecond", "ms"},  {"milliseconds", "ms"},
+    {"msec", "ms"},          {"msecs", "ms"},        {"microsecond", "us"},
+    {"microseconds", "us"},  {"usec", "us"},         {"\xc2\xb5s", "us"},
+    {"byte", "B"},           {"bytes", "B"},         {"kilobytes", "KiB"},
+    {"megabytes", "MiB"},    {"gigabytes", "GiB"},   {"mbytes", "MiB"}, {"gbytes", "GiB"},
+};
+
+/* The unit a word stands for, when `units` has it; NULL otherwise. */
+static const char *alias_of(const unit *units, size_t count, const char *s, size_t len)
+{
+    for (size_t a = 0; a < sizeof unit_aliases / sizeof *unit_aliases; a++) {
+        if (strlen(unit_aliases[a].word) != len || strncasecmp(unit_aliases[a].word, s, len) != 0)
+            continue;
+        for (size_t i = 0; i < count; i++)
+            if (strcmp(units[i].name, unit_aliases[a].unit) == 0)
+                return units[i].name;
+    }
+    return NULL;
+}
+
 typedef struct quantity {
     double value;
     int integral;
@@ -145,6 +173,12 @@ static int parse_quantity(const char *s, size_t len, const unit *units, size_t c
     if (near != NULL)
         return sim_error_set(err, SIM_EINPUT, "unknown unit \"%.*s\" (did you mean \"%s\"?)",
                              (int)(end - j > ECHO_MAX ? ECHO_MAX : end - j), s + j, near->name);
+    const char *alias = alias_of(units, count, s + j, end - j);
+    if (alias != NULL) /* "10 minutes": did you mean "10min"? */
+        return sim_error_set(err, SIM_EINPUT, "unknown unit \"%.*s\" in \"%.*s\": did you mean "
+                             "\"%.*s%s\"?", (int)(end - j > ECHO_MAX ? ECHO_MAX : end - j), s + j,
+                             (int)(len > ECHO_MAX ? ECHO_MAX : len), s,
+                             (int)(n > ECHO_MAX ? ECHO_MAX : n), s + i, alias);
     return expected(err, SIM_EINPUT, what, s, len);
 }
 

@@ -7,6 +7,7 @@
  * a collection is placed where its key (or first item) is. */
 #include "yaml_int.h"
 
+#include <ctype.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -80,6 +81,81 @@ static void position_of(const char *s, size_t pos, int *line, int *col)
     }
 }
 
+/* The offset of line:col (from 1) in text, or len. */
+static size_t offset_of(const char *text, size_t len, int line, int col)
+{
+    size_t i = 0;
+    for (int l = 1; l < line && i < len; i++)
+        if (text[i] == '\n')
+            l++;
+    return i + (size_t)(col - 1) < len ? i + (size_t)(col - 1) : len;
+}
+
+/* Where the last flow collection ('[' or '{') left open in text starts:
+ * its line and column from 1, quoted scalars and comments skipped.  0 when
+ * none is open. */
+static int unclosed(const char *text, size_t len, int *line, int *col)
+{
+    int ln = 1, cl = 1, depth = 0, found = 0;
+    int at_line[64], at_col[64];
+    char quote = 0;
+    for (size_t i = 0; i < len; i++) {
+        char c = text[i];
+        if (quote != 0) {
+            if (c == quote && !(quote == '"' && i > 0 && text[i - 1] == '\\'))
+                quote = 0;
+        } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
+            while (i + 1 < len && text[i + 1] != '\n')
+                i++;
+        } else if (c == '"' || (c == '\'' && (i == 0 || !isalnum((unsigned char)text[i - 1])))) {
+            quote = c;
+        } else if (c == '[' || c == '{') {
+            if (depth < 64)
+                at_line[depth] = ln, at_col[depth] = cl;
+            depth++;
+        } else if ((c == ']' || c == '}') && depth > 0) {
+            depth--;
+        }
+        if (c == '\n')
+            ln++, cl = 1;
+        else
+            cl++;
+    }
+    if (depth > 0 && depth <= 64) {
+        *line = at_line[depth - 1];
+        *col = at_col[depth - 1];
+        found = 1;
+    }
+    return found;
+}
+
+/* libfyaml's message, made to point where the fault is: an unclosed
+ * bracket at the bracket (libfyaml reports the end of the file), a
+ * duplicate key by its name. */
+static int syntax_error(const char *text, size_t len, const char *file, int line, int col,
+                        const char *msg, sim_error *err)
+{
+    int l, c;
+    if ((strstr(msg, "without a closing") != NULL || strstr(msg, "closing bracket") != NULL) &&
+        unclosed(text, len, &l, &c))
+        return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: YAML syntax error: this '%c' is never "
+                             "closed (%s)", file, l, c,
+                             text[offset_of(text, len, l, c)], msg);
+    if (strstr(msg, "duplicate key") != NULL && line >= 1 && col >= 1) {
+        size_t at = offset_of(text, len, line, col), end = at;
+        while (end < len && end - at < 64 && text[end] != ':' && text[end] != '\n')
+            end++;
+        while (end > at && text[end - 1] == ' ')
+            end--;
+        if (end > at && end < len && text[end] != '\n')
+            return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: YAML syntax error: duplicate key "
+                                 "'%.*s' (a key may appear once in a mapping)", file, line,
+                                 col, (int)(end - at), text + at);
+    }
+    return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: YAML syntax error: %s", file, line, col,
+                         msg);
+}
+
 int scn__doc_parse(scn__doc *d, const char *text, size_t len, const char *file,
                    sim_error *err)
 {
@@ -128,8 +204,7 @@ int scn__doc_parse(scn__doc *d, const char *text, size_t len, const char *file,
         void *it = NULL;
         struct fy_diag_error *e = fy_diag_errors_iterate(diag, &it);
         if (e != NULL) {
-            rc = sim_error_set(err, SIM_EINPUT, "%s:%d:%d: YAML syntax error: %s", file,
-                               e->line, e->column, e->msg);
+            rc = syntax_error(d->text, len, file, e->line, e->column, e->msg, err);
         } else if (d->doc == NULL) {
             rc = sim_error_set(err, SIM_EINPUT, "%s:1:1: no YAML document", file);
         } else if (extra != NULL) {
@@ -511,7 +586,7 @@ int scn__real(const scn__node *v, double min, double max, double *out, sim_error
         return scn__fail(v, err, SIM_EINPUT, "expected a number, got \"%.*s\"",
                          (int)(len > 40 ? 40 : len), t);
     if (*out < min || *out > max)
-        return scn__fail(v, err, SIM_ERANGE, "%.*s is outside [%g, %g]",
+        return scn__fail(v, err, SIM_ERANGE, "%.*s is out of range [%g, %g]",
                          (int)(len > 40 ? 40 : len), t, min, max);
     return SIM_OK;
 }
@@ -542,7 +617,7 @@ int scn__int(const scn__node *v, int64_t min, int64_t max, int64_t *out, sim_err
             return scn__fail(v, err, SIM_EINPUT, "expected a positive integer, got \"%.*s\"",
                              shown, s);
         if (ok)
-            return scn__fail(v, err, SIM_ELIMIT, "%lld is outside [%lld, %lld]", (long long)x,
+            return scn__fail(v, err, SIM_ELIMIT, "%lld is out of range [%lld, %lld]", (long long)x,
                              (long long)min, (long long)max);
         return scn__fail(v, err, SIM_EINPUT, "expected an integer, got \"%.*s\"", shown, s);
     }

@@ -225,7 +225,7 @@ TEST_CASE("run: bad input is exit 1 and writes nothing, bad usage is exit 2", "[
     std::string bad = dir.write("bad.yaml", "name: x\nhorizon: 10\n");
     RunResult r = oomsim({"run", bad, "-o", dir.file("out")});
     CHECK(r.status == 1);
-    CHECK(r.err.find(bad + ":2:10: horizon: ") == 0);
+    CHECK(r.err.find("oomsim: " + bad + ":2:10: horizon: ") == 0);
     CHECK(!exists(dir.file("out")));
     CHECK(oomsim({"run", "-r", "0"}).status == 2);
     CHECK(oomsim({"run", "--format", "xml"}).status == 2);
@@ -313,7 +313,7 @@ TEST_CASE("validate checks scenarios and profiles, stopping at the first bad fil
     CHECK(r.out.find("ok (device android-4g)") != std::string::npos);
     r = oomsim({"validate", ok, bad, dev});
     CHECK(r.status == 1);
-    CHECK(r.err.find(bad + ":5:19: workload.path[0]: expected cold_start") == 0);
+    CHECK(r.err.find("oomsim: " + bad + ":5:19: workload.path[0]: expected cold_start") == 0);
     CHECK(r.out.find("android-4g") == std::string::npos);
     CHECK(oomsim({"validate"}).status == 2);
 }

@@ -316,8 +316,8 @@ TEST_CASE("memstat: the page model's keys are checked where they are written",
         CHECK(std::string(err.msg).find("t.yaml:") == 0);
     };
     const std::string g = "[{band: 0, count: 1, size: 10MiB}]";
-    refused(iphone("[{band: 211, count: 1, size: 10MiB}]") + m, "outside [0, 210]");
-    refused(iphone("[{band: 0, count: 65, size: 10MiB}]") + m, "outside [0, 64]");
+    refused(iphone("[{band: 211, count: 1, size: 10MiB}]") + m, "out of range [0, 210]");
+    refused(iphone("[{band: 0, count: 65, size: 10MiB}]") + m, "out of range [0, 64]");
     refused(iphone("[{band: 0, count: 40, size: 1MiB}, {band: 1, count: {min: 1, max: 30}, "
                    "size: 1MiB}]") + m,
             "at most 64 processes");
@@ -325,7 +325,7 @@ TEST_CASE("memstat: the page model's keys are checked where they are written",
     refused(iphone("[]") + m, "at least one");
     refused(iphone("[{band: 0, count: {dist: lognormal, median: 3, p95: 9}, size: 1MiB}]") + m,
             "a number or uniform");
-    refused(iphone(g, "    compressor: {ratio: 0.5}\n") + m, "outside [1, 10]");
+    refused(iphone(g, "    compressor: {ratio: 0.5}\n") + m, "out of range [1, 10]");
     refused(iphone(g, "    compressor: {max: 0B}\n") + m, "above 0");
     refused(iphone(g, "    cached_apps: 100MiB\n    cached_app_size: 10MiB\n") + m,
             "others replaces cached_apps");
@@ -333,7 +333,7 @@ TEST_CASE("memstat: the page model's keys are checked where they are written",
     std::string bad_levels = iphone(g) + m;
     bad_levels.replace(bad_levels.find("critical: 5%, idle: 10%"), 23, "critical: 12%, idle: 10%");
     refused(bad_levels, "critical <= idle <= pressure");
-    refused(iphone(g, "    fc_thrashing: 0\n") + m, "outside [1, 1000000]");
+    refused(iphone(g, "    fc_thrashing: 0\n") + m, "out of range [1, 1000000]");
     // pageshortage is the idle level: between XNU's critical (4 %) and
     // pressure (15 %) levels for 4 GiB
     std::string low = iphone(g, "    pageshortage: 3%\n") + m;

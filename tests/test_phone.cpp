@@ -477,7 +477,7 @@ devices:
     refused(base + droid + "    pageshortage: 5%\n" + m, "ios devices only");
     refused(base + droid + "    warning_at: 20%\n" + m, "a percentage needs a jetsam limit");
     refused(base + iphone("    pageshortage: 0.05\n") + m, "expected a percentage");
-    refused(base + iphone("    speed: {cpu: 0}\n") + m, "outside [0.01, 100]");
+    refused(base + iphone("    speed: {cpu: 0}\n") + m, "out of range [0.01, 100]");
     refused(base + iphone("    speed: {npu: 2}\n") + m, "npu");
     refused(base + iphone("    delegates: {gpu: {fail: 0.6, crash: 0.6}}\n") + m,
             "fail + crash exceed 1");

@@ -496,7 +496,7 @@ TEST_CASE("the new reclaim keys are checked where they are written", "[psi][load
             "minfree belongs to mode: minfree");
     refused(with_kill("{rule: lmk, mode: fast, minfree: [{adj: 0, free: 1MiB}]}"), "fast");
     refused(droid("psi", "    zram: {size: 1GiB, ratio: 0.5}\n") + rest,
-            "outside [1, 10]");
+            "out of range [1, 10]");
     refused(droid("minfree", "    zram: {size: 1GiB, ratio: 2}\n") + rest, "swappable");
     // the page model's keys, each with its place
     auto swap_line = [](std::string y, const char *from, const char *to) {

@@ -272,14 +272,14 @@ TEST_CASE("timeouts and retry policies: values, axes and errors", "[scenario][er
     CHECK(error_of(retry("{kind: backoff, base: 1s}")) ==
           "plan.yaml:17:3: policies.retry: missing required key \"max\"");
     CHECK(error_of(retry("{kind: backoff, base: 1s, factor: 0.5, max: 2}"), SIM_ERANGE) ==
-          "plan.yaml:17:44: policies.retry.factor: 0.5 is outside [1, 1000]");
+          "plan.yaml:17:44: policies.retry.factor: 0.5 is out of range [1, 1000]");
     CHECK(error_of(retry("{kind: backoff, base: 1s, jitter: 1.5, max: 2}"))
               .find("policies.retry.jitter: expected a probability between 0 and 1") !=
           std::string::npos);
     CHECK(error_of(retry("{kind: fixed, delay: 1s, max: 2, base: 1s}")) ==
           "plan.yaml:17:43: policies.retry: unknown key \"base\"");
     CHECK(error_of(retry("{kind: fixed, delay: 1s, max: 500}"), SIM_ELIMIT)
-              .find("policies.retry.max: 500 is outside [1, 100]") != std::string::npos);
+              .find("policies.retry.max: 500 is out of range [1, 100]") != std::string::npos);
     // a retry follows a timeout: without workload.timeout it could never fire
     CHECK(error_of(replace(base, "  queue: 8", "  retry: {kind: fixed, delay: 1s, max: 2}"))
               .find("policies.retry: a retry policy needs workload.timeout") !=
@@ -293,4 +293,39 @@ TEST_CASE("timeouts and retry policies: values, axes and errors", "[scenario][er
               .find("policies.on_warning[1]: reject_new is listed twice") != std::string::npos);
     CHECK(error_of(replace(base, "  queue: 8", "  copy_runtime: yes")).find(
               "policies.copy_runtime: expected false or true, got \"yes\"") != std::string::npos);
+}
+
+TEST_CASE("parse errors point at the fault and say what would be right", "[scenario][errors]")
+{
+    auto error_of = [](const std::string &yaml) {
+        scn_scenario s{};
+        sim_error err;
+        sim_error_clear(&err);
+        int rc = scn_scenario_parse(yaml.data(), yaml.size(), "p.yaml", &s, &err);
+        if (rc == SIM_OK)
+            scn_scenario_release(&s);
+        return std::string(err.msg);
+    };
+    const std::string tail = "seed: 1\nreplications: 1\ndevices: [android-4g]\n"
+                             "candidates: [classifier-v1]\nworkload: {path: [cold_start]}\n";
+    // an unclosed bracket: where it opens, not the end of the file
+    CHECK(error_of("name: x\nhorizon: 1s\ndevices: [android-4g\ncandidates: [a]\n")
+              .rfind("p.yaml:3:10: YAML syntax error: this '[' is never closed", 0) == 0);
+    // a duplicate key: by its name
+    CHECK(error_of("name: x\nname: y\n").find("duplicate key 'name'") != std::string::npos);
+    // a number past its bounds: out of range, with the range
+    CHECK(error_of("name: x\nhorizon: 1s\nseed: 1\nreplications: 999999999\n")
+              .find("out of range [") != std::string::npos);
+    // a unit written out: the unit it means
+    for (const char *h : {"10 minutes", "10mins", "10 min."}) {
+        std::string m = error_of(std::string("name: x\nhorizon: ") + h + "\n" + tail);
+        INFO(h << ": " << m);
+        if (std::string(h) != "10 min.")
+            CHECK(m.find("did you mean \"10min\"?") != std::string::npos);
+        CHECK(m.rfind("p.yaml:2:10: horizon: ", 0) == 0);
+    }
+    CHECK(error_of("name: x\nhorizon: 2 hours\n" + tail).find("did you mean \"2h\"?") !=
+          std::string::npos);
+    CHECK(error_of("name: x\nhorizon: 1s\napp: {baseline: {native: 40 megabytes}}\n" + tail)
+              .find("did you mean \"40MiB\"?") != std::string::npos);
 }

@@ -227,7 +227,7 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
 {
     std::string ok = "{\"time_ms\":1,\"stage\":\"load\"}\n";
     CHECK(error_of(ok + ok + "{\"time_ms\":2,\"stage\":\"load\",\"sessions\":-1}\n", TRC_JSONL, 2) ==
-          "t: event 2 (line 3): sessions: -1 is outside [0, 2147483647]");
+          "t: event 2 (line 3): sessions: -1 is out of range [0, 2147483647]");
     CHECK(error_of(ok + "\n{\"time_ms\":2}\n", TRC_JSONL, 1) ==
           "t: event 1 (line 3): missing stage");
     CHECK(error_of("{\"time_ms\":5,\"stage\":\"load\"}\n{\"time_ms\":4,\"stage\":\"load\"}\n",
@@ -236,9 +236,9 @@ TEST_CASE("traces: validation names the event, the line and the field", "[traces
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"loading\"}\n", TRC_JSONL)
               .find("stage: expected one of download, load, runtime_prepare") != std::string::npos);
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":{\"free\":-1}}\n", TRC_JSONL) ==
-          "t: event 0 (line 1): pages.free: -1 is outside [0, 1125899906842624]");
+          "t: event 0 (line 1): pages.free: -1 is out of range [0, 1125899906842624]");
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":{\"adj\":1001}}\n", TRC_JSONL) ==
-          "t: event 0 (line 1): pages.adj: 1001 is outside [-1000, 1000]");
+          "t: event 0 (line 1): pages.adj: 1001 is out of range [-1000, 1000]");
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"pages\":[1]}\n", TRC_JSONL) ==
           "t: event 0 (line 1): pages: expected a map, got a list");
     CHECK(error_of("{\"time_ms\":1,\"stage\":\"load\",\"log\":\"" + std::string(256, 'x') +
@@ -360,7 +360,7 @@ TEST_CASE("traces: oomsim validate reads a trace and lists what is unpaired", "[
     std::string bad = dir.write("b.jsonl", "{\"time_ms\":1,\"stage\":\"load\",\"prompt\":\"x\"}\n");
     RunResult b = oomsim({"validate", bad});
     CHECK(b.status == 1);
-    CHECK(b.err.find(bad + ": event 0 (line 1): key \"prompt\"") == 0);
+    CHECK(b.err.find("oomsim: " + bad + ": event 0 (line 1): key \"prompt\"") == 0);
     RunResult d = oomsim({"validate", "--drop-unknown", bad});
     CHECK(d.status == 0);
     CHECK(d.out.find("1 keys outside the allow-list dropped") != std::string::npos);

@@ -175,7 +175,7 @@ static int want_int(trc__ctx *cx, const char *key, const trc__value *v, int64_t 
     if (v->t != TRC_V_INT)
         return trc__fail(cx, key, SIM_EINPUT, "expected an integer, got %s", type_name(v->t));
     if (v->i < min || v->i > max)
-        return trc__fail(cx, key, SIM_EINPUT, "%lld is outside [%lld, %lld]", (long long)v->i,
+        return trc__fail(cx, key, SIM_EINPUT, "%lld is out of range [%lld, %lld]", (long long)v->i,
                          (long long)min, (long long)max);
     *out = v->i;
     return SIM_OK;
