@@ -17,7 +17,7 @@ void rpl_drill_ask_class(rpl_teller *t)
 {
     const tell_death *d = &t->deaths[0];
     sim_text_printf(&t->out, "\nthe drill: the first death, at %.3f s\n",
-                    (double)d->record.timestamp_ms / 1e3);
+                    (double)d->time_us / 1e6);
     sim_text_printf(&t->out, "question 1: what ended the process? one of (its name or its "
                     "number):");
     for (int k = 0; k < RPL_CLASS_COUNT; k++)

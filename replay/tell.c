@@ -421,6 +421,7 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     tell_death d;
     memset(&d, 0, sizeof d);
     d.started = rpl_life_at_exit(&t->life, t->open, e, d.stage, sizeof d.stage);
+    d.time_us = e->time_us;
     rpl_life_event(&t->life, e, t->index - 1);
     const char *stage = d.stage;
     rpl_exit_of_event(e, t->index - 1, &d.record);
@@ -694,7 +695,7 @@ void rpl_tell_verdicts(rpl_teller *t)
         rpl__verdict(d, &v);
         sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. The record supports %s (%s: "
                         "the timeline above is the evidence it needs). Recovery: %s.\n",
-                        (double)d->record.timestamp_ms / 1e3, d->stage[0] ? "in " : "while idle",
+                        (double)d->time_us / 1e6, d->stage[0] ? "in " : "while idle",
                         d->stage, d->why, v.cls,
                         v.kind == RPL_CLASS_UNKNOWN ? "unconfirmed" : "confirmed here",
                         v.recovery);

@@ -196,3 +196,23 @@ TEST_CASE("explain tells the app's own memory, page holds and background life",
               "300.000 s", "the app has been in the background long enough to be cached (adj 900)",
               "330.000 s", "the user returns"});
 }
+
+TEST_CASE("explain prints a death's time the same way in the timeline and the verdicts",
+          "[explain]")
+{
+    for (const char *s : {"image-queue", "prewarm-boot-loop", "llm-chat-grows"}) {
+        RunResult r = oomsim({"explain", s, "--full"});
+        REQUIRE(r.status == 0);
+        size_t at = 0;
+        unsigned n = 0;
+        while ((at = r.out.find("\n- the death at ", at)) != std::string::npos) {
+            at += 16;
+            std::string t = r.out.substr(at, r.out.find(' ', at) - at);
+            INFO(s << " " << t);
+            // the timeline's line of that death: right-aligned seconds, then "s"
+            CHECK(r.out.find(" " + t + " s ") != std::string::npos);
+            n++;
+        }
+        CHECK(n > 0);
+    }
+}
