@@ -127,24 +127,37 @@ static void names_of(FILE *f, const cli_cmd *c)
                     c->opts[k].alias != NULL ? c->opts[k].alias : "");
 }
 
+/* The command words a completion offers first. */
+static void commands(FILE *f)
+{
+    for (size_t t = 0; t < NTABLES; t++)
+        if (strchr(tables[t].words, ' ') == NULL)
+            fprintf(f, "%s ", tables[t].words);
+}
+
+/* One case arm a command: its words (a one-word command followed by
+ * anything), then its options (import's kinds too), in a shell's syntax. */
+static void arms(FILE *f, const char *indent, const char *open, const char *close)
+{
+    for (size_t t = 0; t < NTABLES; t++) {
+        const char *w = tables[t].words;
+        fprintf(f, "%s\"%s\"%s) %s", indent, w, strchr(w, ' ') != NULL ? "" : "\\ *", open);
+        names_of(f, tables[t].cmd);
+        if (strcmp(w, "import") == 0)
+            fprintf(f, " %s", kinds);
+        fputs(close, f);
+    }
+}
+
 static void bash(FILE *f)
 {
     fputs("# bash completion for oomsim, made from its option tables (oomsim --completions "
           "bash)\n_oomsim()\n{\n    local cur=${COMP_WORDS[COMP_CWORD]} opts\n"
           "    if [ \"$COMP_CWORD\" -eq 1 ]; then\n        COMPREPLY=($(compgen -W \"", f);
-    for (size_t t = 0; t < NTABLES; t++)
-        if (strchr(tables[t].words, ' ') == NULL)
-            fprintf(f, "%s ", tables[t].words);
+    commands(f);
     fputs("help --help --version\" -- \"$cur\"))\n        return\n    fi\n"
           "    case \"${COMP_WORDS[1]} ${COMP_WORDS[2]}\" in\n", f);
-    for (size_t t = 0; t < NTABLES; t++) {
-        const char *w = tables[t].words;
-        fprintf(f, "        \"%s\"%s) opts=\"", w, strchr(w, ' ') != NULL ? "" : "\\ *");
-        names_of(f, tables[t].cmd);
-        if (strcmp(w, "import") == 0)
-            fprintf(f, " %s", kinds);
-        fputs("\" ;;\n", f);
-    }
+    arms(f, "        ", "opts=\"", "\" ;;\n");
     fputs("    esac\n    COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
           "    [ ${#COMPREPLY[@]} -eq 0 ] && COMPREPLY=($(compgen -f -- \"$cur\"))\n}\n"
           "complete -o filenames -F _oomsim oomsim\n", f);
@@ -154,18 +167,9 @@ static void zsh(FILE *f)
 {
     fputs("#compdef oomsim\n# zsh completion for oomsim, made from its option tables (oomsim "
           "--completions zsh)\nlocal -a opts\nif (( CURRENT == 2 )); then\n  compadd -- ", f);
-    for (size_t t = 0; t < NTABLES; t++)
-        if (strchr(tables[t].words, ' ') == NULL)
-            fprintf(f, "%s ", tables[t].words);
+    commands(f);
     fputs("help --help --version\n  return\nfi\ncase \"$words[2] $words[3]\" in\n", f);
-    for (size_t t = 0; t < NTABLES; t++) {
-        const char *w = tables[t].words;
-        fprintf(f, "  \"%s\"%s) opts=(", w, strchr(w, ' ') != NULL ? "" : "\\ *");
-        names_of(f, tables[t].cmd);
-        if (strcmp(w, "import") == 0)
-            fprintf(f, " %s", kinds);
-        fputs(") ;;\n", f);
-    }
+    arms(f, "  ", "opts=(", ") ;;\n");
     fputs("esac\ncompadd -- $opts\n_files\n", f);
 }
 

@@ -95,23 +95,16 @@ static int buffer_line(const line_iter *it, const char *what, measure *m, measur
     return 1;
 }
 
+static int value_after(const line_iter *it, const char *phrase, double *v, int *bad);
+
 /* "n_ctx         = 4096", "n_seq_max     = 2": a context parameter, the
  * key alone (not n_ctx_per_seq, n_ctx_train).  1 when the line was one. */
 static int context_line(const line_iter *it, const char *key, measure *m, int *bad)
 {
-    const char *at = scn__find(it, key);
-    if (at == NULL)
-        return 0;
-    const char *p = at + strlen(key), *end = it->s + it->n;
-    while (p < end && *p == ' ')
-        p++;
-    if (p == at + strlen(key) || p >= end || *p != '=')
-        return 0;
-    p++;
     double v;
-    if (!scn__number_at(&p, end, &v))
-        *bad = 1;
-    else if (m->line == 0) /* the context's own line comes first (a server's slots later) */
+    if (!value_after(it, key, &v, bad))
+        return 0;
+    if (m->line == 0) /* the context's own line comes first (a server's slots later) */
         scn__set(m, v, it->no);
     return 1;
 }
