@@ -688,7 +688,8 @@ void rpl_tell_verdicts(rpl_teller *t)
                    t->deaths[j].record.ios == d->record.ios &&
                    t->deaths[j].record.reason_code == d->record.reason_code &&
                    t->deaths[j].record.importance == d->record.importance &&
-                   strcmp(t->deaths[j].stage, d->stage) == 0;
+                   strcmp(t->deaths[j].stage, d->stage) == 0 &&
+                   t->deaths[j].started == d->started; /* the same advice */
         if (seen)
             continue;
         rpl_verdict v;

@@ -417,8 +417,12 @@ TEST_CASE("diagnose and explain give one stage and one advice for every death",
     std::string base = read_file(source_path("scenarios/catalog/teach/image-queue.yaml"));
     std::string head = base.substr(0, base.find("\ncandidates:") + 1);
     std::string tail = base.substr(base.find("\nworkload:") + 1);
+    // (the fixtures whose candidate loads as imported: the others leave a value
+    // REQUIRED, which the import tests check)
     for (const char *f : {"llama_cpp_android.log", "llama_cpp_android_2025.log",
-                          "benchmark_model_xnnpack.log", "onnxruntime_profile.json"}) {
+                          "llama_cpp_2023_early.log", "llama_cpp_2023_copy.log",
+                          "llama_cpp_2024_vulkan.log", "benchmark_model_xnnpack.log",
+                          "benchmark_model_2020_gpu.log", "onnxruntime_profile.json"}) {
         std::string kind = f[0] == 'l' ? "llama-cpp" : f[0] == 'b' ? "benchmark-model"
                                                                    : "onnxruntime";
         RunResult imp = oomsim({"import", kind, source_path(std::string("tests/data/imports/") + f)});
