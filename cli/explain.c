@@ -202,7 +202,7 @@ static int ask(FILE *in, char *buf, size_t n, int question)
             return CLI_OK;
         const char *form = question == 1 ? "a class's name, or its number in the list"
                                          : "the number of a choice, 1 to 8";
-        if (!tty || feof(in))
+        if (!tty || feof(in) || ferror(in))
             return cli_usage_error("explain", "--quiz: answer %d '%s' is not %s", question,
                                    given, form);
         printf("'%s' is not %s; again:\n> ", given, form);

@@ -181,8 +181,8 @@ rpl_recovery rpl_advise(rpl_class c, const rpl_exit *x, int started)
             return RPL_REC_THRASHING;
         if (r == MDL_LMKD_LOW_MEM_AND_SWAP || r == MDL_LMKD_LOW_MEM_AND_SWAP_UTIL)
             return RPL_REC_SWAP_LOW;
-        if (r == MDL_LMKD_LOW_MEM)
-            return RPL_REC_CACHED;
+        if (r == MDL_LMKD_LOW_MEM && c == RPL_CLASS_SYSTEM_RECLAIM)
+            return RPL_REC_CACHED; /* lmkd's low-memory branch spares the visible ones */
         if (strstr(x->description, "stuck in direct reclaim") != NULL)
             return RPL_REC_THRASHING; /* DIRECT_RECL_STUCK (Android 15): a stall */
         if (strcmp(x->cause, "fc-thrashing") == 0 ||

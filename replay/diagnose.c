@@ -106,7 +106,7 @@ int64_t rpl__timestamp_ms(const char *s, size_t n)
     while (k < n && isdigit((unsigned char)s[k]))
         k++;
     if (k == n && n >= 10 && rpl__parse_int(s, n, &v))
-        return v; /* epoch ms */
+        return v <= INT64_C(253402300799999) ? v : -1; /* epoch ms, to the year 9999 */
     int Y, M, D, h, mi, sec, ms = 0, used = 0;
     char buf[64];
     if (n >= sizeof buf)
@@ -401,8 +401,10 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
     /* ... and lmkd's kill line, read as a logged one is */
     rpl_exit line;
     if ((e->has & TRC_F_LOG) && rpl__read_kill_line(e->log, strlen(e->log), index, &line)) {
-        x->pid = line.pid;
-        x->uid = line.uid;
+        if (line.pid >= 0)
+            x->pid = line.pid;
+        if (line.uid >= 0)
+            x->uid = line.uid;
         if (line.lmkd != MDL_LMKD_NONE)
             x->lmkd = line.lmkd;
         x->swap_kb = line.swap_kb;

@@ -105,8 +105,10 @@ static void log_time(const char *s, size_t n, rpl_exit *x)
         k++;
     if (k - a >= 9 && k - a <= 11 && k < n && s[k] == '.' && digits_at(s, n, k + 1, 3)) {
         int64_t sec;
-        if (rpl__parse_int(s + a, k - a, &sec))
+        if (rpl__parse_int(s + a, k - a, &sec) && sec < INT64_C(253402300799)) {
             x->timestamp_ms = sec * 1000 + num_at(s, k + 1, 3);
+            x->log_utc = 1; /* -v epoch: UTC, where dumpsys prints the phone's zone */
+        }
     }
 }
 
@@ -166,15 +168,14 @@ static void lmkd_fields(const char *q, const char *end, rpl_exit *x)
 }
 
 /* "Out of memory: Killed process 4321 (com.example.app) total-vm:..., ...
- * UID:10123 ... oom_score_adj:0" (mm/oom_kill.c), and the older "Out of
- * memory: Kill process 4321 (NAME) score S or sacrifice child" /
- * "Killed process 4321 (NAME) total-vm:..." pair. */
+ * UID:10123 ... oom_score_adj:0" (mm/oom_kill.c), and the older kernels'
+ * "Killed process 4321 (NAME) total-vm:...", which followed their "Out of
+ * memory: Kill process 4321 (NAME) score S or sacrifice child" (the
+ * choice, not the kill: not read, so one death is one record). */
 static int read_kernel(const char *s, size_t n, uint64_t line, rpl_exit *x)
 {
     const char *k = rpl__find(s, n, "Killed process ");
     size_t skip = 15;
-    if (k == NULL && rpl__find(s, n, "Out of memory") != NULL)
-        k = rpl__find(s, n, "Kill process "), skip = 13;
     if (k == NULL)
         return 0;
     const char *p = k + skip, *end = s + n;
@@ -233,7 +234,13 @@ static int64_t gap_of(const rpl_exit *line, const rpl_exit *rec)
                                          : -1;
     if (t < 0)
         return -1;
-    return t > rec->timestamp_ms ? t - rec->timestamp_ms : rec->timestamp_ms - t;
+    int64_t d = t > rec->timestamp_ms ? t - rec->timestamp_ms : rec->timestamp_ms - t;
+    if (line->log_utc && d <= 14 * INT64_C(3600000)) { /* a zone apart: whole quarter hours */
+        const int64_t q = 15 * 60000;
+        int64_t off = (d + q / 2) / q * q;
+        d = d > off ? d - off : off - d;
+    }
+    return d;
 }
 
 /* The record a kill line joins: an exit-info record of its pid, not yet

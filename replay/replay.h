@@ -103,6 +103,7 @@ typedef struct rpl_exit {
     int kernel_oom;                 /* the kernel's OOM killer ended it */
     int64_t swap_kb;                /* lmkd: "kB swap" freed; -1: not given */
     int64_t yearless_ms;            /* a logcat time without its year (RPL_YEARLESS); -1 */
+    int log_utc;                    /* the log's time is UTC (logcat -v epoch) */
     uint64_t joined_line;           /* an exit-info record: the kill line joined to it (0) */
     rpl_source joined_source;       /* ... and whose line it is (RPL_LMKD, RPL_KERNEL) */
     int64_t joined_gap_ms;          /* how far apart in time they were; -1: not known */

@@ -541,6 +541,10 @@ TEST_CASE("diagnose: the kernel OOM killer's line, in its forms since 4.x", "[di
     }
     // the oom_reaper's line is not a second death
     CHECK(parse("oom_reaper: reaped process 4321 (com.a), now anon-rss:0kB").empty());
+    // older kernels print the choice, then the kill: one death, one record
+    CHECK(parse("Out of memory: Kill process 4321 (com.a) score 900 or sacrifice child\n"
+                "Killed process 4321 (com.a) total-vm:1kB, anon-rss:5kB, file-rss:0kB\n")
+              .size() == 1);
 }
 
 TEST_CASE("diagnose: a kill line and the exit record of the same pid are one death, and lmkd's "
@@ -653,4 +657,26 @@ TEST_CASE("diagnose and explain: the kernel's OOM kill and an isolated process k
     rpl_diagnose(&iso[0], nullptr, &v);
     CHECK(v.rec == RPL_REC_ISOLATED);
     CHECK(std::string(v.recovery).find("not the app") != std::string::npos);
+}
+
+TEST_CASE("diagnose: LOW_MEM of a visible process, and a UTC kill line beside a local record",
+          "[diagnose][killlines]")
+{
+    // LOW_MEM of a visible process (a lowered lowmem_min_oom_score): not "was cached"
+    std::vector<rpl_exit> x = parse(
+        "Kill 'com.example.chat' (700), uid 1, oom_score_adj 250 to free 1kB rss, 0kB swap; "
+        "reason: low watermark is breached\n");
+    rpl_verdict v;
+    rpl_diagnose(&x[0], nullptr, &v);
+    CHECK(v.kind == RPL_CLASS_LOW_MEMORY);
+    CHECK(v.rec != RPL_REC_CACHED);
+    // logcat -v epoch is UTC; dumpsys prints the phone's zone (UTC+1 here): one death
+    std::vector<rpl_exit> y = parse(
+        "1733307825.678  1203  1203 I lowmemorykiller: Kill 'com.example.chat' (701), uid 1, "
+        "oom_score_adj 905 to free 1kB rss, 0kB swap; reason: low watermark is breached\n"
+        "ApplicationExitInfo #0:\n  timestamp=2024-12-04 11:23:46.000 pid=701 realUid=1\n"
+        "  process=com.example.chat reason=3 (LOW_MEMORY) status=0 importance=400\n");
+    y.resize(rpl_exits_join(y.data(), y.size()));
+    REQUIRE(y.size() == 1);
+    CHECK(y[0].joined_line == 1);
 }

@@ -412,8 +412,10 @@ static int write_list(const tflite_logs *g, const char *id, const char *part, ou
         int first = 1;
         for (char *p = text, *nl; *p != '\0'; p = nl + 1) {
             nl = strchr(p, '\n');
-            if (nl == NULL)
-                nl = p + strlen(p) - 1;
+            if (nl == NULL) { /* a last line without its newline */
+                put(w, "%s%s\n", first ? "  - " : "    ", p);
+                break;
+            }
             put(w, "%s%.*s\n", first ? "  - " : "    ", (int)(nl - p), p);
             first = 0;
         }

@@ -24,6 +24,7 @@ typedef struct fleet_group {
     size_t first, count;    /* the first record (payload or row) and how many */
     double peak, suspended; /* MetricKit: the largest peak and suspended memory, bytes */
     double foreground_s;    /* MetricKit: cumulativeForegroundTime summed, seconds */
+    unsigned foreground_unread; /* ... payloads whose time could not be read */
     /* MetricKit: every exit count, foreground [0] and background [1], summed by kind
      * (the key without "cumulative" and "ExitCount") */
     char kinds[2][16][48];
@@ -140,7 +141,8 @@ static const unit_word time_words[] = {
     {"小时", 3600},  {"小時", 3600},    {"ミリ秒", 1e-3}, {"時間", 3600},  {"分", 60},
     {"밀리초", 1e-3}, {"초", 1},        {"분", 60},       {"시간", 3600},  {"мс", 1e-3},
     {"мин", 60},     {"ч", 3600},       {"с", 1},         {"ms", 1e-3},    {"sec", 1},
-    {"Sek", 1},      {"seconds", 1},    {"second", 1},    {"min", 60},     {"Min", 60},
+    {"Sek", 1},      {"seconds", 1},    {"second", 1},    {"minutes", 60}, {"minute", 60},
+    {"min", 60},     {"Min", 60},       {"hours", 3600},  {"hour", 3600},
     {"hr", 3600},    {"Std", 3600},     {"h", 3600},      {"s", 1},
 };
 
@@ -339,9 +341,10 @@ static int metrickit_payload(fleet *f, json_t *p, const char *name, size_t i, si
                                   "cumulativeForegroundTime");
     double sec = 0;
     if (fgt != NULL && !(json_is_string(fgt) && parse_measure(json_string_value(fgt), &sec, 1)) &&
-        !(json_is_number(fgt) && (sec = json_number_value(fgt), isfinite(sec))))
-        return scn__fail_at(err, name, 1, "payload %zu: cumulativeForegroundTime: a time that "
-                            "cannot be read", i);
+        !(json_is_number(fgt) && (sec = json_number_value(fgt), isfinite(sec)))) {
+        x->foreground_unread++; /* a locale's word not in the table: said, not fatal */
+        sec = 0;
+    }
     if (sec < 0 || sec > 86400.0 * 366)
         return scn__fail_at(err, name, 1, "payload %zu: cumulativeForegroundTime: %.6g s is "
                             "not a day's", i, sec);
@@ -495,6 +498,10 @@ static void metrickit_extras(out *w, const fleet_group *g)
         put(w, "      # peak memory up to %.1f MiB, suspended memory up to %.1f MiB (MetricKit's "
                "units are decimal: kB = 1000 bytes)\n",
             g->peak / MIB, g->suspended / MIB);
+    if (g->foreground_unread > 0)
+        put(w, "      # cumulativeForegroundTime of %u payload%s not read (a unit word this "
+               "version does not know): left out of the foreground time\n", g->foreground_unread,
+            g->foreground_unread == 1 ? "" : "s");
     if (g->foreground_s > 0) {
         double mem = 0;
         for (unsigned j = 0; j < g->nkinds[0]; j++)

@@ -118,15 +118,10 @@ void scn__tally_line(scn_tally *t, const line_iter *it)
         letter = isalpha((unsigned char)*p);
     if (!letter)
         return;
-    if (isdigit((unsigned char)*s)) { /* "12-04 10:23:45.678  1234  1234 I tag: " */
-        line_iter rest = *it;
+    if (isdigit((unsigned char)*s)) { /* "12-04 10:23:45.678  1234  1234 I tag: ", once */
         const char *c = scn__find(it, ": ");
-        if (c != NULL) {
-            rest.s = c + 2;
-            rest.n = (size_t)(end - rest.s);
-            scn__tally_line(t, &rest);
-            return;
-        }
+        if (c != NULL)
+            s = c + 2;
     }
     while (s < end && *s == ' ')
         s++;

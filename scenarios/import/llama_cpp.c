@@ -171,10 +171,18 @@ static int value_after(const line_iter *it, const char *phrase, double *v, int *
     return 1;
 }
 
-/* "... / N tokens" or "... / N runs": the count after the slash, -1. */
-static double count_after_slash(const line_iter *it)
+/* "... = X ms / N tokens" or "... / N runs": the count after the slash
+ * that follows the phrase (a logcat prefix "I/tag" has a slash of its
+ * own), -1. */
+static double count_after_slash(const line_iter *it, const char *phrase)
 {
-    const char *slash = scn__find(it, "/");
+    line_iter after = *it;
+    const char *at = scn__find(it, phrase);
+    if (at != NULL) {
+        after.s = at;
+        after.n = (size_t)(it->s + it->n - at);
+    }
+    const char *slash = scn__find(&after, "/");
     double r;
     if (slash != NULL) {
         const char *p = slash + 1;
@@ -211,10 +219,10 @@ static int timing_line(const line_iter *it, llama_log *l, int *bad, int *oom)
     }
     if (prompt) {
         last->prompt_ms = v;
-        last->prompt_tok = count_after_slash(it);
+        last->prompt_tok = count_after_slash(it, "prompt eval time");
     } else {
         last->eval_ms = v;
-        last->eval_tok = count_after_slash(it);
+        last->eval_tok = count_after_slash(it, "eval time");
         if (last->eval_tok < 0)
             last->eval_tok = 0; /* a decode time without its count */
     }
