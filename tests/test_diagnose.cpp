@@ -402,7 +402,7 @@ bool same_advice(TempDir &dir, const std::string &s, int cell)
 } // namespace
 
 TEST_CASE("diagnose and explain give one stage and one advice for every death",
-          "[diagnose][explain][advice]")
+          "[diagnose][explain][advice][many]")
 {
     TempDir dir;
     unsigned cells = 0;

@@ -182,7 +182,7 @@ TEST_CASE("options: a command that takes no argument refuses one", "[cli][option
     CHECK(p.a.name == nullptr);
 }
 
-TEST_CASE("every subcommand's help shows each option of its table", "[cli][options]")
+TEST_CASE("every subcommand's help shows each option of its table", "[cli][options][many]")
 {
     // the tables themselves (oomsim --options, from the tables the parsers
     // read), against each command's --help: every option, by name, at a
