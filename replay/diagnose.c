@@ -746,6 +746,16 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
  * 2 a whole number of quarter hours apart within the window (the record
  * printed in the phone's zone, the trace on UTC: a zone offset, up to
  * 14 h, as zones are); 0 neither, or a time not known. */
+int64_t rpl__zone_gap(int64_t a, int64_t b)
+{
+    int64_t d = a > b ? a - b : b - a;
+    if (d > 14 * INT64_C(3600000))
+        return d;
+    const int64_t q = 15 * 60000;
+    int64_t off = (d + q / 2) / q * q;
+    return d > off ? d - off : off - d;
+}
+
 static int times_agree(int64_t a, int64_t b)
 {
     if (a < 0 || b < 0)
@@ -753,9 +763,7 @@ static int times_agree(int64_t a, int64_t b)
     int64_t d = a > b ? a - b : b - a;
     if (d <= RPL_MATCH_WINDOW_MS)
         return 1;
-    const int64_t q = 15 * 60000;
-    int64_t off = (d + q / 2) / q * q;
-    return d <= 14 * 3600000LL && (d > off ? d - off : off - d) <= RPL_MATCH_WINDOW_MS ? 2 : 0;
+    return rpl__zone_gap(a, b) <= RPL_MATCH_WINDOW_MS ? 2 : 0;
 }
 
 /* How well a trace exit e fits record x: -1 not at all, else the lower the
@@ -764,10 +772,9 @@ static int times_agree(int64_t a, int64_t b)
 static int64_t fit(const rpl_exit *x, const trace_exit *e, const char **on)
 {
     int when = times_agree(x->timestamp_ms, e->timestamp_ms);
-    int64_t d = x->timestamp_ms - e->timestamp_ms, q = 15 * 60000;
-    d = d < 0 ? -d : d;
-    d = when == 2 ? d - (d + q / 2) / q * q : d;
-    d = d < 0 ? -d : d;
+    int64_t d = when == 2 ? rpl__zone_gap(x->timestamp_ms, e->timestamp_ms)
+                          : x->timestamp_ms > e->timestamp_ms ? x->timestamp_ms - e->timestamp_ms
+                                                              : e->timestamp_ms - x->timestamp_ms;
     if (x->pid >= 0 && e->record.pid >= 0) {
         int timed = x->timestamp_ms >= 0 && e->timestamp_ms >= 0;
         if (x->pid != e->record.pid || (timed && when == 0))

@@ -83,13 +83,8 @@ static void log_time(const char *s, size_t n, rpl_exit *x)
     size_t a = 0;
     while (a < n && s[a] == ' ')
         a++;
-    if (digits_at(s, n, a, 4) && s[a + 4] == '-' && digits_at(s, n, a + 5, 2) &&
-        s[a + 7] == '-' && digits_at(s, n, a + 8, 2) && a + 10 < n && s[a + 10] == ' ') {
-        int64_t ms = clock_at(s, n, a + 11);
-        int m = num_at(s, a + 5, 2), d = num_at(s, a + 8, 2);
-        if (ms >= 0 && m >= 1 && m <= 12 && d >= 1 && d <= 31)
-            x->timestamp_ms = rpl__days_from_civil(num_at(s, a, 4), (unsigned)m, (unsigned)d) *
-                                  86400000 + ms;
+    if (digits_at(s, n, a, 4) && s[a + 4] == '-' && a + 23 <= n) {
+        x->timestamp_ms = rpl__timestamp_ms(s + a, 23); /* "2024-12-04 10:23:45.678" */
         return;
     }
     if (digits_at(s, n, a, 2) && s[a + 2] == '-' && digits_at(s, n, a + 3, 2) && a + 5 < n &&
@@ -234,13 +229,9 @@ static int64_t gap_of(const rpl_exit *line, const rpl_exit *rec)
                                          : -1;
     if (t < 0)
         return -1;
-    int64_t d = t > rec->timestamp_ms ? t - rec->timestamp_ms : rec->timestamp_ms - t;
-    if (line->log_utc && d <= 14 * INT64_C(3600000)) { /* a zone apart: whole quarter hours */
-        const int64_t q = 15 * 60000;
-        int64_t off = (d + q / 2) / q * q;
-        d = d > off ? d - off : off - d;
-    }
-    return d;
+    if (line->log_utc) /* UTC beside the phone's zone */
+        return rpl__zone_gap(t, rec->timestamp_ms);
+    return t > rec->timestamp_ms ? t - rec->timestamp_ms : rec->timestamp_ms - t;
 }
 
 /* The record a kill line joins: an exit-info record of its pid, not yet
