@@ -4,8 +4,8 @@
  * each stage, allocation, request and attempt, warning, cached-app kill,
  * retry, death and recovery action at its time with the memory at that
  * moment; at a death, the limit crossed and the exit record the system
- * writes.  Start-up deaths that repeat the same way are told once with
- * their count (a boot loop).  It ends with what the evidence supports,
+ * writes.  Deaths that repeat the same way (a boot loop), and requests
+ * that do, are told once with their count.  It ends with what the evidence supports,
  * classified as `diagnose` classifies the same record (docs/on-call.md).
  * --quiz shows the evidence without the cause and asks for it.  What is
  * said is replay/'s (the teller, rpl_tell*, and the drill, rpl_drill_*):
@@ -100,7 +100,8 @@ static const cli_opt explain_opts[] = {
      "--cell needs an integer from 0 (oomsim explain SCENARIO --cell 999 lists the cells)", 0,
      NULL},
     {"--full", NULL, CLI_OPT_FLAG, XO(full), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
-     "  --full          every line: do not collapse a death that repeats the same way\n"},
+     "  --full          every line: do not collapse a death or a request that repeats\n"
+     "                  the same way\n"},
     {"--quiz", NULL, CLI_OPT_FLAG, XO(quiz), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --quiz          an on-call drill: the evidence without the cause, then two\n"
      "                  questions (the class, the recovery), then the answer\n"},

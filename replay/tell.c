@@ -7,6 +7,7 @@
  * takes and prints (rpl_teller_text): nothing here prints. */
 #include "tell_int.h"
 
+#include <math.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,6 +98,26 @@ static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
 #endif
     ;
 static void back(rpl_teller *t, const trc_event *e);
+
+/* Where the line names the event's request ("request 12", not "request
+ * 123"): lines of repeated requests are compared around that number. */
+static void mark_request(tell_line *l, const trc_event *e)
+{
+    l->req = -1;
+    if (!(e->has & TRC_F_REQUEST) || e->request < 0)
+        return;
+    char needle[40];
+    int n = snprintf(needle, sizeof needle, "request %lld", (long long)e->request);
+    for (const char *p = strstr(l->text, needle); p != NULL; p = strstr(p + 1, needle)) {
+        if (p[n] >= '0' && p[n] <= '9')
+            continue;
+        l->req = e->request;
+        l->num_at = (uint16_t)(p - l->text + 8); /* after "request " */
+        l->num_len = (uint16_t)(n - 8);
+        return;
+    }
+}
+
 static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
 {
     back(t, e);
@@ -107,6 +128,7 @@ static void say(rpl_teller *t, const trc_event *e, const char *fmt, ...)
     va_start(ap, fmt);
     vsnprintf(l.text, sizeof l.text, fmt, ap);
     va_end(ap);
+    mark_request(&l, e);
     if (t->full) {
         print_line(t, &l);
         return;
@@ -137,6 +159,81 @@ static void back(rpl_teller *t, const trc_event *e)
     if (t->full)
         sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
                (double)e->time_us / 1e6, 0.0, (double)t->gap / 1e6);
+}
+
+/* Lines a and b say the same but for their request's number. */
+static int same_but_number(const tell_line *a, const tell_line *b)
+{
+    return a->mib == b->mib && a->num_at == b->num_at &&
+           strncmp(a->text, b->text, a->num_at) == 0 &&
+           strcmp(a->text + a->num_at + a->num_len, b->text + b->num_at + b->num_len) == 0;
+}
+
+/* The lines from k on about one request, or 0 when line k is about none. */
+static size_t group_len(const tell_line *l, size_t n, size_t k)
+{
+    size_t j = k;
+    while (j < n && l[k].req >= 0 && l[j].req == l[k].req)
+        j++;
+    return j - k;
+}
+
+/* Groups a and b (g lines each) are one request's lines told the same way,
+ * at the same offsets from their first line. */
+static int same_group(const tell_line *a, const tell_line *b, size_t g)
+{
+    for (size_t i = 0; i < g; i++)
+        if (a[i].t - a[0].t != b[i].t - b[0].t || !same_but_number(&a[i], &b[i]))
+            return 0;
+    return 1;
+}
+
+/* Prints lines, a request whose lines come again the same way (its
+ * arrival, run and completion at the same offsets and memory) told once,
+ * then how many times it came again.  Two or more repeats are collapsed:
+ * one is printed as it is. */
+static void print_lines(rpl_teller *t, const tell_line *l, size_t n)
+{
+    size_t k = 0;
+    while (k < n) {
+        size_t g = group_len(l, n, k);
+        if (g == 0) {
+            print_line(t, &l[k++]);
+            continue;
+        }
+        for (size_t i = 0; i < g; i++)
+            print_line(t, &l[k + i]);
+        size_t j = k + g;
+        uint64_t more = 0;
+        int in_order = 1;
+        sim_time pmin = 0, pmax = 0;
+        while (j < n && group_len(l, n, j) == g && same_group(&l[k], &l[j], g)) {
+            sim_time p = l[j].t - l[j - g].t;
+            pmin = more == 0 || p < pmin ? p : pmin;
+            pmax = more == 0 || p > pmax ? p : pmax;
+            in_order &= l[j].req == l[j - g].req + 1;
+            more++;
+            j += g;
+        }
+        if (more < 2) {
+            k += g;
+            continue;
+        }
+        char every[64], which[64];
+        if (llround((double)pmin / 1e5) == llround((double)pmax / 1e5))
+            snprintf(every, sizeof every, "%.1f s", (double)pmin / 1e6);
+        else
+            snprintf(every, sizeof every, "%.1f to %.1f s", (double)pmin / 1e6,
+                     (double)pmax / 1e6);
+        if (in_order)
+            snprintf(which, sizeof which, "requests %lld to %lld", (long long)l[k + g].req,
+                     (long long)l[j - g].req);
+        else
+            snprintf(which, sizeof which, "the last is request %lld", (long long)l[j - g].req);
+        sim_text_printf(&t->out, "%10s    %6s   ... the same request repeats %llu more times, "
+                        "every %s (%s)\n", "", "", (unsigned long long)more, every, which);
+        k = j;
+    }
 }
 
 /* The reopening that starts the cycle being printed. */
@@ -199,8 +296,7 @@ static void end_cycle(rpl_teller *t, sim_time death)
     } else {
         flush_repeats(t);
         print_reopen(t);
-        for (size_t k = 0; k < t->nlines; k++)
-            print_line(t, &t->lines[k]);
+        print_lines(t, t->lines, t->nlines);
         tell_line *swap = t->prev;
         size_t cap = t->cap_prev;
         t->prev = t->lines;
@@ -226,8 +322,7 @@ void rpl_tell_finish(rpl_teller *t)
     }
     flush_repeats(t);
     print_reopen(t);
-    for (size_t k = 0; k < t->nlines; k++)
-        print_line(t, &t->lines[k]);
+    print_lines(t, t->lines, t->nlines);
     t->nlines = 0;
     if (t->nolater)
         sim_text_printf(&t->out, "%10s    %6s   the user does not reopen the app before the session ends\n", "",

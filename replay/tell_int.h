@@ -1,8 +1,8 @@
 /* tell_int.h - what the teller (tell.c) and the drill (quiz.c) share: the
  * teller's state, which turns a replication's trace events into lines for
- * a person, collapsing deaths that repeat the same way, and remembers the
- * deaths for the verdicts and the drill.  Everything told goes into `out`,
- * which the caller takes (rpl_teller_text). */
+ * a person, collapsing deaths and requests that repeat the same way, and
+ * remembers the deaths for the verdicts and the drill.  Everything told
+ * goes into `out`, which the caller takes (rpl_teller_text). */
 #ifndef OOMSIM_REPLAY_TELL_INT_H
 #define OOMSIM_REPLAY_TELL_INT_H
 
@@ -21,10 +21,14 @@ typedef struct tell_death {
     char why[TELL_LINE_MAX]; /* the limit crossed, or what else ended it */
 } tell_death;
 
-/* One line of the narration: its time and memory, and the text after them. */
+/* One line of the narration: its time and memory, and the text after them;
+ * for a line about one request, the request and where its number is in
+ * the text (lines of requests that repeat the same way differ only there). */
 typedef struct tell_line {
     sim_time t;
     double mib;
+    int64_t req;             /* -1: the line is not about one request */
+    uint16_t num_at, num_len; /* the request's number in text */
     char text[TELL_LINE_MAX];
 } tell_line;
 

@@ -133,6 +133,33 @@ TEST_CASE("explain --full tells every repeat", "[explain]")
     CHECK(c.out.find("the process dies:") == c.out.rfind("the process dies:"));
 }
 
+TEST_CASE("explain tells a request that repeats the same way once, with its count",
+          "[explain]")
+{
+    // background-reclaim's requests come every 3 s, each arriving, running
+    // and done at the same offsets and memory: told once, then counted; a
+    // request with something else between its lines (a spike) is told whole
+    std::string c = explain("background-reclaim");
+    in_order(c, {"3.200 s     600 MiB  model: request 0 done: its working set is freed\n",
+                 "... the same request repeats 8 more times, every 3.0 s (requests 1 to 8)\n",
+                 "30.000 s     600 MiB  request 9 arrives",
+                 "the kill rules check the app against it", "request 9 done",
+                 "33.200 s     600 MiB  model: request 10 done",
+                 "... the same request repeats 8 more times, every 3.0 s (requests 11 to 18)\n",
+                 "60.000 s     600 MiB  request 19 arrives"});
+    CHECK(c.find("request 5 arrives") == std::string::npos);
+    // --full tells every one
+    RunResult f = oomsim({"explain", "background-reclaim", "--full"});
+    REQUIRE(f.status == 0);
+    CHECK(f.out.find("request 5 arrives: needs model, payload 0.0 MiB, 0 queued") !=
+          std::string::npos);
+    CHECK(f.out.find("the same request repeats") == std::string::npos);
+    // requests whose memory differs from one to the next are all told
+    std::string q = explain("image-queue");
+    CHECK(q.find("the same request repeats") == std::string::npos);
+    CHECK(q.find("request 5 arrives") != std::string::npos);
+}
+
 TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]")
 {
     TempDir dir;
