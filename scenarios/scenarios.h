@@ -189,20 +189,24 @@ typedef struct scn_import_opts {
     unsigned long long run;     /* benchmark-model: the run to import, from 1 (0: all) */
 } scn_import_opts;
 
-/* The YAML an importer writes into (import/import_int.h). */
+/* The YAML an importer writes into, and the lines, events or keys it read
+ * and did not use (import/import_int.h). */
 typedef struct scn_import_out scn_import_out;
+typedef struct scn_tally scn_tally;
 
 /* One format's importer.  read fills `state` (state_size bytes, at most
  * SCN_IMPORT_STATE_MAX, zeroed first; what read allocates besides, release
- * frees) from the inputs; write turns it into YAML; release (NULL: nothing
- * to free) runs after both, whatever they returned. */
+ * frees) from the inputs, and counts in `ignored` every line, event or key
+ * it read and did not use; write turns the state into YAML, saying what
+ * was ignored; release (NULL: nothing to free) runs after both, whatever
+ * they returned. */
 typedef struct scn_importer {
     const char *name;   /* KIND on the command line: "benchmark-model" */
     const char *help;   /* its line in `oomsim import --help` */
     unsigned inputs;    /* the most inputs it takes: 1 or SCN_IMPORT_INPUTS_MAX */
     size_t state_size;
     int (*read)(const scn_import_input *in, unsigned n, const char *name, void *state,
-                sim_error *err);
+                scn_tally *ignored, sim_error *err);
     int (*write)(void *state, const scn_import_opts *o, scn_import_out *w, sim_error *err);
     void (*release)(void *state);
 } scn_importer;

@@ -303,3 +303,89 @@ TEST_CASE("import llama-cpp: a logcat brief line's slash, and a line of many col
     REQUIRE(m.rc == SIM_OK);
     CHECK(m.yaml.find("# ignored (read, not used): 1 1 line") != std::string::npos);
 }
+
+namespace {
+
+// The header's "# ignored (read, not used): ..." as one line (its
+// continuation lines joined), "" when there is none.
+std::string ignored_of(const std::string &yaml)
+{
+    size_t at = yaml.find("# ignored (read, not used):");
+    if (at == std::string::npos)
+        return "";
+    std::string joined;
+    for (size_t nl; at < yaml.size(); at = nl + 1) {
+        nl = yaml.find('\n', at);
+        std::string line = yaml.substr(at, nl - at);
+        if (!joined.empty() && line.rfind("#   ", 0) != 0)
+            break;
+        joined += joined.empty() ? line : line.substr(3);
+        if (nl == std::string::npos)
+            break;
+    }
+    return joined;
+}
+
+} // namespace
+
+TEST_CASE("import meminfo, metrickit and play-vitals list what they read and did not use",
+          "[imports][vintages]")
+{
+    // meminfo: by where in the dump; a second process's section (dumpsys
+    // prints the preamble once, then each process from its ** MEMINFO line)
+    std::string dump = fixture("meminfo_android13.txt");
+    std::string second = fixture("meminfo_android9.txt");
+    second = second.substr(second.find("** MEMINFO"));
+    Imported m = import(SCN_IMPORT_MEMINFO, "m.txt", dump + "\n" + second);
+    INFO(m.msg);
+    REQUIRE(m.rc == SIM_OK);
+    std::string ig = ignored_of(m.yaml);
+    INFO(ig);
+    // the table's 17 rows but the Dalvik Heap's, and its second header line
+    CHECK(ig.find(" 18 per-heap table lines") != std::string::npos);
+    CHECK(ig.find(" 1 App Summary Unknown line") != std::string::npos);
+    // the second section's 16 lines with a letter (the Objects are the first's)
+    CHECK(ig.find(" 2 Objects lines") != std::string::npos);
+    CHECK(ig.find(" 16 other processes' lines") != std::string::npos);
+    // the values are still the first process's
+    CHECK(value_of(m.yaml, "java:") == value_of(import(SCN_IMPORT_MEMINFO, "m.txt", dump).yaml,
+                                                "java:"));
+    // MetricKit: by key path, counted over the payloads
+    Imported k = import(SCN_IMPORT_METRICKIT, "d.json", fixture("metrickit_day1.json"));
+    REQUIRE(k.rc == SIM_OK);
+    ig = ignored_of(k.yaml);
+    INFO(ig);
+    for (const char *key : {" 1 timeStampBegin key", " 1 appVersion key", " 1 metaData.osVersion key",
+                            " 1 metaData.platformArchitecture key",
+                            " 1 averageSuspendedMemory.sampleCount key"})
+        CHECK(ig.find(key) != std::string::npos);
+    CHECK(ig.find("deviceType") == std::string::npos); // read
+    CHECK(ig.find("ExitCount") == std::string::npos);
+    Imported odd = import(SCN_IMPORT_METRICKIT, "o.json",
+                          "{\"cpuMetrics\": {}, \"applicationExitMetrics\": {\"foregroundExitData\""
+                          ": {\"cumulativeNormalAppExitCount\": 1, \"note\": 2}}}");
+    REQUIRE(odd.rc == SIM_OK);
+    ig = ignored_of(odd.yaml);
+    CHECK(ig.find(" 1 cpuMetrics key") != std::string::npos);
+    CHECK(ig.find(" 1 foregroundExitData.note key") != std::string::npos);
+    // Play vitals: a row's other keys, metrics and dimensions; a page not fetched
+    std::string rows = "{\"rows\": [{\"aggregationPeriod\": \"DAILY\", \"dimensions\": "
+                       "[{\"dimension\": \"deviceRamBucket\", \"int64Value\": \"4096\"}, "
+                       "{\"dimension\": \"countryCode\", \"stringValue\": \"DE\"}], \"metrics\": "
+                       "[{\"metric\": \"userPerceivedLmkRate\", \"decimalValue\": {\"value\": "
+                       "\"0.01\"}}, {\"metric\": \"distinctUsers\", \"decimalValue\": {\"value\": "
+                       "\"100\"}}, {\"metric\": \"userPerceivedLmkRate7dUserWeighted\", "
+                       "\"decimalValue\": {\"value\": \"0.02\"}}]}], \"nextPageToken\": \"abc\"}";
+    Imported v = import(SCN_IMPORT_PLAY_VITALS, "v.json", rows);
+    INFO(v.msg);
+    REQUIRE(v.rc == SIM_OK);
+    ig = ignored_of(v.yaml);
+    INFO(ig);
+    CHECK(ig.find(" 1 aggregationPeriod key") != std::string::npos);
+    CHECK(ig.find(" 1 dimensions.countryCode key") != std::string::npos);
+    CHECK(ig.find(" 1 metrics.userPerceivedLmkRate7dUserWeighted key") != std::string::npos);
+    CHECK(v.yaml.find("# 1 response has a nextPageToken: more rows than these, not fetched.") !=
+          std::string::npos);
+    Imported whole = import(SCN_IMPORT_PLAY_VITALS, "w.json", fixture("play_vitals_lmk.json"));
+    CHECK(whole.yaml.find("nextPageToken: more rows") == std::string::npos); // "" is the last page
+}

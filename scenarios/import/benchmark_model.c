@@ -27,7 +27,6 @@ typedef struct tflite_log {
 typedef struct tflite_logs {
     tflite_log *run;
     size_t n, cap;
-    scn_tally ignored;
     unsigned skipped[8], nskipped; /* runs without timings, by their first line */
 } tflite_logs;
 
@@ -249,7 +248,7 @@ static tflite_log *new_run(tflite_logs *g, unsigned line)
 }
 
 static int read_tflite(const scn_import_input *in, unsigned n, const char *name, void *state,
-                       sim_error *err)
+                       scn_tally *ignored, sim_error *err)
 {
     (void)n; /* one input */
     tflite_logs *g = state;
@@ -267,7 +266,7 @@ static int read_tflite(const scn_import_input *in, unsigned n, const char *name,
             arena = NULL;
             continue;
         }
-        if ((rc = run_line(l, &it, &arena, &g->ignored, name, err)) != SIM_OK)
+        if ((rc = run_line(l, &it, &arena, ignored, name, err)) != SIM_OK)
             return rc;
     }
     if (l == NULL)
@@ -404,7 +403,8 @@ static int write_list(const tflite_logs *g, const char *id, const char *part, ou
     for (size_t k = 0; k < g->n; k++) {
         char rid[80];
         snprintf(rid, sizeof rid, "%s-%zu", id, k + 1);
-        out one = {SIM_TEXT_INIT, w->name};
+        out one;
+        scn__out_init(&one, w->name);
         write_run(&g->run[k], rid, part, &one);
         char *text = sim_text_done(&one.t);
         if (text == NULL)
@@ -450,7 +450,7 @@ static int write_tflite(void *state, const scn_import_opts *o, out *w, sim_error
             g->skipped[k]);
     if (g->nskipped > 8)
         put(w, "# ... and %u more runs without timings.\n", g->nskipped - 8);
-    scn__tally_put(w, &g->ignored, "line");
+    scn__tally_put(w, "line");
     if (g->n > 1 && o->run == 0)
         return write_list(g, id, part, w) == SIM_OK
                    ? SIM_OK : sim_error_set(err, SIM_ENOMEM, "out of memory");

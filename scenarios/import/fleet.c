@@ -34,6 +34,15 @@ typedef struct fleet_group {
 
 #define GROUPS_MAX 256
 
+/* What the fleet formats read: the groups and the records they came from. */
+typedef struct fleet {
+    fleet_group *g; /* GROUPS_MAX of them */
+    unsigned ng;
+    size_t records;  /* payloads or rows */
+    scn_tally *ignored; /* the keys read and not used (the driver's) */
+    unsigned more_pages; /* responses with a nextPageToken: rows not fetched */
+} fleet;
+
 /* A device name from the fleet's label (a model "google/coral", an iOS
  * deviceType "iPhone13,2"): lowercase letters and digits, other runs as
  * one '-' (the loader's names). */
@@ -57,10 +66,35 @@ static void device_name(char *dst, size_t n, const char *label)
     dst[k] = '\0';
 }
 
+/* Counts "path.key" (key alone when path is ""). */
+static void tally_in(scn_tally *t, const char *path, const char *key)
+{
+    char kind[SCN_TALLY_KIND];
+    snprintf(kind, sizeof kind, "%s%s%s", path, path[0] ? "." : "", key);
+    scn__tally(t, kind, strlen(kind));
+}
+
+/* Every key of object o not in `used` (NULL-terminated), counted by its
+ * path: "cpuMetrics", "metaData.osVersion". */
+static void unused_keys(scn_tally *t, json_t *o, const char *path,
+                        const char *const *used)
+{
+    const char *key;
+    json_t *v;
+    json_object_foreach(o, key, v)
+    {
+        size_t k = 0;
+        while (used[k] != NULL && strcmp(used[k], key) != 0)
+            k++;
+        if (used[k] == NULL)
+            tally_in(t, path, key);
+    }
+}
+
 /* A JSON input as a list of objects: an array of them, or one object (or
  * the array under `key`, as an API response holds its rows). */
 static json_t *load_list(const scn_import_input *in, const char *name, const char *key,
-                         const char *what, sim_error *err)
+                         const char *what, fleet *f, sim_error *err)
 {
     json_error_t je;
     int oom = 0;
@@ -79,6 +113,9 @@ static json_t *load_list(const scn_import_input *in, const char *name, const cha
         list = json_incref(doc);
     } else if (json_is_object(doc) && key != NULL && json_is_array(json_object_get(doc, key))) {
         list = json_incref(json_object_get(doc, key));
+        const char *const used[] = {key, NULL};
+        unused_keys(f->ignored, doc, "", used);
+        f->more_pages += json_string_length(json_object_get(doc, "nextPageToken")) > 0;
     } else if (json_is_object(doc)) {
         list = json_array();
         if (list != NULL && json_array_append(list, doc) != 0) {
@@ -254,16 +291,31 @@ static fleet_group *group_of(fleet_group *g, unsigned *n, const char *label, int
     return x;
 }
 
-/* What the fleet formats read: the groups and the records they came from. */
-typedef struct fleet {
-    fleet_group *g; /* GROUPS_MAX of them */
-    unsigned ng;
-    size_t records;  /* payloads or rows */
-} fleet;
+/* The keys of a MetricKit payload that are not read: the metrics this
+ * importer has no use for (CPU, GPU, disk, network, launch, hangs...), the
+ * metaData but the device type, the times but the foreground's, the
+ * memory measures' spread. */
+static void metrickit_unused(scn_tally *t, json_t *p)
+{
+    static const char *const top[] = {"applicationExitMetrics", "memoryMetrics", "metaData",
+                                      "applicationTimeMetrics", NULL};
+    static const char *const meta[] = {"deviceType", NULL};
+    static const char *const times[] = {"cumulativeForegroundTime", NULL};
+    static const char *const mem[] = {"peakMemoryUsage", "averageSuspendedMemory", NULL};
+    static const char *const avg[] = {"averageValue", NULL};
+    static const char *const exits[] = {"foregroundExitData", "backgroundExitData", NULL};
+    unused_keys(t, p, "", top);
+    unused_keys(t, json_object_get(p, "metaData"), "metaData", meta);
+    unused_keys(t, json_object_get(p, "applicationTimeMetrics"), "applicationTimeMetrics", times);
+    unused_keys(t, json_object_get(p, "memoryMetrics"), "memoryMetrics", mem);
+    unused_keys(t, json_object_get(json_object_get(p, "memoryMetrics"), "averageSuspendedMemory"),
+                "averageSuspendedMemory", avg);
+    unused_keys(t, json_object_get(p, "applicationExitMetrics"), "applicationExitMetrics", exits);
+}
 
 /* Every exit count of a payload's side, summed by kind (the key without
  * "cumulative" and "ExitCount"). */
-static void exit_kinds(fleet_group *x, json_t *exits)
+static void exit_kinds(fleet_group *x, json_t *exits, scn_tally *ignored)
 {
     static const char *const sides[2] = {"foregroundExitData", "backgroundExitData"};
     for (int side = 0; side < 2; side++) {
@@ -274,8 +326,10 @@ static void exit_kinds(fleet_group *x, json_t *exits)
             double cnt;
             size_t kl = strlen(key);
             if (!json_num(v, &cnt) || cnt < 0 || cnt > 1e12 || kl < 20 ||
-                strncmp(key, "cumulative", 10) != 0 || strcmp(key + kl - 9, "ExitCount") != 0)
+                strncmp(key, "cumulative", 10) != 0 || strcmp(key + kl - 9, "ExitCount") != 0) {
+                tally_in(ignored, sides[side], key); /* not an exit count */
                 continue;
+            }
             char kind[48];
             scn__clean_copy(kind, sizeof kind, key + 10, kl - 19);
             unsigned j = 0;
@@ -336,7 +390,8 @@ static int metrickit_payload(fleet *f, json_t *p, const char *name, size_t i, si
         return scn__fail_at(err, name, 1, "payload %zu: a foreground memory-limit exit count "
                             "that is not a count", i);
     x->hits += c > 0;
-    exit_kinds(x, exits);
+    exit_kinds(x, exits, f->ignored);
+    metrickit_unused(f->ignored, p);
     json_t *fgt = json_object_get(json_object_get(p, "applicationTimeMetrics"),
                                   "cumulativeForegroundTime");
     double sec = 0;
@@ -372,6 +427,8 @@ static int vitals_row(fleet *f, json_t *row, const char *name, size_t i, sim_err
             rate = -2;
         else if (strcmp(m, "distinctUsers") == 0 && !json_num(v, &users))
             users = -2;
+        else if (strcmp(m, "userPerceivedLmkRate") != 0 && strcmp(m, "distinctUsers") != 0)
+            tally_in(f->ignored, "metrics", m); /* the 7- and 28-day means, ... */
     }
     json_array_foreach(json_object_get(row, "dimensions"), k, x)
     {
@@ -381,7 +438,11 @@ static int vitals_row(fleet *f, json_t *row, const char *name, size_t i, sim_err
             ram = -1;
         else if (d != NULL && strcmp(d, "deviceModel") == 0)
             model = json_string_value(json_object_get(x, "stringValue"));
+        else if (d != NULL && strcmp(d, "deviceRamBucket") != 0)
+            tally_in(f->ignored, "dimensions", d); /* countryCode, apiLevel, ... */
     }
+    static const char *const used[] = {"metrics", "dimensions", NULL};
+    unused_keys(f->ignored, row, "", used); /* aggregationPeriod, startTime */
     if (rate == -1 && users == -1)
         return scn__fail_at(err, name, 1, "row %zu: not an LMK-rate row: no "
                             "userPerceivedLmkRate or distinctUsers metric", i);
@@ -418,15 +479,16 @@ static const fleet_format vitals_format = {"rows", "a Play Developer Reporting r
                                            "no row in the input", vitals_row};
 
 static int read_fleet(const fleet_format *fmt, const scn_import_input *in, unsigned n,
-                      fleet *f, sim_error *err)
+                      fleet *f, scn_tally *ignored, sim_error *err)
 {
+    f->ignored = ignored;
     f->g = calloc(GROUPS_MAX, sizeof *f->g);
     if (f->g == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     for (unsigned k = 0; k < n; k++) {
         char name[128];
         scn__clean_copy(name, sizeof name, in[k].name, strlen(in[k].name));
-        json_t *list = load_list(&in[k], name, fmt->key, fmt->what, err);
+        json_t *list = load_list(&in[k], name, fmt->key, fmt->what, f, err);
         if (list == NULL)
             return err->code;
         size_t i;
@@ -447,17 +509,17 @@ static int read_fleet(const fleet_format *fmt, const scn_import_input *in, unsig
 }
 
 static int read_metrickit(const scn_import_input *in, unsigned n, const char *name, void *state,
-                          sim_error *err)
+                          scn_tally *ignored, sim_error *err)
 {
     (void)name;
-    return read_fleet(&metrickit_format, in, n, state, err);
+    return read_fleet(&metrickit_format, in, n, state, ignored, err);
 }
 
 static int read_vitals(const scn_import_input *in, unsigned n, const char *name, void *state,
-                       sim_error *err)
+                       scn_tally *ignored, sim_error *err)
 {
     (void)name;
-    return read_fleet(&vitals_format, in, n, state, err);
+    return read_fleet(&vitals_format, in, n, state, ignored, err);
 }
 
 static void release_fleet(void *state)
@@ -538,6 +600,11 @@ static int write_fleet(const fleet *f, out *w, int metrickit)
                "# fraction) weighted by distinctUsers over the rows (days), and the users\n"
                "# summed (device-days). Rename each model to the plan's device of that class.\n",
             f->records, w->name);
+    if (f->more_pages > 0)
+        put(w, "# %u response%s a nextPageToken: more rows than these, not fetched. Fetch\n"
+               "# every page (pageToken) and give them all, or the rates are of a part.\n",
+            f->more_pages, f->more_pages == 1 ? " has" : "s have");
+    scn__tally_put(w, "key");
     put(w, "field:\n  sessions_per_day: 1  # assumed: how many sessions a user has a day "
            "(fill in)\n  devices:\n");
     for (unsigned k = 0; k < f->ng; k++) {

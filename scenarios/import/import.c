@@ -43,10 +43,11 @@ int scn_import(scn_import_kind kind, const scn_import_input *in, unsigned n,
                              imp->name);
     char name[128];
     scn__clean_copy(name, sizeof name, in[0].name, strlen(in[0].name));
-    out w = {SIM_TEXT_INIT, name};
+    out w;
+    scn__out_init(&w, name);
     alignas(max_align_t) unsigned char state[SCN_IMPORT_STATE_MAX];
     memset(state, 0, imp->state_size);
-    int rc = imp->read(in, n, name, state, err);
+    int rc = imp->read(in, n, name, state, &w.ignored, err);
     if (rc == SIM_OK)
         rc = imp->write(state, o, &w, err);
     if (imp->release != NULL)

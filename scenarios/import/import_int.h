@@ -32,9 +32,21 @@ typedef struct measure {
     unsigned line;
 } measure;
 
+/* Lines, events or keys an importer read but did not use, by kind (the
+ * driver's, handed to read and written by write with scn__tally_put):
+ * every output says what it dropped. */
+#define SCN_TALLY_KINDS 32
+#define SCN_TALLY_KIND 48
+struct scn_tally {
+    char kind[SCN_TALLY_KINDS][SCN_TALLY_KIND];
+    unsigned count[SCN_TALLY_KINDS];
+    unsigned kinds, other; /* other: of kinds past the table */
+};
+
 struct scn_import_out {
     sim_text t;
     const char *name; /* the input's name in comments */
+    scn_tally ignored;
 };
 typedef struct scn_import_out out;
 
@@ -54,16 +66,6 @@ int scn__fail_at(sim_error *err, const char *name, unsigned line, const char *fm
 #endif
     ;
 
-/* Lines (or events) an importer read but did not use, by kind: every
- * output says what it dropped. */
-#define SCN_TALLY_KINDS 16
-#define SCN_TALLY_KIND 32
-typedef struct scn_tally {
-    char kind[SCN_TALLY_KINDS][SCN_TALLY_KIND];
-    unsigned count[SCN_TALLY_KINDS];
-    unsigned kinds, other; /* other: of kinds past the table */
-} scn_tally;
-
 /* lines.c */
 void scn__lines_of(line_iter *it, const char *text, size_t len);
 int scn__next_line(line_iter *it);
@@ -73,10 +75,13 @@ int scn__number_after(const line_iter *it, const char *key, double *v, int *bad)
 void scn__set(measure *m, double v, unsigned line);
 void scn__tally(scn_tally *t, const char *kind, size_t n);
 void scn__tally_line(scn_tally *t, const line_iter *it);
-/* "# ignored (read, not used): 14 print_info lines, 3 ..." (nothing when none) */
-void scn__tally_put(out *o, const scn_tally *t, const char *unit);
+/* "# ignored (read, not used): 14 print_info lines, 3 ..." of o->ignored
+ * (nothing when none); unit names what was counted: "line", "event", "key" */
+void scn__tally_put(out *o, const char *unit);
 
 /* yamlout.c */
+/* An empty output naming `name` in its comments, nothing ignored yet. */
+void scn__out_init(out *o, const char *name);
 void scn__from(out *o, unsigned line, const char *what);
 void scn__clean_copy(char *dst, size_t n, const char *src, size_t len);
 int64_t scn__kib_of(double bytes);

@@ -145,8 +145,9 @@ void scn__tally_line(scn_tally *t, const line_iter *it)
     scn__tally(t, s, (size_t)(e - s));
 }
 
-void scn__tally_put(out *o, const scn_tally *t, const char *unit)
+void scn__tally_put(out *o, const char *unit)
 {
+    const scn_tally *t = &o->ignored;
     if (t->kinds == 0)
         return;
     put(o, "# ignored (read, not used):");

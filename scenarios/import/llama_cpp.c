@@ -17,12 +17,10 @@ typedef struct llama_req {
     unsigned line;
 } llama_req;
 
-/* What the state cannot hold in its fixed size: the requests and the
- * lines read but not used. */
+/* What the state cannot hold in its fixed size: the requests. */
 typedef struct llama_more {
     llama_req *req;
     size_t nreq, cap;
-    scn_tally ignored;
 } llama_more;
 
 typedef struct llama_log {
@@ -439,7 +437,7 @@ static void buffers_of_2023(llama_log *l)
 }
 
 static int read_llama(const scn_import_input *in, unsigned n, const char *name, void *state,
-                      sim_error *err)
+                      scn_tally *ignored, sim_error *err)
 {
     (void)n; /* one input */
     llama_log *l = state;
@@ -454,7 +452,7 @@ static int read_llama(const scn_import_input *in, unsigned n, const char *name, 
     int bad = 0, oom = 0, any_buffer = 0, any_table = 0;
     while (scn__next_line(&it)) {
         if (!llama_line(&it, l, &table, &any_buffer, &any_table, &bad, &oom))
-            scn__tally_line(&l->more->ignored, &it);
+            scn__tally_line(ignored, &it);
         if (oom)
             return sim_error_set(err, SIM_ENOMEM, "out of memory");
         if (bad)
@@ -711,7 +709,7 @@ static void write_header(const llama_log *l, out *w)
         put(w, "# %zu requests in the log (a server's): tokens and per-token times are\n"
                "# drawn from them, each alone (which prompt went with which answer is not\n"
                "# kept).\n", l->more->nreq);
-    scn__tally_put(w, &l->more->ignored, "line");
+    scn__tally_put(w, "line");
 }
 
 static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error *err)

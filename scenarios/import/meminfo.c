@@ -74,8 +74,8 @@ static int summary_row(meminfo *mi, const line_iter *it, int r, const char *name
 }
 
 /* The per-heap table: its header's SwapPss column, and the Dalvik Heap
- * row's number in it. */
-static void table_line(meminfo *mi, const line_iter *it)
+ * row's number in it.  1 when the line was one of them. */
+static int table_line(meminfo *mi, const line_iter *it)
 {
     const char *sw = scn__find(it, "SwapPss");
     if (sw != NULL && scn__find(it, "Pss") < sw) { /* "Pss  Private  Private  SwapPss ..." */
@@ -83,61 +83,114 @@ static void table_line(meminfo *mi, const line_iter *it)
         for (const char *p = scn__find(it, "Pss") + 3; p < sw; p++)
             col += p[0] != ' ' && p[-1] == ' ';
         mi->swap_column = col + 1; /* the words between Pss and SwapPss, then SwapPss */
-        return;
+        return 1;
     }
     const char *row = scn__find(it, "Dalvik Heap");
     if (row == NULL || mi->swap_column == 0)
-        return;
+        return 0;
     const char *p = row + 11, *end = it->s + it->n;
     double v = 0;
     for (int k = 0; k < mi->swap_column; k++)
         if (!scn__number_at(&p, end, &v))
-            return;
+            return 0;
     scn__set(&mi->swap_java, v, it->no);
+    return 1;
 }
 
-static int read_meminfo(const scn_import_input *in, unsigned n, const char *name, void *state,
+/* A line that holds a letter: blank lines and rules ("------") hold no data. */
+static int has_letter(const line_iter *it)
+{
+    for (size_t k = 0; k < it->n; k++)
+        if (isalpha((unsigned char)it->s[k]))
+            return 1;
+    return 0;
+}
+
+/* A section's heading after the App Summary (" Objects", " SQL",
+ * " DATABASES", " Asset Allocations"): words alone, no number, no colon. */
+static int heading(const line_iter *it)
+{
+    for (size_t k = 0; k < it->n; k++)
+        if (isdigit((unsigned char)it->s[k]) || it->s[k] == ':')
+            return 0;
+    return has_letter(it);
+}
+
+/* One line of the App Summary: its rows read.  1 when the line held one. */
+static int summary_line(meminfo *mi, const line_iter *it, const char *name, int *rc,
                         sim_error *err)
+{
+    double sw;
+    int badsw = 0, used = 0;
+    if (scn__number_after(it, "TOTAL SWAP PSS:", &sw, &badsw)) {
+        scn__set(&mi->swap_total, sw, it->no);
+        used = 1;
+    }
+    for (int r = 0; r < MI_ROWS && *rc == SIM_OK; r++) {
+        *rc = summary_row(mi, it, r, name, err);
+        used |= (mi->pss[r].line == it->no || mi->rss[r].line == it->no) && r != MI_UNKNOWN;
+    }
+    return used;
+}
+
+/* Reads the first process's section (the app's main process comes first);
+ * every other line with a letter is counted in `ignored` by where it is:
+ * the per-heap table's rows but the Dalvik Heap's (its SwapPss is read),
+ * the App Summary's Unknown row, the sections after the summary by their
+ * heading, and the other processes' sections. */
+static int read_meminfo(const scn_import_input *in, unsigned n, const char *name, void *state,
+                        scn_tally *ignored, sim_error *err)
 {
     (void)n; /* one input */
     meminfo *mi = state;
-    const char *text = in[0].text;
-    size_t len = in[0].len;
     memset(mi, 0, sizeof *mi);
     line_iter it;
-    scn__lines_of(&it, text, len);
-    int in_summary = 0, sections = 0;
+    scn__lines_of(&it, in[0].text, in[0].len);
+    int in_summary = 0, after = 0, sections = 0;
+    char section[SCN_TALLY_KIND] = "preamble";
     while (scn__next_line(&it)) {
         const char *at = scn__find(&it, "** MEMINFO in pid ");
-        if (at != NULL) {
-            if (++sections > 1)
-                break; /* the first process's only: the app's main process comes first */
+        if (at != NULL && ++sections == 1) {
             const char *lb = scn__find(&it, "[");
             const char *rb = lb != NULL ? memchr(lb, ']', (size_t)(it.s + it.n - lb)) : NULL;
             if (lb != NULL && rb != NULL)
                 scn__clean_copy(mi->process, sizeof mi->process, lb + 1, (size_t)(rb - lb - 1));
+            snprintf(section, sizeof section, "per-heap table");
             continue;
         }
-        if (scn__find(&it, "App Summary")) {
+        if (sections > 1) {
+            if (has_letter(&it))
+                scn__tally(ignored, "other processes'", 16);
+            continue;
+        }
+        if (!after && scn__find(&it, "App Summary")) {
             in_summary = 1;
             mi->summary_line = it.no;
             continue;
         }
-        if (!in_summary) {
-            table_line(mi, &it);
-            continue;
-        }
-        double sw;
-        int badsw = 0;
-        if (scn__number_after(&it, "TOTAL SWAP PSS:", &sw, &badsw))
-            scn__set(&mi->swap_total, sw, it.no);
-        for (int r = 0; r < MI_ROWS; r++) {
-            int rc = summary_row(mi, &it, r, name, err);
+        int used = 0, rc = SIM_OK;
+        if (in_summary && !after) {
+            used = summary_line(mi, &it, name, &rc, err) || scn__find(&it, "Pss(KB)") != NULL;
             if (rc != SIM_OK)
                 return rc;
+            after = mi->pss[MI_TOTAL].line != 0;
+            snprintf(section, sizeof section, "App Summary");
+        } else if (after && heading(&it)) {
+            const char *h = it.s, *e = it.s + it.n;
+            while (h < e && *h == ' ')
+                h++;
+            while (e > h && (e[-1] == ' ' || e[-1] == '\r'))
+                e--;
+            scn__clean_copy(section, sizeof section, h, (size_t)(e - h));
+            continue;
+        } else if (!in_summary) {
+            used = table_line(mi, &it);
         }
-        if (mi->pss[MI_TOTAL].line)
-            break;
+        if (!used && has_letter(&it)) {
+            const char *kind = in_summary && !after && scn__find(&it, "Unknown:") != NULL
+                                   ? "App Summary Unknown" : section;
+            scn__tally(ignored, kind, strlen(kind));
+        }
     }
     for (int r = 0; r < MI_ROWS; r++) {
         int rc = scn__bounded(err, name, &mi->pss[r], 1024, 0, "a row (KB)");
@@ -222,6 +275,7 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
             o->minus->id);
     else
         put(w, "# Taken with the model loaded? Give --minus CANDIDATE to subtract its parts.\n");
+    scn__tally_put(w, "line");
     put(w, "app:\n  baseline:\n");
     char c[300];
     /* swapped out: the app's own anonymous memory (on a zram phone it stays

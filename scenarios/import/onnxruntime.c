@@ -27,7 +27,7 @@ typedef struct ort_profile {
     char provider[64];
     int param_given;   /* a node gave parameter_size (even "0") */
     int repaired;      /* 1: the enclosing [ ] added, 2: a trailing comma left out, 3: both */
-    scn_tally ignored; /* events read and not used, by category and kind */
+    scn_tally *ignored; /* events read and not used, by category and kind (the driver's) */
 } ort_profile;
 
 static int span_cmp(const void *a, const void *b)
@@ -75,7 +75,7 @@ static void ignore_event(ort_profile *p, const char *cat, const char *nm)
         tail = fence != NULL ? fence + 1 : u != NULL ? u + 1 : nm;
     }
     snprintf(kind, sizeof kind, "%s %s", cat != NULL ? cat : "uncategorised", tail);
-    scn__tally(&p->ignored, kind, strlen(kind));
+    scn__tally(p->ignored, kind, strlen(kind));
 }
 
 /* Event i of the profile: a session's load, initialisation or run, or a
@@ -193,13 +193,14 @@ static json_t *repaired(ort_profile *p, const char *text, size_t len, int *oom)
 }
 
 static int read_ort(const scn_import_input *in, unsigned nin, const char *name, void *state,
-                    sim_error *err)
+                    scn_tally *ignored, sim_error *err)
 {
     (void)nin; /* one input */
     ort_profile *p = state;
     const char *text = in[0].text;
     size_t len = in[0].len;
     memset(p, 0, sizeof *p);
+    p->ignored = ignored;
     json_error_t je;
     int oom = 0;
     json_t *doc = trc_json_loadb(text, len, 0, &je, &oom);
@@ -276,7 +277,7 @@ static const char *write_head(const ort_profile *p, const scn_import_opts *o, ou
             p->repaired & 2 ? (p->repaired & 1 ? "; a comma after the last event (left out)"
                                                : " a comma after the last event (left out)")
                             : "");
-    scn__tally_put(w, &p->ignored, "event");
+    scn__tally_put(w, "event");
     put(w, "id: %s\nabout: \"measured from an ONNX Runtime profile\"\ndigest: \"0\"\n"
            "runtime: onnxruntime\n", o->id != NULL ? o->id : "imported");
     static const struct {

@@ -12,6 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+void scn__out_init(out *o, const char *name)
+{
+    memset(o, 0, sizeof *o);
+    o->t = (sim_text)SIM_TEXT_INIT;
+    o->name = name;
+}
+
 /* "  # NAME:LINE: what" at the end of a value's line. */
 void scn__from(out *o, unsigned line, const char *what)
 {
