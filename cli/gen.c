@@ -253,9 +253,9 @@ int cli_gen(int argc, char **argv)
     if (rc != SIM_OK)
         return cli_report(&err);
     if (g.exits != NULL)
-        fprintf(stderr, "%s: %u JetsamEvent report%s%s\n", g.exits, nreports,
+        fprintf(stderr, "oomsim gen: %s: %u JetsamEvent report%s%s\n", g.exits, nreports,
                 SIM_S(nreports), nreports == 0 ? " (nothing written)" : "");
-    fprintf(stderr, "%s: replication %llu of cell %llu: peak %.1f MiB, %u death%s\n", out, rep,
-            cell, (double)r.peak / (1 << 20), r.deaths_total, SIM_S(r.deaths_total));
+    fprintf(stderr, "oomsim gen: %s: replication %llu of cell %llu: peak %.1f MiB, %u death%s\n",
+            out, rep, cell, (double)r.peak / (1 << 20), r.deaths_total, SIM_S(r.deaths_total));
     return CLI_OK;
 }

@@ -296,19 +296,19 @@ static int read_trace(const pf_args *a, int format, FILE *f, sim_out *file,
 
 static void say_summary(const char *trace, const trc_pf_summary *sum)
 {
-    fprintf(stderr, "%s: %" PRIu64 " packets (%" PRIu64 " compressed bundles), %" PRIu64
+    fprintf(stderr, "oomsim import: %s: %" PRIu64 " packets (%" PRIu64 " compressed bundles), %" PRIu64
             " MiB; the process: %" PRIu64 " li%s, %" PRIu64 " memory events, %" PRIu64
             " stage slices, %" PRIu64 " death%s; %" PRIu64 " events written\n",
             trace, sum->packets, sum->compressed, sum->bytes >> 20, sum->pids,
             sum->pids == 1 ? "fe" : "ves", sum->memory_events, sum->stage_slices, sum->kills,
             SIM_S(sum->kills), sum->events);
     if (sum->has_realtime)
-        fprintf(stderr, "%s: the exits' timestamp_ms are on the wall clock (UTC), from the "
+        fprintf(stderr, "oomsim import: %s: the exits' timestamp_ms are on the wall clock (UTC), from the "
                 "trace's clock snapshot (REALTIME - BOOTTIME = %.3f s): an exit record's "
                 "timestamp from the same phone compares\n", trace,
                 (double)sum->realtime_offset_ns / 1e9);
     else
-        fprintf(stderr, "%s: no clock snapshot gives REALTIME: the exits' timestamp_ms count "
+        fprintf(stderr, "oomsim import: %s: no clock snapshot gives REALTIME: the exits' timestamp_ms count "
                 "from the trace's start, not the wall clock\n", trace);
 }
 

@@ -124,10 +124,10 @@ int cli_replay(int argc, char **argv)
         if (strcmp(s.candidates[k].id, id) == 0)
             cand = &s.candidates[k];
     if (cand == NULL) {
+        sim_error_set(&err, SIM_EINPUT, "%s: the trace's candidate '%s' is not a candidate of %s",
+                      trace, id, scenario);
         scn_scenario_release(&s);
-        fprintf(stderr, "%s: the trace's candidate '%s' is not a candidate of %s\n", trace, id,
-                scenario);
-        return CLI_INPUT;
+        return cli_report(&err);
     }
     mdl_replay rp;
     int rc = rpl_replay_load(trace, cand, &rp, NULL, &err);

@@ -244,3 +244,40 @@ TEST_CASE("catalog NAME prints the entry's YAML as shipped, with its comments", 
     CHECK(none.err.find("no entry named 'no-such-entry'") != std::string::npos);
     CHECK(shim::oomsim({"catalog", "a", "b"}).status == 2);
 }
+
+TEST_CASE("every message on stderr starts with oomsim", "[cli][many]")
+{
+    shim::TempDir d;
+    std::string bad = d.path() + "/bad.yaml";
+    shim::write_file(bad, "scenario: x\ndevices: [android-4g\n");
+    std::string trace = d.path() + "/t.jsonl";
+    std::string empty = d.path() + "/empty.log";
+    shim::write_file(empty, "nothing here\n");
+    struct Case {
+        std::vector<std::string> args;
+        int status;
+    } cases[] = {
+        {{"run", d.path() + "/none.yaml"}, 1},
+        {{"validate", bad}, 1},
+        {{"frobnicate"}, 2},
+        {{"explain", "prewarm-boot-loop", "--cell", "999"}, 2},
+        {{"gen", "timeout-retry-storm", "-o", trace}, 0},
+        {{"replay", trace, "--scenario", "capacity-plan"}, 1},
+        {{"diagnose", "--exits", empty}, 1},
+        {{"import", "llama-cpp", empty}, 1},
+        {{"catalog", "no-such-entry"}, 1},
+    };
+    for (const Case &c : cases) {
+        shim::RunResult r = shim::oomsim(c.args);
+        INFO(c.args[0] << ": " << r.err);
+        CHECK(r.status == c.status);
+        CHECK(!r.err.empty());
+        std::istringstream lines(r.err);
+        for (std::string line; std::getline(lines, line);) {
+            INFO(line);
+            // a message, the hint after it, or a list under it
+            CHECK((line.rfind("oomsim", 0) == 0 || line.rfind("see oomsim ", 0) == 0 ||
+                   line.rfind("  ", 0) == 0 || line.empty()));
+        }
+    }
+}
