@@ -234,23 +234,24 @@ static int64_t gap_of(const rpl_exit *line, const rpl_exit *rec)
     return t > rec->timestamp_ms ? t - rec->timestamp_ms : rec->timestamp_ms - t;
 }
 
-/* The record a kill line joins: an exit-info record of its pid, not yet
- * joined, within the window (or, when either time is unknown, the only
- * record of that pid). */
+/* The record a kill line joins: the exit-info record of its pid, not yet
+ * joined, nearest in time within the window (or, when either time is
+ * unknown, the only record of that pid). */
 static size_t partner(const rpl_exit *v, size_t n, size_t line)
 {
-    size_t found = n, count = 0;
+    size_t found = n, count = 0, near = n;
+    int64_t best = 0;
     for (size_t k = 0; k < n; k++) {
         const rpl_exit *r = &v[k];
         if (r->source != RPL_EXIT_INFO || r->pid != v[line].pid || r->joined_line != 0)
             continue;
         int64_t gap = gap_of(&v[line], r);
-        if (gap >= 0 && gap <= RPL_JOIN_WINDOW_MS)
-            return k;
+        if (gap >= 0 && gap <= RPL_JOIN_WINDOW_MS && (near == n || gap < best))
+            near = k, best = gap;
         if (gap < 0)
             found = k, count++;
     }
-    return count == 1 ? found : n;
+    return near != n ? near : count == 1 ? found : n;
 }
 
 size_t rpl_exits_join(rpl_exit *v, size_t n)

@@ -91,9 +91,23 @@ static size_t offset_of(const char *text, size_t len, int line, int col)
     return i + (size_t)(col - 1) < len ? i + (size_t)(col - 1) : len;
 }
 
+/* Whether a node may begin at text[i]: the first character of its line
+ * but spaces, or after a mapping's ':', a sequence's '-', a '?' or, in a
+ * flow collection, its '[', '{' or ','.  Elsewhere a bracket or a quote is
+ * part of a plain scalar ("about: a 5" screen [old]"). */
+static int node_start(const char *text, size_t i)
+{
+    while (i > 0 && text[i - 1] == ' ')
+        i--;
+    if (i == 0)
+        return 1;
+    char p = text[i - 1];
+    return p == '\n' || p == ':' || p == '-' || p == '?' || p == '[' || p == '{' || p == ',';
+}
+
 /* Where the last flow collection ('[' or '{') left open in text starts:
- * its line and column from 1, quoted scalars and comments skipped.  0 when
- * none is open. */
+ * its line and column from 1, quoted scalars (with their escapes: "\\" and
+ * '') and comments skipped.  0 when none is open. */
 static int unclosed(const char *text, size_t len, int *line, int *col)
 {
     int ln = 1, cl = 1, depth = 0, found = 0;
@@ -101,15 +115,21 @@ static int unclosed(const char *text, size_t len, int *line, int *col)
     char quote = 0;
     for (size_t i = 0; i < len; i++) {
         char c = text[i];
+        if (quote == '"' && c == '\\' && i + 1 < len && text[i + 1] != '\n') {
+            i++, cl += 2; /* an escape: the next character is not the end */
+            continue;
+        }
         if (quote != 0) {
-            if (c == quote && !(quote == '"' && i > 0 && text[i - 1] == '\\'))
+            if (c == quote && quote == '\'' && i + 1 < len && text[i + 1] == '\'')
+                i++, cl++; /* '' inside single quotes */
+            else if (c == quote)
                 quote = 0;
         } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
             while (i + 1 < len && text[i + 1] != '\n')
                 i++;
-        } else if (c == '"' || (c == '\'' && (i == 0 || !isalnum((unsigned char)text[i - 1])))) {
+        } else if ((c == '"' || c == '\'') && node_start(text, i)) {
             quote = c;
-        } else if (c == '[' || c == '{') {
+        } else if ((c == '[' || c == '{') && (depth > 0 || node_start(text, i))) {
             if (depth < 64)
                 at_line[depth] = ln, at_col[depth] = cl;
             depth++;

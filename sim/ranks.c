@@ -113,8 +113,11 @@ static const sim_ranks_mpi_ops *open_module(void)
         char *slash = strrchr(path, '/');
         snprintf(slash != NULL ? slash + 1 : path, 32, "oomsim-mpi.so");
         /* installed: the prefix's LIBDIR/oomsim, the prefix being the
-         * binary's directory's parent */
-        if (access(path, R_OK) != 0 && slash != NULL) {
+         * binary's directory's parent; LIBDIR as it is when it was given
+         * absolute (-DCMAKE_INSTALL_LIBDIR=/usr/lib/...) */
+        if (access(path, R_OK) != 0 && OOMSIM_MPI_LIBDIR[0] == '/') {
+            snprintf(path, sizeof path, "%s/oomsim/oomsim-mpi.so", OOMSIM_MPI_LIBDIR);
+        } else if (access(path, R_OK) != 0 && slash != NULL) {
             *slash = '\0';
             char *up = strrchr(path, '/');
             size_t at = up != NULL ? (size_t)(up - path) + 1 : 0;

@@ -199,6 +199,14 @@ TEST_CASE("device: YAML syntax, empty files, binary garbage", "[scenario][device
 {
     // an unclosed bracket is reported where it opens
     REQUIRE(error_of("name: [a, b\n").rfind("dev.yaml:1:7: YAML syntax error: this '[' is never closed", 0) == 0);
+    // ... past an escaped backslash that ends a quoted scalar, and past a
+    // bracket or a quote inside a plain scalar, which open nothing
+    CHECK(error_of("about: \"a\\\\\"\nname: [a, b\n")
+              .rfind("dev.yaml:2:7: YAML syntax error: this '[' is never closed", 0) == 0);
+    CHECK(error_of("about: 5\" screen [old\nname: [a, b\n")
+              .rfind("dev.yaml:2:7: YAML syntax error: this '[' is never closed", 0) == 0);
+    CHECK(error_of("about: 'it''s [x'\nname: [a, b\n")
+              .rfind("dev.yaml:2:7: YAML syntax error: this '[' is never closed", 0) == 0);
     REQUIRE(error_of("name: a\nname: b\n") ==
             "dev.yaml:2:1: YAML syntax error: duplicate key 'name' (a key may appear once in a "
             "mapping)");

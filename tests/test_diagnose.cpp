@@ -609,6 +609,18 @@ TEST_CASE("diagnose: a kill line and the exit record of the same pid are one dea
         if (c.records == 1)
             CHECK(v.rec == c.rec);
     }
+    // two records of the pid within the window: the line joins the nearer
+    {
+        std::vector<rpl_exit> x = parse(record(507, "2026-12-04 10:23:41.000", 3, 100) +
+                                        lmkd(507, "12-04 10:23:45.678", "low watermark is "
+                                             "breached") +
+                                        record(507, "2026-12-04 10:23:46.000", 3, 400));
+        x.resize(rpl_exits_join(x.data(), x.size()));
+        REQUIRE(x.size() == 2);
+        CHECK(x[0].joined_line == 0);
+        CHECK(x[1].joined_line > 0);
+        CHECK(x[1].joined_gap_ms == 322);
+    }
     // across files, as a person runs it: the logcat and the dumpsys dump
     TempDir dir;
     write_file(dir.file("logcat.txt"), lmkd(600, "12-04 10:23:45.678", "low watermark is "

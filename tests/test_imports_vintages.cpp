@@ -214,6 +214,9 @@ TEST_CASE("import onnxruntime: a profile pasted without its [ ] or with a traili
     CHECK(norun.yaml.find("inference: {}  # time: REQUIRED, not in the profile") !=
           std::string::npos);
     CHECK(norun.yaml.find("time: 0us") == std::string::npos);
+    // ... and the size too, for the reason it is missing
+    CHECK(norun.yaml.find("# file: REQUIRED, not in the profile (no model_run event, and the "
+                          "parameters are counted over a run's nodes)") != std::string::npos);
     // not JSON even so: refused with its line
     Imported bad = import(SCN_IMPORT_ONNXRUNTIME, "b.json", "{\"cat\": ,}\n");
     CHECK(bad.rc == SIM_EINPUT);

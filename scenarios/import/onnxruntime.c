@@ -313,9 +313,11 @@ static int write_ort(void *state, const scn_import_opts *o, out *w, sim_error *e
         scn__from(w, 0, "the parameters (initializers) of the first run's nodes");
     } else {
         put(w, "    # file: REQUIRED, not in the profile (%s): the model's size, to fill in\n",
-            p->param_given ? "its parameter_size is 0 for every node of the first run: the "
-                             "provider does not count the initializers"
-                           : "no node gives parameter_size");
+            p->nruns == 0 ? "no model_run event, and the parameters are counted over a run's "
+                            "nodes"
+            : p->param_given ? "its parameter_size is 0 for every node of the first run: the "
+                               "provider does not count the initializers"
+                             : "no node gives parameter_size");
     }
     put(w, "    load:\n      mode: copy  # assumed: ORT reads the model into memory\n");
     if (p->load_ev) {

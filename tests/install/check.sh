@@ -32,7 +32,9 @@ while read -r cmd rest; do
     opt=${rest#perfetto }
     opt=${opt%% *}
     for f in "$tmp/man.txt" "$bash_c" "$zsh_c"; do
-        grep -q -e "$opt" "$f" || { echo "$f lacks $cmd's $opt"; exit 1; }
+        # the option as a word: "-o" is not the "-o" inside "--options"
+        grep -qE -e "(^|[^-[:alnum:]])$opt([^-[:alnum:]]|\$)" "$f" ||
+            { echo "$f lacks $cmd's $opt"; exit 1; }
     done
 done < "$tmp/options"
 for c in run replay explain gen import diagnose lmkd validate catalog probe; do
