@@ -609,18 +609,6 @@ TEST_CASE("diagnose: a kill line and the exit record of the same pid are one dea
         if (c.records == 1)
             CHECK(v.rec == c.rec);
     }
-    // two records of the pid within the window: the line joins the nearer
-    {
-        std::vector<rpl_exit> x = parse(record(507, "2026-12-04 10:23:41.000", 3, 100) +
-                                        lmkd(507, "12-04 10:23:45.678", "low watermark is "
-                                             "breached") +
-                                        record(507, "2026-12-04 10:23:46.000", 3, 400));
-        x.resize(rpl_exits_join(x.data(), x.size()));
-        REQUIRE(x.size() == 2);
-        CHECK(x[0].joined_line == 0);
-        CHECK(x[1].joined_line > 0);
-        CHECK(x[1].joined_gap_ms == 322);
-    }
     // across files, as a person runs it: the logcat and the dumpsys dump
     TempDir dir;
     write_file(dir.file("logcat.txt"), lmkd(600, "12-04 10:23:45.678", "low watermark is "
@@ -636,6 +624,27 @@ TEST_CASE("diagnose: a kill line and the exit record of the same pid are one dea
                      "reason LOW_MEM_AND_SWAP") != std::string::npos);
     CHECK(d.out.find("class:     system_reclaim (confirmed)") != std::string::npos);
     CHECK(d.out.find("swap (zram) was nearly full") != std::string::npos);
+}
+
+TEST_CASE("diagnose: a kill line joins the nearest record of its pid in the window",
+          "[diagnose][killlines]")
+{
+    auto record = [](const char *when, int importance) {
+        return "ApplicationExitInfo #0:\n  timestamp=" + std::string(when) + " pid=507 "
+               "realUid=10234 user=0\n  process=com.example.chat reason=3 status=0 "
+               "importance=" + std::to_string(importance) + "\n";
+    };
+    std::vector<rpl_exit> x = parse(record("2026-12-04 10:23:41.000", 100) +
+                                    "12-04 10:23:45.678  1203  1203 I lowmemorykiller: Kill "
+                                    "'com.example.chat' (507), uid 10234, oom_score_adj 905 to "
+                                    "free 8000kB rss, 100kB swap; reason: low watermark is "
+                                    "breached\n" +
+                                    record("2026-12-04 10:23:46.000", 400));
+    x.resize(rpl_exits_join(x.data(), x.size()));
+    REQUIRE(x.size() == 2);
+    CHECK(x[0].joined_line == 0); // 4.7 s away
+    CHECK(x[1].joined_line > 0);  // 0.3 s away
+    CHECK(x[1].joined_gap_ms == 322);
 }
 
 TEST_CASE("diagnose and explain: the kernel's OOM kill and an isolated process keep their own "
