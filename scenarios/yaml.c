@@ -92,17 +92,30 @@ static size_t offset_of(const char *text, size_t len, int line, int col)
 }
 
 /* Whether a node may begin at text[i]: the first character of its line
- * but spaces, or after a mapping's ':', a sequence's '-', a '?' or, in a
- * flow collection, its '[', '{' or ','.  Elsewhere a bracket or a quote is
- * part of a plain scalar ("about: a 5" screen [old]"). */
-static int node_start(const char *text, size_t i)
+ * but spaces; after a mapping's ': ', a '? ' or a sequence's '- ' (the
+ * dash at the line's indent); in a flow collection (depth > 0), after its
+ * '[', '{' or ','.  Elsewhere a bracket or a quote is part of a plain
+ * scalar ("about: a 5" screen [old]", "ratio 16:"9"). */
+static int node_start(const char *text, size_t i, int depth)
 {
-    while (i > 0 && text[i - 1] == ' ')
-        i--;
-    if (i == 0)
+    size_t j = i;
+    while (j > 0 && text[j - 1] == ' ')
+        j--;
+    if (j == 0 || text[j - 1] == '\n')
         return 1;
-    char p = text[i - 1];
-    return p == '\n' || p == ':' || p == '-' || p == '?' || p == '[' || p == '{' || p == ',';
+    char p = text[j - 1];
+    if (p == '[' || p == '{' || p == ',')
+        return depth > 0;
+    if (j == i) /* no space after the indicator */
+        return 0;
+    if (p == ':' || p == '?')
+        return 1;
+    if (p != '-')
+        return 0;
+    size_t k = j - 1;
+    while (k > 0 && text[k - 1] == ' ')
+        k--;
+    return k == 0 || text[k - 1] == '\n';
 }
 
 /* Where the last flow collection ('[' or '{') left open in text starts:
@@ -127,9 +140,9 @@ static int unclosed(const char *text, size_t len, int *line, int *col)
         } else if (c == '#' && (i == 0 || text[i - 1] == ' ' || text[i - 1] == '\n')) {
             while (i + 1 < len && text[i + 1] != '\n')
                 i++;
-        } else if ((c == '"' || c == '\'') && node_start(text, i)) {
+        } else if ((c == '"' || c == '\'') && node_start(text, i, depth)) {
             quote = c;
-        } else if ((c == '[' || c == '{') && (depth > 0 || node_start(text, i))) {
+        } else if ((c == '[' || c == '{') && (depth > 0 || node_start(text, i, depth))) {
             if (depth < 64)
                 at_line[depth] = ln, at_col[depth] = cl;
             depth++;

@@ -339,6 +339,11 @@ TEST_CASE("import meminfo, metrickit and play-vitals list what they read and did
     std::string dump = fixture("meminfo_android13.txt");
     std::string second = fixture("meminfo_android9.txt");
     second = second.substr(second.find("** MEMINFO"));
+    // the SQL and DATABASES sections as dumpsys prints them after the Objects
+    dump += "\n SQL\n         MEMORY_USED:      123\n  PAGECACHE_OVERFLOW:       45"
+            "          MALLOC_SIZE:      117\n\n DATABASES\n      pgsz     dbsz   Lookaside(b)"
+            "          cache  Dbname\n         4       20             32         5/22/3  "
+            "app.db\n";
     Imported m = import(SCN_IMPORT_MEMINFO, "m.txt", dump + "\n" + second);
     INFO(m.msg);
     REQUIRE(m.rc == SIM_OK);
@@ -349,10 +354,17 @@ TEST_CASE("import meminfo, metrickit and play-vitals list what they read and did
     CHECK(ig.find(" 1 App Summary Unknown line") != std::string::npos);
     // the second section's 16 lines with a letter (the Objects are the first's)
     CHECK(ig.find(" 2 Objects lines") != std::string::npos);
+    CHECK(ig.find(" 2 SQL lines") != std::string::npos);
+    CHECK(ig.find(" 2 DATABASES lines") != std::string::npos); // its column header and a row
     CHECK(ig.find(" 16 other processes' lines") != std::string::npos);
     // the values are still the first process's
     CHECK(value_of(m.yaml, "java:") == value_of(import(SCN_IMPORT_MEMINFO, "m.txt", dump).yaml,
                                                 "java:"));
+    // a dump pasted from its table's header: the table is still the table
+    std::string cut = fixture("meminfo_android13.txt");
+    Imported c = import(SCN_IMPORT_MEMINFO, "c.txt", cut.substr(cut.find("                   Pss")));
+    REQUIRE(c.rc == SIM_OK);
+    CHECK(ignored_of(c.yaml).find("# ignored (read, not used): 18 per-heap table lines,") == 0);
     // MetricKit: by key path, counted over the payloads
     Imported k = import(SCN_IMPORT_METRICKIT, "d.json", fixture("metrickit_day1.json"));
     REQUIRE(k.rc == SIM_OK);
@@ -360,7 +372,7 @@ TEST_CASE("import meminfo, metrickit and play-vitals list what they read and did
     INFO(ig);
     for (const char *key : {" 1 timeStampBegin key", " 1 appVersion key", " 1 metaData.osVersion key",
                             " 1 metaData.platformArchitecture key",
-                            " 1 averageSuspendedMemory.sampleCount key"})
+                            " 1 memoryMetrics.averageSuspendedMemory.sampleCount key"})
         CHECK(ig.find(key) != std::string::npos);
     CHECK(ig.find("deviceType") == std::string::npos); // read
     CHECK(ig.find("ExitCount") == std::string::npos);
@@ -370,7 +382,7 @@ TEST_CASE("import meminfo, metrickit and play-vitals list what they read and did
     REQUIRE(odd.rc == SIM_OK);
     ig = ignored_of(odd.yaml);
     CHECK(ig.find(" 1 cpuMetrics key") != std::string::npos);
-    CHECK(ig.find(" 1 foregroundExitData.note key") != std::string::npos);
+    CHECK(ig.find(" 1 applicationExitMetrics.foregroundExitData.note key") != std::string::npos);
     // Play vitals: a row's other keys, metrics and dimensions; a page not fetched
     std::string rows = "{\"rows\": [{\"aggregationPeriod\": \"DAILY\", \"dimensions\": "
                        "[{\"dimension\": \"deviceRamBucket\", \"int64Value\": \"4096\"}, "
@@ -389,6 +401,8 @@ TEST_CASE("import meminfo, metrickit and play-vitals list what they read and did
     CHECK(ig.find(" 1 metrics.userPerceivedLmkRate7dUserWeighted key") != std::string::npos);
     CHECK(v.yaml.find("# 1 response has a nextPageToken: more rows than these, not fetched.") !=
           std::string::npos);
+    CHECK(ig.find("nextPageToken") == std::string::npos); // read, not ignored
     Imported whole = import(SCN_IMPORT_PLAY_VITALS, "w.json", fixture("play_vitals_lmk.json"));
+    REQUIRE(whole.rc == SIM_OK);
     CHECK(whole.yaml.find("nextPageToken: more rows") == std::string::npos); // "" is the last page
 }

@@ -69,7 +69,7 @@ static void device_name(char *dst, size_t n, const char *label)
 /* Counts "path.key" (key alone when path is ""). */
 static void tally_in(scn_tally *t, const char *path, const char *key)
 {
-    char kind[SCN_TALLY_KIND];
+    char kind[3 * SCN_TALLY_KIND]; /* cut to SCN_TALLY_KIND by scn__tally */
     snprintf(kind, sizeof kind, "%s%s%s", path, path[0] ? "." : "", key);
     scn__tally(t, kind, strlen(kind));
 }
@@ -113,7 +113,7 @@ static json_t *load_list(const scn_import_input *in, const char *name, const cha
         list = json_incref(doc);
     } else if (json_is_object(doc) && key != NULL && json_is_array(json_object_get(doc, key))) {
         list = json_incref(json_object_get(doc, key));
-        const char *const used[] = {key, NULL};
+        const char *const used[] = {key, "nextPageToken", NULL};
         unused_keys(f->ignored, doc, "", used);
         f->more_pages += json_string_length(json_object_get(doc, "nextPageToken")) > 0;
     } else if (json_is_object(doc)) {
@@ -309,7 +309,7 @@ static void metrickit_unused(scn_tally *t, json_t *p)
     unused_keys(t, json_object_get(p, "applicationTimeMetrics"), "applicationTimeMetrics", times);
     unused_keys(t, json_object_get(p, "memoryMetrics"), "memoryMetrics", mem);
     unused_keys(t, json_object_get(json_object_get(p, "memoryMetrics"), "averageSuspendedMemory"),
-                "averageSuspendedMemory", avg);
+                "memoryMetrics.averageSuspendedMemory", avg);
     unused_keys(t, json_object_get(p, "applicationExitMetrics"), "applicationExitMetrics", exits);
 }
 
@@ -327,7 +327,9 @@ static void exit_kinds(fleet_group *x, json_t *exits, scn_tally *ignored)
             size_t kl = strlen(key);
             if (!json_num(v, &cnt) || cnt < 0 || cnt > 1e12 || kl < 20 ||
                 strncmp(key, "cumulative", 10) != 0 || strcmp(key + kl - 9, "ExitCount") != 0) {
-                tally_in(ignored, sides[side], key); /* not an exit count */
+                char path[64];
+                snprintf(path, sizeof path, "applicationExitMetrics.%s", sides[side]);
+                tally_in(ignored, path, key); /* not an exit count */
                 continue;
             }
             char kind[48];

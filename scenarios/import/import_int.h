@@ -36,7 +36,7 @@ typedef struct measure {
  * driver's, handed to read and written by write with scn__tally_put):
  * every output says what it dropped. */
 #define SCN_TALLY_KINDS 32
-#define SCN_TALLY_KIND 48
+#define SCN_TALLY_KIND 64
 struct scn_tally {
     char kind[SCN_TALLY_KINDS][SCN_TALLY_KIND];
     unsigned count[SCN_TALLY_KINDS];

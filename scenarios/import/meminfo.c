@@ -107,9 +107,12 @@ static int has_letter(const line_iter *it)
 }
 
 /* A section's heading after the App Summary (" Objects", " SQL",
- * " DATABASES", " Asset Allocations"): words alone, no number, no colon. */
-static int heading(const line_iter *it)
+ * " DATABASES", " Asset Allocations"): after a blank line, words alone, no
+ * number, no colon (a table's column header follows its heading at once). */
+static int heading(const line_iter *it, int after_blank)
 {
+    if (!after_blank)
+        return 0;
     for (size_t k = 0; k < it->n; k++)
         if (isdigit((unsigned char)it->s[k]) || it->s[k] == ':')
             return 0;
@@ -146,9 +149,13 @@ static int read_meminfo(const scn_import_input *in, unsigned n, const char *name
     memset(mi, 0, sizeof *mi);
     line_iter it;
     scn__lines_of(&it, in[0].text, in[0].len);
-    int in_summary = 0, after = 0, sections = 0;
+    int in_summary = 0, after = 0, sections = 0, blank = 1, was_blank;
     char section[SCN_TALLY_KIND] = "preamble";
     while (scn__next_line(&it)) {
+        was_blank = blank;
+        blank = 1;
+        for (size_t k = 0; k < it.n && blank; k++)
+            blank = it.s[k] == ' ' || it.s[k] == '\r' || it.s[k] == '\t';
         const char *at = scn__find(&it, "** MEMINFO in pid ");
         if (at != NULL && ++sections == 1) {
             const char *lb = scn__find(&it, "[");
@@ -175,7 +182,7 @@ static int read_meminfo(const scn_import_input *in, unsigned n, const char *name
                 return rc;
             after = mi->pss[MI_TOTAL].line != 0;
             snprintf(section, sizeof section, "App Summary");
-        } else if (after && heading(&it)) {
+        } else if (after && heading(&it, was_blank)) {
             const char *h = it.s, *e = it.s + it.n;
             while (h < e && *h == ' ')
                 h++;
@@ -184,6 +191,8 @@ static int read_meminfo(const scn_import_input *in, unsigned n, const char *name
             scn__clean_copy(section, sizeof section, h, (size_t)(e - h));
             continue;
         } else if (!in_summary) {
+            if (scn__find(&it, "Pss") != NULL && scn__find(&it, "Private") != NULL)
+                snprintf(section, sizeof section, "per-heap table"); /* a dump without its ** line */
             used = table_line(mi, &it);
         }
         if (!used && has_letter(&it)) {
