@@ -20,6 +20,7 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
     in.foreground = w->proc.fg;
     in.successor = w->dstate.successor;
     in.aged = w->proc.aged;
+    in.job = w->proc.tasks > 0;
     in.hot = w->proc.fg ? w->proc.hot : 0;
     return in;
 }
@@ -71,7 +72,7 @@ int64_t w__growth_room(world *w, int64_t *soft)
     if (d->rule == MDL_KILL_JETSAM) {
         step = v.margin;
     } else {
-        int64_t floor = lmk_app_floor(d, w->proc.fg, w->proc.aged);
+        int64_t floor = lmk_app_floor(d, w->proc.fg, w->proc.aged, w->proc.tasks > 0);
         if (floor >= 0)
             step = v.room - floor;
         if (v.cached > 0 && d->nminfree > 0 && v.room >= d->minfree[d->nminfree - 1].free &&

@@ -57,6 +57,26 @@ static void with_error(trc_event *e, const char *what)
     snprintf(e->error, sizeof e->error, "%s", what);
 }
 
+void w__emit_session(world *w, unsigned part, const char *owner, uint32_t id, const char *what,
+                     const char *how, int64_t last_req, const int64_t *alloc)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, MDL_STAGE_INFERENCE, TRC_SAMPLE, (int)part);
+    with_error(e, what);
+    e->has |= TRC_F_OWNER | TRC_F_SESSION | TRC_F_ACTION;
+    snprintf(e->owner, sizeof e->owner, "%.63s", owner);
+    snprintf(e->action, sizeof e->action, "%.63s", how);
+    e->session = id;
+    if (last_req >= 0) {
+        e->has |= TRC_F_REQUEST;
+        e->request = last_req;
+    }
+    if (alloc != NULL)
+        with_alloc(e, alloc);
+    ev_send(w);
+}
+
 /* A sample that only says what happened: an error class of the trace
  * schema (memory_warning, rejected, timeout, background, ...). */
 void w__emit_note(world *w, mdl_stage stage, const char *what)

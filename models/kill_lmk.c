@@ -33,9 +33,10 @@ static inline const mdl_minfree *lmk_level_of(const mdl_device *d, int adj)
     return lv;
 }
 
-static inline int lmk_adj(int foreground, int aged)
+static inline int lmk_adj(int foreground, int aged, int job)
 {
-    return foreground ? APP_ADJ_FOREGROUND : aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+    return foreground ? APP_ADJ_FOREGROUND : job ? APP_ADJ_JOB
+           : aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
 }
 
 /* What zram gains: the swappable share of the other apps' memory, up to
@@ -60,11 +61,11 @@ static inline int64_t lmk_headroom(const mdl_device *d, int64_t counted, int64_t
 
 /* The free memory under which the app dies, and under which cached apps go
  * first; -1 (never) when no minfree level applies to the app. */
-static inline int64_t lmk_app_floor(const mdl_device *d, int foreground, int aged)
+static inline int64_t lmk_app_floor(const mdl_device *d, int foreground, int aged, int job)
 {
     if (d->lmk_psi)
         return -1; /* the page model decides (pages.c) */
-    const mdl_minfree *lv = lmk_level_of(d, lmk_adj(foreground, aged));
+    const mdl_minfree *lv = lmk_level_of(d, lmk_adj(foreground, aged, job));
     return lv != NULL ? lv->free : -1;
 }
 
@@ -102,7 +103,7 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
     int64_t bonus0 = lmk_zram_bonus(d, 0, in->successor);
     out->cached = cached;
     out->room = room;
-    int64_t floor = lmk_app_floor(d, in->foreground, in->aged);
+    int64_t floor = lmk_app_floor(d, in->foreground, in->aged, in->job);
     /* the margin counts every cached app as reclaimed (mdl_kill_line) */
     out->margin = floor >= 0 ? base + bonus0 - floor : INT64_MAX;
     if (floor < 0 || room >= floor || d->page_cache >= floor)
@@ -113,7 +114,7 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
 
 static int64_t lmk_line(const mdl_device *d, int foreground)
 {
-    int64_t floor = lmk_app_floor(d, foreground, 0);
+    int64_t floor = lmk_app_floor(d, foreground, 0, 0);
     return floor >= 0 ? d->ram - d->system - d->wmark_high - floor : -1;
 }
 

@@ -257,6 +257,7 @@ typedef struct mdl_kill_input {
     int64_t successor; /* the app the user switched to (background only) */
     int aged;          /* lmk: in the background past previous_ttl (adj 900) */
     int64_t hot;       /* lmk: mapped file pages the app reads at every inference (foreground) */
+    int job;           /* lmk: in the background with a job running (adj 250, owners) */
 } mdl_kill_input;
 
 typedef struct mdl_kill_verdict {
@@ -355,7 +356,36 @@ typedef struct mdl_requests {
     char needs[MDL_PARTS_MAX][MDL_NAME_MAX]; /* part names, in order */
     unsigned nneeds;          /* 0: every part of the candidate, in listed order */
     mdl_amounts payload;      /* held from arrival until the request leaves */
+    uint32_t holder;          /* its owner: an index in workload.holders, MDL_NO_HOLDER none */
 } mdl_requests;
+
+/* Who holds sessions of the model (a scenario's `owners`, docs/scenarios.md
+ * "Owners"): a page while the user is on it, a background task while it
+ * runs, a service while its process lives.  Each holds `sessions` session
+ * states of each part it needs; a part stays loaded while any owner holds
+ * one.  (The ledger's mdl_owner is who holds memory: another thing.) */
+typedef enum mdl_holder_kind {
+    MDL_HOLDER_PAGE = 0,
+    MDL_HOLDER_TASK,
+    MDL_HOLDER_SERVICE
+} mdl_holder_kind;
+
+#define MDL_HOLDERS_MAX 32u
+#define MDL_HOLDER_SESSIONS_MAX 64u
+#define MDL_NO_HOLDER UINT32_MAX
+
+typedef struct mdl_holder {
+    char name[MDL_NAME_MAX];
+    mdl_holder_kind kind;
+    uint32_t page;            /* PAGE: the page's index in workload.pages */
+    char page_name[MDL_NAME_MAX]; /* PAGE: as the file names it */
+    mdl_dist every;           /* TASK: from one run's end (or the start) to the next run */
+    sim_time runs;            /* TASK: how long a run lasts */
+    uint32_t sessions;        /* session states of each part it needs */
+    char needs[MDL_PARTS_MAX][MDL_NAME_MAX]; /* part names, in order */
+    unsigned nneeds;          /* 0: every part of the candidate */
+    int releases;             /* 0: it never closes its sessions (the leak) */
+} mdl_holder;
 
 typedef enum mdl_step_kind {
     MDL_STEP_COLD_START = 0,
@@ -421,6 +451,8 @@ typedef struct mdl_workload {
     mdl_amounts app;          /* the app's own memory, drawn at each cold start (`app.baseline`) */
     mdl_amounts *holds;       /* what `enter` steps hold while on their page */
     uint32_t nholds;
+    mdl_holder *holders;      /* `owners`, in file order (NULL: none, one implicit owner) */
+    uint32_t nholders;
     mdl_owned owned;          /* empirical values the loader allocated */
 } mdl_workload;
 
@@ -713,6 +745,10 @@ typedef struct mdl_rep {
     uint64_t warnings, cached_kills, pressure_spikes;
     /* Android in PSI mode: the phone's pages (models/pages.c) */
     uint64_t successor_kills, lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;
+    /* owners (docs/model.md "Owners"): how long parts stayed resident after
+     * a page that needed them left, us; sessions an owner never released */
+    sim_time held_after_leave_us;
+    uint64_t leaked_sessions;
     uint32_t lmkd_decided[MDL_LMKD_COUNT]; /* lmkd's wake-ups by the reason decided */
     int64_t thrashing_max;              /* lmkd's thrashing percent, the highest seen */
     int64_t swap_used_max;              /* zram's use, uncompressed bytes */

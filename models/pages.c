@@ -229,8 +229,9 @@ static void app_kill_line(world *w, const mdl_lmkd_decision *dec)
 
 /* find_and_kill_process: from adj 1000 down to min_adj, the first process
  * found: the cached apps (above the app's 900), the app at 900 or 700, the
- * previous app at 700, and at adj 0 the one in front (the app, or the
- * other app while the app is in the background).  1 when one was killed,
+ * previous app at 700, the app at 250 while a job of an owner runs in the
+ * background, and at adj 0 the one in front (the app, or the other app
+ * while the app is in the background).  1 when one was killed,
  * 2 when it was the app. */
 static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
 {
@@ -242,7 +243,9 @@ static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
         w->out->lmkd_kills_of_others++;
         return 1;
     }
-    for (int adj = APP_ADJ_CACHED;; adj = adj == APP_ADJ_CACHED ? MDL_ADJ_PREVIOUS : 0) {
+    for (int adj = APP_ADJ_CACHED;; adj = adj == APP_ADJ_CACHED    ? MDL_ADJ_PREVIOUS
+                                         : adj == MDL_ADJ_PREVIOUS ? APP_ADJ_JOB
+                                                                   : 0) {
         if (adj < min_adj)
             return 0;
         if (app == adj) {

@@ -92,6 +92,8 @@ static void start_deferred(world *w)
 
 void w__drop_sessions(world *w, part_rt *p)
 {
+    if (w->wl->nholders > 0)
+        w__holders_part_gone(w, p, "sessions dropped");
     p->sess_idle = 0;
     w__give_owner(w, part_id(w, p)->sess_owner);
     if (W_GEN(w, p))
@@ -100,6 +102,8 @@ void w__drop_sessions(world *w, part_rt *p)
 
 void w__release_part(world *w, part_rt *p)
 {
+    if (w->wl->nholders > 0)
+        w__holders_part_gone(w, p, "part released");
     w__emit_release(w, part_index_of(w, p));
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
@@ -236,6 +240,8 @@ static void part_ready(world *w, part_rt *p)
             evict(w, v);
     }
     uint32_t epoch = w->epoch;
+    if (w->wl->nholders > 0 && w__holders_part_ready(w, p) != W_LIVES)
+        return; /* an owner's session killed the process */
     while (p->wait_head != NIL && still(w, epoch) && !w__part_full(w, p)) {
         uint32_t i = w__pop_waiter(w, p);
         w->store.pool[i].state = R_RUNNING;

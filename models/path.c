@@ -51,6 +51,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
             w__gen_draw(p, sim_stream_rng(&w->s_req), &x->d, k);
     }
     memcpy(x->needs, q->needs, MDL_PARTS_MAX);
+    x->holder = MDL_NO_HOLDER;
     user_arrives(w, u, q->nneeds);
 }
 
@@ -101,6 +102,7 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     if (u != NIL) {
         memcpy(w->store.users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX],
                MDL_PARTS_MAX);
+        w->store.users[u].holder = rq->holder < w->wl->nholders ? rq->holder : MDL_NO_HOLDER;
         user_arrives(w, u, nneeds);
     }
     if (w->rc != SIM_OK)
@@ -253,6 +255,12 @@ static void to_background(world *w, sim_time duration)
  * lives or not), and released at its leave. */
 static void enter_page(world *w, const mdl_step *s)
 {
+    if (w->wl->nholders > 0 && w->proc.alive) {
+        uint32_t epoch = w->epoch;
+        w__holders_page(w, s->index, 1); /* its owners open */
+        if (!still(w, epoch))
+            return;
+    }
     if (s->hold >= w->wl->nholds) /* MDL_NO_HOLD */
         return;
     int64_t v[MDL_CAT_COUNT];
@@ -268,6 +276,8 @@ static void leave_page(world *w, const mdl_step *s)
 {
     if (w->page_held != NULL && w->proc.alive)
         w__give(w, w->app_owner, w->page_held[s->index]);
+    if (w->wl->nholders > 0 && w->proc.alive)
+        w__holders_page(w, s->index, 0); /* its owners close */
 }
 
 void w__step(sim_engine *e, void *ctx, uint64_t arg)

@@ -180,6 +180,8 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,
                           why, stage);
     w->out->leaks += leaked_owners(w); /* the process dies with its leak */
+    if (w->wl->nholders > 0)
+        w__holders_end(w); /* the sessions die with the process */
     proc_reset(w);
     /* the page models: nothing of the dead process is compressed or dropped */
     w->pg.x.app_comp = 0;
@@ -286,6 +288,8 @@ void w__cold_start(world *w)
     if (app_baseline(w) != W_LIVES)
         return;
     w__startup_continue(w);
+    if (w->wl->nholders > 0 && still(w, w->epoch))
+        w__holders_start(w);
 }
 
 static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
@@ -311,6 +315,8 @@ void w__teardown(world *w)
     if (pr->alive && pr->gen_growing > 0)
         w__gen_sync(w); /* the KV written up to the horizon counts toward the peak */
     w->ending = 1;
+    if (pr->alive && w->wl->nholders > 0)
+        w__holders_end(w);
     if (pr->alive) {
         o->alive_us += w->cell->horizon - pr->alive_since;
         if (!w->lim.rejecting)

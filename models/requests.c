@@ -149,14 +149,15 @@ static void execute(world *w, uint32_t i, part_rt *p)
     p->busy++;
     if (r->start < 0)
         r->start = now(w);
-    int opened = p->sess_idle == 0;
+    int owned = w->wl->nholders > 0 && w__holders_take(w, r, p);
+    int opened = !owned && p->sess_idle == 0;
     int64_t sess[MDL_CAT_COUNT] = {0};
     if (opened)
         w->src->session(w, (unsigned)(p - w->proc.parts), sess);
     w__emit_inference_begin(w, p, r, opened ? sess : NULL);
     if (opened && w->pol->copy_runtime)
         add_to(sess, p->prepare_res);
-    if (!opened)
+    if (!opened && !owned)
         p->sess_idle--;
     const mdl_owner owners[2] = {part_id(w, p)->sess_owner, r->owner};
     const int64_t *amounts[2] = {sess, d->ws[r->idx]};
@@ -254,7 +255,10 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     w__warning_after_free(w);
     w__emit_inference_end(w, p, r);
     p->busy--;
-    p->sess_idle++;
+    if (r->hsess != NIL)
+        w__holders_put(w, r); /* the owner's session: idle again, or closed */
+    else
+        p->sess_idle++;
     unsigned acts = w->life.rec.acts;
     if (p->busy == 0 && (p->release_pending || (acts & (1u << MDL_ACT_RELEASE_IDLE)))) {
         w__release_part(w, p); /* ladder release_idle: a part goes when idle */
@@ -386,6 +390,7 @@ static uint32_t new_attempt(world *w, uint32_t u)
     r->in_use = 1;
     r->user = u;
     r->orphan = 0;
+    r->hsess = NIL;
     r->has_timer = 0;
     r->has_exec = 0;
     r->arrival = now(w);

@@ -144,6 +144,7 @@ void w__configure_candidate(world *w, const mdl_candidate *c)
         w__gen_config(w, k);
     }
     configure_delegate(w, c);
+    w__holders_config(w, c);
     w->nstartup = 0;
     if (pol->residency == MDL_RES_PRELOAD) {
         w->res_cap = c->nparts;
@@ -175,7 +176,7 @@ static int draws_app(const mdl_cell *cell)
            cell->device->has_successor;
 }
 
-#define W_STREAMS 9
+#define W_STREAMS 10
 
 /* The world's streams, in the order of init_streams' purposes (and of
  * stream_mask's bits). */
@@ -183,7 +184,7 @@ static void stream_list(world *w, sim_stream *s[W_STREAMS])
 {
     sim_stream *all[W_STREAMS] = {&w->s_dev,  &w->s_arr,      &w->s_req,   &w->s_stage,
                                   &w->s_fail, &w->s_relaunch, &w->s_press, &w->s_retry,
-                                  &w->s_app};
+                                  &w->s_app,  &w->s_own};
     memcpy(s, all, sizeof all);
 }
 
@@ -193,11 +194,12 @@ static int init_streams(world *w, const mdl_cell *cell, uint64_t rep, sim_error 
     stream_list(w, streams);
     static const uint64_t purposes[] = {PURPOSE_DEVICE, PURPOSE_ARRIVALS, PURPOSE_REQUESTS,
                                         PURPOSE_STAGES, PURPOSE_FAILURES, PURPOSE_RELAUNCH,
-                                        PURPOSE_PRESSURE, PURPOSE_RETRY, PURPOSE_APP};
+                                        PURPOSE_PRESSURE, PURPOSE_RETRY, PURPOSE_APP,
+                                        PURPOSE_OWNERS};
     /* the jitter stream only when there is jitter */
     const mdl_retry *rt = &cell->policy.retry;
     int needed[W_STREAMS] = {1, 1, 1, 1, 1, 1, 1, rt->kind == MDL_RETRY_BACKOFF && rt->jitter > 0,
-                     draws_app(cell)};
+                     draws_app(cell), cell->workload->nholders > 0};
     for (unsigned k = 0; k < W_STREAMS; k++) {
         if (!needed[k])
             continue;
@@ -362,6 +364,7 @@ void w__close(world *w)
     sim_free(w->alloc, w->store.pool, (size_t)w->store.pool_cap * sizeof *w->store.pool);
     sim_free(w->alloc, w->store.users, (size_t)w->store.users_cap * sizeof *w->store.users);
     sim_free(w->alloc, w->store.q, (size_t)w->store.q_cap * sizeof *w->store.q);
+    sim_free(w->alloc, w->store.sess, (size_t)w->store.sess_cap * sizeof *w->store.sess);
     mdl_ledger_destroy(w->led);
     sim_engine_destroy(w->e);
 }

@@ -83,7 +83,8 @@ enum {
     PURPOSE_RELAUNCH = 6, /* the user's delay before reopening the app */
     PURPOSE_PRESSURE = 7, /* background pressure spikes */
     PURPOSE_RETRY = 8,    /* backoff jitter (docs/model.md: why not the failures stream) */
-    PURPOSE_APP = 9       /* the app's baseline, page holds and the successor app */
+    PURPOSE_APP = 9,      /* the app's baseline, page holds and the successor app */
+    PURPOSE_OWNERS = 10   /* the owners' background tasks: the gaps between runs */
 };
 
 /* At equal times: releases first, then kill timers, then arrivals, then
@@ -119,6 +120,9 @@ enum {
 #define APP_ADJ_BACKGROUND 700
 /* ... and once in the background past previous_ttl (CACHED_APP_MIN_ADJ) */
 #define APP_ADJ_CACHED 900
+/* ... and in the background while a task owner's job runs: the job's
+ * binding (BIND_NOT_PERCEPTIBLE) gives PERCEPTIBLE_LOW_APP_ADJ (owners.c) */
+#define APP_ADJ_JOB 250
 
 #if defined(__GNUC__)
 #define W_MAY_KILL __attribute__((warn_unused_result))
@@ -201,7 +205,21 @@ typedef struct user {
     uint8_t needs[MDL_PARTS_MAX]; /* part indices, in order */
     uint8_t in_use, nneeds;
     uint8_t waiting;      /* a retry is scheduled or parked */
+    uint32_t holder;      /* its owner (workload.holders), MDL_NO_HOLDER: none */
 } user;
+
+/* A session state an owner holds (owners.c): its part, its owner, its
+ * memory (charged to the part's session owner), what ran on it last. */
+typedef struct w_session {
+    int64_t amount[MDL_CAT_COUNT];
+    int64_t last_req;     /* the timeline's id of its last request, -1: none */
+    sim_time opened;
+    uint32_t id;          /* the timeline's session id, counted per process */
+    uint8_t in_use, part, holder;
+    uint8_t busy;         /* an execution runs on it */
+    uint8_t leaked;       /* its owner closed without releasing it */
+    uint8_t closing;      /* its owner closed while it was busy: closes at the end */
+} w_session;
 
 /* One attempt: what is queued, waits for a part or executes. */
 typedef struct req {
@@ -214,6 +232,7 @@ typedef struct req {
     uint8_t idx;          /* the need it is at */
     uint8_t nneeds;
     uint8_t orphan;       /* timed out: the client no longer waits for it */
+    uint32_t hsess;       /* the owner's session it executes on (owners.c), NIL: none */
     uint8_t has_timer, has_exec;
     uint16_t slot;        /* its session slot while executing (timeline only) */
     uint8_t gslot;        /* generation: its KV region while executing */
@@ -249,6 +268,14 @@ typedef struct w_proc {
     sim_time q_last;      /* the queue-area integral's last mark */
     uint32_t gen_growing; /* KV regions whose resident KV grows now (generate.c) */
     int64_t kv_held;      /* every generation part's KV charged now */
+    /* owners (owners.c): who holds sessions now, the session records in
+     * use (w_store.sess[0..nsess)), tasks running, and per part the
+     * held_after_leave clock */
+    uint8_t h_open[MDL_HOLDERS_MAX];
+    uint32_t nsess, sess_seq;
+    uint32_t tasks;
+    uint8_t left[MDL_PARTS_MAX];
+    sim_time left_at[MDL_PARTS_MAX];
 } w_proc;
 
 /* What outlives every process: the storage the process's records are kept
@@ -272,6 +299,8 @@ typedef struct w_store {
     uint32_t users_cap;
     uint32_t *q;          /* FIFO ring of attempt indices */
     uint32_t q_cap;
+    w_session *sess;      /* the owners' session records (owners.c) */
+    uint32_t sess_cap;
     w_part_id part[MDL_PARTS_MAX];
 } w_store;
 
@@ -433,7 +462,7 @@ struct mdl_world {
     const w_costs *src;
     sim_engine *e;
     mdl_ledger *led;
-    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press, s_retry, s_app;
+    sim_stream s_dev, s_arr, s_req, s_stage, s_fail, s_relaunch, s_press, s_retry, s_app, s_own;
     unsigned stream_mask; /* streams initialised, by their order in init_streams */
     mdl_rep *out;
     const mdl_times_sink *times;
@@ -458,6 +487,9 @@ struct mdl_world {
     w_gen_slot *gslots;
     mdl_generation *gen_in_force; /* MDL_PARTS_MAX of them, with gslots */
     mdl_owner cache_owner;
+    /* the owners' needs in the candidate in force (owners.c) */
+    uint8_t h_needs[MDL_HOLDERS_MAX][MDL_PARTS_MAX];
+    uint8_t h_nneeds[MDL_HOLDERS_MAX];
 
     /* counters that run across lives */
     uint32_t epoch;       /* bumped at every start and death */
@@ -490,10 +522,12 @@ static inline const w_part_id *part_id_of(const world *w, const part_rt *p)
 }
 
 /* The app's oom_score_adj: 0 in the foreground, 700 in the background,
- * 900 once there past previous_ttl. */
+ * 900 once there past previous_ttl; 250 in the background while a task
+ * owner's job runs. */
 static inline int w__app_adj(const world *w)
 {
-    return w->proc.fg ? APP_ADJ_FOREGROUND : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+    return w->proc.fg ? APP_ADJ_FOREGROUND : w->proc.tasks > 0 ? APP_ADJ_JOB
+           : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
 }
 
 static inline uint64_t tag(const world *w, uint32_t index)
@@ -721,6 +755,28 @@ void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
                    int64_t refault, int adj, sim_time took);
 void w__cold_start(world *w);
 void w__teardown(world *w);
+
+/* owners.c: who holds sessions (nothing runs without owners) */
+void w__holders_config(world *w, const mdl_candidate *c);
+/* the process started: services open, tasks scheduled */
+void w__holders_start(world *w);
+/* the user enters (1) or leaves (0) a page: its owners open or close */
+void w__holders_page(world *w, uint32_t page, int enter);
+/* part p is ready: the open owners' sessions of it open */
+W_MAY_KILL w_fate w__holders_part_ready(world *w, part_rt *p);
+/* part p's sessions went (released, or dropped: `why`) */
+void w__holders_part_gone(world *w, part_rt *p, const char *why);
+/* attempt r on p takes an idle session of its owner (1), or none (0) */
+int w__holders_take(world *w, req *r, part_rt *p);
+/* ... and gives it back at its execution's end */
+void w__holders_put(world *w, req *r);
+/* the process dies or the horizon comes: held_after_leave's clocks stop */
+void w__holders_end(world *w);
+/* emit.c: an owner's session opens (what "session_open", how the owner's
+ * moment, alloc its memory), closes ("session_close", how the result) or
+ * leaks ("session_leaked"); last_req -1: none ran on it */
+void w__emit_session(world *w, unsigned part, const char *owner, uint32_t id, const char *what,
+                     const char *how, int64_t last_req, const int64_t *alloc);
 
 /* path.c */
 void w__step(sim_engine *e, void *ctx, uint64_t arg);

@@ -601,6 +601,31 @@ static int tell_pages_note(rpl_teller *t, const trc_event *e)
     return 0;
 }
 
+/* An owner's session opens, closes or leaks (docs/model.md "Owners"): 1
+ * when e was one and has been told. */
+static int tell_session(rpl_teller *t, const trc_event *e)
+{
+    if (!(e->has & TRC_F_OWNER))
+        return 0;
+    char last[48] = "";
+    if (e->has & TRC_F_REQUEST)
+        snprintf(last, sizeof last, ", its last request %lld", (long long)e->request);
+    if (strcmp(e->error, "session_open") == 0) {
+        say(t, e, "%s: %s opens session %lld at %s, %.1f MiB", e->part, e->owner,
+            (long long)e->session, e->action, TELL_MIB(total(e->alloc, e->alloc_has)));
+    } else if (strcmp(e->error, "session_leaked") == 0) {
+        say(t, e, "%s: %s closes without releasing session %lld%s: leaked, and the %s stays "
+            "resident", e->part, e->owner, (long long)e->session, last, e->part);
+    } else if (strncmp(e->action, "still held by ", 14) == 0) {
+        say(t, e, "%s: %s releases session %lld%s; the %s stays resident: %s holds it", e->part,
+            e->owner, (long long)e->session, last, e->part, e->action + 14);
+    } else {
+        say(t, e, "%s: %s's session %lld closes%s: %s", e->part, e->owner,
+            (long long)e->session, last, e->action);
+    }
+    return 1;
+}
+
 /* The notes: samples that only say what happened. */
 static void tell_note(rpl_teller *t, const trc_event *e)
 {
@@ -621,7 +646,7 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"idle_band", "the app has been suspended 2 s: it moves from the aging band (20) to "
                       "the idle band (0), where memorystatus kills first"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
-    if (tell_pages_note(t, e))
+    if (tell_pages_note(t, e) || tell_session(t, e))
         return;
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;

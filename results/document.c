@@ -323,6 +323,12 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "availability", mean_of(c->availability));
     set(o, "inference_availability", mean_of(c->inference_availability));
     set(o, "leaks", json_integer((json_int_t)c->leaks));
+    if (cell->workload->nholders > 0) { /* who held the sessions (docs/results.md "owners") */
+        double n = plan->replications > 0 ? (double)plan->replications : 1.0;
+        set(o, "owners", json_pack("{sfsf}", "held_after_leave",
+                                   c->held_after_leave_us / 1e6 / n, "leaked_sessions",
+                                   (double)c->leaked_sessions / n));
+    }
     set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
     set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
     set(o, "switches", json_integer((json_int_t)c->switches));

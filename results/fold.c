@@ -227,6 +227,8 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
     if (r->swap_used_max > c->swap_used_max)
         c->swap_used_max = r->swap_used_max;
     c->lmkd_kills_of_others += r->lmkd_kills_of_others;
+    c->held_after_leave_us += (double)r->held_after_leave_us;
+    c->leaked_sessions += r->leaked_sessions;
     c->kernel_oom_kills += r->kernel_oom_kills;
     c->lmkd_wakeups += r->lmkd_wakeups;
     c->candidate_switches += r->candidate_switches;

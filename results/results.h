@@ -164,6 +164,9 @@ typedef struct res_cell {
     uint64_t lmkd_counted[MDL_COUNTED_BUCKETS]; /* the app's lmkd deaths by counted bytes */
     int64_t thrashing_max, swap_used_max; /* the highest over the replications */
     uint64_t lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;
+    /* owners (docs/results.md "owners"): summed over the replications */
+    double held_after_leave_us;
+    uint64_t leaked_sessions;
     /* iOS page model (docs/results.md "jetsam") */
     uint64_t by_jetsam[MDL_JETSAM_COUNT];     /* the app's deaths by cause */
     uint64_t jetsam_kills[MDL_JETSAM_COUNT];  /* memorystatus's kills of any process */

@@ -288,7 +288,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
 {
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
                                        "horizon",    "devices",  "candidates", "workload",
-                                       "policies",   "target",  "app",      "field"};
+                                       "policies",   "target",  "app",      "field",
+                                       "owners"};
     scn_scenario *s = ld->s;
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
@@ -326,7 +327,11 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
         return rc;
     if ((rc = load_field(s, root, err)) != SIM_OK)
         return rc;
+    if ((rc = scn__load_owners(s, root, err)) != SIM_OK)
+        return rc;
     if ((rc = scn__load_workload(s, root, err)) != SIM_OK)
+        return rc;
+    if ((rc = scn__resolve_owners(s, root, err)) != SIM_OK)
         return rc;
     if ((rc = scn__load_app(s, root, err)) != SIM_OK)
         return rc;
@@ -435,6 +440,7 @@ void scn_scenario_release(scn_scenario *s)
     free(s->workload.requests);
     free(s->workload.pages);
     free(s->workload.holds);
+    free(s->workload.holders);
     scn__owned_free(&s->workload.owned);
     for (unsigned k = 0; s->policy_json != NULL && k < s->npolicies; k++)
         free(s->policy_json[k]);

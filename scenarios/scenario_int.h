@@ -40,6 +40,11 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err);
 
 /* workload.c: `workload` (required) */
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err);
+/* owners.c: the `owners` map (before the workload), a requests step's
+ * `owner` by name, and the owners' pages (after the workload). */
+int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err);
+int scn__holder_of(const scn_scenario *s, const scn__node *v, uint32_t *out, sim_error *err);
+int scn__resolve_owners(scn_scenario *s, const scn__node *root, sim_error *err);
 /* The top-level `app: {baseline: {...}}`: the app's own memory. */
 int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err);
 /* A list of part names that every candidate must have (needs, prewarm). */

@@ -83,7 +83,8 @@ int scn__part_names(const scn_scenario *s, const scn__node *v, char (*out)[MDL_N
 
 static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, sim_error *err)
 {
-    static const char *const keys[] = {"rate", "every", "for", "count", "needs", "payload"};
+    static const char *const keys[] = {"rate", "every", "for", "count", "needs", "payload",
+                                       "owner"};
     mdl_workload *wl = &s->workload;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
@@ -98,6 +99,7 @@ static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, s
     wl->requests = grown;
     mdl_requests *rq = &wl->requests[wl->nrequests];
     memset(rq, 0, sizeof *rq);
+    rq->holder = MDL_NO_HOLDER;
     scn__node rate, every, dur, count, x;
     scn__get(v, "rate", &rate);
     scn__get(v, "every", &every);
@@ -144,6 +146,9 @@ static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, s
         return scn__fail(&x, err, SIM_EINPUT, "expected at least one part");
     scn__get(v, "payload", &x);
     if (x.n != NULL && (rc = scn__amounts(&wl->owned, &x, &rq->payload, err)) != SIM_OK)
+        return rc;
+    scn__get(v, "owner", &x);
+    if (x.n != NULL && (rc = scn__holder_of(s, &x, &rq->holder, err)) != SIM_OK)
         return rc;
     *index = wl->nrequests++;
     return SIM_OK;

@@ -104,6 +104,7 @@ int trc_event_equal(const trc_event *a, const trc_event *b)
     SAME_INT(TRC_F_DURATION, duration_us);
     SAME_STR(TRC_F_NEEDS, needs);
     SAME_STR(TRC_F_LOG, log);
+    SAME_STR(TRC_F_OWNER, owner);
 #undef SAME_INT
 #undef SAME_STR
     if (h & TRC_F_MEM) {
@@ -261,7 +262,7 @@ static const struct {
     KEY("app_version"), KEY("process"),
     /* extensions (docs/traces.md) */
     KEY("request"),   KEY("step"),     KEY("needs"),       KEY("duration_us"), KEY("alloc"),
-    KEY("keep"),      KEY("pages"),    KEY("log")};
+    KEY("keep"),      KEY("pages"),    KEY("log"),         KEY("owner")};
 #undef KEY
 #define NKEYS (sizeof key_list / sizeof *key_list)
 
@@ -390,6 +391,7 @@ int trc__set(trc__ctx *cx, trc_event *e, int k, const trc__value *v)
         e->has |= k == 26 ? TRC_F_ALLOC : k == 27 ? TRC_F_KEEP : TRC_F_PAGES;
         return SIM_OK;
     case 29: e->has |= TRC_F_LOG; return want_text_n(cx, key, v, e->log, TRC_LOG_MAX);
+    case 30: e->has |= TRC_F_OWNER; return want_text(cx, key, v, e->owner);
     default:
         return trc__fail(cx, key, SIM_EINTERNAL, "no setter");
     }

@@ -60,7 +60,8 @@ enum {
     /* extensions (docs/traces.md): what `oomsim replay` needs of a recorded session */
     TRC_F_REQUEST = 1u << 20, TRC_F_STEP = 1u << 21, TRC_F_NEEDS = 1u << 22,
     TRC_F_DURATION = 1u << 23, TRC_F_ALLOC = 1u << 24, TRC_F_KEEP = 1u << 25,
-    TRC_F_PAGES = 1u << 26, TRC_F_LOG = 1u << 27
+    TRC_F_PAGES = 1u << 26, TRC_F_LOG = 1u << 27,
+    TRC_F_OWNER = 1u << 28 /* who holds a session (a session note) */
 };
 
 /* `mem` keys and `exit` keys present (trc_event.mem_has, exit.has). */
@@ -108,7 +109,7 @@ typedef struct trc_event {
     trc_kind kind;
     char part[TRC_TEXT_MAX], candidate[TRC_TEXT_MAX], runtime[TRC_TEXT_MAX],
         delegate[TRC_TEXT_MAX], error[TRC_TEXT_MAX], action[TRC_TEXT_MAX],
-        app_version[TRC_TEXT_MAX], process[TRC_TEXT_MAX];
+        app_version[TRC_TEXT_MAX], process[TRC_TEXT_MAX], owner[TRC_TEXT_MAX];
     int64_t session, sessions, queue, in_flight;
     trc_payload payload;
     int64_t rss_mb, budget_mb;

@@ -72,6 +72,7 @@ static unsigned fields_of(const trc_event *e, field *f)
     if (h & TRC_F_PAGES)
         f[n++] = (field){"pages", 6, 0, NULL};
     STR(TRC_F_LOG, "log", log);
+    STR(TRC_F_OWNER, "owner", owner);
 #undef STR
 #undef INT
     return n;

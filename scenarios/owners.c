@@ -1,0 +1,164 @@
+/* owners.c - a scenario's `owners` (docs/scenarios.md "Owners"): who holds
+ * sessions of the model, a page while the user is on it, a background task
+ * while it runs, a service while its process lives; and the `owner` of a
+ * requests step.  Loaded before the workload (whose requests name owners),
+ * their pages resolved after it (a page owner's page must be entered on
+ * the path). */
+#include "scenario_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+static const char *const kinds[] = {"page", "task", "service"};
+
+/* The keys each kind takes besides kind, sessions, needs and releases. */
+static int kind_keys(const scn__node *v, mdl_holder_kind k, sim_error *err)
+{
+    static const char *const page[] = {"kind", "page", "sessions", "needs", "releases"};
+    static const char *const task[] = {"kind", "every", "runs", "sessions", "needs", "releases"};
+    static const char *const service[] = {"kind", "process", "sessions", "needs", "releases"};
+    return k == MDL_HOLDER_PAGE ? scn__check_keys(v, page, 5, err)
+           : k == MDL_HOLDER_TASK ? scn__check_keys(v, task, 6, err)
+                                  : scn__check_keys(v, service, 5, err);
+}
+
+/* A task's runs: every (a duration distribution) and runs (a duration). */
+static int load_task(scn_scenario *s, const scn__node *v, mdl_holder *h, sim_error *err)
+{
+    scn__node x;
+    int rc = scn__require(v, "every", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__owned_dist(&s->workload.owned, &x, SCN__UNIT_DURATION, &h->every, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "runs", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__duration(&x, &h->runs, err);
+    if (rc == SIM_OK && h->runs < 1)
+        rc = scn__fail(&x, err, SIM_EINPUT, "a task's run must last longer than 0");
+    return rc;
+}
+
+static int load_holder(scn_scenario *s, const scn__node *v, mdl_holder *h, sim_error *err)
+{
+    scn__node x;
+    int k = 0;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "kind", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__enum(&x, kinds, 3, &k, err);
+    if (rc == SIM_OK)
+        rc = kind_keys(v, (mdl_holder_kind)k, err);
+    if (rc != SIM_OK)
+        return rc;
+    h->kind = (mdl_holder_kind)k;
+    if (h->kind == MDL_HOLDER_PAGE) {
+        const char *t;
+        size_t len;
+        if ((rc = scn__require(v, "page", &x, err)) != SIM_OK ||
+            (rc = scn__scalar(&x, &t, &len, err)) != SIM_OK)
+            return rc;
+        if (len == 0 || len >= MDL_NAME_MAX)
+            return scn__fail(&x, err, SIM_EINPUT, "expected a page of the path");
+        memcpy(h->page_name, t, len); /* checked against the path's pages later */
+    } else if (h->kind == MDL_HOLDER_TASK && (rc = load_task(s, v, h, err)) != SIM_OK) {
+        return rc;
+    }
+    scn__get(v, "process", &x);
+    if (x.n != NULL)
+        return scn__fail(&x, err, SIM_EINPUT, "a service in a process of its own is not "
+                         "modelled by this version of oomsim: remove `process` (the service "
+                         "then lives in the app's process)");
+    h->sessions = 1;
+    scn__get(v, "sessions", &x);
+    int64_t n;
+    if (x.n != NULL) {
+        if ((rc = scn__int(&x, 1, MDL_HOLDER_SESSIONS_MAX, &n, err)) != SIM_OK)
+            return rc;
+        h->sessions = (uint32_t)n;
+    }
+    scn__get(v, "needs", &x);
+    if (x.n != NULL && (rc = scn__part_names(s, &x, h->needs, &h->nneeds, err)) != SIM_OK)
+        return rc;
+    if (x.n != NULL && h->nneeds == 0)
+        return scn__fail(&x, err, SIM_EINPUT, "expected at least one part");
+    static const char *const bools[] = {"false", "true"};
+    h->releases = 1;
+    scn__get(v, "releases", &x);
+    return x.n != NULL ? scn__enum(&x, bools, 2, &h->releases, err) : SIM_OK;
+}
+
+int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    scn__node m;
+    scn__get(root, "owners", &m);
+    if (m.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&m, err);
+    if (rc != SIM_OK)
+        return rc;
+    int count = fy_node_mapping_item_count(m.n);
+    if (count < 1)
+        return scn__fail(&m, err, SIM_EINPUT, "expected at least one owner");
+    if (count > (int)MDL_HOLDERS_MAX)
+        return scn__fail(&m, err, SIM_ELIMIT, "%d owners exceed the limit of %u", count,
+                         MDL_HOLDERS_MAX);
+    mdl_workload *wl = &s->workload;
+    wl->holders = calloc((size_t)count, sizeof *wl->holders);
+    if (wl->holders == NULL)
+        return scn__fail(&m, err, SIM_ENOMEM, "out of memory");
+    void *it = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(m.n, &it)) != NULL) {
+        scn__node key, v;
+        scn__item(&m, wl->nholders, fy_node_pair_key(pair), &key);
+        memcpy(key.path, m.path, sizeof key.path);
+        mdl_holder *h = &wl->holders[wl->nholders];
+        if ((rc = scn__name(&key, h->name, err)) != SIM_OK)
+            return rc;
+        scn__get(&m, h->name, &v);
+        if ((rc = load_holder(s, &v, h, err)) != SIM_OK)
+            return rc;
+        wl->nholders++;
+    }
+    return SIM_OK;
+}
+
+int scn__holder_of(const scn_scenario *s, const scn__node *v, uint32_t *out, sim_error *err)
+{
+    char name[MDL_NAME_MAX];
+    int rc = scn__name(v, name, err);
+    if (rc != SIM_OK)
+        return rc;
+    for (uint32_t k = 0; k < s->workload.nholders; k++)
+        if (strcmp(s->workload.holders[k].name, name) == 0) {
+            *out = k;
+            return SIM_OK;
+        }
+    return scn__fail(v, err, SIM_EINPUT, "no owner named '%s'%s", name,
+                     s->workload.nholders == 0 ? " (the scenario has no `owners`)" : "");
+}
+
+int scn__resolve_owners(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    mdl_workload *wl = &s->workload;
+    scn__node m;
+    scn__get(root, "owners", &m);
+    for (uint32_t k = 0; k < wl->nholders; k++) {
+        mdl_holder *h = &wl->holders[k];
+        if (h->kind != MDL_HOLDER_PAGE)
+            continue;
+        uint32_t p = 0;
+        while (p < wl->npages && strcmp(wl->pages[p], h->page_name) != 0)
+            p++;
+        if (p == wl->npages) {
+            scn__node v, x;
+            scn__get(&m, h->name, &v);
+            scn__get(&v, "page", &x);
+            return scn__fail(&x, err, SIM_EINPUT, "owner %s: the path never enters page '%s'",
+                             h->name, h->page_name);
+        }
+        h->page = p;
+    }
+    return SIM_OK;
+}
