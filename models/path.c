@@ -51,7 +51,12 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
             w__gen_draw(p, sim_stream_rng(&w->s_req), &x->d, k);
     }
     memcpy(x->needs, q->needs, MDL_PARTS_MAX);
-    x->holder = MDL_NO_HOLDER;
+    /* its owner: its requests step's, as in the recorded run */
+    const mdl_step *st = q->step < w->wl->nsteps ? &w->wl->steps[q->step] : NULL;
+    x->holder = st != NULL && st->kind == MDL_STEP_REQUESTS &&
+                        w->wl->requests[st->index].holder < w->wl->nholders
+                    ? w->wl->requests[st->index].holder
+                    : MDL_NO_HOLDER;
     user_arrives(w, u, q->nneeds);
 }
 

@@ -262,6 +262,47 @@ static int check_pages(const world *w, sim_error *err)
     return SIM_OK;
 }
 
+/* The owners' sessions (owners.c): each on a ready part, of an owner that
+ * is open (or that closed while it ran, or leaked it), busy only under an
+ * execution; their memory within the part's session owner's; the tasks
+ * running at most the task owners. */
+static int check_sessions(const world *w, sim_error *err)
+{
+    int64_t held[MDL_PARTS_MAX][MDL_CAT_COUNT];
+    memset(held, 0, sizeof held);
+    uint32_t busy = 0, hbusy = 0, tasks = 0;
+    for (uint32_t s = 0; s < w->proc.nsess; s++) {
+        const w_session *x = &w->store.sess[s];
+        if (!x->in_use)
+            continue;
+        if (x->part >= w->nparts || x->holder >= w->wl->nholders ||
+            w->proc.parts[x->part].state != P_READY)
+            return broken(err, "session %u of owner %u is on part %u, which is not ready", x->id,
+                          x->holder, x->part);
+        if (!w->proc.h_open[x->holder] && !x->leaked && !x->closing)
+            return broken(err, "session %u outlives its owner %s", x->id,
+                          w->wl->holders[x->holder].name);
+        if (x->closing && !x->busy)
+            return broken(err, "session %u waits to close with nothing running on it", x->id);
+        busy += x->busy;
+        add_to(held[x->part], x->amount);
+    }
+    for (uint32_t i = 0; i < w->store.pool_cap; i++)
+        hbusy += w->store.pool[i].in_use && w->store.pool[i].hsess != NIL;
+    if (busy != hbusy)
+        return broken(err, "%u sessions busy, %u executions on an owner's session", busy, hbusy);
+    for (unsigned k = 0; k < w->nparts; k++)
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            if (held[k][c] > mdl_ledger_held(w->led, w->store.part[k].sess_owner, (mdl_category)c))
+                return broken(err, "part %u's session owner holds less than its owners' "
+                              "sessions (%d)", k, c);
+    for (uint32_t h = 0; h < w->wl->nholders; h++)
+        tasks += w->wl->holders[h].kind == MDL_HOLDER_TASK && w->proc.h_open[h];
+    if (w->proc.tasks != tasks)
+        return broken(err, "%u tasks running, %u task owners open", w->proc.tasks, tasks);
+    return SIM_OK;
+}
+
 int w__validate_state(const world *w, sim_error *err)
 {
     if (w->pg.on) {
@@ -285,6 +326,8 @@ int w__validate_state(const world *w, sim_error *err)
         (rc = check_queue(w, &t, err)) != SIM_OK)
         return rc;
     if ((rc = check_parts(w, &t, err)) != SIM_OK)
+        return rc;
+    if (w->wl->nholders > 0 && (rc = check_sessions(w, err)) != SIM_OK)
         return rc;
     /* the app owner holds the baseline and the pages' holds, nothing else */
     int64_t app[MDL_CAT_COUNT];

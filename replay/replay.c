@@ -174,6 +174,18 @@ static int add_event(builder *b, const trc_event *e, uint64_t index, sim_error *
         r->relaunch[r->nrelaunch++] = e->duration_us;
         return SIM_OK;
     }
+    if (kind == TRC_SAMPLE && (e->has & TRC_F_OWNER) && (e->has & TRC_F_PART) &&
+        (e->has & TRC_F_ERROR) && strcmp(e->error, "session_open") == 0) {
+        /* an owner's session: drawn where an execution's is, in the same order */
+        int part = part_of(b, e, index, err);
+        if (part < 0)
+            return part;
+        GROW(r->session[part], r->nsession[part], b->cap_session[part], err, "session states");
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            r->session[part][r->nsession[part]][c] = (e->alloc_has >> c & 1u) ? e->alloc[c] : 0;
+        r->nsession[part]++;
+        return SIM_OK;
+    }
     if (kind == TRC_EXIT_EVENT) {
         /* a native crash ends the delegate_prepare still open */
         for (unsigned p = 0; p < MDL_PARTS_MAX; p++) {

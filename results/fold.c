@@ -162,6 +162,23 @@ static void fold_generation(res_cell *c, const mdl_rep *r)
     }
 }
 
+/* The phone's pages (PSI mode): slowdowns, lmkd's kills, the highest
+ * thrashing and swap. */
+static void fold_pages(res_cell *c, const mdl_rep *r)
+{
+    for (unsigned b = 0; b < MDL_SLOWDOWN_BUCKETS; b++)
+        c->slowdown[b] += r->slowdown[b];
+    for (unsigned b = 0; b < MDL_COUNTED_BUCKETS; b++)
+        c->lmkd_counted[b] += r->lmkd_counted[b];
+    if (r->thrashing_max > c->thrashing_max)
+        c->thrashing_max = r->thrashing_max;
+    if (r->swap_used_max > c->swap_used_max)
+        c->swap_used_max = r->swap_used_max;
+    c->lmkd_kills_of_others += r->lmkd_kills_of_others;
+    c->kernel_oom_kills += r->kernel_oom_kills;
+    c->lmkd_wakeups += r->lmkd_wakeups;
+}
+
 int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizon)
 {
     const mdl_rep *r = &o->m;
@@ -218,19 +235,9 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
     c->warnings += r->warnings;
     c->cached_kills += r->cached_kills;
     c->switches += r->switches;
-    for (unsigned b = 0; b < MDL_SLOWDOWN_BUCKETS; b++)
-        c->slowdown[b] += r->slowdown[b];
-    for (unsigned b = 0; b < MDL_COUNTED_BUCKETS; b++)
-        c->lmkd_counted[b] += r->lmkd_counted[b];
-    if (r->thrashing_max > c->thrashing_max)
-        c->thrashing_max = r->thrashing_max;
-    if (r->swap_used_max > c->swap_used_max)
-        c->swap_used_max = r->swap_used_max;
-    c->lmkd_kills_of_others += r->lmkd_kills_of_others;
+    fold_pages(c, r);
     c->held_after_leave_us += (double)r->held_after_leave_us;
     c->leaked_sessions += r->leaked_sessions;
-    c->kernel_oom_kills += r->kernel_oom_kills;
-    c->lmkd_wakeups += r->lmkd_wakeups;
     c->candidate_switches += r->candidate_switches;
     c->safe_mode_starts += r->safe_mode_starts;
     for (unsigned q = 0; q < r->nrecord_kinds; q++)
