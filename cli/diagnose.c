@@ -106,7 +106,9 @@ static const cli_opt diagnose_opts[] = {
     {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, "  --exits FILE       exit records: dumpsys exit-info, logcat with kill lines, .ips\n"
     "                     reports or a directory of them; may be given several times\n"},
     {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, "  --format F         text (default) or json\n"},
-    {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --process NAME     the app's process (its entry in a JetsamEvent)\n"},
+    {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --process NAME     the app's process: its entry in a JetsamEvent; in\n"
+     "                     exit-info records, the deaths of its other processes\n"
+     "                     (NAME:ml) are left out, counted by name\n"},
     CLI_HELP_OPT,
 };
 
@@ -119,7 +121,8 @@ const cli_cmd cli_diagnose_cmd = {
         "  evidence level, matched to the trace by process, app version and time;\n"
         "  without --exits, the trace's own exit records.  --process NAME: in a\n"
         "  JetsamEvent, the app's entry (else the trace's process, else every\n"
-        "  process the event killed)\n",
+        "  process the event killed); in exit-info records, the deaths of the\n"
+        "  app's other processes (NAME:ml) are left out and counted by name\n",
     .opts = diagnose_opts,
     .nopts = sizeof diagnose_opts / sizeof *diagnose_opts,
     .unexpected = "unexpected argument '%s'",
@@ -452,12 +455,79 @@ static int same_record(const item *a, const item *b, const rpl_verdict *va,
            va->matched == vb->matched && x->joined_line == 0 && y->joined_line == 0;
 }
 
+/* The deaths of the app's other processes (PACKAGE:ml, PACKAGE:remote)
+ * when --process names the main one: left out of the diagnosis, and
+ * counted by process to be said. */
+#define OTHERS_MAX 16
+typedef struct others {
+    char name[OTHERS_MAX][RPL_TEXT_MAX];
+    size_t count[OTHERS_MAX];
+    unsigned n;
+    size_t more; /* of processes past the table */
+} others;
+
+static void leave_out_others(item *items, size_t *n, const char *process, others *o)
+{
+    memset(o, 0, sizeof *o);
+    size_t len = process != NULL ? strlen(process) : 0, kept = 0;
+    for (size_t k = 0; k < *n; k++) {
+        const char *p = items[k].x.process;
+        if (len == 0 || strncmp(p, process, len) != 0 || p[len] != ':') {
+            items[kept++] = items[k];
+            continue;
+        }
+        unsigned j = 0;
+        while (j < o->n && strcmp(o->name[j], p) != 0)
+            j++;
+        if (j == o->n && o->n == OTHERS_MAX) {
+            o->more++;
+            continue;
+        }
+        if (j == o->n)
+            snprintf(o->name[o->n++], RPL_TEXT_MAX, "%s", p);
+        o->count[j]++;
+    }
+    *n = kept;
+}
+
+static void print_others(const others *o, int after)
+{
+    size_t total = o->more;
+    for (unsigned j = 0; j < o->n; j++)
+        total += o->count[j];
+    if (total == 0)
+        return;
+    printf("%s%zu death%s of other processes of this app %s not read (--process names one):",
+           after ? "\n" : "", total, total == 1 ? "" : "s", total == 1 ? "was" : "were");
+    for (unsigned j = 0; j < o->n; j++)
+        printf("%s %s (%zu)", j ? "," : "", o->name[j], o->count[j]);
+    if (o->more > 0)
+        printf(", and %zu of other processes", o->more);
+    printf("\n");
+}
+
+static json_t *others_json(const others *o, int *failed)
+{
+    json_t *arr = json_array();
+    for (unsigned j = 0; arr != NULL && j < o->n; j++) {
+        json_t *e = json_object();
+        trc_json_set(e, "process", json_string(o->name[j]), failed);
+        trc_json_set(e, "deaths", json_integer((json_int_t)o->count[j]), failed);
+        if (e == NULL || json_array_append_new(arr, e) != 0)
+            *failed = 1;
+    }
+    if (arr == NULL)
+        *failed = 1;
+    return arr;
+}
+
 /* The verdicts as one JSON document on stdout (arr is taken; failed: an
  * allocation failed while it was built). */
-static int print_json(json_t *arr, int failed)
+static int print_json(json_t *arr, const others *o, int failed)
 {
     json_t *doc = json_object();
     trc_json_set(doc, "exits", arr, &failed);
+    trc_json_set(doc, "other_processes", others_json(o, &failed), &failed);
     char *s = failed ? NULL : trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (s == NULL)
@@ -483,6 +553,8 @@ int cli_diagnose(int argc, char **argv)
     item *items = NULL;
     size_t n = 0;
     status = gather(files, nfiles, a.process, t, &items, &n);
+    others o;
+    leave_out_others(items, &n, nfiles > 0 ? a.process : NULL, &o);
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n;) {
@@ -503,12 +575,14 @@ int cli_diagnose(int argc, char **argv)
         k = j;
     }
     if (status == CLI_OK && json) {
-        status = print_json(arr, failed);
+        status = print_json(arr, &o, failed);
         arr = NULL;
     }
     json_decref(arr);
-    if (status == CLI_OK && !json && n == 0)
+    if (status == CLI_OK && !json && n == 0 && o.n + o.more == 0)
         printf("no exit records in the trace\n");
+    if (status == CLI_OK && !json)
+        print_others(&o, n > 0);
     free(items);
     rpl_trace_exits_free(t);
     if (status == CLI_OK && fflush(stdout) != 0)

@@ -701,3 +701,41 @@ TEST_CASE("diagnose: LOW_MEM of a visible process, and a UTC kill line beside a 
     REQUIRE(y.size() == 1);
     CHECK(y[0].joined_line == 1);
 }
+
+TEST_CASE("diagnose: every process of the app is its own; --process PACKAGE says what it left "
+          "out", "[diagnose]")
+{
+    // dumpsys activity exit-info lists every process of the package: two
+    // deaths of the :ml service process, one of the main process
+    TempDir dir;
+    write_file(dir.file("exit-info.txt"),
+               "ApplicationExitInfo #0:\n  timestamp=2026-12-04 10:23:46.912 pid=501 "
+               "realUid=10234 user=0\n  process=com.example.chat:ml reason=3 (LOW_MEMORY) "
+               "status=0 importance=300\nApplicationExitInfo #1:\n  timestamp=2026-12-04 "
+               "10:20:46.912 pid=488 realUid=10234 user=0\n  process=com.example.chat:ml "
+               "reason=3 (LOW_MEMORY) status=0 importance=300\nApplicationExitInfo #2:\n  "
+               "timestamp=2026-12-04 09:20:46.912 pid=400 realUid=10234 user=0\n  "
+               "process=com.example.chat reason=3 (LOW_MEMORY) status=0 importance=400\n");
+    RunResult all = oomsim({"diagnose", "--exits", dir.file("exit-info.txt")});
+    REQUIRE(all.status == 0);
+    CHECK(all.out.find("exit-info exit of com.example.chat:ml") != std::string::npos);
+    CHECK(all.out.find("exit-info exit of com.example.chat,") != std::string::npos);
+    CHECK(all.out.find("not read") == std::string::npos);
+    RunResult main = oomsim({"diagnose", "--exits", dir.file("exit-info.txt"), "--process",
+                             "com.example.chat"});
+    INFO(main.out << main.err);
+    REQUIRE(main.status == 0);
+    CHECK(main.out.find("com.example.chat:ml, reason") == std::string::npos);
+    CHECK(main.out.find("exit-info exit of com.example.chat,") != std::string::npos);
+    CHECK(main.out.find("2 deaths of other processes of this app were not read (--process "
+                        "names one): com.example.chat:ml (2)") != std::string::npos);
+    RunResult js = oomsim({"diagnose", "--exits", dir.file("exit-info.txt"), "--process",
+                           "com.example.chat", "--format", "json"});
+    REQUIRE(js.status == 0);
+    CHECK(js.out.find("\"process\": \"com.example.chat:ml\",\n      \"deaths\": 2") !=
+          std::string::npos);
+    // a process of another name is not the app's other process
+    RunResult other = oomsim({"diagnose", "--exits", dir.file("exit-info.txt"), "--process",
+                              "com.example"});
+    CHECK(other.out.find("not read") == std::string::npos);
+}
