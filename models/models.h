@@ -332,6 +332,8 @@ typedef struct mdl_candidate {
     char fallback[MDL_TEXT_MAX];  /* "none": a delegate failure fails the load */
     int fallback_overlap;
     int release_on_init_failure;  /* 0: a failed delegate's memory is never released (a leak) */
+    int shares_weights;           /* 0: each session state copies its part's prepared memory
+                                     (the runtime does not share weights across sessions) */
     int receipt_complete;
     char last_known_good[MDL_NAME_MAX]; /* "" when absent */
     mdl_part parts[MDL_PARTS_MAX];

@@ -109,8 +109,12 @@ static w_fate open_sessions(world *w, uint32_t h, part_rt *p)
         x->opened = now(w);
         if (!W_GEN(w, p))
             w->src->session(w, k, x->amount);
+        /* the drawn state, as an execution's opening announces it (a replay
+         * draws it again from there) */
         w__emit_session(w, k, holder(w, h)->name, x->id, "session_open",
                         made_text(w, h, made, sizeof made), -1, x->amount);
+        if (!W_GEN(w, p) && (w->pol->copy_runtime || !w->cand->shares_weights))
+            add_to(x->amount, p->prepare_res); /* its own copy of the prepared runtime */
         if (w__charge(w, part_id(w, p)->sess_owner, x->amount, MDL_STAGE_INFERENCE) != W_LIVES ||
             !still(w, epoch))
             return W_GONE;

@@ -155,7 +155,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
     if (opened)
         w->src->session(w, (unsigned)(p - w->proc.parts), sess);
     w__emit_inference_begin(w, p, r, opened ? sess : NULL);
-    if (opened && w->pol->copy_runtime)
+    if (opened && (w->pol->copy_runtime || !w->cand->shares_weights))
         add_to(sess, p->prepare_res);
     if (!opened && !owned)
         p->sess_idle--;

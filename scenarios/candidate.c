@@ -291,7 +291,8 @@ int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
     static const char *const keys[] = {"id",       "about",          "digest",
                                        "runtime",  "delegate",       "fallback",
                                        "fallback_overlap", "receipt_complete", "last_known_good",
-                                       "parts",    "cache", "release_on_init_failure"};
+                                       "parts",    "cache", "release_on_init_failure",
+                                       "shares_weights"};
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
     if (rc == SIM_OK)
@@ -322,6 +323,10 @@ int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
     c->release_on_init_failure = 1;
     scn__get(root, "release_on_init_failure", &v);
     if (v.n != NULL && (rc = boolean(&v, &c->release_on_init_failure, err)) != SIM_OK)
+        return rc;
+    c->shares_weights = 1;
+    scn__get(root, "shares_weights", &v);
+    if (v.n != NULL && (rc = boolean(&v, &c->shares_weights, err)) != SIM_OK)
         return rc;
     scn__get(root, "receipt_complete", &v);
     if (v.n != NULL && (rc = boolean(&v, &c->receipt_complete, err)) != SIM_OK)

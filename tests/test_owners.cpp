@@ -227,6 +227,13 @@ TEST_CASE("owners: a service in the app's process holds its parts from the start
     CHECK(t.s[0].session != t.s[1].session);
     CHECK(r.peak == 240 * MiB);
     CHECK(r.leaked_sessions == 0);
+    // a runtime that does not share weights: each session copies the
+    // prepared 200 MiB: 200 + 2 x (20 + 200) = 640 MiB
+    std::string own = std::string(roomy) + "owners:\n  svc: {kind: service, sessions: 2}\n"
+                      "workload:\n  path: [cold_start]\n";
+    own.replace(own.find("runtime: test-1"), 15, "runtime: test-1\n    shares_weights: false");
+    Loaded copy(own);
+    CHECK(shim::run_replication(copy.s.cells[0]).peak == 640 * MiB);
 }
 
 TEST_CASE("owners: bad owners are refused with the file, line and column", "[owners][errors]")
