@@ -516,6 +516,13 @@ static json_t *others_json(const others *o, int *failed)
         if (e == NULL || json_array_append_new(arr, e) != 0)
             *failed = 1;
     }
+    if (arr != NULL && o->more > 0) { /* past the table: not named */
+        json_t *e = json_object();
+        trc_json_set(e, "process", json_null(), failed);
+        trc_json_set(e, "deaths", json_integer((json_int_t)o->more), failed);
+        if (e == NULL || json_array_append_new(arr, e) != 0)
+            *failed = 1;
+    }
     if (arr == NULL)
         *failed = 1;
     return arr;

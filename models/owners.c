@@ -107,8 +107,10 @@ static w_fate open_sessions(world *w, uint32_t h, part_rt *p)
         x->id = w->proc.sess_seq++;
         x->last_req = -1;
         x->opened = now(w);
-        if (!W_GEN(w, p))
-            w->src->session(w, k, x->amount);
+        if (!W_GEN(w, p) && w->src == &w__costs_recorded)
+            w->src->session(w, k, x->amount); /* the recording's, in its order */
+        else if (!W_GEN(w, p)) /* a stream of its own: the stage draws do not move */
+            sample_amounts(&part_id(w, p)->def->session, sim_stream_rng(&w->s_own), x->amount);
         /* the drawn state, as an execution's opening announces it (a replay
          * draws it again from there) */
         w__emit_session(w, k, holder(w, h)->name, x->id, "session_open",
@@ -122,6 +124,36 @@ static w_fate open_sessions(world *w, uint32_t h, part_rt *p)
     return W_LIVES;
 }
 
+/* release_first: a load waits for room, which a pending release makes. */
+static int switch_waits(const world *w)
+{
+    if (w->pol->residency != MDL_RES_RELEASE_FIRST)
+        return 0;
+    for (unsigned k = 0; k < w->nparts; k++)
+        if (w->proc.parts[k].deferred)
+            return 1;
+    return 0;
+}
+
+/* Owner h's opening loads unloaded part k itself: not a part the start-up
+ * loads (preload's, or prewarm's before the start-up is done: their
+ * order is the start-up's), nor a service's at a start that skips the
+ * model's start-up work (safe mode). */
+static int startup_part(const world *w, unsigned k)
+{
+    for (unsigned j = 0; j < w->nstartup && !w->proc.startup_done && !w->proc.startup_skip; j++)
+        if (w->startup[j] == k)
+            return 1;
+    return 0;
+}
+
+static int loads_now(const world *w, uint32_t h, unsigned k)
+{
+    if (w->proc.startup_skip)
+        return holder(w, h)->kind != MDL_HOLDER_SERVICE;
+    return w->pol->residency != MDL_RES_PRELOAD && !startup_part(w, k);
+}
+
 /* Owner h opens: each part it needs is loaded (an on-demand load when it
  * is not), its sessions opened once the part is ready. */
 static w_fate holder_open(world *w, uint32_t h)
@@ -129,14 +161,19 @@ static w_fate holder_open(world *w, uint32_t h)
     uint32_t epoch = w->epoch;
     w->proc.h_open[h] = 1;
     for (unsigned j = 0; j < w->h_nneeds[h] && still(w, epoch); j++) {
-        part_rt *p = &w->proc.parts[w->h_needs[h][j]];
+        unsigned k = w->h_needs[h][j];
+        part_rt *p = &w->proc.parts[k];
         if (holder(w, h)->kind == MDL_HOLDER_PAGE)
-            stop_clock(w, w->h_needs[h][j]); /* the page is back */
-        if (p->state == P_READY) {
+            stop_clock(w, k); /* the page is back */
+        p->unwanted = 0;
+        if (p->state == P_READY && p->release_pending && switch_waits(w)) {
+            /* release_first: it goes first, for the load waiting for its room;
+             * the sessions open when it is loaded again */
+        } else if (p->state == P_READY) {
             p->release_pending = 0; /* wanted again before it went */
             if (open_sessions(w, h, p) != W_LIVES)
                 return W_GONE;
-        } else if (p->state == P_UNLOADED && !p->deferred) {
+        } else if (p->state == P_UNLOADED && loads_now(w, h, k)) {
             if (w__begin_load(w, p, 1) != W_LIVES)
                 return W_GONE; /* the sessions open when it is ready (w__holders_part_ready) */
         }
@@ -153,6 +190,26 @@ static void close_session(world *w, uint32_t s, const char *result)
                     x->last_req, NULL);
     w__give(w, part_id(w, p)->sess_owner, x->amount);
     x->in_use = 0;
+}
+
+/* Part p, which no owner holds now: released when it is ready and idle
+ * (when busy, at its executions' end); a load for nobody (no request waits
+ * for it) is dropped while deferred, released once ready when it runs. */
+static void let_go(world *w, part_rt *p)
+{
+    if (p->state == P_READY && p->busy > 0) {
+        p->release_pending = 1;
+    } else if (p->state == P_READY) {
+        w__release_part(w, p);
+    } else if (p->state == P_LOADING && p->wait_head == NIL &&
+               !startup_part(w, (unsigned)(p - w->proc.parts))) {
+        if (p->deferred) { /* not started: dropped */
+            p->deferred = 0;
+            p->state = P_UNLOADED;
+        } else {
+            p->unwanted = 1;
+        }
+    }
 }
 
 /* Owner h closes: its sessions close (a busy one when its execution ends),
@@ -189,14 +246,9 @@ static void holder_close(world *w, uint32_t h)
                 close_session(w, s, result);
             }
         }
-        if (other == NIL && o->releases && p->state == P_READY &&
-            w->pol->residency != MDL_RES_PRELOAD) {
-            if (p->busy > 0)
-                p->release_pending = 1;
-            else
-                w__release_part(w, p);
-        }
-        if (o->kind == MDL_HOLDER_PAGE && p->state != P_UNLOADED && !w->proc.left[k]) {
+        if (other == NIL && o->releases && w->pol->residency != MDL_RES_PRELOAD)
+            let_go(w, p);
+        if (o->kind == MDL_HOLDER_PAGE && p->state == P_READY && !w->proc.left[k]) {
             w->proc.left[k] = 1; /* resident after the page left */
             w->proc.left_at[k] = now(w);
         }
@@ -265,7 +317,10 @@ void w__holders_start(world *w)
 {
     uint32_t epoch = w->epoch;
     for (uint32_t h = 0; h < w->wl->nholders && still(w, epoch); h++) {
-        if (holder(w, h)->kind == MDL_HOLDER_SERVICE && holder_open(w, h) != W_LIVES)
+        /* a service; a page the user is on (a relaunch restores it) */
+        int open = holder(w, h)->kind == MDL_HOLDER_SERVICE ||
+                   (holder(w, h)->kind == MDL_HOLDER_PAGE && w->path.on_page[h]);
+        if (open && holder_open(w, h) != W_LIVES)
             return;
         if (holder(w, h)->kind == MDL_HOLDER_TASK)
             task_next(w, h);
@@ -275,6 +330,9 @@ void w__holders_start(world *w)
 void w__holders_page(world *w, uint32_t page, int enter)
 {
     uint32_t epoch = w->epoch;
+    for (uint32_t h = 0; h < w->wl->nholders; h++)
+        if (holder(w, h)->kind == MDL_HOLDER_PAGE && holder(w, h)->page == page)
+            w->path.on_page[h] = (uint8_t)enter; /* the path's, whether the app lives or not */
     for (uint32_t h = 0; h < w->wl->nholders && still(w, epoch); h++) {
         const mdl_holder *o = holder(w, h);
         if (o->kind != MDL_HOLDER_PAGE || o->page != page || enter == w->proc.h_open[h])
@@ -289,6 +347,14 @@ void w__holders_page(world *w, uint32_t page, int enter)
 w_fate w__holders_part_ready(world *w, part_rt *p)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
+    if (p->unwanted) { /* loaded for an owner that has closed since */
+        p->unwanted = 0;
+        if (p->wait_head == NIL && other_holder(w, k, NIL) == NIL) {
+            uint32_t epoch = w->epoch;
+            w__release_part(w, p);
+            return still(w, epoch) ? W_LIVES : W_GONE;
+        }
+    }
     for (uint32_t h = 0; h < w->wl->nholders; h++) {
         if (!w->proc.h_open[h])
             continue;
@@ -340,7 +406,11 @@ void w__holders_put(world *w, req *r)
     x->busy = 0;
     if (x->closing) {
         x->closing = 0;
-        close_session(w, (uint32_t)(x - w->store.sess), "released");
+        uint32_t other = other_holder(w, x->part, x->holder);
+        char result[MDL_NAME_MAX + 16] = "released";
+        if (other != NIL)
+            snprintf(result, sizeof result, "still held by %s", holder(w, other)->name);
+        close_session(w, (uint32_t)(x - w->store.sess), result);
     }
 }
 

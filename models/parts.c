@@ -263,6 +263,8 @@ static void part_ready(world *w, part_rt *p)
 static void part_failed(world *w, part_rt *p)
 {
     load_over(w, p);
+    if (w->wl->nholders > 0)
+        w__holders_part_gone(w, p, "part failed"); /* held_after_leave's clock stops */
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     p->state = P_FAILED;

@@ -260,10 +260,10 @@ static void to_background(world *w, sim_time duration)
  * lives or not), and released at its leave. */
 static void enter_page(world *w, const mdl_step *s)
 {
-    if (w->wl->nholders > 0 && w->proc.alive) {
+    if (w->wl->nholders > 0) {
         uint32_t epoch = w->epoch;
-        w__holders_page(w, s->index, 1); /* its owners open */
-        if (!still(w, epoch))
+        w__holders_page(w, s->index, 1); /* its owners open (when the app lives) */
+        if (w->proc.alive && !still(w, epoch))
             return;
     }
     if (s->hold >= w->wl->nholds) /* MDL_NO_HOLD */
@@ -281,8 +281,8 @@ static void leave_page(world *w, const mdl_step *s)
 {
     if (w->page_held != NULL && w->proc.alive)
         w__give(w, w->app_owner, w->page_held[s->index]);
-    if (w->wl->nholders > 0 && w->proc.alive)
-        w__holders_page(w, s->index, 0); /* its owners close */
+    if (w->wl->nholders > 0)
+        w__holders_page(w, s->index, 0); /* its owners close (when the app lives) */
 }
 
 void w__step(sim_engine *e, void *ctx, uint64_t arg)

@@ -160,6 +160,7 @@ typedef struct part_rt {
     uint8_t hot;                      /* its file counts in proc.hot */
     uint8_t deferred;                 /* release_first: LOADING, waiting for room (1: start-up,
                                          2: on demand) */
+    uint8_t unwanted;                 /* owners: its last owner closed while it loaded */
     uint32_t serial;                  /* bumped at every phase start (ANR timers) */
     int64_t transient[MDL_CAT_COUNT]; /* held by the running phase */
     int64_t cache_tr[MDL_CAT_COUNT];  /* cache-miss transient (cache owner) */
@@ -409,6 +410,7 @@ typedef struct w_path {
     uint64_t left;        /* its arrivals still to come (count) */
     sim_time end;         /* its end (duration) */
     uint64_t user_seq;    /* user requests made (their ids in the timeline) */
+    uint8_t on_page[MDL_HOLDERS_MAX]; /* owners: the user is on the page owner's page */
     uint32_t rp_next_req; /* a trace-driven run: the next recorded request */
 } w_path;
 

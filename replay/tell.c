@@ -611,16 +611,16 @@ static int tell_session(rpl_teller *t, const trc_event *e)
     if (e->has & TRC_F_REQUEST)
         snprintf(last, sizeof last, ", its last request %lld", (long long)e->request);
     if (strcmp(e->error, "session_open") == 0) {
-        say(t, e, "%s: %s opens session %lld at %s, %.1f MiB", e->part, e->owner,
+        say(t, e, "%s: %s opens session #%lld at %s, %.1f MiB", e->part, e->owner,
             (long long)e->session, e->action, TELL_MIB(total(e->alloc, e->alloc_has)));
     } else if (strcmp(e->error, "session_leaked") == 0) {
-        say(t, e, "%s: %s closes without releasing session %lld%s: leaked, and the %s stays "
+        say(t, e, "%s: %s closes without releasing session #%lld%s: leaked, and the %s stays "
             "resident", e->part, e->owner, (long long)e->session, last, e->part);
     } else if (strncmp(e->action, "still held by ", 14) == 0) {
-        say(t, e, "%s: %s releases session %lld%s; the %s stays resident: %s holds it", e->part,
+        say(t, e, "%s: %s releases session #%lld%s; the %s stays resident: %s holds it", e->part,
             e->owner, (long long)e->session, last, e->part, e->action + 14);
     } else {
-        say(t, e, "%s: %s's session %lld closes%s: %s", e->part, e->owner,
+        say(t, e, "%s: %s's session #%lld closes%s: %s", e->part, e->owner,
             (long long)e->session, last, e->action);
     }
     return 1;

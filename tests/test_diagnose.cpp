@@ -702,7 +702,7 @@ TEST_CASE("diagnose: LOW_MEM of a visible process, and a UTC kill line beside a 
     CHECK(y[0].joined_line == 1);
 }
 
-TEST_CASE("diagnose: every process of the app is its own; --process PACKAGE says what it left "
+TEST_CASE("diagnose: every process of the app is its own, and --process PACKAGE says what it left "
           "out", "[diagnose]")
 {
     // dumpsys activity exit-info lists every process of the package: two

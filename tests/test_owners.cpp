@@ -353,3 +353,67 @@ TEST_CASE("owner-leak shows what its about says", "[owners][teach]")
     CHECK(x.leaked_sessions == 0);
     CHECK(f.when("release recognizer") == 40200000); // when request 19 ends
 }
+
+TEST_CASE("owners: a part its owner left while it loaded goes when ready, and preload keeps "
+          "its order", "[owners]")
+{
+    // enter cam and leave it at once: the model's load (0 to 0.8 s) was
+    // for nobody; it goes when ready, with no session opened, and no time
+    // counts as held after the leave
+    std::string yaml = std::string(roomy);
+    yaml.replace(yaml.find("on_demand_overlap"), 17, "\"lru:2\"");
+    Loaded l(yaml + "owners:\n  camera: {kind: page, page: cam}\nworkload:\n  path: "
+             "[cold_start, {enter: cam}, {leave: cam}]\n");
+    Timeline t;
+    mdl_rep r = traced(l, t);
+    CHECK(t.s.empty());
+    CHECK(t.when("release model") == 800000);
+    CHECK(r.held_after_leave_us == 0);
+    // under preload a service at the start waits for the start-up's loads:
+    // no on-demand load (no switch); its sessions open when each part is ready
+    std::string two = std::string(roomy);
+    two.replace(two.find("on_demand_overlap"), 17, "preload");
+    two.replace(two.find("        inference: {time: 100ms}\n"), 0,
+                "");
+    two += "owners:\n  svc: {kind: service}\nworkload:\n  path: [cold_start]\n";
+    two.replace(two.find("    parts:\n"), 11,
+                "    parts:\n      first:\n        file: 10MiB\n        load: {mode: mmap, time: "
+                "300ms}\n        prepare: {time: 500ms, resident: {native: 100MiB}}\n        "
+                "session: {native: 10MiB}\n        inference: {time: 100ms}\n");
+    Loaded p(two);
+    Timeline tp;
+    mdl_rep rp = traced(p, tp);
+    CHECK(rp.switches == 0);
+    REQUIRE(tp.s.size() == 2);
+    CHECK(tp.s[0].t == 800000);  // first: ready at 0.8 s
+    CHECK(tp.s[1].t == 1600000); // model: loaded after it, ready at 1.6 s
+}
+
+TEST_CASE("owners: a relaunch while the user is on the page opens its owner again",
+          "[owners]")
+{
+    // camera holds the small part; at 2 s a request for the 7.5 GiB part
+    // kills the app during its prepare (2.3 s); the user, still on cam,
+    // reopens it 1 s later: camera opens its session again once the small
+    // part is ready (3.3 + 0.8 s)
+    std::string yaml = std::string(roomy);
+    yaml.replace(yaml.find("    parts:\n"), 11,
+                 "    parts:\n      huge:\n        file: 10MiB\n        load: {mode: mmap, "
+                 "time: 300ms}\n        prepare: {time: 500ms, resident: {native: 7500MiB}}\n"
+                 "        inference: {time: 100ms}\n");
+    yaml += "owners:\n  camera: {kind: page, page: cam, needs: [model]}\nworkload:\n  path:\n"
+            "    - cold_start\n    - enter: cam\n    - requests: {every: 2s, count: 1, needs: "
+            "[huge]}\n  relaunch: 1s\n";
+    Loaded l(yaml);
+    Timeline t;
+    mdl_rep r = traced(l, t);
+    REQUIRE(r.deaths_total == 1);
+    CHECK(r.first_death_time == 2300000);
+    std::vector<sim_time> opens;
+    for (const Session &s : t.s)
+        if (s.what == "session_open" && s.owner == "camera")
+            opens.push_back(s.t);
+    REQUIRE(opens.size() == 2);
+    CHECK(opens[0] == 800000);
+    CHECK(opens[1] == 4100000);
+}
