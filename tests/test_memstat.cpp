@@ -72,14 +72,7 @@ struct Notes {
 
 mdl_rep traced(Loaded &l, Notes &n, unsigned cell = 0)
 {
-    mdl_trace_sink sink = {Notes::add, &n, NULL};
-    mdl_rep r;
-    sim_error err;
-    sim_error_clear(&err);
-    int rc = mdl_run_replication_traced(&l.s.cells[cell], 0, nullptr, nullptr, &sink, &r, &err);
-    INFO(err.msg);
-    REQUIRE(rc == SIM_OK);
-    return r;
+    return shim::run_traced(l.s.cells[cell], Notes::add, &n);
 }
 
 } // namespace

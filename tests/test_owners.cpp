@@ -53,14 +53,7 @@ struct Timeline {
 
 mdl_rep traced(Loaded &l, Timeline &t, unsigned cell = 0)
 {
-    mdl_trace_sink sink = {Timeline::add, &t, NULL};
-    mdl_rep r;
-    sim_error err;
-    sim_error_clear(&err);
-    int rc = mdl_run_replication_traced(&l.s.cells[cell], 0, nullptr, nullptr, &sink, &r, &err);
-    INFO(err.msg);
-    REQUIRE(rc == SIM_OK);
-    return r;
+    return shim::run_traced(l.s.cells[cell], Timeline::add, &t);
 }
 
 // A roomy phone (nothing is killed) and one part: load 300 ms, prepare

@@ -55,6 +55,21 @@ struct Loaded {
     Loaded &operator=(const Loaded &) = delete;
 };
 
+// Replication rep of `cell` with its timeline sent to fn(ctx, event); as
+// run_replication, without the leak check.
+inline mdl_rep run_traced(const mdl_cell &cell, int (*fn)(void *, const trc_event *, sim_error *),
+                          void *ctx, uint64_t rep = 0)
+{
+    mdl_trace_sink sink = {fn, ctx, NULL};
+    mdl_rep r;
+    sim_error err;
+    sim_error_clear(&err);
+    int rc = mdl_run_replication_traced(&cell, rep, nullptr, nullptr, &sink, &r, &err);
+    INFO(err.msg);
+    REQUIRE(rc == SIM_OK);
+    return r;
+}
+
 // The plan `oomsim run` makes of s (cli_plan_of) at `reps` replications;
 // `pj` receives the cells' policy labels and must outlive the plan.
 inline res_plan plan_of(const scn_scenario &s, uint64_t reps, std::vector<const char *> &pj)
