@@ -410,3 +410,34 @@ TEST_CASE("owners: a relaunch while the user is on the page opens its owner agai
     CHECK(opens[0] == 800000);
     CHECK(opens[1] == 4100000);
 }
+
+TEST_CASE("owners: under release-first an owner's opening keeps the release a waiting load "
+          "needs", "[owners]")
+{
+    // inference 5 s, two sessions.  The detector's request of 2 s runs from
+    // its load's end (2.8 s) to 7.8 s; a recognizer request at 3 s must
+    // wait for the detector's release (release first).  Entering cam at
+    // 4 s does not keep the detector: it goes at 7.8 s, the recognizer
+    // loads (ready 8.6 s) and serves its two requests (to 13.6 s); camera's
+    // first request (14 s) loads the detector again, and camera's session
+    // opens when it is ready, at 14.8 s.
+    std::string yaml = std::string(roomy);
+    yaml.replace(yaml.find("on_demand_overlap"), 17, "on_demand_release_first, sessions: 2");
+    yaml.replace(yaml.find("inference: {time: 100ms}"), 24, "inference: {time: 5s}");
+    yaml.replace(yaml.find("    parts:\n"), 11,
+                 "    parts:\n      recognizer:\n        file: 10MiB\n        load: {mode: "
+                 "mmap, time: 300ms}\n        prepare: {time: 500ms, resident: {native: "
+                 "300MiB}}\n        inference: {time: 5s}\n");
+    yaml += "owners:\n  camera: {kind: page, page: cam, needs: [model]}\nworkload:\n  path:\n"
+            "    - cold_start\n    - requests: {every: 2s, count: 1, needs: [model]}\n"
+            "    - requests: {every: 1s, count: 2, needs: [recognizer]}\n    - enter: cam\n"
+            "    - requests: {every: 10s, count: 1, needs: [model], owner: camera}\n";
+    Loaded l(yaml);
+    Timeline t;
+    mdl_rep r = traced(l, t);
+    CHECK(t.when("release model") == 7800000);
+    REQUIRE(!t.s.empty());
+    CHECK(t.s[0].what == "session_open");
+    CHECK(t.s[0].t == 14800000);
+    CHECK(r.completed == 4);
+}
