@@ -139,9 +139,12 @@ static int switch_waits(const world *w)
  * loads (preload's, or prewarm's before the start-up is done: their
  * order is the start-up's), nor a service's at a start that skips the
  * model's start-up work (safe mode). */
+/* Part k is one the start-up has still to load (from its next entry on). */
 static int startup_part(const world *w, unsigned k)
 {
-    for (unsigned j = 0; j < w->nstartup && !w->proc.startup_done && !w->proc.startup_skip; j++)
+    if (w->proc.startup_done || w->proc.startup_skip)
+        return 0;
+    for (unsigned j = w->proc.startup_next; j < w->nstartup; j++)
         if (w->startup[j] == k)
             return 1;
     return 0;
@@ -151,7 +154,7 @@ static int loads_now(const world *w, uint32_t h, unsigned k)
 {
     if (w->proc.startup_skip)
         return holder(w, h)->kind != MDL_HOLDER_SERVICE;
-    return w->pol->residency != MDL_RES_PRELOAD && !startup_part(w, k);
+    return !startup_part(w, k);
 }
 
 /* Owner h opens: each part it needs is loaded (an on-demand load when it
@@ -192,9 +195,31 @@ static void close_session(world *w, uint32_t s, const char *result)
     x->in_use = 0;
 }
 
+/* release_first: no load waits for room any more (one was dropped): the
+ * parts an owner holds that were to go for it stay, and the owners that
+ * opened meanwhile get their sessions. */
+static void keep_held(world *w)
+{
+    uint32_t epoch = w->epoch;
+    if (switch_waits(w))
+        return;
+    for (unsigned k = 0; k < w->nparts && still(w, epoch); k++) {
+        part_rt *q = &w->proc.parts[k];
+        if (q->state != P_READY || !q->release_pending || other_holder(w, k, NIL) == NIL)
+            continue;
+        q->release_pending = 0;
+        for (uint32_t h = 0; h < w->wl->nholders && still(w, epoch); h++)
+            for (unsigned j = 0; j < w->h_nneeds[h]; j++)
+                if (w->proc.h_open[h] && w->h_needs[h][j] == k &&
+                    open_sessions(w, h, q) != W_LIVES)
+                    return;
+    }
+}
+
 /* Part p, which no owner holds now: released when it is ready and idle
  * (when busy, at its executions' end); a load for nobody (no request waits
- * for it) is dropped while deferred, released once ready when it runs. */
+ * for it) is dropped while deferred (what was to go for its room and is
+ * held stays: keep_held), released once ready when it runs. */
 static void let_go(world *w, part_rt *p)
 {
     if (p->state == P_READY && p->busy > 0) {
@@ -206,6 +231,7 @@ static void let_go(world *w, part_rt *p)
         if (p->deferred) { /* not started: dropped */
             p->deferred = 0;
             p->state = P_UNLOADED;
+            keep_held(w);
         } else {
             p->unwanted = 1;
         }
@@ -344,17 +370,21 @@ void w__holders_page(world *w, uint32_t page, int enter)
     }
 }
 
+int w__holders_unwanted(world *w, part_rt *p)
+{
+    unsigned k = (unsigned)(p - w->proc.parts);
+    if (!p->unwanted)
+        return 0;
+    p->unwanted = 0; /* loaded for an owner that has closed since */
+    if (p->wait_head != NIL || other_holder(w, k, NIL) != NIL)
+        return 0;
+    w__release_part(w, p);
+    return 1;
+}
+
 w_fate w__holders_part_ready(world *w, part_rt *p)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
-    if (p->unwanted) { /* loaded for an owner that has closed since */
-        p->unwanted = 0;
-        if (p->wait_head == NIL && other_holder(w, k, NIL) == NIL) {
-            uint32_t epoch = w->epoch;
-            w__release_part(w, p);
-            return still(w, epoch) ? W_LIVES : W_GONE;
-        }
-    }
     for (uint32_t h = 0; h < w->wl->nholders; h++) {
         if (!w->proc.h_open[h])
             continue;

@@ -234,6 +234,12 @@ static void part_ready(world *w, part_rt *p)
     p->state = P_READY;
     p->last_use = ++w->lru_clock;
     p->idle_since = now(w); /* unload_after counts from here until its first use */
+    uint32_t epoch0 = w->epoch;
+    if (w->wl->nholders > 0 && w__holders_unwanted(w, p)) { /* for nobody: it goes */
+        if (still(w, epoch0))
+            w__startup_continue(w);
+        return;
+    }
     if (w->pol->residency == MDL_RES_OVERLAP || w->pol->residency == MDL_RES_LRU) {
         part_rt *v;
         while (resident_count(w) > w->res_cap && (v = lru_victim(w, p)) != NULL)
@@ -274,6 +280,9 @@ static void part_failed(world *w, part_rt *p)
         w->out->failed++;
         w__finish(w, i, 1);
     }
+    /* release_first: a failed part holds no room; a load waiting for room starts */
+    if (still(w, epoch) && w->pol->residency == MDL_RES_RELEASE_FIRST)
+        start_deferred(w);
     if (still(w, epoch))
         w__startup_continue(w);
 }

@@ -764,6 +764,9 @@ void w__holders_config(world *w, const mdl_candidate *c);
 void w__holders_start(world *w);
 /* the user enters (1) or leaves (0) a page: its owners open or close */
 void w__holders_page(world *w, uint32_t page, int enter);
+/* part p is ready: released (1) when it was loaded for an owner that
+ * closed since and nothing else wants it, before it evicts another */
+int w__holders_unwanted(world *w, part_rt *p);
 /* part p is ready: the open owners' sessions of it open */
 W_MAY_KILL w_fate w__holders_part_ready(world *w, part_rt *p);
 /* part p's sessions went (released, or dropped: `why`) */

@@ -441,3 +441,36 @@ TEST_CASE("owners: under release-first an owner's opening keeps the release a wa
     CHECK(t.s[0].t == 14800000);
     CHECK(r.completed == 4);
 }
+
+TEST_CASE("owners: a part loaded for nobody goes without evicting a held one, under overlap "
+          "and release-first", "[owners]")
+{
+    // svc holds `model` from the start (ready 0.8 s); gal is entered and
+    // left at 2 s while `other` starts loading for it; `other` is ready at
+    // 2.8 s and goes at once, `model` stays (overlap would have evicted it)
+    auto yaml = [](const char *residency) {
+        std::string y = std::string(roomy);
+        y.replace(y.find("on_demand_overlap"), 17, residency);
+        y.replace(y.find("    parts:\n"), 11,
+                  "    parts:\n      other:\n        file: 10MiB\n        load: {mode: mmap, "
+                  "time: 300ms}\n        prepare: {time: 500ms, resident: {native: 300MiB}}\n"
+                  "        inference: {time: 100ms}\n");
+        return y + "owners:\n  svc: {kind: service, needs: [model]}\n  gallery: {kind: page, "
+                   "page: gal, needs: [other]}\nworkload:\n  path:\n    - cold_start\n"
+                   "    - requests: {every: 2s, count: 1, needs: [model], owner: svc}\n"
+                   "    - enter: gal\n    - leave: gal\n";
+    };
+    Loaded ov(yaml("on_demand_overlap"));
+    Timeline t;
+    traced(ov, t);
+    CHECK(t.when("release other") == 2800000);
+    CHECK(t.when("release model") == -1);
+    // release-first: `other`'s load waits for `model`'s room (model runs its
+    // request 2 to 2.1 s); the gallery leaves before: the waiting load is
+    // dropped, and `model`, which svc holds, stays
+    Loaded rf(yaml("on_demand_release_first"));
+    Timeline f;
+    traced(rf, f);
+    CHECK(f.when("release model") == -1);
+    CHECK(f.when("release other") == -1); // never loaded
+}
