@@ -48,6 +48,21 @@ typedef struct mdl_holder {
     int releases;             /* 0: it never closes its sessions (the leak) */
 } mdl_holder;
 
+/* A process of the app besides its main one (a scenario's `processes`,
+ * docs/scenarios.md "Processes"): a service bound by the main process, in
+ * which the model runs; its clients (pages, tasks) hold their sessions
+ * there.  One such process is modelled; the loader reads up to
+ * MDL_PROCS_MAX to refuse a cycle of bindings by name. */
+#define MDL_PROCS_MAX 8u
+typedef struct mdl_process {
+    char name[MDL_NAME_MAX];  /* its exit records name it PACKAGE:name */
+    mdl_dist restart;         /* the client is bound again this long after the service died */
+    int waive_priority;       /* BIND_WAIVE_PRIORITY: the binding lends it no importance */
+    int important;            /* BIND_IMPORTANT: it takes its client's adj, foreground too */
+    int has_baseline;
+    mdl_amounts baseline;     /* `app.processes.NAME.baseline`, drawn at each of its starts */
+} mdl_process;
+
 typedef enum mdl_step_kind {
     MDL_STEP_COLD_START = 0,
     MDL_STEP_ENTER,
@@ -114,6 +129,8 @@ typedef struct mdl_workload {
     uint32_t nholds;
     mdl_holder *holders;      /* `owners`, in file order (NULL: none, one implicit owner) */
     uint32_t nholders;
+    int has_proc;             /* `processes`: the model runs in `proc`, not the main process */
+    mdl_process proc;
     mdl_owned owned;          /* empirical values the loader allocated */
 } mdl_workload;
 

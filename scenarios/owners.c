@@ -38,6 +38,29 @@ static int load_task(scn_scenario *s, const scn__node *v, mdl_holder *h, sim_err
     return rc;
 }
 
+/* A service owner lives in the process the model runs in: the main one,
+ * or the service process `processes` declares, which it must then name. */
+static int service_process(const scn_scenario *s, const scn__node *v, const mdl_holder *h,
+                           sim_error *err)
+{
+    const mdl_workload *wl = &s->workload;
+    scn__node x;
+    char name[MDL_NAME_MAX];
+    scn__get(v, "process", &x);
+    if (x.n == NULL)
+        return wl->has_proc ? scn__fail(v, err, SIM_EINPUT, "owner %s: the model runs in "
+                                        "process %s: its service lives there (`process: %s`)",
+                                        h->name, wl->proc.name, wl->proc.name)
+                            : SIM_OK;
+    int rc = scn__name(&x, name, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (!wl->has_proc || strcmp(name, wl->proc.name) != 0)
+        return scn__fail(&x, err, SIM_EINPUT, "owner %s: no process named '%s'%s", h->name,
+                         name, wl->has_proc ? "" : " (the scenario has no `processes`)");
+    return SIM_OK;
+}
+
 static int load_holder(scn_scenario *s, const scn__node *v, mdl_holder *h, sim_error *err)
 {
     scn__node x;
@@ -64,11 +87,8 @@ static int load_holder(scn_scenario *s, const scn__node *v, mdl_holder *h, sim_e
     } else if (h->kind == MDL_HOLDER_TASK && (rc = load_task(s, v, h, err)) != SIM_OK) {
         return rc;
     }
-    scn__get(v, "process", &x);
-    if (x.n != NULL)
-        return scn__fail(&x, err, SIM_EINPUT, "a service in a process of its own is not "
-                         "modelled by this version of oomsim: remove `process` (the service "
-                         "then lives in the app's process)");
+    if (h->kind == MDL_HOLDER_SERVICE && (rc = service_process(s, v, h, err)) != SIM_OK)
+        return rc;
     h->sessions = 1;
     scn__get(v, "sessions", &x);
     int64_t n;

@@ -42,6 +42,8 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err);
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err);
 /* owners.c: the `owners` map (before the workload), a requests step's
  * `owner` by name, and the owners' pages (after the workload). */
+/* processes.c: `processes` (before the owners) */
+int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__holder_of(const scn_scenario *s, const scn__node *v, uint32_t *out, sim_error *err);
 int scn__resolve_owners(scn_scenario *s, const scn__node *root, sim_error *err);

@@ -354,16 +354,59 @@ int scn__not_modelled(const scn__node *v, sim_error *err, const char *what)
                      "remove the key", what);
 }
 
-int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err)
+/* `app.processes.NAME.baseline`: the service process's own memory. */
+static int load_proc_app(scn_scenario *s, const scn__node *app, sim_error *err)
 {
     static const char *const keys[] = {"baseline"};
-    scn__node app, base;
+    scn__node m, v, base;
+    scn__get(app, "processes", &m);
+    if (m.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&m, err);
+    if (rc != SIM_OK)
+        return rc;
+    mdl_process *p = &s->workload.proc;
+    void *it = NULL;
+    struct fy_node_pair *pair;
+    for (uint32_t n = 0; (pair = fy_node_mapping_iterate(m.n, &it)) != NULL; n++) {
+        scn__node key;
+        char name[MDL_NAME_MAX];
+        scn__item(&m, n, fy_node_pair_key(pair), &key);
+        memcpy(key.path, m.path, sizeof key.path);
+        if ((rc = scn__name(&key, name, err)) != SIM_OK)
+            return rc;
+        if (!s->workload.has_proc || strcmp(name, p->name) != 0)
+            return scn__fail(&key, err, SIM_EINPUT, "no process named '%s'%s", name,
+                             s->workload.has_proc ? "" : " (the scenario has no `processes`)");
+    }
+    scn__get(&m, p->name, &v);
+    if ((rc = scn__expect_mapping(&v, err)) == SIM_OK &&
+        (rc = scn__check_keys(&v, keys, 1, err)) == SIM_OK &&
+        (rc = scn__require(&v, "baseline", &base, err)) == SIM_OK)
+        rc = scn__amounts(&s->workload.owned, &base, &p->baseline, err);
+    if (rc == SIM_OK && p->baseline.mask == 0)
+        rc = scn__fail(&base, err, SIM_EINPUT, "expected at least one of java, native, gpu, "
+                       "file");
+    p->has_baseline = rc == SIM_OK;
+    return rc;
+}
+
+int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"baseline", "processes"};
+    scn__node app, base, procs;
     scn__get(root, "app", &app);
     if (app.n == NULL)
         return SIM_OK;
     int rc = scn__expect_mapping(&app, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&app, keys, 1, err);
+        rc = scn__check_keys(&app, keys, 2, err);
+    scn__get(&app, "processes", &procs);
+    if (rc == SIM_OK && procs.n != NULL)
+        rc = load_proc_app(s, &app, err);
+    scn__get(&app, "baseline", &base);
+    if (rc != SIM_OK || (base.n == NULL && procs.n != NULL))
+        return rc;
     if (rc == SIM_OK)
         rc = scn__require(&app, "baseline", &base, err);
     if (rc == SIM_OK)
