@@ -22,6 +22,7 @@ static mdl_kill_input state_now(const world *w, int64_t extra)
     in.aged = w->proc.aged;
     in.job = w->proc.tasks > 0;
     in.hot = w->proc.fg ? w->proc.hot : 0;
+    in.bound_adj = w->svc && w->proc.alive ? w__app_adj(w) : 0;
     return in;
 }
 
@@ -43,7 +44,7 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
     }
     if (v.dies) {
         w->proc.lmkd = v.lmkd;
-        w__die(w, v.why, stage);
+        w__kill_at(w, in.bound_adj > 0 ? in.bound_adj : w__main_adj(w), v.why, stage);
         return W_GONE;
     }
     w__warning_room(w, v.room);
@@ -73,6 +74,10 @@ int64_t w__growth_room(world *w, int64_t *soft)
         step = v.margin;
     } else {
         int64_t floor = lmk_app_floor(d, w->proc.fg, w->proc.aged, w->proc.tasks > 0);
+        if (in.bound_adj > 0 && !d->lmk_psi) {
+            const mdl_minfree *lv = lmk_level_of(d, in.bound_adj);
+            floor = lv != NULL ? lv->free : -1;
+        }
         if (floor >= 0)
             step = v.room - floor;
         if (v.cached > 0 && d->nminfree > 0 && v.room >= d->minfree[d->nminfree - 1].free &&
@@ -91,6 +96,18 @@ int64_t w__growth_room(world *w, int64_t *soft)
     return step;
 }
 
+/* The Java heap of the process owner o allocates in: each process has its
+ * own (the main one holds app_owner's bytes when the model runs in a
+ * service process). */
+static int64_t java_heap(const world *w, mdl_owner o)
+{
+    int64_t all = mdl_ledger_total(w->led, MDL_CAT_JAVA);
+    if (!w->svc)
+        return all;
+    int64_t main = mdl_ledger_held(w->led, w->app_owner, MDL_CAT_JAVA);
+    return o == w->app_owner ? main : all - main;
+}
+
 w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners, const int64_t *const *amounts,
                    mdl_stage stage)
 {
@@ -106,9 +123,12 @@ w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners, const int64_t 
         return W_LIVES;
     w->last_stage = stage;
     const mdl_device *d = w->dev;
-    if (java > 0 && d->java_heap_limit > 0 &&
-        mdl_ledger_total(w->led, MDL_CAT_JAVA) + java > d->java_heap_limit) {
-        w__die(w, MDL_EXIT_JAVA_CRASH, stage); /* OutOfMemoryError: nothing made */
+    if (java > 0 && d->java_heap_limit > 0 && java_heap(w, owners[0]) + java > d->java_heap_limit) {
+        /* OutOfMemoryError: nothing made; in the process that allocates */
+        if (w->svc && owners[0] == w->app_owner)
+            w__main_die(w, MDL_EXIT_JAVA_CRASH, stage);
+        else
+            w__die(w, MDL_EXIT_JAVA_CRASH, stage);
         return W_GONE;
     }
     int counted = 0;
@@ -170,7 +190,7 @@ void w__pressure(sim_engine *e, void *ctx, uint64_t arg)
     gsl_rng *r = sim_stream_rng(&w->s_press);
     int64_t size = mdl_dist_sample(&w->dev->pressure_size, r);
     w->out->pressure_spikes++;
-    if (w->proc.alive) {
+    if (w__app_alive(w)) {
         w__emit_note(w, w->last_stage, "pressure_spike");
         if (w__kill_check(w, size, w->last_stage) != W_LIVES) {
             /* the app died; the other apps go on spiking */

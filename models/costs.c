@@ -68,8 +68,13 @@ static sim_time drawn_relaunch(world *w)
     return mdl_dist_sample(&w->wl->relaunch, sim_stream_rng(&w->s_relaunch));
 }
 
+static sim_time drawn_restart(world *w)
+{
+    return mdl_dist_sample(&w->wl->proc.restart, sim_stream_rng(&w->s_relaunch));
+}
+
 const w_costs w__costs_drawn = {drawn_stage, drawn_outcome, drawn_session, drawn_relaunch,
-                                w__drawn_requests};
+                                drawn_restart, w__drawn_requests};
 
 static void recorded_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
 {
@@ -120,5 +125,13 @@ static sim_time recorded_relaunch(world *w)
     return rp->relaunch[w->cur.relaunch++ % rp->nrelaunch];
 }
 
+static sim_time recorded_restart(world *w)
+{
+    const mdl_replay *rp = w->cell->replay;
+    if (rp->nrestart == 0)
+        return drawn_restart(w);
+    return rp->restart[w->cur.restart++ % rp->nrestart];
+}
+
 const w_costs w__costs_recorded = {recorded_stage, recorded_outcome, recorded_session,
-                                   recorded_relaunch, w__recorded_requests};
+                                   recorded_relaunch, recorded_restart, w__recorded_requests};

@@ -219,7 +219,18 @@ void w__emit_relaunch_delay(world *w, sim_time delay)
     ev_send(w);
 }
 
-void w__emit_exit(world *w, const mdl_exit_record *r)
+void w__emit_restart_delay(world *w, sim_time delay)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, MDL_STAGE_EXIT, TRC_SAMPLE, -1);
+    with_error(e, "service_restart_delay");
+    e->has |= TRC_F_DURATION;
+    e->duration_us = delay;
+    ev_send(w);
+}
+
+void w__emit_exit(world *w, const mdl_exit_record *r, int main)
 {
     if (!TRACING(w))
         return;
@@ -257,8 +268,15 @@ void w__emit_exit(world *w, const mdl_exit_record *r)
     }
     if (w->pg.on) { /* the phone's pages at the death, and the app's adj (iOS: band) */
         w__pages_fill(w, e);
-        e->pages[TRC_PG_ADJ] = w->pg.on == W_PAGES_XNU ? w__memstat_band(w) : w__app_adj(w);
+        e->pages[TRC_PG_ADJ] = w->pg.on == W_PAGES_XNU ? w__memstat_band(w)
+                               : main                  ? w__main_adj(w)
+                                                       : w__app_adj(w);
         e->pages_has |= 1u << TRC_PG_ADJ;
+    }
+    if (w->svc) { /* both processes leave records: each names its own */
+        e->has |= TRC_F_PROCESS;
+        snprintf(e->process, sizeof e->process, "%.40s%s%.20s", w->cell->candidate->id,
+                 main ? "" : ":", main ? "" : w->wl->proc.name);
     }
     e->exit.importance = r->importance;
     e->exit.pss_kb = r->pss_kb;

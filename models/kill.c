@@ -21,6 +21,12 @@ int64_t mdl_kill_line(const mdl_device *d, int foreground)
     return d->rule == MDL_KILL_JETSAM ? jetsam_line(d, foreground) : lmk_line(d, foreground);
 }
 
+int64_t mdl_lmk_line_at(const mdl_device *d, int adj)
+{
+    const mdl_minfree *lv = d->lmk_psi ? NULL : lmk_level_of(d, adj);
+    return lv != NULL ? d->ram - d->system - d->wmark_high - lv->free : -1;
+}
+
 int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground)
 {
     return jetsam_limit_of(d, foreground);

@@ -104,6 +104,10 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
     out->cached = cached;
     out->room = room;
     int64_t floor = lmk_app_floor(d, in->foreground, in->aged, in->job);
+    if (in->bound_adj > 0 && !d->lmk_psi) { /* the service process's level */
+        const mdl_minfree *lv = lmk_level_of(d, in->bound_adj);
+        floor = lv != NULL ? lv->free : -1;
+    }
     /* the margin counts every cached app as reclaimed (mdl_kill_line) */
     out->margin = floor >= 0 ? base + bonus0 - floor : INT64_MAX;
     if (floor < 0 || room >= floor || d->page_cache >= floor)

@@ -241,6 +241,10 @@ const mdl_device_delegate *mdl_device_delegate_of(const mdl_device *d, const cha
  * ram - system - the minfree of the app's level once every cached app is
  * reclaimed (models/kill_lmk.c); -1 when no lmk level applies. */
 int64_t mdl_kill_line(const mdl_device *d, int foreground);
+/* The same under lmk's minfree levels for a process at oom_score_adj adj
+ * (the model's service process: docs/model.md "Processes"); -1 when no
+ * level applies or the device runs lmkd's PSI mode. */
+int64_t mdl_lmk_line_at(const mdl_device *d, int adj);
 /* Jetsam's per-process limit in the foreground (1) or the background (0),
  * the page-shortage level left out. */
 int64_t mdl_device_jetsam_limit(const mdl_device *d, int foreground);
@@ -258,6 +262,8 @@ typedef struct mdl_kill_input {
     int aged;          /* lmk: in the background past previous_ttl (adj 900) */
     int64_t hot;       /* lmk: mapped file pages the app reads at every inference (foreground) */
     int job;           /* lmk: in the background with a job running (adj 250, owners) */
+    int bound_adj;     /* lmk: the adj of the model's service process, the app's own
+                          (from the flags) when 0 (processes) */
 } mdl_kill_input;
 
 typedef struct mdl_kill_verdict {
@@ -476,6 +482,8 @@ typedef struct mdl_replay {
     uint32_t nrequests;
     sim_time *relaunch;                /* the user's delays before reopening */
     uint32_t nrelaunch;
+    sim_time *restart;                 /* the service process's drawn restart delays */
+    uint32_t nrestart;
 } mdl_replay;
 
 /* One cell of the grid: what a replication runs.  Every pointer is
@@ -641,6 +649,13 @@ typedef struct mdl_rep {
      * a page that needed them left, us; sessions an owner never released */
     sim_time held_after_leave_us;
     uint64_t leaked_sessions;
+    /* processes (docs/model.md "Processes"), when the model runs in a
+     * service process: its deaths (within deaths_total), the requests that
+     * failed because it was down, its time alive (alive_us is then the main
+     * process's, accepting_us the service's, alive and accepting) */
+    uint32_t svc_deaths;
+    uint64_t svc_failed;
+    sim_time svc_alive_us;
     uint32_t lmkd_decided[MDL_LMKD_COUNT]; /* lmkd's wake-ups by the reason decided */
     int64_t thrashing_max;              /* lmkd's thrashing percent, the highest seen */
     int64_t swap_used_max;              /* zram's use, uncompressed bytes */

@@ -217,71 +217,118 @@ static int other_adj(const world *w) { return w->path.bg ? 0 : MDL_ADJ_PREVIOUS;
 
 static int64_t other_app(const world *w) { return w->dstate.successor + w->pg.succ_swap; }
 
-/* lmkd's kill line for the app, as lmkd.cpp's kill_one_process logs it; the
- * pid and uid are the simulator's own numbering (docs/traces.md "log"). */
-static void app_kill_line(world *w, const mdl_lmkd_decision *dec)
+/* lmkd's kill line for one of the app's processes (main: the main one
+ * while the model runs in a service process), as lmkd.cpp's
+ * kill_one_process logs it; the pid and uid are the simulator's own
+ * numbering (docs/traces.md "log"). */
+static void app_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
 {
+    int64_t anon = app_anon(w), file = app_file_resident(w);
+    if (w->svc) { /* each process its own: the main one holds its baseline and holds */
+        int64_t m = w__main_anon(w);
+        anon = main ? m : anon - m;
+        file = main ? 0 : file;
+    }
+    if (!w->svc) {
+        snprintf(w->pg.log, sizeof w->pg.log,
+                 "lowmemorykiller: Kill '%.40s' (%u), uid 10000, oom_score_adj %d to free %lldkB "
+                 "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, w__app_adj(w),
+                 (long long)((anon + file) / 1024), dec->description);
+        return;
+    }
     snprintf(w->pg.log, sizeof w->pg.log,
-             "lowmemorykiller: Kill '%.40s' (%u), uid 10000, oom_score_adj %d to free %lldkB "
-             "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, w__app_adj(w),
-             (long long)((app_anon(w) + app_file_resident(w)) / 1024), dec->description);
+             "lowmemorykiller: Kill '%.40s%s%.16s' (%u), uid 10000, oom_score_adj %d to free "
+             "%lldkB rss, 0kB swap; reason: %.64s", w->cell->candidate->id, main ? "" : ":",
+             main ? "" : w->wl->proc.name, 1000u + w->epoch + (main ? 500u : 0u),
+             main ? w__main_adj(w) : w__app_adj(w), (long long)((anon + file) / 1024),
+             dec->description);
+}
+
+/* The reclaim kill of the app's process at adj: the main process when it
+ * has it (at one adj lmkd takes the process registered there first, and
+ * the client's adj reaches lmkd before its service's), else the one the
+ * model runs in. */
+static void kill_app(world *w, int adj, const mdl_lmkd_decision *dec)
+{
+    int main = w__victim_is_main(w, adj);
+    w->proc.lmkd = dec->reason;
+    app_kill_line(w, dec, main);
+    w__kill_at(w, adj, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
+}
+
+/* The next adj under `adj` at which lmkd finds one of the app's processes
+ * or the other app, -1 when none is left. */
+static int next_adj(int adj, int a, int b, int c)
+{
+    int best = -1;
+    if (a < adj && a > best)
+        best = a;
+    if (b < adj && b > best)
+        best = b;
+    if (c < adj && c > best)
+        best = c;
+    return best;
 }
 
 /* find_and_kill_process: from adj 1000 down to min_adj, the first process
  * found: the cached apps (above the app's 900), the app at 900 or 700, the
  * previous app at 700, the app at 250 while a job of an owner runs in the
- * background, and at adj 0 the one in front (the app, or the other app
- * while the app is in the background).  1 when one was killed,
- * 2 when it was the app. */
+ * background, the model's service process at 100 while the app is in
+ * front, and at adj 0 the one in front (the app, or the other app while
+ * the app is in the background).  At one adj the app's process goes
+ * before the other app.  1 when one was killed, 2 when it was the app's. */
 static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
 {
     mdl_lmkd_reason why = dec->reason;
     int app = w->proc.alive ? w__app_adj(w) : -1;
+    int main = w->svc && w->main.alive ? w__main_adj(w) : -1;
     int other = other_app(w) > 0 ? other_adj(w) : -1;
     if (w->pg.ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
         kill_cached(w, mdl_lmkd_reason_name(why));
         w->out->lmkd_kills_of_others++;
         return 1;
     }
-    for (int adj = APP_ADJ_CACHED;; adj = adj == APP_ADJ_CACHED    ? MDL_ADJ_PREVIOUS
-                                         : adj == MDL_ADJ_PREVIOUS ? APP_ADJ_JOB
-                                                                   : 0) {
-        if (adj < min_adj)
-            return 0;
-        if (app == adj) {
-            w->proc.lmkd = why;
-            app_kill_line(w, dec);
-            w__die(w, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
+    for (int adj = next_adj(MDL_ADJ_MAX, app, main, other); adj >= 0 && adj >= min_adj;
+         adj = next_adj(adj, app, main, other)) {
+        if (app == adj || main == adj) {
+            kill_app(w, adj, dec);
             return 2;
         }
-        if (other == adj) {
-            kill_successor(w, mdl_lmkd_reason_name(why));
-            w->out->lmkd_kills_of_others++;
-            return 1;
-        }
-        if (adj == 0)
-            return 0;
+        kill_successor(w, mdl_lmkd_reason_name(why));
+        w->out->lmkd_kills_of_others++;
+        return 1;
     }
+    return 0;
 }
 
 /* The kernel's OOM killer (oom_badness): the largest rss + swap plus
- * adj x totalpages / 1000.  1 when one was killed, 2 the app, 0 none. */
+ * adj x totalpages / 1000.  1 when one was killed, 2 the app's, 0 none. */
 static int kernel_oom(world *w)
 {
     const mdl_device *d = w->dev;
     double total = (double)(d->ram + (d->has_zram ? d->zram_size : 0)) / 1000.0;
     double best = -1.0;
-    int who = 0; /* 1 a cached app, 2 the app, 3 the successor */
+    int who = 0; /* 1 a cached app, 2 the app (the model's process), 3 the successor, 4 the
+                    main process (svc) */
     if (w->pg.ncached > 0) {
         best = (double)(w->dstate.cached + w->pg.cached_swap) / w->pg.ncached +
                CACHED_OTHERS_ADJ * total;
         who = 1;
     }
+    int64_t main_anon = w->svc && w->main.alive ? w__main_anon(w) : 0;
     if (w->proc.alive) {
-        double app = (double)(app_anon(w) + app_file_resident(w)) + w__app_adj(w) * total;
+        double app = (double)(app_anon(w) - main_anon + app_file_resident(w)) +
+                     w__app_adj(w) * total;
         if (app > best) {
             best = app;
             who = 2;
+        }
+    }
+    if (w->svc && w->main.alive) {
+        double app = (double)(w->proc.alive ? main_anon : app_anon(w)) + w__main_adj(w) * total;
+        if (app > best) {
+            best = app;
+            who = 4;
         }
     }
     if (other_app(w) > 0 && (double)other_app(w) + other_adj(w) * total > best)
@@ -291,12 +338,16 @@ static int kernel_oom(world *w)
         kill_cached(w, "kernel_oom");
     else if (who == 3)
         kill_successor(w, "kernel_oom");
-    else if (who == 2) {
+    else if (who == 2 || who == 4) {
         w->proc.lmkd = MDL_LMKD_NONE;
         w->proc.kernel_oom = 1;
-        w__die(w, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
+        mdl_exit why = w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM;
+        if (who == 4)
+            w__main_die(w, why, w->last_stage);
+        else
+            w__die(w, why, w->last_stage);
     }
-    return who == 2 ? 2 : who != 0;
+    return who == 2 || who == 4 ? 2 : who != 0;
 }
 
 /* ------------------------------------------------------------ lmkd */

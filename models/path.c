@@ -26,6 +26,11 @@ static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
     w__emit_request(w, x);
     if (w->rc != SIM_OK)
         return;
+    if (w->svc && !w->proc.alive) { /* the service is down: the call fails */
+        w__svc_refuse(w, u);
+        w__user_maybe_free(w, u);
+        return;
+    }
     w__submit(w, u);
 }
 
@@ -35,7 +40,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
     (void)e;
     world *w = ctx;
     const mdl_replay_request *q = &w->cell->replay->requests[(uint32_t)arg];
-    if (!w->proc.alive)
+    if (!w__app_alive(w))
         return;
     uint32_t u = w__user_get(w);
     if (u == NIL)
@@ -97,7 +102,7 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
      * draws are made all the same (into scratch) so later requests match */
     uint32_t u = NIL;
     req_draw scratch, *d = &scratch;
-    if (w->proc.alive) {
+    if (w__app_alive(w)) {
         if ((u = w__user_get(w)) == NIL)
             return;
         d = &w->store.users[u].d;
@@ -192,13 +197,13 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
               NULL) != SIM_OK) {
         /* the replication fails: w->rc says why */
     }
-    if (w->proc.alive) {
+    if (w__app_alive(w)) {
         w->proc.fg = 1;
-        w->proc.aged = 0;
+        w->proc.aged = w->main.aged = 0;
         w__emit_note(w, w->last_stage, "foreground");
         /* the foreground limits differ; back in the foreground, parked
          * retries go */
-        if (w__kill_check(w, 0, w->last_stage) == W_LIVES)
+        if (w__kill_check(w, 0, w->last_stage) == W_LIVES && w->proc.alive)
             w__new_condition(w);
     } else if (w->life.relaunch_pending) {
         w__cold_start(w);
@@ -214,9 +219,11 @@ static void aged(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
     world *w = ctx;
-    if (!current(w, arg) || !w->path.bg || (uint32_t)arg != w->path.bg_seq)
+    /* the app's process: the main one's events outlive its service's */
+    if (!(w->svc ? w->main.alive : current(w, arg)) || !w->path.bg ||
+        (uint32_t)arg != w->path.bg_seq)
         return;
-    w->proc.aged = 1;
+    w->proc.aged = w->main.aged = 1;
     w__emit_note(w, w->last_stage, w->pg.on == W_PAGES_XNU ? "idle_band" : "cached_adj");
     if (w__kill_check(w, 0, w->last_stage) != W_LIVES) {
         /* reclaimed at its new level: the path goes on */
@@ -233,10 +240,10 @@ static void to_background(world *w, sim_time duration)
     if (d->has_successor)
         w->dstate.successor = mdl_dist_sample(&d->successor, sim_stream_rng(&w->s_app));
     /* no app to check: the page model makes room for the new app all the same */
-    if (w->pg.on && !w->proc.alive && w__pages_check(w, 0, 0) != W_LIVES) {
+    if (w->pg.on && !w__app_alive(w) && w__pages_check(w, 0, 0) != W_LIVES) {
         /* nothing of the app to lose */
     }
-    if (w->proc.alive) {
+    if (w__app_alive(w)) {
         w->proc.fg = 0;
         w__emit_note(w, w->last_stage, "background");
         uint32_t epoch = w->epoch;
@@ -249,7 +256,8 @@ static void to_background(world *w, sim_time duration)
          * -> idle (the page model) */
         sim_time ttl = d->rule == MDL_KILL_LMK ? d->previous_ttl
                        : w->pg.on == W_PAGES_XNU ? MDL_XNU_APP_AGING_US : 0;
-        if (still(w, epoch) && ttl > 0 && ttl < duration &&
+        int lives = w->svc ? w->main.alive : still(w, epoch);
+        if (lives && ttl > 0 && ttl < duration &&
             w__at(w, now(w) + ttl, PRIO_TIMER, aged, tag(w, w->path.bg_seq), NULL) != SIM_OK)
             return;
     }
@@ -270,16 +278,23 @@ static void enter_page(world *w, const mdl_step *s)
         return;
     int64_t v[MDL_CAT_COUNT];
     sample_amounts(&w->wl->holds[s->hold], sim_stream_rng(&w->s_app), v);
-    if (!w->proc.alive)
+    if (!w__app_alive(w))
         return;
     w__emit_app(w, "page_hold", v);
+    if (w->svc) { /* the main process's: it outlives its service's death */
+        add_to(w->page_held[s->index], v);
+        if (w__charge(w, w->app_owner, v, MDL_STAGE_PAGE) != W_LIVES) {
+            /* a death of either process: the main one's clears its holds */
+        }
+        return;
+    }
     if (w__charge(w, w->app_owner, v, MDL_STAGE_PAGE) == W_LIVES)
         add_to(w->page_held[s->index], v);
 }
 
 static void leave_page(world *w, const mdl_step *s)
 {
-    if (w->page_held != NULL && w->proc.alive)
+    if (w->page_held != NULL && w__app_alive(w))
         w__give(w, w->app_owner, w->page_held[s->index]);
     if (w->wl->nholders > 0)
         w__holders_page(w, s->index, 0); /* its owners close (when the app lives) */

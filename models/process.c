@@ -73,7 +73,7 @@ static void relaunch(sim_engine *e, void *ctx, uint64_t arg);
 
 /* After a death: the user reopens the app after a delay, if the workload
  * says so and it falls inside the horizon. */
-static void relaunch_at(world *w)
+void w__relaunch_at(world *w)
 {
     if (!w->wl->has_relaunch)
         return;
@@ -99,18 +99,39 @@ static uint32_t leaked_owners(const world *w)
     return n;
 }
 
+/* The service process died (svc): the ledger cleared of it keeps what the
+ * main process holds, its baseline and its pages' holds, as they were. */
+static void keep_main(world *w)
+{
+    int64_t held[MDL_CAT_COUNT];
+    memcpy(held, w->main.app, sizeof held);
+    for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
+        add_to(held, w->page_held[k]);
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (held[c] > 0 && mdl_ledger_alloc(w->led, w->app_owner, (mdl_category)c, held[c],
+                                            MDL_STAGE_APP_START, now(w), w->err) != SIM_OK)
+            w__fail(w, SIM_EINTERNAL);
+}
+
 /* The process is gone: everything it held goes at once, its attempts are
  * lost, its requests die with it, and w_proc is "no process" again (the
  * storage of its pools kept). */
 static void proc_reset(world *w)
 {
     w_proc *pr = &w->proc;
+    int svc_only = w->svc && w->main.alive; /* the service died, the app lives */
+    for (uint32_t u = 0; svc_only && u < w->store.users_cap; u++)
+        if (w->store.users[u].in_use) { /* the client's calls fail (DeadObjectException) */
+            w->out->failed++;
+            w->out->svc_failed++;
+            w__emit_request_note(w, "service_died", u);
+        }
     mdl_ledger_clear(w->led);
     for (uint32_t i = 0; i < w->store.pool_cap; i++) {
         req *r = &w->store.pool[i];
         if (!r->in_use)
             continue;
-        w->out->lost++;
+        w->out->lost += !svc_only;
         if (mdl_ledger_retire(w->led, r->owner, w->err) != SIM_OK)
             w__fail(w, SIM_EINTERNAL);
         r->in_use = 0;
@@ -123,9 +144,15 @@ static void proc_reset(world *w)
         w->store.users[u].next = users_free;
         users_free = u;
     }
-    if (w->page_held != NULL) /* the pages' holds went with the process */
+    if (w->page_held != NULL && !w->svc) /* the pages' holds went with the process */
         memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
+    int fg = pr->fg;
     memset(pr, 0, sizeof *pr); /* what dies with the process; w_store stays */
+    if (svc_only) { /* the app lives on, with what it holds */
+        pr->fg = fg;
+        pr->aged = w->main.aged;
+        keep_main(w);
+    }
     if (w->gslots != NULL)
         memset(w->gslots, 0, GEN_SLOTS_BYTES); /* its KV regions with it */
     pr->users_free = users_free;
@@ -158,7 +185,10 @@ static void count_death(world *w, mdl_exit why, mdl_stage stage)
     } else {
         w->life.consec_startup_deaths = 0;
     }
-    o->alive_us += now(w) - w->proc.alive_since;
+    if (w->svc)
+        o->svc_alive_us += now(w) - w->proc.alive_since;
+    else
+        o->alive_us += now(w) - w->proc.alive_since;
 }
 
 void w__die(world *w, mdl_exit why, mdl_stage stage)
@@ -169,16 +199,31 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     mdl_death x = {why, stage, now(w), w->proc.fg, mdl_ledger_counted(w->led),
                    w->proc.sample_pss_kb, w->proc.sample_rss_kb, w->proc.lmkd,
                    w->proc.kernel_oom, w->proc.jetsam};
+    if (w->svc) { /* the service's own figures: its memory, its importance */
+        x.counted -= w__main_counted(w);
+        w->out->svc_deaths++;
+    }
     w->out->deaths_by_lmkd[w->proc.lmkd]++;
     if (w->pg.on && w->proc.lmkd != MDL_LMKD_NONE)
-        w->out->lmkd_counted[mdl_counted_bucket(mdl_ledger_counted(w->led))]++;
+        w->out->lmkd_counted[mdl_counted_bucket(x.counted)]++;
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);
+    if (w->svc && w->proc.fg)
+        r.importance = 200; /* IMPORTANCE_VISIBLE: bound by the app in front (adj 100) */
     mdl_rep_add_record(w->out, &r);
-    w__emit_exit(w, &r);
+    w__emit_exit(w, &r, 0);
     w->pg.log[0] = '\0';
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,
                           why, stage);
+    w__proc_gone(w);
+    if (w->svc)
+        w__svc_died(w);
+    else
+        w__relaunch_at(w);
+}
+
+void w__proc_gone(world *w)
+{
     w->out->leaks += leaked_owners(w); /* the process dies with its leak */
     if (w->wl->nholders > 0)
         w__holders_end(w); /* the sessions die with the process */
@@ -187,7 +232,6 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     w->pg.x.app_comp = 0;
     w->pg.app_evicted = w->pg.app_cold_gone = 0;
     w->epoch++;
-    relaunch_at(w);
 }
 
 /* The system's periodic pss/rss sample of the process (Android). */
@@ -200,7 +244,17 @@ static void sample(sim_engine *e, void *ctx, uint64_t arg)
     int64_t all = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         all += mdl_ledger_total(w->led, (mdl_category)c);
-    w->proc.sample_pss_kb = mdl_ledger_counted(w->led) / 1024;
+    int64_t counted = mdl_ledger_counted(w->led);
+    if (w->svc) { /* the service process's own: the main one's bytes are its */
+        int64_t main_all = 0;
+        for (int c = 0; c < MDL_CAT_COUNT; c++)
+            main_all += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
+        w->main.sample_pss_kb = w__main_counted(w) / 1024;
+        w->main.sample_rss_kb = main_all / 1024;
+        counted -= w__main_counted(w);
+        all -= main_all;
+    }
+    w->proc.sample_pss_kb = counted / 1024;
     w->proc.sample_rss_kb = all / 1024;
     w__emit_sample(w);
     (void)w__at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL);
@@ -251,6 +305,13 @@ static int startup_on_main(const world *w, unsigned nstart)
  * dies, before any model work. */
 W_MAY_KILL static w_fate app_baseline(world *w)
 {
+    if (w->svc) { /* the service process's own (app.processes.NAME.baseline) */
+        if (!w->wl->proc.has_baseline)
+            return W_LIVES;
+        sample_amounts(&w->wl->proc.baseline, sim_stream_rng(&w->s_app), w->proc.app);
+        w__emit_app(w, "service_baseline", w->proc.app);
+        return w__charge(w, w->svc_owner, w->proc.app, MDL_STAGE_APP_START);
+    }
     if (!w->wl->has_app)
         return W_LIVES;
     sample_amounts(&w->wl->app, sim_stream_rng(&w->s_app), w->proc.app);
@@ -258,7 +319,26 @@ W_MAY_KILL static w_fate app_baseline(world *w)
     return w__charge(w, w->app_owner, w->proc.app, MDL_STAGE_APP_START);
 }
 
+static void proc_start(world *w);
+
+void w__svc_start(world *w) { proc_start(w); }
+
 void w__cold_start(world *w)
+{
+    if (w->svc) { /* the app's main process, then the service it binds */
+        if (w->main.alive || w__main_start(w) != W_LIVES)
+            return;
+        if (w->life.relaunch_scheduled) {
+            sim_cancel(w->e, w->life.relaunch_h);
+            w->life.relaunch_scheduled = 0;
+        }
+        w->life.relaunch_pending = 0;
+    }
+    proc_start(w);
+}
+
+/* The process the model runs in starts: the app's, or its service. */
+static void proc_start(world *w)
 {
     w_proc *pr = &w->proc;
     if (pr->alive)
@@ -269,6 +349,8 @@ void w__cold_start(world *w)
     w->epoch++;
     pr->alive_since = now(w);
     pr->accept_since = now(w);
+    if (w->svc)
+        pr->aged = w->main.aged;
     w__apply_limits(w);
     w__emit_recovery(w);
     if (w->dev->os == MDL_OS_ANDROID &&
@@ -298,7 +380,7 @@ static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
     (void)arg;
     world *w = ctx;
     w->life.relaunch_scheduled = 0;
-    if (w->proc.alive)
+    if (w__app_alive(w))
         return;
     if (w->path.bg)
         w->life.relaunch_pending = 1; /* the user reopens the app when back */
@@ -318,7 +400,10 @@ void w__teardown(world *w)
     if (pr->alive && w->wl->nholders > 0)
         w__holders_end(w);
     if (pr->alive) {
-        o->alive_us += w->cell->horizon - pr->alive_since;
+        if (w->svc)
+            o->svc_alive_us += w->cell->horizon - pr->alive_since;
+        else
+            o->alive_us += w->cell->horizon - pr->alive_since;
         if (!w->lim.rejecting)
             o->accepting_us += w->cell->horizon - pr->accept_since;
         w__queue_area(w);
@@ -330,8 +415,8 @@ void w__teardown(world *w)
                 r->in_use = 0;
             }
         }
-        w__give(w, w->app_owner, pr->app);
-        for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
+        w__give(w, w->svc ? w->svc_owner : w->app_owner, pr->app);
+        for (uint32_t k = 0; !w->svc && w->page_held != NULL && k < w->wl->npages; k++)
             w__give(w, w->app_owner, w->page_held[k]);
         for (unsigned k = 0; k < w->nparts; k++) {
             part_rt *p = &pr->parts[k];
@@ -342,5 +427,7 @@ void w__teardown(world *w)
                 w__release_part(w, p);
         }
     }
+    if (w->svc)
+        w__main_teardown(w);
     o->leaks += mdl_ledger_leaks(w->led, NULL, NULL);
 }

@@ -173,7 +173,7 @@ static int owners_failed(sim_error *err, int rc)
 static int draws_app(const mdl_cell *cell)
 {
     return cell->workload->has_app || cell->workload->nholds > 0 ||
-           cell->device->has_successor;
+           cell->device->has_successor || cell->workload->has_proc;
 }
 
 #define W_STREAMS 10
@@ -228,6 +228,8 @@ static int init_owners(world *w, const mdl_cell *cell, sim_error *err)
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_CACHE, 0, &w->cache_owner)) != SIM_OK)
         return owners_failed(err, rc);
     if ((rc = mdl_ledger_owner(w->led, MDL_OWNER_APP, 0, &w->app_owner)) != SIM_OK)
+        return owners_failed(err, rc);
+    if (w->svc && (rc = mdl_ledger_owner(w->led, MDL_OWNER_APP, 1, &w->svc_owner)) != SIM_OK)
         return owners_failed(err, rc);
     return SIM_OK;
 }
@@ -382,6 +384,7 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
     w__warning_levels(w);
     w->cand = cell->candidate;
     w->wl = cell->workload;
+    w->svc = cell->workload->has_proc;
     w->pol = &cell->policy;
     w->alloc = alloc != NULL ? alloc : sim_alloc_default();
     w->times = times;

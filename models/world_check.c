@@ -262,6 +262,39 @@ static int check_pages(const world *w, sim_error *err)
     return SIM_OK;
 }
 
+/* Each process's memory balances: the app owner holds the main process's
+ * baseline and the pages' holds, nothing else; the model's service
+ * process (svc) its own baseline; a service lives only while its client
+ * does, and a dead one holds nothing and runs nothing. */
+static int check_processes(const world *w, sim_error *err)
+{
+    const w_proc *pr = &w->proc;
+    int64_t app[MDL_CAT_COUNT];
+    memcpy(app, w->svc ? w->main.app : pr->app, sizeof app);
+    for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
+        add_to(app, w->page_held[k]);
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (mdl_ledger_held(w->led, w->app_owner, (mdl_category)c) != app[c])
+            return broken(err, "the app owner holds other than its baseline and page holds (%d)",
+                          c);
+    if (!w->svc)
+        return SIM_OK;
+    if (pr->alive && !w->main.alive)
+        return broken(err, "the service process lives without its client");
+    if (!w->main.alive && (app[0] | app[1] | app[2] | app[3]) != 0)
+        return broken(err, "the dead main process still holds memory");
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (mdl_ledger_held(w->led, w->svc_owner, (mdl_category)c) != pr->app[c])
+            return broken(err, "the service process's owner holds other than its baseline (%d)",
+                          c);
+    if (pr->alive)
+        return SIM_OK;
+    if (mdl_ledger_counted(w->led) != w__main_counted(w) || pr->nsess != 0 || pr->running != 0 ||
+        pr->q_len != 0)
+        return broken(err, "the dead service process still holds memory, sessions or requests");
+    return SIM_OK;
+}
+
 /* The owners' sessions (owners.c): each on a ready part, of an owner that
  * is open (or that closed while it ran, or leaked it), busy only under an
  * execution; their memory within the part's session owner's; the tasks
@@ -314,7 +347,9 @@ int w__validate_state(const world *w, sim_error *err)
     const w_proc *pr = &w->proc;
     if (w->dstate.cached < 0)
         return broken(err, "other apps' cached memory is negative");
-    if (!pr->alive && (pr->running != 0 || pr->q_len != 0 || mdl_ledger_counted(w->led) != 0))
+    /* (the main process, svc, holds its own while its service is down) */
+    if (!pr->alive && (pr->running != 0 || pr->q_len != 0 ||
+                       mdl_ledger_counted(w->led) != (w->svc ? w__main_counted(w) : 0)))
         return broken(err, "no process, yet %u slots and %u queued attempts or memory held",
                       pr->running, pr->q_len);
     tally t;
@@ -329,15 +364,8 @@ int w__validate_state(const world *w, sim_error *err)
         return rc;
     if (w->wl->nholders > 0 && (rc = check_sessions(w, err)) != SIM_OK)
         return rc;
-    /* the app owner holds the baseline and the pages' holds, nothing else */
-    int64_t app[MDL_CAT_COUNT];
-    memcpy(app, pr->app, sizeof app);
-    for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
-        add_to(app, w->page_held[k]);
-    for (int c = 0; c < MDL_CAT_COUNT; c++)
-        if (mdl_ledger_held(w->led, w->app_owner, (mdl_category)c) != app[c])
-            return broken(err, "the app owner holds other than its baseline and page holds (%d)",
-                          c);
+    if ((rc = check_processes(w, err)) != SIM_OK)
+        return rc;
     if (w->dstate.successor < 0 || (!w->pg.on && !w->path.bg && w->dstate.successor != 0))
         return broken(err, "the successor app holds memory while the user is in the app");
     return SIM_OK;

@@ -123,6 +123,11 @@ enum {
 /* ... and in the background while a task owner's job runs: the job's
  * binding (BIND_NOT_PERCEPTIBLE) gives PERCEPTIBLE_LOW_APP_ADJ (owners.c) */
 #define APP_ADJ_JOB 250
+/* ... and the model's service process (service.c) bound by the app in the
+ * foreground: a binding from a client under PERCEPTIBLE_APP_ADJ lends at
+ * most VISIBLE_APP_ADJ (OomAdjuster.computeServiceHostOomAdjLSP) */
+#define APP_ADJ_VISIBLE 100
+#define APP_ADJ_PERCEPTIBLE 200
 
 #if defined(__GNUC__)
 #define W_MAY_KILL __attribute__((warn_unused_result))
@@ -328,6 +333,23 @@ typedef struct w_devstate {
     int64_t successor;    /* the app the user switched to, while in the background */
 } w_devstate;
 
+/* The app's main process while the model runs in a service process of its
+ * own (service.c; docs/model.md "Processes"): w_proc is then the service,
+ * and this is its client, which the user sees.  Unused otherwise. */
+typedef struct w_main {
+    int alive;
+    sim_time alive_since;
+    int64_t app[MDL_CAT_COUNT]; /* its baseline (app_owner, with the pages' holds) */
+    int aged;                   /* in the background past previous_ttl (the service's
+                                   deaths keep it) */
+    int restart_scheduled;      /* the service is bound again at restart_h */
+    sim_handle restart_h;
+    sim_time restart_delay;     /* the last restart's delay (ActiveServices' backoff) */
+    sim_time svc_started;       /* the service's last start */
+    int64_t sample_pss_kb, sample_rss_kb; /* its last periodic sample (taken with the
+                                             service's), 0 before one */
+} w_main;
+
 /* The page models: Android's in lmkd's PSI mode (pages.c), iOS's (memstat.c). */
 enum { W_PAGES_OFF = 0, W_PAGES_LMKD = 1, W_PAGES_XNU = 2 };
 
@@ -419,7 +441,7 @@ typedef struct w_cursors {
     uint32_t stage[MDL_PARTS_MAX][MDL_REPLAY_KINDS];
     uint32_t outcome[MDL_PARTS_MAX];
     uint32_t session[MDL_PARTS_MAX];
-    uint32_t relaunch;
+    uint32_t relaunch, restart;
 } w_cursors;
 
 typedef struct mdl_world world;
@@ -440,6 +462,7 @@ typedef struct w_costs {
     int (*outcome)(world *w, unsigned part); /* MDL_OUTCOME_* of a delegate_prepare */
     void (*session)(world *w, unsigned part, int64_t out[MDL_CAT_COUNT]);
     sim_time (*relaunch)(world *w);          /* the user's delay before reopening */
+    sim_time (*restart)(world *w);           /* the service's restart delay (`restart`) */
     /* a requests step starts at now: schedules its arrivals and the next step */
     void (*requests)(world *w, uint32_t step, const mdl_requests *rq);
 } w_costs;
@@ -457,6 +480,10 @@ struct mdl_world {
     double dfail[MDL_PARTS_MAX], dcrash[MDL_PARTS_MAX]; /* delegate outcome probabilities */
     int deny_bg_delegate;       /* iOS background_gpu: deny, and the delegate is the GPU */
     mdl_owner app_owner;        /* the app baseline and the page holds */
+    int svc;                    /* the model runs in a service process (wl->proc): w_proc is
+                                   it, `main` its client */
+    mdl_owner svc_owner;        /* the service process's baseline (svc) */
+    w_main main;
     int64_t (*page_held)[MDL_CAT_COUNT]; /* per page: what its enter holds now */
     const mdl_workload *wl;
     const mdl_policy *pol;
@@ -526,10 +553,30 @@ static inline const w_part_id *part_id_of(const world *w, const part_rt *p)
 /* The app's oom_score_adj: 0 in the foreground, 700 in the background,
  * 900 once there past previous_ttl; 250 in the background while a task
  * owner's job runs. */
-static inline int w__app_adj(const world *w)
+static inline int w__main_adj(const world *w)
 {
     return w->proc.fg ? APP_ADJ_FOREGROUND : w->proc.tasks > 0 ? APP_ADJ_JOB
            : w->proc.aged ? APP_ADJ_CACHED : APP_ADJ_BACKGROUND;
+}
+/* The adj of the process the model runs in: the app's, or its service
+ * process's from its binding (svc): a client under PERCEPTIBLE_APP_ADJ
+ * lends at most VISIBLE_APP_ADJ, one at or over it its own adj; an
+ * important binding lends the client's adj; a binding that waives
+ * priority lends nothing (the process is cached). */
+static inline int w__app_adj(const world *w)
+{
+    int adj = w__main_adj(w);
+    if (!w->svc || w->wl->proc.important)
+        return adj;
+    if (w->wl->proc.waive_priority)
+        return APP_ADJ_CACHED;
+    return adj < APP_ADJ_VISIBLE ? APP_ADJ_VISIBLE : adj; /* 0 -> 100; 250, 700, 900 kept */
+}
+/* The app lives: its process (the main one while the model runs in a
+ * service of its own). */
+static inline int w__app_alive(const world *w)
+{
+    return w->svc ? w->main.alive : w->proc.alive;
 }
 
 static inline uint64_t tag(const world *w, uint32_t index)
@@ -636,7 +683,12 @@ void w__emit_inference_begin(world *w, part_rt *p, req *r, const int64_t *keep);
 void w__emit_inference_end(world *w, part_rt *p, const req *r);
 void w__emit_retry(world *w, const user *x);
 void w__emit_relaunch_delay(world *w, sim_time delay);
-void w__emit_exit(world *w, const mdl_exit_record *r);
+/* The service's drawn restart delay (`restart`, before the backoff), as a
+ * "service_restart_delay" note, for a replay */
+void w__emit_restart_delay(world *w, sim_time delay);
+/* main: the record is the main process's while the model runs in a
+ * service process (svc), which names both processes */
+void w__emit_exit(world *w, const mdl_exit_record *r, int main);
 void w__emit_recovery(world *w);
 void w__emit_sample(world *w);
 void w__emit_request(world *w, const user *x);
@@ -757,6 +809,37 @@ void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
                    int64_t refault, int adj, sim_time took);
 void w__cold_start(world *w);
 void w__teardown(world *w);
+/* The process the model runs in dies and is "no process" again (its
+ * record written by the caller): process.c */
+void w__proc_gone(world *w);
+/* After the app's death: the user reopens it after a delay */
+void w__relaunch_at(world *w);
+
+/* service.c: the model in a service process of its own (svc) */
+/* the app's main process starts: its baseline (W_GONE: it died of it) */
+W_MAY_KILL w_fate w__main_start(world *w);
+/* the main process dies (why, at stage): its record; the service goes
+ * with it (its binding gone) */
+void w__main_die(world *w, mdl_exit why, mdl_stage stage);
+/* the service died while the app lives: its requests failed, the client
+ * bound again after the restart delay */
+void w__svc_died(world *w);
+/* process.c: the service starts (the restart's bind) */
+void w__svc_start(world *w);
+/* a request arrives while the service is down: it fails */
+void w__svc_refuse(world *w, uint32_t user_index);
+/* the reclaim kill of `adj`: the main process when it has it, else the
+ * service (lmkd, the kernel's OOM killer, the minfree levels) */
+void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage);
+/* the reclaim kill at adj takes the main process (1) or the service (0):
+ * the one with the adj; at one adj over PERCEPTIBLE_APP_ADJ the main
+ * process (its adj reached lmkd first), at or under it the heavier */
+int w__victim_is_main(const world *w, int adj);
+/* the main process's counted bytes, and its anonymous ones */
+int64_t w__main_counted(const world *w);
+int64_t w__main_anon(const world *w);
+/* the horizon: the main process's times and memory */
+void w__main_teardown(world *w);
 
 /* owners.c: who holds sessions (nothing runs without owners) */
 void w__holders_config(world *w, const mdl_candidate *c);

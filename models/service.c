@@ -1,0 +1,197 @@
+/* service.c - the model in a service process of its own (a scenario's
+ * `processes`; docs/model.md "Processes").  w_proc is then the service
+ * process and w_main the app's main process, its client, which the user
+ * sees: the path's pages and the app's baseline are the main process's,
+ * the model's parts, sessions and requests the service's.
+ *
+ * The main process binds the service when it starts (BIND_AUTO_CREATE:
+ * the service's process starts with it).  The service's adj comes from
+ * the binding (w__app_adj).  When the service dies the app lives: the
+ * calls in flight fail, requests fail until the client is bound again
+ * after the restart delay, and the service cold-starts its model.  When
+ * the main process dies its binding goes, and the service with it. */
+#include "world_int.h"
+
+#include <stdio.h>
+
+/* ActiveServices' restart backoff (ActivityManagerConstants' defaults):
+ * SERVICE_RESET_RUN_DURATION, SERVICE_RESTART_DURATION_FACTOR; the cap
+ * only keeps the product finite (the delay never exceeds the horizon's
+ * use: a restart past it is not scheduled) */
+#define SVC_RESET_RUN_US (60 * SIM_US_PER_S)
+#define SVC_RESTART_FACTOR 4
+#define SVC_RESTART_CAP_US (24 * 3600 * SIM_US_PER_S)
+
+int64_t w__main_counted(const world *w)
+{
+    int64_t n = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (w->dev->counts_mask & MDL_CAT_BIT(c))
+            n += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
+    return n;
+}
+
+int64_t w__main_anon(const world *w)
+{
+    int64_t n = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (c != MDL_CAT_FILE)
+            n += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
+    return n;
+}
+
+w_fate w__main_start(world *w)
+{
+    w_main *m = &w->main;
+    m->alive = 1;
+    m->alive_since = now(w);
+    m->aged = 0;
+    m->restart_delay = 0;
+    m->svc_started = now(w);
+    w->proc.fg = !w->path.bg; /* the kill rules read the app's place from here */
+    if (!w->wl->has_app)
+        return W_LIVES;
+    sample_amounts(&w->wl->app, sim_stream_rng(&w->s_app), m->app);
+    w__emit_app(w, "app_baseline", m->app);
+    return w__charge(w, w->app_owner, m->app, MDL_STAGE_APP_START);
+}
+
+static void rebind(sim_engine *e, void *ctx, uint64_t arg)
+{
+    (void)e;
+    (void)arg;
+    world *w = ctx;
+    w->main.restart_scheduled = 0;
+    if (!w->main.alive || w->proc.alive)
+        return;
+    w__emit_note(w, w->last_stage, "service_restart");
+    w->main.svc_started = now(w);
+    w__svc_start(w);
+}
+
+void w__svc_died(world *w)
+{
+    w_main *m = &w->main;
+    if (!m->alive)
+        return;
+    /* ActiveServices.scheduleServiceRestartLocked: a service killed within
+     * SERVICE_RESET_RUN_DURATION (60 s) of its start waits
+     * SERVICE_RESTART_DURATION_FACTOR (4) times its last delay; else the
+     * delay starts over (`restart`, drawn: SERVICE_RESTART_DURATION, 1 s,
+     * by default) */
+    sim_time drawn = w->src->restart(w);
+    w__emit_restart_delay(w, drawn);
+    if (m->restart_delay > 0 && now(w) - m->svc_started < SVC_RESET_RUN_US &&
+        m->restart_delay < SVC_RESTART_CAP_US)
+        m->restart_delay *= SVC_RESTART_FACTOR;
+    else
+        m->restart_delay = drawn;
+    sim_time t = now(w) + m->restart_delay;
+    if (t >= w->cell->horizon)
+        return;
+    if (w__at(w, t, PRIO_PATH, rebind, 0, &m->restart_h) == SIM_OK)
+        m->restart_scheduled = 1;
+}
+
+void w__svc_refuse(world *w, uint32_t u)
+{
+    w->out->failed++;
+    w->out->svc_failed++;
+    w__emit_request_note(w, "service_died", u);
+}
+
+void w__main_die(world *w, mdl_exit why, mdl_stage stage)
+{
+    w_main *m = &w->main;
+    mdl_rep *o = w->out;
+    int fg = w->proc.fg;
+    mdl_death x = {why, stage, now(w), fg, w__main_counted(w), m->sample_pss_kb,
+                   m->sample_rss_kb, w->proc.lmkd, w->proc.kernel_oom, MDL_JETSAM_NONE};
+    if (o->deaths_total == 0) {
+        o->first_death = why;
+        o->first_death_stage = stage;
+        o->first_death_time = now(w);
+        o->first_death_counted = x.counted;
+        o->first_death_foreground = fg;
+        o->first_death_hot = 0;
+    }
+    o->deaths[why]++;
+    o->deaths_total++;
+    o->visible_memory_deaths += why == MDL_EXIT_LOW_MEMORY && fg;
+    o->deaths_by_lmkd[w->proc.lmkd]++;
+    if (w->proc.alive) /* told with the death: its binding goes with the process */
+        w__emit_note(w, stage, "service_unbound");
+    mdl_exit_record r;
+    mdl_exit_record_make(w->dev, &x, &r);
+    mdl_rep_add_record(o, &r);
+    w__emit_exit(w, &r, 1);
+    w->pg.log[0] = '\0';
+    o->alive_us += now(w) - m->alive_since;
+    if (m->restart_scheduled) {
+        sim_cancel(w->e, m->restart_h);
+        m->restart_scheduled = 0;
+    }
+    m->alive = 0; /* the service's binding goes with it: so does the service */
+    m->sample_pss_kb = m->sample_rss_kb = 0;
+    if (w->proc.alive) {
+        o->svc_alive_us += now(w) - w->proc.alive_since;
+        w__apply_limits(w);
+        w__queue_area(w);
+        w__proc_gone(w);
+    }
+    mdl_ledger_clear(w->led);
+    memset(m->app, 0, sizeof m->app);
+    if (w->page_held != NULL)
+        memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
+    w->proc.fg = 0;
+    w->proc.aged = 0;
+    w->proc.lmkd = MDL_LMKD_NONE;
+    w->proc.kernel_oom = 0;
+    w__relaunch_at(w);
+}
+
+/* Every byte the ledger holds of one process: the main one, or the
+ * service (the rest). */
+static int64_t held_all(const world *w, int main)
+{
+    int64_t m = 0, all = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++) {
+        m += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
+        all += mdl_ledger_total(w->led, (mdl_category)c);
+    }
+    return main ? m : all - m;
+}
+
+int w__victim_is_main(const world *w, int adj)
+{
+    if (!w->svc || !w->main.alive)
+        return 0;
+    if (!w->proc.alive)
+        return 1;
+    int main = w__main_adj(w), svc = w__app_adj(w);
+    if (main != svc) /* the one at adj */
+        return main == adj;
+    /* find_and_kill_process: at one adj, the process registered there first
+     * (the client's adj reaches lmkd before its service's) over
+     * PERCEPTIBLE_APP_ADJ, the heaviest at or under it */
+    return adj > APP_ADJ_PERCEPTIBLE || held_all(w, 1) >= held_all(w, 0);
+}
+
+void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage)
+{
+    if (w__victim_is_main(w, adj))
+        w__main_die(w, why, stage);
+    else
+        w__die(w, why, stage);
+}
+
+void w__main_teardown(world *w)
+{
+    w_main *m = &w->main;
+    if (!m->alive)
+        return;
+    w->out->alive_us += w->cell->horizon - m->alive_since;
+    w__give(w, w->app_owner, m->app);
+    for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
+        w__give(w, w->app_owner, w->page_held[k]);
+}
