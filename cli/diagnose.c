@@ -561,7 +561,7 @@ int cli_diagnose(int argc, char **argv)
     size_t n = 0;
     status = gather(files, nfiles, a.process, t, &items, &n);
     others o;
-    leave_out_others(items, &n, nfiles > 0 ? a.process : NULL, &o);
+    leave_out_others(items, &n, a.process, &o);
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n;) {

@@ -36,7 +36,7 @@ typedef struct builder {
     mdl_replay *r;
     const mdl_candidate *cand;
     uint32_t cap_stage[MDL_PARTS_MAX][MDL_REPLAY_KINDS], cap_outcome[MDL_PARTS_MAX],
-        cap_session[MDL_PARTS_MAX], cap_req, cap_relaunch;
+        cap_session[MDL_PARTS_MAX], cap_req, cap_relaunch, cap_restart;
     int open_delegate[MDL_PARTS_MAX]; /* index of its pending outcome, -1: none */
     int last_prepare[MDL_PARTS_MAX];  /* index of the latest prepare entry, -1: none */
     char candidate[TRC_TEXT_MAX];     /* the trace's candidate (its first event's) */
@@ -169,6 +169,12 @@ static int add_event(builder *b, const trc_event *e, uint64_t index, sim_error *
     if (kind == TRC_SAMPLE && e->stage == TRC_INFERENCE && (e->has & TRC_F_REQUEST) &&
         (e->has & TRC_F_NEEDS))
         return request_arrives(b, e, index, err);
+    if (kind == TRC_SAMPLE && e->stage == TRC_EXIT && (e->has & TRC_F_DURATION) &&
+        (e->has & TRC_F_ERROR) && strcmp(e->error, "service_restart_delay") == 0) {
+        GROW(r->restart, r->nrestart, b->cap_restart, err, "service restarts");
+        r->restart[r->nrestart++] = e->duration_us;
+        return SIM_OK;
+    }
     if (kind == TRC_SAMPLE && e->stage == TRC_EXIT && (e->has & TRC_F_DURATION)) {
         GROW(r->relaunch, r->nrelaunch, b->cap_relaunch, err, "relaunches");
         r->relaunch[r->nrelaunch++] = e->duration_us;
@@ -272,5 +278,6 @@ void rpl_replay_free(mdl_replay *r)
     }
     free(r->requests);
     free(r->relaunch);
+    free(r->restart);
     memset(r, 0, sizeof *r);
 }

@@ -437,6 +437,16 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
     if (rpl_class_is_memory(cls)) {
         long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
         const char *where = fg ? "foreground" : "background";
+        if ((e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
+            d->rule == MDL_KILL_LMK && !d->lmk_psi) {
+            /* the model's service process: the level of its adj from its binding */
+            const mdl_workload *wl = t->cell->workload;
+            int adj = wl->has_proc && wl->proc.waive_priority ? 900 : fg ? 100 : 700;
+            line = (long long)(mdl_lmk_line_at(d, adj) >> 20);
+            where = adj == 900 ? "service, whose binding lends it no importance (adj 900)"
+                    : fg   ? "service bound by the app in front (adj 100)"
+                           : "service bound by the app in the background";
+        }
         if (cls == RPL_CLASS_KERNEL_OOM)
             snprintf(buf, n, "counted %lld MiB; free pages ran out before lmkd freed any: the "
                      "kernel's OOM killer (mark_victim) chose it", counted);
@@ -523,10 +533,15 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     rpl_verdict v;
     rpl__verdict(&d, &v);
     why_text(t, e, v.kind, d.why, sizeof d.why);
+    /* an app of several processes names each (PACKAGE:NAME: a process of its own) */
+    char who[96] = "the process";
+    if (e->has & TRC_F_PROCESS)
+        snprintf(who, sizeof who, "%s %.63s", strchr(e->process, ':') != NULL
+                 ? "the service process" : "the app's main process", e->process);
     if (t->quiz)
-        say(t, e, "the process is gone%s%s", stage[0] ? ", during " : "", stage);
+        say(t, e, "%s is gone%s%s", who, stage[0] ? ", during " : "", stage);
     else
-        say(t, e, "the process dies: %s, %s%s: %s", v.cls, stage[0] ? "during " : "while no "
+        say(t, e, "%s dies: %s, %s%s: %s", who, v.cls, stage[0] ? "during " : "while no "
             "stage was running", stage, d.why);
     say_record(t, e, &d.record);
     if (t->ndeaths < TELL_DEATHS)
@@ -644,7 +659,11 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"cached_adj", "the app has been in the background long enough to be cached (adj "
                        "900): the cached level of the low-memory killer applies now"},
         {"idle_band", "the app has been suspended 2 s: it moves from the aging band (20) to "
-                      "the idle band (0), where memorystatus kills first"}};
+                      "the idle band (0), where memorystatus kills first"},
+        {"service_restart", "the system restarts the model's service process and the app is "
+                            "bound to it again: the model loads from the start"},
+        {"service_unbound", "the app's main process is killed: its binding to the model's "
+                            "service goes with it, and the service with its model"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
     if (tell_pages_note(t, e) || tell_session(t, e))
         return;
@@ -674,6 +693,12 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "app_baseline") == 0) {
         say(t, e, "the app's own memory (UI, caches, libraries): %.1f MiB, held until the "
             "process ends", TELL_MIB(total(e->alloc, e->alloc_has)));
+    } else if (strcmp(e->error, "service_baseline") == 0) {
+        say(t, e, "the model's service process starts: its own memory %.1f MiB, held until it "
+            "ends", TELL_MIB(total(e->alloc, e->alloc_has)));
+    } else if (strcmp(e->error, "service_died") == 0) {
+        say(t, e, "request %lld fails: the model's service process is gone (service_died); "
+            "the app lives", (long long)r);
     } else if (strcmp(e->error, "page_hold") == 0) {
         say(t, e, "the page holds %.1f MiB (camera buffers, a preview) until the user leaves "
             "it", TELL_MIB(total(e->alloc, e->alloc_has)));

@@ -184,6 +184,23 @@ static json_t *limits(const mdl_device *dev, const res_cell *c)
     return l;
 }
 
+/* The app's processes: the main one (deaths, its share of the horizon
+ * alive: availability) and the model's service (deaths, its share alive,
+ * the requests that failed while it was down), per replication; and the
+ * feature's availability, the share of the horizon a request could be
+ * served (inference_availability). */
+static json_t *processes(const res_plan *plan, const mdl_cell *cell, const res_cell *c)
+{
+    double n = plan->replications > 0 ? (double)plan->replications : 1.0;
+    double horizon = (double)cell->horizon * n;
+    double svc = (double)c->svc_deaths / n;
+    return json_pack("{s{sfsf}s{sfsfsf}sf}", "main", "deaths", c->deaths_mean - svc, "available",
+                     c->availability,
+                     cell->workload->proc.name, "deaths", svc, "available",
+                     horizon > 0 ? c->svc_alive_us / horizon : 0.0, "failed_requests",
+                     (double)c->svc_failed / n, "feature_available", c->inference_availability);
+}
+
 static json_t *requests(const res_cell *c)
 {
     json_t *r = json_object();
@@ -329,6 +346,8 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
                                    c->held_after_leave_us / 1e6 / n, "leaked_sessions",
                                    (double)c->leaked_sessions / n));
     }
+    if (cell->workload->has_proc) /* per process (docs/results.md "processes") */
+        set(o, "processes", processes(plan, cell, c));
     set(o, "memory_warnings", json_integer((json_int_t)c->warnings));
     set(o, "cached_app_kills", json_integer((json_int_t)c->cached_kills));
     set(o, "switches", json_integer((json_int_t)c->switches));

@@ -238,6 +238,9 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
     fold_pages(c, r);
     c->held_after_leave_us += (double)r->held_after_leave_us;
     c->leaked_sessions += r->leaked_sessions;
+    c->svc_deaths += r->svc_deaths;
+    c->svc_failed += r->svc_failed;
+    c->svc_alive_us += (double)r->svc_alive_us;
     c->candidate_switches += r->candidate_switches;
     c->safe_mode_starts += r->safe_mode_starts;
     for (unsigned q = 0; q < r->nrecord_kinds; q++)

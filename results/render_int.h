@@ -46,6 +46,10 @@ int res__table_alloc(res__table *t, unsigned rows, unsigned cols, const char *co
                      const int *right);
 
 /* The notes printed under each table. */
+/* A plan with a cell whose model runs in a service process: the note on
+ * its `feature available` column follows the cells' note. */
+extern const char res__processes_note[];
+int res__plan_has_processes(const res_plan *plan);
 extern const char res__cells_note[], res__comparison_intro[], res__comparison_note[],
     res__decision_intro[];
 

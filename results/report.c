@@ -204,6 +204,11 @@ static void cell_sections(sim_text *o, const res_plan *plan, const res_result *r
     sim_text_printf(o, "<p class=\"note\">");
     text(o, res__cells_note);
     sim_text_printf(o, "</p>\n");
+    if (res__plan_has_processes(plan)) {
+        sim_text_printf(o, "<p class=\"note\">");
+        text(o, res__processes_note);
+        sim_text_printf(o, "</p>\n");
+    }
     activity(o, plan, r);
     sim_text_printf(o, "<p class=\"note\">taking requests: share of the horizon the process was "
                 "alive and accepting new requests.</p>\n</section>\n");

@@ -167,6 +167,9 @@ typedef struct res_cell {
     /* owners (docs/results.md "owners"): summed over the replications */
     double held_after_leave_us;
     uint64_t leaked_sessions;
+    /* processes (docs/results.md "processes"): summed over the replications */
+    uint64_t svc_deaths, svc_failed;
+    double svc_alive_us;
     /* iOS page model (docs/results.md "jetsam") */
     uint64_t by_jetsam[MDL_JETSAM_COUNT];     /* the app's deaths by cause */
     uint64_t jetsam_kills[MDL_JETSAM_COUNT];  /* memorystatus's kills of any process */

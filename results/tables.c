@@ -174,6 +174,19 @@ const char res__cells_note[] =
     "an on-demand part switch, the most counted memory while one loaded; mapped weights: the "
     "model's mapped file pages at their highest, which no peak or limit column counts, though "
     "weights read at every inference or token must stay resident or be read back from storage.";
+const char res__processes_note[] =
+    "feature available (a plan whose model runs in a service process of its own): share of the "
+    "horizon a request could be served, the service alive and accepting; available is then the "
+    "app's main process's, and deaths count every process's.";
+
+int res__plan_has_processes(const res_plan *plan)
+{
+    for (unsigned i = 0; i < plan->ncells; i++)
+        if (plan->cells[i].workload != NULL && plan->cells[i].workload->has_proc)
+            return 1;
+    return 0;
+}
+
 const char res__decision_intro[] =
     "each device and candidate against the target:";
 const char res__comparison_intro[] =
@@ -335,23 +348,26 @@ static int reads_mapped_weights(const mdl_cell *cell)
 
 int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
 {
-    /* three columns only some plans have, in this order after the fixed
+    /* four columns only some plans have, in this order after the fixed
      * ones: the peak during part switches (when a cell switched), the
-     * mapped weights (when a candidate reads them at every inference) and
-     * the verdict against the target (when there is one) */
+     * mapped weights (when a candidate reads them at every inference), the
+     * feature's availability (when the model runs in a service process:
+     * the app's own process may live while it is down) and the verdict
+     * against the target (when there is one) */
     static const char *const fixed[COLS] = {
         "device",          "candidate",       "policy",          "peak p50", "peak p95",
         "peak max",        "stage at peak",   "limit fg / bg",   "margin p5 / p50",
         "deaths [95% CI]", "top reason",      "boot loops",      "latency p95", "available"};
     static const int fixed_right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1};
-    unsigned sw = 0, mp = 0;
+    unsigned sw = 0, mp = 0, fa = 0;
     for (unsigned i = 0; i < r->ncells; i++) {
         sw |= r->cells[i].with_switch > 0;
         mp |= (unsigned)reads_mapped_weights(&plan->cells[i]);
+        fa |= (unsigned)(plan->cells[i].workload != NULL && plan->cells[i].workload->has_proc);
     }
-    unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + mp + tg;
-    const char *head[COLS + 3];
-    int right[COLS + 3];
+    unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + mp + fa + tg;
+    const char *head[COLS + 4];
+    int right[COLS + 4];
     memcpy(head, fixed, sizeof fixed);
     memcpy(right, fixed_right, sizeof fixed_right);
     unsigned at = COLS;
@@ -359,6 +375,8 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
         head[at] = "switch peak p95", right[at++] = 1;
     if (mp)
         head[at] = "mapped weights", right[at++] = 1;
+    if (fa) /* the model in a service process: the share a request could be served */
+        head[at] = "feature available", right[at++] = 1;
     if (tg)
         head[at] = "target", right[at++] = 0;
     if (res__table_alloc(t, r->ncells + 1, cols, head, right) != SIM_OK)
@@ -374,8 +392,10 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
             snprintf(row[COLS + sw], RES_TEXT_MAX, "%.1f MiB", (double)c->file_peak_max / MIB);
         else if (mp)
             snprintf(row[COLS + sw], RES_TEXT_MAX, "-");
+        if (fa)
+            availability_text(row[COLS + sw + mp], c->inference_availability);
         if (tg)
-            res_verdict_text(&plan->target, c, row[COLS + sw + mp], RES_TEXT_MAX);
+            res_verdict_text(&plan->target, c, row[COLS + sw + mp + fa], RES_TEXT_MAX);
         snprintf(row[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
         if (res_policy_label(plan->policy_json[i], row[2], RES_TEXT_MAX) != SIM_OK)
@@ -495,6 +515,8 @@ char *res_document_table(const res_plan *plan, const res_result *r)
     if (ok) {
         put_table(&o, &t.cells);
         sim_text_printf(&o, "\n%s\n", res__cells_note);
+        if (res__plan_has_processes(plan))
+            sim_text_printf(&o, "%s\n", res__processes_note);
         if (t.gen.rows > 1) {
             sim_text_printf(&o, "\n%s\n\n", res__generation_intro);
             put_table(&o, &t.gen);
