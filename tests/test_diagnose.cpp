@@ -409,7 +409,7 @@ TEST_CASE("diagnose and explain give one stage and one advice for every death",
     for (const char *s : {"prewarm-boot-loop", "delegate-fallback-two-sets", "java-heap-copy",
                           "anr-main-thread-load", "background-reclaim", "image-queue",
                           "split-switch-overlap", "timeout-retry-storm", "cache-every-start",
-                          "llm-chat-grows", "owner-leak"})
+                          "llm-chat-grows", "owner-leak", "remote-inference-service"})
         for (int cell = 0; same_advice(dir, s, cell); cell++)
             cells++;
     CHECK(cells >= 20);

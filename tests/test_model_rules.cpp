@@ -53,7 +53,7 @@ mdl_device jetsam_device()
 mdl_kill_verdict decide(const mdl_device &d, int64_t counted, int64_t cached, int fg,
                         int64_t extra = 0, int64_t successor = 0, int aged = 0)
 {
-    mdl_kill_input in{counted, cached, extra, fg, successor, aged, 0, 0};
+    mdl_kill_input in{counted, cached, extra, fg, successor, aged, 0, 0, 0};
     mdl_kill_verdict v;
     mdl_kill_decide(&d, &in, &v);
     return v;

@@ -239,7 +239,7 @@ TEST_CASE("owners: bad owners are refused with the file, line and column", "[own
         {"  a: {kind: page, page: cam, needs: [eyes]}\n", "[cold_start, {enter: cam}]",
          "candidate c has no part 'eyes'"},
         {"  a: {kind: service, process: ml}\n", "[cold_start]",
-         "a service in a process of its own is not modelled"},
+         "owners.a.process: owner a: no process named 'ml' (the scenario has no `processes`)"},
         {"  a: {kind: daemon}\n", "[cold_start]", "owners.a.kind"},
         {"  a: {kind: task, every: 10s}\n", "[cold_start]", "missing required key \"runs\""},
         {"  a: {kind: page, page: cam, every: 1s}\n", "[cold_start, {enter: cam}]",

@@ -395,7 +395,7 @@ TEST_CASE("minfree mode: more zram never kills earlier, hot pages never kill lat
                           (int)gsl_rng_uniform_int(r, 2),
                           (int64_t)gsl_rng_uniform_int(r, 800) * MiB,
                           (int)gsl_rng_uniform_int(r, 2),
-                          0, 0};
+                          0, 0, 0};
         mdl_kill_verdict a, b;
         mdl_kill_decide(&more, &in, &a);
         mdl_kill_decide(&less, &in, &b);

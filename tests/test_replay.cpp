@@ -62,6 +62,7 @@ TEST_CASE("replay: gen then replay under the same scenario reproduces the replic
         {"teach/background-reclaim.yaml", 0, 0},  // background, pressure spikes
         {"scenarios/split-vs-preload.yaml", 2, 5}, // release-first residency
         {"teach/owner-leak.yaml", 0, 0},          // owners' sessions, a leak, a reclaim
+        {"teach/remote-inference-service.yaml", 0, 0}, // a service process's deaths, restarts
     };
     TempDir dir;
     const char *ext[] = {".jsonl", ".msgpack", ".json"};
