@@ -418,7 +418,7 @@ static void print_text(const item *it, const rpl_verdict *v, int first, size_t c
     printf("%s", first ? "" : "\n");
     print_heading(it);
     if (count > 1) {
-        char last[48];
+        char last[96];
         utc_text(last_ms, last, sizeof last);
         printf(" (%zu identical records, the last at %s)", count, last);
     }
@@ -466,13 +466,25 @@ typedef struct others {
     size_t more; /* of processes past the table */
 } others;
 
+/* The package of a process name: up to its ':' (PACKAGE:NAME). */
+static size_t package_len(const char *p)
+{
+    size_t k = 0;
+    while (p[k] != '\0' && p[k] != ':')
+        k++;
+    return k;
+}
+
 static void leave_out_others(item *items, size_t *n, const char *process, others *o)
 {
     memset(o, 0, sizeof *o);
-    size_t len = process != NULL ? strlen(process) : 0, kept = 0;
+    size_t len = process != NULL ? package_len(process) : 0, kept = 0;
     for (size_t k = 0; k < *n; k++) {
         const char *p = items[k].x.process;
-        if (len == 0 || strncmp(p, process, len) != 0 || p[len] != ':') {
+        /* another process of the same package: PACKAGE or PACKAGE:NAME */
+        int other = len > 0 && package_len(p) == len && strncmp(p, process, len) == 0 &&
+                    strcmp(p, process) != 0;
+        if (!other) {
             items[kept++] = items[k];
             continue;
         }

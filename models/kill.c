@@ -62,3 +62,15 @@ int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground)
     mdl_device_in_force(c->device, &c->policy, &d);
     return mdl_kill_line(&d, foreground);
 }
+
+int64_t mdl_cell_model_line(const mdl_cell *c, int foreground)
+{
+    const mdl_workload *wl = c->workload;
+    if (wl == NULL || !wl->has_proc || c->device->rule != MDL_KILL_LMK || c->device->lmk_psi)
+        return mdl_cell_kill_line(c, foreground);
+    /* the service's adj from its binding (models/world_int.h, w__app_adj) */
+    int adj = wl->proc.waive_priority ? 900 : !foreground ? 700 : wl->proc.important ? 0 : 100;
+    mdl_device d;
+    mdl_device_in_force(c->device, &c->policy, &d);
+    return mdl_lmk_line_at(&d, adj);
+}

@@ -505,6 +505,10 @@ typedef struct mdl_cell {
 void mdl_device_in_force(const mdl_device *d, const mdl_policy *p, mdl_device *out);
 /* mdl_kill_line of the cell's device as its policy puts it in force. */
 int64_t mdl_cell_kill_line(const mdl_cell *c, int foreground);
+/* The same for the process the model runs in: with `processes` on lmk's
+ * minfree levels, the service's line at the adj its binding gives it with
+ * the app in front (1) or in the background (0); else mdl_cell_kill_line. */
+int64_t mdl_cell_model_line(const mdl_cell *c, int foreground);
 
 /* Receives each completed request's wait and latency (us), for the pooled
  * quantiles; called from the replication's own thread. */

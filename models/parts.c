@@ -200,11 +200,14 @@ static void start_phase(world *w, part_rt *p, int ph)
     const mdl_part *def = part_id(w, p)->def;
     const mdl_phase *f = ph == PH_LOAD ? &def->load : ph == PH_DELEGATE ? &def->delegate_prepare
                                                                         : &def->prepare;
-    if (f->main_thread && dev->os == MDL_OS_ANDROID && dev->anr_timeout > 0 &&
-        c.time > dev->anr_timeout) {
+    /* main-thread work: the input dispatch timeout of the app's window, or
+     * in a service process of its own, which has no window, ActiveServices'
+     * timeout of a service executing a callback: SERVICE_TIMEOUT (20 s)
+     * when its client is in front, SERVICE_BACKGROUND_TIMEOUT (200 s) else */
+    sim_time anr = !w->svc ? dev->anr_timeout : w->proc.fg ? SVC_TIMEOUT_US : 10 * SVC_TIMEOUT_US;
+    if (f->main_thread && dev->os == MDL_OS_ANDROID && anr > 0 && c.time > anr) {
         uint32_t arg = idx | ((p->serial & 0xffffffu) << 8);
-        if (w__at(w, now(w) + dev->anr_timeout, PRIO_TIMER, anr_timer, tag(w, arg), NULL) !=
-            SIM_OK)
+        if (w__at(w, now(w) + anr, PRIO_TIMER, anr_timer, tag(w, arg), NULL) != SIM_OK)
             return;
     }
     (void)w__at(w, now(w) + c.time, PRIO_RELEASE, phase_end, tag(w, idx), NULL);

@@ -249,7 +249,8 @@ static void to_background(world *w, sim_time duration)
         uint32_t epoch = w->epoch;
         if (w->deny_bg_delegate)
             w__deny_background_delegate(w);
-        if (still(w, epoch) && w__kill_check(w, 0, w->last_stage) != W_LIVES) {
+        if ((w->svc ? w->main.alive : still(w, epoch)) &&
+            w__kill_check(w, 0, w->last_stage) != W_LIVES) {
             /* reclaimed as it went: the path goes on */
         }
         /* the app ages: Android's previous -> cached adj; iOS's aging band

@@ -103,13 +103,18 @@ static uint32_t leaked_owners(const world *w)
  * main process holds, its baseline and its pages' holds, as they were. */
 static void keep_main(world *w)
 {
-    int64_t held[MDL_CAT_COUNT];
-    memcpy(held, w->main.app, sizeof held);
+    /* each at the stage that made it (the baseline at app_start, the holds
+     * at page): a stage's peak mark never rises with it, the app being
+     * smaller now by the service's memory */
+    int64_t holds[MDL_CAT_COUNT] = {0};
     for (uint32_t k = 0; w->page_held != NULL && k < w->wl->npages; k++)
-        add_to(held, w->page_held[k]);
+        add_to(holds, w->page_held[k]);
     for (int c = 0; c < MDL_CAT_COUNT; c++)
-        if (held[c] > 0 && mdl_ledger_alloc(w->led, w->app_owner, (mdl_category)c, held[c],
-                                            MDL_STAGE_APP_START, now(w), w->err) != SIM_OK)
+        if ((w->main.app[c] > 0 &&
+             mdl_ledger_alloc(w->led, w->app_owner, (mdl_category)c, w->main.app[c],
+                              MDL_STAGE_APP_START, now(w), w->err) != SIM_OK) ||
+            (holds[c] > 0 && mdl_ledger_alloc(w->led, w->app_owner, (mdl_category)c, holds[c],
+                                              MDL_STAGE_PAGE, now(w), w->err) != SIM_OK))
             w__fail(w, SIM_EINTERNAL);
 }
 
@@ -201,6 +206,10 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
                    w->proc.kernel_oom, w->proc.jetsam};
     if (w->svc) { /* the service's own figures: its memory, its importance */
         x.counted -= w__main_counted(w);
+        /* bound by the app in front, the service's process state is
+         * BOUND_TOP, whose importance is the foreground's (100); a binding
+         * that waives priority leaves it cached (400) */
+        x.foreground = w->proc.fg && !w->wl->proc.waive_priority;
         w->out->svc_deaths++;
     }
     w->out->deaths_by_lmkd[w->proc.lmkd]++;
@@ -208,8 +217,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
         w->out->lmkd_counted[mdl_counted_bucket(x.counted)]++;
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);
-    if (w->svc && w->proc.fg)
-        r.importance = 200; /* IMPORTANCE_VISIBLE: bound by the app in front (adj 100) */
+
     mdl_rep_add_record(w->out, &r);
     w__emit_exit(w, &r, 0);
     w->pg.log[0] = '\0';
@@ -326,8 +334,11 @@ void w__svc_start(world *w) { proc_start(w); }
 void w__cold_start(world *w)
 {
     if (w->svc) { /* the app's main process, then the service it binds */
-        if (w->main.alive || w__main_start(w) != W_LIVES)
+        if (w->main.alive)
             return;
+        if (w__main_start(w) != W_LIVES && !w->main.alive)
+            return; /* (the service is not there yet: a check that reads the
+                       service's epoch says W_GONE, the main process lives) */
         if (w->life.relaunch_scheduled) {
             sim_cancel(w->e, w->life.relaunch_h);
             w->life.relaunch_scheduled = 0;
@@ -349,8 +360,10 @@ static void proc_start(world *w)
     w->epoch++;
     pr->alive_since = now(w);
     pr->accept_since = now(w);
-    if (w->svc)
+    if (w->svc) {
         pr->aged = w->main.aged;
+        pr->warned = 0; /* the service's warning edges start over with it */
+    }
     w__apply_limits(w);
     w__emit_recovery(w);
     if (w->dev->os == MDL_OS_ANDROID &&

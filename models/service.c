@@ -119,6 +119,16 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     o->deaths_total++;
     o->visible_memory_deaths += why == MDL_EXIT_LOW_MEMORY && fg;
     o->deaths_by_lmkd[w->proc.lmkd]++;
+    if (w->pg.on && w->proc.lmkd != MDL_LMKD_NONE)
+        o->lmkd_counted[mdl_counted_bucket(x.counted)]++;
+    /* a death while the service's start-up runs is a start-up death of the
+     * app: the boot loop's count and the recovery state learn of it */
+    int in_startup = w->proc.alive && !w->proc.startup_done;
+    if (!in_startup)
+        w->life.consec_startup_deaths = 0;
+    else if (++w->life.consec_startup_deaths >= 2)
+        o->boot_loop = 1;
+    mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, in_startup, why, stage);
     if (w->proc.alive) /* told with the death: its binding goes with the process */
         w__emit_note(w, stage, "service_unbound");
     mdl_exit_record r;

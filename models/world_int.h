@@ -128,6 +128,9 @@ enum {
  * most VISIBLE_APP_ADJ (OomAdjuster.computeServiceHostOomAdjLSP) */
 #define APP_ADJ_VISIBLE 100
 #define APP_ADJ_PERCEPTIBLE 200
+/* ActiveServices' SERVICE_TIMEOUT: a service in a process of its own
+ * executing a callback (parts.c's ANR) */
+#define SVC_TIMEOUT_US (20 * SIM_US_PER_S)
 
 #if defined(__GNUC__)
 #define W_MAY_KILL __attribute__((warn_unused_result))

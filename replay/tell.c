@@ -441,11 +441,13 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
             d->rule == MDL_KILL_LMK && !d->lmk_psi) {
             /* the model's service process: the level of its adj from its binding */
             const mdl_workload *wl = t->cell->workload;
-            int adj = wl->has_proc && wl->proc.waive_priority ? 900 : fg ? 100 : 700;
-            line = (long long)(mdl_lmk_line_at(d, adj) >> 20);
-            where = adj == 900 ? "service, whose binding lends it no importance (adj 900)"
-                    : fg   ? "service bound by the app in front (adj 100)"
-                           : "service bound by the app in the background";
+            line = (long long)(mdl_cell_model_line(t->cell, fg) >> 20);
+            where = wl->has_proc && wl->proc.waive_priority
+                        ? "service, whose binding lends it no importance (adj 900)"
+                    : !fg ? "service bound by the app in the background"
+                    : wl->has_proc && wl->proc.important
+                        ? "service importantly bound by the app in front (adj 0)"
+                        : "service bound by the app in front (adj 100)";
         }
         if (cls == RPL_CLASS_KERNEL_OOM)
             snprintf(buf, n, "counted %lld MiB; free pages ran out before lmkd freed any: the "
@@ -515,10 +517,16 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
         say(t, e, "  lmkd logs: %s", e->log);
     else if (t->quiz && (x->reason_code == MDL_AEI_LOW_MEMORY ||
                          (x->reason_code == MDL_AEI_SIGNALED && x->status == 9)))
-        say(t, e, "  lmkd logs: Kill 'app', oom_score_adj %d to free %lldkB rss",
+        say(t, e, "  lmkd logs: Kill '%.63s', oom_score_adj %d to free %lldkB rss",
+            (e->has & TRC_F_PROCESS) ? e->process : "app",
             /* the adj lmkd logs: 700 (previous app) in the background
-             * (importance 400 and up), 0 in the foreground */
-            x->importance >= 400 ? 700 : 0, (long long)e->rss_mb * 1024);
+             * (importance 400 and up), 0 in the foreground, 100 for a
+             * service bound by the app in front (its importance is the
+             * foreground's too) */
+            x->importance >= 400 ? 700
+            : (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
+                    !t->cell->workload->proc.important ? 100 : 0,
+            (long long)e->rss_mb * 1024);
 }
 
 static void tell_exit(rpl_teller *t, const trc_event *e)

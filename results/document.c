@@ -169,11 +169,16 @@ static json_t *memorystatus(const res_cell *c)
     return m;
 }
 
-/* The limits the app was held against and its margin under them. */
-static json_t *limits(const mdl_device *dev, const res_cell *c)
+/* The limits the app was held against and its margin under them (the
+ * service's, the process the model runs in, with `processes`). */
+static json_t *limits(const mdl_cell *cell, const mdl_device *dev, const res_cell *c)
 {
     json_t *l = json_object();
     int64_t fg = mdl_kill_line(dev, 1), bg = mdl_kill_line(dev, 0);
+    if (cell->workload != NULL && cell->workload->has_proc) {
+        fg = mdl_cell_model_line(cell, 1);
+        bg = mdl_cell_model_line(cell, 0);
+    }
     set(l, "rule", json_string(dev->rule == MDL_KILL_JETSAM ? "jetsam" : "lmk"));
     set(l, "foreground_bytes", fg >= 0 ? json_integer((json_int_t)fg) : json_null());
     set(l, "background_bytes", bg >= 0 ? json_integer((json_int_t)bg) : json_null());
@@ -326,7 +331,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(o, "deaths", deaths(cell, c));
     mdl_device dv;
     mdl_device_in_force(cell->device, &cell->policy, &dv);
-    set(o, "limits", limits(&dv, c));
+    set(o, "limits", limits(cell, &dv, c));
     if (names_lmkd_reasons(cell))
         set(o, "pages", pages(c));
     if (cell->device->xnu_pages)

@@ -231,7 +231,10 @@ static void limit_text(char *buf, int64_t fg, int64_t bg)
     snprintf(buf, RES_TEXT_MAX, "%s / %s MiB", a, b);
 }
 
-static void death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+/* lines[fg]: the lmk line or jetsam limit the app's memory deaths are
+ * told against, in the background [0] and the foreground [1]. */
+static void death_text(const mdl_device *dev, const int64_t lines[2], const res_cell *c,
+                       char *buf, size_t n)
 {
     if (!c->with_death) {
         snprintf(buf, n, "-");
@@ -266,8 +269,7 @@ static void death_text(const mdl_device *dev, const res_cell *c, char *buf, size
         snprintf(buf, n, "%s: idle-exit under %.0f MiB", why, (double)dev->pageshortage / MIB);
         return;
     }
-    int64_t line = fg || dev->rule != MDL_KILL_JETSAM ? mdl_kill_line(dev, fg)
-                                                      : dev->jetsam_background_limit;
+    int64_t line = fg || dev->rule != MDL_KILL_JETSAM ? lines[fg] : dev->jetsam_background_limit;
     snprintf(buf, n, "%s: %s %s %.0f MiB", why, fg ? "foreground" : "background",
              dev->rule == MDL_KILL_JETSAM ? "limit" : "lmk line", (double)line / MIB);
 }
@@ -284,12 +286,19 @@ static void hot_text(char *buf, size_t n, const mdl_device *dev, const res_cell 
         snprintf(buf + len, n - len, ", %.0f MiB of mapped weights hot", hot / MIB);
 }
 
-void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+static void death_text_lines(const mdl_device *dev, const int64_t lines[2], const res_cell *c,
+                             char *buf, size_t n)
 {
-    death_text(dev, c, buf, n);
+    death_text(dev, lines, c, buf, n);
     int memory = c->top_reason == MDL_EXIT_LOW_MEMORY || c->top_reason == MDL_EXIT_SYSTEM_RECLAIM;
     if (c->with_death && memory)
         hot_text(buf, n, dev, c);
+}
+
+void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n)
+{
+    const int64_t lines[2] = {mdl_kill_line(dev, 0), mdl_kill_line(dev, 1)};
+    death_text_lines(dev, lines, c, buf, n);
 }
 
 /* lmkd's PSI mode has no line: what killed the app most often, and the
@@ -348,22 +357,19 @@ static int reads_mapped_weights(const mdl_cell *cell)
 
 int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
 {
-    /* four columns only some plans have, in this order after the fixed
-     * ones: the peak during part switches (when a cell switched), the
-     * mapped weights (when a candidate reads them at every inference), the
-     * feature's availability (when the model runs in a service process:
-     * the app's own process may live while it is down) and the verdict
-     * against the target (when there is one) */
+    /* columns only some plans have, after the fixed ones: the switch peak
+     * (a cell switched), the mapped weights (read at every inference), the
+     * feature's availability (the model in a service process, which may be
+     * down while the app lives), the verdict against the target */
     static const char *const fixed[COLS] = {
         "device",          "candidate",       "policy",          "peak p50", "peak p95",
         "peak max",        "stage at peak",   "limit fg / bg",   "margin p5 / p50",
         "deaths [95% CI]", "top reason",      "boot loops",      "latency p95", "available"};
     static const int fixed_right[COLS] = {0, 0, 0, 1, 1, 1, 0, 1, 1, 1, 0, 1, 1, 1};
-    unsigned sw = 0, mp = 0, fa = 0;
+    unsigned sw = 0, mp = 0, fa = (unsigned)res__plan_has_processes(plan);
     for (unsigned i = 0; i < r->ncells; i++) {
         sw |= r->cells[i].with_switch > 0;
         mp |= (unsigned)reads_mapped_weights(&plan->cells[i]);
-        fa |= (unsigned)(plan->cells[i].workload != NULL && plan->cells[i].workload->has_proc);
     }
     unsigned tg = plan->target.set ? 1u : 0u, cols = COLS + sw + mp + fa + tg;
     const char *head[COLS + 4];
@@ -407,10 +413,13 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
         mdl_device dv;
         mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
         const mdl_device *dev = &dv;
+        /* the model's process's lines (its service's, with `processes`) */
+        const int64_t lines[2] = {mdl_cell_model_line(&plan->cells[i], 0),
+                                  mdl_cell_model_line(&plan->cells[i], 1)};
         if (dev->rule == MDL_KILL_LMK && dev->lmk_psi)
             kills_first_text(row[7], c);
         else
-            limit_text(row[7], mdl_kill_line(dev, 1), mdl_kill_line(dev, 0));
+            limit_text(row[7], lines[1], lines[0]);
         if (c->has_margin)
             snprintf(row[8], RES_TEXT_MAX, "%.0f / %.0f MiB", c->margin_p5 / MIB,
                      c->margin_p50 / MIB);
@@ -418,7 +427,7 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
             snprintf(row[8], RES_TEXT_MAX, "-");
         snprintf(row[9], RES_TEXT_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
                  100 * c->any_ci.lo, 100 * c->any_ci.hi);
-        res_death_text(dev, c, row[10], RES_TEXT_MAX);
+        death_text_lines(dev, lines, c, row[10], RES_TEXT_MAX);
         snprintf(row[11], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
         latency_text(row[12], c);
         availability_text(row[13], c->availability);

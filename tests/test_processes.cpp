@@ -92,7 +92,7 @@ TEST_CASE("processes: the service dies under pressure, the app lives, requests f
     for (size_t k = 0; k < 3; k++) {
         CHECK(t.exits[k].t == (sim_time)(40 * (k + 1)) * S);
         CHECK(t.exits[k].process == "scan-app:ml");
-        CHECK(t.exits[k].importance == 200); // IMPORTANCE_VISIBLE: adj 100
+        CHECK(t.exits[k].importance == 100); // BOUND_TOP: the foreground's importance
         CHECK(t.exits[k].reason == TRC_LOW_MEMORY);
     }
     CHECK(r.deaths_total == 3);
@@ -231,7 +231,7 @@ TEST_CASE("processes: exit records of every process, and diagnose attributes eac
     REQUIRE(g.status == 0);
     auto all = shim::oomsim({"diagnose", trace});
     REQUIRE(all.status == 0);
-    CHECK(all.out.find("trace exit of scan-app:ml, reason 3 (LOW_MEMORY), importance 200") !=
+    CHECK(all.out.find("trace exit of scan-app:ml, reason 3 (LOW_MEMORY), importance 100") !=
           std::string::npos);
     CHECK(all.out.find("trace exit of scan-app,") == std::string::npos);
     // the main process alone: nothing of its own, the others said
@@ -239,6 +239,22 @@ TEST_CASE("processes: exit records of every process, and diagnose attributes eac
     REQUIRE(main.status == 0);
     CHECK(main.out == "3 deaths of other processes of this app were not read (--process names "
                       "one): scan-app:ml (3)\n");
+    SECTION("asked for the service, the main process's record is the other")
+    {
+        // the background variant: the app dies at 40 s, the service at 120 s
+        std::string y = replace(teach(), "    - {requests: {every: 1s, for: 150s, owner: camera}}\n",
+                                "    - {requests: {every: 1s, for: 30s, owner: camera}}\n"
+                                "    - background: 60s\n"
+                                "    - {requests: {every: 1s, for: 60s, owner: camera}}\n");
+        std::string bg = dir.file("bg.jsonl");
+        REQUIRE(shim::oomsim({"gen", dir.write("bg.yaml", y), "-o", bg}).status == 0);
+        auto svc = shim::oomsim({"diagnose", bg, "--process", "scan-app:ml"});
+        REQUIRE(svc.status == 0);
+        CHECK(svc.out.find("trace exit of scan-app:ml") != std::string::npos);
+        CHECK(svc.out.find("trace exit of scan-app,") == std::string::npos);
+        CHECK(svc.out.find("1 death of other processes of this app was not read (--process "
+                           "names one): scan-app (1)") != std::string::npos);
+    }
     auto js = shim::oomsim({"diagnose", trace, "--process", "scan-app", "--format", "json"});
     REQUIRE(js.status == 0);
     CHECK(js.out.find("\"exits\": []") != std::string::npos);
@@ -326,7 +342,7 @@ TEST_CASE("processes: bad processes are refused with the file, line and column",
     } cases[] = {
         {"  ml: {kind: service, bound_by: main, restart: 1s}\n",
          "  ml: {kind: service, bound_by: ui, restart: 1s}\n",
-         "t.yaml:60:33: processes.ml.bound_by: process ml: no process named 'ui' binds it"},
+         "processes.ml.bound_by: process ml: no process named 'ui' binds it"},
         {"  ml: {kind: service, bound_by: main, restart: 1s}\n",
          "  ml: {kind: service, bound_by: ml2, restart: 1s}\n"
          "  ml2: {kind: service, bound_by: ml, restart: 1s}\n",
@@ -367,4 +383,78 @@ TEST_CASE("processes: bad processes are refused with the file, line and column",
         CHECK(std::string(err.msg).find(c.msg) != std::string::npos);
         CHECK(std::string(err.msg).rfind("t.yaml:", 0) == 0);
     }
+}
+
+TEST_CASE("processes: the main process's death in the service's start-up is a start-up death: "
+          "the boot loop and the recovery learn of it",
+          "[processes][recovery]")
+{
+    // an important binding: both at adj 0; the app holds 700 MiB, the
+    // service 40 MiB and at runtime_prepare (0.3 s into its start) 400 MiB
+    // more: 2048 - 900 - 1140 = 8 MiB free, under 72: lmkd takes the
+    // heavier at adj 0, the app (700 MiB against 440), at every start while
+    // the service's start-up (the preload) runs
+    std::string y = replace(replace(replace(teach(), "restart: 1s}", "restart: 1s, important: true}"),
+                                    "baseline: {native: 120MiB}", "baseline: {native: 700MiB}"),
+                            "resident: {native: 600MiB}", "resident: {native: 400MiB}");
+    y += "policies:\n  recovery: [naive, safe_mode]\n";
+    Loaded l(y);
+    Timeline t;
+    mdl_rep naive = shim::run_traced(l.s.cells[0], Timeline::add, &t);
+    REQUIRE(!t.exits.empty());
+    CHECK(t.exits[0].t == 300000);
+    CHECK(t.exits[0].process == "scan-app");
+    CHECK(naive.svc_deaths == 0);
+    CHECK(naive.boot_loop == 1);
+    // safe mode, learning of the start-up deaths, starts without the model
+    mdl_rep safe = l.run(1);
+    CHECK(safe.safe_mode_starts > 0);
+    CHECK(safe.alive_us > naive.alive_us);
+}
+
+TEST_CASE("processes: a service's main-thread work dies of ActiveServices' timeout, not the "
+          "input one",
+          "[processes][anr]")
+{
+    // the detector's load on the main thread: 6 s passes the app's 5 s
+    // input timeout, which the windowless service has not; 25 s passes the
+    // 20 s SERVICE_TIMEOUT of a service whose client is in front
+    std::string six = replace(teach(), "load: {mode: mmap, time: 300ms}",
+                              "load: {mode: mmap, time: 6s, thread: main}");
+    Loaded a(six);
+    CHECK(a.run(0).deaths[MDL_EXIT_ANR] == 0);
+    Loaded b(replace(teach(), "load: {mode: mmap, time: 300ms}",
+                     "load: {mode: mmap, time: 25s, thread: main}"));
+    Timeline t;
+    mdl_rep r = shim::run_traced(b.s.cells[0], Timeline::add, &t);
+    REQUIRE(!t.exits.empty());
+    CHECK(t.exits[0].t == 20 * S);
+    CHECK(t.exits[0].process == "scan-app:ml");
+    CHECK(r.deaths[MDL_EXIT_ANR] == r.deaths_total);
+}
+
+TEST_CASE("processes: the service starts when the app's own start leaves the phone under its "
+          "low watermark (PSI mode)",
+          "[processes][psi]")
+{
+    // 3 GiB - 1.1 GiB of system - 1445 MiB of cached apps leaves about 530
+    // MiB, of which the page cache holds 500: the app's 120 MiB baseline
+    // takes free pages under the low watermark, and reclaim answers; the
+    // app lives, and so must its binding: the service starts with it
+    std::string dev = "devices:\n  - name: tight-psi\n    os: android\n    ram: 3GiB\n"
+                      "    system: 1.1GiB\n    cached_apps: 1445MiB\n    cached_app_size: 120MiB\n"
+                      "    kill:\n      rule: lmk\n      mode: psi\n"
+                      "      watermarks: {min: 7094KiB, low: 10239KiB, high: 13384KiB}\n"
+                      "    counts: [native, java, gpu]\n    anr_timeout: 5s\n"
+                      "    zram: {size: 1536MiB, ratio: 2.5}\n"
+                      "    page_cache: {size: 500MiB, working_set: 250MiB}\n"
+                      "    storage_read: 40MB/s\n    reclaim_rate: 300MiB/s\ncandidates:\n";
+    std::string y = teach();
+    y = y.substr(0, y.find("devices:\n")) + dev + y.substr(y.find("  - id: scan-app"));
+    y = replace(y, "resident: {native: 600MiB}", "resident: {native: 300MiB}");
+    Loaded l(y);
+    mdl_rep r = l.run(0);
+    CHECK(r.svc_alive_us > 0);
+    CHECK(r.completed > 0);
+    CHECK(r.svc_failed < r.arrived);
 }
