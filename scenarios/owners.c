@@ -111,18 +111,10 @@ static int load_holder(scn_scenario *s, const scn__node *v, mdl_holder *h, sim_e
 int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err)
 {
     scn__node m;
-    scn__get(root, "owners", &m);
-    if (m.n == NULL)
-        return SIM_OK;
-    int rc = scn__expect_mapping(&m, err);
-    if (rc != SIM_OK)
+    int count;
+    int rc = scn__named_map(root, "owners", "owner", MDL_HOLDERS_MAX, &m, &count, err);
+    if (rc != SIM_OK || m.n == NULL)
         return rc;
-    int count = fy_node_mapping_item_count(m.n);
-    if (count < 1)
-        return scn__fail(&m, err, SIM_EINPUT, "expected at least one owner");
-    if (count > (int)MDL_HOLDERS_MAX)
-        return scn__fail(&m, err, SIM_ELIMIT, "%d owners exceed the limit of %u", count,
-                         MDL_HOLDERS_MAX);
     mdl_workload *wl = &s->workload;
     wl->holders = calloc((size_t)count, sizeof *wl->holders);
     if (wl->holders == NULL)
@@ -130,11 +122,9 @@ int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err)
     void *it = NULL;
     struct fy_node_pair *pair;
     while ((pair = fy_node_mapping_iterate(m.n, &it)) != NULL) {
-        scn__node key, v;
-        scn__item(&m, wl->nholders, fy_node_pair_key(pair), &key);
-        memcpy(key.path, m.path, sizeof key.path);
+        scn__node v;
         mdl_holder *h = &wl->holders[wl->nholders];
-        if ((rc = scn__name(&key, h->name, err)) != SIM_OK)
+        if ((rc = scn__map_name(&m, pair, wl->nholders, h->name, err)) != SIM_OK)
             return rc;
         scn__get(&m, h->name, &v);
         if ((rc = load_holder(s, &v, h, err)) != SIM_OK)

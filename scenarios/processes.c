@@ -105,18 +105,10 @@ static int load_one(scn_scenario *s, const scn__node *v, declared *d, mdl_proces
 int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err)
 {
     scn__node m;
-    scn__get(root, "processes", &m);
-    if (m.n == NULL)
-        return SIM_OK;
-    int rc = scn__expect_mapping(&m, err);
-    if (rc != SIM_OK)
+    int count;
+    int rc = scn__named_map(root, "processes", "process", MDL_PROCS_MAX, &m, &count, err);
+    if (rc != SIM_OK || m.n == NULL)
         return rc;
-    int count = fy_node_mapping_item_count(m.n);
-    if (count < 1)
-        return scn__fail(&m, err, SIM_EINPUT, "expected at least one process");
-    if (count > (int)MDL_PROCS_MAX)
-        return scn__fail(&m, err, SIM_ELIMIT, "%d processes exceed the limit of %u", count,
-                         MDL_PROCS_MAX);
     for (unsigned k = 0; k < s->ndevices; k++)
         if (s->devices[k].os == MDL_OS_IOS)
             return scn__fail(&m, err, SIM_EINPUT, "device %s runs iOS, which has no app-owned "
@@ -130,15 +122,13 @@ int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err)
     void *it = NULL;
     struct fy_node_pair *pair;
     while ((pair = fy_node_mapping_iterate(m.n, &it)) != NULL) {
-        scn__node key, v;
-        scn__item(&m, n, fy_node_pair_key(pair), &key);
-        memcpy(key.path, m.path, sizeof key.path);
-        if ((rc = scn__name(&key, d[n].name, err)) != SIM_OK)
+        scn__node v;
+        if ((rc = scn__map_name(&m, pair, n, d[n].name, err)) != SIM_OK)
             return rc;
-        if (strcmp(d[n].name, "main") == 0)
-            return scn__fail(&key, err, SIM_EINPUT, "`main` is the app's main process: name "
-                             "the others");
         scn__get(&m, d[n].name, &v);
+        if (strcmp(d[n].name, "main") == 0)
+            return scn__fail(&v, err, SIM_EINPUT, "`main` is the app's main process: name "
+                             "the others");
         if ((rc = load_one(s, &v, &d[n], &p[n], err)) != SIM_OK)
             return rc;
         n++;

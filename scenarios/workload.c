@@ -369,14 +369,12 @@ static int load_proc_app(scn_scenario *s, const scn__node *app, sim_error *err)
     void *it = NULL;
     struct fy_node_pair *pair;
     for (uint32_t n = 0; (pair = fy_node_mapping_iterate(m.n, &it)) != NULL; n++) {
-        scn__node key;
         char name[MDL_NAME_MAX];
-        scn__item(&m, n, fy_node_pair_key(pair), &key);
-        memcpy(key.path, m.path, sizeof key.path);
-        if ((rc = scn__name(&key, name, err)) != SIM_OK)
+        if ((rc = scn__map_name(&m, pair, n, name, err)) != SIM_OK)
             return rc;
+        scn__get(&m, name, &v);
         if (!s->workload.has_proc || strcmp(name, p->name) != 0)
-            return scn__fail(&key, err, SIM_EINPUT, "no process named '%s'%s", name,
+            return scn__fail(&v, err, SIM_EINPUT, "no process named '%s'%s", name,
                              s->workload.has_proc ? "" : " (the scenario has no `processes`)");
     }
     scn__get(&m, p->name, &v);
