@@ -563,6 +563,7 @@ typedef enum mdl_record_text {
     MDL_TEXT_LMKD,            /* Android low memory: lmkd kill */
     MDL_TEXT_SIGNALED,        /* Android signaled 9, no low-memory reporting */
     MDL_TEXT_JETSAM_SYSTEM,   /* iOS JetsamEvent of another system cause (the record's jetsam) */
+    MDL_TEXT_ANR_SERVICE,     /* Android anr of a service process: a callback past its timeout */
     MDL_TEXT_COUNT
 } mdl_record_text;
 

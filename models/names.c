@@ -109,7 +109,8 @@ static const char *const text_names[MDL_TEXT_COUNT] = {
     "anr: Input dispatching timed out",
     "low memory: lmkd kill",
     "signaled: 9 (no low-memory reporting)",
-    "jetsam: system memory health"};
+    "jetsam: system memory health",
+    "anr: executing service"};
 
 const char *mdl_record_text_name(mdl_record_text t)
 {

@@ -345,7 +345,7 @@ static int kernel_oom(world *w)
         if (who == 4)
             w__main_die(w, why, w->last_stage);
         else
-            w__die(w, why, w->last_stage);
+            w__die(w, w__svc_class(w, why), w->last_stage);
     }
     return who == 2 || who == 4 ? 2 : who != 0;
 }

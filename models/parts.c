@@ -204,7 +204,9 @@ static void start_phase(world *w, part_rt *p, int ph)
      * in a service process of its own, which has no window, ActiveServices'
      * timeout of a service executing a callback: SERVICE_TIMEOUT (20 s)
      * when its client is in front, SERVICE_BACKGROUND_TIMEOUT (200 s) else */
-    sim_time anr = !w->svc ? dev->anr_timeout : w->proc.fg ? SVC_TIMEOUT_US : 10 * SVC_TIMEOUT_US;
+    sim_time anr = !w->svc || dev->anr_timeout <= 0 ? dev->anr_timeout
+                   : w->proc.fg                      ? SVC_TIMEOUT_US
+                                                     : 10 * SVC_TIMEOUT_US;
     if (f->main_thread && dev->os == MDL_OS_ANDROID && anr > 0 && c.time > anr) {
         uint32_t arg = idx | ((p->serial & 0xffffffu) << 8);
         if (w__at(w, now(w) + anr, PRIO_TIMER, anr_timer, tag(w, arg), NULL) != SIM_OK)
@@ -455,6 +457,8 @@ static void anr_timer(sim_engine *e, void *ctx, uint64_t arg)
         return;
     uint32_t low = (uint32_t)arg;
     part_rt *p = &w->proc.parts[low & 0xffu];
-    if (p->state == P_LOADING && (p->serial & 0xffffffu) == (low >> 8) && w->proc.fg)
+    /* the app's input timeout fires only with its window in front; a
+     * service's (svc) whatever its client's place */
+    if (p->state == P_LOADING && (p->serial & 0xffffffu) == (low >> 8) && (w->proc.fg || w->svc))
         w__die(w, MDL_EXIT_ANR, p->phase_stage);
 }

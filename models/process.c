@@ -44,6 +44,7 @@ static void stable(sim_engine *e, void *ctx, uint64_t arg)
 static void started(world *w)
 {
     w->life.consec_startup_deaths = 0;
+    w->main.svc_up = 1; /* (svc: the main process's start-up too is over) */
     (void)w__at(w, now(w) + w->pol->stable_after, PRIO_TIMER, stable, tag(w, 0), NULL);
 }
 
@@ -217,6 +218,8 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
         w->out->lmkd_counted[mdl_counted_bucket(x.counted)]++;
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);
+    if (w->svc && r.description == MDL_TEXT_ANR)
+        r.description = MDL_TEXT_ANR_SERVICE; /* ActiveServices' "executing service ..." */
 
     mdl_rep_add_record(w->out, &r);
     w__emit_exit(w, &r, 0);

@@ -48,6 +48,7 @@ w_fate w__main_start(world *w)
     m->aged = 0;
     m->restart_delay = 0;
     m->svc_started = now(w);
+    m->svc_up = 0;
     w->proc.fg = !w->path.bg; /* the kill rules read the app's place from here */
     if (!w->wl->has_app)
         return W_LIVES;
@@ -123,7 +124,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
         o->lmkd_counted[mdl_counted_bucket(x.counted)]++;
     /* a death while the service's start-up runs is a start-up death of the
      * app: the boot loop's count and the recovery state learn of it */
-    int in_startup = w->proc.alive && !w->proc.startup_done;
+    int in_startup = !m->svc_up; /* (its own start, or its service's, not yet done) */
     if (!in_startup)
         w->life.consec_startup_deaths = 0;
     else if (++w->life.consec_startup_deaths >= 2)
@@ -187,12 +188,21 @@ int w__victim_is_main(const world *w, int adj)
     return adj > APP_ADJ_PERCEPTIBLE || held_all(w, 1) >= held_all(w, 0);
 }
 
+mdl_exit w__svc_class(const world *w, mdl_exit why)
+{
+    /* a service whose binding waives priority is a cached process: its
+     * reclaim is the background's, whatever its client's place */
+    return w->svc && w->wl->proc.waive_priority && why == MDL_EXIT_LOW_MEMORY
+               ? MDL_EXIT_SYSTEM_RECLAIM
+               : why;
+}
+
 void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage)
 {
     if (w__victim_is_main(w, adj))
         w__main_die(w, why, stage);
     else
-        w__die(w, why, stage);
+        w__die(w, w__svc_class(w, why), stage);
 }
 
 void w__main_teardown(world *w)

@@ -348,6 +348,7 @@ typedef struct w_main {
     int restart_scheduled;      /* the service is bound again at restart_h */
     sim_handle restart_h;
     sim_time restart_delay;     /* the last restart's delay (ActiveServices' backoff) */
+    int svc_up;                 /* the service finished a start-up in this process's life */
     sim_time svc_started;       /* the service's last start */
     int64_t sample_pss_kb, sample_rss_kb; /* its last periodic sample (taken with the
                                              service's), 0 before one */
@@ -831,6 +832,9 @@ void w__svc_died(world *w);
 void w__svc_start(world *w);
 /* a request arrives while the service is down: it fails */
 void w__svc_refuse(world *w, uint32_t user_index);
+/* a reclaim kill's class for the service: a waived one's is the
+ * background's (system_reclaim) */
+mdl_exit w__svc_class(const world *w, mdl_exit why);
 /* the reclaim kill of `adj`: the main process when it has it, else the
  * service (lmkd, the kernel's OOM killer, the minfree levels) */
 void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage);

@@ -483,6 +483,9 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
     } else if (cls == RPL_CLASS_JAVA_CRASH) {
         snprintf(buf, n, "the Java heap would pass its %lld MiB growth limit",
                  (long long)(d->java_heap_limit >> 20));
+    } else if (cls == RPL_CLASS_ANR && (e->has & TRC_F_PROCESS) && strchr(e->process, ':')) {
+        snprintf(buf, n, "the service's main thread ran a callback past ActiveServices' timeout "
+                 "(%d s, with the app %s)", fg ? 20 : 200, fg ? "in front" : "in the background");
     } else if (cls == RPL_CLASS_ANR) {
         snprintf(buf, n, "the main thread was blocked for the %.1f s ANR timeout",
                  (double)d->anr_timeout / 1e6);
@@ -523,7 +526,9 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
              * (importance 400 and up), 0 in the foreground, 100 for a
              * service bound by the app in front (its importance is the
              * foreground's too) */
-            x->importance >= 400 ? 700
+            (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
+                    t->cell->workload->proc.waive_priority ? 900
+            : x->importance >= 400 ? 700
             : (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
                     !t->cell->workload->proc.important ? 100 : 0,
             (long long)e->rss_mb * 1024);

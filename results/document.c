@@ -614,8 +614,8 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             (unsigned long long)c->leaks, (unsigned long long)c->warnings,
             (unsigned long long)c->cached_kills, (unsigned long long)c->switches,
             (long long)whole(c->switch_peak.p95));
-        sim_text_printf(&o, "%lld,%lld,", (long long)mdl_cell_kill_line(cell, 1),
-                        (long long)mdl_cell_kill_line(cell, 0));
+        sim_text_printf(&o, "%lld,%lld,", (long long)mdl_cell_model_line(cell, 1),
+                        (long long)mdl_cell_model_line(cell, 0));
         if (c->has_margin)
             sim_text_printf(&o, "%lld,%lld,", (long long)whole(c->margin_p5),
                             (long long)whole(c->margin_p50));

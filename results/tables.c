@@ -413,9 +413,14 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
         mdl_device dv;
         mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
         const mdl_device *dev = &dv;
-        /* the model's process's lines (its service's, with `processes`) */
+        /* the model's process's lines (its service's, with `processes`);
+         * the top reason's, those of the process that died most */
         const int64_t lines[2] = {mdl_cell_model_line(&plan->cells[i], 0),
                                   mdl_cell_model_line(&plan->cells[i], 1)};
+        double all = c->deaths_mean * (double)plan->replications;
+        const int64_t app_lines[2] = {mdl_cell_kill_line(&plan->cells[i], 0),
+                                      mdl_cell_kill_line(&plan->cells[i], 1)};
+        const int64_t *told = 2.0 * (double)c->svc_deaths >= all ? lines : app_lines;
         if (dev->rule == MDL_KILL_LMK && dev->lmk_psi)
             kills_first_text(row[7], c);
         else
@@ -427,7 +432,7 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
             snprintf(row[8], RES_TEXT_MAX, "-");
         snprintf(row[9], RES_TEXT_MAX, "%.2f%% [%.2f, %.2f]", 100 * c->any_rate,
                  100 * c->any_ci.lo, 100 * c->any_ci.hi);
-        death_text_lines(dev, lines, c, row[10], RES_TEXT_MAX);
+        death_text_lines(dev, told, c, row[10], RES_TEXT_MAX);
         snprintf(row[11], RES_TEXT_MAX, "%.1f%%", 100 * c->boot_loop_rate);
         latency_text(row[12], c);
         availability_text(row[13], c->availability);

@@ -150,6 +150,8 @@ TEST_CASE("processes: a binding that waives priority leaves the service cached",
     mdl_rep r = waived.run(0);
     CHECK(r.svc_deaths == 4);
     CHECK(r.deaths_total == 4);
+    // a cached process's reclaim: system_reclaim, the app in front or not
+    CHECK(r.deaths[MDL_EXIT_SYSTEM_RECLAIM] == 4);
 }
 
 TEST_CASE("processes: the main process's death takes the service, and both start again at the "
@@ -410,6 +412,16 @@ TEST_CASE("processes: the main process's death in the service's start-up is a st
     mdl_rep safe = l.run(1);
     CHECK(safe.safe_mode_starts > 0);
     CHECK(safe.alive_us > naive.alive_us);
+    SECTION("a main process that dies of its own baseline, before its service starts")
+    {
+        // 2048 - 900 - 1100 = 48 MiB free at its start, under 72: it dies
+        // at every start, a start-up death each time
+        Loaded m(replace(teach(), "baseline: {native: 120MiB}", "baseline: {native: 1100MiB}"));
+        mdl_rep q = m.run(0);
+        CHECK(q.deaths_total >= 2);
+        CHECK(q.svc_deaths == 0);
+        CHECK(q.boot_loop == 1);
+    }
 }
 
 TEST_CASE("processes: a service's main-thread work dies of ActiveServices' timeout, not the "
@@ -431,6 +443,23 @@ TEST_CASE("processes: a service's main-thread work dies of ActiveServices' timeo
     CHECK(t.exits[0].t == 20 * S);
     CHECK(t.exits[0].process == "scan-app:ml");
     CHECK(r.deaths[MDL_EXIT_ANR] == r.deaths_total);
+    SECTION("the timeout set with the app in front fires though the user left since")
+    {
+        Loaded c(replace(replace(teach(), "load: {mode: mmap, time: 300ms}",
+                                 "load: {mode: mmap, time: 30s, thread: main}"),
+                         "    - enter: cam\n", "    - enter: cam\n    - background: 2min\n"));
+        Timeline u;
+        shim::run_traced(c.s.cells[0], Timeline::add, &u);
+        REQUIRE(!u.exits.empty());
+        CHECK(u.exits[0].t == 20 * S);
+    }
+    SECTION("a device without anr_timeout has no ANR, for its services too")
+    {
+        Loaded c(replace(replace(teach(), "load: {mode: mmap, time: 300ms}",
+                                 "load: {mode: mmap, time: 25s, thread: main}"),
+                         "    anr_timeout: 5s\n", ""));
+        CHECK(c.run(0).deaths[MDL_EXIT_ANR] == 0);
+    }
 }
 
 TEST_CASE("processes: the service starts when the app's own start leaves the phone under its "
