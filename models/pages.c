@@ -523,10 +523,19 @@ static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg)
  * the allocating task reclaims directly, and what cannot be reclaimed is
  * the OOM killer's.  `own`: the app allocated (its stall is its own and
  * counts as full in the foreground). */
+/* The allocating process lives on: the one the model runs in; or, while
+ * the model's service is down (svc), the app's main process, the only one
+ * that can allocate then. */
+static int lives(const world *w, uint32_t epoch, int svc_down)
+{
+    return svc_down ? w->main.alive : still(w, epoch);
+}
+
 static w_fate allocated(world *w, int own)
 {
     const mdl_device *d = w->dev;
     uint32_t epoch = w->epoch;
+    int svc_down = w->svc && !w->proc.alive;
     int64_t free = w__pages_free(w);
     if (free >= d->wmark_low) { /* the common case: nothing for the kernel to do */
         observe_free(w, free);
@@ -539,7 +548,7 @@ static w_fate allocated(world *w, int own)
         if (own)
             w->pg.stall += stall;
         psi_stall(w, stall, own && w->proc.fg);
-        if (!still(w, epoch) && own)
+        if (!lives(w, epoch, svc_down) && own)
             return W_GONE;
     }
     /* the allocation cannot be met: the OOM killer, until it can */
@@ -547,7 +556,7 @@ static w_fate allocated(world *w, int own)
         int who = kernel_oom(w);
         if (who == 0)
             break;
-        if (who == 2 && own)
+        if (who == 2 && own && !lives(w, epoch, svc_down))
             return W_GONE;
     }
     note_dropped(w);
@@ -558,7 +567,7 @@ static w_fate allocated(world *w, int own)
         w->pg.kswapd = 1;
     observe(w);
     keep_ticking(w);
-    return own && !still(w, epoch) ? W_GONE : W_LIVES;
+    return own && !lives(w, epoch, svc_down) ? W_GONE : W_LIVES;
 }
 
 void w__pages_fill(const world *w, trc_event *e)
@@ -618,13 +627,14 @@ static inline w_fate pages_check(world *w, int64_t extra, int own)
     if (w->pg.on == W_PAGES_XNU)
         return w__memstat_check(w, extra, own);
     uint32_t epoch = w->epoch;
+    int svc_down = w->svc && !w->proc.alive;
     advance(w);
     if (extra > 0) {
         w->pg.spike = extra;
         (void)allocated(w, 0);
         w->pg.spike = 0; /* the other app frees it (what did not fit was refused) */
         observe(w);
-        return still(w, epoch) ? W_LIVES : W_GONE;
+        return lives(w, epoch, svc_down) ? W_LIVES : W_GONE;
     }
     int64_t free = w__pages_free(w);
     if (free >= w->dev->wmark_low) { /* the common case: nothing for the kernel to do */
@@ -632,7 +642,7 @@ static inline w_fate pages_check(world *w, int64_t extra, int own)
         w__warning_room(w, free - w->dev->wmark_low + cold_file(w));
         return W_LIVES;
     }
-    if (allocated(w, own) != W_LIVES || !still(w, epoch))
+    if (allocated(w, own) != W_LIVES || !lives(w, epoch, svc_down))
         return W_GONE;
     w__warning_room(w, w__pages_room(w));
     return W_LIVES;

@@ -350,8 +350,7 @@ typedef struct w_main {
     sim_time restart_delay;     /* the last restart's delay (ActiveServices' backoff) */
     int svc_up;                 /* the service finished a start-up in this process's life */
     sim_time svc_started;       /* the service's last start */
-    int64_t sample_pss_kb, sample_rss_kb; /* its last periodic sample (taken with the
-                                             service's), 0 before one */
+    int64_t sample_pss_kb, sample_rss_kb; /* its last periodic sample (with the service's) */
 } w_main;
 
 /* The page models: Android's in lmkd's PSI mode (pages.c), iOS's (memstat.c). */

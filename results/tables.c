@@ -355,6 +355,21 @@ static int reads_mapped_weights(const mdl_cell *cell)
     return 0;
 }
 
+/* Cell i's lines in the background [0] and the foreground [1]: those of
+ * the process the model runs in (its service's, with `processes`), and
+ * those its top reason is told against, of the process that died most. */
+static void cell_lines(const res_plan *plan, unsigned i, const res_cell *c, int64_t lines[2],
+                       int64_t told[2])
+{
+    const mdl_cell *cell = &plan->cells[i];
+    double all = c->deaths_mean * (double)plan->replications;
+    int svc = 2.0 * (double)c->svc_deaths >= all;
+    for (int fg = 0; fg < 2; fg++) {
+        lines[fg] = mdl_cell_model_line(cell, fg);
+        told[fg] = svc ? lines[fg] : mdl_cell_kill_line(cell, fg);
+    }
+}
+
 int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
 {
     /* columns only some plans have, after the fixed ones: the switch peak
@@ -413,14 +428,8 @@ int res__cells_table(const res_plan *plan, const res_result *r, res__table *t)
         mdl_device dv;
         mdl_device_in_force(plan->cells[i].device, &plan->cells[i].policy, &dv);
         const mdl_device *dev = &dv;
-        /* the model's process's lines (its service's, with `processes`);
-         * the top reason's, those of the process that died most */
-        const int64_t lines[2] = {mdl_cell_model_line(&plan->cells[i], 0),
-                                  mdl_cell_model_line(&plan->cells[i], 1)};
-        double all = c->deaths_mean * (double)plan->replications;
-        const int64_t app_lines[2] = {mdl_cell_kill_line(&plan->cells[i], 0),
-                                      mdl_cell_kill_line(&plan->cells[i], 1)};
-        const int64_t *told = 2.0 * (double)c->svc_deaths >= all ? lines : app_lines;
+        int64_t lines[2], told[2];
+        cell_lines(plan, i, c, lines, told);
         if (dev->rule == MDL_KILL_LMK && dev->lmk_psi)
             kills_first_text(row[7], c);
         else

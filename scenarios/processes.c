@@ -102,6 +102,34 @@ static int load_one(scn_scenario *s, const scn__node *v, declared *d, mdl_proces
     return SIM_OK;
 }
 
+int scn__named_map(const scn__node *root, const char *key, const char *what, unsigned max,
+                   scn__node *m, int *count, sim_error *err)
+{
+    *count = 0;
+    scn__get(root, key, m);
+    if (m->n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(m, err);
+    if (rc != SIM_OK)
+        return rc;
+    *count = fy_node_mapping_item_count(m->n);
+    if (*count < 1)
+        return scn__fail(m, err, SIM_EINPUT, "expected at least one %s", what);
+    if (*count > (int)max)
+        return scn__fail(m, err, SIM_ELIMIT, "%d %s entries exceed the limit of %u", *count,
+                         what, max);
+    return SIM_OK;
+}
+
+int scn__map_name(const scn__node *m, struct fy_node_pair *pair, size_t i, char *name,
+                  sim_error *err)
+{
+    scn__node key;
+    scn__item(m, i, fy_node_pair_key(pair), &key);
+    memcpy(key.path, m->path, sizeof key.path);
+    return scn__name(&key, name, err);
+}
+
 int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err)
 {
     scn__node m;

@@ -42,6 +42,15 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err);
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err);
 /* owners.c: the `owners` map (before the workload), a requests step's
  * `owner` by name, and the owners' pages (after the workload). */
+/* A map of named entries under root's `key` (`owners`, `processes`): *m
+ * its node (m->n NULL when absent, *count 0), *count its entries, from 1
+ * to max (`what`: one entry's kind, in the messages). */
+int scn__named_map(const scn__node *root, const char *key, const char *what, unsigned max,
+                   scn__node *m, int *count, sim_error *err);
+/* The name of the map m's entry i (pair), a name of `[a-z0-9-]`, into
+ * name (MDL_NAME_MAX), its errors at the key. */
+int scn__map_name(const scn__node *m, struct fy_node_pair *pair, size_t i, char *name,
+                  sim_error *err);
 /* processes.c: `processes` (before the owners) */
 int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err);

@@ -62,15 +62,6 @@ void scn__item(const scn__node *s, size_t i, struct fy_node *item, scn__node *ch
 int scn__require(const scn__node *m, const char *key, scn__node *child, sim_error *err);
 
 int scn__expect_mapping(const scn__node *v, sim_error *err);
-/* A map of named entries under root's `key` (`owners`, `processes`): *m
- * its node (m->n NULL when absent, *count 0), *count its entries, from 1
- * to max (`what`: one entry's kind, in the messages). */
-int scn__named_map(const scn__node *root, const char *key, const char *what, unsigned max,
-                   scn__node *m, int *count, sim_error *err);
-/* The name of the map m's entry i (pair), a name of `[a-z0-9-]`, into
- * name (MDL_NAME_MAX), its errors at the key. */
-int scn__map_name(const scn__node *m, struct fy_node_pair *pair, size_t i, char *name,
-                  sim_error *err);
 int scn__expect_sequence(const scn__node *v, sim_error *err);
 /* Calls fn(ctx, item, err) on each item of the list `list`, in order, until
  * one fails; a list with no item fails: "expected at least one <what>". */
