@@ -304,6 +304,8 @@ int cli_explain(int argc, char **argv)
     mdl_device_in_force(c->device, &c->policy, &dv);
     tee both = {t, o.dir != NULL ? res_timeline_create(&dv, c->horizon) : NULL,
                 o.dir != NULL ? res_chrome_create(&dv) : NULL};
+    res_timeline_lines(both.plot, c);
+    res_chrome_lines(both.json, c);
     if (t == NULL || (o.dir != NULL && (both.plot == NULL || both.json == NULL))) {
         rpl_teller_free(t);
         res_timeline_free(both.plot);

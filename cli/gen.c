@@ -24,6 +24,7 @@ static int write_perfetto(const scn_scenario *s, const mdl_cell *c, unsigned lon
     res_chrome *ch = res_chrome_create(&dv);
     if (ch == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    res_chrome_lines(ch, c);
     mdl_trace_sink sink = {res_chrome_add, ch, NULL};
     int rc = mdl_run_replication_traced(c, rep, NULL, NULL, &sink, r, err);
     char *text = NULL;

@@ -74,6 +74,14 @@ static void head(res_chrome *c, char ph, const char *name, int64_t ts, int tid)
     sim_text_printf(&c->out, ",\"ts\":%" PRId64 ",\"pid\":1,\"tid\":%d", ts, tid);
 }
 
+void res_chrome_lines(res_chrome *c, const mdl_cell *cell)
+{
+    if (c == NULL)
+        return;
+    c->line[0] = mdl_cell_model_line(cell, 0);
+    c->line[1] = mdl_cell_model_line(cell, 1);
+}
+
 res_chrome *res_chrome_create(const mdl_device *dev)
 {
     res_chrome *c = calloc(1, sizeof *c);

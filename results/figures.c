@@ -68,6 +68,7 @@ static int timeline(const res_plan *plan, unsigned i, uint64_t rep, res_figure *
     res_chrome *ch = res_chrome_create(&dv);
     if (ch == NULL)
         return SIM_ENOMEM;
+    res_chrome_lines(ch, &plan->cells[i]);
     int rc = res_timeline_run(&plan->cells[i], rep, &t, &m, ch, err);
     if (rc != SIM_OK) {
         res_chrome_free(ch);

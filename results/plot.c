@@ -300,8 +300,8 @@ static void frame_of(const res_timeline *t, tl_frame *f)
     f->xs = f->minutes ? 60.0 : 1.0;
     f->xmax = secs / f->xs;
     f->colw = f->xmax / RES_TIMELINE_COLUMNS;
-    f->lines[0] = mdl_kill_line(&t->dev, 1);
-    f->lines[1] = mdl_kill_line(&t->dev, 0);
+    f->lines[0] = t->line[1];
+    f->lines[1] = t->line[0];
     double ymax = 0;
     for (unsigned i = 0; i < t->filled; i++) {
         double s = 0;

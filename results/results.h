@@ -392,6 +392,8 @@ int res_ips_format(const mdl_jetsam_event *ev, const char *app, const char *devi
                    unsigned k, char **text, size_t *len, sim_error *err);
 
 res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon);
+/* The kill lines t draws: as res_chrome_lines. */
+void res_timeline_lines(res_timeline *t, const mdl_cell *cell);
 /* An mdl_trace_sink function (ctx: the timeline). */
 int res_timeline_add(void *ctx, const trc_event *e, sim_error *err);
 /* The end of the replication: what was announced is made, open stages
@@ -407,6 +409,9 @@ void res_timeline_free(res_timeline *t);
  * Created for the device as the cell's policy puts it in force. */
 typedef struct res_chrome res_chrome;
 res_chrome *res_chrome_create(const mdl_device *dev);
+/* The kill lines c draws: those of the process cell's model runs in (its
+ * service's, with `processes`: mdl_cell_model_line); NULL c: nothing. */
+void res_chrome_lines(res_chrome *c, const mdl_cell *cell);
 /* An mdl_trace_sink function (ctx: the writer). */
 int res_chrome_add(void *ctx, const trc_event *e, sim_error *err);
 /* Ends the slices still open at `end`, names the process (`title`) and

@@ -13,6 +13,8 @@ res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon)
     if (t == NULL)
         return NULL;
     t->dev = *dev;
+    t->line[0] = mdl_kill_line(dev, 0);
+    t->line[1] = mdl_kill_line(dev, 1);
     t->horizon = horizon > 0 ? horizon : 1;
     static const int cat_of[TRC_MEM_COUNT] = {MDL_CAT_JAVA, MDL_CAT_NATIVE, MDL_CAT_GPU,
                                               MDL_CAT_FILE};
@@ -20,6 +22,14 @@ res_timeline *res_timeline_create(const mdl_device *dev, sim_time horizon)
         if (dev->counts_mask & MDL_CAT_BIT(cat_of[k]))
             t->counted |= 1u << k;
     return t;
+}
+
+void res_timeline_lines(res_timeline *t, const mdl_cell *cell)
+{
+    if (t == NULL)
+        return;
+    t->line[0] = mdl_cell_model_line(cell, 0);
+    t->line[1] = mdl_cell_model_line(cell, 1);
 }
 
 void res_timeline_free(res_timeline *t)

@@ -35,6 +35,7 @@ typedef struct tl_open {
 
 struct res_timeline {
     mdl_device dev;          /* a copy: the device as the cell's policy puts it in force */
+    int64_t line[2];         /* the kill lines drawn: background, foreground (res_timeline_lines) */
     sim_time horizon;
     unsigned counted;                          /* 1 << TRC_MEM_* the device counts */
     int64_t col[RES_TIMELINE_COLUMNS][TRC_MEM_COUNT];

@@ -20,6 +20,7 @@ int res_timeline_run(const mdl_cell *cell, uint64_t rep, res_timeline **out, mdl
     res_timeline *t = res_timeline_create(&dv, cell->horizon);
     if (t == NULL)
         return sim_error_set(err, SIM_ENOMEM, "timeline: out of memory");
+    res_timeline_lines(t, cell);
     void *two[2] = {t, also};
     mdl_trace_sink sink = {res_timeline_add, t, NULL};
     if (also != NULL)
