@@ -154,6 +154,7 @@ static void back(rpl_teller *t, const trc_event *e)
     if (!t->reopen_pending)
         return;
     t->reopen_pending = 0;
+    t->bg = 0; /* the user reopens the app in front (a relaunch waits for it there) */
     t->gap = e->time_us - t->prev_death;
     t->has_gap = 1;
     if (t->full)

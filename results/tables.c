@@ -177,7 +177,8 @@ const char res__cells_note[] =
 const char res__processes_note[] =
     "feature available (a plan whose model runs in a service process of its own): share of the "
     "horizon a request could be served, the service alive and accepting; available is then the "
-    "app's main process's, and deaths count every process's.";
+    "app's main process's, deaths and the peak count every process's, and limit fg / bg is the "
+    "service's lmk line at the adj its binding gives it.";
 
 int res__plan_has_processes(const res_plan *plan)
 {

@@ -49,7 +49,7 @@ static int service_process(const scn_scenario *s, const scn__node *v, const mdl_
     scn__get(v, "process", &x);
     if (x.n == NULL)
         return wl->has_proc ? scn__fail(v, err, SIM_EINPUT, "owner %s: the model runs in "
-                                        "process %s: its service lives there (`process: %s`)",
+                                        "process %s, where its service lives: add `process: %s`",
                                         h->name, wl->proc.name, wl->proc.name)
                             : SIM_OK;
     int rc = scn__name(&x, name, err);

@@ -140,7 +140,8 @@ int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err)
     for (unsigned k = 0; k < s->ndevices; k++)
         if (s->devices[k].os == MDL_OS_IOS)
             return scn__fail(&m, err, SIM_EINPUT, "device %s runs iOS, which has no app-owned "
-                             "service processes: run `processes` on Android devices only",
+                             "service processes: run `processes` on Android devices only (the "
+                             "iOS devices in a scenario of their own, without `processes`)",
                              s->devices[k].name);
     declared d[MDL_PROCS_MAX];
     mdl_process p[MDL_PROCS_MAX];

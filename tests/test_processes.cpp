@@ -187,6 +187,13 @@ TEST_CASE("processes: the main process's death takes the service, and both start
     CHECK(r.deaths_total == 2);
     // the app: alive 0-40 and 90-180
     CHECK(r.alive_us == (40 + 90) * S);
+    // explain tells the death at 120 s in front: the user reopened the app
+    // there (no `foreground` note: the app was dead when the user came back)
+    shim::TempDir dir;
+    auto ex = shim::oomsim({"explain", dir.write("bg.yaml", y)});
+    REQUIRE(ex.status == 0);
+    CHECK(ex.out.find("the 1058 MiB lmk line of the service bound by the app in front (adj 100)") !=
+          std::string::npos);
 }
 
 TEST_CASE("processes: lmkd's PSI mode kills the service at adj 100 and logs its name",
@@ -365,7 +372,7 @@ TEST_CASE("processes: bad processes are refused with the file, line and column",
          "app.processes.gpu: no process named 'gpu'"},
         {"  camera: {kind: page, page: cam, needs: [detector]}\n",
          "  camera: {kind: page, page: cam, needs: [detector]}\n  svc: {kind: service}\n",
-         "owner svc: the model runs in process ml: its service lives there (`process: ml`)"},
+         "owner svc: the model runs in process ml, where its service lives: add `process: ml`"},
         {"  camera: {kind: page, page: cam, needs: [detector]}\n",
          "  camera: {kind: page, page: cam, needs: [detector]}\n"
          "  svc: {kind: service, process: remote}\n",
