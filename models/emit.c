@@ -275,8 +275,7 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
     }
     if (w->svc) { /* both processes leave records: each names its own */
         e->has |= TRC_F_PROCESS;
-        snprintf(e->process, sizeof e->process, "%.40s%s%.20s", w->cell->candidate->id,
-                 main ? "" : ":", main ? "" : w->wl->proc.name);
+        w__process_name(w, main, e->process);
     }
     e->exit.importance = r->importance;
     e->exit.pss_kb = r->pss_kb;

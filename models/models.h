@@ -35,6 +35,7 @@ typedef enum mdl_category {
 
 /* Bit of a category in a `counts` mask. */
 #define MDL_CAT_BIT(c) (1u << (unsigned)(c))
+#define MDL_CAT_ALL ((1u << MDL_CAT_COUNT) - 1u) /* every category */
 /* The default `counts`: everything but clean file pages. */
 #define MDL_COUNTS_DEFAULT (MDL_CAT_BIT(MDL_CAT_JAVA) | MDL_CAT_BIT(MDL_CAT_NATIVE) | \
                             MDL_CAT_BIT(MDL_CAT_GPU))

@@ -236,10 +236,11 @@ static void app_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
                  (long long)((anon + file) / 1024), dec->description);
         return;
     }
+    char name[TRC_TEXT_MAX];
+    w__process_name(w, main, name);
     snprintf(w->pg.log, sizeof w->pg.log,
-             "lowmemorykiller: Kill '%.40s%s%.16s' (%u), uid 10000, oom_score_adj %d to free "
-             "%lldkB rss, 0kB swap; reason: %.64s", w->cell->candidate->id, main ? "" : ":",
-             main ? "" : w->wl->proc.name, 1000u + w->epoch + (main ? 500u : 0u),
+             "lowmemorykiller: Kill '%s' (%u), uid 10000, oom_score_adj %d to free "
+             "%lldkB rss, 0kB swap; reason: %.64s", name, 1000u + w->epoch + (main ? 500u : 0u),
              main ? w__main_adj(w) : w__app_adj(w), (long long)((anon + file) / 1024),
              dec->description);
 }
@@ -253,7 +254,8 @@ static void kill_app(world *w, int adj, const mdl_lmkd_decision *dec)
     int main = w__victim_is_main(w, adj);
     w->proc.lmkd = dec->reason;
     app_kill_line(w, dec, main);
-    w__kill_at(w, adj, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM, w->last_stage);
+    w__kill_process(w, main, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM,
+                    w->last_stage);
 }
 
 /* The next adj under `adj` at which lmkd finds one of the app's processes

@@ -257,9 +257,7 @@ static void sample(sim_engine *e, void *ctx, uint64_t arg)
         all += mdl_ledger_total(w->led, (mdl_category)c);
     int64_t counted = mdl_ledger_counted(w->led);
     if (w->svc) { /* the service process's own: the main one's bytes are its */
-        int64_t main_all = 0;
-        for (int c = 0; c < MDL_CAT_COUNT; c++)
-            main_all += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
+        int64_t main_all = w__main_held(w, MDL_CAT_ALL);
         w->main.sample_pss_kb = w__main_counted(w) / 1024;
         w->main.sample_rss_kb = main_all / 1024;
         counted -= w__main_counted(w);

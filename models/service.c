@@ -22,22 +22,19 @@
 #define SVC_RESTART_FACTOR 4
 #define SVC_RESTART_CAP_US (24 * 3600 * SIM_US_PER_S)
 
-int64_t w__main_counted(const world *w)
+int64_t w__main_held(const world *w, unsigned mask)
 {
     int64_t n = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
-        if (w->dev->counts_mask & MDL_CAT_BIT(c))
+        if (mask & MDL_CAT_BIT(c))
             n += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
     return n;
 }
 
-int64_t w__main_anon(const world *w)
+void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX])
 {
-    int64_t n = 0;
-    for (int c = 0; c < MDL_CAT_COUNT; c++)
-        if (c != MDL_CAT_FILE)
-            n += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
-    return n;
+    snprintf(out, TRC_TEXT_MAX, "%.40s%s%.20s", w->cell->candidate->id, main ? "" : ":",
+             main ? "" : w->wl->proc.name);
 }
 
 w_fate w__main_start(world *w)
@@ -161,18 +158,6 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     w__relaunch_at(w);
 }
 
-/* Every byte the ledger holds of one process: the main one, or the
- * service (the rest). */
-static int64_t held_all(const world *w, int main)
-{
-    int64_t m = 0, all = 0;
-    for (int c = 0; c < MDL_CAT_COUNT; c++) {
-        m += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
-        all += mdl_ledger_total(w->led, (mdl_category)c);
-    }
-    return main ? m : all - m;
-}
-
 int w__victim_is_main(const world *w, int adj)
 {
     if (!w->svc || !w->main.alive)
@@ -185,7 +170,11 @@ int w__victim_is_main(const world *w, int adj)
     /* find_and_kill_process: at one adj, the process registered there first
      * (the client's adj reaches lmkd before its service's) over
      * PERCEPTIBLE_APP_ADJ, the heaviest at or under it */
-    return adj > APP_ADJ_PERCEPTIBLE || held_all(w, 1) >= held_all(w, 0);
+    int64_t all = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        all += mdl_ledger_total(w->led, (mdl_category)c);
+    int64_t mine = w__main_held(w, MDL_CAT_ALL);
+    return adj > APP_ADJ_PERCEPTIBLE || mine >= all - mine;
 }
 
 mdl_exit w__svc_class(const world *w, mdl_exit why)
@@ -197,12 +186,17 @@ mdl_exit w__svc_class(const world *w, mdl_exit why)
                : why;
 }
 
-void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage)
+void w__kill_process(world *w, int main, mdl_exit why, mdl_stage stage)
 {
-    if (w__victim_is_main(w, adj))
+    if (main)
         w__main_die(w, why, stage);
     else
         w__die(w, w__svc_class(w, why), stage);
+}
+
+void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage)
+{
+    w__kill_process(w, w__victim_is_main(w, adj), why, stage);
 }
 
 void w__main_teardown(world *w)

@@ -343,8 +343,7 @@ typedef struct w_main {
     int alive;
     sim_time alive_since;
     int64_t app[MDL_CAT_COUNT]; /* its baseline (app_owner, with the pages' holds) */
-    int aged;                   /* in the background past previous_ttl (the service's
-                                   deaths keep it) */
+    int aged;                   /* past previous_ttl in the background (kept for the service) */
     int restart_scheduled;      /* the service is bound again at restart_h */
     sim_handle restart_h;
     sim_time restart_delay;     /* the last restart's delay (ActiveServices' backoff) */
@@ -821,29 +820,30 @@ void w__relaunch_at(world *w);
 /* service.c: the model in a service process of its own (svc) */
 /* the app's main process starts: its baseline (W_GONE: it died of it) */
 W_MAY_KILL w_fate w__main_start(world *w);
-/* the main process dies (why, at stage): its record; the service goes
- * with it (its binding gone) */
+/* the main process dies: its record; the service goes with its binding */
 void w__main_die(world *w, mdl_exit why, mdl_stage stage);
-/* the service died while the app lives: its requests failed, the client
- * bound again after the restart delay */
+/* the service died, the app lives: the client bound again after a delay */
 void w__svc_died(world *w);
 /* process.c: the service starts (the restart's bind) */
 void w__svc_start(world *w);
 /* a request arrives while the service is down: it fails */
 void w__svc_refuse(world *w, uint32_t user_index);
-/* a reclaim kill's class for the service: a waived one's is the
- * background's (system_reclaim) */
+/* a reclaim kill's class for the service: a waived one's is system_reclaim */
 mdl_exit w__svc_class(const world *w, mdl_exit why);
-/* the reclaim kill of `adj`: the main process when it has it, else the
- * service (lmkd, the kernel's OOM killer, the minfree levels) */
+/* the reclaim kill of `adj` (lmkd, the OOM killer, the minfree levels) */
 void w__kill_at(world *w, int adj, mdl_exit why, mdl_stage stage);
 /* the reclaim kill at adj takes the main process (1) or the service (0):
  * the one with the adj; at one adj over PERCEPTIBLE_APP_ADJ the main
  * process (its adj reached lmkd first), at or under it the heavier */
 int w__victim_is_main(const world *w, int adj);
-/* the main process's counted bytes, and its anonymous ones */
-int64_t w__main_counted(const world *w);
-int64_t w__main_anon(const world *w);
+/* ... the same with the victim chosen (main: 1 the main process) */
+void w__kill_process(world *w, int main, mdl_exit why, mdl_stage stage);
+/* the bytes the main process holds in the categories of mask */
+int64_t w__main_held(const world *w, unsigned mask);
+#define w__main_counted(w) w__main_held((w), (w)->dev->counts_mask)
+#define w__main_anon(w) w__main_held((w), MDL_CAT_ALL & ~MDL_CAT_BIT(MDL_CAT_FILE))
+/* an app process's name: the package (the candidate's id), or PACKAGE:NAME */
+void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX]);
 /* the horizon: the main process's times and memory */
 void w__main_teardown(world *w);
 
