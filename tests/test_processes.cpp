@@ -113,6 +113,24 @@ TEST_CASE("processes: the service dies under pressure, the app lives, requests f
     CHECK(r.completed == 126);
 }
 
+TEST_CASE("processes: a service that lived 60 s since its restart starts the backoff over",
+          "[processes]")
+{
+    // spikes every 100 s: the service dies at 100 s and restarts 1 s later;
+    // at 200 s it has lived 99 s since that restart, past
+    // SERVICE_RESET_RUN_DURATION (60 s): the delay starts over at 1 s (the
+    // camera's requests run to 230 s, so its session is open at each spike)
+    Loaded l(replace(replace(replace(teach(), "pressure: 40s", "pressure: 100s"),
+                             "horizon: 3min", "horizon: 4min"),
+                     "for: 150s", "for: 230s"));
+    Timeline t;
+    shim::run_traced(l.s.cells[0], Timeline::add, &t);
+    REQUIRE(t.exits.size() >= 2);
+    CHECK(t.exits[0].t == 100 * S);
+    CHECK(t.exits[1].t == 200 * S);
+    CHECK(t.when("service_restart") == std::vector<sim_time>{101 * S, 201 * S});
+}
+
 TEST_CASE("processes: an important binding gives the service the app's adj, and the spikes "
           "kill nothing",
           "[processes]")
