@@ -73,11 +73,7 @@ int64_t w__growth_room(world *w, int64_t *soft)
     if (d->rule == MDL_KILL_JETSAM) {
         step = v.margin;
     } else {
-        int64_t floor = lmk_app_floor(d, w->proc.fg, w->proc.aged, w->proc.tasks > 0);
-        if (in.bound_adj > 0 && !d->lmk_psi) {
-            const mdl_minfree *lv = lmk_level_of(d, in.bound_adj);
-            floor = lv != NULL ? lv->free : -1;
-        }
+        int64_t floor = lmk_floor_of(d, &in);
         if (floor >= 0)
             step = v.room - floor;
         if (v.cached > 0 && d->nminfree > 0 && v.room >= d->minfree[d->nminfree - 1].free &&

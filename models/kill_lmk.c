@@ -69,6 +69,17 @@ static inline int64_t lmk_app_floor(const mdl_device *d, int foreground, int age
     return lv != NULL ? lv->free : -1;
 }
 
+/* The floor of the process the model runs in: the app's adj from its
+ * flags, or the service's from its binding (processes). */
+static inline int64_t lmk_floor_of(const mdl_device *d, const mdl_kill_input *in)
+{
+    if (in->bound_adj > 0 && !d->lmk_psi) {
+        const mdl_minfree *lv = lmk_level_of(d, in->bound_adj);
+        return lv != NULL ? lv->free : -1;
+    }
+    return lmk_app_floor(d, in->foreground, in->aged, in->job);
+}
+
 static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
                               mdl_kill_verdict *out)
 {
@@ -103,11 +114,7 @@ static inline void lmk_decide(const mdl_device *d, const mdl_kill_input *in,
     int64_t bonus0 = lmk_zram_bonus(d, 0, in->successor);
     out->cached = cached;
     out->room = room;
-    int64_t floor = lmk_app_floor(d, in->foreground, in->aged, in->job);
-    if (in->bound_adj > 0 && !d->lmk_psi) { /* the service process's level */
-        const mdl_minfree *lv = lmk_level_of(d, in->bound_adj);
-        floor = lv != NULL ? lv->free : -1;
-    }
+    int64_t floor = lmk_floor_of(d, in);
     /* the margin counts every cached app as reclaimed (mdl_kill_line) */
     out->margin = floor >= 0 ? base + bonus0 - floor : INT64_MAX;
     if (floor < 0 || room >= floor || d->page_cache >= floor)

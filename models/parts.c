@@ -158,6 +158,10 @@ w_fate w__begin_load(world *w, part_rt *p, int on_demand)
 }
 
 static void anr_timer(sim_engine *e, void *ctx, uint64_t arg);
+
+/* ActiveServices' SERVICE_TIMEOUT: a service in a process of its own
+ * executing a callback */
+#define SVC_TIMEOUT_US (20 * SIM_US_PER_S)
 static void phase_end(sim_engine *e, void *ctx, uint64_t arg);
 
 static mdl_stage stage_of(int ph)

@@ -249,16 +249,14 @@ static void to_background(world *w, sim_time duration)
         uint32_t epoch = w->epoch;
         if (w->deny_bg_delegate)
             w__deny_background_delegate(w);
-        if ((w->svc ? w->main.alive : still(w, epoch)) &&
-            w__kill_check(w, 0, w->last_stage) != W_LIVES) {
+        if (w__app_lives(w, epoch) && w__kill_check(w, 0, w->last_stage) != W_LIVES) {
             /* reclaimed as it went: the path goes on */
         }
         /* the app ages: Android's previous -> cached adj; iOS's aging band
          * -> idle (the page model) */
         sim_time ttl = d->rule == MDL_KILL_LMK ? d->previous_ttl
                        : w->pg.on == W_PAGES_XNU ? MDL_XNU_APP_AGING_US : 0;
-        int lives = w->svc ? w->main.alive : still(w, epoch);
-        if (lives && ttl > 0 && ttl < duration &&
+        if (w__app_lives(w, epoch) && ttl > 0 && ttl < duration &&
             w__at(w, now(w) + ttl, PRIO_TIMER, aged, tag(w, w->path.bg_seq), NULL) != SIM_OK)
             return;
     }

@@ -123,14 +123,10 @@ enum {
 /* ... and in the background while a task owner's job runs: the job's
  * binding (BIND_NOT_PERCEPTIBLE) gives PERCEPTIBLE_LOW_APP_ADJ (owners.c) */
 #define APP_ADJ_JOB 250
-/* ... and the model's service process (service.c) bound by the app in the
- * foreground: a binding from a client under PERCEPTIBLE_APP_ADJ lends at
+/* ... and its service process (service.c) bound from the foreground: at
  * most VISIBLE_APP_ADJ (OomAdjuster.computeServiceHostOomAdjLSP) */
 #define APP_ADJ_VISIBLE 100
 #define APP_ADJ_PERCEPTIBLE 200
-/* ActiveServices' SERVICE_TIMEOUT: a service in a process of its own
- * executing a callback (parts.c's ANR) */
-#define SVC_TIMEOUT_US (20 * SIM_US_PER_S)
 
 #if defined(__GNUC__)
 #define W_MAY_KILL __attribute__((warn_unused_result))
@@ -574,8 +570,12 @@ static inline int w__app_adj(const world *w)
         return APP_ADJ_CACHED;
     return adj < APP_ADJ_VISIBLE ? APP_ADJ_VISIBLE : adj; /* 0 -> 100; 250, 700, 900 kept */
 }
-/* The app lives: its process (the main one while the model runs in a
- * service of its own). */
+/* The app lives: its process (svc: the main one, which outlasts the
+ * service's epochs); _lives: the process that had `epoch` still does. */
+static inline int w__app_lives(const world *w, uint32_t epoch)
+{
+    return w->svc ? w->main.alive : w->proc.alive && w->epoch == epoch;
+}
 static inline int w__app_alive(const world *w)
 {
     return w->svc ? w->main.alive : w->proc.alive;
