@@ -78,6 +78,8 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
                  v->matched_stage[0] ? json_string(v->matched_stage) : json_null(), failed);
     trc_json_set(o, "matched", json_boolean(v->matched), failed);
     trc_json_set(o, "matched_on", v->matched ? json_string(v->matched_on) : json_null(), failed);
+    trc_json_set(o, "own_record", json_boolean(v->own_record), failed);
+    trc_json_set(o, "outbid", json_boolean(v->outbid), failed);
     trc_json_set(o, "lmkd_reason", x->lmkd != MDL_LMKD_NONE
                                        ? json_string(mdl_lmkd_reason_name(x->lmkd)) : json_null(),
                  failed);
@@ -424,14 +426,19 @@ static void print_text(const item *it, const rpl_verdict *v, int first, size_t c
     }
     printf("\n");
     print_evidence(x);
-    printf("  class:     %s (%s)\n", v->cls, v->evidence);
+    printf("  class:     %s (%s%s)\n", v->cls, v->evidence,
+           v->own_record && strcmp(v->evidence, "confirmed") == 0
+               ? " by the simulator's own record: evidence of the simulation, not of a phone"
+               : "");
     if (v->matched_stage[0])
         printf("  stage:     %s\n", v->matched_stage);
     else if (v->matched)
         printf("  stage:     no stage running\n");
     else
         printf("  stage:     - (no matching trace)\n");
-    if (v->matched && v->matched_on[0])
+    if (v->matched && v->own_record)
+        printf("  matched:   %s\n", v->matched_on);
+    else if (v->matched && v->matched_on[0])
         printf("  matched:   the trace's exit, on %s\n", v->matched_on);
     printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v->supports, v->missing,
            v->recovery);
@@ -452,7 +459,7 @@ static int same_record(const item *a, const item *b, const rpl_verdict *va,
            strcmp(x->subreason, y->subreason) == 0 && strcmp(a->source, b->source) == 0 &&
            va->kind == vb->kind && strcmp(va->evidence, vb->evidence) == 0 &&
            strcmp(va->matched_stage, vb->matched_stage) == 0 && va->rec == vb->rec &&
-           va->matched == vb->matched && x->joined_line == 0 && y->joined_line == 0;
+           va->matched == vb->matched && va->outbid == vb->outbid && x->joined_line == 0 && y->joined_line == 0;
 }
 
 /* The deaths of the app's other processes (PACKAGE:ml, PACKAGE:remote)
@@ -556,6 +563,25 @@ static int print_json(json_t *arr, const others *o, int failed)
     return status;
 }
 
+/* The verdicts on the n records against the trace t, one record per
+ * death (own: the records are the trace's own). */
+static int verdicts(const item *items, size_t n, const rpl_trace_exits *t, int own,
+                    rpl_verdict **out)
+{
+    rpl_exit *xs = malloc((n + 1) * sizeof *xs);
+    rpl_verdict *vs = malloc((n + 1) * sizeof *vs);
+    for (size_t k = 0; xs != NULL && k < n; k++)
+        xs[k] = items[k].x;
+    if (xs == NULL || vs == NULL || rpl_diagnose_all(xs, n, t, own, vs) != SIM_OK) {
+        free(xs);
+        free(vs);
+        return cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
+    }
+    free(xs);
+    *out = vs;
+    return CLI_OK;
+}
+
 int cli_diagnose(int argc, char **argv)
 {
     diag_args a;
@@ -574,25 +600,25 @@ int cli_diagnose(int argc, char **argv)
     status = gather(files, nfiles, a.process, t, &items, &n);
     others o;
     leave_out_others(items, &n, a.process, &o);
+    rpl_verdict *vs = NULL;
+    if (status == CLI_OK)
+        status = verdicts(items, n, t, nfiles == 0, &vs);
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n;) {
-        rpl_verdict v;
-        rpl_diagnose(&items[k].x, t, &v);
         if (json) {
-            add_json(arr, &items[k], &v, &failed);
+            add_json(arr, &items[k], &vs[k], &failed);
             k++;
             continue;
         }
         /* a run of identical records is told once, with its count */
         size_t j = k + 1;
-        rpl_verdict w;
-        while (j < n && (rpl_diagnose(&items[j].x, t, &w), same_record(&items[k], &items[j],
-                                                                       &v, &w)))
+        while (j < n && same_record(&items[k], &items[j], &vs[k], &vs[j]))
             j++;
-        print_text(&items[k], &v, k == 0, j - k, items[j - 1].x.timestamp_ms);
+        print_text(&items[k], &vs[k], k == 0, j - k, items[j - 1].x.timestamp_ms);
         k = j;
     }
+    free(vs);
     if (status == CLI_OK && json) {
         status = print_json(arr, &o, failed);
         arr = NULL;

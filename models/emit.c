@@ -273,10 +273,11 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
                                                        : w__app_adj(w);
         e->pages_has |= 1u << TRC_PG_ADJ;
     }
-    if (w->svc) { /* both processes leave records: each names its own */
-        e->has |= TRC_F_PROCESS;
-        w__process_name(w, main, e->process);
-    }
+    /* the process the record is of (with a service, each leaves its own)
+     * and the app's version: what a logged record is matched on */
+    e->has |= TRC_F_PROCESS | TRC_F_APP_VERSION;
+    w__process_name(w, main || !w->svc, e->process);
+    snprintf(e->app_version, sizeof e->app_version, "%s", w->wl->version);
     e->exit.importance = r->importance;
     e->exit.pss_kb = r->pss_kb;
     e->exit.rss_kb = r->rss_kb;

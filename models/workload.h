@@ -125,6 +125,7 @@ typedef struct mdl_workload {
     sim_time timeout;         /* the client gives up on an attempt after this; 0: never */
     int has_app;
     mdl_amounts app;          /* the app's own memory, drawn at each cold start (`app.baseline`) */
+    char version[MDL_TEXT_MAX]; /* the app's version its exit records name (`app.version`) */
     mdl_amounts *holds;       /* what `enter` steps hold while on their page */
     uint32_t nholds;
     mdl_holder *holders;      /* `owners`, in file order (NULL: none, one implicit owner) */

@@ -328,19 +328,6 @@ int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **o
 
 /* ------------------------------------------------------------- trace */
 
-typedef struct trace_exit {
-    rpl_exit record;      /* the trace's own raw exit record (its `exit` map) */
-    char process[TRC_TEXT_MAX], app_version[TRC_TEXT_MAX];
-    int64_t timestamp_ms; /* -1: the exit event gives none */
-    char stage[32];       /* the stage running: the last begin still open, "" none */
-    int started;          /* the process had finished starting (rpl_life_at_exit) */
-} trace_exit;
-
-struct rpl_trace_exits {
-    trace_exit *v;
-    size_t n;
-};
-
 static const char *const ios_names[RPL_IOS_COUNT][2] = {
     {"jetsam", "JetsamEvent (per-process-limit)"},
     {"exc_resource", "EXC_RESOURCE RESOURCE_TYPE_MEMORY report"},
@@ -742,82 +729,6 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
     return c;
 }
 
-/* How a record's time compares with a trace exit's: 1 within the window;
- * 2 a whole number of quarter hours apart within the window (the record
- * printed in the phone's zone, the trace on UTC: a zone offset, up to
- * 14 h, as zones are); 0 neither, or a time not known. */
-int64_t rpl__zone_gap(int64_t a, int64_t b)
-{
-    int64_t d = a > b ? a - b : b - a;
-    if (d > 14 * INT64_C(3600000))
-        return d;
-    const int64_t q = 15 * 60000;
-    int64_t off = (d + q / 2) / q * q;
-    return d > off ? d - off : off - d;
-}
-
-static int times_agree(int64_t a, int64_t b)
-{
-    if (a < 0 || b < 0)
-        return 0;
-    int64_t d = a > b ? a - b : b - a;
-    if (d <= RPL_MATCH_WINDOW_MS)
-        return 1;
-    return rpl__zone_gap(a, b) <= RPL_MATCH_WINDOW_MS ? 2 : 0;
-}
-
-/* How well a trace exit e fits record x: -1 not at all, else the lower the
- * better (the distance in time, from the zone offset when it is one); *on:
- * what it matched on. */
-static int64_t fit(const rpl_exit *x, const trace_exit *e, const char **on)
-{
-    int when = times_agree(x->timestamp_ms, e->timestamp_ms);
-    int64_t d = when == 2 ? rpl__zone_gap(x->timestamp_ms, e->timestamp_ms)
-                          : x->timestamp_ms > e->timestamp_ms ? x->timestamp_ms - e->timestamp_ms
-                                                              : e->timestamp_ms - x->timestamp_ms;
-    if (x->pid >= 0 && e->record.pid >= 0) {
-        int timed = x->timestamp_ms >= 0 && e->timestamp_ms >= 0;
-        if (x->pid != e->record.pid || (timed && when == 0))
-            return -1; /* another process, or the same pid at another time: reused */
-        *on = !timed ? "pid (a time is not given)"
-              : when == 1 ? "pid and time"
-                          : "pid and time (a whole number of quarter hours apart: the record's "
-                            "clock is the phone's time zone)";
-        return timed ? d : 0;
-    }
-    if (when != 1)
-        return -1;
-    *on = "time (no pid on one side)";
-    return d;
-}
-
-/* The trace's exit of the same death, the nearest in time: by pid when
- * both give one (and then the time, within the window or a zone apart,
- * when both give one), else by time within the window; the process and
- * the version agree when both sides give them.  *on: what it matched on. */
-static const trace_exit *match(const rpl_exit *x, const rpl_trace_exits *t, const char **on)
-{
-    const trace_exit *m = NULL;
-    int64_t best = -1;
-    *on = "";
-    if (x->jetsam_event && x->cause[0] == '\0')
-        return NULL; /* a JetsamEvent that did not kill the process records no death */
-    /* a JetsamEvent writes names cut to 32 characters */
-    size_t cut = x->jetsam_event ? 32 : sizeof x->process;
-    for (size_t k = 0; t != NULL && k < t->n; k++) {
-        const trace_exit *e = &t->v[k];
-        if (e->process[0] && x->process[0] && strncmp(e->process, x->process, cut) != 0)
-            continue;
-        if (e->app_version[0] && x->app_version[0] && strcmp(e->app_version, x->app_version) != 0)
-            continue; /* another version of the app: not this timeline */
-        const char *how = "";
-        int64_t f = fit(x, e, &how);
-        if (f >= 0 && (best < 0 || f < best))
-            m = e, best = f, *on = how;
-    }
-    return m;
-}
-
 /* What is missing to confirm the class. */
 static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
                     rpl_class cls, rpl_verdict *v)
@@ -857,17 +768,17 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
         snprintf(v->missing, sizeof v->missing, "nothing for the class");
 }
 
-void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
+void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
+                     const char *on, int own, const rpl__outbid *closer, rpl_verdict *v)
 {
     memset(v, 0, sizeof *v);
     v->matched_on = "";
     int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
     rpl_class cls = classify(x, v, &level);
-    const char *on = "";
-    const trace_exit *m = match(x, t, &on);
     if (m != NULL) {
         v->matched = 1;
-        v->matched_on = on;
+        v->own_record = own;
+        v->matched_on = own ? "the simulator's own record of this death" : on;
         snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
         /* SIGNALED 9 stays "supported" even when it matches: it does not
          * name memory (docs/traces.md "oomsim diagnose") */
@@ -879,6 +790,13 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
     v->cls = rpl_class_name(cls);
     v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     missing(x, t, m, cls, v);
+    if (closer != NULL) {
+        v->outbid = 1;
+        snprintf(v->missing, sizeof v->missing, "a death of its own in the trace: the death "
+                 "nearest to it (%.1f s away) is matched by a record nearer to it (%.1f s "
+                 "away); one record per death", (double)closer->mine_ms / 1e3,
+                 (double)closer->theirs_ms / 1e3);
+    }
     /* the one source of advice (docs/model.md "Recovery"): the stage and
      * the start from the matching timeline, when there is one */
     v->started = m != NULL ? m->started : -1;

@@ -7,6 +7,22 @@
 
 #include "replay.h"
 
+#include "traces/traces.h"
+
+/* A trace's exit event as diagnose reads it. */
+typedef struct trace_exit {
+    rpl_exit record;      /* the trace's own raw exit record (its `exit` map) */
+    char process[TRC_TEXT_MAX], app_version[TRC_TEXT_MAX];
+    int64_t timestamp_ms; /* -1: the exit event gives none */
+    char stage[32];       /* the stage running: the last begin still open, "" none */
+    int started;          /* the process had finished starting (rpl_life_at_exit) */
+} trace_exit;
+
+struct rpl_trace_exits {
+    trace_exit *v;
+    size_t n;
+};
+
 /* diagnose.c */
 int rpl__parse_int(const char *s, size_t n, int64_t *out);
 void rpl__copy_text(char *dst, const char *s, size_t n);
@@ -22,5 +38,22 @@ int64_t rpl__zone_gap(int64_t a, int64_t b);
  * the kernel's OOM killer ("Killed process PID (NAME)"), with the time of
  * its log prefix: 1 and *x, or 0 when the line is neither. */
 int rpl__read_kill_line(const char *s, size_t n, uint64_t line, rpl_exit *x);
+
+/* diagnose.c: the verdict on record x, given the trace exit it matched
+ * (m, NULL none, on: what the match used).  own: x is the trace's own
+ * record; closer: a closer record took the death x was nearest to (NULL
+ * none), and how far each is from it. */
+typedef struct rpl__outbid {
+    const trace_exit *death;
+    int64_t mine_ms, theirs_ms;
+} rpl__outbid;
+void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
+                     const char *on, int own, const rpl__outbid *closer, rpl_verdict *v);
+
+/* match.c: the trace exit nearest to x, of the same process and version,
+ * not one marked in taken (NULL: any): NULL none; *fit how far (the lower
+ * the nearer), *on what it matched on. */
+const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
+                             const unsigned char *taken, int64_t *fit, const char **on);
 
 #endif

@@ -239,6 +239,8 @@ typedef struct rpl_verdict {
     char supports[256], missing[256];
     const char *matched_on;       /* what the match used ("pid and time", ...) */
     int started;                  /* the process had finished starting (-1: not known) */
+    int own_record;               /* matched as the trace's own record (a simulated death) */
+    int outbid;                   /* its nearest death went to a nearer record */
     rpl_recovery rec;
     const char *recovery;         /* its sentence: rpl_recovery_text(rec) */
 } rpl_verdict;
@@ -267,6 +269,14 @@ int rpl_exit_isolated(const rpl_exit *x);
 size_t rpl_trace_exits_count(const rpl_trace_exits *t);
 const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k);
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v);
+/* The verdicts on n records against one trace (vs: n of them), one record
+ * per death: a death the records share goes to the nearest in time (the
+ * earlier on a tie), and a record so outbid is matched to another death
+ * only when one no record took fits it.  own: the records are the trace's
+ * own (its simulated exit records): a match then says so.  SIM_OK, or
+ * SIM_ENOMEM. */
+int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int own,
+                     rpl_verdict *vs);
 /* The verdict on a death told from its own timeline (`explain`): the
  * stage running at it ("" none) and whether the process had finished
  * starting (rpl_life_at_exit); the same advice as rpl_diagnose gives on a

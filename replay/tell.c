@@ -549,7 +549,7 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     why_text(t, e, v.kind, d.why, sizeof d.why);
     /* an app of several processes names each (PACKAGE:NAME: a process of its own) */
     char who[96] = "the process";
-    if (e->has & TRC_F_PROCESS)
+    if ((e->has & TRC_F_PROCESS) && t->cell->workload->has_proc)
         snprintf(who, sizeof who, "%s %.63s", strchr(e->process, ':') != NULL
                  ? "the service process" : "the app's main process", e->process);
     if (t->quiz)

@@ -15,9 +15,7 @@ static int dist(mdl_candidate *c, const scn__node *v, int unit, mdl_dist *out, s
     return scn__owned_dist(&c->owned, v, unit, out, err);
 }
 
-/* A token of 1..MDL_TEXT_MAX-1 bytes from [A-Za-z0-9._-] (hex only when
- * `hex`). */
-static int token(const scn__node *v, int hex, char *out, sim_error *err)
+int scn__token(const scn__node *v, int hex, char *out, sim_error *err)
 {
     const char *s;
     size_t len;
@@ -302,20 +300,20 @@ int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
     if (rc == SIM_OK)
         rc = scn__require(root, "digest", &v, err);
     if (rc == SIM_OK)
-        rc = token(&v, 1, c->digest, err);
+        rc = scn__token(&v, 1, c->digest, err);
     if (rc == SIM_OK)
         rc = scn__require(root, "runtime", &v, err);
     if (rc == SIM_OK)
-        rc = token(&v, 0, c->runtime, err);
+        rc = scn__token(&v, 0, c->runtime, err);
     if (rc != SIM_OK)
         return rc;
     strcpy(c->delegate, "none");
     strcpy(c->fallback, "none");
     scn__get(root, "delegate", &v);
-    if (v.n != NULL && (rc = token(&v, 0, c->delegate, err)) != SIM_OK)
+    if (v.n != NULL && (rc = scn__token(&v, 0, c->delegate, err)) != SIM_OK)
         return rc;
     scn__get(root, "fallback", &v);
-    if (v.n != NULL && (rc = token(&v, 0, c->fallback, err)) != SIM_OK)
+    if (v.n != NULL && (rc = scn__token(&v, 0, c->fallback, err)) != SIM_OK)
         return rc;
     scn__get(root, "fallback_overlap", &v);
     if (v.n != NULL && (rc = boolean(&v, &c->fallback_overlap, err)) != SIM_OK)

@@ -56,7 +56,8 @@ int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__holder_of(const scn_scenario *s, const scn__node *v, uint32_t *out, sim_error *err);
 int scn__resolve_owners(scn_scenario *s, const scn__node *root, sim_error *err);
-/* The top-level `app: {baseline: {...}}`: the app's own memory. */
+/* The top-level `app: {baseline: {...}, version: V}`: the app's own
+ * memory and the version its exit records name. */
 int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err);
 /* A list of part names that every candidate must have (needs, prewarm). */
 int scn__part_names(const scn_scenario *s, const scn__node *v, char (*out)[MDL_NAME_MAX],

@@ -391,19 +391,25 @@ static int load_proc_app(scn_scenario *s, const scn__node *app, sim_error *err)
 
 int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err)
 {
-    static const char *const keys[] = {"baseline", "processes"};
-    scn__node app, base, procs;
+    static const char *const keys[] = {"baseline", "processes", "version"};
+    scn__node app, base, procs, version;
+    /* a scenario that names no version: "1" (an assumption; the records
+     * of every run then name the same version) */
+    snprintf(s->workload.version, sizeof s->workload.version, "1");
     scn__get(root, "app", &app);
     if (app.n == NULL)
         return SIM_OK;
     int rc = scn__expect_mapping(&app, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&app, keys, 2, err);
+        rc = scn__check_keys(&app, keys, 3, err);
+    scn__get(&app, "version", &version);
+    if (rc == SIM_OK && version.n != NULL)
+        rc = scn__token(&version, 0, s->workload.version, err);
     scn__get(&app, "processes", &procs);
     if (rc == SIM_OK && procs.n != NULL)
         rc = load_proc_app(s, &app, err);
     scn__get(&app, "baseline", &base);
-    if (rc != SIM_OK || (base.n == NULL && procs.n != NULL))
+    if (rc != SIM_OK || (base.n == NULL && (procs.n != NULL || version.n != NULL)))
         return rc;
     if (rc == SIM_OK)
         rc = scn__require(&app, "baseline", &base, err);

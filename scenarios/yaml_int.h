@@ -85,6 +85,9 @@ int scn__enum(const scn__node *v, const char *const *names, size_t n, int *out,
               sim_error *err);
 /* A name: [a-z0-9-]+, at most MDL_NAME_MAX - 1 bytes. */
 int scn__name(const scn__node *v, char *out, sim_error *err);
+/* candidate.c: a token of 1..MDL_TEXT_MAX-1 bytes from [A-Za-z0-9._-]
+ * (a lowercase hex digest when `hex`), into out (MDL_TEXT_MAX). */
+int scn__token(const scn__node *v, int hex, char *out, sim_error *err);
 
 /* A size, a duration or a count (a whole number of tokens, no unit),
  * fixed or a distribution map. */

@@ -152,7 +152,11 @@ TEST_CASE("diagnose: a record that matches the trace is confirmed, with the stag
     CHECK(t.status == 0);
     CHECK(t.out.find("trace exit of com.example.app, reason 3 (LOW_MEMORY), importance 400") ==
           0);
-    CHECK(t.out.find("class:     system_reclaim (confirmed)") != std::string::npos);
+    // ... which is evidence of the simulation, said so, not a phone's record
+    CHECK(t.out.find("class:     system_reclaim (confirmed by the simulator's own record: "
+                     "evidence of the simulation, not of a phone)") != std::string::npos);
+    CHECK(t.out.find("matched:   the simulator's own record of this death") !=
+          std::string::npos);
     CHECK(t.out.find("stage:     inference") != std::string::npos);
     // usage
     CHECK(oomsim({"diagnose"}).status == 2);
@@ -226,9 +230,9 @@ TEST_CASE("diagnose, explain and run classify every death alike", "[diagnose][cl
     std::string ios = dir.file("ios.jsonl");
     REQUIRE(oomsim({"gen", "prewarm-boot-loop", "-o", ios}).status == 0);
     RunResult t = oomsim({"diagnose", ios});
-    CHECK(t.out.find("trace exit of an unnamed process, JetsamEvent (per-process-limit), "
+    CHECK(t.out.find("trace exit of big-v2, JetsamEvent (per-process-limit), "
                      "importance 100 (46 identical records") == 0);
-    CHECK(t.out.find("class:     low_memory (confirmed)") != std::string::npos);
+    CHECK(t.out.find("class:     low_memory (confirmed by the simulator's own record") != std::string::npos);
     CHECK(t.out.find("LOW_MEMORY") == std::string::npos);
 }
 
@@ -299,11 +303,11 @@ TEST_CASE("diagnose: iOS page-shortage kills, and EXC_RESOURCE is not a kill rec
     REQUIRE(a != std::string::npos);
     REQUIRE(b != std::string::npos);
     REQUIRE(c != std::string::npos);
-    CHECK(r.out.find("class:     system_reclaim (confirmed)", a) < b);
+    CHECK(r.out.find("class:     system_reclaim (confirmed by the simulator's own record", a) < b);
     CHECK(r.out.find("class:     unknown (unconfirmed)", b) < c);
     CHECK(r.out.find("the JetsamEvent written at the death", b) < c);
     // a per-process-limit kill is low_memory in the background too
-    CHECK(r.out.find("class:     low_memory (confirmed)", c) != std::string::npos);
+    CHECK(r.out.find("class:     low_memory (confirmed by the simulator's own record", c) != std::string::npos);
 }
 
 TEST_CASE("diagnose and explain carry lmkd's kill reason from a generated trace",
@@ -320,7 +324,7 @@ TEST_CASE("diagnose and explain carry lmkd's kill reason from a generated trace"
     INFO(d.out << d.err);
     REQUIRE(d.status == 0);
     CHECK(d.out.find("description \"lmkd: NOT_RESPONDING\"") != std::string::npos);
-    CHECK(d.out.find("class:     low_memory (confirmed)") != std::string::npos);
+    CHECK(d.out.find("class:     low_memory (confirmed by the simulator's own record") != std::string::npos);
     CHECK(d.out.find("the phone thrashed or stalled on memory") != std::string::npos);
     RunResult x = oomsim({"explain", "llm-hot-weights", "--replication", "4"});
     REQUIRE(x.status == 0);

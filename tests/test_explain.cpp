@@ -189,7 +189,7 @@ TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]
     CHECK(b.out.find("score: 2 of 2") != std::string::npos);
     // Android memory deaths show lmkd's line as evidence
     RunResult a = oomsim({"explain", "image-queue", "--quiz", "--answers", boot});
-    CHECK(a.out.find("lmkd logs: Kill 'app', oom_score_adj 0 to free") != std::string::npos);
+    CHECK(a.out.find("lmkd logs: Kill 'recogniser', oom_score_adj 0 to free") != std::string::npos);
     CHECK(a.out.find("1. low_memory (right)") != std::string::npos);
     CHECK(oomsim({"explain", "java-heap-copy", "--quiz", "--answers",
                   dir.file("missing.txt")}).status == 1);

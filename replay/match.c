@@ -1,0 +1,142 @@
+/* match.c - which death of a trace an exit record is of: the same
+ * process and app version, a time within the window (or a time zone
+ * apart), the pid when both give one; and one record per death, the
+ * nearest (docs/traces.md "oomsim diagnose"). */
+#include "exits_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* How a record's time compares with a trace exit's: 1 within the window;
+ * 2 a whole number of quarter hours apart within the window (the record
+ * printed in the phone's zone, the trace on UTC: a zone offset, up to
+ * 14 h, as zones are); 0 neither, or a time not known. */
+int64_t rpl__zone_gap(int64_t a, int64_t b)
+{
+    int64_t d = a > b ? a - b : b - a;
+    if (d > 14 * INT64_C(3600000))
+        return d;
+    const int64_t q = 15 * 60000;
+    int64_t off = (d + q / 2) / q * q;
+    return d > off ? d - off : off - d;
+}
+
+static int times_agree(int64_t a, int64_t b)
+{
+    if (a < 0 || b < 0)
+        return 0;
+    int64_t d = a > b ? a - b : b - a;
+    if (d <= RPL_MATCH_WINDOW_MS)
+        return 1;
+    return rpl__zone_gap(a, b) <= RPL_MATCH_WINDOW_MS ? 2 : 0;
+}
+
+/* How well a trace exit e fits record x: -1 not at all, else the lower the
+ * better (the distance in time, from the zone offset when it is one); *on:
+ * what it matched on. */
+static int64_t fit(const rpl_exit *x, const trace_exit *e, const char **on)
+{
+    int when = times_agree(x->timestamp_ms, e->timestamp_ms);
+    int64_t d = when == 2 ? rpl__zone_gap(x->timestamp_ms, e->timestamp_ms)
+                          : x->timestamp_ms > e->timestamp_ms ? x->timestamp_ms - e->timestamp_ms
+                                                              : e->timestamp_ms - x->timestamp_ms;
+    if (x->pid >= 0 && e->record.pid >= 0) {
+        int timed = x->timestamp_ms >= 0 && e->timestamp_ms >= 0;
+        if (x->pid != e->record.pid || (timed && when == 0))
+            return -1; /* another process, or the same pid at another time: reused */
+        *on = !timed ? "pid (a time is not given)"
+              : when == 1 ? "pid and time"
+                          : "pid and time (a whole number of quarter hours apart: the record's "
+                            "clock is the phone's time zone)";
+        return timed ? d : 0;
+    }
+    if (when != 1)
+        return -1;
+    *on = "time (no pid on one side)";
+    return d;
+}
+
+/* The trace's exit of the same death, the nearest in time: by pid when
+ * both give one (and then the time, within the window or a zone apart,
+ * when both give one), else by time within the window; the process and
+ * the version agree when both sides give them. */
+const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
+                             const unsigned char *taken, int64_t *fit_out, const char **on)
+{
+    const trace_exit *m = NULL;
+    int64_t best = -1;
+    *on = "";
+    *fit_out = -1;
+    if (x->jetsam_event && x->cause[0] == '\0')
+        return NULL; /* a JetsamEvent that did not kill the process records no death */
+    /* a JetsamEvent writes names cut to 32 characters */
+    size_t cut = x->jetsam_event ? 32 : sizeof x->process;
+    for (size_t k = 0; t != NULL && k < t->n; k++) {
+        const trace_exit *e = &t->v[k];
+        if (taken != NULL && taken[k])
+            continue; /* a closer record's death */
+        if (e->process[0] && x->process[0] && strncmp(e->process, x->process, cut) != 0)
+            continue; /* another process: not this timeline */
+        if (e->app_version[0] && x->app_version[0] && strcmp(e->app_version, x->app_version) != 0)
+            continue; /* another version of the app: not this timeline */
+        const char *how = "";
+        int64_t f = fit(x, e, &how);
+        if (f >= 0 && (best < 0 || f < best))
+            m = e, best = f, *on = how;
+    }
+    *fit_out = best;
+    return m;
+}
+
+void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
+{
+    int64_t f;
+    const char *on;
+    const trace_exit *m = rpl__match(x, t, NULL, &f, &on);
+    rpl__verdict_of(x, t, m, on, 0, NULL, v);
+}
+
+/* One record per death: each record's nearest death is its own unless a
+ * nearer record took it (the earlier record on a tie); a record so
+ * outbid looks once more among the deaths no record took.  The first
+ * round's losers keep the note of who took their death when the second
+ * round finds them none. */
+int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int own,
+                     rpl_verdict *vs)
+{
+    size_t nt = t != NULL ? t->n : 0;
+    long *pick = malloc((n + 1) * sizeof *pick), *owner = malloc((nt + 1) * sizeof *owner);
+    int64_t *fits = malloc((n + 1) * sizeof *fits);
+    const char **ons = malloc((n + 1) * sizeof *ons);
+    unsigned char *taken = calloc(nt + 1, 1);
+    if (pick == NULL || owner == NULL || fits == NULL || ons == NULL || taken == NULL) {
+        free(pick), free(owner), free(fits), free(ons), free(taken);
+        return SIM_ENOMEM;
+    }
+    for (size_t j = 0; j < nt; j++)
+        owner[j] = -1;
+    for (size_t k = 0; k < n; k++) {
+        const trace_exit *m = rpl__match(&xs[k], t, NULL, &fits[k], &ons[k]);
+        pick[k] = m != NULL ? (long)(m - t->v) : -1;
+        if (m != NULL && (owner[pick[k]] < 0 || fits[k] < fits[owner[pick[k]]]))
+            owner[pick[k]] = (long)k;
+    }
+    for (size_t j = 0; j < nt; j++)
+        taken[j] = owner[j] >= 0;
+    for (size_t k = 0; k < n; k++) {
+        rpl__outbid closer = {NULL, 0, 0};
+        const trace_exit *m = pick[k] >= 0 ? &t->v[pick[k]] : NULL;
+        if (m != NULL && owner[pick[k]] != (long)k) { /* outbid: once more, untaken deaths */
+            closer = (rpl__outbid){m, fits[k], fits[owner[pick[k]]]};
+            int64_t f;
+            const char *on;
+            m = rpl__match(&xs[k], t, taken, &f, &on);
+            if (m != NULL)
+                taken[m - t->v] = 1, ons[k] = on;
+        }
+        rpl__verdict_of(&xs[k], t, m, m != NULL ? ons[k] : "", own,
+                        m == NULL && closer.death != NULL ? &closer : NULL, &vs[k]);
+    }
+    free(pick), free(owner), free(fits), free(ons), free(taken);
+    return SIM_OK;
+}

@@ -1,0 +1,199 @@
+// oomsim diagnose: which death of a trace an exit record is of.  A record
+// matches only a death of the same process and app version within the
+// window, one record per death (the nearest), and a trace's own record is
+// said to be the simulator's (docs/traces.md "oomsim diagnose").
+#include <catch2/catch.hpp>
+
+#include <string>
+#include <vector>
+
+#include <jansson.h>
+
+#include "shim/shim.hpp"
+
+using namespace shim;
+
+namespace {
+
+// The trace's exit events: one per time (ms of 2024-04-28 19:27:xx UTC),
+// of com.example.app version 5.2.0, an inference running at each.
+std::string trace_of(TempDir &dir, const std::vector<long long> &deaths)
+{
+    std::string t;
+    long long ms = 1;
+    for (long long at : deaths) {
+        t += "{\"time_ms\":" + std::to_string(ms++) + ",\"stage\":\"inference\",\"kind\":"
+             "\"begin\",\"session\":0}\n";
+        t += "{\"time_ms\":" + std::to_string(ms++) + ",\"stage\":\"exit\",\"kind\":\"exit\","
+             "\"exit_reason\":\"system_reclaim\",\"process\":\"com.example.app\","
+             "\"app_version\":\"5.2.0\",\"exit\":{\"reason_code\":3,\"importance\":400,"
+             "\"timestamp_ms\":" + std::to_string(at) + "}}\n";
+    }
+    return dir.write("t.jsonl", t);
+}
+
+// A dumpsys record at 19:27:SS.mmm (text) of process and version.
+std::string record(const std::string &when, const std::string &process,
+                   const std::string &version)
+{
+    return "ApplicationExitInfo(timestamp=2024-04-28 19:27:" + when + " process=" + process +
+           " reason=3 (LOW_MEMORY) importance=400 versionCode=" + version + ")\n";
+}
+
+const long long AT_47 = 1714332467000; // 19:27:47.000 UTC
+
+// diagnose --format json: each record's matched, evidence and outbid.
+struct verdict {
+    bool matched, outbid, own;
+    std::string evidence, missing;
+};
+
+std::vector<verdict> verdicts(const std::vector<std::string> &args)
+{
+    std::vector<std::string> a = {"diagnose"};
+    a.insert(a.end(), args.begin(), args.end());
+    a.push_back("--format");
+    a.push_back("json");
+    RunResult r = oomsim(a);
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    json_error_t e;
+    json_t *doc = json_loads(r.out.c_str(), 0, &e);
+    REQUIRE(doc != nullptr);
+    std::vector<verdict> out;
+    size_t k;
+    json_t *x;
+    json_array_foreach(json_object_get(doc, "exits"), k, x)
+    {
+        out.push_back({json_is_true(json_object_get(x, "matched")),
+                       json_is_true(json_object_get(x, "outbid")),
+                       json_is_true(json_object_get(x, "own_record")),
+                       json_string_value(json_object_get(x, "evidence")),
+                       json_string_value(json_object_get(x, "missing"))});
+    }
+    json_decref(doc);
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("diagnose: a record of another process or another version is not this death",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    std::string trace = trace_of(dir, {AT_47});
+    std::string f = dir.write("r.txt", record("47.500", "com.example.app:inference", "5.2.0") +
+                                           record("47.500", "com.example.app", "5.1.0") +
+                                           record("47.400", "com.example.app", "5.2.0"));
+    std::vector<verdict> v = verdicts({trace, "--exits", f});
+    REQUIRE(v.size() == 3);
+    // the service process of the same app, the same instant: not matched
+    CHECK_FALSE(v[0].matched);
+    CHECK(v[0].evidence == "supported");
+    CHECK(v[0].missing.find("a trace exit of the same process within 5 s") == 0);
+    // the main process of another version: not matched either
+    CHECK_FALSE(v[1].matched);
+    CHECK(v[1].evidence == "supported");
+    // the same process and version: matched, confirmed, not the trace's own
+    CHECK(v[2].matched);
+    CHECK(v[2].evidence == "confirmed");
+    CHECK_FALSE(v[2].own);
+}
+
+TEST_CASE("diagnose: one record per death, the nearest, and an outbid record takes a free death",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    // three records within 5 s of one death: only the nearest (0.1 s) is it
+    std::string one = trace_of(dir, {AT_47});
+    std::string three = dir.write("3.txt", record("47.900", "com.example.app", "5.2.0") +
+                                               record("47.100", "com.example.app", "5.2.0") +
+                                               record("50.000", "com.example.app", "5.2.0"));
+    std::vector<verdict> v = verdicts({one, "--exits", three});
+    REQUIRE(v.size() == 3);
+    CHECK_FALSE(v[0].matched);
+    CHECK(v[0].outbid);
+    CHECK(v[0].evidence == "supported");
+    CHECK(v[0].missing == "a death of its own in the trace: the death nearest to it (0.9 s "
+                          "away) is matched by a record nearer to it (0.1 s away); one record "
+                          "per death");
+    CHECK(v[1].matched);
+    CHECK_FALSE(v[1].outbid);
+    CHECK(v[1].evidence == "confirmed");
+    CHECK_FALSE(v[2].matched);
+    CHECK(v[2].outbid);
+    // the text form says it too
+    RunResult t = oomsim({"diagnose", one, "--exits", three});
+    CHECK(t.out.find("matched by a record nearer to it (0.1 s away)") != std::string::npos);
+    // two deaths 2.8 s apart: the record outbid at the first takes the second
+    TempDir two_dir;
+    std::string two = trace_of(two_dir, {AT_47, AT_47 + 2800});
+    std::string pair = two_dir.write("2.txt", record("47.300", "com.example.app", "5.2.0") +
+                                                  record("47.100", "com.example.app", "5.2.0"));
+    std::vector<verdict> w = verdicts({two, "--exits", pair});
+    REQUIRE(w.size() == 2);
+    CHECK(w[0].matched);
+    CHECK_FALSE(w[0].outbid);
+    CHECK(w[1].matched);
+    // a tie goes to the earlier record
+    std::string tie = two_dir.write("tie.txt", record("47.200", "com.example.app", "5.2.0") +
+                                                   record("46.800", "com.example.app", "5.2.0"));
+    std::vector<verdict> u = verdicts({one, "--exits", tie});
+    REQUIRE(u.size() == 2);
+    CHECK(u[0].matched);
+    CHECK(u[1].outbid);
+}
+
+TEST_CASE("diagnose: the trace's own records are the simulator's, a logged one is not",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    std::string trace = trace_of(dir, {AT_47});
+    std::vector<verdict> own = verdicts({trace});
+    REQUIRE(own.size() == 1);
+    CHECK(own[0].matched);
+    CHECK(own[0].own);
+    CHECK(own[0].evidence == "confirmed");
+    std::vector<verdict> logged = verdicts(
+        {trace, "--exits", dir.write("r.txt", record("47.000", "com.example.app", "5.2.0"))});
+    REQUIRE(logged.size() == 1);
+    CHECK(logged[0].matched);
+    CHECK_FALSE(logged[0].own);
+    // a generated trace names the process and version of every exit: its
+    // app's (the candidate's id) and `app.version`, "1" when none is given
+    std::string gen = dir.file("g.jsonl");
+    REQUIRE(oomsim({"gen", "java-heap-copy", "-o", gen}).status == 0);
+    std::string g = read_file(gen);
+    size_t at = g.find("\"kind\": \"exit\"");
+    if (at == std::string::npos)
+        at = g.find("\"kind\":\"exit\"");
+    REQUIRE(at != std::string::npos);
+    std::string line = g.substr(g.rfind('\n', at) + 1, g.find('\n', at) - g.rfind('\n', at));
+    CHECK(line.find("\"app_version\":\"1\"") != std::string::npos);
+    CHECK(line.find("\"process\":\"") != std::string::npos);
+}
+
+TEST_CASE("diagnose: the scenario's app.version is the version its records name",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    std::string base = read_file(source_path("scenarios/catalog/teach/java-heap-copy.yaml"));
+    std::string yaml = dir.write("v.yaml", base + "app: {version: 5.2.0}\n");
+    std::string gen = dir.file("g.jsonl");
+    RunResult g = oomsim({"gen", yaml, "-o", gen});
+    INFO(g.err);
+    REQUIRE(g.status == 0);
+    std::string text = read_file(gen);
+    CHECK(text.find("\"app_version\":\"5.2.0\"") != std::string::npos);
+    CHECK(text.find("\"app_version\":\"1\"") == std::string::npos);
+    // its own records name the version and match themselves
+    std::vector<verdict> mine = verdicts({gen});
+    REQUIRE_FALSE(mine.empty());
+    CHECK(mine[0].own);
+    // not a token: refused at the value
+    std::string bad = dir.write("b.yaml", base + "app: {version: \"5 2\"}\n");
+    RunResult b = oomsim({"validate", bad});
+    CHECK(b.status == 1);
+    CHECK(b.err.find("b.yaml:") != std::string::npos);
+    CHECK(b.err.find("a token from [A-Za-z0-9._-]") != std::string::npos);
+}
