@@ -91,6 +91,16 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "supports", json_string(v->supports), failed);
     trc_json_set(o, "missing", json_string(v->missing), failed);
     trc_json_set(o, "recovery", json_string(v->recovery), failed);
+    json_t *ladder = json_object();
+    trc_json_set(ladder, "step", v->ladder.step != RPL_STEP_NONE
+                                     ? json_integer((json_int_t)v->ladder.step) : json_null(),
+                 failed);
+    trc_json_set(ladder, "action", v->ladder.step != RPL_STEP_NONE
+                                       ? json_string(rpl_step_name(v->ladder.step))
+                                       : json_null(), failed);
+    trc_json_set(ladder, "why", json_string(v->ladder.why), failed);
+    trc_json_set(ladder, "fix", json_string(v->ladder.fix), failed);
+    trc_json_set(o, "ladder", ladder, failed);
     trc_json_append(arr, o, failed);
 }
 
@@ -442,6 +452,11 @@ static void print_text(const item *it, const rpl_verdict *v, int first, size_t c
         printf("  matched:   the trace's exit, on %s\n", v->matched_on);
     printf("  supports:  %s\n  missing:   %s\n  recovery:  %s\n", v->supports, v->missing,
            v->recovery);
+    sim_text ladder = SIM_TEXT_INIT;
+    rpl_ladder_text(&v->ladder, RPL_LADDER_INDENT, &ladder);
+    char *lines = sim_text_done(&ladder);
+    printf("%s", lines != NULL ? lines : "  (the recovery ladder: out of memory)\n");
+    free(lines);
 }
 
 /* Two records say the same thing (all but their time and pid). */

@@ -425,10 +425,28 @@ void rpl_life_init(rpl_life *l)
     l->from = 0;
     l->ran_request = 0;
     l->last_end_us = -1;
+    l->signs = 0;
+}
+
+/* What event e shows of the life's failure mode (RPL_SIGN_*). */
+static unsigned sign_of(const trc_event *e)
+{
+    unsigned s = 0;
+    if ((e->has & TRC_F_ERROR) && strcmp(e->error, "retry_duplicate") == 0)
+        s |= RPL_SIGN_RETRY_DUPLICATE;
+    if ((e->has & TRC_F_ERROR) && strcmp(e->error, "delegate_failed") == 0)
+        s |= RPL_SIGN_DELEGATE_FAILED;
+    if ((e->has & TRC_F_QUEUE) && e->queue >= RPL_QUEUE_SIGN)
+        s |= RPL_SIGN_QUEUE;
+    if ((e->has & TRC_F_KIND) && e->kind == TRC_BEGIN && e->stage == TRC_CACHE)
+        s |= RPL_SIGN_CACHE_REBUILD;
+    return s;
 }
 
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
 {
+    if (!(e->has & TRC_F_KIND) || e->kind != TRC_EXIT_EVENT)
+        l->signs |= sign_of(e);
     if (!(e->has & TRC_F_KIND))
         return;
     if (e->kind == TRC_BEGIN && e->stage == TRC_INFERENCE)
@@ -504,6 +522,7 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
         trace_exit *x = &t->v[t->n++];
         fill_exit(x, &e, idx, process, version);
         x->started = rpl_life_at_exit(&life, p, &e, x->stage, sizeof x->stage);
+        x->signs = life.signs;
         rpl_life_event(&life, &e, idx); /* the next life starts anew */
     }
     trc_pairs_destroy(p);
@@ -802,13 +821,16 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
     v->started = m != NULL ? m->started : -1;
     v->rec = rpl_advise(cls, x, v->started);
     v->recovery = rpl_recovery_text(v->rec);
+    rpl_ladder_of(v->rec, m != NULL ? m->signs : 0, &v->ladder);
 }
 
-void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, rpl_verdict *v)
+void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, unsigned signs,
+                       rpl_verdict *v)
 {
     rpl_diagnose(x, NULL, v);
     snprintf(v->matched_stage, sizeof v->matched_stage, "%s", stage);
     v->started = started;
     v->rec = rpl_advise(v->kind, x, v->started);
     v->recovery = rpl_recovery_text(v->rec);
+    rpl_ladder_of(v->rec, signs, &v->ladder);
 }

@@ -16,6 +16,7 @@ typedef struct trace_exit {
     int64_t timestamp_ms; /* -1: the exit event gives none */
     char stage[32];       /* the stage running: the last begin still open, "" none */
     int started;          /* the process had finished starting (rpl_life_at_exit) */
+    unsigned signs;       /* what its life showed of the failure mode (RPL_SIGN_*) */
 } trace_exit;
 
 struct rpl_trace_exits {

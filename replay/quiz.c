@@ -50,6 +50,7 @@ void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pic
     sim_text_printf(&t->out, "2. %u) %s (%s). %s.\n", (unsigned)right + 1,
                     rpl_recovery_choice(right), ok2 ? "right" : "your answer was not it",
                     v.recovery);
+    rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
     sim_text_printf(&t->out, "score: %d of 2\n", ok1 + ok2);
 }
 

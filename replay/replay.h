@@ -191,6 +191,43 @@ typedef enum rpl_recovery {
 #define RPL_REC_DRILL_CHOICES 8
 /* The sentence a verdict gives. */
 const char *rpl_recovery_text(rpl_recovery r);
+/* The recovery ladder (ladder.c, docs/on-call.md "The recovery ladder"):
+ * its four steps in the order of reversibility, the step a death calls
+ * for, why the steps before it do not suffice, and the failure mode's own
+ * fix.  RPL_STEP_NONE: a death the ladder does not answer (not a memory
+ * failure, an isolated process). */
+typedef enum rpl_step {
+    RPL_STEP_NONE = 0,
+    RPL_STEP_REJECT,       /* reject new inference */
+    RPL_STEP_STOP_EXTRA,   /* stop prewarm and extra sessions */
+    RPL_STEP_CLEAR_CACHES, /* clear rebuildable inactive caches */
+    RPL_STEP_LAST_GOOD,    /* the last known good, only with a complete receipt */
+    RPL_STEP_COUNT
+} rpl_step;
+/* What a life showed that names its failure mode (rpl_life.signs): a
+ * retry duplicating a working set, a delegate that failed to prepare, a
+ * cache rebuilt, a queue of RPL_QUEUE_SIGN or more waiting requests. */
+enum {
+    RPL_SIGN_RETRY_DUPLICATE = 1u << 0,
+    RPL_SIGN_DELEGATE_FAILED = 1u << 1,
+    RPL_SIGN_CACHE_REBUILD = 1u << 2,
+    RPL_SIGN_QUEUE = 1u << 3,
+};
+#define RPL_QUEUE_SIGN 8
+typedef struct rpl_ladder {
+    rpl_step step;
+    const char *why; /* why the earlier steps do not suffice (or why none applies) */
+    const char *fix; /* the failure mode's own fix */
+} rpl_ladder;
+const char *rpl_step_name(rpl_step s);
+/* The ladder for a death of recovery rec whose life showed signs (0: no
+ * timeline, or nothing shown). */
+void rpl_ladder_of(rpl_recovery rec, unsigned signs, rpl_ladder *l);
+/* The ladder's lines, each after indent: the same in every command, each
+ * of which indents it by RPL_LADDER_INDENT. */
+#define RPL_LADDER_INDENT "  "
+void rpl_ladder_text(const rpl_ladder *l, const char *indent, sim_text *out);
+
 /* lmkd's reason (its name) means the phone thrashed or stalled on memory. */
 int rpl_lmkd_thrashed(const char *reason);
 /* The drill's short form of choice r, NULL past the drill's choices. */
@@ -210,6 +247,7 @@ typedef struct rpl_life {
     uint64_t from;       /* the index of its first event */
     int ran_request;     /* an inference began in it */
     int64_t last_end_us; /* the last end of a stage in it, -1: none */
+    unsigned signs;      /* RPL_SIGN_*: what it showed of its failure mode */
 } rpl_life;
 void rpl_life_init(rpl_life *l);
 /* Follows event `index` (after trc_pairs_add on it); an exit ends the life. */
@@ -243,6 +281,7 @@ typedef struct rpl_verdict {
     int outbid;                   /* its nearest death went to a nearer record */
     rpl_recovery rec;
     const char *recovery;         /* its sentence: rpl_recovery_text(rec) */
+    rpl_ladder ladder;            /* the recovery ladder for it */
 } rpl_verdict;
 
 /* Diagnoses records against a trace (NULL: no trace).  A record matches the
@@ -281,7 +320,8 @@ int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int
  * stage running at it ("" none) and whether the process had finished
  * starting (rpl_life_at_exit); the same advice as rpl_diagnose gives on a
  * matching trace. */
-void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, rpl_verdict *v);
+void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, unsigned signs,
+                       rpl_verdict *v);
 const char *rpl_reason_name(int code);
 
 /* ------------------------------------------------------------ narration */

@@ -540,6 +540,7 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     tell_death d;
     memset(&d, 0, sizeof d);
     d.started = rpl_life_at_exit(&t->life, t->open, e, d.stage, sizeof d.stage);
+    d.signs = t->life.signs;
     d.time_us = e->time_us;
     rpl_life_event(&t->life, e, t->index - 1);
     const char *stage = d.stage;
@@ -830,7 +831,7 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
 
 void rpl__verdict(const tell_death *d, rpl_verdict *v)
 {
-    rpl_diagnose_told(&d->record, d->stage, d->started, v);
+    rpl_diagnose_told(&d->record, d->stage, d->started, d->signs, v);
 }
 
 void rpl_tell_verdicts(rpl_teller *t)
@@ -848,7 +849,8 @@ void rpl_tell_verdicts(rpl_teller *t)
                    t->deaths[j].record.reason_code == d->record.reason_code &&
                    t->deaths[j].record.importance == d->record.importance &&
                    strcmp(t->deaths[j].stage, d->stage) == 0 &&
-                   t->deaths[j].started == d->started; /* the same advice */
+                   t->deaths[j].started == d->started &&
+                   t->deaths[j].signs == d->signs; /* the same advice */
         if (seen)
             continue;
         rpl_verdict v;
@@ -859,6 +861,7 @@ void rpl_tell_verdicts(rpl_teller *t)
                         d->stage, d->why, v.cls,
                         v.kind == RPL_CLASS_UNKNOWN ? "unconfirmed" : "confirmed here",
                         v.recovery);
+        rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
     }
     if (t->more_deaths > 0)
         sim_text_printf(&t->out, "(%llu more deaths not listed)\n",

@@ -17,6 +17,7 @@ typedef struct tell_death {
     rpl_exit record;      /* as diagnose would read it from the trace */
     char stage[32];       /* the stage running, "" when none */
     int started;          /* the process had finished starting (rpl_life_at_exit) */
+    unsigned signs;       /* what its life showed of the failure mode (RPL_SIGN_*) */
     sim_time time_us;     /* when, as the timeline prints it */
     char why[TELL_LINE_MAX]; /* the limit crossed, or what else ended it */
 } tell_death;

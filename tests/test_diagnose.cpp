@@ -669,10 +669,10 @@ TEST_CASE("diagnose and explain: the kernel's OOM kill and an isolated process k
     rpl_exit x;
     rpl_exit_of_event(&e, 0, &x);
     rpl_verdict v;
-    rpl_diagnose_told(&x, "inference", 1, &v);
+    rpl_diagnose_told(&x, "inference", 1, 0, &v);
     CHECK(v.kind == RPL_CLASS_KERNEL_OOM);
     CHECK(v.rec == RPL_REC_KERNEL_OOM);
-    rpl_diagnose_told(&x, "load", 0, &v);
+    rpl_diagnose_told(&x, "load", 0, 0, &v);
     CHECK(v.rec == RPL_REC_START_UP); // a boot loop first
     // an isolated process's death: advice about that process
     std::vector<rpl_exit> iso = parse(
