@@ -40,7 +40,7 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
     w->dstate.cached = v.cached;
     for (uint32_t k = 0; k < v.cached_kills; k++) {
         w->out->cached_kills++;
-        w__emit_note(w, stage, "cached_app_killed");
+        w__emit_note(w, -1, stage, "cached_app_killed");
     }
     if (v.dies) {
         w->proc.lmkd = v.lmkd;
@@ -187,7 +187,7 @@ void w__pressure(sim_engine *e, void *ctx, uint64_t arg)
     int64_t size = mdl_dist_sample(&w->dev->pressure_size, r);
     w->out->pressure_spikes++;
     if (w__app_alive(w)) {
-        w__emit_note(w, w->last_stage, "pressure_spike");
+        w__emit_note(w, -1, w->last_stage, "pressure_spike");
         if (w__kill_check(w, size, w->last_stage) != W_LIVES) {
             /* the app died; the other apps go on spiking */
         }

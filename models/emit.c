@@ -79,11 +79,11 @@ void w__emit_session(world *w, unsigned part, const char *owner, uint32_t id, co
 
 /* A sample that only says what happened: an error class of the trace
  * schema (memory_warning, rejected, timeout, background, ...). */
-void w__emit_note(world *w, mdl_stage stage, const char *what)
+void w__emit_note(world *w, int part, mdl_stage stage, const char *what)
 {
     if (!TRACING(w))
         return;
-    trc_event *e = ev_begin(w, stage, TRC_SAMPLE, -1);
+    trc_event *e = ev_begin(w, stage, TRC_SAMPLE, part);
     with_error(e, what);
     ev_send(w);
 }

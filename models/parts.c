@@ -334,6 +334,8 @@ static void prepare_end(world *w, part_rt *p, int ph)
         /* the failed delegate's set, held through the fallback */
         w__give(w, part_id(w, p)->owner, p->failed_tr);
         give_delegate_res(w, p);
+        if (w->cand->fallback_overlap)
+            w__emit_note(w, (int)idx, MDL_STAGE_DELEGATE_PREPARE, "delegate_released");
     }
     w__emit_stage_end(w, idx, p->phase_stage, NULL);
     if (ph == PH_LOAD && W_GEN(w, p))
@@ -428,6 +430,10 @@ static void fall_back(world *w, part_rt *p)
         w__give(w, part_id(w, p)->owner, p->transient);
         give_delegate_res(w, p);
     }
+    /* told before the fallback: what the failed delegate still holds, or
+     * that it gave it back */
+    w__emit_note(w, (int)part_index_of(w, p), MDL_STAGE_DELEGATE_PREPARE,
+                 w->cand->fallback_overlap ? "delegate_held" : "delegate_released");
     start_phase(w, p, PH_FALLBACK);
 }
 

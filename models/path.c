@@ -200,7 +200,7 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
     if (w__app_alive(w)) {
         w->proc.fg = 1;
         w->proc.aged = w->main.aged = 0;
-        w__emit_note(w, w->last_stage, "foreground");
+        w__emit_note(w, -1, w->last_stage, "foreground");
         /* the foreground limits differ; back in the foreground, parked
          * retries go */
         if (w__kill_check(w, 0, w->last_stage) == W_LIVES && w->proc.alive)
@@ -224,7 +224,7 @@ static void aged(sim_engine *e, void *ctx, uint64_t arg)
         (uint32_t)arg != w->path.bg_seq)
         return;
     w->proc.aged = w->main.aged = 1;
-    w__emit_note(w, w->last_stage, w->pg.on == W_PAGES_XNU ? "idle_band" : "cached_adj");
+    w__emit_note(w, -1, w->last_stage, w->pg.on == W_PAGES_XNU ? "idle_band" : "cached_adj");
     if (w__kill_check(w, 0, w->last_stage) != W_LIVES) {
         /* reclaimed at its new level: the path goes on */
     }
@@ -245,7 +245,7 @@ static void to_background(world *w, sim_time duration)
     }
     if (w__app_alive(w)) {
         w->proc.fg = 0;
-        w__emit_note(w, w->last_stage, "background");
+        w__emit_note(w, -1, w->last_stage, "background");
         uint32_t epoch = w->epoch;
         if (w->deny_bg_delegate)
             w__deny_background_delegate(w);

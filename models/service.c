@@ -62,7 +62,7 @@ static void rebind(sim_engine *e, void *ctx, uint64_t arg)
     w->main.restart_scheduled = 0;
     if (!w->main.alive || w->proc.alive)
         return;
-    w__emit_note(w, w->last_stage, "service_restart");
+    w__emit_note(w, -1, w->last_stage, "service_restart");
     w->main.svc_started = now(w);
     w__svc_start(w);
 }
@@ -128,7 +128,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
         o->boot_loop = 1;
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, in_startup, why, stage);
     if (w->proc.alive) /* told with the death: its binding goes with the process */
-        w__emit_note(w, stage, "service_unbound");
+        w__emit_note(w, -1, stage, "service_unbound");
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);
     mdl_rep_add_record(o, &r);

@@ -28,7 +28,7 @@ void w__warning_edge(world *w, int below)
     w->proc.warned = below;
     if (below) {
         w->out->warnings++;
-        w__emit_note(w, w->last_stage, "memory_warning");
+        w__emit_note(w, -1, w->last_stage, "memory_warning");
     }
     if (!w->ending &&
         (w->pol->on_warning != 0 || w->pol->retry.kind == MDL_RETRY_ON_NEW_CONDITION))

@@ -673,7 +673,7 @@ static inline void w__warning_after_free(world *w)
 void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
 
 /* emit.c: the timeline (each does nothing when not tracing) */
-void w__emit_note(world *w, mdl_stage stage, const char *what);
+void w__emit_note(world *w, int part, mdl_stage stage, const char *what); /* part -1: none */
 void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT]);
 /* A note about one user request (timeout, rejected), naming it. */
 void w__emit_request_note(world *w, const char *what, uint32_t user_index);

@@ -657,6 +657,29 @@ static int tell_session(rpl_teller *t, const trc_event *e)
 }
 
 /* The notes: samples that only say what happened. */
+/* The failed delegate's memory at the fallback: still held beside it, or
+ * given back (before it, or once it ended).  1 when e was such a note. */
+static int tell_delegate(rpl_teller *t, const trc_event *e)
+{
+    int held = strcmp(e->error, "delegate_held") == 0;
+    if (!held && strcmp(e->error, "delegate_released") != 0)
+        return 0;
+    const char *part = (e->has & TRC_F_PART) ? e->part : "";
+    double all = t->delegate_alloc, kept = t->delegate_keep;
+    if (strcmp(part, t->delegate_part) != 0 || all <= 0)
+        return 1; /* a delegate refused at once held nothing */
+    if (held)
+        say(t, e, "%s: the failed delegate still holds %.1f MiB (%.1f MiB of buffers, %.1f MiB "
+            "of transient compile memory): the fallback prepares beside it", part,
+            TELL_MIB(all), TELL_MIB(kept), TELL_MIB(all - kept));
+    else
+        say(t, e, "%s: the failed delegate's %.1f MiB (%.1f MiB of buffers, %.1f MiB of "
+            "transient compile memory) is released", part, TELL_MIB(all), TELL_MIB(kept),
+            TELL_MIB(all - kept));
+    t->delegate_alloc = 0;
+    return 1;
+}
+
 static void tell_note(rpl_teller *t, const trc_event *e)
 {
     static const struct {
@@ -680,7 +703,7 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"service_unbound", "the app's main process is killed: its binding to the model's "
                             "service goes with it, and the service with its model"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
-    if (tell_pages_note(t, e) || tell_session(t, e))
+    if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e))
         return;
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
@@ -738,6 +761,11 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
         say(t, e, "%s: the compiled cache is not valid: rebuilding, %.1f MiB more", part,
             TELL_MIB(total(e->alloc, e->alloc_has)));
     } else {
+        if (e->stage == TRC_DELEGATE_PREPARE) { /* what a failure would leave held */
+            snprintf(t->delegate_part, sizeof t->delegate_part, "%s", part);
+            t->delegate_alloc = total(e->alloc, e->alloc_has);
+            t->delegate_keep = total(e->keep, e->keep_has);
+        }
         say(t, e, "%s: %s begins, %.1f MiB (%.1f MiB of it stays)", part,
             trc_stage_name(e->stage), TELL_MIB(total(e->alloc, e->alloc_has)),
             TELL_MIB(total(e->keep, e->keep_has)));

@@ -57,6 +57,9 @@ struct rpl_teller {
     /* per request: attempts so far (grown as requests arrive) */
     uint32_t *attempts;
     size_t nreq;
+    /* the last delegate_prepare begun: its part, bytes made, bytes kept */
+    char delegate_part[TRC_TEXT_MAX];
+    double delegate_alloc, delegate_keep;
     tell_death deaths[TELL_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;

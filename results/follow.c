@@ -34,10 +34,15 @@ void res__follow(res__memfollow *f, const trc_event *e, res__record_fn rec, void
         rec(ctx, e->time_us, f->state);
     }
     if ((e->has & TRC_F_ALLOC) && kind != TRC_END) {
+        /* an inference's begin opens a session's state (its `keep`) beside
+         * the working set (its `alloc`), in the same allocation; a stage's
+         * `keep` is part of its `alloc` */
+        int session = kind == TRC_BEGIN && e->stage == TRC_INFERENCE && (e->has & TRC_F_KEEP);
         f->pending = 1;
         f->pending_t = e->time_us;
         for (int k = 0; k < TRC_MEM_COUNT; k++)
-            f->pend[k] = f->state[k] + ((e->alloc_has >> k & 1u) ? e->alloc[k] : 0);
+            f->pend[k] = f->state[k] + ((e->alloc_has >> k & 1u) ? e->alloc[k] : 0) +
+                         (session && (e->keep_has >> k & 1u) ? e->keep[k] : 0);
     }
 }
 

@@ -93,7 +93,7 @@ TEST_CASE("a scenario past the events limit is refused up front, with the estima
     std::string text = shim::read_file(teach + "timeout-retry-storm.yaml");
     // 1000 requests a second for 29 days: about 2.5e9 arrivals
     std::string big = replace(replace(text, "horizon: 5min", "horizon: 720h"),
-                              "{rate: \"0.25/s\", for: 4min", "{rate: \"1000/s\", for: 696h");
+                              "{rate: \"0.2/s\", for: 4min", "{rate: \"1000/s\", for: 696h");
     std::string path = dir.write("big.yaml", big);
     std::string msg = refusal(path);
     INFO(msg);
@@ -111,7 +111,7 @@ TEST_CASE("a scenario past the events limit is refused up front, with the estima
 
     // 10 requests a second for 2 days: 1.7e6 arrivals x 44 events, within
     std::string small = replace(replace(text, "horizon: 5min", "horizon: 72h"),
-                                "{rate: \"0.25/s\", for: 4min", "{rate: \"10/s\", for: 48h");
+                                "{rate: \"0.2/s\", for: 4min", "{rate: \"10/s\", for: 48h");
     path = dir.write("small.yaml", small);
     scn_scenario s;
     sim_error err;

@@ -59,14 +59,14 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "model: runtime_prepare begins",
               "1800 MiB  the process dies: low_memory, during runtime_prepare"});
     in_order(explain("timeout-retry-storm"),
-             {"request 0 arrives", "request 0 runs",
-              "request 0 times out: the client gives up on attempt 1, which runs on",
-              "the client retries request 0: attempt 2, payload 6.0 MiB, while the earlier "
-              "attempt still runs", "model: request 0, attempt 2, runs (session", // a free one
-
+             {"request 4 arrives", "request 4 runs",
+              "request 4 times out: the client gives up on attempt 1, which runs on",
+              "the client retries request 4: attempt 2, payload 6.0 MiB, while the earlier "
+              "attempt still runs", "model: request 4, attempt 2, runs (session", // a free one
               "lmk kills a cached app",
+              "the process dies: low_memory, during inference",
               // memory never drops without a line saying why
-              "model: request 0: an attempt the client gave up on finishes; only now is its "
+              "model: request 12: an attempt the client gave up on finishes; only now is its "
               "working set freed"});
     in_order(explain("split-switch-overlap"),
              {"first: load begins", "first: runtime_prepare begins", "second: load begins",
@@ -89,14 +89,15 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "1500 MiB  the process dies: low_memory, during cache"});
     in_order(explain("background-reclaim"),
              {"request 0 arrives", "30.000 s     600 MiB  other apps' memory spikes",
-              "60.000 s     600 MiB  the user switches away: the app is in the background",
+              "40.000 s     600 MiB  the user switches away: the app is in the background",
               "60.000 s     600 MiB  other apps' memory spikes",
-              "60.000 s     600 MiB  the process dies: system_reclaim",
+              "60.000 s     600 MiB  the process dies: system_reclaim, while no stage was running",
               "348 MiB under the 948 MiB lmk line of the background: other apps' memory took "
               "the rest",
               "reason=3 (LOW_MEMORY) status=0 importance=400 pss=614400kB",
-              // the delay that happened: the user was away for two minutes
-              "180.000 s       0 MiB  the user reopens the app, 120.0 s after the death",
+              // the delay that happened: the user comes back two minutes after
+              // leaving, 100 s after the death
+              "160.000 s       0 MiB  the user reopens the app, 100.0 s after the death",
               "model: load begins", "supports system_reclaim"});
     in_order(explain("anr-main-thread-load"),
              {"model: load begins", "5.000 s", "the process dies: anr, during load",
@@ -145,8 +146,9 @@ TEST_CASE("explain tells a request that repeats the same way once, with its coun
                  "30.000 s     600 MiB  request 9 arrives",
                  "the kill rules check the app against it", "request 9 done",
                  "33.200 s     600 MiB  model: request 10 done",
-                 "... the same request repeats 8 more times, every 3.0 s (requests 11 to 18)\n",
-                 "60.000 s     600 MiB  request 19 arrives"});
+                 "... the same request repeats 2 more times, every 3.0 s (requests 11 to 12)\n",
+                 "40.000 s     600 MiB  the user switches away",
+                 "163.000 s     600 MiB  request 13 arrives"});
     CHECK(c.find("request 5 arrives") == std::string::npos);
     // --full tells every one
     RunResult f = oomsim({"explain", "background-reclaim", "--full"});
