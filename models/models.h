@@ -423,6 +423,7 @@ int mdl_action_parse(const char *s, mdl_action *out);
 typedef struct mdl_policy {
     uint32_t sessions;        /* concurrent executions, >= 1 */
     uint32_t queue;           /* waiting requests; MDL_QUEUE_UNBOUNDED */
+    int queue_drop_oldest;    /* a full queue drops its stalest request, not the new one */
     mdl_residency residency;
     uint32_t lru_k;           /* MDL_RES_LRU: parts kept */
     char prewarm[MDL_PARTS_MAX][MDL_NAME_MAX];

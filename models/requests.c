@@ -425,6 +425,13 @@ void w__submit(world *w, uint32_t u)
         start_request(w, i);
     } else if (w->pol->queue == MDL_QUEUE_UNBOUNDED || pr->q_len < w->pol->queue) {
         (void)enqueue(w, i);
+    } else if (w->pol->queue_drop_oldest && pr->q_len > 0) {
+        /* a camera's pipeline: the stalest frame goes, the new one waits */
+        uint32_t old = dequeue(w);
+        w->out->rejected++;
+        w__emit_request_note(w, "dropped_stale", w->store.pool[old].user);
+        w__finish(w, old, 0);
+        (void)enqueue(w, i);
     } else {
         w->out->rejected++;
         w__emit_request_note(w, "rejected", w->store.pool[i].user);

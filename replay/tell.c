@@ -725,6 +725,9 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "rejected") == 0) {
         say(t, e, "request %lld is rejected: the queue is full or the app refuses work",
             (long long)r);
+    } else if (strcmp(e->error, "dropped_stale") == 0) {
+        say(t, e, "request %lld is dropped: the queue is full and gives up its stalest "
+            "request, its payload freed, for the one arriving", (long long)r);
     } else if (strcmp(e->error, "background_gpu_denied") == 0) {
         say(t, e, "request %lld fails: iOS runs no GPU work for an app in the background",
             (long long)r);

@@ -37,8 +37,30 @@ static int p_sessions(const scn_scenario *s, const scn__node *v, mdl_policy *p, 
     return rc;
 }
 
+/* `queue: N`, `unbounded`, or `{size: N, drop: newest|oldest}`: which
+ * request a full queue gives up, the one arriving or the stalest waiting. */
 static int p_queue(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
 {
+    if (v->n != NULL && fy_node_is_mapping(v->n)) {
+        static const char *const keys[] = {"size", "drop"};
+        static const char *const drops[] = {"newest", "oldest"};
+        scn__node size, drop;
+        int rc = scn__check_keys(v, keys, 2, err);
+        if (rc == SIM_OK)
+            rc = scn__require(v, "size", &size, err);
+        if (rc == SIM_OK)
+            rc = scn__require(v, "drop", &drop, err);
+        if (rc == SIM_OK && size.n != NULL && !fy_node_is_scalar(size.n))
+            rc = scn__fail(&size, err, SIM_EINPUT, "expected a number of requests");
+        if (rc == SIM_OK)
+            rc = p_queue(s, &size, p, err);
+        if (rc == SIM_OK && p->queue == MDL_QUEUE_UNBOUNDED)
+            rc = scn__fail(&size, err, SIM_EINPUT, "an unbounded queue drops nothing: give a "
+                           "size, or `queue: unbounded`");
+        if (rc == SIM_OK)
+            rc = scn__enum(&drop, drops, 2, &p->queue_drop_oldest, err);
+        return rc;
+    }
     (void)s;
     const char *t;
     size_t len;
