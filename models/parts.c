@@ -451,8 +451,11 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
     w__give(w, w->cache_owner, p->cache_tr);
     if (rebuilt)
         w__emit_stage_end(w, idx, MDL_STAGE_CACHE, NULL);
-    if (p->phase == PH_PREPARE && w->cand->has_cache)
+    if (p->phase == PH_PREPARE && w->cand->has_cache) {
         p->cache_done = 1; /* the rebuilt artefact is valid for this process */
+        if (rebuilt && w->life.cache_stale == w->cand)
+            w->life.cache_stale = NULL; /* ... and on disk, for the next start */
+    }
     if (p->phase == PH_DELEGATE)
         delegate_end(w, p);
     else

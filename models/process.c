@@ -372,7 +372,12 @@ static void proc_start(world *w)
         return;
     pr->q_last = now(w);
     double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail)); /* drawn even without a cache */
-    pr->cache_valid = !w->cand->has_cache || u < w->cand->cache_hit;
+    /* a cache found invalid stays so, start after start, until a rebuild
+     * finishes (a start that dies in its rebuild leaves it invalid) */
+    pr->cache_valid = !w->cand->has_cache || (u < w->cand->cache_hit &&
+                                              w->life.cache_stale != w->cand);
+    if (!pr->cache_valid && w->cand->has_cache)
+        w->life.cache_stale = w->cand;
     unsigned nstart = pr->startup_skip ? 0 : w->nstartup;
     pr->startup_done = nstart == 0;
     if (pr->startup_done)

@@ -316,6 +316,7 @@ typedef struct w_life {
     int relaunch_pending;         /* the user reopens the app once back in the foreground */
     int relaunch_scheduled;
     sim_handle relaunch_h;
+    const mdl_candidate *cache_stale; /* its compiled cache, found invalid, not rebuilt yet */
 } w_life;
 
 /* The limits in force, derived by apply_limits() at every start and
@@ -535,7 +536,6 @@ struct mdl_world {
 };
 
 /* --------------------------------------------------------------- helpers */
-
 static inline sim_time now(const world *w) { return sim_now(w->e); }
 
 /* Part p's identity: its definition and its owners (w_store). */
