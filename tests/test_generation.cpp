@@ -417,7 +417,7 @@ TEST_CASE("generation: tokens per second fall when reclaim drops the mapped weig
 }
 
 TEST_CASE("generation: the llm-chat-grows teaching scenario shows what it promises",
-          "[generation][teach]")
+          "[generation][teach][about:llm-chat-grows]")
 {
     // On the 3 GB Android phone (cells 0-5: touched, reserved, fresh, each at
     // a context of 16384 then 4096): the touched KV grows until the app dies,

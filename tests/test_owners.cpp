@@ -301,7 +301,7 @@ TEST_CASE("the world checker follows the owners' sessions", "[owners][world][che
     w__close(&w);
 }
 
-TEST_CASE("owner-leak shows what its about says", "[owners][teach]")
+TEST_CASE("owner-leak shows what its about says", "[owners][teach][about:owner-leak]")
 {
     // the shipped scenario, then the same with the gallery's close fixed
     std::string text = shim::read_file(shim::source_path("scenarios/catalog/teach/owner-leak.yaml"));

@@ -77,7 +77,7 @@ std::string replace(std::string s, const std::string &from, const std::string &t
 
 TEST_CASE("processes: the service dies under pressure, the app lives, requests fail until the "
           "rebind, and each quick death doubles the wait twice",
-          "[processes]")
+          "[processes][about:remote-inference-service]")
 {
     Loaded l(teach());
     Timeline t;

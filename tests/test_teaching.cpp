@@ -1,0 +1,384 @@
+// Every teaching scenario shows what its `about` says: each claim of the
+// about (the class, the stage, the instant or window of the death, the
+// figures it quotes, what the fixed cell does) is checked against the
+// run, the trace of replication 0 and its diagnosis.  The teaching
+// catalog's values are fixed, so the figures are the model's, not luck;
+// the shares read from the results are checked within the bounds the
+// about gives.  Each scenario's test carries the tag [about:NAME]; those of
+// llm-chat-grows, owner-leak and remote-inference-service live beside the
+// features they teach (test_generation, test_owners, test_processes), and
+// the last test here checks that no teaching scenario is without one.
+#include <catch2/catch.hpp>
+
+#include <jansson.h>
+
+#include <string>
+#include <vector>
+
+#include "shim/shim.hpp"
+
+using namespace shim;
+
+namespace {
+
+// The results document of `oomsim run NAME`.
+struct Results {
+    json_t *doc = nullptr;
+    explicit Results(const std::string &name)
+    {
+        TempDir dir;
+        RunResult r = oomsim({"run", name, "--format", "json", "-o", dir.path()});
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        json_error_t e;
+        doc = json_load_file(dir.file("results.json").c_str(), 0, &e);
+        REQUIRE(doc != nullptr);
+    }
+    ~Results() { json_decref(doc); }
+    Results(const Results &) = delete;
+    Results &operator=(const Results &) = delete;
+    // cell c's value at a dotted path ("deaths.any_rate")
+    double at(size_t c, const std::string &path) const
+    {
+        json_t *v = json_array_get(json_object_get(doc, "cells"), c);
+        size_t from = 0;
+        while (v != nullptr && from <= path.size()) {
+            size_t dot = path.find('.', from);
+            std::string key = path.substr(from, dot == std::string::npos ? dot : dot - from);
+            v = json_object_get(v, key.c_str());
+            if (dot == std::string::npos)
+                break;
+            from = dot + 1;
+        }
+        INFO("cell " << c << " " << path);
+        REQUIRE(json_is_number(v));
+        return json_number_value(v);
+    }
+    double completed_share(size_t c) const
+    {
+        return at(c, "requests.completed") / at(c, "requests.arrived");
+    }
+};
+
+// A death of replication 0 as `diagnose` reads it from the trace.
+struct Death {
+    std::string cls, stage, evidence;
+    double at_s; // the trace's own clock: seconds from its start
+    long long importance;
+};
+
+std::vector<Death> deaths(const std::string &name, int cell = 0)
+{
+    TempDir dir;
+    std::string trace = dir.file("t.jsonl");
+    REQUIRE(oomsim({"gen", name, "--cell", std::to_string(cell), "-o", trace}).status == 0);
+    RunResult d = oomsim({"diagnose", trace, "--format", "json"});
+    INFO(d.err);
+    REQUIRE(d.status == 0);
+    json_error_t e;
+    json_t *doc = json_loads(d.out.c_str(), 0, &e);
+    REQUIRE(doc != nullptr);
+    std::vector<Death> out;
+    size_t k;
+    json_t *x;
+    json_array_foreach(json_object_get(doc, "exits"), k, x)
+    {
+        json_t *st = json_object_get(x, "matched_stage"), *imp = json_object_get(x, "importance");
+        out.push_back({json_string_value(json_object_get(x, "class")),
+                       json_is_string(st) ? json_string_value(st) : "",
+                       json_string_value(json_object_get(x, "evidence")),
+                       (double)json_integer_value(json_object_get(x, "timestamp_ms")) / 1e3,
+                       json_is_integer(imp) ? (long long)json_integer_value(imp) : -1});
+    }
+    json_decref(doc);
+    return out;
+}
+
+std::string explain(const std::string &name, int cell = 0)
+{
+    RunResult r = oomsim({"explain", name, "--cell", std::to_string(cell)});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    return r.out;
+}
+
+bool has(const std::string &text, const std::string &what)
+{
+    return text.find(what) != std::string::npos;
+}
+
+} // namespace
+
+TEST_CASE("teaching: anr-main-thread-load is an ANR 5 s into the load at every start",
+          "[teaching][about:anr-main-thread-load]")
+{
+    Results r("anr-main-thread-load");
+    // at every start: a boot loop, one ANR per start, no other death
+    CHECK(r.at(0, "deaths.any_rate") == 1.0);
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "deaths.by_reason.anr") == r.at(0, "deaths.per_replication.mean") * 20);
+    // the memory is fine: the peak is far under the limit
+    CHECK(r.at(0, "peak.app_bytes.max") < r.at(0, "limits.foreground_bytes") / 4);
+    // the worker thread starts normally and serves every request
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) == 1.0);
+    std::vector<Death> d = deaths("anr-main-thread-load");
+    REQUIRE(d.size() >= 2);
+    for (const Death &x : d) {
+        CHECK(x.cls == "anr");
+        CHECK(x.stage == "load");
+        CHECK(x.importance == 100);
+    }
+    // 5 s into the load, which begins at the start
+    CHECK(d[0].at_s == Approx(5.0).margin(0.001));
+}
+
+TEST_CASE("teaching: background-reclaim dies idle at the first spike after the switch",
+          "[teaching][about:background-reclaim]")
+{
+    Results r("background-reclaim");
+    CHECK(r.at(0, "deaths.any_rate") == 1.0);
+    CHECK(r.at(0, "deaths.by_reason.system_reclaim") == 20); // one per session
+    std::vector<Death> d = deaths("background-reclaim");
+    REQUIRE(d.size() == 1);
+    CHECK(d[0].cls == "system_reclaim");
+    CHECK(d[0].importance == 400);
+    CHECK(d[0].stage.empty()); // idle, holding its model
+    std::string e = explain("background-reclaim");
+    // survives the spike at 30 s in front, leaves at 40 s, dies at the spike at 60 s
+    CHECK(has(e, "30.000 s     600 MiB  other apps' memory spikes"));
+    CHECK(has(e, "40.000 s     600 MiB  the user switches away"));
+    CHECK(d[0].at_s == Approx(60.0).margin(0.001));
+    CHECK(has(e, "lmk line of the background: other apps' memory took the rest"));
+}
+
+TEST_CASE("teaching: cache-every-start dies as its rebuild begins, and a failed rebuild "
+          "stays invalid",
+          "[teaching][about:cache-every-start]")
+{
+    Results r("cache-every-start");
+    // never-cached: every start, at stage cache, 0.5 s in: a boot loop
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "requests.completed") == 0);
+    std::vector<Death> d = deaths("cache-every-start");
+    REQUIRE(d.size() >= 2);
+    for (const Death &x : d)
+        CHECK(x.stage == "cache");
+    CHECK(d[0].at_s == Approx(0.5).margin(0.001));
+    CHECK(d[1].at_s - d[0].at_s == Approx(d[2].at_s - d[1].at_s).margin(0.001));
+    std::string e = explain("cache-every-start");
+    CHECK(has(e, "the compiled cache is not valid: rebuilding, 600.0 MiB more"));
+    CHECK(has(e, "1500 MiB  the process dies: low_memory, during cache"));
+    // mostly-cached: a session whose first start misses loops from there
+    // (its deaths are all boot loops); the others never die
+    CHECK(r.at(1, "deaths.any_rate") > 0.0);
+    CHECK(r.at(1, "deaths.any_rate") < 0.15);
+    CHECK(r.at(1, "boot_loops.rate") == r.at(1, "deaths.any_rate"));
+    CHECK(r.at(1, "deaths.per_replication.mean") / r.at(1, "deaths.any_rate") > 20);
+    // keyed-cache: no rebuild, no death, every request served
+    CHECK(r.at(2, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(2) == 1.0);
+}
+
+TEST_CASE("teaching: delegate-fallback-two-sets holds the failed delegate's 800 MiB at the "
+          "fallback",
+          "[teaching][about:delegate-fallback-two-sets]")
+{
+    Results r("delegate-fallback-two-sets");
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "peak.app_bytes.max") == 1800.0 * 1048576);
+    std::vector<Death> d = deaths("delegate-fallback-two-sets");
+    REQUIRE_FALSE(d.empty());
+    for (const Death &x : d) {
+        CHECK(x.cls == "low_memory");
+        CHECK(x.stage == "runtime_prepare");
+    }
+    std::string e = explain("delegate-fallback-two-sets");
+    CHECK(has(e, "the failed delegate still holds 800.0 MiB (500.0 MiB of buffers, 300.0 MiB "
+                 "of transient compile memory)"));
+    CHECK(has(e, "1800 MiB  the process dies: low_memory, during runtime_prepare"));
+    // the fixed cell: the release told, a peak of 1200 MiB in delegate_prepare, every
+    // request served on the CPU
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.at(1, "peak.app_bytes.max") == 1200.0 * 1048576);
+    CHECK(r.at(1, "peak.stage_at_peak.delegate_prepare") == 1.0);
+    CHECK(r.completed_share(1) == 1.0);
+    std::string f = explain("delegate-fallback-two-sets", 1);
+    CHECK(has(f, "400 MiB  model: the failed delegate's 800.0 MiB (500.0 MiB of buffers, "
+                 "300.0 MiB of transient compile memory) is released"));
+}
+
+TEST_CASE("teaching: image-queue dies 15 to 35 s into each start, and dropping stale frames "
+          "keeps it alive and fresh",
+          "[teaching][about:image-queue]")
+{
+    Results r("image-queue");
+    CHECK(r.at(0, "deaths.any_rate") == 1.0);
+    CHECK(r.at(0, "requests.rejected") == 0);
+    std::vector<Death> d = deaths("image-queue");
+    REQUIRE(d.size() >= 3);
+    for (const Death &x : d) {
+        CHECK(x.cls == "low_memory");
+        CHECK(x.stage == "inference");
+        CHECK(x.importance == 100);
+    }
+    // each death 15 to 35 s after its start (the first start at 0, each
+    // next one at the reopening the timeline tells)
+    std::string e = explain("image-queue");
+    double start = 0;
+    size_t at = 0;
+    for (const Death &x : d) {
+        INFO("death at " << x.at_s << " s, start at " << start << " s");
+        CHECK(x.at_s - start >= 15.0);
+        CHECK(x.at_s - start <= 35.0);
+        at = e.find("the user reopens the app", at);
+        if (at == std::string::npos)
+            break;
+        size_t line = e.rfind('\n', at);
+        start = std::stod(e.substr(line + 1, at - line - 1));
+        at++;
+    }
+    // the pss sampled every 5 s grows up to each death
+    TempDir dir;
+    std::string trace = dir.file("t.jsonl");
+    REQUIRE(oomsim({"gen", "image-queue", "-o", trace}).status == 0);
+    std::string text = read_file(trace);
+    std::vector<long long> rss;
+    for (size_t k = 0; (k = text.find("\"stage\":\"", k)) != std::string::npos; k++) {
+        size_t eol = text.find('\n', k);
+        std::string ev = text.substr(text.rfind('\n', k) + 1, eol - text.rfind('\n', k) - 1);
+        if (has(ev, "\"kind\":\"exit\""))
+            break;
+        if (has(ev, "\"kind\":\"sample\"") && !has(ev, "\"error\"") && !has(ev, "\"request\""))
+            rss.push_back(std::stoll(ev.substr(ev.find("\"rss_mb\":") + 9)));
+        k = eol;
+    }
+    REQUIRE(rss.size() >= 4); // at 5, 10, 15, 20 s, ...
+    for (size_t k = 1; k < rss.size(); k++)
+        CHECK(rss[k] > rss[k - 1]);
+    // queue 4: lives, its frames wait (latency p95 near 2.9 s); drop
+    // oldest: lives, the newest frame about a second old at p95
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.at(2, "deaths.any_rate") == 0.0);
+    CHECK(r.at(1, "requests.latency_us.p95") > 2.5e6);
+    CHECK(r.at(1, "requests.latency_us.p95") < 3.3e6);
+    CHECK(r.at(2, "requests.latency_us.p95") < 1.2e6);
+    CHECK(r.at(2, "requests.rejected") > 0);
+    CHECK(has(explain("image-queue", 2), "is dropped: the queue is full and gives up its "
+                                         "stalest request"));
+}
+
+TEST_CASE("teaching: java-heap-copy crashes in the Java heap at runtime_prepare with free "
+          "memory to spare",
+          "[teaching][about:java-heap-copy]")
+{
+    Results r("java-heap-copy");
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "deaths.by_reason.java_crash") == r.at(0, "deaths.per_replication.mean") * 20);
+    CHECK(r.at(0, "peak.app_bytes.max") < r.at(0, "limits.foreground_bytes") / 4);
+    std::vector<Death> d = deaths("java-heap-copy");
+    REQUIRE_FALSE(d.empty());
+    for (const Death &x : d) {
+        CHECK(x.cls == "java_crash");
+        CHECK(x.stage == "runtime_prepare");
+    }
+    CHECK(has(explain("java-heap-copy"), "the Java heap would pass its 192 MiB growth limit"));
+    // mapped: starts and serves
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) == 1.0);
+}
+
+TEST_CASE("teaching: prewarm-boot-loop dies 3 s after every start, and safe mode or the last "
+          "known good stop it",
+          "[teaching][about:prewarm-boot-loop]")
+{
+    Results r("prewarm-boot-loop");
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "peak.app_bytes.max") == 1600.0 * 1048576);
+    std::vector<Death> d = deaths("prewarm-boot-loop");
+    REQUIRE(d.size() >= 2);
+    CHECK(d[0].at_s == Approx(3.0).margin(0.001));
+    for (const Death &x : d) {
+        CHECK(x.cls == "low_memory");
+        CHECK(x.stage == "delegate_prepare");
+    }
+    // safe_mode and fallback_lkg: one death, then up
+    CHECK(r.at(1, "deaths.per_replication.mean") == 1.0);
+    CHECK(r.at(2, "deaths.per_replication.mean") == 1.0);
+    CHECK(r.at(1, "boot_loops.rate") == 0.0);
+    CHECK(r.at(2, "boot_loops.rate") == 0.0);
+    CHECK(r.at(2, "recovery.candidate_switches") > 0);
+    // the last known good on its own never dies
+    for (size_t c = 3; c < 6; c++)
+        CHECK(r.at(c, "deaths.any_rate") == 0.0);
+}
+
+TEST_CASE("teaching: split-switch-overlap dies at the first switch, in prepare, and releasing "
+          "first lives",
+          "[teaching][about:split-switch-overlap]")
+{
+    Results r("split-switch-overlap");
+    CHECK(r.at(0, "deaths.any_rate") == 1.0);
+    CHECK(r.at(0, "peak.app_bytes.max") == 1500.0 * 1048576);
+    std::vector<Death> d = deaths("split-switch-overlap");
+    REQUIRE_FALSE(d.empty());
+    CHECK(d[0].cls == "low_memory");
+    CHECK(d[0].stage == "runtime_prepare");
+    CHECK(d[0].at_s == Approx(22.4).margin(0.001));
+    std::string e = explain("split-switch-overlap");
+    // the first part's 700 MiB held while the second's prepare makes 800 MiB
+    CHECK(has(e, "22.400 s     700 MiB  second: runtime_prepare begins, 800.0 MiB (700.0 MiB "
+                 "of it stays)"));
+    CHECK(has(e, "22.400 s    1500 MiB  the process dies: low_memory, during runtime_prepare"));
+    // the load maps its file: nothing counted
+    CHECK(has(e, "22.000 s     700 MiB  second: load begins"));
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) == 1.0);
+    CHECK(r.at(1, "peak.app_bytes.max") <= 800.0 * 1048576);
+}
+
+TEST_CASE("teaching: timeout-retry-storm kills about half the sessions, and cancelling "
+          "serves most requests",
+          "[teaching][about:timeout-retry-storm]")
+{
+    Results r("timeout-retry-storm");
+    // about half: within 35% to 65% over its 200 sessions
+    CHECK(r.at(0, "deaths.any_rate") > 0.35);
+    CHECK(r.at(0, "deaths.any_rate") < 0.65);
+    CHECK(r.at(0, "requests.duplicate_working_sets") > 0);
+    std::vector<Death> d = deaths("timeout-retry-storm");
+    REQUIRE_FALSE(d.empty());
+    CHECK(d[0].cls == "low_memory");
+    CHECK(d[0].stage == "inference");
+    CHECK(d[0].importance == 100);
+    std::string e = explain("timeout-retry-storm");
+    CHECK(has(e, "while the earlier attempt still runs: another working set for one request"));
+    CHECK(has(e, "working set 245.0 MiB"));
+    // cancelling: no duplicate, no death, about 70% served
+    CHECK(r.at(1, "requests.duplicate_working_sets") == 0);
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) > 0.65);
+    CHECK(r.completed_share(1) < 0.75);
+}
+
+TEST_CASE("teaching: every teaching scenario has a test of its about", "[teaching]")
+{
+    std::string all;
+    for (const char *f : {"test_teaching.cpp", "test_generation.cpp", "test_owners.cpp",
+                          "test_processes.cpp"})
+        all += read_file(source_path(std::string("tests/") + f));
+    RunResult c = oomsim({"catalog"});
+    REQUIRE(c.status == 0);
+    size_t from = c.out.find("teaching scenarios (one failure mode each):\n");
+    REQUIRE(from != std::string::npos);
+    int n = 0;
+    for (size_t at = c.out.find('\n', from) + 1; at < c.out.size() && c.out[at] == ' ';
+         at = c.out.find('\n', at) + 1) {
+        size_t start = c.out.find_first_not_of(' ', at);
+        std::string name = c.out.substr(start, c.out.find(' ', start) - start);
+        INFO(name);
+        CHECK(has(all, "[about:" + name + "]"));
+        n++;
+    }
+    CHECK(n >= 12);
+}
