@@ -282,7 +282,7 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
     e->exit.pss_kb = r->pss_kb;
     e->exit.rss_kb = r->rss_kb;
     e->exit.status = r->status;
-    e->exit.timestamp_ms = r->time / 1000;
+    e->exit.timestamp_ms = (r->time + 500) / 1000; /* rounded, as explain prints an instant */
     ev_send(w);
 }
 

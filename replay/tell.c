@@ -88,7 +88,7 @@ static double total(const int64_t v[TRC_MEM_COUNT], unsigned has)
 
 static void print_line(rpl_teller *t, const tell_line *l)
 {
-    sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  %s\n", (double)l->t / 1e6, l->mib, l->text);
+    sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  %s\n", rpl__instant_s(l->t), l->mib, l->text);
 }
 
 /* Adds a line to the cycle being told (printed at once with --full). */
@@ -159,7 +159,7 @@ static void back(rpl_teller *t, const trc_event *e)
     t->has_gap = 1;
     if (t->full)
         sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
-               (double)e->time_us / 1e6, 0.0, (double)t->gap / 1e6);
+               rpl__instant_s(e->time_us), 0.0, (double)t->gap / 1e6);
 }
 
 /* Lines a and b say the same but for their request's number. */
@@ -243,7 +243,7 @@ static void print_reopen(rpl_teller *t)
     if (!t->has_gap || t->nlines == 0)
         return;
     sim_text_printf(&t->out, "%10.3f s  %6.0f MiB  the user reopens the app, %.1f s after the death\n",
-           (double)t->lines[0].t / 1e6, 0.0, (double)t->gap / 1e6);
+           rpl__instant_s(t->lines[0].t), 0.0, (double)t->gap / 1e6);
 }
 
 /* The cycle just ended is the last one printed again, shifted in time. */
@@ -481,6 +481,13 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
             snprintf(buf, n, "counted %lld MiB, %lld MiB under the %lld MiB lmk line of the "
                      "%s: other apps' memory took the rest", counted, line - counted, line,
                      where);
+    } else if (cls == RPL_CLASS_JAVA_CRASH && t->last_java > 0 && (e->mem_has & 1u)) {
+        /* what the heap held, and what the failing allocation asked of it */
+        long long held = (long long)(e->mem[TRC_MEM_JAVA] >> 20);
+        long long asked = (long long)(t->last_java >> 20);
+        snprintf(buf, n, "the Java heap would hold %lld + %lld = %lld MiB and pass its %lld MiB "
+                 "growth limit", held, asked, held + asked,
+                 (long long)(d->java_heap_limit >> 20));
     } else if (cls == RPL_CLASS_JAVA_CRASH) {
         snprintf(buf, n, "the Java heap would pass its %lld MiB growth limit",
                  (long long)(d->java_heap_limit >> 20));
@@ -519,8 +526,8 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
         x->description[0] ? "\"" : "", x->pss_kb == 0 ? ": none before the death" : "");
     if (e->has & TRC_F_LOG) /* the page model's kill: lmkd's own line */
         say(t, e, "  lmkd logs: %s", e->log);
-    else if (t->quiz && (x->reason_code == MDL_AEI_LOW_MEMORY ||
-                         (x->reason_code == MDL_AEI_SIGNALED && x->status == 9)))
+    else if (x->reason_code == MDL_AEI_LOW_MEMORY ||
+             (x->reason_code == MDL_AEI_SIGNALED && x->status == 9))
         say(t, e, "  lmkd logs: Kill '%.63s', oom_score_adj %d to free %lldkB rss",
             (e->has & TRC_F_PROCESS) ? e->process : "app",
             /* the adj lmkd logs: 700 (previous app) in the background
@@ -769,10 +776,17 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
             t->delegate_alloc = total(e->alloc, e->alloc_has);
             t->delegate_keep = total(e->keep, e->keep_has);
         }
-        say(t, e, "%s: %s begins, %.1f MiB (%.1f MiB of it stays)", part,
+        /* mapped file pages are memory the phone does not count: said so */
+        double file = (e->alloc_has >> TRC_MEM_FILE & 1u) ? (double)e->alloc[TRC_MEM_FILE] : 0;
+        char mapped[96] = "";
+        if (file > 0 && !(t->cell->device->counts_mask & MDL_CAT_BIT(MDL_CAT_FILE)))
+            snprintf(mapped, sizeof mapped, "; %.1f MiB of it mapped file pages, not counted",
+                     TELL_MIB(file));
+        say(t, e, "%s: %s begins, %.1f MiB (%.1f MiB of it stays%s)", part,
             trc_stage_name(e->stage), TELL_MIB(total(e->alloc, e->alloc_has)),
-            TELL_MIB(total(e->keep, e->keep_has)));
+            TELL_MIB(total(e->keep, e->keep_has)), mapped);
     }
+    t->last_java = (e->alloc_has >> TRC_MEM_JAVA & 1u) ? e->alloc[TRC_MEM_JAVA] : 0;
 }
 
 static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
@@ -822,8 +836,10 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
     if (rc != SIM_OK)
         return rc;
     int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
-    if (kind != TRC_EXIT_EVENT)
+    if (kind != TRC_EXIT_EVENT) {
         rpl_life_event(&t->life, e, t->index - 1);
+        t->last_java = 0; /* a death right after a begin is that begin's allocation */
+    }
     const char *part = (e->has & TRC_F_PART) ? e->part : "";
     if (kind == TRC_SAMPLE && (e->has & TRC_F_ERROR)) {
         tell_note(t, e);
@@ -858,43 +874,4 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
         break;
     }
     return SIM_OK;
-}
-
-void rpl__verdict(const tell_death *d, rpl_verdict *v)
-{
-    rpl_diagnose_told(&d->record, d->stage, d->started, d->signs, v);
-}
-
-void rpl_tell_verdicts(rpl_teller *t)
-{
-    if (t->ndeaths == 0)
-        sim_text_printf(&t->out, "\nno death, so no exit record: nothing to classify\n");
-    else
-        sim_text_printf(&t->out, "\nwhat the evidence supports:\n");
-    for (unsigned k = 0; k < t->ndeaths; k++) {
-        const tell_death *d = &t->deaths[k];
-        int seen = 0;
-        for (unsigned j = 0; j < k && !seen; j++)
-            seen = t->deaths[j].record.source == d->record.source &&
-                   t->deaths[j].record.ios == d->record.ios &&
-                   t->deaths[j].record.reason_code == d->record.reason_code &&
-                   t->deaths[j].record.importance == d->record.importance &&
-                   strcmp(t->deaths[j].stage, d->stage) == 0 &&
-                   t->deaths[j].started == d->started &&
-                   t->deaths[j].signs == d->signs; /* the same advice */
-        if (seen)
-            continue;
-        rpl_verdict v;
-        rpl__verdict(d, &v);
-        sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. The record supports %s (%s: "
-                        "the timeline above is the evidence it needs). Recovery: %s.\n",
-                        (double)d->time_us / 1e6, d->stage[0] ? "in " : "while idle",
-                        d->stage, d->why, v.cls,
-                        v.kind == RPL_CLASS_UNKNOWN ? "unconfirmed" : "confirmed here",
-                        v.recovery);
-        rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
-    }
-    if (t->more_deaths > 0)
-        sim_text_printf(&t->out, "(%llu more deaths not listed)\n",
-                        (unsigned long long)t->more_deaths);
 }

@@ -60,10 +60,19 @@ struct rpl_teller {
     /* the last delegate_prepare begun: its part, bytes made, bytes kept */
     char delegate_part[TRC_TEXT_MAX];
     double delegate_alloc, delegate_keep;
+    int64_t last_java;     /* the Java bytes the last begin asked for */
     tell_death deaths[TELL_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;
 };
+
+/* An instant as every line prints it, in seconds: rounded to the
+ * millisecond, as a generated exit record's timestamp_ms is, so a death
+ * reads the same in the timeline, the verdicts, the quiz and diagnose. */
+static inline double rpl__instant_s(int64_t us)
+{
+    return (double)((us + 500) / 1000) / 1e3;
+}
 
 /* The verdict on death d: rpl_diagnose_told, the advice `diagnose` gives. */
 void rpl__verdict(const tell_death *d, rpl_verdict *v);

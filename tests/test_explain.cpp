@@ -178,7 +178,7 @@ TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]
     CHECK(before.find("byte[]") == std::string::npos);
     in_order(r.out, {"question 1: what ended the process?", "> java_crash",
                      "question 2: which recovery fits it?", "> 4", "the answer:",
-                     "1. java_crash (right)", "the Java heap would pass its 192 MiB growth limit",
+                     "1. java_crash (right)", "the Java heap would hold 150 + 60 = 210 MiB and pass its 192 MiB growth limit",
                      "2. 4) keep model bytes out of the Java heap", "(right)", "score: 2 of 2",
                      "the scenario: The app reads its 150 MiB model into a byte[]"});
     std::string wrong = dir.write("wrong.txt", "low_memory\n2\n");

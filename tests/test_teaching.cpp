@@ -282,7 +282,7 @@ TEST_CASE("teaching: java-heap-copy crashes in the Java heap at runtime_prepare 
         CHECK(x.cls == "java_crash");
         CHECK(x.stage == "runtime_prepare");
     }
-    CHECK(has(explain("java-heap-copy"), "the Java heap would pass its 192 MiB growth limit"));
+    CHECK(has(explain("java-heap-copy"), "the Java heap would hold 150 + 60 = 210 MiB and pass its 192 MiB growth limit"));
     // mapped: starts and serves
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.completed_share(1) == 1.0);
