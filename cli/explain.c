@@ -85,8 +85,8 @@ static int draw(const char *dir, res_timeline *plot, res_chrome *json, const scn
 
 typedef struct opts {
     const char *scenario, *dir, *answers;
-    unsigned long long rep, cell;
-    int full, quiz;
+    unsigned long long rep, cell, death;
+    int full, quiz, drill, has_death;
 } opts;
 
 /* The message names the limit. */
@@ -105,8 +105,18 @@ static const cli_opt explain_opts[] = {
     {"--quiz", NULL, CLI_OPT_FLAG, XO(quiz), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --quiz          an on-call drill: the evidence without the cause, then two\n"
      "                  questions (the class, the recovery), then the answer\n"},
+    {"--drill", NULL, CLI_OPT_FLAG, XO(drill), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --drill         the quiz as a drill: the reason codes, importance and class\n"
+     "                  words hidden too; five questions (the stage, the evidence\n"
+     "                  level, what is missing, the ladder's order, its step)\n"},
+    {"--death", NULL, CLI_OPT_COUNT, XO(death), XO(has_death), 1, RPL_TELL_DEATHS, NULL,
+     "--death needs an integer from 1 to 64", 0,
+     "  --death K       the quiz or drill asks about death K (from 1) of the\n"
+     "                  replication, not the first\n"},
     {"--answers", NULL, CLI_OPT_TEXT, XO(answers), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
-     "  --answers FILE  the quiz's answers, one per line, instead of the terminal\n"},
+     "  --answers FILE  the quiz's answers, one per line, instead of the terminal;\n"
+     "                  an answer of the wrong form is refused (exit 2), where at a\n"
+     "                  terminal it is asked again\n"},
     {"-o", NULL, CLI_OPT_TEXT, XO(dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  -o DIR          also draw the same timeline as DIR/timeline.svg, and write it\n"
      "                  as DIR/timeline.json for the Perfetto UI\n"},
@@ -116,7 +126,7 @@ static const cli_opt explain_opts[] = {
 const cli_cmd cli_explain_cmd = {
     .name = "explain",
     .usage = "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
-        "                      [--quiz [--answers FILE]]\n"
+        "                      [--quiz|--drill [--death K] [--answers FILE]]\n"
         "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
         "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
         "  deaths with the limit crossed and their exit records, recovery actions; then\n"
@@ -137,8 +147,12 @@ static int parse(int argc, char **argv, opts *o)
         return rc;
     if (o->scenario == NULL)
         return cli_usage_error("explain", "a scenario is needed");
+    if (o->drill)
+        o->quiz = 1;
     if (o->answers != NULL && !o->quiz)
-        return cli_usage_error("explain", "--answers goes with --quiz");
+        return cli_usage_error("explain", "--answers goes with --quiz or --drill");
+    if (o->has_death && !o->quiz)
+        return cli_usage_error("explain", "--death goes with --quiz or --drill");
     return CLI_OK;
 }
 
@@ -175,77 +189,65 @@ static void answer(FILE *in, char *buf, size_t n)
     memmove(buf, buf + lead, len - lead + 1);
 }
 
-/* An answer to question 1: a class's name (any case) or its number in the
- * list (1 to RPL_CLASS_COUNT), its name into buf; to question 2 a choice's
- * number.  1 when the form is one. */
-static int checked(char *buf, size_t n, int question)
-{
-    unsigned long long k;
-    if (question == 2)
-        return cli_number(buf, 1, RPL_REC_DRILL_CHOICES, &k) == SIM_OK;
-    if (cli_number(buf, 1, RPL_CLASS_COUNT, &k) == SIM_OK) {
-        snprintf(buf, n, "%s", rpl_class_name((rpl_class)(k - 1)));
-        return 1;
-    }
-    return rpl_class_parse(buf, 1) != RPL_CLASS_COUNT;
-}
-
 /* One answer, its form checked: asked again on a terminal; from a file
  * (--answers, or a pipe) a wrong form is refused.  CLI_OK or CLI_USAGE. */
-static int ask(FILE *in, char *buf, size_t n, int question)
+static int ask(const rpl_teller *t, FILE *in, char *buf, size_t n, unsigned q)
 {
     int tty = isatty(fileno(in));
     for (;;) {
         answer(in, buf, n);
-        char given[128];
+        char given[RPL_ANSWER_MAX];
         snprintf(given, sizeof given, "%s", buf);
-        if (checked(buf, n, question))
+        const char *form = "";
+        if (rpl_quiz_form(t, q, buf, n, &form))
             return CLI_OK;
-        const char *form = question == 1 ? "a class's name, or its number in the list"
-                                         : "the number of a choice, 1 to 8";
         if (!tty || feof(in) || ferror(in))
-            return cli_usage_error("explain", "--quiz: answer %d '%s' is not %s", question,
-                                   given, form);
+            return cli_usage_error("explain", "--quiz: answer %u '%s' is not %s", q + 1, given,
+                                   form);
         printf("'%s' is not %s; again:\n> ", given, form);
         fflush(stdout);
     }
 }
 
-/* The drill over the first death: its questions, the answers read from
- * the terminal or from `answers` (one per line), each checked (ask), the
- * answer.  CLI_OK, CLI_USAGE for an answer of the wrong form from a file,
- * or CLI_INPUT for an unreadable answers file. */
-static int quiz(rpl_teller *t, const char *answers, sim_error *err)
+/* The quiz over death `death` (from 0): its questions, the answers read
+ * from the terminal or from `answers` (one per line), each checked (ask),
+ * then the answer.  CLI_OK, CLI_USAGE for an answer of the wrong form from
+ * a file or a death the replication does not have, or CLI_INPUT for an
+ * unreadable answers file. */
+static int quiz(rpl_teller *t, unsigned death, const char *answers, sim_error *err)
 {
-    if (rpl_teller_deaths(t) == 0) {
+    unsigned deaths = rpl_teller_deaths(t);
+    if (deaths == 0) {
         rpl_drill_none(t);
         return put(t, err) == SIM_OK ? CLI_OK : cli_report(err);
+    }
+    if (death >= deaths) {
+        int rc = put(t, err);
+        fflush(stdout);
+        return rc != SIM_OK ? cli_report(err)
+               : cli_usage_error("explain", "--death %u: this replication told %u death%s",
+                                 death + 1, deaths, deaths == 1 ? "" : "s");
     }
     FILE *in = stdin;
     if (answers != NULL && (in = fopen(answers, "r")) == NULL) {
         fprintf(stderr, "oomsim: %s: cannot read the answers\n", answers);
         return CLI_INPUT;
     }
-    char a1[128], a2[128];
-    rpl_drill_ask_class(t);
-    int rc = put(t, err);
-    fflush(stdout);
-    int status = ask(in, a1, sizeof a1, 1);
-    if (status == CLI_OK) {
-        rpl_drill_ask_recovery(t, a1);
+    char a[RPL_DRILL_QUESTIONS][RPL_ANSWER_MAX];
+    unsigned nq = rpl_quiz_questions(t);
+    int rc = SIM_OK, status = CLI_OK;
+    for (unsigned q = 0; q < nq && status == CLI_OK; q++) {
+        rpl_quiz_ask(t, death, q, q > 0 ? a[q - 1] : "");
         if (rc == SIM_OK)
             rc = put(t, err);
         fflush(stdout);
-        status = ask(in, a2, sizeof a2, 2);
+        status = ask(t, in, a[q], sizeof a[q], q);
     }
     if (in != stdin)
         fclose(in);
     if (status != CLI_OK)
         return status;
-    unsigned long long pick = 0;
-    if (cli_number(a2, 1, RPL_REC_DRILL_CHOICES, &pick) != SIM_OK)
-        pick = 0;
-    rpl_drill_grade(t, a1, a2, (unsigned)pick);
+    rpl_quiz_grade(t, death, a);
     if (rc == SIM_OK)
         rc = put(t, err);
     return rc == SIM_OK ? CLI_OK : cli_report(err);
@@ -271,7 +273,7 @@ static int narrate(const opts *o, const scn_scenario *s, rpl_teller *t, tee *bot
     if (o->quiz) {
         if (put(t, &err) != SIM_OK)
             return cli_report(&err);
-        int status = quiz(t, o->answers, &err);
+        int status = quiz(t, o->has_death ? (unsigned)o->death - 1 : 0, o->answers, &err);
         if (status == CLI_OK) {
             rpl_drill_reveal(t, s->about);
             status = put(t, &err) == SIM_OK ? CLI_OK : cli_report(&err);
@@ -299,7 +301,7 @@ int cli_explain(int argc, char **argv)
         return status;
     }
     const mdl_cell *c = &s.cells[o.cell];
-    rpl_teller *t = rpl_teller_create(c, o.full, o.quiz);
+    rpl_teller *t = rpl_teller_create(c, o.full, o.drill ? 2 : o.quiz);
     mdl_device dv;
     mdl_device_in_force(c->device, &c->policy, &dv);
     tee both = {t, o.dir != NULL ? res_timeline_create(&dv, c->horizon) : NULL,

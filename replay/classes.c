@@ -203,3 +203,18 @@ rpl_recovery rpl_recovery_fitting(rpl_class c, const rpl_exit *x, int started)
         return RPL_REC_RELEASE_IDLE;
     return RPL_REC_COLLECT_EVIDENCE; /* the drill's choices have no "not memory" */
 }
+
+const char *rpl_recovery_for(rpl_recovery r)
+{
+    static const char *const fors[RPL_REC_DRILL_CHOICES] = {
+        [RPL_REC_START_UP] = "a memory death during start-up, before any request",
+        [RPL_REC_RELEASE_IDLE] = "low_memory: too much held by the app in front",
+        [RPL_REC_RELEASE_IN_BACKGROUND] = "system_reclaim: a kill of the app in the background",
+        [RPL_REC_HEAP_OUT_OF_JAVA] = "java_crash: the Java heap past its growth limit",
+        [RPL_REC_OFF_MAIN_THREAD] = "anr: a main thread blocked past its timeout",
+        [RPL_REC_ISOLATE_DELEGATE] = "native_crash: a crash in the delegate's code",
+        [RPL_REC_OUT_OF_LAUNCH] = "watchdog: a launch past its time",
+        [RPL_REC_COLLECT_EVIDENCE] = "an unknown death: no record names a reason",
+    };
+    return (unsigned)r < RPL_REC_DRILL_CHOICES ? fors[r] : "?";
+}

@@ -7,6 +7,8 @@
  * answers and prints what the teller holds (rpl_teller_text). */
 #include "tell_int.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 
@@ -16,11 +18,30 @@ void rpl_drill_none(rpl_teller *t)
                     "--replication or --cell)\n");
 }
 
-void rpl_drill_ask_class(rpl_teller *t)
+/* What supports each class: why a chosen class that is not the death's
+ * is not it (docs/on-call.md "Evidence levels"). */
+static const char *const needs[RPL_CLASS_COUNT] = {
+    [RPL_CLASS_LOW_MEMORY] = "a memory kill of the app in front: LOW_MEMORY below importance "
+                             "400, an lmkd kill below adj 700, a JetsamEvent per-process-limit",
+    [RPL_CLASS_SYSTEM_RECLAIM] = "a kill of the app in the background: importance 400 and up, "
+                                 "adj 700 and up, a JetsamEvent of the system's memory",
+    [RPL_CLASS_JAVA_CRASH] = "a CRASH whose description is java.lang.OutOfMemoryError",
+    [RPL_CLASS_NATIVE_CRASH] = "a CRASH_NATIVE record with a tombstone",
+    [RPL_CLASS_ANR] = "an ANR record: the main thread blocked past its timeout",
+    [RPL_CLASS_WATCHDOG] = "a launch watchdog report (0x8badf00d): a launch past its time",
+    [RPL_CLASS_KERNEL_OOM] = "the kernel OOM killer's line, not lmkd's",
+    [RPL_CLASS_OTHER] = "a reason that is no failure (EXIT_SELF, USER_REQUESTED, ...)",
+    [RPL_CLASS_UNKNOWN] = "a death no record names a reason for",
+};
+
+const char *rpl__class_needs(rpl_class c)
 {
-    const tell_death *d = &t->deaths[0];
-    sim_text_printf(&t->out, "\nthe drill: the first death, at %.3f s\n",
-                    rpl__instant_s(d->time_us));
+    return (unsigned)c < RPL_CLASS_COUNT ? needs[c] : "?";
+}
+
+/* The classic quiz: the class, then the recovery. */
+static void ask_class(rpl_teller *t)
+{
     sim_text_printf(&t->out, "question 1: what ended the process? one of (its name or its "
                     "number):");
     for (int k = 0; k < RPL_CLASS_COUNT; k++)
@@ -28,33 +49,104 @@ void rpl_drill_ask_class(rpl_teller *t)
     sim_text_printf(&t->out, "\n> ");
 }
 
-void rpl_drill_ask_recovery(rpl_teller *t, const char *a1)
+static void ask_recovery(rpl_teller *t)
 {
-    sim_text_printf(&t->out, "%s\nquestion 2: which recovery fits it?\n", a1);
+    sim_text_printf(&t->out, "question 2: which recovery fits it?\n");
     for (int k = 0; k < RPL_REC_DRILL_CHOICES; k++)
         sim_text_printf(&t->out, "  %d) %s\n", k + 1, rpl_recovery_choice((rpl_recovery)k));
     sim_text_printf(&t->out, "> ");
 }
 
-void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pick)
+unsigned rpl_quiz_questions(const rpl_teller *t)
 {
-    const tell_death *d = &t->deaths[0];
-    rpl_verdict v;
-    rpl__verdict(d, &v);
-    rpl_recovery right = rpl_recovery_fitting(v.kind, &d->record, v.started);
-    sim_text_printf(&t->out, "%s\n", a2);
-    int ok1 = rpl_class_parse(a1, 1) == v.kind;
-    int ok2 = pick == (unsigned)right + 1;
+    return t->quiz == 2 ? RPL_DRILL_QUESTIONS : 2;
+}
+
+void rpl_quiz_ask(rpl_teller *t, unsigned death, unsigned q, const char *echo)
+{
+    if (q > 0)
+        sim_text_printf(&t->out, "%s\n", echo);
+    if (q == 0)
+        sim_text_printf(&t->out, "\nthe drill: death %u of %u, at %.3f s\n", death + 1,
+                        t->ndeaths, rpl__instant_s(t->deaths[death].time_us));
+    if (t->quiz == 2)
+        rpl__drill_ask(t, death, q);
+    else if (q == 0)
+        ask_class(t);
+    else
+        ask_recovery(t);
+}
+
+int rpl_quiz_form(const rpl_teller *t, unsigned q, char *answer, size_t n, const char **form)
+{
+    unsigned long long k;
+    if (t->quiz == 2)
+        return rpl__drill_form(q, answer, n, form);
+    if (q == 1) {
+        *form = "the number of a choice, 1 to 8";
+        return rpl__choice(answer, 1, RPL_REC_DRILL_CHOICES, &k);
+    }
+    *form = "a class's name, or its number in the list";
+    if (rpl__choice(answer, 1, RPL_CLASS_COUNT, &k)) {
+        snprintf(answer, n, "%s", rpl_class_name((rpl_class)(k - 1)));
+        return 1;
+    }
+    return rpl_class_parse(answer, 1) != RPL_CLASS_COUNT;
+}
+
+int rpl__choice(const char *s, unsigned long long lo, unsigned long long hi,
+                unsigned long long *k)
+{
+    if (s[0] < '0' || s[0] > '9' || strlen(s) > 9)
+        return 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (*end != '\0' || v < lo || v > hi)
+        return 0;
+    *k = v;
+    return 1;
+}
+
+/* The classic quiz's answer: the class and the recovery, each right or
+ * not, and why the one chosen is not. */
+static void grade_classic(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
+                          char answers[][RPL_ANSWER_MAX])
+{
+    rpl_recovery right = rpl_recovery_fitting(v->kind, &d->record, v->started);
+    rpl_class chose = rpl_class_parse(answers[0], 1);
+    unsigned long long pick = 0;
+    if (!rpl__choice(answers[1], 1, RPL_REC_DRILL_CHOICES, &pick))
+        pick = 0;
+    int ok1 = chose == v->kind, ok2 = pick == (unsigned)right + 1;
     sim_text_printf(&t->out, "\nthe answer:\n");
     sim_text_printf(&t->out, "1. %s (%s). The process died %s%s: %s. The record supports it: "
                     "%s.\n",
-                    v.cls, ok1 ? "right" : "your answer was not it", d->stage[0] ? "during " : "",
-                    d->stage, d->why, v.supports);
+                    v->cls, ok1 ? "right" : "your answer was not it", d->stage[0] ? "during " : "",
+                    d->stage, d->why, v->supports);
+    if (!ok1)
+        sim_text_printf(&t->out, "   yours, %s, needs %s; this record is not that.\n",
+                        rpl_class_name(chose), rpl__class_needs(chose));
     sim_text_printf(&t->out, "2. %u) %s (%s). %s.\n", (unsigned)right + 1,
                     rpl_recovery_choice(right), ok2 ? "right" : "your answer was not it",
-                    v.recovery);
-    rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
+                    v->recovery);
+    if (!ok2 && pick > 0)
+        sim_text_printf(&t->out, "   yours, %llu), is the recovery for %s.\n", pick,
+                        rpl_recovery_for((rpl_recovery)(pick - 1)));
+    rpl_ladder_text(&v->ladder, RPL_LADDER_INDENT, &t->out);
     sim_text_printf(&t->out, "score: %d of 2\n", ok1 + ok2);
+}
+
+void rpl_quiz_grade(rpl_teller *t, unsigned death, char answers[][RPL_ANSWER_MAX])
+{
+    const tell_death *d = &t->deaths[death];
+    rpl_verdict v;
+    rpl__verdict(d, &v);
+    unsigned last = rpl_quiz_questions(t) - 1;
+    sim_text_printf(&t->out, "%s\n", answers[last]);
+    if (t->quiz == 2)
+        rpl__drill_grade(t, d, &v, answers);
+    else
+        grade_classic(t, d, &v, answers);
 }
 
 void rpl_drill_reveal(rpl_teller *t, const char *about)

@@ -336,6 +336,7 @@ const char *rpl_reason_name(int code);
  * with rpl_teller_text after each call and prints it. */
 typedef struct rpl_teller rpl_teller;
 /* NULL when out of memory.  cell must outlive the teller. */
+/* quiz: 1 the quiz, 2 the drill (the quiz that hides more, asks more). */
 rpl_teller *rpl_teller_create(const mdl_cell *cell, int full, int quiz);
 void rpl_teller_free(rpl_teller *t);
 /* The text told since the last call (whole lines; *len bytes, NULL when
@@ -357,16 +358,32 @@ void rpl_tell_verdicts(rpl_teller *t);
 /* Deaths told so far. */
 unsigned rpl_teller_deaths(const rpl_teller *t);
 
-/* The drill over the first death (quiz.c): the evidence was told without
- * its causes; these ask for the class and the recovery, then give the
- * answer with its reasoning.  rpl_drill_none when no death was told. */
+/* The quiz over death k of those told (quiz.c; with the drill, drill.c):
+ * the evidence was told without its causes (the drill hides the reason
+ * codes, the importance and the class words too); the quiz asks its
+ * questions one by one, each answer's form checked, then grades them all,
+ * saying why the right answer is right and why a chosen one is not.
+ * rpl_drill_none when no death was told. */
+#define RPL_DRILL_QUESTIONS 5
+#define RPL_TELL_DEATHS 64 /* deaths a teller remembers (for the verdicts and --death) */
+#define RPL_ANSWER_MAX 128
 void rpl_drill_none(rpl_teller *t);
-void rpl_drill_ask_class(rpl_teller *t);
-/* a1: the first answer as given (echoed). */
-void rpl_drill_ask_recovery(rpl_teller *t, const char *a1);
-/* a2: the second answer as given (echoed); pick: the choice it names,
- * 0 when it names none. */
-void rpl_drill_grade(rpl_teller *t, const char *a1, const char *a2, unsigned pick);
+/* How many questions: 2 (the class, the recovery), or the drill's 5 (the
+ * stage, the evidence level, what is missing, the ladder's order, the
+ * ladder's step). */
+unsigned rpl_quiz_questions(const rpl_teller *t);
+/* Question q (from 0) about death `death`; echo: the answer to q - 1 as
+ * given, printed first. */
+void rpl_quiz_ask(rpl_teller *t, unsigned death, unsigned q, const char *echo);
+/* 1 when answer (trimmed, RPL_ANSWER_MAX) has the form of question q's
+ * answers, rewritten to its plain form (a number for a name); else 0 and
+ * *form says the form expected. */
+int rpl_quiz_form(const rpl_teller *t, unsigned q, char *answer, size_t n, const char **form);
+/* The answer to every question, graded (answers: rpl_quiz_questions of
+ * them, the last echoed first). */
+void rpl_quiz_grade(rpl_teller *t, unsigned death, char answers[][RPL_ANSWER_MAX]);
+/* The recovery's drill choice names the class it is for (classes.c). */
+const char *rpl_recovery_for(rpl_recovery r);
 /* After the drill: the scenario, now that it gives nothing away. */
 void rpl_drill_reveal(rpl_teller *t, const char *about);
 

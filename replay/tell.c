@@ -510,6 +510,22 @@ static void why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, cha
 /* The record's line, as the system writes it. */
 static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 {
+    if (t->quiz == 2) { /* the drill: what the record is, not what it names */
+        if (x->source == RPL_IOS)
+            say(t, e, "  the system's report: (its kind hidden), footprint %lld kB at the "
+                "kill", (long long)x->pss_kb);
+        else
+            say(t, e, "  ApplicationExitInfo: reason=(hidden) status=%d importance=(hidden) "
+                "pss=%lldkB rss=%lldkB%s (the last periodic sample%s)", x->status,
+                (long long)x->pss_kb, (long long)x->rss_kb,
+                x->description[0] ? " description=(hidden)" : "",
+                x->pss_kb == 0 ? ": none before the death" : "");
+        if ((e->has & TRC_F_LOG) || x->reason_code == MDL_AEI_LOW_MEMORY ||
+            (x->reason_code == MDL_AEI_SIGNALED && x->status == 9))
+            say(t, e, "  lmkd logs a kill of '%.63s' (its adj and reason hidden)",
+                (e->has & TRC_F_PROCESS) ? e->process : "app");
+        return;
+    }
     if (x->source == RPL_IOS) {
         if (x->cause[0] != '\0')
             say(t, e, "  the system's report: JetsamEvent (%s), footprint %lld kB at the kill",
@@ -560,7 +576,9 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     if ((e->has & TRC_F_PROCESS) && t->cell->workload->has_proc)
         snprintf(who, sizeof who, "%s %.63s", strchr(e->process, ':') != NULL
                  ? "the service process" : "the app's main process", e->process);
-    if (t->quiz)
+    if (t->quiz == 2) /* the drill asks for the stage */
+        say(t, e, "%s is gone", who);
+    else if (t->quiz)
         say(t, e, "%s is gone%s%s", who, stage[0] ? ", during " : "", stage);
     else
         say(t, e, "%s dies: %s, %s%s: %s", who, v.cls, stage[0] ? "during " : "while no "

@@ -9,7 +9,7 @@
 #include "replay.h"
 
 #define TELL_MIB(x) ((double)(x) / (1 << 20))
-#define TELL_DEATHS 64      /* deaths remembered for the verdicts */
+#define TELL_DEATHS RPL_TELL_DEATHS /* deaths remembered for the verdicts */
 #define TELL_LINE_MAX 320
 
 /* One death, as the verdicts and the drill need it. */
@@ -73,6 +73,17 @@ static inline double rpl__instant_s(int64_t us)
 {
     return (double)((us + 500) / 1000) / 1e3;
 }
+
+/* quiz.c: why a class chosen is not the death's (what it needs), and a
+ * number from lo to hi in s (1 and *k, or 0). */
+const char *rpl__class_needs(rpl_class c);
+int rpl__choice(const char *s, unsigned long long lo, unsigned long long hi,
+                unsigned long long *k);
+/* drill.c: the drill's questions, their forms, their grading. */
+void rpl__drill_ask(rpl_teller *t, unsigned death, unsigned q);
+int rpl__drill_form(unsigned q, char *answer, size_t n, const char **form);
+void rpl__drill_grade(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
+                      char answers[][RPL_ANSWER_MAX]);
 
 /* The verdict on death d: rpl_diagnose_told, the advice `diagnose` gives. */
 void rpl__verdict(const tell_death *d, rpl_verdict *v);
