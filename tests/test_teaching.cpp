@@ -361,6 +361,92 @@ TEST_CASE("teaching: timeout-retry-storm kills about half the sessions, and canc
     CHECK(r.completed_share(1) < 0.75);
 }
 
+TEST_CASE("teaching: delegate-native-crash crashes in delegate_prepare at every start, and the "
+          "CPU path starts",
+          "[teaching][about:delegate-native-crash]")
+{
+    Results r("delegate-native-crash");
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "deaths.by_reason.native_crash") ==
+          r.at(0, "deaths.per_replication.mean") * 20);
+    // memory is fine: 470 MiB at the crash, far under the lmk line
+    CHECK(r.at(0, "peak.app_bytes.max") == 470.0 * 1048576);
+    CHECK(r.at(0, "limits.foreground_bytes") > 1800.0 * 1048576);
+    std::vector<Death> d = deaths("delegate-native-crash");
+    REQUIRE(d.size() >= 2);
+    for (const Death &x : d) {
+        CHECK(x.cls == "native_crash");
+        CHECK(x.stage == "delegate_prepare");
+        CHECK(x.importance == 100);
+    }
+    CHECK(d[0].at_s == Approx(1.8).margin(0.001));
+    TempDir dir;
+    std::string trace = dir.file("t.jsonl");
+    REQUIRE(oomsim({"gen", "delegate-native-crash", "-o", trace}).status == 0);
+    RunResult g = oomsim({"diagnose", trace});
+    CHECK(has(g.out, "missing:   the tombstone: the delegate or path that crashed"));
+    // the ladder's fourth step, the evidence kept
+    std::string e = explain("delegate-native-crash");
+    CHECK(has(e, "> 4. fall back to the last known good, only with a complete receipt  <- this "
+                 "death's step"));
+    CHECK(has(e, "isolate the delegate (the CPU path) and keep the tombstone"));
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) == 1.0);
+}
+
+TEST_CASE("teaching: launch-watchdog ends every start 20 s in, with memory fine, and a worker "
+          "after the first frame starts",
+          "[teaching][about:launch-watchdog]")
+{
+    Results r("launch-watchdog");
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "deaths.by_reason.watchdog") == r.at(0, "deaths.per_replication.mean") * 20);
+    CHECK(r.at(0, "peak.app_bytes.max") == 550.0 * 1048576);
+    std::vector<Death> d = deaths("launch-watchdog");
+    REQUIRE(d.size() >= 2);
+    for (const Death &x : d) {
+        CHECK(x.cls == "watchdog");
+        CHECK(x.stage == "runtime_prepare");
+    }
+    CHECK(d[0].at_s == Approx(20.0).margin(0.001));
+    std::string e = explain("launch-watchdog");
+    CHECK(has(e, "the launch took longer than the 20.0 s watchdog"));
+    CHECK(has(e, "watchdog termination (0x8badf00d)"));
+    CHECK_FALSE(has(e, "JetsamEvent"));
+    TempDir dir;
+    std::string trace = dir.file("t.jsonl");
+    REQUIRE(oomsim({"gen", "launch-watchdog", "-o", trace}).status == 0);
+    CHECK(has(oomsim({"diagnose", trace}).out,
+              "missing:   the main-thread work of the launch that took the time"));
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) == 1.0);
+}
+
+TEST_CASE("teaching: preload-startup-pressure dies in the second part's prepare at every start, "
+          "and on demand lives",
+          "[teaching][about:preload-startup-pressure]")
+{
+    Results r("preload-startup-pressure");
+    CHECK(r.at(0, "boot_loops.rate") == 1.0);
+    CHECK(r.at(0, "peak.app_bytes.max") == 1450.0 * 1048576);
+    std::vector<Death> d = deaths("preload-startup-pressure");
+    REQUIRE(d.size() >= 2);
+    for (const Death &x : d) {
+        CHECK(x.cls == "low_memory");
+        CHECK(x.stage == "runtime_prepare");
+    }
+    CHECK(d[0].at_s == Approx(1.2).margin(0.001));
+    std::string e = explain("preload-startup-pressure");
+    CHECK(has(e, "1.200 s     650 MiB  second: runtime_prepare begins, 800.0 MiB"));
+    CHECK(has(e, "JetsamEvent (per-process-limit)"));
+    // on demand, release first: 800 MiB, no death, every request, the load
+    // and prepare paid by the first request of each part (1.2 s at most)
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.at(1, "boot_loops.rate") == 0.0);
+    CHECK(r.at(1, "peak.app_bytes.max") == 800.0 * 1048576);
+    CHECK(r.completed_share(1) == 1.0);
+}
+
 TEST_CASE("teaching: every teaching scenario has a test of its about", "[teaching]")
 {
     std::string all;
@@ -380,5 +466,5 @@ TEST_CASE("teaching: every teaching scenario has a test of its about", "[teachin
         CHECK(has(all, "[about:" + name + "]"));
         n++;
     }
-    CHECK(n >= 12);
+    CHECK(n >= 15);
 }
