@@ -474,7 +474,9 @@ static int same_record(const item *a, const item *b, const rpl_verdict *va,
            strcmp(x->subreason, y->subreason) == 0 && strcmp(a->source, b->source) == 0 &&
            va->kind == vb->kind && strcmp(va->evidence, vb->evidence) == 0 &&
            strcmp(va->matched_stage, vb->matched_stage) == 0 && va->rec == vb->rec &&
-           va->matched == vb->matched && va->outbid == vb->outbid && x->joined_line == 0 && y->joined_line == 0;
+           va->matched == vb->matched && va->outbid == vb->outbid &&
+           va->ladder.step == vb->ladder.step && va->ladder.fix == vb->ladder.fix &&
+           x->pss_kb == y->pss_kb && x->rss_kb == y->rss_kb && x->joined_line == 0 && y->joined_line == 0;
 }
 
 /* The deaths of the app's other processes (PACKAGE:ml, PACKAGE:remote)

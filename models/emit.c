@@ -262,6 +262,11 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
         else
             snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
     }
+    if (w->dev->no_exit_info) { /* no record: the trace cannot say why either */
+        e->has &= ~(unsigned)TRC_F_EXIT;
+        e->has &= ~(unsigned)TRC_F_ERROR;
+        e->exit_reason = TRC_UNKNOWN;
+    }
     if (w->pg.log[0] != '\0') { /* lmkd's kill line, written with the record */
         e->has |= TRC_F_LOG;
         snprintf(e->log, sizeof e->log, "%s", w->pg.log);

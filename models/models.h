@@ -209,6 +209,7 @@ typedef struct mdl_device {
     int64_t warning_at;         /* 0: no memory warnings */
     sim_time pss_sample;        /* period of the system's pss/rss samples (exit records) */
     int low_memory_reporting;   /* 0: lmk kills are recorded as SIGNALED, status 9 */
+    int no_exit_info;           /* Android 10 or older: a death leaves no exit record */
     double warning_share;       /* warning_at as a share of the limit in force; 0: a size */
     double speed_cpu, speed_gpu; /* durations are divided by these (1: as drawn) */
     mdl_device_delegate delegates[MDL_DELEGATES_MAX]; /* by delegate kind */
@@ -649,6 +650,7 @@ typedef struct mdl_rep {
     unsigned nrecords;
     mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];
     unsigned nrecord_kinds;
+    uint64_t deaths_unrecorded;   /* deaths on a phone that keeps no exit record */
     uint64_t warnings, cached_kills, pressure_spikes;
     /* Android in PSI mode: the phone's pages (models/pages.c) */
     uint64_t successor_kills, lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;

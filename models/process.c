@@ -220,8 +220,10 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     mdl_exit_record_make(w->dev, &x, &r);
     if (w->svc && r.description == MDL_TEXT_ANR)
         r.description = MDL_TEXT_ANR_SERVICE; /* ActiveServices' "executing service ..." */
-
-    mdl_rep_add_record(w->out, &r);
+    if (w->dev->no_exit_info) /* Android 10 or older: no record to read */
+        w->out->deaths_unrecorded++;
+    else
+        mdl_rep_add_record(w->out, &r);
     w__emit_exit(w, &r, 0);
     w->pg.log[0] = '\0';
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,

@@ -131,7 +131,10 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
         w__emit_note(w, -1, stage, "service_unbound");
     mdl_exit_record r;
     mdl_exit_record_make(w->dev, &x, &r);
-    mdl_rep_add_record(o, &r);
+    if (w->dev->no_exit_info) /* Android 10 or older: no record to read */
+        w->out->deaths_unrecorded++;
+    else
+        mdl_rep_add_record(o, &r);
     w__emit_exit(w, &r, 1);
     w->pg.log[0] = '\0';
     o->alive_us += now(w) - m->alive_since;

@@ -794,9 +794,9 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
     v->matched_on = "";
     int level = 1; /* 2 confirmed, 1 supported, 0 unconfirmed */
     rpl_class cls = classify(x, v, &level);
+    v->own_record = own;
     if (m != NULL) {
         v->matched = 1;
-        v->own_record = own;
         v->matched_on = own ? "the simulator's own record of this death" : on;
         snprintf(v->matched_stage, sizeof v->matched_stage, "%s", m->stage);
         /* SIGNALED 9 stays "supported" even when it matches: it does not
@@ -812,9 +812,14 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
     if (closer != NULL) {
         v->outbid = 1;
         snprintf(v->missing, sizeof v->missing, "a death of its own in the trace: the death "
-                 "nearest to it (%.1f s away) is matched by a record nearer to it (%.1f s "
-                 "away); one record per death", (double)closer->mine_ms / 1e3,
-                 (double)closer->theirs_ms / 1e3);
+                 "nearest to it (%.3f s away) is matched by a record nearer to it (%.3f s "
+                 "away), and no other death fits it; one record per death",
+                 (double)closer->mine_ms / 1e3, (double)closer->theirs_ms / 1e3);
+    } else if (m == NULL && t != NULL && rpl__match_any_version(x, t)) {
+        snprintf(v->missing, sizeof v->missing, "a trace of the same app version: the trace "
+                 "has a death of this process at this time, of another version (%.40s here, "
+                 "%.40s in the trace)", x->app_version,
+                 rpl__match_any_version(x, t)->app_version);
     }
     /* the one source of advice (docs/model.md "Recovery"): the stage and
      * the start from the matching timeline, when there is one */

@@ -57,4 +57,7 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
 const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
                              const unsigned char *taken, int64_t *fit, const char **on);
 
+/* The trace exit x would match but for the app version (NULL none). */
+const trace_exit *rpl__match_any_version(const rpl_exit *x, const rpl_trace_exits *t);
+
 #endif

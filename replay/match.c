@@ -60,8 +60,9 @@ static int64_t fit(const rpl_exit *x, const trace_exit *e, const char **on)
  * both give one (and then the time, within the window or a zone apart,
  * when both give one), else by time within the window; the process and
  * the version agree when both sides give them. */
-const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
-                             const unsigned char *taken, int64_t *fit_out, const char **on)
+static const trace_exit *nearest(const rpl_exit *x, const rpl_trace_exits *t,
+                                 const unsigned char *taken, int any_version, int64_t *fit_out,
+                                 const char **on)
 {
     const trace_exit *m = NULL;
     int64_t best = -1;
@@ -77,7 +78,8 @@ const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
             continue; /* a closer record's death */
         if (e->process[0] && x->process[0] && strncmp(e->process, x->process, cut) != 0)
             continue; /* another process: not this timeline */
-        if (e->app_version[0] && x->app_version[0] && strcmp(e->app_version, x->app_version) != 0)
+        if (!any_version && e->app_version[0] && x->app_version[0] &&
+            strcmp(e->app_version, x->app_version) != 0)
             continue; /* another version of the app: not this timeline */
         const char *how = "";
         int64_t f = fit(x, e, &how);
@@ -88,6 +90,19 @@ const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
     return m;
 }
 
+const trace_exit *rpl__match(const rpl_exit *x, const rpl_trace_exits *t,
+                             const unsigned char *taken, int64_t *fit, const char **on)
+{
+    return nearest(x, t, taken, 0, fit, on);
+}
+
+const trace_exit *rpl__match_any_version(const rpl_exit *x, const rpl_trace_exits *t)
+{
+    int64_t f;
+    const char *on;
+    return nearest(x, t, NULL, 1, &f, &on);
+}
+
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
 {
     int64_t f;
@@ -96,21 +111,37 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
     rpl__verdict_of(x, t, m, on, 0, NULL, v);
 }
 
+/* The trace's own exit record k: the exit event it was read from. */
+static const trace_exit *own_exit(const rpl_exit *x, const rpl_trace_exits *t)
+{
+    for (size_t j = 0; t != NULL && j < t->n; j++)
+        if (t->v[j].record.line == x->line)
+            return &t->v[j];
+    return NULL;
+}
+
 /* One record per death: each record's nearest death is its own unless a
- * nearer record took it (the earlier record on a tie); a record so
- * outbid looks once more among the deaths no record took.  The first
- * round's losers keep the note of who took their death when the second
- * round finds them none. */
+ * nearer record took it (the earlier record on a tie).  The records so
+ * outbid then look among the deaths no record took, the nearest pair
+ * first, until none fits.  An outbid record that finds none keeps the note
+ * of the death it lost.  The trace's own records (own) are each their own
+ * exit event's. */
 int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int own,
                      rpl_verdict *vs)
 {
+    if (own) {
+        for (size_t k = 0; k < n; k++)
+            rpl__verdict_of(&xs[k], t, own_exit(&xs[k], t), "", 1, NULL, &vs[k]);
+        return SIM_OK;
+    }
     size_t nt = t != NULL ? t->n : 0;
     long *pick = malloc((n + 1) * sizeof *pick), *owner = malloc((nt + 1) * sizeof *owner);
     int64_t *fits = malloc((n + 1) * sizeof *fits);
     const char **ons = malloc((n + 1) * sizeof *ons);
-    unsigned char *taken = calloc(nt + 1, 1);
-    if (pick == NULL || owner == NULL || fits == NULL || ons == NULL || taken == NULL) {
-        free(pick), free(owner), free(fits), free(ons), free(taken);
+    unsigned char *taken = calloc(nt + 1, 1), *lost = calloc(n + 1, 1);
+    if (pick == NULL || owner == NULL || fits == NULL || ons == NULL || taken == NULL ||
+        lost == NULL) {
+        free(pick), free(owner), free(fits), free(ons), free(taken), free(lost);
         return SIM_ENOMEM;
     }
     for (size_t j = 0; j < nt; j++)
@@ -121,22 +152,42 @@ int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int
         if (m != NULL && (owner[pick[k]] < 0 || fits[k] < fits[owner[pick[k]]]))
             owner[pick[k]] = (long)k;
     }
+    rpl__outbid *closer = calloc(n + 1, sizeof *closer);
+    if (closer == NULL) {
+        free(pick), free(owner), free(fits), free(ons), free(taken), free(lost);
+        return SIM_ENOMEM;
+    }
     for (size_t j = 0; j < nt; j++)
         taken[j] = owner[j] >= 0;
-    for (size_t k = 0; k < n; k++) {
-        rpl__outbid closer = {NULL, 0, 0};
-        const trace_exit *m = pick[k] >= 0 ? &t->v[pick[k]] : NULL;
-        if (m != NULL && owner[pick[k]] != (long)k) { /* outbid: once more, untaken deaths */
-            closer = (rpl__outbid){m, fits[k], fits[owner[pick[k]]]};
+    for (size_t k = 0; k < n; k++)
+        if (pick[k] >= 0 && owner[pick[k]] != (long)k) {
+            closer[k] = (rpl__outbid){&t->v[pick[k]], fits[k], fits[owner[pick[k]]]};
+            lost[k] = 1;
+            pick[k] = -1;
+        }
+    for (;;) { /* the outbid records, the nearest to a free death first */
+        size_t best = n;
+        int64_t bf = -1;
+        long bj = -1;
+        const char *bon = "";
+        for (size_t k = 0; k < n; k++) {
+            if (!lost[k])
+                continue;
             int64_t f;
             const char *on;
-            m = rpl__match(&xs[k], t, taken, &f, &on);
-            if (m != NULL)
-                taken[m - t->v] = 1, ons[k] = on;
+            const trace_exit *m = rpl__match(&xs[k], t, taken, &f, &on);
+            if (m != NULL && (bf < 0 || f < bf))
+                best = k, bf = f, bj = (long)(m - t->v), bon = on;
         }
-        rpl__verdict_of(&xs[k], t, m, m != NULL ? ons[k] : "", own,
-                        m == NULL && closer.death != NULL ? &closer : NULL, &vs[k]);
+        if (best == n)
+            break;
+        pick[best] = bj, taken[bj] = 1, lost[best] = 0, ons[best] = bon;
     }
-    free(pick), free(owner), free(fits), free(ons), free(taken);
+    for (size_t k = 0; k < n; k++) {
+        const trace_exit *m = pick[k] >= 0 ? &t->v[pick[k]] : NULL;
+        rpl__verdict_of(&xs[k], t, m, m != NULL ? ons[k] : "", 0, lost[k] ? &closer[k] : NULL,
+                        &vs[k]);
+    }
+    free(pick), free(owner), free(fits), free(ons), free(taken), free(lost), free(closer);
     return SIM_OK;
 }

@@ -181,12 +181,17 @@ void rpl_tell_verdicts(rpl_teller *t)
             continue;
         rpl_verdict v;
         rpl__verdict(d, &v);
-        sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. The record supports %s (%s: "
-                        "the timeline above is the evidence it needs). Recovery: %s.\n",
-                        rpl__instant_s(d->time_us), d->stage[0] ? "in " : "while idle",
-                        d->stage, d->why, v.cls,
-                        v.kind == RPL_CLASS_UNKNOWN ? "unconfirmed" : "confirmed here",
-                        v.recovery);
+        if (v.kind == RPL_CLASS_UNKNOWN) /* nothing to confirm: say what is missing */
+            sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. It stays unknown "
+                            "(unconfirmed): missing %s. Recovery: %s.\n",
+                            rpl__instant_s(d->time_us), d->stage[0] ? "in " : "while idle",
+                            d->stage, d->why, v.missing, v.recovery);
+        else
+            sim_text_printf(&t->out, "- the death at %.3f s %s%s: %s. The record supports %s "
+                            "(confirmed here: the timeline above is the evidence it needs). "
+                            "Recovery: %s.\n",
+                            rpl__instant_s(d->time_us), d->stage[0] ? "in " : "while idle",
+                            d->stage, d->why, v.cls, v.recovery);
         rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
     }
     if (t->more_deaths > 0)

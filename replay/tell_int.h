@@ -9,6 +9,8 @@
 #include "replay.h"
 
 #define TELL_MIB(x) ((double)(x) / (1 << 20))
+/* A `pages` value of e, 0 when absent. */
+#define PG(e, k) ((e)->pages_has >> (k) & 1u ? (e)->pages[k] : 0)
 #define TELL_DEATHS RPL_TELL_DEATHS /* deaths remembered for the verdicts */
 #define TELL_LINE_MAX 320
 
@@ -73,6 +75,11 @@ static inline double rpl__instant_s(int64_t us)
 {
     return (double)((us + 500) / 1000) / 1e3;
 }
+
+/* why.c: what ended the process at exit event e (class cls), into buf;
+ * the phone's pages at e, into buf (ios: XNU's page levels). */
+void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf, size_t n);
+void rpl__pages_text(const trc_event *e, char *buf, size_t n, int ios);
 
 /* quiz.c: why a class chosen is not the death's (what it needs), and a
  * number from lo to hi in s (1 and *k, or 0). */

@@ -113,6 +113,8 @@ static json_t *deaths(const mdl_cell *cell, const res_cell *c)
     /* memory deaths (first deaths low_memory or system_reclaim) by where the app was */
     set(d, "memory_in_foreground", json_integer((json_int_t)c->memory_deaths[1]));
     set(d, "memory_in_background", json_integer((json_int_t)c->memory_deaths[0]));
+    if (cell->device->no_exit_info) /* a phone that keeps no exit record */
+        set(d, "unrecorded", json_integer((json_int_t)c->deaths_unrecorded));
     if (names_lmkd_reasons(cell)) {
         json_t *l = json_object();
         for (int x = MDL_LMKD_FIRST_REASON; x < MDL_LMKD_COUNT; x++)

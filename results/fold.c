@@ -176,6 +176,7 @@ static void fold_pages(res_cell *c, const mdl_rep *r)
         c->swap_used_max = r->swap_used_max;
     c->lmkd_kills_of_others += r->lmkd_kills_of_others;
     c->kernel_oom_kills += r->kernel_oom_kills;
+    c->deaths_unrecorded += r->deaths_unrecorded;
     c->lmkd_wakeups += r->lmkd_wakeups;
 }
 

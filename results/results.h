@@ -164,6 +164,7 @@ typedef struct res_cell {
     uint64_t lmkd_counted[MDL_COUNTED_BUCKETS]; /* the app's lmkd deaths by counted bytes */
     int64_t thrashing_max, swap_used_max; /* the highest over the replications */
     uint64_t lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;
+    uint64_t deaths_unrecorded;          /* deaths that left no exit record (exit_info: false) */
     /* owners (docs/results.md "owners"): summed over the replications */
     double held_after_leave_us;
     uint64_t leaked_sessions;

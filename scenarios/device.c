@@ -16,7 +16,7 @@ static const char *const device_keys[] = {
     "pss_sample",  "low_memory_reporting", "speed", "delegates", "successor",
     "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram",
     "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness",
-    "others",      "compressor",    "pages",        "fc_thrashing"};
+    "others",      "compressor",    "pages",        "fc_thrashing", "exit_info"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -518,6 +518,16 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
     if (rc == SIM_OK && v.n != NULL) {
         static const char *const names[] = {"false", "true"};
         rc = scn__enum(&v, names, 2, &dev->low_memory_reporting, err);
+    }
+    /* Android 10 and older keep no ApplicationExitInfo (API level 30) */
+    dev->no_exit_info = 0;
+    scn__get(root, "exit_info", &v);
+    if (rc == SIM_OK && v.n != NULL) {
+        static const char *const names[] = {"true", "false"};
+        rc = scn__enum(&v, names, 2, &dev->no_exit_info, err);
+        if (rc == SIM_OK && dev->os != MDL_OS_ANDROID)
+            rc = scn__fail(&v, err, SIM_EINPUT, "exit_info is Android's ApplicationExitInfo: "
+                           "an iOS device has none to turn off");
     }
     return rc;
 }

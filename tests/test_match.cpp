@@ -91,9 +91,12 @@ TEST_CASE("diagnose: a record of another process or another version is not this 
     CHECK_FALSE(v[0].matched);
     CHECK(v[0].evidence == "supported");
     CHECK(v[0].missing.find("a trace exit of the same process within 5 s") == 0);
-    // the main process of another version: not matched either
+    // the main process of another version: not matched either, and told why
     CHECK_FALSE(v[1].matched);
     CHECK(v[1].evidence == "supported");
+    CHECK(v[1].missing == "a trace of the same app version: the trace has a death of this "
+                          "process at this time, of another version (5.1.0 here, 5.2.0 in the "
+                          "trace)");
     // the same process and version: matched, confirmed, not the trace's own
     CHECK(v[2].matched);
     CHECK(v[2].evidence == "confirmed");
@@ -114,9 +117,9 @@ TEST_CASE("diagnose: one record per death, the nearest, and an outbid record tak
     CHECK_FALSE(v[0].matched);
     CHECK(v[0].outbid);
     CHECK(v[0].evidence == "supported");
-    CHECK(v[0].missing == "a death of its own in the trace: the death nearest to it (0.9 s "
-                          "away) is matched by a record nearer to it (0.1 s away); one record "
-                          "per death");
+    CHECK(v[0].missing == "a death of its own in the trace: the death nearest to it (0.900 s "
+                          "away) is matched by a record nearer to it (0.100 s away), and no "
+                          "other death fits it; one record per death");
     CHECK(v[1].matched);
     CHECK_FALSE(v[1].outbid);
     CHECK(v[1].evidence == "confirmed");
@@ -124,7 +127,7 @@ TEST_CASE("diagnose: one record per death, the nearest, and an outbid record tak
     CHECK(v[2].outbid);
     // the text form says it too
     RunResult t = oomsim({"diagnose", one, "--exits", three});
-    CHECK(t.out.find("matched by a record nearer to it (0.1 s away)") != std::string::npos);
+    CHECK(t.out.find("matched by a record nearer to it (0.100 s away)") != std::string::npos);
     // two deaths 2.8 s apart: the record outbid at the first takes the second
     TempDir two_dir;
     std::string two = trace_of(two_dir, {AT_47, AT_47 + 2800});
@@ -135,6 +138,20 @@ TEST_CASE("diagnose: one record per death, the nearest, and an outbid record tak
     CHECK(w[0].matched);
     CHECK_FALSE(w[0].outbid);
     CHECK(w[1].matched);
+    // two outbid records and one free death: the nearer of them takes it,
+    // whatever the input's order
+    TempDir far_dir;
+    std::string far = trace_of(far_dir, {AT_47, AT_47 + 3000});
+    std::string three_near = far_dir.write(
+        "3.txt", record("47.000", "com.example.app", "5.2.0") +
+                     record("46.500", "com.example.app", "5.2.0") +
+                     record("47.800", "com.example.app", "5.2.0"));
+    std::vector<verdict> f = verdicts({far, "--exits", three_near});
+    REQUIRE(f.size() == 3);
+    CHECK(f[0].matched);
+    CHECK_FALSE(f[1].matched); // 3.5 s from the free death, 2.2 s for the last
+    CHECK(f[1].outbid);
+    CHECK(f[2].matched);
     // a tie goes to the earlier record
     std::string tie = two_dir.write("tie.txt", record("47.200", "com.example.app", "5.2.0") +
                                                    record("46.800", "com.example.app", "5.2.0"));

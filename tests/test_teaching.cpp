@@ -447,6 +447,47 @@ TEST_CASE("teaching: preload-startup-pressure dies in the second part's prepare 
     CHECK(r.completed_share(1) == 1.0);
 }
 
+TEST_CASE("teaching: no-exit-record leaves a death no record names, which stays unknown",
+          "[teaching][about:no-exit-record]")
+{
+    Results r("no-exit-record");
+    // Android 10: every death unrecorded; Android 11: none
+    CHECK(r.at(0, "deaths.any_rate") == 1.0);
+    CHECK(r.at(0, "deaths.unrecorded") == r.at(0, "deaths.per_replication.mean") * 20);
+    CHECK(r.at(1, "deaths.by_reason.low_memory") > 0); // Android 11 names no unrecorded death
+    CHECK(r.at(1, "deaths.by_reason.low_memory") == r.at(1, "deaths.per_replication.mean") * 20);
+    std::vector<Death> d = deaths("no-exit-record");
+    REQUIRE(d.size() >= 2);
+    for (const Death &x : d) {
+        CHECK(x.cls == "unknown");
+        CHECK(x.evidence == "unconfirmed");
+        CHECK(x.stage == "inference");
+    }
+    std::string e = explain("no-exit-record");
+    CHECK(has(e, "5.000 s    1100 MiB  the process dies: unknown, during inference: no exit "
+                 "record names a cause"));
+    CHECK(has(e, "no exit record: the phone keeps no ApplicationExitInfo (Android 10 or "
+                 "older)"));
+    CHECK(has(e, "It stays unknown (unconfirmed): missing everything"));
+    CHECK(has(e, "> 1. reject new inference"));
+    CHECK(has(e, "then the failure mode's own fix: collect the exit records"));
+    // the same death on Android 11: a LOW_MEMORY record at importance 100
+    std::vector<Death> k = deaths("no-exit-record", 1);
+    REQUIRE_FALSE(k.empty());
+    CHECK(k[0].cls == "low_memory");
+    CHECK(k[0].importance == 100);
+    CHECK(k[0].stage == "inference");
+    // exit_info is Android's: refused on an iPhone
+    TempDir dir;
+    std::string ios = read_file(source_path("scenarios/catalog/teach/launch-watchdog.yaml"));
+    size_t at = ios.find("    launch_watchdog: 20s\n");
+    REQUIRE(at != std::string::npos);
+    ios.insert(at, "    exit_info: false\n");
+    RunResult v = oomsim({"validate", dir.write("x.yaml", ios)});
+    CHECK(v.status == 1);
+    CHECK(has(v.err, "exit_info is Android's ApplicationExitInfo"));
+}
+
 TEST_CASE("teaching: every teaching scenario has a test of its about", "[teaching]")
 {
     std::string all;
@@ -466,5 +507,5 @@ TEST_CASE("teaching: every teaching scenario has a test of its about", "[teachin
         CHECK(has(all, "[about:" + name + "]"));
         n++;
     }
-    CHECK(n >= 15);
+    CHECK(n >= 16);
 }
