@@ -182,8 +182,8 @@ static int join(item *items, size_t *n)
  * JetsamEvent report (found by its header line).  in_dir: the file is one
  * of a directory's, where a report of another kind (a crash report) and a
  * JetsamEvent that killed nothing are skipped with a note, not refused. */
-static int gather_file(const char *file, const char *process, int in_dir, item **items,
-                       size_t *n)
+static int gather_file(const char *file, const char *process, int hinted, int in_dir,
+                       item **items, size_t *n)
 {
     sim_error err;
     sim_error_clear(&err);
@@ -201,7 +201,19 @@ static int gather_file(const char *file, const char *process, int in_dir, item *
                  ? rpl_ips_parse(text, len, file, process, &xs, &nx, &err) != SIM_OK
                  : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK)
         status = cli_report(&err);
-    else if (nx == 0 && in_dir && ips) {
+    else if (ips != 0 && hinted && nx == 1 && xs[0].jetsam_event && !xs[0].jetsam_listed) {
+        /* the trace's process is not in this report (a generated trace names
+         * its candidate): read every process it killed, as with no name */
+        free(xs);
+        xs = NULL;
+        nx = 0;
+        if (rpl_ips_parse(text, len, file, NULL, &xs, &nx, &err) != SIM_OK)
+            status = cli_report(&err);
+    }
+    int skipped = status != CLI_OK || (ips != 1 && in_dir);
+    if (skipped) {
+        /* refused or skipped: said above */
+    } else if (nx == 0 && in_dir && ips) {
         fprintf(stderr, "oomsim: %s: skipped, the JetsamEvent killed no process (--process "
                 "NAME shows the app's entry)\n", file);
     } else if (nx == 0) {
@@ -237,11 +249,12 @@ static int ips_entry(const struct dirent *d)
 
 /* A directory's .ips files in name order (JetsamEvent-YYYY-MM-DD-...: time
  * order), or the file itself. */
-static int gather_path(const char *path, const char *process, item **items, size_t *n)
+static int gather_path(const char *path, const char *process, int hinted, item **items,
+                       size_t *n)
 {
     struct stat st;
     if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return gather_file(path, process, 0, items, n);
+        return gather_file(path, process, hinted, 0, items, n);
     struct dirent **names = NULL;
     int count = scandir(path, &names, ips_entry, alphasort);
     if (count < 0) {
@@ -262,7 +275,7 @@ static int gather_path(const char *path, const char *process, item **items, size
                 snprintf(file, len, "%s/%s", path, names[k]->d_name);
                 struct stat fs;
                 if (stat(file, &fs) == 0 && S_ISREG(fs.st_mode))
-                    status = gather_file(file, process, 1, items, n);
+                    status = gather_file(file, process, hinted, 1, items, n);
             }
             free(file);
         }
@@ -285,11 +298,12 @@ static int gather(const char *const *files, int nfiles, const char *process,
     item *items = NULL;
     size_t n = 0;
     int status = CLI_OK;
+    int hinted = 0; /* the name is the trace's, not --process: a report may not list it */
     if (process == NULL && t != NULL && rpl_trace_exits_count(t) > 0 &&
         rpl_trace_exit_record(t, 0)->process[0] != '\0')
-        process = rpl_trace_exit_record(t, 0)->process;
+        process = rpl_trace_exit_record(t, 0)->process, hinted = 1;
     for (int f = 0; f < nfiles && status == CLI_OK; f++)
-        status = gather_path(files[f], process, &items, &n);
+        status = gather_path(files[f], process, hinted, &items, &n);
     if (status == CLI_OK && n > 0)
         status = join(items, &n);
     if (status == CLI_OK && nfiles == 0 && t != NULL) {

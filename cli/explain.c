@@ -202,8 +202,9 @@ static int ask(const rpl_teller *t, FILE *in, char *buf, size_t n, unsigned q)
         if (rpl_quiz_form(t, q, buf, n, &form))
             return CLI_OK;
         if (!tty || feof(in) || ferror(in))
-            return cli_usage_error("explain", "--quiz: answer %u '%s' is not %s", q + 1, given,
-                                   form);
+            return cli_usage_error("explain", "%s: answer %u '%s' is not %s",
+                                   rpl_quiz_questions(t) == 2 ? "--quiz" : "--drill", q + 1,
+                                   given, form);
         printf("'%s' is not %s; again:\n> ", given, form);
         fflush(stdout);
     }

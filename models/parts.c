@@ -452,9 +452,14 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
     if (rebuilt)
         w__emit_stage_end(w, idx, MDL_STAGE_CACHE, NULL);
     if (p->phase == PH_PREPARE && w->cand->has_cache) {
+        int missed = !w->proc.cache_valid && !p->cache_done;
         p->cache_done = 1; /* the rebuilt artefact is valid for this process */
-        if (rebuilt && w->life.cache_stale == w->cand)
-            w->life.cache_stale = NULL; /* ... and on disk, for the next start */
+        /* ... and on disk, for the next start, once every part's is */
+        int all = 1;
+        for (unsigned k = 0; k < w->nparts; k++)
+            all &= w->proc.parts[k].cache_done;
+        if (missed && all && w->life.cache_stale == w->cand)
+            w->life.cache_stale = NULL;
     }
     if (p->phase == PH_DELEGATE)
         delegate_end(w, p);

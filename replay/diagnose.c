@@ -428,25 +428,37 @@ void rpl_life_init(rpl_life *l)
     l->signs = 0;
 }
 
-/* What event e shows of the life's failure mode (RPL_SIGN_*). */
-static unsigned sign_of(const trc_event *e)
+/* The signs of the failure mode in force after event e (RPL_SIGN_*): each
+ * holds while what it names does, so a death reads only the ones alive at
+ * it: a cache rebuild until it ends; a failed delegate until the fallback's
+ * prepare ends or its memory is released; a duplicate attempt until nothing
+ * is in flight; a long queue while it is long. */
+static unsigned signs_after(unsigned s, const trc_event *e)
 {
-    unsigned s = 0;
-    if ((e->has & TRC_F_ERROR) && strcmp(e->error, "retry_duplicate") == 0)
+    int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
+    const char *err = (e->has & TRC_F_ERROR) ? e->error : "";
+    if (strcmp(err, "retry_duplicate") == 0)
         s |= RPL_SIGN_RETRY_DUPLICATE;
-    if ((e->has & TRC_F_ERROR) && strcmp(e->error, "delegate_failed") == 0)
+    else if ((e->has & TRC_F_IN_FLIGHT) && e->in_flight == 0)
+        s &= ~(unsigned)RPL_SIGN_RETRY_DUPLICATE;
+    if (strcmp(err, "delegate_failed") == 0)
         s |= RPL_SIGN_DELEGATE_FAILED;
-    if ((e->has & TRC_F_QUEUE) && e->queue >= RPL_QUEUE_SIGN)
-        s |= RPL_SIGN_QUEUE;
-    if ((e->has & TRC_F_KIND) && e->kind == TRC_BEGIN && e->stage == TRC_CACHE)
+    else if (strcmp(err, "delegate_released") == 0 ||
+             (kind == TRC_END && e->stage == TRC_RUNTIME_PREPARE))
+        s &= ~(unsigned)RPL_SIGN_DELEGATE_FAILED;
+    if (e->has & TRC_F_QUEUE)
+        s = e->queue >= RPL_QUEUE_SIGN ? s | RPL_SIGN_QUEUE : s & ~(unsigned)RPL_SIGN_QUEUE;
+    if (kind == TRC_BEGIN && e->stage == TRC_CACHE)
         s |= RPL_SIGN_CACHE_REBUILD;
+    else if (kind == TRC_END && e->stage == TRC_CACHE)
+        s &= ~(unsigned)RPL_SIGN_CACHE_REBUILD;
     return s;
 }
 
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
 {
     if (!(e->has & TRC_F_KIND) || e->kind != TRC_EXIT_EVENT)
-        l->signs |= sign_of(e);
+        l->signs = signs_after(l->signs, e);
     if (!(e->has & TRC_F_KIND))
         return;
     if (e->kind == TRC_BEGIN && e->stage == TRC_INFERENCE)
@@ -825,8 +837,8 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
      * the start from the matching timeline, when there is one */
     v->started = m != NULL ? m->started : -1;
     v->rec = rpl_advise(cls, x, v->started);
-    v->recovery = rpl_recovery_text(v->rec);
     rpl_ladder_of(v->rec, m != NULL ? m->signs : 0, &v->ladder);
+    v->recovery = v->ladder.fix; /* one advice: the ladder's, the mode's own fix */
 }
 
 void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, unsigned signs,
@@ -836,6 +848,6 @@ void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, unsign
     snprintf(v->matched_stage, sizeof v->matched_stage, "%s", stage);
     v->started = started;
     v->rec = rpl_advise(v->kind, x, v->started);
-    v->recovery = rpl_recovery_text(v->rec);
     rpl_ladder_of(v->rec, signs, &v->ladder);
+    v->recovery = v->ladder.fix;
 }

@@ -20,7 +20,7 @@ static const char *const level_means[] = {
     "a system record that matches a timeline of the same process and version, or a record "
     "joined to the system's kill line of the same death",
     "a record that names the class, with nothing in it alone that ties it to a timeline",
-    "no record that names a reason"};
+    "a death with no record that names a reason"};
 
 /* What can be missing, and when each is (the choices of question 3). */
 static const char *const missing[] = {
@@ -174,8 +174,17 @@ static int grade_level(rpl_teller *t, const tell_death *d, const char *a)
     while (r < 2 && strcmp(levels[r], alone.evidence) != 0)
         r++;
     int ok = k == r + 1;
-    sim_text_printf(&t->out, "2. %s (%s): read alone it is %s. With a matching timeline it "
-                    "would be confirmed, as here.\n", levels[r], mark(ok), level_means[r]);
+    /* what the timeline adds: confirmation, but for signal 9 and no record */
+    const rpl_exit *x = &d->record;
+    const char *with = alone.kind == RPL_CLASS_UNKNOWN
+                           ? "With the timeline it stays unconfirmed: nothing names a reason"
+                       : x->source == RPL_EXIT_INFO && x->reason_code == 2 &&
+                               alone.kind != RPL_CLASS_KERNEL_OOM
+                           ? "With the timeline it stays supported: signal 9 does not name "
+                             "memory"
+                           : "With a timeline of the same process and version it is confirmed";
+    sim_text_printf(&t->out, "2. %s (%s): read alone it is %s. %s.\n", levels[r], mark(ok),
+                    level_means[r], with);
     if (!ok && k > 0)
         sim_text_printf(&t->out, "   yours, %s, would need %s.\n", levels[k - 1],
                         level_means[k - 1]);
@@ -227,8 +236,9 @@ static int grade_step(rpl_teller *t, const rpl_verdict *v, const char *a)
     unsigned long long j = 0;
     (void)rpl__choice(a, 0, 4, &j);
     int step = (int)v->ladder.step;
-    /* the guidance allows the last known good for a start-up death too */
-    int also4 = v->rec == RPL_REC_START_UP;
+    /* the guidance allows the last known good for a start-up death too,
+     * where stopping prewarm is the step */
+    int also4 = v->rec == RPL_REC_START_UP && step == RPL_STEP_STOP_EXTRA;
     int ok = (int)j == step || (also4 && j == 4);
     if (step == RPL_STEP_NONE)
         sim_text_printf(&t->out, "5. 0, none (%s): %s.\n", mark(ok), v->ladder.why);
@@ -245,8 +255,8 @@ static int grade_step(rpl_teller *t, const rpl_verdict *v, const char *a)
         sim_text_printf(&t->out, "   yours, step %llu, is not it: no step of the ladder "
                         "answers this death.\n", j);
     else if ((int)j < step)
-        sim_text_printf(&t->out, "   yours, step %llu, does not suffice: %s.\n", j,
-                        v->ladder.why);
+        sim_text_printf(&t->out, "   yours, step %llu, does not suffice (see why step %d "
+                        "above).\n", j, step);
     else
         sim_text_printf(&t->out, "   yours, step %llu, is harder to undo, and step %d already "
                         "answers it.\n", j, step);

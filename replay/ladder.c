@@ -61,8 +61,7 @@ static const struct {
     [RPL_REC_START_UP] = {RPL_STEP_STOP_EXTRA,
                           "rejecting new inference does not suffice: no request had run; the "
                           "start's own model work (prewarm) held the memory",
-                          "start in safe mode and load on the first request, or ship a smaller "
-                          "candidate; if a start still dies, step 4"},
+                          NULL},
     [RPL_REC_RELEASE_IDLE] = {RPL_STEP_STOP_EXTRA,
                               "rejecting new inference does not suffice: it frees none of the "
                               "models, sessions and tasks already held",
@@ -82,8 +81,7 @@ static const struct {
     [RPL_REC_ISOLATE_DELEGATE] = {RPL_STEP_LAST_GOOD,
                                   "steps 1 to 3 do not suffice: the crash is in the delegate's "
                                   "code, not in memory held; only another path avoids it",
-                                  "isolate the delegate (the CPU path) and keep the tombstone; "
-                                  "the last known good only with its receipt complete"},
+                                  NULL},
     [RPL_REC_OUT_OF_LAUNCH] = {RPL_STEP_STOP_EXTRA,
                                "rejecting new inference does not suffice: the launch's own "
                                "model work took the time, before any request",
@@ -91,8 +89,7 @@ static const struct {
     [RPL_REC_COLLECT_EVIDENCE] = {RPL_STEP_REJECT,
                                   "the first step only: the later ones need a cause, and an "
                                   "unknown death names none",
-                                  "collect the exit records (dumpsys activity exit-info, lmkd's "
-                                  "lines, JetsamEvent reports) before changing anything"},
+                                  NULL},
     [RPL_REC_NOT_MEMORY] = {RPL_STEP_NONE, "none: the exit is not a failure the ladder answers",
                             NULL},
     [RPL_REC_THRASHING] = {RPL_STEP_STOP_EXTRA,

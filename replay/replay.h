@@ -204,9 +204,11 @@ typedef enum rpl_step {
     RPL_STEP_LAST_GOOD,    /* the last known good, only with a complete receipt */
     RPL_STEP_COUNT
 } rpl_step;
-/* What a life showed that names its failure mode (rpl_life.signs): a
- * retry duplicating a working set, a delegate that failed to prepare, a
- * cache rebuilt, a queue of RPL_QUEUE_SIGN or more waiting requests. */
+/* What a life shows at an instant that names its failure mode
+ * (rpl_life.signs): a retry duplicating a working set (while anything is in
+ * flight), a delegate that failed to prepare (until the fallback is ready
+ * or its memory goes), a cache being rebuilt, a queue of RPL_QUEUE_SIGN or
+ * more waiting requests. */
 enum {
     RPL_SIGN_RETRY_DUPLICATE = 1u << 0,
     RPL_SIGN_DELEGATE_FAILED = 1u << 1,

@@ -61,8 +61,14 @@ void rpl_tell_header(rpl_teller *t, const char *scenario, const char *about,
     const mdl_cell *c = t->cell;
     if (about != NULL && about[0] != '\0' && !t->quiz) /* the drill would give it away */
         sim_text_printf(&t->out, "%s\n\n", about);
-    sim_text_printf(&t->out, "%s, replication %llu: %s running %s (%s)\n\n", scenario, rep,
-                    c->device->name, c->candidate->id, policy);
+    if (t->quiz == 2) /* the drill: the names could give the class away */
+        sim_text_printf(&t->out, "a scenario, replication %llu: an %s phone, %lld MiB of RAM, "
+                        "running the app's candidate\n\n", rep,
+                        c->device->os == MDL_OS_IOS ? "iOS" : "Android",
+                        (long long)(c->device->ram >> 20));
+    else
+        sim_text_printf(&t->out, "%s, replication %llu: %s running %s (%s)\n\n", scenario,
+                        rep, c->device->name, c->candidate->id, policy);
     sim_text_printf(&t->out, "%10s    %6s   %s\n", "time", "counted", "what happens");
 }
 
@@ -352,8 +358,7 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
                 (long long)x->pss_kb, (long long)x->rss_kb,
                 x->description[0] ? " description=(hidden)" : "",
                 x->pss_kb == 0 ? ": none before the death" : "");
-        if ((e->has & TRC_F_LOG) || x->reason_code == MDL_AEI_LOW_MEMORY ||
-            (x->reason_code == MDL_AEI_SIGNALED && x->status == 9))
+        if ((e->has & TRC_F_LOG) || x->reason_code == MDL_AEI_LOW_MEMORY)
             say(t, e, "  lmkd logs a kill of '%.63s' (its adj and reason hidden)",
                 (e->has & TRC_F_PROCESS) ? e->process : "app");
         return;
@@ -374,8 +379,7 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
         x->description[0] ? "\"" : "", x->pss_kb == 0 ? ": none before the death" : "");
     if (e->has & TRC_F_LOG) /* the page model's kill: lmkd's own line */
         say(t, e, "  lmkd logs: %s", e->log);
-    else if (x->reason_code == MDL_AEI_LOW_MEMORY ||
-             (x->reason_code == MDL_AEI_SIGNALED && x->status == 9))
+    else if (x->reason_code == MDL_AEI_LOW_MEMORY) /* lmkd reports its kills so */
         say(t, e, "  lmkd logs: Kill '%.63s', oom_score_adj %d to free %lldkB rss",
             (e->has & TRC_F_PROCESS) ? e->process : "app",
             /* the adj lmkd logs: 700 (previous app) in the background

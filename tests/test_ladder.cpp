@@ -90,11 +90,13 @@ TEST_CASE("ladder: the four steps in order, the step marked with why, then the m
     rpl_ladder l;
     rpl_ladder_of(RPL_REC_ISOLATE_DELEGATE, RPL_SIGN_QUEUE, &l);
     CHECK(l.step == RPL_STEP_LAST_GOOD);
-    CHECK(std::string(l.fix).find("keep the tombstone") != std::string::npos);
+    CHECK(std::string(l.fix) == rpl_recovery_text(RPL_REC_ISOLATE_DELEGATE));
+    CHECK(std::string(l.fix).find("keep the evidence") != std::string::npos);
     // an unknown death: the first step only, and evidence to collect
     rpl_ladder_of(RPL_REC_COLLECT_EVIDENCE, RPL_SIGN_CACHE_REBUILD, &l);
     CHECK(l.step == RPL_STEP_REJECT);
-    CHECK(std::string(l.fix).find("collect the exit records") == 0);
+    CHECK(std::string(l.fix).find("collect exit records before changing anything") !=
+          std::string::npos);
     // not a memory failure: no step
     rpl_ladder_of(RPL_REC_NOT_MEMORY, 0, &l);
     CHECK(l.step == RPL_STEP_NONE);
@@ -152,4 +154,40 @@ TEST_CASE("ladder: explain, diagnose and the quiz give the same ladder for every
         compared++;
     }
     CHECK(compared >= 11);
+}
+
+TEST_CASE("ladder: a sign holds only while what it names does", "[ladder]")
+{
+    TempDir dir;
+    // a cache rebuilt and done, then a death in inference: not the cache's
+    auto trace = [&](const std::string &name, const std::string &middle) {
+        return dir.write(name,
+                         "{\"time_ms\":0,\"stage\":\"load\",\"kind\":\"begin\",\"part\":\"m\"}\n"
+                         "{\"time_ms\":1,\"stage\":\"load\",\"kind\":\"end\",\"part\":\"m\"}\n" +
+                             middle +
+                             "{\"time_ms\":9,\"stage\":\"inference\",\"kind\":\"begin\","
+                             "\"part\":\"m\",\"session\":0,\"in_flight\":1}\n"
+                             "{\"time_ms\":10,\"stage\":\"exit\",\"kind\":\"exit\","
+                             "\"exit_reason\":\"low_memory\",\"exit\":{\"reason_code\":3,"
+                             "\"importance\":100,\"timestamp_ms\":10}}\n");
+    };
+    std::string done = trace("done.jsonl",
+                             "{\"time_ms\":2,\"stage\":\"cache\",\"kind\":\"begin\",\"part\":\"m\"}\n"
+                             "{\"time_ms\":3,\"stage\":\"cache\",\"kind\":\"end\",\"part\":\"m\"}\n");
+    RunResult d = oomsim({"diagnose", done});
+    REQUIRE(d.status == 0);
+    CHECK(d.out.find("> 2. stop prewarm and extra sessions") != std::string::npos);
+    CHECK(d.out.find("cache rebuild") == std::string::npos);
+    // still rebuilding at the death: step 3
+    std::string open = trace("open.jsonl",
+                             "{\"time_ms\":2,\"stage\":\"cache\",\"kind\":\"begin\",\"part\":\"m\"}\n");
+    CHECK(oomsim({"diagnose", open}).out.find("> 3. clear rebuildable inactive caches") !=
+          std::string::npos);
+    // a long queue that drained before the death: not the queue's
+    std::string drained = trace("q.jsonl",
+                                "{\"time_ms\":2,\"stage\":\"inference\",\"kind\":\"sample\","
+                                "\"queue\":12}\n"
+                                "{\"time_ms\":3,\"stage\":\"inference\",\"kind\":\"sample\","
+                                "\"queue\":0}\n");
+    CHECK(oomsim({"diagnose", drained}).out.find("drop the stale requests") == std::string::npos);
 }

@@ -214,3 +214,29 @@ TEST_CASE("diagnose: the scenario's app.version is the version its records name"
     CHECK(b.err.find("b.yaml:") != std::string::npos);
     CHECK(b.err.find("a token from [A-Za-z0-9._-]") != std::string::npos);
 }
+
+TEST_CASE("diagnose: a JetsamEvent that does not list the trace's process is read whole",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    // reports written for llm-1b-reserved, a trace of another app (in-launch)
+    std::string ips = dir.file("ips"), mine = dir.file("a.jsonl"), other = dir.file("b.jsonl");
+    REQUIRE(oomsim({"gen", "llm-chat-grows", "--cell", "8", "-o", mine, "--exits", ips})
+                .status == 0);
+    REQUIRE(oomsim({"gen", "launch-watchdog", "-o", other}).status == 0);
+    RunResult d = oomsim({"diagnose", other, "--exits", ips});
+    INFO(d.out << d.err);
+    REQUIRE(d.status == 0);
+    // the trace names in-launch, which the reports do not list: every process
+    // they killed is read, and none matches the other app's timeline
+    CHECK(d.out.find("JetsamEvent entry of") == 0);
+    CHECK(d.out.find("not listed") == std::string::npos);
+    CHECK(d.out.find("(confirmed)") == std::string::npos);
+    // the app's own trace: its entry, matched
+    RunResult m = oomsim({"diagnose", mine, "--exits", ips});
+    CHECK(m.out.find("JetsamEvent entry of llm-1b-reserved, reason vm-pageshortage") == 0);
+    CHECK(m.out.find("class:     system_reclaim (confirmed)") != std::string::npos);
+    // --process names the entry to read, listed or not
+    RunResult p = oomsim({"diagnose", other, "--exits", ips, "--process", "in-launch"});
+    CHECK(p.out.find("not listed") != std::string::npos);
+}

@@ -389,7 +389,8 @@ TEST_CASE("teaching: delegate-native-crash crashes in delegate_prepare at every 
     std::string e = explain("delegate-native-crash");
     CHECK(has(e, "> 4. fall back to the last known good, only with a complete receipt  <- this "
                  "death's step"));
-    CHECK(has(e, "isolate the delegate (the CPU path) and keep the tombstone"));
+    CHECK(has(e, "then the failure mode's own fix: isolate the delegate or the candidate and "
+                 "keep the evidence"));
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.completed_share(1) == 1.0);
 }
@@ -470,7 +471,8 @@ TEST_CASE("teaching: no-exit-record leaves a death no record names, which stays 
                  "older)"));
     CHECK(has(e, "It stays unknown (unconfirmed): missing everything"));
     CHECK(has(e, "> 1. reject new inference"));
-    CHECK(has(e, "then the failure mode's own fix: collect the exit records"));
+    CHECK(has(e, "then the failure mode's own fix: reject new inference and keep the app "
+                 "usable; collect exit records before changing anything"));
     // the same death on Android 11: a LOW_MEMORY record at importance 100
     std::vector<Death> k = deaths("no-exit-record", 1);
     REQUIRE_FALSE(k.empty());
