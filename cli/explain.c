@@ -201,6 +201,10 @@ static int ask(const rpl_teller *t, FILE *in, char *buf, size_t n, unsigned q)
         const char *form = "";
         if (rpl_quiz_form(t, q, buf, n, &form))
             return CLI_OK;
+        if (given[0] == '\0' && (feof(in) || ferror(in)))
+            return cli_usage_error("explain", "%s: the answers ended before answer %u (%s)",
+                                   rpl_quiz_questions(t) == 2 ? "--quiz" : "--drill", q + 1,
+                                   form);
         if (!tty || feof(in) || ferror(in))
             return cli_usage_error("explain", "%s: answer %u '%s' is not %s",
                                    rpl_quiz_questions(t) == 2 ? "--quiz" : "--drill", q + 1,

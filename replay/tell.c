@@ -653,6 +653,10 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
     else if (err && strcmp(e->error, "background_gpu_denied") == 0)
         say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
             "background; the fallback takes over", part);
+    else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "abandoned") == 0 &&
+             t->cell->policy.cancel_on_timeout)
+        say(t, e, "%s: request %lld: the attempt given up on stops, cancelled: its working set "
+            "is freed", part, (long long)e->request);
     else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "abandoned") == 0)
         say(t, e, "%s: request %lld: an attempt the client gave up on finishes; only now is "
             "its working set freed", part, (long long)e->request);

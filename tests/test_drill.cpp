@@ -152,7 +152,7 @@ TEST_CASE("drill: answers of the wrong form are refused from a file, and --death
         {"3\n2\n9\n", "answer 3 '9' is not the number of a choice, 1 to 7"},
         {"3\n2\n1\nabca\n", "answer 4 'abca' is not the four letters a to d, each once"},
         {"3\n2\n1\nbdac\n5\n", "answer 5 '5' is not a step, 0 to 4"},
-        {"3\n2\n1\nbdac\n", "answer 5 '' is not a step, 0 to 4"},
+        {"3\n2\n1\nbdac\n", "--drill: the answers ended before answer 5 (a step, 0 to 4)"},
     };
     for (const auto &b : bad) {
         INFO(b.answers);

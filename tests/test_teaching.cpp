@@ -357,6 +357,8 @@ TEST_CASE("teaching: timeout-retry-storm kills about half the sessions, and canc
     // cancelling: no duplicate, no death, about 70% served
     CHECK(r.at(1, "requests.duplicate_working_sets") == 0);
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(has(explain("timeout-retry-storm", 1), "the attempt given up on stops, cancelled: its "
+                                                 "working set is freed"));
     CHECK(r.completed_share(1) > 0.65);
     CHECK(r.completed_share(1) < 0.75);
 }
