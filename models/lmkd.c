@@ -110,8 +110,10 @@ void mdl_lmkd_props_resolve(mdl_lmkd_props *p)
     p->thrashing_limit_decay =
         (int)clamp(0, 100, p->thrashing_limit_decay < 0 ? (lr ? 50 : 10)
                                                         : p->thrashing_limit_decay);
-    if (p->thrashing_limit_critical < 0)
-        p->thrashing_limit_critical = p->thrashing_limit * 3;
+    if (p->thrashing_limit_critical < 0) { /* 3 x the limit, held at INT32_MAX */
+        int64_t critical = (int64_t)p->thrashing_limit * 3;
+        p->thrashing_limit_critical = critical > INT32_MAX ? INT32_MAX : (int)critical;
+    }
     p->swap_util_max = (int)clamp(0, 100, p->swap_util_max < 0 ? 100 : p->swap_util_max);
     if (p->filecache_min_kb < 0)
         p->filecache_min_kb = 0;

@@ -120,6 +120,14 @@ TEST_CASE("lmkd snapshot: properties as GET_LMK_PROPERTY reads them", "[lmkd]")
     mdl_lmkd_props_resolve(&s.props);
     CHECK(s.props.thrashing_limit == 200);
     CHECK(s.props.thrashing_limit_critical == 600); // 3 x the limit in force
+    // a limit whose triple passes INT32_MAX: held there, not overflowed (a
+    // fuzz finding)
+    rpl_lmkd_snapshot big;
+    rpl_lmkd_snapshot_init(&big);
+    REQUIRE(parse(&big, "props", "[ro.lmk.thrashing_limit]: [1033333333]\n", &msg) == SIM_OK);
+    mdl_lmkd_props_resolve(&big.props);
+    CHECK(big.props.thrashing_limit == 1033333333);
+    CHECK(big.props.thrashing_limit_critical == INT32_MAX);
     CHECK(s.props.low_ram == 1);
     CHECK(s.props.psi_partial_stall_ms == 200);     // the low-RAM default
     CHECK(s.props.thrashing_limit_decay == 50);
