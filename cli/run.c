@@ -35,15 +35,7 @@ static int report_once(const sim_error *err)
 int cli_number(const char *s, unsigned long long min, unsigned long long max,
                unsigned long long *out)
 {
-    if (s == NULL || *s < '0' || *s > '9')
-        return SIM_EINVAL;
-    errno = 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (errno != 0 || *end != '\0' || v < min || v > max)
-        return SIM_EINVAL;
-    *out = v;
-    return SIM_OK;
+    return sim_decimal(s, min, max, out);
 }
 
 double cli_run_seconds(const scn_scenario *s, unsigned threads)

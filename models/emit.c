@@ -230,6 +230,36 @@ void w__emit_restart_delay(world *w, sim_time delay)
     ev_send(w);
 }
 
+/* The record r on exit event e: its `exit` map (Android) or its report's
+ * name in `error` (iOS). */
+static void with_record(trc_event *e, const mdl_exit_record *r)
+{
+    e->has |= TRC_F_EXIT;
+    e->exit.has = TRC_X_IMPORTANCE | TRC_X_PSS_KB | TRC_X_RSS_KB | TRC_X_STATUS |
+                  TRC_X_TIMESTAMP_MS;
+    if (r->kind == MDL_REC_EXIT_INFO) {
+        e->exit.has |= TRC_X_REASON_CODE;
+        e->exit.reason_code = r->reason;
+        if (r->lmkd != MDL_LMKD_NONE) /* the lmkd kill line's reason */
+            with_error(e, mdl_lmkd_reason_name(r->lmkd));
+        else if (r->kernel_oom) /* the kernel's OOM kill, as the importer names it */
+            with_error(e, "kernel_oom");
+    } else if (r->kind == MDL_REC_JETSAM_SYSTEM) {
+        /* iOS: no ApplicationExitInfo; the report the system wrote, by the
+         * name iOS gives it (the diagnosis reads it back), then XNU's cause */
+        e->has |= TRC_F_ERROR;
+        snprintf(e->error, sizeof e->error, "%s:%s", mdl_record_kind_name(r->kind),
+                 mdl_jetsam_cause_name(r->jetsam));
+    } else {
+        with_error(e, mdl_record_kind_name(r->kind));
+    }
+    e->exit.importance = r->importance;
+    e->exit.pss_kb = r->pss_kb;
+    e->exit.rss_kb = r->rss_kb;
+    e->exit.status = r->status;
+    e->exit.timestamp_ms = (r->time + 500) / 1000; /* rounded, as explain prints an instant */
+}
+
 void w__emit_exit(world *w, const mdl_exit_record *r, int main)
 {
     if (!TRACING(w))
@@ -238,35 +268,11 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
         TRC_LOW_MEMORY, TRC_JAVA_CRASH, TRC_NATIVE_CRASH, TRC_ANR, TRC_SYSTEM_RECLAIM,
         TRC_UNKNOWN}; /* watchdog: no trace class of its own */
     trc_event *e = ev_begin(w, MDL_STAGE_EXIT, TRC_EXIT_EVENT, -1);
-    e->has |= TRC_F_EXIT_REASON | TRC_F_EXIT;
-    e->exit_reason = reason_of[r->cls];
-    e->exit.has = TRC_X_IMPORTANCE | TRC_X_PSS_KB | TRC_X_RSS_KB | TRC_X_STATUS |
-                  TRC_X_TIMESTAMP_MS;
-    if (r->kind == MDL_REC_EXIT_INFO) {
-        e->exit.has |= TRC_X_REASON_CODE;
-        e->exit.reason_code = r->reason;
-        if (r->lmkd != MDL_LMKD_NONE) { /* the lmkd kill line's reason */
-            e->has |= TRC_F_ERROR;
-            snprintf(e->error, sizeof e->error, "%s", mdl_lmkd_reason_name(r->lmkd));
-        } else if (r->kernel_oom) { /* the kernel's OOM kill, as the importer names it */
-            e->has |= TRC_F_ERROR;
-            snprintf(e->error, sizeof e->error, "kernel_oom");
-        }
-    } else {
-        /* iOS: no ApplicationExitInfo; the report the system wrote, by the
-         * name iOS gives it (the diagnosis reads it back) */
-        e->has |= TRC_F_ERROR;
-        if (r->kind == MDL_REC_JETSAM_SYSTEM) /* the kind, then XNU's cause */
-            snprintf(e->error, sizeof e->error, "%s:%s", mdl_record_kind_name(r->kind),
-                     mdl_jetsam_cause_name(r->jetsam));
-        else
-            snprintf(e->error, sizeof e->error, "%s", mdl_record_kind_name(r->kind));
-    }
-    if (w->dev->no_exit_info) { /* no record: the trace cannot say why either */
-        e->has &= ~(unsigned)TRC_F_EXIT;
-        e->has &= ~(unsigned)TRC_F_ERROR;
-        e->exit_reason = TRC_UNKNOWN;
-    }
+    e->has |= TRC_F_EXIT_REASON;
+    /* a phone that keeps no record: the trace cannot say why either */
+    e->exit_reason = w->dev->no_exit_info ? TRC_UNKNOWN : reason_of[r->cls];
+    if (!w->dev->no_exit_info)
+        with_record(e, r);
     if (w->pg.log[0] != '\0') { /* lmkd's kill line, written with the record */
         e->has |= TRC_F_LOG;
         snprintf(e->log, sizeof e->log, "%s", w->pg.log);
@@ -283,11 +289,6 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
     e->has |= TRC_F_PROCESS | TRC_F_APP_VERSION;
     w__process_name(w, main || !w->svc, e->process);
     snprintf(e->app_version, sizeof e->app_version, "%s", w->wl->version);
-    e->exit.importance = r->importance;
-    e->exit.pss_kb = r->pss_kb;
-    e->exit.rss_kb = r->rss_kb;
-    e->exit.status = r->status;
-    e->exit.timestamp_ms = (r->time + 500) / 1000; /* rounded, as explain prints an instant */
     ev_send(w);
 }
 

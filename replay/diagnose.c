@@ -821,17 +821,19 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
     v->cls = rpl_class_name(cls);
     v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     missing(x, t, m, cls, v);
+    /* a death this record would match but for the app version */
+    const trace_exit *other = m == NULL && closer == NULL && t != NULL
+                                  ? rpl__match_any_version(x, t) : NULL;
     if (closer != NULL) {
         v->outbid = 1;
         snprintf(v->missing, sizeof v->missing, "a death of its own in the trace: the death "
                  "nearest to it (%.3f s away) is matched by a record nearer to it (%.3f s "
                  "away), and no other death fits it; one record per death",
                  (double)closer->mine_ms / 1e3, (double)closer->theirs_ms / 1e3);
-    } else if (m == NULL && t != NULL && rpl__match_any_version(x, t)) {
+    } else if (other != NULL) {
         snprintf(v->missing, sizeof v->missing, "a trace of the same app version: the trace "
                  "has a death of this process at this time, of another version (%.40s here, "
-                 "%.40s in the trace)", x->app_version,
-                 rpl__match_any_version(x, t)->app_version);
+                 "%.40s in the trace)", x->app_version, other->app_version);
     }
     /* the one source of advice (docs/model.md "Recovery"): the stage and
      * the start from the matching timeline, when there is one */

@@ -80,10 +80,14 @@ void rpl__drill_ask(rpl_teller *t, unsigned death, unsigned q)
 static int named(char *answer, size_t len, const char *const *names, size_t n)
 {
     unsigned long long k;
-    for (size_t j = 0; j < n && !rpl__choice(answer, 1, n, &k); j++)
-        if (strcasecmp(answer, names[j]) == 0)
-            k = j + 1, snprintf(answer, len, "%llu", k);
-    return rpl__choice(answer, 1, n, &k);
+    if (sim_decimal(answer, 1, n, &k) == SIM_OK)
+        return 1;
+    for (size_t j = 0; j < n; j++)
+        if (strcasecmp(answer, names[j]) == 0) {
+            snprintf(answer, len, "%zu", j + 1);
+            return 1;
+        }
+    return 0;
 }
 
 int rpl__drill_form(unsigned q, char *answer, size_t n, const char **form)
@@ -101,7 +105,7 @@ int rpl__drill_form(unsigned q, char *answer, size_t n, const char **form)
     }
     if (q == 2) {
         *form = "the number of a choice, 1 to 7";
-        return rpl__choice(answer, 1, NMISSING, &k);
+        return sim_decimal(answer, 1, NMISSING, &k) == SIM_OK;
     }
     if (q == 3) {
         *form = "the four letters a to d, each once";
@@ -121,7 +125,7 @@ int rpl__drill_form(unsigned q, char *answer, size_t n, const char **form)
         return 1;
     }
     *form = "a step, 0 to 4";
-    return rpl__choice(answer, 0, 4, &k);
+    return sim_decimal(answer, 0, 4, &k) == SIM_OK;
 }
 
 /* Question 3's right choice (from 1) for the death's verdict. */
@@ -146,7 +150,7 @@ static const char *mark(int ok) { return ok ? "right" : "your answer was not it"
 static int grade_stage(rpl_teller *t, const tell_death *d, const char *a)
 {
     unsigned long long k = 0;
-    (void)rpl__choice(a, 1, NSTAGES, &k);
+    (void)sim_decimal(a, 1, NSTAGES, &k);
     const char *right = d->stage[0] ? d->stage : "none", *chose = k ? stages[k - 1] : "?";
     int ok = strcmp(right, chose) == 0;
     if (d->stage[0])
@@ -169,7 +173,7 @@ static int grade_level(rpl_teller *t, const tell_death *d, const char *a)
     rpl_verdict alone;
     rpl_diagnose(&d->record, NULL, &alone);
     unsigned long long k = 0;
-    (void)rpl__choice(a, 1, 3, &k);
+    (void)sim_decimal(a, 1, 3, &k);
     size_t r = 0;
     while (r < 2 && strcmp(levels[r], alone.evidence) != 0)
         r++;
@@ -196,7 +200,7 @@ static int grade_missing(rpl_teller *t, const tell_death *d, const rpl_verdict *
 {
     unsigned right = missing_choice(v, &d->record);
     unsigned long long k = 0;
-    (void)rpl__choice(a, 1, NMISSING, &k);
+    (void)sim_decimal(a, 1, NMISSING, &k);
     int ok = k == right;
     const char *m = missing[right - 1];
     int label = (int)strcspn(m, ":");
@@ -234,7 +238,7 @@ static int grade_order(rpl_teller *t, const char *a)
 static int grade_step(rpl_teller *t, const rpl_verdict *v, const char *a)
 {
     unsigned long long j = 0;
-    (void)rpl__choice(a, 0, 4, &j);
+    (void)sim_decimal(a, 0, 4, &j);
     int step = (int)v->ladder.step;
     /* the guidance allows the last known good for a start-up death too,
      * where stopping prewarm is the step */

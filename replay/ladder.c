@@ -51,65 +51,52 @@ static const struct {
      "bound the queue and drop the stale requests (a camera's oldest frames), not the newest"},
 };
 
-/* The step each recovery calls for when no sign names the mode, why the
- * earlier ones do not suffice, and the fix (NULL: the recovery's own
- * sentence). */
+/* The step each recovery calls for when no sign names the mode, and why
+ * the earlier ones do not suffice; the fix is the recovery's own
+ * sentence. */
 static const struct {
     rpl_step step;
-    const char *why, *fix;
+    const char *why;
 } by_recovery[RPL_REC_COUNT] = {
     [RPL_REC_START_UP] = {RPL_STEP_STOP_EXTRA,
                           "rejecting new inference does not suffice: no request had run; the "
-                          "start's own model work (prewarm) held the memory",
-                          NULL},
+                          "start's own model work (prewarm) held the memory"},
     [RPL_REC_RELEASE_IDLE] = {RPL_STEP_STOP_EXTRA,
                               "rejecting new inference does not suffice: it frees none of the "
-                              "models, sessions and tasks already held",
-                              NULL},
+                              "models, sessions and tasks already held"},
     [RPL_REC_RELEASE_IN_BACKGROUND] = {RPL_STEP_STOP_EXTRA,
                                        "rejecting new inference does not suffice: in the "
-                                       "background no request runs, what is held is idle",
-                                       NULL},
+                                       "background no request runs, what is held is idle"},
     [RPL_REC_HEAP_OUT_OF_JAVA] = {RPL_STEP_STOP_EXTRA,
                                   "rejecting new inference does not suffice: the model's bytes "
-                                  "fill the Java heap whether a request comes or not",
-                                  NULL},
+                                  "fill the Java heap whether a request comes or not"},
     [RPL_REC_OFF_MAIN_THREAD] = {RPL_STEP_REJECT,
                                  "the first step suffices: new work only queues behind the "
-                                 "blocked main thread; memory is not the cause",
-                                 NULL},
+                                 "blocked main thread; memory is not the cause"},
     [RPL_REC_ISOLATE_DELEGATE] = {RPL_STEP_LAST_GOOD,
                                   "steps 1 to 3 do not suffice: the crash is in the delegate's "
-                                  "code, not in memory held; only another path avoids it",
-                                  NULL},
+                                  "code, not in memory held; only another path avoids it"},
     [RPL_REC_OUT_OF_LAUNCH] = {RPL_STEP_STOP_EXTRA,
                                "rejecting new inference does not suffice: the launch's own "
-                               "model work took the time, before any request",
-                               NULL},
+                               "model work took the time, before any request"},
     [RPL_REC_COLLECT_EVIDENCE] = {RPL_STEP_REJECT,
                                   "the first step only: the later ones need a cause, and an "
-                                  "unknown death names none",
-                                  NULL},
-    [RPL_REC_NOT_MEMORY] = {RPL_STEP_NONE, "none: the exit is not a failure the ladder answers",
-                            NULL},
+                                  "unknown death names none"},
+    [RPL_REC_NOT_MEMORY] = {RPL_STEP_NONE, "none: the exit is not a failure the ladder answers"},
     [RPL_REC_THRASHING] = {RPL_STEP_STOP_EXTRA,
                            "rejecting new inference does not suffice: the weights refaulted "
-                           "at every token are held between requests too",
-                           NULL},
+                           "at every token are held between requests too"},
     [RPL_REC_SWAP_LOW] = {RPL_STEP_STOP_EXTRA,
                           "rejecting new inference does not suffice: swap is full of what the "
-                          "app already holds",
-                          NULL},
+                          "app already holds"},
     [RPL_REC_CACHED] = {RPL_STEP_STOP_EXTRA,
                         "rejecting new inference does not suffice: in the background no "
-                        "request runs, what is held is idle",
-                        NULL},
+                        "request runs, what is held is idle"},
     [RPL_REC_KERNEL_OOM] = {RPL_STEP_STOP_EXTRA,
                             "rejecting new inference does not suffice: one step's peak ran "
-                            "memory out, whatever came next",
-                            NULL},
+                            "memory out, whatever came next"},
     [RPL_REC_ISOLATED] = {RPL_STEP_NONE,
-                          "none: an isolated process died and the app lives on", NULL},
+                          "none: an isolated process died and the app lives on"},
 };
 
 void rpl_ladder_of(rpl_recovery rec, unsigned signs, rpl_ladder *l)
@@ -130,7 +117,7 @@ void rpl_ladder_of(rpl_recovery rec, unsigned signs, rpl_ladder *l)
         rec = RPL_REC_NOT_MEMORY;
     l->step = by_recovery[rec].step;
     l->why = by_recovery[rec].why;
-    l->fix = by_recovery[rec].fix != NULL ? by_recovery[rec].fix : rpl_recovery_text(rec);
+    l->fix = rpl_recovery_text(rec);
 }
 
 void rpl_ladder_text(const rpl_ladder *l, const char *indent, sim_text *out)

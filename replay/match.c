@@ -111,13 +111,19 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
     rpl__verdict_of(x, t, m, on, 0, NULL, v);
 }
 
-/* The trace's own exit record k: the exit event it was read from. */
+/* The exit event a trace's own record x was read from: by its event index
+ * (the exits are in index order). */
 static const trace_exit *own_exit(const rpl_exit *x, const rpl_trace_exits *t)
 {
-    for (size_t j = 0; t != NULL && j < t->n; j++)
-        if (t->v[j].record.line == x->line)
-            return &t->v[j];
-    return NULL;
+    size_t lo = 0, hi = t != NULL ? t->n : 0;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (t->v[mid].record.line < x->line)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return t != NULL && lo < t->n && t->v[lo].record.line == x->line ? &t->v[lo] : NULL;
 }
 
 /* One record per death: each record's nearest death is its own unless a
@@ -139,9 +145,10 @@ int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int
     int64_t *fits = malloc((n + 1) * sizeof *fits);
     const char **ons = malloc((n + 1) * sizeof *ons);
     unsigned char *taken = calloc(nt + 1, 1), *lost = calloc(n + 1, 1);
+    rpl__outbid *closer = calloc(n + 1, sizeof *closer);
     if (pick == NULL || owner == NULL || fits == NULL || ons == NULL || taken == NULL ||
-        lost == NULL) {
-        free(pick), free(owner), free(fits), free(ons), free(taken), free(lost);
+        lost == NULL || closer == NULL) {
+        free(pick), free(owner), free(fits), free(ons), free(taken), free(lost), free(closer);
         return SIM_ENOMEM;
     }
     for (size_t j = 0; j < nt; j++)
@@ -151,11 +158,6 @@ int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int
         pick[k] = m != NULL ? (long)(m - t->v) : -1;
         if (m != NULL && (owner[pick[k]] < 0 || fits[k] < fits[owner[pick[k]]]))
             owner[pick[k]] = (long)k;
-    }
-    rpl__outbid *closer = calloc(n + 1, sizeof *closer);
-    if (closer == NULL) {
-        free(pick), free(owner), free(fits), free(ons), free(taken), free(lost);
-        return SIM_ENOMEM;
     }
     for (size_t j = 0; j < nt; j++)
         taken[j] = owner[j] >= 0;

@@ -84,27 +84,14 @@ int rpl_quiz_form(const rpl_teller *t, unsigned q, char *answer, size_t n, const
         return rpl__drill_form(q, answer, n, form);
     if (q == 1) {
         *form = "the number of a choice, 1 to 8";
-        return rpl__choice(answer, 1, RPL_REC_DRILL_CHOICES, &k);
+        return sim_decimal(answer, 1, RPL_REC_DRILL_CHOICES, &k) == SIM_OK;
     }
     *form = "a class's name, or its number in the list";
-    if (rpl__choice(answer, 1, RPL_CLASS_COUNT, &k)) {
+    if (sim_decimal(answer, 1, RPL_CLASS_COUNT, &k) == SIM_OK) {
         snprintf(answer, n, "%s", rpl_class_name((rpl_class)(k - 1)));
         return 1;
     }
     return rpl_class_parse(answer, 1) != RPL_CLASS_COUNT;
-}
-
-int rpl__choice(const char *s, unsigned long long lo, unsigned long long hi,
-                unsigned long long *k)
-{
-    if (s[0] < '0' || s[0] > '9' || strlen(s) > 9)
-        return 0;
-    char *end;
-    unsigned long long v = strtoull(s, &end, 10);
-    if (*end != '\0' || v < lo || v > hi)
-        return 0;
-    *k = v;
-    return 1;
 }
 
 /* The classic quiz's answer: the class and the recovery, each right or
@@ -115,7 +102,7 @@ static void grade_classic(rpl_teller *t, const tell_death *d, const rpl_verdict 
     rpl_recovery right = rpl_recovery_fitting(v->kind, &d->record, v->started);
     rpl_class chose = rpl_class_parse(answers[0], 1);
     unsigned long long pick = 0;
-    if (!rpl__choice(answers[1], 1, RPL_REC_DRILL_CHOICES, &pick))
+    if (sim_decimal(answers[1], 1, RPL_REC_DRILL_CHOICES, &pick) != SIM_OK)
         pick = 0;
     int ok1 = chose == v->kind, ok2 = pick == (unsigned)right + 1;
     sim_text_printf(&t->out, "\nthe answer:\n");

@@ -81,11 +81,8 @@ static inline double rpl__instant_s(int64_t us)
 void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf, size_t n);
 void rpl__pages_text(const trc_event *e, char *buf, size_t n, int ios);
 
-/* quiz.c: why a class chosen is not the death's (what it needs), and a
- * number from lo to hi in s (1 and *k, or 0). */
+/* quiz.c: why a class chosen is not the death's (what it needs). */
 const char *rpl__class_needs(rpl_class c);
-int rpl__choice(const char *s, unsigned long long lo, unsigned long long hi,
-                unsigned long long *k);
 /* drill.c: the drill's questions, their forms, their grading. */
 void rpl__drill_ask(rpl_teller *t, unsigned death, unsigned q);
 int rpl__drill_form(unsigned q, char *answer, size_t n, const char **form);

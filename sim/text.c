@@ -1,5 +1,6 @@
 /* text.c - the growing text buffer every layer writes documents, labels
  * and tables into. */
+#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,4 +68,18 @@ char *sim_text_done(sim_text *t)
         return NULL;
     }
     return t->v;
+}
+
+int sim_decimal(const char *s, unsigned long long min, unsigned long long max,
+                unsigned long long *out)
+{
+    if (s == NULL || *s < '0' || *s > '9')
+        return SIM_EINVAL;
+    errno = 0;
+    char *end;
+    unsigned long long v = strtoull(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v < min || v > max)
+        return SIM_EINVAL;
+    *out = v;
+    return SIM_OK;
 }

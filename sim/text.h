@@ -37,6 +37,10 @@ void sim_text_printf(sim_text *t, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)))
 #endif
     ;
+/* A decimal integer in [min, max], digits only (no sign, no space), into
+ * *out: SIM_OK, or SIM_EINVAL (nothing written). */
+int sim_decimal(const char *s, unsigned long long min, unsigned long long max,
+                unsigned long long *out);
 /* The text (the caller frees it; NULL when nothing was written), or NULL
  * after an allocation failure, in which case the buffer is freed. */
 char *sim_text_done(sim_text *t);
