@@ -128,7 +128,10 @@ static void activity(sim_text *o, const res_plan *plan, const res_result *r)
             if (best == NULL || c->records[k].count > best->count)
                 best = &c->records[k];
         }
-        if (best == NULL) {
+        if (best == NULL && c->deaths_unrecorded > 0) {
+            sim_text_printf(o, "none: the phone keeps no exit record (%llu deaths left none)",
+                            (unsigned long long)c->deaths_unrecorded);
+        } else if (best == NULL) {
             sim_text_printf(o, "none");
         } else {
             text(o, mdl_record_kind_name(best->kind));

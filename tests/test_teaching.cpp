@@ -481,6 +481,11 @@ TEST_CASE("teaching: no-exit-record leaves a death no record names, which stays 
     CHECK(k[0].cls == "low_memory");
     CHECK(k[0].importance == 100);
     CHECK(k[0].stage == "inference");
+    // the report says why the Android 10 row lists no record
+    TempDir out;
+    REQUIRE(oomsim({"run", "no-exit-record", "-o", out.path()}).status == 0);
+    CHECK(has(read_file(out.file("report.html")),
+              "none: the phone keeps no exit record (160 deaths left none)"));
     // exit_info is Android's: refused on an iPhone
     TempDir dir;
     std::string ios = read_file(source_path("scenarios/catalog/teach/launch-watchdog.yaml"));
