@@ -62,9 +62,10 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out)
     double attempts = 1;
     if (wl->timeout > 0 && p->retry.kind != MDL_RETRY_NONE)
         attempts += p->retry.max;
-    double arrivals = 0, weighted = 0, fastest = 0;
+    double arrivals = 0, weighted = 0, fastest = 0, updates = 0;
     for (uint32_t s = 0; s < wl->nsteps; s++) {
         const mdl_step *st = &wl->steps[s];
+        updates += st->kind == MDL_STEP_UPDATE; /* each stops the app: one more launch */
         out->steps += st->kind != MDL_STEP_BACKGROUND ? 1
                       : cell->device->previous_ttl > 0 ? 3 : 2;
         if (st->kind != MDL_STEP_REQUESTS)
@@ -86,7 +87,7 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out)
     }
     out->arrivals = arrivals;
     out->per_request = arrivals > 0 ? attempts * weighted / arrivals : 0;
-    out->launches = 1;
+    out->launches = 1 + updates;
     if (wl->has_relaunch) {
         double mean = mdl_dist_mean(&wl->relaunch);
         out->launches += mean >= 1 ? horizon / mean : horizon;

@@ -332,6 +332,12 @@ typedef struct mdl_part {
     mdl_generation gen;
 } mdl_part;
 
+/* What a compiled cache's key holds (`cache.key`): an artefact built
+ * under another runtime or OS version that its key does not name is found
+ * valid, and fails to prepare. */
+enum { MDL_KEY_DIGEST = 1u, MDL_KEY_RUNTIME = 2u, MDL_KEY_OS = 4u,
+       MDL_KEY_ALL = MDL_KEY_DIGEST | MDL_KEY_RUNTIME | MDL_KEY_OS };
+
 typedef struct mdl_candidate {
     char id[MDL_NAME_MAX];
     char digest[MDL_TEXT_MAX];
@@ -351,6 +357,7 @@ typedef struct mdl_candidate {
     double cache_hit;
     sim_time cache_miss_time;
     mdl_amounts cache_miss_transient;
+    unsigned cache_key;           /* MDL_KEY_* bits: what the cache's key holds */
     mdl_owned owned;              /* empirical values the loader allocated */
 } mdl_candidate;
 

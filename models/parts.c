@@ -273,8 +273,9 @@ static void part_ready(world *w, part_rt *p)
         w__startup_continue(w);
 }
 
-/* The delegate failed and there is no fallback: the part cannot be used
- * in this process; whoever waits for it fails. */
+/* The delegate failed and there is no fallback, or the prepare read an
+ * outdated cache: the part cannot be used in this process; whoever waits
+ * for it fails. */
 static void part_failed(world *w, part_rt *p)
 {
     load_over(w, p);
@@ -287,6 +288,7 @@ static void part_failed(world *w, part_rt *p)
     while (p->wait_head != NIL && still(w, epoch)) {
         uint32_t i = w__pop_waiter(w, p);
         w->out->failed++;
+        w__emit_request_note(w, "part_failed", w->store.pool[i].user);
         w__finish(w, i, 1);
     }
     /* release_first: a failed part holds no room; a load waiting for room starts */
@@ -437,6 +439,17 @@ static void fall_back(world *w, part_rt *p)
     start_phase(w, p, PH_FALLBACK);
 }
 
+/* runtime_prepare read a compiled artefact its cache's key found valid,
+ * built under another runtime or OS version: the runtime refuses it and
+ * the part cannot be used in this process (every start alike, until a
+ * rebuild or a key that names the version). */
+static void prepare_outdated(world *w, part_rt *p)
+{
+    w__give(w, part_id(w, p)->owner, p->transient);
+    w__emit_stage_end(w, part_index_of(w, p), MDL_STAGE_RUNTIME_PREPARE, "cache_stale");
+    part_failed(w, p);
+}
+
 static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -451,6 +464,10 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
     w__give(w, w->cache_owner, p->cache_tr);
     if (rebuilt)
         w__emit_stage_end(w, idx, MDL_STAGE_CACHE, NULL);
+    if (p->phase == PH_PREPARE && w->proc.cache_outdated) {
+        prepare_outdated(w, p); /* the artefact found valid was built for another version */
+        return;
+    }
     if (p->phase == PH_PREPARE && w->cand->has_cache) {
         int missed = !w->proc.cache_valid && !p->cache_done;
         p->cache_done = 1; /* the rebuilt artefact is valid for this process */
@@ -458,8 +475,8 @@ static void phase_end(sim_engine *e, void *ctx, uint64_t arg)
         int all = 1;
         for (unsigned k = 0; k < w->nparts; k++)
             all &= w->proc.parts[k].cache_done;
-        if (missed && all && w->life.cache_stale == w->cand)
-            w->life.cache_stale = NULL;
+        if (missed && all)
+            w__cache_rebuilt(w);
     }
     if (p->phase == PH_DELEGATE)
         delegate_end(w, p);

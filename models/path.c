@@ -299,6 +299,19 @@ static void leave_page(world *w, const mdl_step *s)
         w__holders_page(w, s->index, 0); /* its owners close (when the app lives) */
 }
 
+/* The phone's OS, or the model's runtime, is updated: the app stops (a
+ * reboot, a replaced runtime) and the next cold_start meets the new
+ * version, which the cache's key names or not. */
+static void update(world *w, uint32_t what)
+{
+    if (what == MDL_UPDATE_OS)
+        w->life.os_ver++;
+    else
+        w->life.rt_ver++;
+    w__emit_note(w, -1, w->last_stage, what == MDL_UPDATE_OS ? "os_update" : "runtime_update");
+    w__app_stop(w);
+}
+
 void w__step(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -324,6 +337,9 @@ void w__step(sim_engine *e, void *ctx, uint64_t arg)
     case MDL_STEP_REQUESTS:
         w->src->requests(w, i, &w->wl->requests[s->index]);
         return;
+    case MDL_STEP_UPDATE:
+        update(w, s->index);
+        break;
     }
     if (w->rc == SIM_OK)
         next_step(w, now(w));

@@ -351,6 +351,41 @@ void w__cold_start(world *w)
     proc_start(w);
 }
 
+/* The slot of the candidate in force in w_life's built_* arrays. */
+static unsigned cache_slot(const world *w) { return w->cand != w->cell->candidate; }
+
+/* The compiled cache at a start, u the draw of a hit.  A cache found
+ * invalid stays so, start after start, until a rebuild finishes (a start
+ * that dies in its rebuild leaves it invalid); an update its key names
+ * makes it invalid; one its key omits leaves it found valid but outdated. */
+static void cache_at_start(world *w, double u)
+{
+    w_proc *pr = &w->proc;
+    const mdl_candidate *c = w->cand;
+    w_life *l = &w->life;
+    pr->cache_valid = 1;
+    pr->cache_outdated = 0;
+    if (!c->has_cache)
+        return;
+    unsigned k = cache_slot(w);
+    int os = l->built_os[k] != l->os_ver, rt = l->built_rt[k] != l->rt_ver;
+    int rekeyed = (os && (c->cache_key & MDL_KEY_OS)) || (rt && (c->cache_key & MDL_KEY_RUNTIME));
+    pr->cache_valid = u < c->cache_hit && l->cache_stale != c && !rekeyed;
+    if (!pr->cache_valid)
+        l->cache_stale = c;
+    else
+        pr->cache_outdated = os || rt;
+}
+
+void w__cache_rebuilt(world *w)
+{
+    unsigned k = cache_slot(w);
+    if (w->life.cache_stale == w->cand)
+        w->life.cache_stale = NULL;
+    w->life.built_os[k] = w->life.os_ver;
+    w->life.built_rt[k] = w->life.rt_ver;
+}
+
 /* The process the model runs in starts: the app's, or its service. */
 static void proc_start(world *w)
 {
@@ -373,13 +408,7 @@ static void proc_start(world *w)
         w__at(w, now(w) + w->dev->pss_sample, PRIO_PRESSURE, sample, tag(w, 0), NULL) != SIM_OK)
         return;
     pr->q_last = now(w);
-    double u = gsl_rng_uniform(sim_stream_rng(&w->s_fail)); /* drawn even without a cache */
-    /* a cache found invalid stays so, start after start, until a rebuild
-     * finishes (a start that dies in its rebuild leaves it invalid) */
-    pr->cache_valid = !w->cand->has_cache || (u < w->cand->cache_hit &&
-                                              w->life.cache_stale != w->cand);
-    if (!pr->cache_valid && w->cand->has_cache)
-        w->life.cache_stale = w->cand;
+    cache_at_start(w, gsl_rng_uniform(sim_stream_rng(&w->s_fail))); /* drawn even without one */
     unsigned nstart = pr->startup_skip ? 0 : w->nstartup;
     pr->startup_done = nstart == 0;
     if (pr->startup_done)
@@ -407,6 +436,43 @@ static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
         w->life.relaunch_pending = 1; /* the user reopens the app when back */
     else
         w__cold_start(w);
+}
+
+/* An update step stops the app, as the phone's reboot or the runtime's
+ * replacement does: not a death, and no record.  What it held goes, its
+ * requests in flight are lost, and the path's next cold_start starts it
+ * anew (a relaunch the user had pending is forgotten). */
+void w__app_stop(world *w)
+{
+    mdl_rep *o = w->out;
+    w_main *m = &w->main;
+    if (w->life.relaunch_scheduled)
+        sim_cancel(w->e, w->life.relaunch_h);
+    w->life.relaunch_scheduled = w->life.relaunch_pending = 0;
+    if (w->svc && m->alive) { /* the main process first: the service's calls are not failed */
+        o->alive_us += now(w) - m->alive_since;
+        if (m->restart_scheduled)
+            sim_cancel(w->e, m->restart_h);
+        m->restart_scheduled = 0;
+        m->alive = 0;
+        m->sample_pss_kb = m->sample_rss_kb = 0;
+        memset(m->app, 0, sizeof m->app);
+    }
+    if (w->proc.alive) {
+        if (w->proc.gen_growing > 0)
+            w__gen_sync(w); /* the KV written so far counts toward the peak */
+        accept_mark(w);
+        w__queue_area(w);
+        if (w->svc)
+            o->svc_alive_us += now(w) - w->proc.alive_since;
+        else
+            o->alive_us += now(w) - w->proc.alive_since;
+        w__proc_gone(w);
+    }
+    mdl_ledger_clear(w->led);
+    if (w->page_held != NULL)
+        memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
+    w->epoch++;
 }
 
 /* The horizon: an orderly shutdown, so that whatever is still held

@@ -232,8 +232,10 @@ void w__advance(world *w, uint32_t i)
             return; /* the load killed the process: i is gone with it */
         return;     /* i is served when the part is ready */
     default: /* P_FAILED */
-        if (!r->orphan)
+        if (!r->orphan) {
             w->out->failed++;
+            w__emit_request_note(w, "part_failed", r->user);
+        }
         w__finish(w, i, 1);
         return;
     }

@@ -68,13 +68,17 @@ typedef enum mdl_step_kind {
     MDL_STEP_ENTER,
     MDL_STEP_LEAVE,
     MDL_STEP_REQUESTS,
-    MDL_STEP_BACKGROUND
+    MDL_STEP_BACKGROUND,
+    MDL_STEP_UPDATE
 } mdl_step_kind;
+/* What an update step replaces (mdl_step.index). */
+enum { MDL_UPDATE_OS = 0, MDL_UPDATE_RUNTIME };
 
 /* One step of the user path, `repeat` blocks already unrolled. */
 typedef struct mdl_step {
     mdl_step_kind kind;
-    uint32_t index;    /* ENTER/LEAVE: page index; REQUESTS: index in requests[] */
+    uint32_t index;    /* ENTER/LEAVE: page index; REQUESTS: index in requests[];
+                          UPDATE: MDL_UPDATE_* */
     sim_time duration; /* BACKGROUND */
     uint32_t hold;     /* ENTER: index in workload.holds, or MDL_NO_HOLD */
 } mdl_step;

@@ -7,14 +7,13 @@
  *
  *   world        what the replication is: the cell, the engine, the ledger,
  *                the streams, the sinks, the candidate in force
- *   w_proc       what lives for one app process: its parts, its requests
- *                in flight and their queue, its flags.  proc_reset() puts it
- *                back to "no process" in one call when the process dies.
+ *   w_proc       what lives for one app process: its parts, its requests in flight
+ *                and their queue, its flags (proc_reset() empties it at a death)
  *   w_store      what outlives every process: the arrays the process's
  *                requests and queue are kept in, each part's definition
  *                and ledger owners
- *   w_life       what survives deaths: the recovery state, the start-up
- *                death count, the scheduled relaunch
+ *   w_life       what survives deaths: the recovery state, the start-up death
+ *                count, the scheduled relaunch, the cache's and phone's versions
  *   w_limits     what the policy, the recovery and the warnings allow now
  *   w_devstate   the device around the app: the other apps' cached memory
  *   w_path       the user's path and its arrivals
@@ -72,8 +71,8 @@
 extern "C" {
 #endif
 
-/* Stream purposes: fixed numbers, never derived from the cell (common
- * random numbers across the policies of a grid, docs/design/rng.md). */
+/* Stream purposes: fixed numbers, never derived from the cell (common random
+ * numbers across the policies of a grid, docs/design/rng.md). */
 enum {
     PURPOSE_DEVICE = 1,   /* cached apps at start */
     PURPOSE_ARRIVALS = 2, /* request gaps */
@@ -87,9 +86,8 @@ enum {
     PURPOSE_OWNERS = 10   /* the owners' background tasks: the gaps between runs */
 };
 
-/* At equal times: releases first, then kill timers, then arrivals, then
- * path steps (so the last arrival of a step happens inside it), then
- * device pressure. */
+/* At equal times: releases, kill timers, arrivals, path steps (so the last
+ * arrival of a step happens inside it), device pressure. */
 enum { PRIO_RELEASE = 0, PRIO_TIMER = 1, PRIO_ARRIVAL = 2, PRIO_PATH = 3, PRIO_PRESSURE = 4 };
 
 /* A part's state in the process. */
@@ -97,7 +95,8 @@ enum {
     P_UNLOADED = 0, /* holds nothing */
     P_LOADING,      /* a phase runs (or, release_first, waits for room: deferred) */
     P_READY,        /* loaded and prepared: executions may run on it */
-    P_FAILED        /* its delegate failed with no fallback: unusable in this process */
+    P_FAILED        /* its delegate failed with no fallback, or its cache was outdated:
+                       unusable in this process */
 };
 /* The phase a loading part is in. */
 enum {
@@ -118,13 +117,11 @@ enum {
  * (ProcessList.java: FOREGROUND_APP_ADJ 0, PREVIOUS_APP_ADJ 700). */
 #define APP_ADJ_FOREGROUND 0
 #define APP_ADJ_BACKGROUND 700
-/* ... and once in the background past previous_ttl (CACHED_APP_MIN_ADJ) */
-#define APP_ADJ_CACHED 900
-/* ... and in the background while a task owner's job runs: the job's
- * binding (BIND_NOT_PERCEPTIBLE) gives PERCEPTIBLE_LOW_APP_ADJ (owners.c) */
+#define APP_ADJ_CACHED 900 /* ... once in the background past previous_ttl (CACHED_APP_MIN_ADJ) */
+/* ... in the background while a task owner's job runs: its binding
+ * (BIND_NOT_PERCEPTIBLE) gives PERCEPTIBLE_LOW_APP_ADJ (owners.c) */
 #define APP_ADJ_JOB 250
-/* ... and its service process (service.c) bound from the foreground: at
- * most VISIBLE_APP_ADJ (OomAdjuster.computeServiceHostOomAdjLSP) */
+/* ... its service bound from the front: VISIBLE_APP_ADJ (computeServiceHostOomAdjLSP) */
 #define APP_ADJ_VISIBLE 100
 #define APP_ADJ_PERCEPTIBLE 200
 
@@ -162,8 +159,7 @@ typedef struct part_rt {
     uint8_t on_demand;                /* this load is a switch (counted in switching) */
     uint8_t on_delegate;              /* ready on the delegate (not the fallback) */
     uint8_t hot;                      /* its file counts in proc.hot */
-    uint8_t deferred;                 /* release_first: LOADING, waiting for room (1: start-up,
-                                         2: on demand) */
+    uint8_t deferred;                 /* release_first: waits for room (1 start-up, 2 on demand) */
     uint8_t unwanted;                 /* owners: its last owner closed while it loaded */
     uint32_t serial;                  /* bumped at every phase start (ANR timers) */
     int64_t transient[MDL_CAT_COUNT]; /* held by the running phase */
@@ -253,6 +249,7 @@ typedef struct w_proc {
     int startup_skip;     /* safe mode or stop_prewarm: no start-up model work */
     int degraded;         /* degrade_cpu: no delegate, the CPU path */
     int cache_valid;      /* the compiled cache was found valid at this start */
+    int cache_outdated;   /* ... though built under a version its key omits: prepare fails */
     sim_time alive_since, accept_since; /* accept_since: alive and accepting since */
     uint32_t switching;   /* on-demand loads in progress */
     int warned;           /* below warning_at as last heard (edge-triggered) */
@@ -317,6 +314,9 @@ typedef struct w_life {
     int relaunch_scheduled;
     sim_handle relaunch_h;
     const mdl_candidate *cache_stale; /* its compiled cache, found invalid, not rebuilt yet */
+    /* update steps so far; the versions the cache on disk was built under
+     * ([0] the cell's candidate, [1] its last known good) */
+    uint32_t os_ver, rt_ver, built_os[2], built_rt[2];
 } w_life;
 
 /* The limits in force, derived by apply_limits() at every start and
@@ -811,11 +811,11 @@ void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
                    int64_t refault, int adj, sim_time took);
 void w__cold_start(world *w);
 void w__teardown(world *w);
-/* The process the model runs in dies and is "no process" again (its
- * record written by the caller): process.c */
+void w__app_stop(world *w);      /* an update step: the app stops, not a death */
+void w__cache_rebuilt(world *w); /* the cache on disk: valid for the phone's versions */
+/* process.c: the model's process dies, "no process" again (the caller writes its record) */
 void w__proc_gone(world *w);
-/* After the app's death: the user reopens it after a delay */
-void w__relaunch_at(world *w);
+void w__relaunch_at(world *w); /* after the app's death: the user reopens it after a delay */
 
 /* service.c: the model in a service process of its own (svc) */
 /* the app's main process starts: its baseline (W_GONE: it died of it) */

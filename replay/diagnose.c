@@ -455,6 +455,13 @@ static unsigned signs_after(unsigned s, const trc_event *e)
     return s;
 }
 
+/* An update step's note: the app stopped there, without a death. */
+static int stopped(const trc_event *e)
+{
+    return e->kind == TRC_SAMPLE && (e->has & TRC_F_ERROR) &&
+           (strcmp(e->error, "os_update") == 0 || strcmp(e->error, "runtime_update") == 0);
+}
+
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
 {
     if (!(e->has & TRC_F_KIND) || e->kind != TRC_EXIT_EVENT)
@@ -465,8 +472,8 @@ void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
         l->ran_request = 1;
     else if (e->kind == TRC_END)
         l->last_end_us = e->time_us;
-    else if (e->kind == TRC_EXIT_EVENT) {
-        rpl_life_init(l);
+    else if (e->kind == TRC_EXIT_EVENT || stopped(e)) {
+        rpl_life_init(l); /* a death, or an update's stop: the next life starts anew */
         l->from = index + 1;
     }
 }

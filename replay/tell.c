@@ -562,7 +562,11 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"service_restart", "the system restarts the model's service process and the app is "
                             "bound to it again: the model loads from the start"},
         {"service_unbound", "the app's main process is killed: its binding to the model's "
-                            "service goes with it, and the service with its model"}};
+                            "service goes with it, and the service with its model"},
+        {"os_update", "the phone's OS is updated: the app stops (a reboot, not a death: no "
+                      "exit record), and whatever it held goes"},
+        {"runtime_update", "the model's runtime is updated: the app stops (not a death: no "
+                           "exit record), and whatever it held goes"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
     if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e))
         return;
@@ -589,6 +593,9 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "dropped_stale") == 0) {
         say(t, e, "request %lld is dropped: the queue is full and gives up its stalest "
             "request, its payload freed, for the one arriving", (long long)r);
+    } else if (strcmp(e->error, "part_failed") == 0) {
+        say(t, e, "request %lld fails: a part it needs could not be made ready in this process",
+            (long long)r);
     } else if (strcmp(e->error, "background_gpu_denied") == 0) {
         say(t, e, "request %lld fails: iOS runs no GPU work for an app in the background",
             (long long)r);
@@ -650,6 +657,10 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
         say(t, e, "%s: the delegate fails to prepare: the fallback takes over", part);
     else if (err && strcmp(e->error, "delegate_unavailable") == 0)
         say(t, e, "%s: this phone has no such delegate: the fallback takes over", part);
+    else if (err && strcmp(e->error, "cache_stale") == 0)
+        say(t, e, "%s: runtime_prepare fails: the compiled cache its key found valid was built "
+            "for the runtime or OS version before the update; the part cannot be used in this "
+            "process, its memory is released", part);
     else if (err && strcmp(e->error, "background_gpu_denied") == 0)
         say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
             "background; the fallback takes over", part);

@@ -256,9 +256,46 @@ static int load_parts(mdl_candidate *c, const scn__node *root, sim_error *err)
     return SIM_OK;
 }
 
+/* One entry of `cache.key`. */
+static int key_part(void *ctx, const scn__node *v, sim_error *err)
+{
+    static const char *const names[] = {"digest", "runtime", "os"};
+    unsigned *key = ctx;
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    for (unsigned k = 0; k < 3; k++)
+        if (strlen(names[k]) == len && memcmp(names[k], t, len) == 0) {
+            if (*key & (1u << k))
+                return scn__fail(v, err, SIM_EINPUT, "%s is listed twice", names[k]);
+            *key |= 1u << k;
+            return SIM_OK;
+        }
+    return scn__fail(v, err, SIM_EINPUT, "expected digest, runtime or os, got \"%.*s\"",
+                     (int)(len > 40 ? 40 : len), t);
+}
+
+/* `cache.key`: the list of what the key holds; every one by default. */
+static int load_key(mdl_candidate *c, const scn__node *cache, sim_error *err)
+{
+    scn__node v;
+    scn__get(cache, "key", &v);
+    c->cache_key = MDL_KEY_ALL;
+    if (v.n == NULL)
+        return SIM_OK;
+    c->cache_key = 0;
+    int rc = scn__each(&v, "key entry", key_part, &c->cache_key, err);
+    if (rc == SIM_OK && !(c->cache_key & MDL_KEY_DIGEST))
+        return scn__fail(&v, err, SIM_EINPUT, "the key must hold the model's digest: "
+                         "another model's artefact would be found valid");
+    return rc;
+}
+
 static int load_cache(mdl_candidate *c, const scn__node *root, sim_error *err)
 {
-    static const char *const keys[] = {"size", "hit", "miss_time", "miss_transient"};
+    static const char *const keys[] = {"size", "hit", "miss_time", "miss_transient", "key"};
     scn__node v, x;
     scn__get(root, "cache", &v);
     c->has_cache = v.n != NULL;
@@ -266,7 +303,9 @@ static int load_cache(mdl_candidate *c, const scn__node *root, sim_error *err)
         return SIM_OK;
     int rc = scn__expect_mapping(&v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&v, keys, 4, err);
+        rc = scn__check_keys(&v, keys, 5, err);
+    if (rc == SIM_OK)
+        rc = load_key(c, &v, err);
     if (rc == SIM_OK)
         rc = scn__require(&v, "size", &x, err);
     if (rc == SIM_OK)

@@ -236,10 +236,28 @@ static int load_cold_start(const scn__node *v, steps_buf *b, sim_error *err)
         return rc;
     if (len != 10 || memcmp(t, "cold_start", 10) != 0)
         return scn__fail(v, err, SIM_EINPUT, "expected cold_start or a one-key mapping "
-                         "(enter, leave, requests, background, repeat), got \"%.*s\"",
+                         "(enter, leave, requests, background, update, repeat), got \"%.*s\"",
                          (int)(len > 40 ? 40 : len), t);
     st.kind = MDL_STEP_COLD_START;
     return push_step(b, v, st, err);
+}
+
+/* `update: os` or `update: runtime`. */
+static int load_update(const scn__node *v, mdl_step *st, sim_error *err)
+{
+    const char *t;
+    size_t len;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (len == 2 && memcmp(t, "os", 2) == 0)
+        st->index = MDL_UPDATE_OS;
+    else if (len == 7 && memcmp(t, "runtime", 7) == 0)
+        st->index = MDL_UPDATE_RUNTIME;
+    else
+        return scn__fail(v, err, SIM_EINPUT, "expected os or runtime, got \"%.*s\"",
+                         (int)(len > 40 ? 40 : len), t);
+    return SIM_OK;
 }
 
 /* `repeat: {times, steps}`: the steps, unrolled times times. */
@@ -279,7 +297,7 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
                      sim_error *err)
 {
     static const char *const kinds[] = {"cold_start", "enter", "leave", "requests",
-                                        "background", "repeat"};
+                                        "background", "update", "repeat"};
     mdl_step st;
     memset(&st, 0, sizeof st);
     int rc;
@@ -287,11 +305,11 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
         return load_cold_start(v, b, err);
     if ((rc = scn__expect_mapping(v, err)) != SIM_OK)
         return rc;
-    if ((rc = scn__check_keys(v, kinds + 1, 5, err)) != SIM_OK)
+    if ((rc = scn__check_keys(v, kinds + 1, 6, err)) != SIM_OK)
         return rc;
     if (fy_node_mapping_item_count(v->n) != 1)
         return scn__fail(v, err, SIM_EINPUT, "a step is one key: enter, leave, requests, "
-                         "background or repeat");
+                         "background, update or repeat");
     scn__node x;
     st.hold = MDL_NO_HOLD;
     scn__get(v, "enter", &x);
@@ -310,6 +328,12 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
     if (x.n != NULL) {
         st.kind = MDL_STEP_BACKGROUND;
         rc = scn__duration(&x, &st.duration, err);
+        return rc != SIM_OK ? rc : push_step(b, &x, st, err);
+    }
+    scn__get(v, "update", &x);
+    if (x.n != NULL) {
+        st.kind = MDL_STEP_UPDATE;
+        rc = load_update(&x, &st, err);
         return rc != SIM_OK ? rc : push_step(b, &x, st, err);
     }
     scn__get(v, "requests", &x);

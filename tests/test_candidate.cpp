@@ -198,6 +198,26 @@ TEST_CASE("candidate: errors name the place and the key", "[scenario][candidate]
                 "parts.recognizer.load: decompress needs a transient") != std::string::npos);
 }
 
+TEST_CASE("candidate: the cache's key, and its errors", "[scenario][candidate][errors]")
+{
+    mdl_candidate c;
+    sim_error err;
+    REQUIRE(scn_candidate_parse(kOcr.data(), kOcr.size(), "ocr.yaml", &c, &err) == SIM_OK);
+    CHECK(c.cache_key == MDL_KEY_ALL); // the default: digest, runtime and OS version
+    scn_candidate_release(&c);
+    std::string k = edit("  miss_time: 2s", "  miss_time: 2s\n  key: [digest, os]");
+    REQUIRE(scn_candidate_parse(k.data(), k.size(), "ocr.yaml", &c, &err) == SIM_OK);
+    CHECK(c.cache_key == (MDL_KEY_DIGEST | MDL_KEY_OS));
+    scn_candidate_release(&c);
+    CHECK(error_of(edit("  miss_time: 2s", "  miss_time: 2s\n  key: [runtime, os]")) ==
+          "ocr.yaml:42:3: cache.key: the key must hold the model's digest: another model's "
+          "artefact would be found valid");
+    CHECK(error_of(edit("  miss_time: 2s", "  miss_time: 2s\n  key: [digest, build_time]")) ==
+          "ocr.yaml:42:17: cache.key[1]: expected digest, runtime or os, got \"build_time\"");
+    CHECK(error_of(edit("  miss_time: 2s", "  miss_time: 2s\n  key: [digest, os, os]")) ==
+          "ocr.yaml:42:21: cache.key[2]: os is listed twice");
+}
+
 TEST_CASE("candidate: every shipped candidate profile loads", "[scenario][candidate][catalog]")
 {
     std::set<std::string> ids;

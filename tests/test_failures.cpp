@@ -296,6 +296,57 @@ TEST_CASE("delegate: fallback_overlap true and false differ by exactly the deleg
     CHECK(l.leaks == 1);
 }
 
+TEST_CASE("updates: a key that omits the updated version fails the prepare, one that names "
+          "it rebuilds once",
+          "[failures][cache]")
+{
+    // One part: load 100 ms, prepare 50 ms (30 MiB), a cache always hit
+    // before the update, its rebuild 1 s and 10 MiB.  Requests every 1 s
+    // from 1 s to 5 s, the runtime updated at 5 s (the request of 5 s is
+    // in flight: lost), then a start at 5 s and requests at 6 s to 10 s.
+    auto cand = [](const char *key) {
+        return std::string(R"(candidates:
+  - id: c
+    digest: 0a
+    runtime: test-1
+    parts:
+      m:
+        file: 1MiB
+        load: {mode: mmap, time: 100ms}
+        prepare: {time: 50ms, resident: {native: 30MiB}}
+        inference: {time: 100ms}
+    cache: {size: 1MiB, hit: 1, miss_time: 1s, miss_transient: {native: 10MiB}, key: )") +
+               key + "}\n";
+    };
+    const std::string wl = "workload: {path: [cold_start, {requests: {every: 1s, count: 5}}, "
+                           "{update: runtime}, cold_start, {requests: {every: 1s, count: 5}}]}\n";
+    // the key without the runtime: the old artefact found valid fails the
+    // prepare at 5.15 s; the five requests after fail; no death, no leak
+    Plan os_only(plan("upd-os", wl, cand("[digest, os]")));
+    mdl_rep a = os_only.run(0, 0, nullptr, false);
+    CHECK(a.deaths_total == 0);
+    CHECK(a.completed == 4);
+    CHECK(a.lost == 1);
+    CHECK(a.failed == 5);
+    CHECK(a.leaks == 0);
+    CHECK(a.peak == 30 * MiB);
+    // the key with it: rebuilt once (30 + 10 MiB), every later request served
+    Plan keyed(plan("upd-rt", wl, cand("[digest, runtime]")));
+    mdl_rep b = keyed.run(0, 0, nullptr, false);
+    CHECK(b.deaths_total == 0);
+    CHECK(b.completed == 9);
+    CHECK(b.lost == 1);
+    CHECK(b.failed == 0);
+    CHECK(b.peak == 40 * MiB);
+    CHECK(b.peak_stage == MDL_STAGE_CACHE);
+    // [digest, runtime] omits the OS: an OS update fails it as the
+    // runtime's update failed [digest, os]
+    const std::string os_wl = "workload: {path: [cold_start, {requests: {every: 1s, count: 5}}, "
+                              "{update: os}, cold_start, {requests: {every: 1s, count: 5}}]}\n";
+    Plan rt_only(plan("upd-os2", os_wl, cand("[digest, runtime]")));
+    CHECK(rt_only.run(0, 0, nullptr, false).failed == 5);
+}
+
 TEST_CASE("sessions: copy_runtime copies the part's prepare resident into each session",
           "[failures][sessions]")
 {

@@ -230,6 +230,12 @@ TEST_CASE("requests before cold_start, recovery errors and what is not modelled 
 {
     std::string m = error_of(replace(base, "    - cold_start\n", ""));
     CHECK(m.find("requests before the first cold_start") != std::string::npos);
+    m = error_of(replace(base, "    - background: 30s", "    - update: firmware"));
+    CHECK(m == "plan.yaml:12:15: workload.path[3].update: expected os or runtime, got "
+               "\"firmware\"");
+    m = error_of(replace(base, "    - background: 30s", "    - {update: os, background: 30s}"));
+    CHECK(m.find("a step is one key: enter, leave, requests, background, update or repeat") !=
+          std::string::npos);
     m = error_of(replace(base, "  queue: 8", "  recovery: rebuild"));
     CHECK(m == "plan.yaml:16:13: policies.recovery: expected naive, safe_mode or fallback_lkg, "
                "got \"rebuild\"");

@@ -497,6 +497,47 @@ TEST_CASE("teaching: no-exit-record leaves a death no record names, which stays 
     CHECK(has(v.err, "exit_info is Android's ApplicationExitInfo"));
 }
 
+TEST_CASE("teaching: stale-cache-after-update fails every load after the update until the "
+          "key names the OS",
+          "[teaching][about:stale-cache-after-update]")
+{
+    Results r("stale-cache-after-update");
+    const double reps = 20;
+    // digest-only: 24 requests served before the update, the 36 after it all fail; no death
+    CHECK(r.at(0, "deaths.any_rate") == 0.0);
+    CHECK(r.at(0, "requests.arrived") == 60 * reps);
+    CHECK(r.at(0, "requests.completed") == 24 * reps);
+    CHECK(r.at(0, "requests.failed") == 36 * reps);
+    CHECK(deaths("stale-cache-after-update").empty());
+    std::string e = explain("stale-cache-after-update");
+    CHECK(has(e, "180.000 s     200 MiB  the phone's OS is updated: the app stops"));
+    CHECK(has(e, "180.600 s     200 MiB  model: runtime_prepare fails: the compiled cache its "
+                 "key found valid was built for the runtime or OS version before the update"));
+    CHECK(has(e, "request 24 fails: a part it needs could not be made ready"));
+    CHECK_FALSE(has(e, "rebuilding"));
+    // the trace: the prepare's end names cache_stale, after the update's note
+    TempDir dir;
+    std::string trace = dir.file("t.jsonl");
+    REQUIRE(oomsim({"gen", "stale-cache-after-update", "-o", trace}).status == 0);
+    std::string t = read_file(trace);
+    size_t upd = t.find("\"os_update\""), stale = t.find("\"cache_stale\"");
+    REQUIRE(upd != std::string::npos);
+    REQUIRE(stale != std::string::npos);
+    CHECK(stale > upd);
+    CHECK_FALSE(has(t, "\"exit\""));
+    // versioned-key: rebuilt once after the update (8 s, 300 MiB more), every request served
+    CHECK(r.at(1, "deaths.any_rate") == 0.0);
+    CHECK(r.completed_share(1) == 1.0);
+    CHECK(r.at(1, "peak.app_bytes.max") == 500.0 * 1048576);
+    CHECK(r.at(1, "peak.stage_at_peak.cache") == 1.0);
+    std::string f = explain("stale-cache-after-update", 1);
+    CHECK(has(f, "180.300 s     200 MiB  model: the compiled cache is not valid: rebuilding, "
+                 "300.0 MiB more"));
+    CHECK(has(f, "188.600 s     200 MiB  model: runtime_prepare ends"));
+    size_t first = f.find("rebuilding");
+    CHECK(f.find("rebuilding", first + 1) == std::string::npos);
+}
+
 TEST_CASE("teaching: every teaching scenario has a test of its about", "[teaching]")
 {
     std::string all;
@@ -516,5 +557,5 @@ TEST_CASE("teaching: every teaching scenario has a test of its about", "[teachin
         CHECK(has(all, "[about:" + name + "]"));
         n++;
     }
-    CHECK(n >= 16);
+    CHECK(n >= 17);
 }
