@@ -25,6 +25,7 @@ int cli_plan_of(const scn_scenario *s, res_plan *p, const char ***labels, sim_er
     p->horizon = s->horizon;
     p->cells = s->cells;
     p->ncells = s->ncells;
+    p->paths = s->npaths;
     p->digest = s->digest;
     p->field = s->field;
     p->nfield = s->nfield;

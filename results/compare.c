@@ -152,12 +152,15 @@ res_interval res__latency_boot(const boot_hist *boot_cell, unsigned cell_lo, uns
     return ci;
 }
 
-/* The baseline of cell ci: the first cell with its device and candidate. */
+/* The baseline of cell ci: the first cell with its device, candidate and
+ * path (a scenario's named paths are conditions to compare policies
+ * under, not policies to compare). */
 unsigned res__baseline_of(const res_plan *plan, unsigned ci)
 {
     const mdl_cell *c = &plan->cells[ci];
     for (unsigned j = 0; j < ci; j++)
-        if (plan->cells[j].device == c->device && plan->cells[j].candidate == c->candidate)
+        if (plan->cells[j].device == c->device && plan->cells[j].candidate == c->candidate &&
+            plan->cells[j].workload == c->workload)
             return j;
     return ci;
 }

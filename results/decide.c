@@ -42,6 +42,33 @@ static int better(const res_cell *a, const res_cell *b)
     return latency_key(a) < latency_key(b);
 }
 
+/* Policy j of decision d: whether it meets on every path, its worst cell
+ * (the highest peak p95, then latency) and where it misses the most. */
+typedef struct policy_fate {
+    int meets;
+    unsigned worst, missing; /* cells */
+    double shortfall;
+} policy_fate;
+
+static policy_fate fate_of(const res_plan *plan, const res_result *r, const res_decision *d,
+                           unsigned j)
+{
+    policy_fate f = {1, d->first + j, d->first + j, 0};
+    for (unsigned q = 0; q < d->paths; q++) {
+        unsigned i = d->first + q * d->policies + j;
+        res_verdict v;
+        res_cell_verdict(&plan->target, &r->cells[i], &v);
+        if (better(&r->cells[f.worst], &r->cells[i]))
+            f.worst = i;
+        if (!v.meets && (f.meets || v.shortfall > f.shortfall)) {
+            f.missing = i;
+            f.shortfall = v.shortfall;
+        }
+        f.meets &= v.meets;
+    }
+    return f;
+}
+
 unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *out)
 {
     unsigned n = 0;
@@ -52,21 +79,30 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
         d->meeting = 0;
         d->recommended = -1;
         d->closest = -1;
-        double closest = DBL_MAX;
+        d->policies = 0;
         for (; i < r->ncells && plan->cells[i].device == plan->cells[d->first].device &&
                plan->cells[i].candidate == plan->cells[d->first].candidate;
-             i++, d->count++) {
-            const res_cell *c = &r->cells[i];
-            res_verdict v;
-            res_cell_verdict(&plan->target, c, &v);
-            if (v.meets) {
+             i++, d->count++)
+            if (d->policies == 0 && plan->cells[i].workload != plan->cells[d->first].workload)
+                d->policies = d->count; /* the second path starts here */
+        if (d->policies == 0)
+            d->policies = d->count;
+        d->paths = d->count / d->policies;
+        double closest = DBL_MAX;
+        int best = -1; /* the recommended policy's worst cell */
+        for (unsigned j = 0; j < d->policies; j++) {
+            policy_fate f = fate_of(plan, r, d, j);
+            if (f.meets) {
                 d->meeting++;
-                if (d->recommended < 0 || better(c, &r->cells[d->recommended]))
-                    d->recommended = (int)i;
-            } else if (d->closest < 0 || v.shortfall < closest ||
-                       (v.shortfall == closest && better(c, &r->cells[d->closest]))) {
-                d->closest = (int)i;
-                closest = v.shortfall;
+                if (best < 0 || better(&r->cells[f.worst], &r->cells[best])) {
+                    best = (int)f.worst;
+                    d->recommended = (int)(d->first + j);
+                }
+            } else if (d->closest < 0 || f.shortfall < closest ||
+                       (f.shortfall == closest &&
+                        better(&r->cells[f.missing], &r->cells[d->closest]))) {
+                d->closest = (int)f.missing;
+                closest = f.shortfall;
             }
         }
     }

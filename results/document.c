@@ -435,6 +435,10 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
                                                      : json_null());
         set(o, "closest", d[k].closest >= 0 && d[k].recommended < 0
                               ? json_integer(d[k].closest) : json_null());
+        if (plan->paths > 0) /* the gate: every path meets it, for some policy */
+            set(o, "paths", json_pack("{sIsIsb}", "count", (json_int_t)d[k].paths,
+                                      "policies_meeting", (json_int_t)d[k].meeting, "reenable",
+                                      d[k].recommended >= 0));
         append(list, o);
     }
     free(d);

@@ -82,6 +82,9 @@ typedef struct res_plan {
     const mdl_cell *cells;
     const char *const *policy_json; /* per cell: its axis values, a JSON object */
     unsigned ncells;
+    /* The scenario's named paths (`workload.paths`; 0: one path): the
+     * cells' first axis, and a target is then met only on every path. */
+    unsigned paths;
     uint64_t first_replication;     /* replications run are first .. first + n - 1 (replay) */
     /* When not NULL and set (a signal handler's flag), no replication
      * starts any more and res_run fails with SIM_EINTR. */
@@ -330,9 +333,15 @@ void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v);
 typedef struct res_decision {
     unsigned first, count, meeting;
     int recommended, closest;
+    /* a scenario's named paths: its cells are paths x policies (path
+     * first), and a policy meets the target only on every path: meeting
+     * counts such policies, recommended is the best one's cell on the first
+     * path, closest the cell where the nearest policy misses */
+    unsigned paths, policies;
 } res_decision;
 /* One decision per run of cells sharing a device and candidate, into
- * out[] (room for r->ncells); returns how many. */
+ * out[] (room for r->ncells); returns how many.  Without named paths
+ * (paths 1) every cell is a policy. */
 unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *out);
 /* "deaths under 0.1% (the upper end of the 95% interval), latency p95 at
  * most 2000 ms", and a cell's verdict: "meets" or "misses: deaths up to

@@ -59,6 +59,23 @@ void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t 
                  v.latency_ok ? "" : "latency p95 ", v.latency_ok ? "" : l);
 }
 
+/* The recommended policy of a decision over named paths: its label
+ * without its path (it meets the target on all of them), and its cell of
+ * the highest peak p95. */
+static const res_cell *gated(const res_result *r, const res_decision *d, char *label)
+{
+    const char *rest = strchr(label, ' ');
+    rest = rest != NULL ? rest + 1 : "-";
+    memmove(label, rest, strlen(rest) + 1);
+    const res_cell *w = &r->cells[d->recommended];
+    for (unsigned q = 1; q < d->paths; q++) {
+        const res_cell *x = &r->cells[(unsigned)d->recommended + q * d->policies];
+        if (x->peak.p95 > w->peak.p95)
+            w = x;
+    }
+    return w;
+}
+
 int res__decision_table(const res_plan *plan, const res_result *r, res__table *t)
 {
     static const char *const head[] = {"device", "candidate", "meet the target", "recommended",
@@ -82,17 +99,28 @@ int res__decision_table(const res_plan *plan, const res_result *r, res__table *t
         const mdl_cell *cell = &plan->cells[d[k].first];
         snprintf(row[0], RES_TEXT_MAX, "%s", cell->device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", cell->candidate->id);
-        snprintf(row[2], RES_TEXT_MAX, "%u of %u", d[k].meeting, d[k].count);
+        if (plan->paths > 0)
+            snprintf(row[2], RES_TEXT_MAX, "%u of %u on all %u paths", d[k].meeting,
+                     d[k].policies, d[k].paths);
+        else
+            snprintf(row[2], RES_TEXT_MAX, "%u of %u", d[k].meeting, d[k].count);
         int pick = d[k].recommended >= 0 ? d[k].recommended : d[k].closest;
         const res_cell *c = &r->cells[pick];
         char label[RES_TEXT_MAX], peak[32], lat[32], verdict[RES_TEXT_MAX];
         rc = res_policy_label(plan->policy_json[pick], label, sizeof label);
+        if (plan->paths > 0 && d[k].recommended >= 0)
+            c = gated(r, &d[k], label);
         snprintf(peak, sizeof peak, "%.1f MiB", c->peak.p95 / RES_MIB);
         if (c->completed)
             millis(lat, sizeof lat, c->latency_us.p95);
         else
             snprintf(lat, sizeof lat, "-");
-        if (d[k].recommended >= 0) {
+        if (d[k].recommended >= 0 && plan->paths > 0) {
+            snprintf(row[3], RES_TEXT_MAX, "%s", label);
+            snprintf(row[4], RES_TEXT_MAX, "meets it on every path: re-enable; %s: peak p95 %s "
+                     "on its heaviest path (latency p95 %s there)", d[k].meeting > 1 ?
+                     "the lowest peak of those that do" : "the only one that does", peak, lat);
+        } else if (d[k].recommended >= 0) {
             snprintf(row[3], RES_TEXT_MAX, "%s", label);
             snprintf(row[4], RES_TEXT_MAX, "%s: peak p95 %s, latency p95 %s",
                      d[k].meeting > 1 ? "the lowest peak of those that meet it" : "the only one "
@@ -191,8 +219,9 @@ int res__plan_has_processes(const res_plan *plan)
 const char res__decision_intro[] =
     "each device and candidate against the target:";
 const char res__comparison_intro[] =
-    "each policy against its baseline (the first policy of its device and candidate), paired "
-    "over the same replications: difference [95% CI]";
+    "each policy against its baseline (the first policy of its device and candidate, on the "
+    "same path when the plan names paths), paired over the same replications: difference "
+    "[95% CI]";
 const char res__comparison_note[] =
     "peak p95: paired bootstrap; deaths, available: percentage points; latency p95: the "
     "difference of the two cells' own p95s (up to the rounding of the printed figures), with "

@@ -590,6 +590,16 @@ static int grid_policy(scn_scenario *s, const mdl_policy *base, const axis *axes
     sim_text b = SIM_TEXT_INIT;
     sim_text_str(&b, "{");
     uint64_t rest = c;
+    if (s->npaths > 0) { /* the path axis first, varying slowest */
+        uint64_t per = 1;
+        for (unsigned k = 0; k < naxes; k++)
+            per *= axes[k].n;
+        s->path_of[c] = (unsigned)(c / per);
+        sim_text_str(&b, "\"path\": ");
+        sb_json_string(&b, s->path_names[c / per], strlen(s->path_names[c / per]));
+        if (naxes > 0)
+            sim_text_str(&b, ", ");
+    }
     unsigned pick[NPOLICY_KEYS];
     for (unsigned k = naxes; k-- > 0;) {
         pick[k] = (unsigned)(rest % axes[k].n);
@@ -618,21 +628,25 @@ static int grid_policy(scn_scenario *s, const mdl_policy *base, const axis *axes
 static int build_grid(scn_scenario *s, const scn__node *pol, const mdl_policy *base,
                       const axis *axes, unsigned naxes, sim_error *err)
 {
-    uint64_t combos = 1;
+    uint64_t combos = s->npaths > 0 ? s->npaths : 1;
     for (unsigned k = 0; k < naxes; k++) {
         combos *= axes[k].n;
         if (combos * s->ndevices * s->ncandidates > SCN_CELLS_MAX)
             return scn__fail(pol, err, SIM_ELIMIT, "the grid holds more than %u cells",
                              SCN_CELLS_MAX);
     }
+    unsigned first = s->npaths > 0; /* the path axis */
     s->policies = calloc(combos, sizeof *s->policies);
     s->policy_json = calloc(combos, sizeof *s->policy_json);
-    s->axes = calloc(naxes > 0 ? naxes : 1, sizeof *s->axes);
-    if (s->policies == NULL || s->policy_json == NULL || s->axes == NULL)
+    s->axes = calloc(naxes + first, sizeof *s->axes);
+    s->path_of = calloc(combos, sizeof *s->path_of);
+    if (s->policies == NULL || s->policy_json == NULL || s->axes == NULL || s->path_of == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    if (first)
+        snprintf(s->axes[0], MDL_NAME_MAX, "path");
     for (unsigned k = 0; k < naxes; k++)
-        snprintf(s->axes[k], MDL_NAME_MAX, "%s", axes[k].key->name);
-    s->naxes = naxes;
+        snprintf(s->axes[first + k], MDL_NAME_MAX, "%s", axes[k].key->name);
+    s->naxes = naxes + first;
     int rc = SIM_OK;
     for (uint64_t c = 0; c < combos && rc == SIM_OK; c++)
         rc = grid_policy(s, base, axes, naxes, c, err);

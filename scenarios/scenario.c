@@ -256,10 +256,12 @@ static int load_about(scn_scenario *s, const scn__node *root, sim_error *err)
     return SIM_OK;
 }
 
-/* The grid: every device x candidate x policy, each cell checked. */
+/* The grid: every device x candidate x policy (the path axis first among
+ * the policy's), each cell checked. */
 static int make_cells(scn_scenario *s, const scn__node *root, sim_error *err)
 {
     int rc;
+    scn__paths_finish(s);
     s->ncells = s->ndevices * s->ncandidates * s->npolicies;
     if ((s->cells = calloc(s->ncells, sizeof *s->cells)) == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
@@ -270,7 +272,7 @@ static int make_cells(scn_scenario *s, const scn__node *root, sim_error *err)
                 mdl_cell *cell = &s->cells[c];
                 cell->device = &s->devices[d];
                 cell->candidate = &s->candidates[k];
-                cell->workload = &s->workload;
+                cell->workload = s->npaths > 0 ? &s->paths[s->path_of[p]] : &s->workload;
                 cell->policy = s->policies[p];
                 cell->horizon = s->horizon;
                 cell->seed = s->seed;
@@ -439,6 +441,11 @@ void scn_scenario_release(scn_scenario *s)
     free(s->devices);
     free(s->candidates);
     free(s->workload.steps);
+    for (unsigned k = 0; s->paths != NULL && k < s->npaths; k++)
+        free(s->paths[k].steps);
+    free(s->paths);
+    free(s->path_names);
+    free(s->path_of);
     free(s->workload.requests);
     free(s->workload.pages);
     free(s->workload.holds);

@@ -40,6 +40,9 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err);
 
 /* workload.c: `workload` (required) */
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err);
+/* Each named path's workload made whole: the shared arrays and keys, once
+ * every part of the workload is loaded. */
+void scn__paths_finish(scn_scenario *s);
 /* owners.c: the `owners` map (before the workload), a requests step's
  * `owner` by name, and the owners' pages (after the workload). */
 /* A map of named entries under root's `key` (`owners`, `processes`): *m

@@ -70,6 +70,7 @@ void scn_candidate_release(mdl_candidate *cand);
 #define SCN_REPLICATIONS_MAX 10000000u
 #define SCN_CELLS_MAX 10000u
 #define SCN_PROFILES_MAX 64u
+#define SCN_PATHS_MAX 64u
 
 /* A loaded scenario (docs/scenarios.md "Top level"), with its grid built:
  * cells[] is devices x candidates x policies, device outermost, then the
@@ -87,7 +88,14 @@ typedef struct scn_scenario {
     mdl_candidate *candidates;
     unsigned ncandidates;
     mdl_workload workload;
-    mdl_policy *policies;        /* one per combination of the axes */
+    /* `workload.paths` (npaths 0: one `path`): each named path is the
+     * grid's first axis, `path`; paths[k] is the workload with path k's
+     * steps (its other arrays shared with `workload`) */
+    mdl_workload *paths;
+    char (*path_names)[MDL_NAME_MAX];
+    unsigned npaths;
+    unsigned *path_of;           /* per policy: the index of its path (npaths > 0) */
+    mdl_policy *policies;        /* one per combination of the axes, the path axis first */
     char **policy_json;          /* per policy: its axis values as a JSON object */
     unsigned npolicies;
     char (*axes)[MDL_NAME_MAX];  /* policy keys given a list, in file order */

@@ -446,9 +446,52 @@ int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err)
     return rc;
 }
 
+/* `paths: {NAME: [steps], ...}`: each its own steps; the requests, pages
+ * and holds their steps name go into the shared arrays. */
+static int load_paths(scn_scenario *s, const scn__node *wl, sim_error *err)
+{
+    scn__node m;
+    int count;
+    int rc = scn__named_map(wl, "paths", "path", SCN_PATHS_MAX, &m, &count, err);
+    if (rc != SIM_OK)
+        return rc;
+    s->paths = calloc((size_t)count, sizeof *s->paths);
+    s->path_names = calloc((size_t)count, sizeof *s->path_names);
+    if (s->paths == NULL || s->path_names == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    void *it = NULL;
+    struct fy_node_pair *pair;
+    while ((pair = fy_node_mapping_iterate(m.n, &it)) != NULL) {
+        unsigned k = s->npaths;
+        if ((rc = scn__map_name(&m, pair, k, s->path_names[k], err)) != SIM_OK)
+            return rc;
+        scn__node v;
+        scn__get(&m, s->path_names[k], &v);
+        steps_buf b = {NULL, 0, 0};
+        rc = load_steps(s, &v, &b, 0, err);
+        s->paths[k].steps = b.v;
+        s->paths[k].nsteps = b.n;
+        s->npaths++;
+        if (rc != SIM_OK)
+            return rc;
+    }
+    return SIM_OK;
+}
+
+void scn__paths_finish(scn_scenario *s)
+{
+    for (unsigned k = 0; k < s->npaths; k++) {
+        mdl_step *steps = s->paths[k].steps;
+        uint32_t n = s->paths[k].nsteps;
+        s->paths[k] = s->workload; /* what the paths share, as loaded in full */
+        s->paths[k].steps = steps;
+        s->paths[k].nsteps = n;
+    }
+}
+
 int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err)
 {
-    static const char *const keys[] = {"path", "timeout", "relaunch", "trace"};
+    static const char *const keys[] = {"path", "paths", "timeout", "relaunch", "trace"};
     scn__node wl, v;
     int rc = scn__require(root, "workload", &wl, err);
     if (rc == SIM_OK)
@@ -474,6 +517,13 @@ int scn__load_workload(scn_scenario *s, const scn__node *root, sim_error *err)
             return rc;
         s->workload.has_relaunch = 1;
     }
+    scn__node one;
+    scn__get(&wl, "path", &one);
+    scn__get(&wl, "paths", &v);
+    if (one.n != NULL && v.n != NULL)
+        return scn__fail(&v, err, SIM_EINPUT, "one of path or paths, not both");
+    if (v.n != NULL)
+        return load_paths(s, &wl, err);
     steps_buf b = {NULL, 0, 0};
     if ((rc = scn__require(&wl, "path", &v, err)) == SIM_OK)
         rc = load_steps(s, &v, &b, 0, err);

@@ -156,6 +156,57 @@ TEST_CASE("decision: when none meets it, the one that came closest is named", "[
     CHECK(t.find("  target") == std::string::npos);
 }
 
+TEST_CASE("decision: over named paths a policy meets the target only on every path",
+          "[decision]")
+{
+    // one device and candidate, two paths x two policies: cells 0-1 path
+    // "calm", 2-3 path "storm" (policy sessions=1 then sessions=2)
+    Fixture f;
+    mdl_workload calm{}, storm{};
+    f.cell[0].device = f.cell[1].device = f.cell[2].device = f.cell[3].device = &f.dev[0];
+    f.cell[0].workload = f.cell[1].workload = &calm;
+    f.cell[2].workload = f.cell[3].workload = &storm;
+    const char *pj[4] = {"{\"path\": \"calm\", \"sessions\": 1}",
+                         "{\"path\": \"calm\", \"sessions\": 2}",
+                         "{\"path\": \"storm\", \"sessions\": 1}",
+                         "{\"path\": \"storm\", \"sessions\": 2}"};
+    f.plan.policy_json = pj;
+    f.plan.paths = 2;
+    // sessions=1 has the lowest peak on calm but misses on storm
+    f.rc[2].any_ci.hi = 0.04;
+    std::vector<res_decision> d(4);
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 1);
+    CHECK(d[0].paths == 2);
+    CHECK(d[0].policies == 2);
+    CHECK(d[0].meeting == 1);
+    CHECK(d[0].recommended == 1); // sessions=2, named by its cell on the first path
+    std::string t = f.table();
+    INFO(t);
+    CHECK(t.find("1 of 2 on all 2 paths  sessions=2   meets it on every path: re-enable; the "
+                 "only one that does: peak p95 430.0 MiB on its heaviest path") !=
+          std::string::npos);
+    // sessions=2 misses too, by less: none, the closest is its storm cell
+    f.rc[3].any_ci.hi = 0.02;
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 1);
+    CHECK(d[0].meeting == 0);
+    CHECK(d[0].recommended == -1);
+    CHECK(d[0].closest == 3);
+    t = f.table();
+    CHECK(t.find("0 of 2 on all 2 paths  none         closest: path=storm sessions=2 (deaths up "
+                 "to 2%") != std::string::npos);
+    // both meet on every path: the lowest peak on each one's heaviest path
+    // wins (sessions=1: 400 and 420, sessions=2: 410 and 300), not the
+    // lowest peak of a single cell
+    f.rc[2].any_ci.hi = f.rc[3].any_ci.hi = 0.004;
+    f.rc[3].peak.p95 = 300 * MIB;
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 1);
+    CHECK(d[0].meeting == 2);
+    CHECK(d[0].recommended == 1);
+    f.rc[1].peak.p95 = 425 * MIB; // now sessions=2's heaviest is 425 against 420
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 1);
+    CHECK(d[0].recommended == 0);
+}
+
 TEST_CASE("cells table: a row where requests did not complete says so", "[decision]")
 {
     Fixture f;

@@ -85,6 +85,49 @@ TEST_CASE("a valid plan builds devices x candidates x the policy axes", "[scenar
     scn_scenario_release(&s);
 }
 
+TEST_CASE("named paths are the grid's first axis, each cell with its own steps",
+          "[scenario][paths]")
+{
+    std::string text = replace(base, "  path:\n    - cold_start\n    - enter: ocr_page\n",
+                               "  paths:\n    calm: [cold_start, {requests: {every: 1s, count: "
+                               "2}}]\n    busy:\n    - cold_start\n    - enter: ocr_page\n");
+    scn_scenario s;
+    sim_error err;
+    sim_error_clear(&err);
+    int rc = scn_scenario_parse(text.data(), text.size(), "plan.yaml", &s, &err);
+    INFO(err.msg);
+    REQUIRE(rc == SIM_OK);
+    CHECK(s.npaths == 2);
+    CHECK(s.npolicies == 8); // 2 paths x 2 sessions x 2 residencies
+    CHECK(s.ncells == 16);
+    CHECK(s.naxes == 3);
+    CHECK(std::string(s.axes[0]) == "path");
+    CHECK(std::string(s.policy_json[0]) ==
+          R"({"path": "calm", "sessions": 1, "residency": "preload"})");
+    CHECK(std::string(s.policy_json[4]) ==
+          R"({"path": "busy", "sessions": 1, "residency": "preload"})");
+    CHECK(s.cells[0].workload->nsteps == 2);
+    CHECK(s.cells[3].workload == s.cells[0].workload);
+    CHECK(s.cells[4].workload->nsteps == 13);
+    CHECK(s.cells[4].policy.sessions == 1);
+    // what the paths share: the requests, pages, timeout and relaunch
+    CHECK(s.cells[4].workload->requests == s.cells[0].workload->requests);
+    CHECK(s.cells[0].workload->nrequests == 3);
+    CHECK(s.cells[0].workload->has_relaunch == 1);
+    scn_scenario_release(&s);
+    // errors: both keys, a path with requests before its cold_start, a bad name
+    std::string m = error_of(replace(text, "  paths:\n", "  path: [cold_start]\n  paths:\n"));
+    CHECK(m.find("workload.paths: one of path or paths, not both") != std::string::npos);
+    m = error_of(replace(text, "calm: [cold_start, ", "calm: ["));
+    CHECK(m.find("workload.paths.calm[0].requests: requests before the first cold_start") !=
+          std::string::npos);
+    m = error_of(replace(text, "    calm:", "    Calm:"));
+    CHECK(m.find("a name of") != std::string::npos);
+    m = error_of("name: p\nhorizon: 1min\ndevices: [android-4g]\ncandidates: [ocr-v3]\n"
+                 "workload: {paths: {}}\n");
+    CHECK(m.find("workload.paths: expected at least one path") != std::string::npos);
+}
+
 TEST_CASE("an unknown key is named, with did you mean", "[scenario][errors]")
 {
     std::string m = error_of(replace(base, "replications: 10", "replicatons: 10"));

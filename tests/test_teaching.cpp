@@ -538,6 +538,64 @@ TEST_CASE("teaching: stale-cache-after-update fails every load after the update 
     CHECK(f.find("rebuilding", first + 1) == std::string::npos);
 }
 
+TEST_CASE("teaching: reenable-regression gates the fix on every regression path, and the "
+          "disabled build fails on the fallback path only",
+          "[teaching][about:reenable-regression]")
+{
+    TempDir dir;
+    RunResult run = oomsim({"run", "reenable-regression", "--format", "json", "-o", dir.path()});
+    INFO(run.err);
+    REQUIRE(run.status == 0);
+    json_error_t e;
+    json_t *doc = json_load_file(dir.file("results.json").c_str(), 0, &e);
+    REQUIRE(doc != nullptr);
+    const char *paths[] = {"cold-start", "first-load", "repeated-entry", "concurrency",
+                           "background-switch", "pressure", "fallback", "cache-rebuild"};
+    json_t *cells = json_object_get(doc, "cells");
+    REQUIRE(json_array_size(cells) == 16);
+    for (size_t c = 0; c < 16; c++) {
+        json_t *x = json_array_get(cells, c);
+        INFO("cell " << c);
+        CHECK(std::string(json_string_value(json_object_get(json_object_get(x, "policy"),
+                                                            "path"))) == paths[c % 8]);
+        double any = json_number_value(json_object_get(json_object_get(x, "deaths"),
+                                                       "any_rate"));
+        CHECK(any == (c == 6 ? 1.0 : 0.0)); // build-41 dies on the fallback path alone
+        bool meets = json_is_true(json_object_get(json_object_get(x, "target"), "meets"));
+        CHECK(meets == (c != 6));
+    }
+    // the gate: build-41 none, its closest the fallback cell; build-42 re-enabled
+    json_t *d = json_object_get(doc, "decisions");
+    REQUIRE(json_array_size(d) == 2);
+    json_t *old = json_array_get(d, 0), *fix = json_array_get(d, 1);
+    CHECK(json_is_null(json_object_get(old, "recommended")));
+    CHECK(json_integer_value(json_object_get(old, "closest")) == 6);
+    CHECK(json_integer_value(json_object_get(json_object_get(old, "paths"), "count")) == 8);
+    CHECK(json_is_false(json_object_get(json_object_get(old, "paths"), "reenable")));
+    CHECK(json_array_size(json_object_get(old, "meeting")) == 7);
+    CHECK(json_integer_value(json_object_get(fix, "recommended")) == 8);
+    CHECK(json_is_true(json_object_get(json_object_get(fix, "paths"), "reenable")));
+    json_decref(doc);
+    Results r("reenable-regression");
+    CHECK(r.at(6, "peak.app_bytes.max") == 2100.0 * 1048576);
+    CHECK(r.at(14, "peak.app_bytes.max") == 1400.0 * 1048576);
+    // the text: the decision as the about quotes it
+    RunResult t = oomsim({"run", "reenable-regression", "-o", dir.file("text")});
+    REQUIRE(t.status == 0);
+    CHECK(has(t.out, "0 of 1 on all 8 paths"));
+    CHECK(has(t.out, "closest: path=fallback (deaths up to 100%"));
+    CHECK(has(t.out, "1 of 1 on all 8 paths"));
+    CHECK(has(t.out, "meets it on every path: re-enable"));
+    // the fallback path: two sets held in build-41, the release told in build-42
+    std::string x = explain("reenable-regression", 6);
+    CHECK(has(x, "the failed delegate still holds 900.0 MiB"));
+    CHECK(has(x, "2100 MiB  the process dies: low_memory, during runtime_prepare: counted "
+                 "2100 MiB over the 2068 MiB background jetsam limit"));
+    std::string y = explain("reenable-regression", 14);
+    CHECK(has(y, "500 MiB  model: the failed delegate's 900.0 MiB"));
+    CHECK_FALSE(has(y, "the process dies"));
+}
+
 TEST_CASE("teaching: every teaching scenario has a test of its about", "[teaching]")
 {
     std::string all;
@@ -557,5 +615,5 @@ TEST_CASE("teaching: every teaching scenario has a test of its about", "[teachin
         CHECK(has(all, "[about:" + name + "]"));
         n++;
     }
-    CHECK(n >= 17);
+    CHECK(n >= 18);
 }
