@@ -100,6 +100,21 @@ void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT
     ev_send(w);
 }
 
+/* A page's hold: made at its enter (the amounts), or released at its leave
+ * (NULL: the amounts are the enter's); `action` names the page. */
+void w__emit_page(world *w, const char *what, const char *page, const int64_t *amounts)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, MDL_STAGE_APP_START, TRC_SAMPLE, -1);
+    if (amounts != NULL)
+        with_alloc(e, amounts);
+    with_error(e, what);
+    e->has |= TRC_F_ACTION;
+    snprintf(e->action, sizeof e->action, "%s %.56s", amounts != NULL ? "enter" : "leave", page);
+    ev_send(w);
+}
+
 /* A phase begins, with what a replay needs: its time and amounts. */
 void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c)
 {

@@ -279,7 +279,7 @@ static void enter_page(world *w, const mdl_step *s)
     sample_amounts(&w->wl->holds[s->hold], sim_stream_rng(&w->s_app), v);
     if (!w__app_alive(w))
         return;
-    w__emit_app(w, "page_hold", v);
+    w__emit_page(w, "page_hold", w->wl->pages[s->index], v);
     if (w->svc) { /* the main process's: it outlives its service's death */
         add_to(w->page_held[s->index], v);
         if (w__charge(w, w->app_owner, v, MDL_STAGE_PAGE) != W_LIVES) {
@@ -293,8 +293,13 @@ static void enter_page(world *w, const mdl_step *s)
 
 static void leave_page(world *w, const mdl_step *s)
 {
-    if (w->page_held != NULL && w__app_alive(w))
+    int held = 0;
+    for (int c = 0; w->page_held != NULL && c < MDL_CAT_COUNT; c++)
+        held |= w->page_held[s->index][c] > 0;
+    if (held && w__app_alive(w)) {
         w__give(w, w->app_owner, w->page_held[s->index]);
+        w__emit_page(w, "page_release", w->wl->pages[s->index], NULL); /* told once given */
+    }
     if (w->wl->nholders > 0)
         w__holders_page(w, s->index, 0); /* its owners close (when the app lives) */
 }

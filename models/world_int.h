@@ -675,8 +675,8 @@ void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
 /* emit.c: the timeline (each does nothing when not tracing) */
 void w__emit_note(world *w, int part, mdl_stage stage, const char *what); /* part -1: none */
 void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT]);
-/* A note about one user request (timeout, rejected), naming it. */
-void w__emit_request_note(world *w, const char *what, uint32_t user_index);
+void w__emit_page(world *w, const char *what, const char *page, const int64_t *amounts);
+void w__emit_request_note(world *w, const char *what, uint32_t user_index); /* names it */
 void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c);
 void w__emit_stage_end(world *w, unsigned part, mdl_stage stage, const char *error);
 void w__emit_release(world *w, unsigned part);

@@ -396,6 +396,7 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 
 static void tell_exit(rpl_teller *t, const trc_event *e)
 {
+    t->nheld = 0; /* what the process held goes with it */
     tell_death d;
     memset(&d, 0, sizeof d);
     d.started = rpl_life_at_exit(&t->life, t->open, e, d.stage, sizeof d.stage);
@@ -450,6 +451,33 @@ static unsigned attempt(rpl_teller *t, int64_t r)
 {
     uint32_t *a = attempts_of(t, r);
     return a != NULL && *a > 0 ? *a : 1;
+}
+
+/* Remembers what name holds until its release (kind: a stage, or TELL_PAGE). */
+static void held_put(rpl_teller *t, const char *name, int kind, double bytes)
+{
+    unsigned k = 0;
+    while (k < t->nheld && (t->held[k].kind != kind || strcmp(t->held[k].name, name) != 0))
+        k++;
+    if (k == t->nheld && t->nheld < TELL_HELD)
+        t->nheld++;
+    if (k == t->nheld)
+        return; /* full: its release is told without its size */
+    snprintf(t->held[k].name, sizeof t->held[k].name, "%s", name);
+    t->held[k].kind = kind;
+    t->held[k].bytes = bytes;
+}
+
+/* What name held, now released (forgotten); -1 when it is not known. */
+static double held_take(rpl_teller *t, const char *name, int kind)
+{
+    for (unsigned k = 0; k < t->nheld; k++)
+        if (t->held[k].kind == kind && strcmp(t->held[k].name, name) == 0) {
+            double b = t->held[k].bytes;
+            t->held[k] = t->held[--t->nheld];
+            return b;
+        }
+    return -1;
 }
 
 /* The page model's notes (docs/model.md "The phone's pages"): 1 when e
@@ -541,6 +569,28 @@ static int tell_delegate(rpl_teller *t, const trc_event *e)
     return 1;
 }
 
+/* A page's hold made at its enter, or released at its leave (`action`:
+ * "enter PAGE", "leave PAGE").  1 when e was such a note. */
+static int tell_page(rpl_teller *t, const trc_event *e)
+{
+    int hold = strcmp(e->error, "page_hold") == 0;
+    if (!hold && strcmp(e->error, "page_release") != 0)
+        return 0;
+    const char *page = (e->has & TRC_F_ACTION) && strlen(e->action) > 6 ? e->action + 6
+                                                                         : "the page";
+    double b = total(e->alloc, e->alloc_has);
+    if (hold) {
+        held_put(t, page, TELL_PAGE, b);
+        say(t, e, "the page holds %.1f MiB (camera buffers, a preview) until the user leaves "
+            "it", TELL_MIB(b));
+    } else if ((b = held_take(t, page, TELL_PAGE)) >= 0) {
+        say(t, e, "the user leaves %s: its hold of %.1f MiB is released", page, TELL_MIB(b));
+    } else {
+        say(t, e, "the user leaves %s: its hold is released", page);
+    }
+    return 1;
+}
+
 static void tell_note(rpl_teller *t, const trc_event *e)
 {
     static const struct {
@@ -568,8 +618,10 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"runtime_update", "the model's runtime is updated: the app stops (not a death: no "
                            "exit record), and whatever it held goes"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
-    if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e))
+    if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e) || tell_page(t, e))
         return;
+    if (strcmp(e->error, "os_update") == 0 || strcmp(e->error, "runtime_update") == 0)
+        t->nheld = 0; /* the app stopped: what it held went */
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
     else if (strcmp(e->error, "foreground") == 0)
@@ -608,9 +660,7 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "service_died") == 0) {
         say(t, e, "request %lld fails: the model's service process is gone (service_died); "
             "the app lives", (long long)r);
-    } else if (strcmp(e->error, "page_hold") == 0) {
-        say(t, e, "the page holds %.1f MiB (camera buffers, a preview) until the user leaves "
-            "it", TELL_MIB(total(e->alloc, e->alloc_has)));
+
     } else {
         for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
             if (strcmp(e->error, notes[k].error) == 0)
@@ -629,9 +679,11 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
             (long long)e->request, which, (long long)e->session,
             TELL_MIB(total(e->alloc, e->alloc_has)));
     } else if (e->stage == TRC_CACHE) {
+        held_put(t, part, TRC_CACHE, total(e->alloc, e->alloc_has));
         say(t, e, "%s: the compiled cache is not valid: rebuilding, %.1f MiB more", part,
             TELL_MIB(total(e->alloc, e->alloc_has)));
     } else {
+        held_put(t, part, (int)e->stage, total(e->alloc, e->alloc_has) - total(e->keep, e->keep_has));
         if (e->stage == TRC_DELEGATE_PREPARE) { /* what a failure would leave held */
             snprintf(t->delegate_part, sizeof t->delegate_part, "%s", part);
             t->delegate_alloc = total(e->alloc, e->alloc_has);
@@ -653,6 +705,8 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
 static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
 {
     int err = (e->has & TRC_F_ERROR) != 0;
+    /* the transient a stage made goes at its end (a failed delegate's is told with the fallback) */
+    double freed = e->stage != TRC_INFERENCE ? held_take(t, part, (int)e->stage) : 0;
     if (err && strcmp(e->error, "delegate_failed") == 0)
         say(t, e, "%s: the delegate fails to prepare: the fallback takes over", part);
     else if (err && strcmp(e->error, "delegate_unavailable") == 0)
@@ -674,7 +728,15 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
     else if (e->stage == TRC_INFERENCE)
         say(t, e, "%s: request %lld done: its working set is freed", part,
             (long long)e->request);
-    else if (e->stage != TRC_CACHE)
+    else if (e->stage == TRC_CACHE && freed >= 0)
+        say(t, e, "%s: the compiled cache is rebuilt: its %.1f MiB of compile memory freed",
+            part, TELL_MIB(freed));
+    else if (e->stage == TRC_CACHE)
+        say(t, e, "%s: the compiled cache is rebuilt: its compile memory freed", part);
+    else if (freed > 0)
+        say(t, e, "%s: %s ends: its %.1f MiB of transient memory freed", part,
+            trc_stage_name(e->stage), TELL_MIB(freed));
+    else
         say(t, e, "%s: %s ends", part, trc_stage_name(e->stage));
 }
 

@@ -12,6 +12,8 @@
 /* A `pages` value of e, 0 when absent. */
 #define PG(e, k) ((e)->pages_has >> (k) & 1u ? (e)->pages[k] : 0)
 #define TELL_DEATHS RPL_TELL_DEATHS /* deaths remembered for the verdicts */
+#define TELL_HELD 32  /* holds remembered at once (past it, a release is told without its size) */
+#define TELL_PAGE (-1) /* the kind of a page's hold in rpl_teller.held */
 #define TELL_LINE_MAX 320
 
 /* One death, as the verdicts and the drill need it. */
@@ -63,6 +65,15 @@ struct rpl_teller {
     char delegate_part[TRC_TEXT_MAX];
     double delegate_alloc, delegate_keep;
     int64_t last_java;     /* the Java bytes the last begin asked for */
+    /* what the process holds for a while and frees later, to tell how much
+     * each release frees: a stage's transient by part and stage, a page's
+     * hold by page (TELL_PAGE), a cache rebuild's by part (TRC_CACHE) */
+    struct {
+        char name[TRC_TEXT_MAX];
+        int kind;
+        double bytes;
+    } held[TELL_HELD];
+    unsigned nheld;
     tell_death deaths[TELL_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;

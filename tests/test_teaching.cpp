@@ -533,6 +533,8 @@ TEST_CASE("teaching: stale-cache-after-update fails every load after the update 
     std::string f = explain("stale-cache-after-update", 1);
     CHECK(has(f, "180.300 s     200 MiB  model: the compiled cache is not valid: rebuilding, "
                  "300.0 MiB more"));
+    CHECK(has(f, "188.600 s     200 MiB  model: the compiled cache is rebuilt: its 300.0 MiB of "
+                 "compile memory freed"));
     CHECK(has(f, "188.600 s     200 MiB  model: runtime_prepare ends"));
     size_t first = f.find("rebuilding");
     CHECK(f.find("rebuilding", first + 1) == std::string::npos);
@@ -591,6 +593,14 @@ TEST_CASE("teaching: reenable-regression gates the fix on every regression path,
     CHECK(has(x, "the failed delegate still holds 900.0 MiB"));
     CHECK(has(x, "2100 MiB  the process dies: low_memory, during runtime_prepare: counted "
                  "2100 MiB over the 2068 MiB background jetsam limit"));
+    // a line for every release: a stage's transient, a page's hold
+    std::string p = explain("reenable-regression", 5);
+    CHECK(has(p, "1.300 s    1000 MiB  model: runtime_prepare ends: its 200.0 MiB of transient "
+                 "memory freed"));
+    CHECK(has(p, "3.300 s    1600 MiB  model: delegate_prepare ends: its 300.0 MiB of transient "
+                 "memory freed"));
+    CHECK(has(p, "30.000 s    1240 MiB  the user leaves camera: its hold of 500.0 MiB is "
+                 "released"));
     std::string y = explain("reenable-regression", 14);
     CHECK(has(y, "500 MiB  model: the failed delegate's 900.0 MiB"));
     CHECK_FALSE(has(y, "the process dies"));
