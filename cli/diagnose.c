@@ -580,11 +580,17 @@ static json_t *others_json(const others *o, int *failed)
 
 /* The verdicts as one JSON document on stdout (arr is taken; failed: an
  * allocation failed while it was built). */
-static int print_json(json_t *arr, const others *o, int failed)
+static int print_json(json_t *arr, const others *o, const rpl_trace_exits *t, int failed)
 {
     json_t *doc = json_object();
     trc_json_set(doc, "exits", arr, &failed);
     trc_json_set(doc, "other_processes", others_json(o, &failed), &failed);
+    if (t != NULL) { /* what failed with no exit */
+        uint64_t stale, req;
+        rpl_trace_failures(t, &stale, &req);
+        trc_json_set(doc, "failures", json_pack("{sIsI}", "cache_stale", (json_int_t)stale,
+                                                "part_failed", (json_int_t)req), &failed);
+    }
     char *s = failed ? NULL : trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
     if (s == NULL)
@@ -611,6 +617,22 @@ static int verdicts(const item *items, size_t n, const rpl_trace_exits *t, int o
     free(xs);
     *out = vs;
     return CLI_OK;
+}
+
+/* What failed without a death: a prepare that read an outdated compiled
+ * cache, the requests that failed for want of the part (text mode). */
+static void print_failures(const rpl_trace_exits *t)
+{
+    uint64_t stale, req;
+    rpl_trace_failures(t, &stale, &req);
+    if (stale > 0)
+        printf("%llu runtime_prepare%s failed reading a compiled cache built for an earlier "
+               "runtime or OS version (cache_stale): no death and no record; the fix is a cache "
+               "key that names the model digest, the runtime and the OS version\n",
+               (unsigned long long)stale, stale > 1 ? "s" : "");
+    if (req > 0)
+        printf("%llu request%s failed because a part could not be made ready (part_failed)\n",
+               (unsigned long long)req, req > 1 ? "s" : "");
 }
 
 int cli_diagnose(int argc, char **argv)
@@ -651,12 +673,14 @@ int cli_diagnose(int argc, char **argv)
     }
     free(vs);
     if (status == CLI_OK && json) {
-        status = print_json(arr, &o, failed);
+        status = print_json(arr, &o, t, failed);
         arr = NULL;
     }
     json_decref(arr);
     if (status == CLI_OK && !json && n == 0 && o.n + o.more == 0)
         printf("no exit records in the trace\n");
+    if (status == CLI_OK && !json)
+        print_failures(t);
     if (status == CLI_OK && !json)
         print_others(&o, n > 0);
     free(items);

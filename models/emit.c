@@ -100,6 +100,20 @@ void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT
     ev_send(w);
 }
 
+/* An update step's note; `action: app_stopped` when it stopped the app. */
+void w__emit_update(world *w, const char *what, int stops)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, w->last_stage, TRC_SAMPLE, -1);
+    with_error(e, what);
+    if (stops) {
+        e->has |= TRC_F_ACTION;
+        snprintf(e->action, sizeof e->action, "app_stopped");
+    }
+    ev_send(w);
+}
+
 /* A page's hold: made at its enter (the amounts), or released at its leave
  * (NULL: the amounts are the enter's); `action` names the page. */
 void w__emit_page(world *w, const char *what, const char *page, const int64_t *amounts)

@@ -313,7 +313,7 @@ static void update(world *w, uint32_t what)
         w->life.os_ver++;
     else
         w->life.rt_ver++;
-    w__emit_note(w, -1, w->last_stage, what == MDL_UPDATE_OS ? "os_update" : "runtime_update");
+    w__emit_update(w, what == MDL_UPDATE_OS ? "os_update" : "runtime_update", w__app_alive(w));
     w__app_stop(w);
 }
 

@@ -85,13 +85,16 @@ typedef struct mdl_step {
 
 /* What a plan must meet to be shippable (a scenario's `target`): the upper
  * end of a cell's 95 % interval of the share of replications with a death
- * below `deaths`, and its request latency p95 at most `latency_p95`.  An
+ * below `deaths`, its request latency p95 at most `latency_p95`, and at
+ * least the share `completed` of its requests completed.  An
  * unset criterion is not checked; `set` is 0 when the scenario has none. */
 typedef struct mdl_target {
     int set;
     int has_deaths;
     double deaths;        /* a share, in (0, 1] */
     sim_time latency_p95; /* 0: not checked */
+    int has_completed;
+    double completed;     /* the least share of the requests made that complete, in (0, 1] */
 } mdl_target;
 
 /* What the fleet observed of a device (a scenario's `field` entries,

@@ -676,6 +676,7 @@ void w__pressure(sim_engine *e, void *ctx, uint64_t arg);
 void w__emit_note(world *w, int part, mdl_stage stage, const char *what); /* part -1: none */
 void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT]);
 void w__emit_page(world *w, const char *what, const char *page, const int64_t *amounts);
+void w__emit_update(world *w, const char *what, int stops); /* stops: it stopped the app */
 void w__emit_request_note(world *w, const char *what, uint32_t user_index); /* names it */
 void w__emit_stage_begin(world *w, unsigned part, mdl_stage stage, const w_stage_cost *c);
 void w__emit_stage_end(world *w, unsigned part, mdl_stage stage, const char *error);
@@ -877,11 +878,10 @@ void w__step(sim_engine *e, void *ctx, uint64_t arg);
 void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq);
 void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq);
 
-/* The world checker: busy counts equal executing attempts, wait lists and
- * the queue well formed and within bounds, every live attempt belongs to a
- * live request, what each owner holds equals what the world thinks it
- * holds, the ledger's own invariants.  Returns SIM_OK or SIM_EINTERNAL
- * with the first broken rule in err.  O(attempts + parts). */
+/* The world checker: busy counts equal executing attempts, wait lists and the queue
+ * well formed and within bounds, every live attempt belongs to a live request, what
+ * each owner holds equals what the world thinks it holds, the ledger's own
+ * invariants.  SIM_OK or SIM_EINTERNAL with the first broken rule in err.  O(attempts + parts). */
 int mdl_world_validate(const world *w, sim_error *err);
 /* The same without the ledger's own invariants (O(owners)). */
 int w__validate_state(const world *w, sim_error *err);

@@ -208,7 +208,7 @@ const char *rpl_recovery_for(rpl_recovery r)
 {
     static const char *const fors[RPL_REC_DRILL_CHOICES] = {
         [RPL_REC_START_UP] = "a memory death during start-up, before any request",
-        [RPL_REC_RELEASE_IDLE] = "low_memory: too much held by the app in front",
+        [RPL_REC_RELEASE_IDLE] = "low_memory after the start: too much held at once",
         [RPL_REC_RELEASE_IN_BACKGROUND] = "system_reclaim: a kill of the app in the background",
         [RPL_REC_HEAP_OUT_OF_JAVA] = "java_crash: the Java heap past its growth limit",
         [RPL_REC_OFF_MAIN_THREAD] = "anr: a main thread blocked past its timeout",

@@ -426,6 +426,7 @@ void rpl_life_init(rpl_life *l)
     l->ran_request = 0;
     l->last_end_us = -1;
     l->signs = 0;
+    l->delegate_held = 0;
 }
 
 /* The signs of the failure mode in force after event e (RPL_SIGN_*): each
@@ -433,15 +434,24 @@ void rpl_life_init(rpl_life *l)
  * it: a cache rebuild until it ends; a failed delegate until the fallback's
  * prepare ends or its memory is released; a duplicate attempt until nothing
  * is in flight; a long queue while it is long. */
-static unsigned signs_after(unsigned s, const trc_event *e)
+static unsigned signs_after(rpl_life *l, const trc_event *e)
 {
+    unsigned s = l->signs;
     int kind = (e->has & TRC_F_KIND) ? (int)e->kind : TRC_SAMPLE;
     const char *err = (e->has & TRC_F_ERROR) ? e->error : "";
+    if (kind == TRC_BEGIN && e->stage == TRC_DELEGATE_PREPARE) {
+        l->delegate_held = 0; /* a delegate refused at once makes nothing */
+        for (int c = 0; (e->has & TRC_F_ALLOC) && c < TRC_MEM_COUNT; c++)
+            l->delegate_held |= (e->alloc_has >> c & 1u) && e->alloc[c] > 0;
+    }
     if (strcmp(err, "retry_duplicate") == 0)
         s |= RPL_SIGN_RETRY_DUPLICATE;
     else if ((e->has & TRC_F_IN_FLIGHT) && e->in_flight == 0)
         s &= ~(unsigned)RPL_SIGN_RETRY_DUPLICATE;
-    if (strcmp(err, "delegate_failed") == 0)
+    /* failed, or denied the GPU in the background while it prepared: the
+     * fallback then prepares beside its memory (delegate_held) */
+    if (strcmp(err, "delegate_failed") == 0 ||
+        (strcmp(err, "delegate_held") == 0 && l->delegate_held))
         s |= RPL_SIGN_DELEGATE_FAILED;
     else if (strcmp(err, "delegate_released") == 0 ||
              (kind == TRC_END && e->stage == TRC_RUNTIME_PREPARE))
@@ -465,7 +475,7 @@ static int stopped(const trc_event *e)
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
 {
     if (!(e->has & TRC_F_KIND) || e->kind != TRC_EXIT_EVENT)
-        l->signs = signs_after(l->signs, e);
+        l->signs = signs_after(l, e);
     if (!(e->has & TRC_F_KIND))
         return;
     if (e->kind == TRC_BEGIN && e->stage == TRC_INFERENCE)
@@ -519,6 +529,10 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
             memcpy(version, e.app_version, sizeof version);
         if ((rc = trc_pairs_add(p, &e, idx, err)) != SIM_OK)
             break;
+        if (e.has & TRC_F_ERROR) {
+            t->stale += strcmp(e.error, "cache_stale") == 0;
+            t->failed += strcmp(e.error, "part_failed") == 0;
+        }
         if (e.kind != TRC_EXIT_EVENT || !(e.has & TRC_F_KIND)) {
             rpl_life_event(&life, &e, idx);
             continue;
@@ -555,6 +569,12 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
 }
 
 size_t rpl_trace_exits_count(const rpl_trace_exits *t) { return t->n; }
+
+void rpl_trace_failures(const rpl_trace_exits *t, uint64_t *stale, uint64_t *failed)
+{
+    *stale = t != NULL ? t->stale : 0;
+    *failed = t != NULL ? t->failed : 0;
+}
 const rpl_exit *rpl_trace_exit_record(const rpl_trace_exits *t, size_t k)
 {
     return &t->v[k].record;

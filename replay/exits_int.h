@@ -22,6 +22,7 @@ typedef struct trace_exit {
 struct rpl_trace_exits {
     trace_exit *v;
     size_t n;
+    uint64_t stale, failed; /* prepares ended in cache_stale; part_failed requests */
 };
 
 /* diagnose.c */

@@ -250,6 +250,7 @@ typedef struct rpl_life {
     int ran_request;     /* an inference began in it */
     int64_t last_end_us; /* the last end of a stage in it, -1: none */
     unsigned signs;      /* RPL_SIGN_*: what it showed of its failure mode */
+    int delegate_held;   /* the last delegate_prepare begun made memory (a failure keeps it) */
 } rpl_life;
 void rpl_life_init(rpl_life *l);
 /* Follows event `index` (after trc_pairs_add on it); an exit ends the life. */
@@ -298,6 +299,10 @@ typedef struct rpl_trace_exits rpl_trace_exits;
  * each. */
 int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err);
 void rpl_trace_exits_free(rpl_trace_exits *t);
+/* The failures a trace shows that leave no exit: prepares that read an
+ * outdated compiled cache (`cache_stale`), requests failed for want of a
+ * part (`part_failed`). */
+void rpl_trace_failures(const rpl_trace_exits *t, uint64_t *stale, uint64_t *failed);
 /* The record an exit event of a trace carries (its `exit` map; on iOS, the
  * report named in its `error`), as rpl_diagnose reads it: the one reading
  * that `diagnose`, `explain` and `run` share. */

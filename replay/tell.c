@@ -591,6 +591,28 @@ static int tell_page(rpl_teller *t, const trc_event *e)
     return 1;
 }
 
+/* An update step: the app stops if it ran (`action: app_stopped`); a
+ * relaunch the user had pending is forgotten, the path's next cold_start
+ * starting the app.  1 when e was such a note. */
+static int tell_update(rpl_teller *t, const trc_event *e)
+{
+    int os = strcmp(e->error, "os_update") == 0;
+    if (!os && strcmp(e->error, "runtime_update") != 0)
+        return 0;
+    t->reopen_pending = 0; /* not the user's return */
+    t->updated = os ? 1 : 2;
+    t->has_gap = 0;
+    const char *what = os ? "the phone's OS is updated" : "the model's runtime is updated";
+    if ((e->has & TRC_F_ACTION) && strcmp(e->action, "app_stopped") == 0) {
+        t->nheld = 0; /* what it held went */
+        say(t, e, "%s: the app stops (%s, not a death: no exit record), and whatever it held "
+            "goes", what, os ? "a reboot" : "its runtime replaced");
+    } else {
+        say(t, e, "%s while the app is not running: its next start meets the new version", what);
+    }
+    return 1;
+}
+
 static void tell_note(rpl_teller *t, const trc_event *e)
 {
     static const struct {
@@ -612,16 +634,11 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"service_restart", "the system restarts the model's service process and the app is "
                             "bound to it again: the model loads from the start"},
         {"service_unbound", "the app's main process is killed: its binding to the model's "
-                            "service goes with it, and the service with its model"},
-        {"os_update", "the phone's OS is updated: the app stops (a reboot, not a death: no "
-                      "exit record), and whatever it held goes"},
-        {"runtime_update", "the model's runtime is updated: the app stops (not a death: no "
-                           "exit record), and whatever it held goes"}};
+                            "service goes with it, and the service with its model"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
-    if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e) || tell_page(t, e))
+    if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e) || tell_page(t, e) ||
+        tell_update(t, e))
         return;
-    if (strcmp(e->error, "os_update") == 0 || strcmp(e->error, "runtime_update") == 0)
-        t->nheld = 0; /* the app stopped: what it held went */
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
     else if (strcmp(e->error, "foreground") == 0)
@@ -683,7 +700,8 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
         say(t, e, "%s: the compiled cache is not valid: rebuilding, %.1f MiB more", part,
             TELL_MIB(total(e->alloc, e->alloc_has)));
     } else {
-        held_put(t, part, (int)e->stage, total(e->alloc, e->alloc_has) - total(e->keep, e->keep_has));
+        double made = total(e->alloc, e->alloc_has), kept = total(e->keep, e->keep_has);
+        held_put(t, part, (int)e->stage, made - kept);
         if (e->stage == TRC_DELEGATE_PREPARE) { /* what a failure would leave held */
             snprintf(t->delegate_part, sizeof t->delegate_part, "%s", part);
             t->delegate_alloc = total(e->alloc, e->alloc_has);
@@ -713,8 +731,9 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
         say(t, e, "%s: this phone has no such delegate: the fallback takes over", part);
     else if (err && strcmp(e->error, "cache_stale") == 0)
         say(t, e, "%s: runtime_prepare fails: the compiled cache its key found valid was built "
-            "for the runtime or OS version before the update; the part cannot be used in this "
-            "process, its memory is released", part);
+            "for the %s before the update; the part cannot be used in this process, its memory "
+            "is released", part, t->updated == 1 ? "OS version" : t->updated == 2 ?
+            "runtime version" : "runtime or OS version");
     else if (err && strcmp(e->error, "background_gpu_denied") == 0)
         say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
             "background; the fallback takes over", part);

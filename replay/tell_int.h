@@ -74,6 +74,7 @@ struct rpl_teller {
         double bytes;
     } held[TELL_HELD];
     unsigned nheld;
+    int updated;           /* the last update step told: 1 the OS, 2 the runtime, 0 none */
     tell_death deaths[TELL_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;

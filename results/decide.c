@@ -22,9 +22,16 @@ void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v)
     v->deaths_ok = !t->has_deaths || c->any_ci.hi < t->deaths;
     v->latency_ok = t->latency_p95 <= 0 || (c->completed && c->latency_us.p95 <=
                                             (double)t->latency_p95);
-    v->meets = t->set && v->deaths_ok && v->latency_ok;
+    double share = c->arrived ? (double)c->completed / (double)c->arrived : 1;
+    v->completed_ok = !t->has_completed || share >= t->completed;
+    v->meets = t->set && v->deaths_ok && v->latency_ok && v->completed_ok;
     double d = t->has_deaths ? c->any_ci.hi / t->deaths : 0, l = latency_ratio(t, c);
+    /* the requests that did not complete over those the target allows */
+    double f = !t->has_completed ? 0
+               : t->completed < 1 ? (1 - share) / (1 - t->completed)
+               : share < 1 ? DBL_MAX : 0;
     v->shortfall = d > l ? d : l;
+    v->shortfall = f > v->shortfall ? f : v->shortfall;
 }
 
 /* Latency p95 for ordering: cells where nothing completed go last. */

@@ -390,8 +390,11 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     if (plan->target.set) {
         res_verdict v;
         res_cell_verdict(&plan->target, c, &v);
-        set(o, "target", json_pack("{sbsbsb}", "meets", v.meets, "deaths_ok", v.deaths_ok,
-                                   "latency_ok", v.latency_ok));
+        json_t *g = json_pack("{sbsbsb}", "meets", v.meets, "deaths_ok", v.deaths_ok,
+                              "latency_ok", v.latency_ok);
+        if (plan->target.has_completed)
+            set(g, "completed_ok", json_boolean(v.completed_ok));
+        set(o, "target", g);
     }
     return o;
 }
@@ -408,6 +411,8 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
     set(g, "deaths", t->has_deaths ? json_real(t->deaths) : json_null());
     set(g, "latency_p95_us", t->latency_p95 > 0 ? json_integer((json_int_t)t->latency_p95)
                                                  : json_null());
+    if (t->has_completed)
+        set(g, "completed", json_real(t->completed));
     set(doc, "target", g);
     res_decision *d = calloc(r->ncells ? r->ncells : 1, sizeof *d);
     if (d == NULL) {

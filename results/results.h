@@ -320,7 +320,7 @@ const char *res_field_verdict_name(res_field_verdict v);
  * shortfall: the larger measured/target ratio (DBL_MAX when nothing
  * completed), which ranks the cells that miss. */
 typedef struct res_verdict {
-    int meets, deaths_ok, latency_ok;
+    int meets, deaths_ok, latency_ok, completed_ok;
     double shortfall;
 } res_verdict;
 void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v);

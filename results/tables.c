@@ -31,32 +31,46 @@ static void millis(char *buf, size_t n, double us)
 
 void res_target_text(const mdl_target *t, char *buf, size_t n)
 {
-    char d[32] = "", l[32] = "";
+    char d[32] = "", l[32] = "", c[32] = "";
     if (t->has_deaths)
         percent(d, sizeof d, t->deaths);
     if (t->latency_p95 > 0)
         millis(l, sizeof l, (double)t->latency_p95);
-    snprintf(buf, n, "%s%s%s%s%s%s", t->has_deaths ? "deaths under " : "", d,
+    if (t->has_completed)
+        percent(c, sizeof c, t->completed);
+    snprintf(buf, n, "%s%s%s%s%s%s%s%s%s", t->has_deaths ? "deaths under " : "", d,
              t->has_deaths ? " (the upper end of the 95% interval)" : "",
              t->has_deaths && t->latency_p95 > 0 ? ", " : "",
-             t->latency_p95 > 0 ? "latency p95 at most " : "", l);
+             t->latency_p95 > 0 ? "latency p95 at most " : "", l,
+             t->has_completed && (t->has_deaths || t->latency_p95 > 0) ? ", " : "",
+             t->has_completed ? "at least " : "", t->has_completed ? c : "");
+    if (t->has_completed) {
+        size_t len = strlen(buf);
+        snprintf(buf + len, n - len, " of requests completed");
+    }
 }
 
 void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t n)
 {
     res_verdict v;
     res_cell_verdict(t, c, &v);
-    char d[32], l[32];
+    char d[32], l[32], k[64] = "";
     percent(d, sizeof d, c->any_ci.hi);
     millis(l, sizeof l, c->latency_us.p95);
+    if (!v.completed_ok) {
+        char share[32];
+        percent(share, sizeof share, c->arrived ? (double)c->completed / (double)c->arrived : 1);
+        snprintf(k, sizeof k, "%s%s of requests completed",
+                 !v.deaths_ok || (!v.latency_ok && c->completed) ? ", " : "", share);
+    }
     if (v.meets)
         snprintf(buf, n, "meets");
     else if (!v.latency_ok && !c->completed)
         snprintf(buf, n, "misses: no request completed");
     else
-        snprintf(buf, n, "misses: %s%s%s%s%s", v.deaths_ok ? "" : "deaths up to ",
+        snprintf(buf, n, "misses: %s%s%s%s%s%s", v.deaths_ok ? "" : "deaths up to ",
                  v.deaths_ok ? "" : d, !v.deaths_ok && !v.latency_ok ? ", " : "",
-                 v.latency_ok ? "" : "latency p95 ", v.latency_ok ? "" : l);
+                 v.latency_ok ? "" : "latency p95 ", v.latency_ok ? "" : l, k);
 }
 
 /* The recommended policy of a decision over named paths: its label

@@ -104,17 +104,25 @@ static int check_events(const scn_scenario *s, const scn__node *root, sim_error 
 /* target: {deaths: 0.1%, latency_p95: 2s}, at least one of the two. */
 static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
 {
-    static const char *const keys[] = {"deaths", "latency_p95"};
+    static const char *const keys[] = {"deaths", "latency_p95", "completed"};
     scn__node t, v;
     scn__get(root, "target", &t);
     if (t.n == NULL)
         return SIM_OK;
     int rc = scn__expect_mapping(&t, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&t, keys, 2, err);
+        rc = scn__check_keys(&t, keys, 3, err);
     if (rc != SIM_OK)
         return rc;
     mdl_target *g = &s->target;
+    scn__get(&t, "completed", &v);
+    if (v.n != NULL) {
+        if ((rc = scn__probability(&v, &g->completed, err)) != SIM_OK)
+            return rc;
+        if (!(g->completed > 0))
+            return scn__fail(&v, err, SIM_EINPUT, "a completed-share target must be above 0");
+        g->has_completed = 1;
+    }
     scn__get(&t, "deaths", &v);
     if (v.n != NULL) {
         if ((rc = scn__probability(&v, &g->deaths, err)) != SIM_OK)
@@ -131,8 +139,9 @@ static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
         if (g->latency_p95 <= 0)
             return scn__fail(&v, err, SIM_EINPUT, "a latency target must be longer than 0");
     }
-    if (!g->has_deaths && g->latency_p95 == 0)
-        return scn__fail(&t, err, SIM_EINPUT, "a target needs deaths, latency_p95 or both");
+    if (!g->has_deaths && g->latency_p95 == 0 && !g->has_completed)
+        return scn__fail(&t, err, SIM_EINPUT, "a target needs deaths, latency_p95, completed, or "
+                         "several of them");
     g->set = 1;
     return SIM_OK;
 }

@@ -338,12 +338,16 @@ static int load_step(scn_scenario *s, const scn__node *v, steps_buf *b, int dept
     }
     scn__get(v, "requests", &x);
     if (x.n != NULL) {
-        int started = 0;
+        int state = 0; /* 0: never started, 1: started, 2: stopped by an update since */
         for (uint32_t k = 0; k < b->n; k++)
-            started |= b->v[k].kind == MDL_STEP_COLD_START;
-        if (!started)
+            state = b->v[k].kind == MDL_STEP_COLD_START ? 1
+                    : b->v[k].kind == MDL_STEP_UPDATE && state ? 2 : state;
+        if (state == 0)
             return scn__fail(&x, err, SIM_EINPUT, "requests before the first cold_start: the "
                              "app is not running yet");
+        if (state == 2)
+            return scn__fail(&x, err, SIM_EINPUT, "requests after an update with no cold_start "
+                             "since: the update stopped the app");
         st.kind = MDL_STEP_REQUESTS;
         rc = load_requests(s, &x, &st.index, err);
         return rc != SIM_OK ? rc : push_step(b, &x, st, err);

@@ -156,6 +156,34 @@ TEST_CASE("decision: when none meets it, the one that came closest is named", "[
     CHECK(t.find("  target") == std::string::npos);
 }
 
+TEST_CASE("decision: a share of requests completed, held to the target on its own",
+          "[decision]")
+{
+    Fixture f;
+    f.plan.target.has_completed = 1;
+    f.plan.target.completed = 0.95;
+    res_verdict v;
+    f.rc[0].completed = 95; // 95 of 100: exactly the share, met
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK(v.completed_ok);
+    CHECK(v.meets);
+    f.rc[0].completed = 90; // twice the 5 % of failures allowed
+    res_cell_verdict(&f.plan.target, &f.rc[0], &v);
+    CHECK_FALSE(v.completed_ok);
+    CHECK(v.deaths_ok);
+    CHECK_FALSE(v.meets);
+    CHECK(v.shortfall == Approx(2.0));
+    char text[256];
+    res_verdict_text(&f.plan.target, &f.rc[0], text, sizeof text);
+    CHECK(std::string(text) == "misses: 90% of requests completed");
+    f.rc[0].any_ci.hi = 0.03;
+    res_verdict_text(&f.plan.target, &f.rc[0], text, sizeof text);
+    CHECK(std::string(text) == "misses: deaths up to 3%, 90% of requests completed");
+    res_target_text(&f.plan.target, text, sizeof text);
+    CHECK(std::string(text) == "deaths under 1% (the upper end of the 95% interval), latency "
+                               "p95 at most 1 s, at least 95% of requests completed");
+}
+
 TEST_CASE("decision: over named paths a policy meets the target only on every path",
           "[decision]")
 {
@@ -264,7 +292,18 @@ TEST_CASE("scenario: target values and errors", "[decision][scenario]")
         return std::string(err.msg);
     };
     CHECK(error_of("target: {}\n") ==
-          "t.yaml:6:1: target: a target needs deaths, latency_p95 or both");
+          "t.yaml:6:1: target: a target needs deaths, latency_p95, completed, or several of them");
+    {
+        Loaded l(base + "target: {completed: 99%}\n");
+        CHECK(l.s.target.set == 1);
+        CHECK(l.s.target.has_completed == 1);
+        CHECK(l.s.target.completed == Approx(0.99));
+        CHECK(l.s.target.has_deaths == 0);
+    }
+    CHECK(error_of("target: {completed: 0}\n").find("target.completed: a completed-share target "
+                                                     "must be above 0") != std::string::npos);
+    CHECK(error_of("target: {completed: 120%}\n").find("expected a probability") !=
+          std::string::npos);
     CHECK(error_of("target: {deaths: 0%}\n").find("target.deaths: a death-rate target must be "
                                                   "above 0") != std::string::npos);
     CHECK(error_of("target: {deaths: 1%, latency: 2s}\n").find("unknown key \"latency\"") !=

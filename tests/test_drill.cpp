@@ -183,7 +183,7 @@ TEST_CASE("quiz: a wrong class or recovery says what it would need", "[quiz]")
                           dir.write("w.txt", "low_memory\n2\n")});
     REQUIRE(r.status == 0);
     CHECK(has(r.out, "yours, low_memory, needs a memory kill of the app in front"));
-    CHECK(has(r.out, "yours, 2), is the recovery for low_memory: too much held by the app in "
-                     "front."));
+    CHECK(has(r.out, "yours, 2), is the recovery for low_memory after the start: too much held "
+                     "at once."));
     CHECK(has(r.out, "score: 0 of 2"));
 }

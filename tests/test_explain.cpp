@@ -246,3 +246,49 @@ TEST_CASE("explain prints a death's time the same way in the timeline and the ve
         CHECK(n > 0);
     }
 }
+
+TEST_CASE("explain tells an update: the app stopped, or not running; a relaunch pending is "
+          "forgotten",
+          "[explain]")
+{
+    // the app dies at 1 s (a 900 MiB working set over a 600 MiB jetsam limit),
+    // the user would come back 30 s later, but the OS is updated at 10 s and
+    // the path's cold_start starts the app there; an update before the first
+    // start finds no app to stop
+    TempDir dir;
+    std::string y = R"(name: upd
+horizon: 40s
+replications: 1
+devices:
+  - {name: p, os: ios, ram: 2GiB, system: 500MiB, kill: {rule: jetsam, limit: 600MiB},
+     counts: [native]}
+candidates:
+  - id: c
+    digest: 0a
+    runtime: test-1
+    parts:
+      m:
+        file: 1MiB
+        load: {mode: mmap, time: 100ms}
+        prepare: {time: 100ms, resident: {native: 100MiB}}
+        inference: {time: 100ms, working_set: {native: 900MiB}}
+workload:
+  path:
+    - update: runtime
+    - cold_start
+    - requests: {every: 1s, count: 1}
+    - background: 9s
+    - update: os
+    - cold_start
+  relaunch: 30s
+)";
+    RunResult r = oomsim({"explain", dir.write("upd.yaml", y), "--full"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    in_order(r.out, {"0.000 s       0 MiB  the model's runtime is updated while the app is not "
+                     "running: its next start meets the new version",
+                     "the process dies",
+                     "10.000 s       0 MiB  the phone's OS is updated while the app is not running",
+                     "10.000 s       0 MiB  m: load begins"});
+    CHECK(r.out.find("the user reopens the app") == std::string::npos);
+}

@@ -276,6 +276,9 @@ TEST_CASE("requests before cold_start, recovery errors and what is not modelled 
     m = error_of(replace(base, "    - background: 30s", "    - update: firmware"));
     CHECK(m == "plan.yaml:12:15: workload.path[3].update: expected os or runtime, got "
                "\"firmware\"");
+    m = error_of(replace(base, "    - background: 30s", "    - update: runtime"));
+    CHECK(m.find("requests after an update with no cold_start since: the update stopped the "
+                 "app") != std::string::npos);
     m = error_of(replace(base, "    - background: 30s", "    - {update: os, background: 30s}"));
     CHECK(m.find("a step is one key: enter, leave, requests, background, update or repeat") !=
           std::string::npos);
