@@ -219,7 +219,9 @@ void w__emit_inference_end(world *w, part_rt *p, const req *r)
     e->has |= TRC_F_SESSION | TRC_F_REQUEST;
     e->session = r->slot;
     e->request = (int64_t)w->store.users[r->user].id;
-    if (r->orphan) /* an attempt the client gave up on */
+    if (w->denying) /* stopped: iOS runs no GPU work in the background */
+        with_error(e, "background_gpu_denied");
+    else if (r->orphan) /* an attempt the client gave up on */
         with_error(e, "abandoned");
     ev_send(w);
 }

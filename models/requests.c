@@ -361,7 +361,9 @@ void w__deny_background_delegate(world *w)
         if (!r->orphan)
             w->out->failed++;
         w__emit_request_note(w, "background_gpu_denied", r->user);
+        w->denying = 1; /* its end says why it stops */
         exec_stop(w, i, p);
+        w->denying = 0;
         if (still(w, epoch) && W_GEN(w, p))
             w__gen_wake(w, p);
         if (still(w, epoch))

@@ -477,7 +477,7 @@ struct mdl_world {
     int scaled;                 /* some speed is not 1 */
     int delegate_available;     /* the candidate's delegate exists on this device */
     double dfail[MDL_PARTS_MAX], dcrash[MDL_PARTS_MAX]; /* delegate outcome probabilities */
-    int deny_bg_delegate;       /* iOS background_gpu: deny, and the delegate is the GPU */
+    int deny_bg_delegate, denying; /* iOS background_gpu: deny with a GPU delegate; stopping one */
     mdl_owner app_owner;        /* the app baseline and the page holds */
     int svc;                    /* the model runs in a service process (wl->proc): w_proc is
                                    it, `main` its client */

@@ -734,6 +734,9 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
             "for the %s before the update; the part cannot be used in this process, its memory "
             "is released", part, t->updated == 1 ? "OS version" : t->updated == 2 ?
             "runtime version" : "runtime or OS version");
+    else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "background_gpu_denied") == 0)
+        say(t, e, "%s: request %lld: its GPU work is stopped: its working set is freed", part,
+            (long long)e->request);
     else if (err && strcmp(e->error, "background_gpu_denied") == 0)
         say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
             "background; the fallback takes over", part);
