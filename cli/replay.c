@@ -77,6 +77,9 @@ static int run_recorded(const scn_scenario *s, const mdl_candidate *cand, const 
         fprintf(stderr, "oomsim: out of memory\n");
         return CLI_FAILURE;
     }
+    if (s->npaths > 1) /* a recording is of one path: the others' cells replay it on theirs */
+        fprintf(stderr, "oomsim replay: the scenario names %u paths and the recording is "
+                "replayed on each; read the cells of the path it was recorded on\n", s->npaths);
     unsigned n = 0;
     for (unsigned i = 0; i < s->ncells; i++)
         if (s->cells[i].candidate == cand) {

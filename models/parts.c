@@ -283,6 +283,10 @@ static void part_failed(world *w, part_rt *p)
         w__holders_part_gone(w, p, "part failed"); /* held_after_leave's clock stops */
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
+    if (p->hot) { /* its weights are no longer read */
+        w->proc.hot -= part_id(w, p)->hot_bytes;
+        p->hot = 0;
+    }
     p->state = P_FAILED;
     uint32_t epoch = w->epoch;
     while (p->wait_head != NIL && still(w, epoch)) {

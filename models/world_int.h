@@ -42,7 +42,7 @@
  *                also empties page_held; the app baseline, proc.app), life, lim
  *   path.c       path, and a new request's record in store.users; the background
  *                life: dstate.successor, proc.aged; the pages' holds (page_held,
- *                through charge and give)
+ *                through charge and give); an update's life.os_ver, rt_ver
  *   emit.c       the event being built (world.ev), and the session slots the
  *                timeline numbers executions by (part.slots, req.slot)
  *

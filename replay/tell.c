@@ -394,9 +394,49 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
             (long long)e->rss_mb * 1024);
 }
 
+/* Remembers what name holds until its release (kind: a stage, or TELL_PAGE). */
+static void held_put(rpl_teller *t, const char *name, int kind, double bytes)
+{
+    unsigned k = 0;
+    while (k < t->nheld && (t->held[k].kind != kind || strcmp(t->held[k].name, name) != 0))
+        k++;
+    if (k < t->nheld) { /* a page entered again adds its hold; a stage begun again replaces */
+        t->held[k].bytes = kind == TELL_PAGE ? t->held[k].bytes + bytes : bytes;
+        return;
+    }
+    if (t->nheld == TELL_HELD)
+        return; /* full: its release is told without its size */
+    snprintf(t->held[k].name, sizeof t->held[k].name, "%s", name);
+    t->held[k].kind = kind;
+    t->held[k].bytes = bytes;
+    t->nheld++;
+}
+
+/* An exit: what the process that died held goes with it; a service
+ * process's death (PACKAGE:NAME) leaves the main process's page holds. */
+static void forget_held(rpl_teller *t, const trc_event *e)
+{
+    int svc = (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL;
+    for (unsigned k = t->nheld; k-- > 0;)
+        if (!svc || t->held[k].kind != TELL_PAGE)
+            t->held[k] = t->held[--t->nheld];
+}
+
+/* What name held, now released (forgotten); -1 when it is not known. */
+static double held_take(rpl_teller *t, const char *name, int kind)
+{
+    for (unsigned k = 0; k < t->nheld; k++)
+        if (t->held[k].kind == kind && strcmp(t->held[k].name, name) == 0) {
+            double b = t->held[k].bytes;
+            t->held[k] = t->held[--t->nheld];
+            return b;
+        }
+    return -1;
+}
+
 static void tell_exit(rpl_teller *t, const trc_event *e)
 {
-    t->nheld = 0; /* what the process held goes with it */
+    forget_held(t, e); /* what the process held goes with it */
     tell_death d;
     memset(&d, 0, sizeof d);
     d.started = rpl_life_at_exit(&t->life, t->open, e, d.stage, sizeof d.stage);
@@ -451,33 +491,6 @@ static unsigned attempt(rpl_teller *t, int64_t r)
 {
     uint32_t *a = attempts_of(t, r);
     return a != NULL && *a > 0 ? *a : 1;
-}
-
-/* Remembers what name holds until its release (kind: a stage, or TELL_PAGE). */
-static void held_put(rpl_teller *t, const char *name, int kind, double bytes)
-{
-    unsigned k = 0;
-    while (k < t->nheld && (t->held[k].kind != kind || strcmp(t->held[k].name, name) != 0))
-        k++;
-    if (k == t->nheld && t->nheld < TELL_HELD)
-        t->nheld++;
-    if (k == t->nheld)
-        return; /* full: its release is told without its size */
-    snprintf(t->held[k].name, sizeof t->held[k].name, "%s", name);
-    t->held[k].kind = kind;
-    t->held[k].bytes = bytes;
-}
-
-/* What name held, now released (forgotten); -1 when it is not known. */
-static double held_take(rpl_teller *t, const char *name, int kind)
-{
-    for (unsigned k = 0; k < t->nheld; k++)
-        if (t->held[k].kind == kind && strcmp(t->held[k].name, name) == 0) {
-            double b = t->held[k].bytes;
-            t->held[k] = t->held[--t->nheld];
-            return b;
-        }
-    return -1;
 }
 
 /* The page model's notes (docs/model.md "The phone's pages"): 1 when e
@@ -725,10 +738,17 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
     int err = (e->has & TRC_F_ERROR) != 0;
     /* the transient a stage made goes at its end (a failed delegate's is told with the fallback) */
     double freed = e->stage != TRC_INFERENCE ? held_take(t, part, (int)e->stage) : 0;
+    const mdl_candidate *c = t->cell->candidate;
+    int none = strcmp(c->fallback, "none") == 0; /* the part fails with its delegate */
+    const char *then = !none ? "the fallback takes over"
+                       : c->release_on_init_failure ? "no fallback: the part cannot be used in "
+                                                      "this process, its memory is released"
+                       : "no fallback: the part cannot be used in this process, and the failed "
+                         "delegate's memory is never released";
     if (err && strcmp(e->error, "delegate_failed") == 0)
-        say(t, e, "%s: the delegate fails to prepare: the fallback takes over", part);
+        say(t, e, "%s: the delegate fails to prepare: %s", part, then);
     else if (err && strcmp(e->error, "delegate_unavailable") == 0)
-        say(t, e, "%s: this phone has no such delegate: the fallback takes over", part);
+        say(t, e, "%s: this phone has no such delegate: %s", part, then);
     else if (err && strcmp(e->error, "cache_stale") == 0)
         say(t, e, "%s: runtime_prepare fails: the compiled cache its key found valid was built "
             "for the %s before the update; the part cannot be used in this process, its memory "
@@ -739,7 +759,7 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
             (long long)e->request);
     else if (err && strcmp(e->error, "background_gpu_denied") == 0)
         say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
-            "background; the fallback takes over", part);
+            "background; %s", part, then);
     else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "abandoned") == 0 &&
              t->cell->policy.cancel_on_timeout)
         say(t, e, "%s: request %lld: the attempt given up on stops, cancelled: its working set "

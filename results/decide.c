@@ -86,6 +86,7 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
         d->meeting = 0;
         d->recommended = -1;
         d->closest = -1;
+        d->heaviest = -1;
         d->policies = 0;
         for (; i < r->ncells && plan->cells[i].device == plan->cells[d->first].device &&
                plan->cells[i].candidate == plan->cells[d->first].candidate;
@@ -105,6 +106,7 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
                     best = (int)f.worst;
                     d->recommended = (int)(d->first + j);
                 }
+                d->heaviest = best;
             } else if (d->closest < 0 || f.shortfall < closest ||
                        (f.shortfall == closest &&
                         better(&r->cells[f.missing], &r->cells[d->closest]))) {

@@ -442,7 +442,7 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
                               ? json_integer(d[k].closest) : json_null());
         if (plan->paths > 0) /* the gate: every path meets it, for some policy */
             set(o, "paths", json_pack("{sIsIsb}", "count", (json_int_t)d[k].paths,
-                                      "policies_meeting", (json_int_t)d[k].meeting, "reenable",
+                                      "policies_meeting", (json_int_t)d[k].meeting, "passed",
                                       d[k].recommended >= 0));
         append(list, o);
     }

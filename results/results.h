@@ -338,6 +338,7 @@ typedef struct res_decision {
      * counts such policies, recommended is the best one's cell on the first
      * path, closest the cell where the nearest policy misses */
     unsigned paths, policies;
+    int heaviest; /* the recommended policy's worst cell (the highest peak p95, then latency) */
 } res_decision;
 /* One decision per run of cells sharing a device and candidate, into
  * out[] (room for r->ncells); returns how many.  Without named paths

@@ -74,20 +74,14 @@ void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t 
 }
 
 /* The recommended policy of a decision over named paths: its label
- * without its path (it meets the target on all of them), and its cell of
- * the highest peak p95. */
+ * without its path (it meets the target on all of them), and its heaviest
+ * cell (the highest peak p95, then the highest latency p95). */
 static const res_cell *gated(const res_result *r, const res_decision *d, char *label)
 {
     const char *rest = strchr(label, ' ');
     rest = rest != NULL ? rest + 1 : "-";
     memmove(label, rest, strlen(rest) + 1);
-    const res_cell *w = &r->cells[d->recommended];
-    for (unsigned q = 1; q < d->paths; q++) {
-        const res_cell *x = &r->cells[(unsigned)d->recommended + q * d->policies];
-        if (x->peak.p95 > w->peak.p95)
-            w = x;
-    }
-    return w;
+    return &r->cells[d->heaviest >= 0 ? d->heaviest : d->recommended];
 }
 
 int res__decision_table(const res_plan *plan, const res_result *r, res__table *t)
@@ -131,7 +125,7 @@ int res__decision_table(const res_plan *plan, const res_result *r, res__table *t
             snprintf(lat, sizeof lat, "-");
         if (d[k].recommended >= 0 && plan->paths > 0) {
             snprintf(row[3], RES_TEXT_MAX, "%s", label);
-            snprintf(row[4], RES_TEXT_MAX, "meets it on every path: re-enable; %s: peak p95 %s "
+            snprintf(row[4], RES_TEXT_MAX, "meets it on every path; %s: peak p95 %s "
                      "on its heaviest path (latency p95 %s there)", d[k].meeting > 1 ?
                      "the lowest peak of those that do" : "the only one that does", peak, lat);
         } else if (d[k].recommended >= 0) {

@@ -210,8 +210,8 @@ TEST_CASE("decision: over named paths a policy meets the target only on every pa
     CHECK(d[0].recommended == 1); // sessions=2, named by its cell on the first path
     std::string t = f.table();
     INFO(t);
-    CHECK(t.find("1 of 2 on all 2 paths  sessions=2   meets it on every path: re-enable; the "
-                 "only one that does: peak p95 430.0 MiB on its heaviest path") !=
+    CHECK(t.find("1 of 2 on all 2 paths  sessions=2   meets it on every path; the only one "
+                 "that does: peak p95 430.0 MiB on its heaviest path") !=
           std::string::npos);
     // sessions=2 misses too, by less: none, the closest is its storm cell
     f.rc[3].any_ci.hi = 0.02;
@@ -233,6 +233,15 @@ TEST_CASE("decision: over named paths a policy meets the target only on every pa
     f.rc[1].peak.p95 = 425 * MIB; // now sessions=2's heaviest is 425 against 420
     REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 1);
     CHECK(d[0].recommended == 0);
+    CHECK(d[0].heaviest == 2);
+    // equal peaks on its two paths: the heaviest is the one of the higher latency
+    f.rc[2].peak.p95 = 400 * MIB;
+    f.rc[2].latency_us.p95 = 800e3;
+    REQUIRE(res_decisions(&f.plan, &f.r, d.data()) == 1);
+    CHECK(d[0].heaviest == 2);
+    t = f.table();
+    CHECK(t.find("peak p95 400.0 MiB on its heaviest path (latency p95 800 ms there)") !=
+          std::string::npos);
 }
 
 TEST_CASE("cells table: a row where requests did not complete says so", "[decision]")

@@ -292,3 +292,276 @@ workload:
                      "10.000 s       0 MiB  m: load begins"});
     CHECK(r.out.find("the user reopens the app") == std::string::npos);
 }
+
+namespace {
+
+const char *kTwice = R"(name: t
+seed: 1
+replications: 1
+horizon: 2min
+devices:
+  - name: d
+    os: android
+    ram: 6GiB
+    system: 1.6GiB
+    kill:
+      rule: lmk
+      minfree:
+        - {adj: 0,   free: 72MiB}
+        - {adj: 900, free: 216MiB}
+    counts: [native, java, gpu]
+candidates:
+  - id: c
+    digest: 9e41
+    runtime: litert-1.4.0
+    parts:
+      model:
+        file: 300MiB
+        load: {mode: mmap, time: 300ms}
+        prepare: {time: 300ms, resident: {native: 200MiB}}
+        inference: {time: 150ms}
+    cache: {size: 40MiB, hit: 1, miss_time: 8s, miss_transient: {native: 300MiB}, key: [digest]}
+workload:
+  path: [cold_start, {enter: {page: x, holds: {native: 10MiB}}}, {enter: {page: x, holds: {native: 20MiB}}}, {background: 5s}, {leave: x}]
+)";
+
+const char *kDfail = R"(name: dfail
+seed: 1
+replications: 1
+horizon: 1min
+devices:
+  - name: d
+    os: android
+    ram: 6GiB
+    system: 1.6GiB
+    kill:
+      rule: lmk
+      minfree:
+        - {adj: 0,   free: 72MiB}
+        - {adj: 900, free: 216MiB}
+    counts: [native, java, gpu]
+candidates:
+  - id: c
+    digest: 9e41
+    runtime: litert-1.4.0
+    delegate: gpu
+    fallback: none
+    parts:
+      model:
+        file: 300MiB
+        load: {mode: mmap, time: 300ms}
+        prepare: {time: 300ms, resident: {native: 200MiB}}
+        delegate_prepare: {time: 1s, fail: 1, transient: {gpu: 100MiB}, resident: {gpu: 300MiB}}
+        inference: {time: 150ms}
+workload:
+  path: [cold_start, {requests: {every: 2s, count: 3}}]
+)";
+
+const char *kSvc = R"(name: svc2
+seed: 7
+replications: 1
+horizon: 6min
+devices:
+- name: d
+  os: android
+  ram: 2GiB
+  system: 900MiB
+  cached_apps: 0
+  cached_app_size: 80MiB
+  pressure: 15s
+  pressure_size: 500MiB
+  kill:
+    rule: lmk
+    minfree:
+    - adj: 0
+      free: 72MiB
+    - adj: 100
+      free: 90MiB
+    - adj: 200
+      free: 108MiB
+    - adj: 250
+      free: 126MiB
+    - adj: 900
+      free: 144MiB
+    - adj: 950
+      free: 180MiB
+  counts:
+  - native
+  - java
+  - gpu
+  anr_timeout: 5s
+  pss_sample: 20s
+candidates:
+- id: scan-app
+  digest: 5e21
+  runtime: litert-1.4.0
+  parts:
+    detector:
+      file: 40MiB
+      load:
+        mode: mmap
+        time: 300ms
+      prepare:
+        time: 500ms
+        resident:
+          native: 400MiB
+      session:
+        native: 20MiB
+      inference:
+        time: 200ms
+  cache:
+    size: 40MiB
+    hit: 0.7
+    miss_time: 3s
+    miss_transient:
+      native: 100MiB
+    key:
+    - digest
+    - runtime
+processes:
+  ml:
+    kind: service
+    bound_by: main
+    restart: 1s
+app:
+  baseline:
+    native: 120MiB
+  processes:
+    ml:
+      baseline:
+        native: 40MiB
+owners:
+  camera:
+    kind: page
+    page: cam
+    needs:
+    - detector
+workload:
+  path:
+  - cold_start
+  - enter:
+      page: cam
+      holds:
+        native: 50MiB
+  - requests:
+      every: 1s
+      for: 60s
+      owner: camera
+  - leave: cam
+  - requests:
+      every: 1s
+      for: 10s
+  - update: os
+  - cold_start
+  - requests:
+      every: 1s
+      for: 20s
+  relaunch: 5s
+  timeout: 2s
+policies:
+  retry:
+    kind: fixed
+    delay: 500ms
+    max: 2
+)";
+
+const char *kLife = R"(name: life
+horizon: 12s
+replications: 1
+devices:
+  - {name: p, os: android, ram: 2GiB, system: 1GiB, cached_apps: 0, cached_app_size: 1MiB,
+     pressure: 10s, pressure_size: 500MiB,
+     kill: {rule: lmk, minfree: [{adj: 0, free: 72MiB}]}, counts: [native, gpu]}
+candidates:
+  - id: c
+    digest: 0a
+    runtime: test-1
+    delegate: gpu
+    fallback: cpu
+    parts:
+      m:
+        file: 1MiB
+        load: {mode: mmap, time: 100ms}
+        prepare: {time: 100ms, resident: {native: 100MiB}}
+        delegate_prepare: {time: 4s, transient: {gpu: 200MiB}, resident: {gpu: 300MiB}}
+        inference: {time: 100ms}
+workload:
+  path: [cold_start, {requests: {every: 1s, count: 6}}, {update: runtime}, cold_start]
+)";
+
+} // namespace
+
+TEST_CASE("explain tells each release with its size: a page entered twice, a delegate with no "
+          "fallback, a page hold through its service's deaths",
+          "[explain]")
+{
+    TempDir dir;
+    // a page entered twice holds both (10 + 20 MiB), released together
+    RunResult a = oomsim({"explain", dir.write("twice.yaml", kTwice)});
+    REQUIRE(a.status == 0);
+    CHECK(a.out.find("5.000 s     200 MiB  the user leaves x: its hold of 30.0 MiB is released") !=
+          std::string::npos);
+    // a delegate that fails with no fallback: the part goes, its memory with it
+    RunResult b = oomsim({"explain", dir.write("dfail.yaml", kDfail)});
+    REQUIRE(b.status == 0);
+    CHECK(b.out.find("model: the delegate fails to prepare: no fallback: the part cannot be used "
+                     "in this process, its memory is released") != std::string::npos);
+    CHECK(b.out.find("the fallback takes over") == std::string::npos);
+    // the model in a service process that dies three times: the main
+    // process's page hold survives (50 MiB at the leave); then an update
+    // stops both processes, and the next cold_start brings the service back
+    RunResult c = oomsim({"explain", dir.write("svc.yaml", kSvc), "--full"});
+    INFO(c.out << c.err);
+    REQUIRE(c.status == 0);
+    in_order(c.out, {"15.000 s     630 MiB  the service process scan-app:ml dies",
+                     "60.000 s     120 MiB  the user leaves cam: its hold of 50.0 MiB is released",
+                     "70.000 s     580 MiB  the phone's OS is updated: the app stops",
+                     "70.000 s     120 MiB  the model's service process starts"});
+}
+
+TEST_CASE("an update forgets the relaunch pending, and a death after it is read in its own "
+          "life",
+          "[explain][diagnose]")
+{
+    TempDir dir;
+    // dies at its first request (1 s); the user would reopen it 5 s later,
+    // but the OS is updated at once and the path ends: the app stays stopped
+    const std::string dev = R"(devices:
+  - {name: p, os: ios, ram: 2GiB, system: 500MiB, kill: {rule: jetsam, limit: 600MiB},
+     counts: [native]}
+)";
+    std::string y = "name: stop\nhorizon: 30s\nreplications: 1\n" + dev + R"(candidates:
+  - id: c
+    digest: 0a
+    runtime: test-1
+    parts:
+      m:
+        file: 1MiB
+        load: {mode: mmap, time: 100ms}
+        prepare: {time: 100ms, resident: {native: 100MiB}}
+        inference: {time: 100ms, working_set: {native: 900MiB}}
+workload:
+  path: [cold_start, {requests: {every: 1s, count: 1}}, {update: os}]
+  relaunch: 5s
+)";
+    RunResult r = oomsim({"explain", dir.write("stop.yaml", y), "--full"});
+    INFO(r.out);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("the phone's OS is updated while the app is not running") !=
+          std::string::npos);
+    CHECK(r.out.find("6.000 s") == std::string::npos); // no relaunch at 6 s
+    CHECK(r.out.find("1 death;") != std::string::npos);
+    // requests run, the runtime is updated at 6 s, and the start after it
+    // is in its 4 s delegate_prepare (600 MiB) when a 500 MiB spike comes at
+    // 10 s: a start-up death, read in the life after the update (no request
+    // ran in it), not as a death after requests ran (the first start, ready
+    // at 400 MiB, would have lived through the spike)
+    std::string trace = dir.file("life.jsonl");
+    REQUIRE(oomsim({"gen", dir.write("life.yaml", kLife), "-o", trace}).status == 0);
+    RunResult d = oomsim({"diagnose", trace});
+    INFO(d.out);
+    REQUIRE(d.status == 0);
+    CHECK(d.out.find("stage:     delegate_prepare") != std::string::npos);
+    CHECK(d.out.find("recovery:  a death during start-up, before any request") !=
+          std::string::npos);
+}

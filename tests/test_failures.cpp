@@ -347,6 +347,69 @@ TEST_CASE("updates: a key that omits the updated version fails the prepare, one 
     CHECK(rt_only.run(0, 0, nullptr, false).failed == 5);
 }
 
+TEST_CASE("a failed part's mapped weights are no longer read: they leave the hot set",
+          "[failures][cache]")
+{
+    // 1500 MiB of hot mapped weights on a 3000 MiB lmk line, spikes of
+    // 1600 MiB every 30 s on average: hot, they would make every spike a
+    // kill (1500 + 1600 > 3000).  The part fails (an outdated cache after
+    // the update; a failed delegate with no fallback): its weights go with
+    // it, so no spike kills the app.
+    Plan p(R"(name: hot
+seed: 1
+replications: 1
+horizon: 1min
+devices:
+  - name: d
+    os: android
+    ram: 4GiB
+    system: 1GiB
+    cached_apps: 0
+    cached_app_size: 100MiB
+    pressure: 30s
+    pressure_size: 1600MiB
+    kill:
+      rule: lmk
+      minfree:
+        - {adj: 0,   free: 72MiB}
+        - {adj: 900, free: 216MiB}
+    counts: [native, java, gpu]
+candidates:
+  - id: stale
+    digest: 9e41
+    runtime: litert-1.4.0
+    parts:
+      model:
+        file: 1500MiB
+        load: {mode: mmap, time: 300ms, file_hot: true}
+        prepare: {time: 300ms, resident: {native: 10MiB}}
+        inference: {time: 150ms}
+    cache: {size: 40MiB, hit: 1, miss_time: 1s, key: [digest]}
+  - id: nocache
+    digest: 9e41
+    runtime: litert-1.4.0
+    delegate: gpu
+    fallback: none
+    parts:
+      model:
+        file: 1500MiB
+        load: {mode: mmap, time: 300ms, file_hot: true}
+        prepare: {time: 300ms, resident: {native: 10MiB}}
+        delegate_prepare: {time: 100ms, fail: 1}
+        inference: {time: 150ms}
+workload:
+  path: [update: os, cold_start, {requests: {every: 5s, for: 50s}}]
+)");
+    REQUIRE(p.s.ncells == 2);
+    for (unsigned c = 0; c < 2; c++) {
+        INFO("cell " << c);
+        mdl_rep r = p.run(c);
+        CHECK(r.pressure_spikes > 0);
+        CHECK(r.deaths_total == 0);
+        CHECK(r.failed == 10);
+    }
+}
+
 TEST_CASE("sessions: copy_runtime copies the part's prepare resident into each session",
           "[failures][sessions]")
 {

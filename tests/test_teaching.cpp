@@ -581,10 +581,10 @@ TEST_CASE("teaching: reenable-regression gates the fix on every regression path,
     CHECK(json_is_null(json_object_get(old, "recommended")));
     CHECK(json_integer_value(json_object_get(old, "closest")) == 6);
     CHECK(json_integer_value(json_object_get(json_object_get(old, "paths"), "count")) == 8);
-    CHECK(json_is_false(json_object_get(json_object_get(old, "paths"), "reenable")));
+    CHECK(json_is_false(json_object_get(json_object_get(old, "paths"), "passed")));
     CHECK(json_array_size(json_object_get(old, "meeting")) == 7);
     CHECK(json_integer_value(json_object_get(fix, "recommended")) == 8);
-    CHECK(json_is_true(json_object_get(json_object_get(fix, "paths"), "reenable")));
+    CHECK(json_is_true(json_object_get(json_object_get(fix, "paths"), "passed")));
     json_decref(doc);
     Results r("reenable-regression");
     CHECK(r.at(6, "peak.app_bytes.max") == 2100.0 * 1048576);
@@ -595,7 +595,7 @@ TEST_CASE("teaching: reenable-regression gates the fix on every regression path,
     CHECK(has(t.out, "0 of 1 on all 8 paths"));
     CHECK(has(t.out, "closest: path=fallback (deaths up to 100%, 83.3% of requests completed"));
     CHECK(has(t.out, "1 of 1 on all 8 paths"));
-    CHECK(has(t.out, "meets it on every path: re-enable"));
+    CHECK(has(t.out, "meets it on every path; the only one that does"));
     // the fallback path: two sets held in build-41, the release told in build-42
     std::string x = explain("reenable-regression", 6);
     CHECK(has(x, "the failed delegate still holds 900.0 MiB"));
@@ -612,6 +612,11 @@ TEST_CASE("teaching: reenable-regression gates the fix on every regression path,
                  "memory freed"));
     CHECK(has(p, "30.000 s    1240 MiB  the user leaves camera: its hold of 500.0 MiB is "
                  "released"));
+    // the cache-rebuild path rebuilds after the update, once
+    std::string cr = explain("reenable-regression", 7);
+    CHECK(has(cr, "model: the compiled cache is not valid: rebuilding, 300.0 MiB more"));
+    CHECK(has(cr, "model: the compiled cache is rebuilt: its 300.0 MiB of compile memory freed"));
+    CHECK(cr.find("rebuilding") == cr.rfind("rebuilding"));
     std::string y = explain("reenable-regression", 14);
     CHECK(has(y, "500 MiB  model: the failed delegate's 900.0 MiB"));
     CHECK_FALSE(has(y, "the process dies"));
