@@ -247,7 +247,7 @@ TEST_CASE("explain prints a death's time the same way in the timeline and the ve
     }
 }
 
-TEST_CASE("explain tells an update: the app stopped, or not running; a relaunch pending is "
+TEST_CASE("explain tells an update: the app stopped, or not running, a relaunch pending "
           "forgotten",
           "[explain]")
 {

@@ -100,7 +100,7 @@ TEST_CASE("generation: the KV resident after N tokens is N x kv_per_token (touch
 }
 
 TEST_CASE("generation: a chat that reaches its context truncates, resets or fails as on_full "
-          "says; without keep_context nothing accumulates",
+          "says, and without keep_context nothing accumulates",
           "[generation]")
 {
     // Five requests of 100 + 50 tokens, 10 s apart, into a context of 400.
