@@ -100,6 +100,15 @@ void w__drop_sessions(world *w, part_rt *p)
         w__gen_close(w, p);
 }
 
+/* The part's mapped weights are no longer read at every inference. */
+static void drop_hot(world *w, part_rt *p)
+{
+    if (p->hot) {
+        w->proc.hot -= part_id(w, p)->hot_bytes;
+        p->hot = 0;
+    }
+}
+
 void w__release_part(world *w, part_rt *p)
 {
     if (w->wl->nholders > 0)
@@ -114,10 +123,7 @@ void w__release_part(world *w, part_rt *p)
     p->sess_idle = 0;
     p->state = P_UNLOADED;
     p->on_delegate = 0;
-    if (p->hot) { /* its weights are no longer read */
-        w->proc.hot -= part_id(w, p)->hot_bytes;
-        p->hot = 0;
-    }
+    drop_hot(w, p);
     p->release_pending = 0;
     w__warning_after_free(w);
     if (w->pol->residency == MDL_RES_RELEASE_FIRST && !w->ending) {
@@ -283,10 +289,7 @@ static void part_failed(world *w, part_rt *p)
         w__holders_part_gone(w, p, "part failed"); /* held_after_leave's clock stops */
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
-    if (p->hot) { /* its weights are no longer read */
-        w->proc.hot -= part_id(w, p)->hot_bytes;
-        p->hot = 0;
-    }
+    drop_hot(w, p);
     p->state = P_FAILED;
     uint32_t epoch = w->epoch;
     while (p->wait_head != NIL && still(w, epoch)) {

@@ -445,19 +445,11 @@ static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
 void w__app_stop(world *w)
 {
     mdl_rep *o = w->out;
-    w_main *m = &w->main;
     if (w->life.relaunch_scheduled)
         sim_cancel(w->e, w->life.relaunch_h);
     w->life.relaunch_scheduled = w->life.relaunch_pending = 0;
-    if (w->svc && m->alive) { /* the main process first: the service's calls are not failed */
-        o->alive_us += now(w) - m->alive_since;
-        if (m->restart_scheduled)
-            sim_cancel(w->e, m->restart_h);
-        m->restart_scheduled = 0;
-        m->alive = 0;
-        m->sample_pss_kb = m->sample_rss_kb = 0;
-        memset(m->app, 0, sizeof m->app);
-    }
+    if (w->svc && w->main.alive)
+        w__main_end(w); /* the main process first: the service's calls are not failed */
     if (w->proc.alive) {
         if (w->proc.gen_growing > 0)
             w__gen_sync(w); /* the KV written so far counts toward the peak */

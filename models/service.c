@@ -137,13 +137,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
         mdl_rep_add_record(o, &r);
     w__emit_exit(w, &r, 1);
     w->pg.log[0] = '\0';
-    o->alive_us += now(w) - m->alive_since;
-    if (m->restart_scheduled) {
-        sim_cancel(w->e, m->restart_h);
-        m->restart_scheduled = 0;
-    }
-    m->alive = 0; /* the service's binding goes with it: so does the service */
-    m->sample_pss_kb = m->sample_rss_kb = 0;
+    w__main_end(w); /* the service's binding goes with it: so does the service */
     if (w->proc.alive) {
         o->svc_alive_us += now(w) - w->proc.alive_since;
         w__apply_limits(w);
@@ -151,7 +145,6 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
         w__proc_gone(w);
     }
     mdl_ledger_clear(w->led);
-    memset(m->app, 0, sizeof m->app);
     if (w->page_held != NULL)
         memset(w->page_held, 0, (size_t)w->wl->npages * sizeof *w->page_held);
     w->proc.fg = 0;
@@ -159,6 +152,19 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     w->proc.lmkd = MDL_LMKD_NONE;
     w->proc.kernel_oom = 0;
     w__relaunch_at(w);
+}
+
+void w__main_end(world *w)
+{
+    w_main *m = &w->main;
+    w->out->alive_us += now(w) - m->alive_since;
+    if (m->restart_scheduled) {
+        sim_cancel(w->e, m->restart_h);
+        m->restart_scheduled = 0;
+    }
+    m->alive = 0;
+    m->sample_pss_kb = m->sample_rss_kb = 0;
+    memset(m->app, 0, sizeof m->app);
 }
 
 int w__victim_is_main(const world *w, int adj)

@@ -823,10 +823,9 @@ void w__relaunch_at(world *w); /* after the app's death: the user reopens it aft
 W_MAY_KILL w_fate w__main_start(world *w);
 /* the main process dies: its record; the service goes with its binding */
 void w__main_die(world *w, mdl_exit why, mdl_stage stage);
-/* the service died, the app lives: the client bound again after a delay */
-void w__svc_died(world *w);
-/* process.c: the service starts (the restart's bind) */
-void w__svc_start(world *w);
+void w__main_end(world *w); /* it ends (a death, an update): its time, restart, memory */
+void w__svc_died(world *w);  /* the service died, the app lives: bound again after a delay */
+void w__svc_start(world *w); /* process.c: the service starts (the restart's bind) */
 /* a request arrives while the service is down: it fails */
 void w__svc_refuse(world *w, uint32_t user_index);
 /* a reclaim kill's class for the service: a waived one's is system_reclaim */

@@ -465,11 +465,11 @@ static unsigned signs_after(rpl_life *l, const trc_event *e)
     return s;
 }
 
-/* An update step's note: the app stopped there, without a death. */
-static int stopped(const trc_event *e)
+int rpl_update_of(const trc_event *e)
 {
-    return e->kind == TRC_SAMPLE && (e->has & TRC_F_ERROR) &&
-           (strcmp(e->error, "os_update") == 0 || strcmp(e->error, "runtime_update") == 0);
+    if (!(e->has & TRC_F_ERROR) || ((e->has & TRC_F_KIND) && e->kind != TRC_SAMPLE))
+        return 0;
+    return strcmp(e->error, "os_update") == 0 ? 1 : strcmp(e->error, "runtime_update") == 0 ? 2 : 0;
 }
 
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
@@ -482,7 +482,7 @@ void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
         l->ran_request = 1;
     else if (e->kind == TRC_END)
         l->last_end_us = e->time_us;
-    else if (e->kind == TRC_EXIT_EVENT || stopped(e)) {
+    else if (e->kind == TRC_EXIT_EVENT || rpl_update_of(e)) {
         rpl_life_init(l); /* a death, or an update's stop: the next life starts anew */
         l->from = index + 1;
     }

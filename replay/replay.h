@@ -253,6 +253,9 @@ typedef struct rpl_life {
     int delegate_held;   /* the last delegate_prepare begun made memory (a failure keeps it) */
 } rpl_life;
 void rpl_life_init(rpl_life *l);
+/* An update step's note (the app stops there without a death): 1 the OS,
+ * 2 the runtime, 0 not one. */
+int rpl_update_of(const trc_event *e);
 /* Follows event `index` (after trc_pairs_add on it); an exit ends the life. */
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index);
 /* At an exit event (before rpl_life_event on it): the stage running, that

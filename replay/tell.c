@@ -609,11 +609,11 @@ static int tell_page(rpl_teller *t, const trc_event *e)
  * starting the app.  1 when e was such a note. */
 static int tell_update(rpl_teller *t, const trc_event *e)
 {
-    int os = strcmp(e->error, "os_update") == 0;
-    if (!os && strcmp(e->error, "runtime_update") != 0)
+    int which = rpl_update_of(e), os = which == 1;
+    if (which == 0)
         return 0;
     t->reopen_pending = 0; /* not the user's return */
-    t->updated = os ? 1 : 2;
+    t->updated = which;
     t->has_gap = 0;
     const char *what = os ? "the phone's OS is updated" : "the model's runtime is updated";
     if ((e->has & TRC_F_ACTION) && strcmp(e->action, "app_stopped") == 0) {
@@ -690,7 +690,6 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "service_died") == 0) {
         say(t, e, "request %lld fails: the model's service process is gone (service_died); "
             "the app lives", (long long)r);
-
     } else {
         for (size_t k = 0; k < sizeof notes / sizeof *notes; k++)
             if (strcmp(e->error, notes[k].error) == 0)
@@ -733,22 +732,27 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
     t->last_java = (e->alloc_has >> TRC_MEM_JAVA & 1u) ? e->alloc[TRC_MEM_JAVA] : 0;
 }
 
+/* What follows a delegate's failure: its fallback, or the part's. */
+static const char *after_delegate(const rpl_teller *t)
+{
+    const mdl_candidate *c = t->cell->candidate;
+    if (strcmp(c->fallback, "none") != 0)
+        return "the fallback takes over";
+    return c->release_on_init_failure ? "no fallback: the part cannot be used in this process, "
+                                        "its memory is released"
+                                      : "no fallback: the part cannot be used in this process, "
+                                        "and the failed delegate's memory is never released";
+}
+
 static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
 {
     int err = (e->has & TRC_F_ERROR) != 0;
     /* the transient a stage made goes at its end (a failed delegate's is told with the fallback) */
     double freed = e->stage != TRC_INFERENCE ? held_take(t, part, (int)e->stage) : 0;
-    const mdl_candidate *c = t->cell->candidate;
-    int none = strcmp(c->fallback, "none") == 0; /* the part fails with its delegate */
-    const char *then = !none ? "the fallback takes over"
-                       : c->release_on_init_failure ? "no fallback: the part cannot be used in "
-                                                      "this process, its memory is released"
-                       : "no fallback: the part cannot be used in this process, and the failed "
-                         "delegate's memory is never released";
     if (err && strcmp(e->error, "delegate_failed") == 0)
-        say(t, e, "%s: the delegate fails to prepare: %s", part, then);
+        say(t, e, "%s: the delegate fails to prepare: %s", part, after_delegate(t));
     else if (err && strcmp(e->error, "delegate_unavailable") == 0)
-        say(t, e, "%s: this phone has no such delegate: %s", part, then);
+        say(t, e, "%s: this phone has no such delegate: %s", part, after_delegate(t));
     else if (err && strcmp(e->error, "cache_stale") == 0)
         say(t, e, "%s: runtime_prepare fails: the compiled cache its key found valid was built "
             "for the %s before the update; the part cannot be used in this process, its memory "
@@ -759,7 +763,7 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
             (long long)e->request);
     else if (err && strcmp(e->error, "background_gpu_denied") == 0)
         say(t, e, "%s: the delegate cannot prepare: iOS gives no GPU to an app in the "
-            "background; %s", part, then);
+            "background; %s", part, after_delegate(t));
     else if (e->stage == TRC_INFERENCE && err && strcmp(e->error, "abandoned") == 0 &&
              t->cell->policy.cancel_on_timeout)
         say(t, e, "%s: request %lld: the attempt given up on stops, cancelled: its working set "
