@@ -63,8 +63,7 @@ int64_t w__growth_room(world *w, int64_t *soft)
 {
     *soft = INT64_MAX;
     if (w->pg.on)
-        return w->pg.on == W_PAGES_XNU ? w__memstat_growth_room(w, soft)
-                                       : w__pages_growth_room(w, soft);
+        return w__pages_growth_room(w, soft);
     const mdl_device *d = w->dev;
     mdl_kill_input in = state_now(w, 0);
     mdl_kill_verdict v;

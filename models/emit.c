@@ -304,9 +304,9 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
     e->exit_reason = w->dev->no_exit_info ? TRC_UNKNOWN : reason_of[r->cls];
     if (!w->dev->no_exit_info)
         with_record(e, r);
-    if (w->pg.log[0] != '\0') { /* lmkd's kill line, written with the record */
+    if (w->kill_log[0] != '\0') { /* lmkd's kill line, written with the record */
         e->has |= TRC_F_LOG;
-        snprintf(e->log, sizeof e->log, "%s", w->pg.log);
+        snprintf(e->log, sizeof e->log, "%s", w->kill_log);
     }
     if (w->pg.on) { /* the phone's pages at the death, and the app's adj (iOS: band) */
         w__pages_fill(w, e);

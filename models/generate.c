@@ -360,9 +360,9 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
         return;
     if (opened && p->ctx_kv > 0)
         emit_kv(w, k);
-    s->td += w__pages_take_stall(w);
+    s->td += pg_take_stall(&w->pg);
     if (w->pg.on)
-        w__pages_inference(w, tp + td0, tp + s->td);
+        pg_inference(&w->pg, tp + td0, tp + s->td);
     if (g->kv == MDL_KV_TOUCHED && from + prompt + output > s->high) {
         s->growing = 1;
         w->proc.gen_growing++;

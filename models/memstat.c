@@ -30,22 +30,22 @@ enum { MS_NONE = 0, MS_OTHER, MS_APP, MS_SUCC };
 
 /* The app's anonymous memory the compressor may take: native and Java, not
  * IOKit-mapped (gpu) memory. */
-static int64_t ms_app_compressible(const world *w)
+static int64_t ms_app_compressible(const w_pages *pg)
 {
-    return mdl_ledger_total(w->led, MDL_CAT_NATIVE) + mdl_ledger_total(w->led, MDL_CAT_JAVA);
+    return mdl_ledger_total(pg->led, MDL_CAT_NATIVE) + mdl_ledger_total(pg->led, MDL_CAT_JAVA);
 }
 
 /* The app's bytes in the compressor: what it holds there, within what it
  * still has (a release or a death frees compressed bytes too). */
-static int64_t ms_app_comp(const world *w)
+static int64_t ms_app_comp(const w_pages *pg)
 {
-    int64_t c = w->pg.x.app_comp, own = ms_app_compressible(w);
+    int64_t c = pg->x.app_comp, own = ms_app_compressible(pg);
     return c < own ? c : own;
 }
 
-static int64_t ms_comp_total(const world *w)
+static int64_t ms_comp_total(const w_pages *pg)
 {
-    return w->pg.x.other_comp + ms_app_comp(w) + w->pg.x.succ_comp;
+    return pg->x.other_comp + ms_app_comp(pg) + pg->x.succ_comp;
 }
 
 /* The compressor's pool in RAM for a content of c bytes: c over the ratio. */
@@ -54,94 +54,95 @@ static int64_t ms_pool_of(const mdl_device *d, int64_t c)
     return c == 0 ? 0 : (int64_t)ceil((double)c / d->compressor_ratio);
 }
 
-static int64_t ms_pool(const world *w) { return ms_pool_of(w->dev, ms_comp_total(w)); }
+static int64_t ms_pool(const w_pages *pg) { return ms_pool_of(pg->dev, ms_comp_total(pg)); }
 
 /* vm_compressor_low_on_space: it holds over 98 % of what it may. */
 static int ms_low_on_space(const mdl_device *d, int64_t c) { return c > d->compressor_max / 100 * 98; }
 
-static int64_t ms_file_resident(const world *w)
+static int64_t ms_file_resident(const w_pages *pg)
 {
-    return w->pg.pc_cold + w->pg.pc_ws + app_file_resident(w);
+    return pg->pc_cold + pg->pc_ws + app_file_resident(pg);
 }
 
 /* Free pages: what RAM has left beside the app's anonymous bytes less
  * app_comp, its file pages and the others' (file), and the pool. */
-static int64_t ms_free_of(const world *w, int64_t anon, int64_t app_comp, int64_t file,
+static int64_t ms_free_of(const w_pages *pg, int64_t anon, int64_t app_comp, int64_t file,
                           int64_t pool)
 {
-    const mdl_device *d = w->dev;
-    return d->ram - d->system - w->dstate.cached - w->dstate.successor - (anon - app_comp) -
-           file - pool - w->pg.spike;
+    const mdl_device *d = pg->dev;
+    return d->ram - d->system - pg->ds->cached - pg->ds->successor - (anon - app_comp) -
+           file - pool - pg->spike;
 }
 
-int64_t w__memstat_free(const world *w)
+int64_t pg_xnu_free(const w_pages *pg)
 {
-    return ms_free_of(w, app_anon(w), ms_app_comp(w), ms_file_resident(w), ms_pool(w));
+    return ms_free_of(pg, app_anon(pg), ms_app_comp(pg), ms_file_resident(pg), ms_pool(pg));
 }
 
-void w__memstat_parts(const world *w, int64_t part[W_PAGE_PARTS])
+void pg_xnu_parts(const w_pages *pg, const pg_app *a, int64_t part[W_PAGE_PARTS])
 {
-    part[0] = w->dev->system;
-    part[1] = w->dstate.cached + w->dstate.successor;
-    part[2] = app_anon(w) - ms_app_comp(w);
-    part[3] = ms_file_resident(w);
-    part[4] = ms_pool(w);
-    part[5] = w->pg.spike;
-    part[6] = w__memstat_free(w);
+    (void)a;
+    part[0] = pg->dev->system;
+    part[1] = pg->ds->cached + pg->ds->successor;
+    part[2] = app_anon(pg) - ms_app_comp(pg);
+    part[3] = ms_file_resident(pg);
+    part[4] = ms_pool(pg);
+    part[5] = pg->spike;
+    part[6] = pg_xnu_free(pg);
 }
 
 /* memorystatus_available_pages (vm_page.h): free and file-backed pageable
  * pages (no secluded pool, no purgeable memory in the model), bytes. */
-static int64_t ms_available(const world *w) { return w__memstat_free(w) + ms_file_resident(w); }
+static int64_t ms_available(const w_pages *pg) { return pg_xnu_free(pg) + ms_file_resident(pg); }
 
 /* ---------------------------------------------------------- bands */
 
 /* The app's band: the foreground; once it left, the aging band for
  * MDL_XNU_APP_AGING_US, then idle (path.c sets proc.aged). */
-static int ms_app_band(const world *w)
+static int ms_app_band(const pg_app *a)
 {
-    return w->proc.fg ? MDL_BAND_FOREGROUND : w->proc.aged ? MDL_BAND_IDLE : MDL_BAND_AGING_APPS;
+    return a->fg ? MDL_BAND_FOREGROUND : a->aged ? MDL_BAND_IDLE : MDL_BAND_AGING_APPS;
 }
 
-static int ms_succ_alive(const world *w) { return w->dstate.successor + w->pg.x.succ_comp > 0; }
+static int ms_succ_alive(const w_pages *pg) { return pg->ds->successor + pg->x.succ_comp > 0; }
 
 /* The other app the user went to: in front while the app is in the
  * background; once the user came back it ages as the app does. */
-static int ms_succ_band(const world *w)
+static int ms_succ_band(const w_pages *pg, const pg_app *a)
 {
-    if (w->path.bg)
+    if (a->bg)
         return MDL_BAND_FOREGROUND;
-    return now(w) - w->pg.x.succ_left < MDL_XNU_APP_AGING_US ? MDL_BAND_AGING_APPS
+    return a->now - pg->x.succ_left < MDL_XNU_APP_AGING_US ? MDL_BAND_AGING_APPS
                                                              : MDL_BAND_IDLE;
 }
 
-static uint32_t ms_idle_procs(const world *w)
+static uint32_t ms_idle_procs(const w_pages *pg, const pg_app *a)
 {
     uint32_t n = 0;
-    for (uint32_t k = 0; k < w->pg.x.nother && w->pg.x.other[k].band == MDL_BAND_IDLE; k++)
+    for (uint32_t k = 0; k < pg->x.nother && pg->x.other[k].band == MDL_BAND_IDLE; k++)
         n++;
-    n += w->proc.alive && ms_app_band(w) == MDL_BAND_IDLE;
-    n += ms_succ_alive(w) && ms_succ_band(w) == MDL_BAND_IDLE;
+    n += a->alive && ms_app_band(a) == MDL_BAND_IDLE;
+    n += ms_succ_alive(pg) && ms_succ_band(pg, a) == MDL_BAND_IDLE;
     return n;
 }
 
 /* The first process of the lowest band up to max_band (memorystatus_kill_top_process
  * walks the bands up; in a band, the first entered: the others were there
  * from the start, before the app and the successor). */
-static int ms_victim(const world *w, int max_band)
+static int ms_victim(const w_pages *pg, const pg_app *a, int max_band)
 {
     int who = MS_NONE, b = MDL_BAND_MAX + 1;
-    if (w->pg.x.nother > 0) {
+    if (pg->x.nother > 0) {
         who = MS_OTHER;
-        b = w->pg.x.other[0].band;
+        b = pg->x.other[0].band;
     }
-    if (w->proc.alive && ms_app_band(w) < b) {
+    if (a->alive && ms_app_band(a) < b) {
         who = MS_APP;
-        b = ms_app_band(w);
+        b = ms_app_band(a);
     }
-    if (ms_succ_alive(w) && ms_succ_band(w) < b) {
+    if (ms_succ_alive(pg) && ms_succ_band(pg, a) < b) {
         who = MS_SUCC;
-        b = ms_succ_band(w);
+        b = ms_succ_band(pg, a);
     }
     return b <= max_band ? who : MS_NONE;
 }
@@ -163,17 +164,17 @@ static int64_t ms_squeeze(int64_t *resident, int64_t *comp, int64_t gross)
  * others by their bands), until `net` bytes are free or it is full
  * (compressor.max, uncompressed).  The model's order; XNU compresses from
  * its inactive queue, oldest first. */
-static void ms_compress(world *w, int64_t net)
+static void ms_compress(w_pages *pg, pg_app *a, int64_t net)
 {
-    w_xnu *x = &w->pg.x;
-    double keep = 1.0 - 1.0 / w->dev->compressor_ratio;
+    w_xnu *x = &pg->x;
+    double keep = 1.0 - 1.0 / pg->dev->compressor_ratio;
     double want = ceil((double)net / keep); /* in double: a ratio near 1 wants a lot */
-    int64_t room = w->dev->compressor_max - ms_comp_total(w);
+    int64_t room = pg->dev->compressor_max - ms_comp_total(pg);
     int64_t gross = want < (double)room ? (int64_t)want : room;
-    x->app_comp = ms_app_comp(w);
+    x->app_comp = ms_app_comp(pg);
     /* by band, lowest first; in a band the others first (there first) */
-    int app = w->proc.alive && !w->proc.fg ? ms_app_band(w) : MDL_BAND_FOREGROUND;
-    int succ = ms_succ_alive(w) ? ms_succ_band(w) : MDL_BAND_FOREGROUND;
+    int app = a->alive && !a->fg ? ms_app_band(a) : MDL_BAND_FOREGROUND;
+    int succ = ms_succ_alive(pg) ? ms_succ_band(pg, a) : MDL_BAND_FOREGROUND;
     uint32_t k = 0;
     while (gross > 0) {
         int other = k < x->nother ? x->other[k].band : MDL_BAND_FOREGROUND;
@@ -183,18 +184,18 @@ static void ms_compress(world *w, int64_t net)
             break; /* nothing suspended is left */
         if (other == low) {
             int64_t m = ms_squeeze(&x->other[k].resident, &x->other[k].comp, gross);
-            w->dstate.cached -= m;
+            pg->ds->cached -= m;
             x->other_comp += m;
             gross -= m;
             k++;
         } else if (app == low) {
-            int64_t res = ms_app_compressible(w) - x->app_comp;
+            int64_t res = ms_app_compressible(pg) - x->app_comp;
             int64_t m = gross < res ? gross : res;
             x->app_comp += m;
             gross -= m;
             app = MDL_BAND_FOREGROUND;
         } else {
-            gross -= ms_squeeze(&w->dstate.successor, &x->succ_comp, gross);
+            gross -= ms_squeeze(&pg->ds->successor, &x->succ_comp, gross);
             succ = MDL_BAND_FOREGROUND;
         }
     }
@@ -203,48 +204,47 @@ static void ms_compress(world *w, int64_t net)
 /* File pages dropped: ghosts for the phantom cache, counted in the period
  * they were added (a quiet period since the last ones clears the count,
  * as the cache's sample restarts every 250 ms). */
-static void ms_ghosts(world *w, int64_t bytes)
+static void ms_ghosts(w_pages *pg, pg_app *a, int64_t bytes)
 {
-    w_xnu *x = &w->pg.x;
+    w_xnu *x = &pg->x;
     if (bytes <= 0)
         return;
-    if (now(w) - x->pc_added_at > MDL_XNU_PC_PERIOD_US)
+    if (a->now - x->pc_added_at > MDL_XNU_PC_PERIOD_US)
         x->pc_added = 0;
     x->pc_added += bytes;
-    x->pc_added_at = now(w);
+    x->pc_added_at = a->now;
 }
 
 /* The pageout daemon, while free pages are below its target: the cold file
  * pages first, then the compressor, then the file working set (the app's
  * hot weights among it).  Every file page dropped is a ghost the phantom
  * cache remembers. */
-static void ms_pageout(world *w)
+static void ms_pageout(w_pages *pg, pg_app *a)
 {
-    w_pages *pg = &w->pg;
-    int64_t need = XFREE_TARGET - w__memstat_free(w);
+    int64_t need = XFREE_TARGET - pg_xnu_free(pg);
     if (need <= 0)
         return;
     int64_t take = need < pg->pc_cold ? need : pg->pc_cold;
     pg->pc_cold -= take;
-    ms_ghosts(w, take);
+    ms_ghosts(pg, a, take);
     need -= take;
-    take = need < app_cold(w) ? need : app_cold(w);
+    take = need < app_cold(pg, a) ? need : app_cold(pg, a);
     pg->app_cold_gone += take;
-    ms_ghosts(w, take);
+    ms_ghosts(pg, a, take);
     need -= take;
-    if (need > 0 && w->dev->compressor_ratio > 1.0) {
-        ms_compress(w, need);
-        need = XFREE_TARGET - w__memstat_free(w);
+    if (need > 0 && pg->dev->compressor_ratio > 1.0) {
+        ms_compress(pg, a, need);
+        need = XFREE_TARGET - pg_xnu_free(pg);
     }
     if (need > 0) {
-        int64_t ws = app_hot_resident(w) + pg->pc_ws;
+        int64_t ws = app_hot_resident(pg, a) + pg->pc_ws;
         take = need < ws ? need : ws;
-        evict_ws(w, take);
-        ms_ghosts(w, take);
+        evict_ws(pg, a, take);
+        ms_ghosts(pg, a, take);
     }
-    int64_t c = ms_comp_total(w);
-    if (c > w->out->swap_used_max)
-        w->out->swap_used_max = c;
+    int64_t c = ms_comp_total(pg);
+    if (c > pg->out->swap_used_max)
+        pg->out->swap_used_max = c;
 }
 
 /* ----------------------------------------------------- phantom cache */
@@ -254,36 +254,36 @@ static void ms_pageout(world *w)
  * span each thrash or not (is_thrashing); pressure after four in a row,
  * unless file pages are over half of AVAILABLE_MEMORY (the active,
  * inactive, free and compressor pages: ram less the kernel's). */
-static void ms_pc_look(world *w, int64_t found, sim_time dur)
+static void ms_pc_look(w_pages *pg, pg_app *a, int64_t found, sim_time dur)
 {
-    w_xnu *x = &w->pg.x;
+    w_xnu *x = &pg->x;
     int64_t periods = dur / MDL_XNU_PC_PERIOD_US;
     if (periods < 1)
         periods = 1;
     /* the ghosts added in the period before the read and during it */
-    int64_t added = now(w) - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
+    int64_t added = a->now - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
     x->pc_added = 0;
     x->added_total += added;
     x->found_total += found;
-    if (now(w) - x->pc_end > MDL_XNU_PC_PERIOD_US)
+    if (a->now - x->pc_end > MDL_XNU_PC_PERIOD_US)
         x->pc_run = 0; /* a quiet period since: its bit is clear */
     if (mdl_xnu_pc_thrashing(added / XPAGE / periods, found / XPAGE / periods,
-                             w->dev->fc_threshold))
+                             pg->dev->fc_threshold))
         x->pc_run += (uint32_t)(periods > MDL_XNU_PC_PERIODS ? MDL_XNU_PC_PERIODS : periods);
     else
         x->pc_run = 0;
-    x->pc_end = now(w) + dur;
+    x->pc_end = a->now + dur;
     x->fc = x->pc_run >= MDL_XNU_PC_PERIODS &&
-            ms_file_resident(w) <= (w->dev->ram - w->dev->system) / 2;
+            ms_file_resident(pg) <= (pg->dev->ram - pg->dev->system) / 2;
 }
 
 /* ---------------------------------------------------------- victims */
 
 /* A process killed in this pass, for the JetsamEvent. */
-static void ms_gone(world *w, int band, int64_t resident, int64_t comp, int succ,
+static void ms_gone(w_pages *pg, int band, int64_t resident, int64_t comp, int succ,
                     mdl_jetsam_cause why)
 {
-    w_xnu *x = &w->pg.x;
+    w_xnu *x = &pg->x;
     if (x->ngone < MDL_JETSAM_PROCS) {
         x->gone[x->ngone].band = band;
         x->gone[x->ngone].succ = (uint8_t)succ;
@@ -293,47 +293,41 @@ static void ms_gone(world *w, int band, int64_t resident, int64_t comp, int succ
     }
 }
 
-static void ms_kill_other(world *w, mdl_jetsam_cause why)
+static void ms_kill_other(w_pages *pg, mdl_jetsam_cause why)
 {
-    w_xnu *x = &w->pg.x;
-    ms_gone(w, x->other[0].band, x->other[0].resident, x->other[0].comp, 0, why);
-    w__emit_pages(w, "process_killed", mdl_jetsam_cause_name(why), 0, 0, x->other[0].band, 0);
-    w->dstate.cached -= x->other[0].resident;
+    w_xnu *x = &pg->x;
+    ms_gone(pg, x->other[0].band, x->other[0].resident, x->other[0].comp, 0, why);
+    pg->host->note(pg->ctx, "process_killed", mdl_jetsam_cause_name(why), 0, 0, x->other[0].band,
+                   0);
+    pg->ds->cached -= x->other[0].resident;
     x->other_comp -= x->other[0].comp;
     memmove(&x->other[0], &x->other[1], (x->nother - 1) * sizeof *x->other);
     x->nother--;
-    w->out->cached_kills++;
+    pg->out->cached_kills++;
 }
 
-static void ms_kill_succ(world *w, mdl_jetsam_cause why)
+static void ms_kill_succ(w_pages *pg, pg_app *a, mdl_jetsam_cause why)
 {
-    w__emit_pages(w, "successor_killed", mdl_jetsam_cause_name(why), 0, 0, ms_succ_band(w), 0);
-    ms_gone(w, ms_succ_band(w), w->dstate.successor, w->pg.x.succ_comp, 1, why);
-    w->dstate.successor = 0;
-    w->pg.x.succ_comp = 0;
-    w->out->successor_kills++;
+    pg->host->note(pg->ctx, "successor_killed", mdl_jetsam_cause_name(why), 0, 0,
+                   ms_succ_band(pg, a), 0);
+    ms_gone(pg, ms_succ_band(pg, a), pg->ds->successor, pg->x.succ_comp, 1, why);
+    pg->ds->successor = 0;
+    pg->x.succ_comp = 0;
+    pg->out->successor_kills++;
 }
 
-/* The JetsamEvent of the app's death, to the trace's sink: the pages, the
- * processes killed in this pass, the app, the others alive. */
-static void ms_report(world *w, mdl_jetsam_cause why)
+void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
+                  mdl_jetsam_event *ev)
 {
-    if (w->trace == NULL || w->trace->jetsam == NULL || w->ending)
-        return;
-    const w_xnu *x = &w->pg.x;
-    mdl_jetsam_event *ev = sim_malloc(w->alloc, sizeof *ev);
-    if (ev == NULL) {
-        w__fail(w, sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory"));
-        return;
-    }
-    ev->time = now(w);
+    const w_xnu *x = &pg->x;
+    ev->time = a->now;
     ev->cause = why;
-    ev->free = w__memstat_free(w);
-    ev->file = ms_file_resident(w);
-    ev->anonymous = w->dstate.cached + w->dstate.successor + app_anon(w) - ms_app_comp(w);
-    ev->wired = w->dev->system;
-    ev->compressor = ms_pool(w);
-    ev->compressed = ms_comp_total(w);
+    ev->free = pg_xnu_free(pg);
+    ev->file = ms_file_resident(pg);
+    ev->anonymous = pg->ds->cached + pg->ds->successor + app_anon(pg) - ms_app_comp(pg);
+    ev->wired = pg->dev->system;
+    ev->compressor = ms_pool(pg);
+    ev->compressed = ms_comp_total(pg);
     ev->nprocs = 0;
     for (uint32_t k = 0; k < x->ngone && ev->nprocs < MDL_JETSAM_PROCS; k++)
         ev->procs[ev->nprocs++] = (mdl_jetsam_proc){
@@ -341,58 +335,52 @@ static void ms_report(world *w, mdl_jetsam_cause why)
             x->gone[k].resident + x->gone[k].comp, 0, x->gone[k].succ,
             (mdl_jetsam_cause)x->gone[k].cause};
     mdl_ledger_stats st;
-    mdl_ledger_stats_get(w->led, &st);
-    mdl_jetsam_proc app = {ms_app_band(w), app_anon(w) - ms_app_comp(w) + app_file_resident(w),
-                           ms_app_comp(w), st.peak, 1, 0, why};
+    mdl_ledger_stats_get(pg->led, &st);
+    mdl_jetsam_proc app = {ms_app_band(a), app_anon(pg) - ms_app_comp(pg) + app_file_resident(pg),
+                           ms_app_comp(pg), st.peak, 1, 0, why};
     if (ev->nprocs < MDL_JETSAM_PROCS)
         ev->procs[ev->nprocs++] = app;
-    if (ms_succ_alive(w) && ev->nprocs < MDL_JETSAM_PROCS)
-        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){ms_succ_band(w), w->dstate.successor,
+    if (ms_succ_alive(pg) && ev->nprocs < MDL_JETSAM_PROCS)
+        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){ms_succ_band(pg, a), pg->ds->successor,
                                                     x->succ_comp,
-                                                    w->dstate.successor + x->succ_comp, 0, 1,
+                                                    pg->ds->successor + x->succ_comp, 0, 1,
                                                     MDL_JETSAM_NONE};
     for (uint32_t k = 0; k < x->nother && ev->nprocs < MDL_JETSAM_PROCS; k++)
         ev->procs[ev->nprocs++] = (mdl_jetsam_proc){x->other[k].band, x->other[k].resident,
                                                     x->other[k].comp,
                                                     x->other[k].resident + x->other[k].comp, 0,
                                                     0, MDL_JETSAM_NONE};
-    int rc = w->trace->jetsam(w->trace->ctx, ev, w->err);
-    sim_free(w->alloc, ev, sizeof *ev);
-    if (rc != SIM_OK)
-        w__fail(w, rc);
 }
 
-/* The app's death by memorystatus: the cause on the record; a system kill
- * (anything but the per-process limit) is system_reclaim. */
-static void ms_kill_app(world *w, mdl_jetsam_cause why)
+/* The app's death by memorystatus: the world reports the JetsamEvent
+ * (pg_xnu_event) and kills it, the cause on the record. */
+static void ms_kill_app(w_pages *pg, pg_app *a, mdl_jetsam_cause why)
 {
-    ms_report(w, why);
-    w->proc.jetsam = why;
-    w->out->deaths_by_jetsam[why]++;
-    w__die(w, why == MDL_JETSAM_PER_PROCESS_LIMIT ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM,
-           w->last_stage);
+    pg->out->deaths_by_jetsam[why]++;
+    pg_kill k = {PG_BY_JETSAM, -1, 0, NULL, why};
+    pg->host->kill(pg->ctx, &k, a);
 }
 
 /* The app's per-process limit, where it is (the entitlement in force). */
-static int64_t ms_limit_of(const world *w)
+static int64_t ms_limit_of(const w_pages *pg, const pg_app *a)
 {
-    return w->proc.fg ? w->dev->jetsam_limit : w->dev->jetsam_background_limit;
+    return a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
 }
 
 /* ------------------------------------------------ the decision loop */
 
-static void ms_input_of(const world *w, mdl_xnu_input *in)
+static void ms_input_of(const w_pages *pg, const pg_app *a, mdl_xnu_input *in)
 {
-    const mdl_device *d = w->dev;
-    in->available = ms_available(w) / XPAGE;
+    const mdl_device *d = pg->dev;
+    in->available = ms_available(pg) / XPAGE;
     in->critical = d->xnu_critical / XPAGE;
     in->idle = d->xnu_idle / XPAGE;
     in->soft = d->xnu_soft / XPAGE;
     /* the model has no decompression stream: the compressor never thrashes */
     in->compressor_thrashing = 0;
-    in->compressor_exhausted = ms_low_on_space(d, ms_comp_total(w));
-    in->fc_thrashing = w->pg.x.fc;
-    in->idle_procs = ms_idle_procs(w);
+    in->compressor_exhausted = ms_low_on_space(d, ms_comp_total(pg));
+    in->fc_thrashing = pg->x.fc;
+    in->idle_procs = ms_idle_procs(pg, a);
 }
 
 /* The pressure level the app would be told of, one step per look as
@@ -402,11 +390,11 @@ static void ms_input_of(const world *w, mdl_xnu_input *in)
  * compressor is low on space or ANC < 0.30 AM, else warning when ANC <
  * AM/2; warning goes normal over 0.60 AM, else critical as normal does;
  * critical goes normal over 0.60 AM, else warning over 0.35 AM. */
-static int ms_pressure_level(const world *w, int exhausted)
+static int ms_pressure_level(const w_pages *pg, int exhausted)
 {
-    int64_t am = w->dev->ram - w->dev->system, anc = am - ms_pool(w);
+    int64_t am = pg->dev->ram - pg->dev->system, anc = am - ms_pool(pg);
     int to_critical = exhausted || anc * 100 < am * 30, to_normal = anc * 100 > am * 60;
-    switch (w->pg.x.level) {
+    switch (pg->x.level) {
     case 0:
         return to_critical ? 2 : anc * 2 < am ? 1 : 0;
     case 1:
@@ -417,75 +405,75 @@ static int ms_pressure_level(const world *w, int exhausted)
 }
 
 /* memorystatus's thread: decides, kills, decides again until nothing is
- * to be done (each pass kills one process, so it ends).  W_GONE when the
+ * to be done (each pass kills one process, so it ends).  1 when the
  * app died. */
-static w_fate ms_run(world *w)
+static int ms_run(w_pages *pg, pg_app *a)
 {
-    w_xnu *x = &w->pg.x;
-    uint32_t epoch = w->epoch;
+    w_xnu *x = &pg->x;
+    uint32_t epoch = a->epoch;
     x->ngone = 0; /* a new pass */
-    if (x->fc && now(w) - x->pc_end > MDL_XNU_PC_PERIOD_US)
+    if (x->fc && a->now - x->pc_end > MDL_XNU_PC_PERIOD_US)
         x->fc = 0, x->pc_run = 0; /* no refault for a period: the history clears */
     for (;;) {
-        ms_pageout(w);
+        ms_pageout(pg, a);
         mdl_xnu_input in;
         mdl_xnu_decision dec;
-        ms_input_of(w, &in);
+        ms_input_of(pg, a, &in);
         mdl_xnu_decide(&in, &dec);
-        x->level = ms_pressure_level(w, in.compressor_exhausted);
-        x->level_comp = ms_comp_total(w);
-        int who = dec.action == MDL_XNU_NONE ? MS_NONE : ms_victim(w, dec.max_band);
+        x->level = ms_pressure_level(pg, in.compressor_exhausted);
+        x->level_comp = ms_comp_total(pg);
+        int who = dec.action == MDL_XNU_NONE ? MS_NONE : ms_victim(pg, a, dec.max_band);
         if (who == MS_NONE)
             break;
-        w->out->jetsam_kills[dec.cause]++;
+        pg->out->jetsam_kills[dec.cause]++;
         if (dec.cause == MDL_JETSAM_FC_THRASHING)
             x->fc = 0, x->pc_run = 0; /* the sample restarts after the kill */
         if (who == MS_APP) {
-            ms_kill_app(w, dec.cause);
+            ms_kill_app(pg, a, dec.cause);
             break;
         }
         if (who == MS_OTHER)
-            ms_kill_other(w, dec.cause);
+            ms_kill_other(pg, dec.cause);
         else
-            ms_kill_succ(w, dec.cause);
+            ms_kill_succ(pg, a, dec.cause);
     }
-    return still(w, epoch) ? W_LIVES : W_GONE;
+    return !(a->alive && a->epoch == epoch);
 }
 
 /* The figures after a change: the margin the tables show is the nearer of
  * the per-process limit and the critical level. */
-static void ms_observe_at(world *w, int64_t free, int64_t file)
+static void ms_observe_at(w_pages *pg, pg_app *a, int64_t free, int64_t file)
 {
-    if (free - XFREE_TARGET < w->out->min_free)
-        w->out->min_free = free - XFREE_TARGET;
-    if (!w->proc.alive)
+    if (free - XFREE_TARGET < pg->out->min_free)
+        pg->out->min_free = free - XFREE_TARGET;
+    if (!a->alive)
         return;
-    int64_t m = free + file - w->dev->xnu_critical;
-    int64_t l = ms_limit_of(w) - mdl_ledger_counted(w->led);
+    int64_t m = free + file - pg->dev->xnu_critical;
+    int64_t l = ms_limit_of(pg, a) - mdl_ledger_counted(pg->led);
     if (l < m)
         m = l;
-    if (m < w->out->min_margin)
-        w->out->min_margin = m;
+    if (m < pg->out->min_margin)
+        pg->out->min_margin = m;
 }
 
-static void ms_observe(world *w) { ms_observe_at(w, w__memstat_free(w), ms_file_resident(w)); }
+static void ms_observe(w_pages *pg, pg_app *a) { ms_observe_at(pg, a, pg_xnu_free(pg), ms_file_resident(pg)); }
 
 /* Room for growth before memorystatus or the pageout daemon acts: the
  * per-process limit over the footprint (a line the kill is exact at), free
  * pages over the free target (a soft one). */
-int64_t w__memstat_growth_room(const world *w, int64_t *soft)
+int64_t pg_xnu_growth_room(const w_pages *pg, const pg_app *a, int64_t *soft)
 {
-    *soft = w__memstat_free(w) - XFREE_TARGET;
-    int64_t limit = ms_limit_of(w) - mdl_ledger_counted(w->led);
+    *soft = pg_xnu_free(pg) - XFREE_TARGET;
+    int64_t limit = ms_limit_of(pg, a) - mdl_ledger_counted(pg->led);
     return limit >= 0 ? limit : INT64_MAX;
 }
 
-int64_t w__memstat_room(const world *w)
+int64_t pg_xnu_room(const w_pages *pg, const pg_app *a)
 {
     /* a pressure level reaches the app in front as a warning: no room */
-    if (w->proc.fg && w->pg.x.level > 0)
+    if (a->fg && pg->x.level > 0)
         return INT64_MIN / 4;
-    return ms_limit_of(w) - mdl_ledger_counted(w->led);
+    return ms_limit_of(pg, a) - mdl_ledger_counted(pg->led);
 }
 
 /* ------------------------------------------------------ entry points */
@@ -496,79 +484,84 @@ int64_t w__memstat_room(const world *w)
  * The figures are observed, the warning's room checked: 1.  Else 0, and
  * nothing done.  It runs after every allocation: the app's compressible
  * bytes come from the caller, app_comp within them. */
-static int ms_quiet(world *w, int64_t compressible)
+static int ms_quiet(w_pages *pg, pg_app *a, int64_t compressible)
 {
-    const mdl_device *d = w->dev;
-    const w_xnu *x = &w->pg.x;
+    const mdl_device *d = pg->dev;
+    const w_xnu *x = &pg->x;
     int64_t comp = x->other_comp + x->app_comp + x->succ_comp;
     if (comp > x->level_comp || ms_low_on_space(d, comp))
         return 0;
-    int64_t file = ms_file_resident(w);
-    int64_t free = ms_free_of(w, compressible + mdl_ledger_total(w->led, MDL_CAT_GPU),
+    int64_t file = ms_file_resident(pg);
+    int64_t free = ms_free_of(pg, compressible + mdl_ledger_total(pg->led, MDL_CAT_GPU),
                               x->app_comp, file, ms_pool_of(d, comp));
     if (free < XFREE_TARGET || free + file < d->xnu_soft)
         return 0;
-    ms_observe_at(w, free, file);
-    w__warning_room(w, w__memstat_room(w));
+    ms_observe_at(pg, a, free, file);
     return 1;
 }
 
-w_fate w__memstat_check(world *w, int64_t extra, int own)
+pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra)
 {
-    (void)own;
-    w_xnu *x = &w->pg.x;
-    sync_app(w);
-    int64_t compressible = ms_app_compressible(w), counted = mdl_ledger_counted(w->led);
+    pg_result res = {0, 0, 0};
+    w_xnu *x = &pg->x;
+    sync_app(pg, a);
+    int64_t compressible = ms_app_compressible(pg), counted = mdl_ledger_counted(pg->led);
     if (x->app_comp > compressible)
         x->app_comp = compressible; /* freed while compressed */
-    if (w->proc.fg && x->app_comp > 0)
+    if (a->fg && x->app_comp > 0)
         x->app_comp = 0; /* in front again: its pages are decompressed as it runs */
-    uint32_t epoch = w->epoch;
+    uint32_t epoch = a->epoch;
     /* the per-process limit: at once, on the allocating thread */
-    if (w->proc.alive && counted > ms_limit_of(w)) {
-        w->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
+    if (a->alive && counted > ms_limit_of(pg, a)) {
+        pg->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
         x->ngone = 0;
-        ms_kill_app(w, MDL_JETSAM_PER_PROCESS_LIMIT);
-        (void)ms_run(w);
-        ms_observe(w);
-        return W_GONE;
+        ms_kill_app(pg, a, MDL_JETSAM_PER_PROCESS_LIMIT);
+        (void)ms_run(pg, a);
+        ms_observe(pg, a);
+        res.gone = 1;
+        return res;
     }
-    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(w, compressible))
-        return W_LIVES;
-    w->pg.spike = extra;
-    w_fate f = ms_run(w);
-    w->pg.spike = 0; /* the other app frees it */
-    ms_observe(w);
-    if (f != W_LIVES || !still(w, epoch))
-        return W_GONE;
-    w__warning_room(w, w__memstat_room(w));
-    return W_LIVES;
+    if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(pg, a, compressible)) {
+        res.warn = 1;
+        res.room = pg_xnu_room(pg, a);
+        return res;
+    }
+    pg->spike = extra;
+    int gone = ms_run(pg, a);
+    pg->spike = 0; /* the other app frees it */
+    ms_observe(pg, a);
+    if (gone || !(a->alive && a->epoch == epoch)) {
+        res.gone = 1;
+        return res;
+    }
+    res.warn = 1;
+    res.room = pg_xnu_room(pg, a);
+    return res;
 }
 
-sim_time w__memstat_refault(world *w, const part_rt *p)
+sim_time pg_xnu_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res)
 {
-    sync_app(w);
-    int64_t bytes = p->hot ? read_back(w, p) : 0;
+    sync_app(pg, a);
+    int64_t bytes = hot ? read_back(pg, a, hot_bytes) : 0;
     if (bytes == 0)
         return 0;
-    sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
-    ms_pageout(w); /* room for the pages read back: their ghosts found, others added */
-    w__emit_pages(w, "refault", NULL, 0, bytes, -1, t);
-    ms_pc_look(w, bytes, t);
-    if (w__memstat_check(w, 0, 1) != W_LIVES) {
-        /* killed as the pages came back: the caller sees the epoch move */
-    }
+    sim_time t = (sim_time)((double)bytes * 1e6 / (double)pg->dev->storage_read);
+    ms_pageout(pg, a); /* room for the pages read back: their ghosts found, others added */
+    pg->host->note(pg->ctx, "refault", NULL, 0, bytes, -1, t);
+    ms_pc_look(pg, a, bytes, t);
+    *res = pg_xnu_check(pg, a, 0); /* killed as the pages came back: res->gone */
     return t;
 }
 
-void w__memstat_fill(const world *w, trc_event *e)
+void pg_xnu_fill(const w_pages *pg, const pg_app *a, trc_event *e)
 {
-    int64_t free = w__memstat_free(w);
+    (void)a;
+    int64_t free = pg_xnu_free(pg);
     /* on iOS: low is the critical level, swap_used the compressor's
      * content (uncompressed), thrashing 100 while the phantom cache reports
      * pressure (docs/traces.md) */
-    int64_t v[6] = {free > 0 ? free : 0, w->dev->xnu_critical, ms_file_resident(w),
-                    ms_comp_total(w), w->pg.x.fc ? 100 : 0, 0};
+    int64_t v[6] = {free > 0 ? free : 0, pg->dev->xnu_critical, ms_file_resident(pg),
+                    ms_comp_total(pg), pg->x.fc ? 100 : 0, 0};
     e->has |= TRC_F_PAGES;
     for (int k = 0; k < 6; k++) {
         e->pages[k] = v[k];
@@ -578,20 +571,21 @@ void w__memstat_fill(const world *w, trc_event *e)
 
 /* The app left the front: its band ages (path.c); a new successor replaces
  * the previous one's compressed pages. */
-void w__memstat_successor_left(world *w) { w->pg.x.succ_comp = 0; }
-
-int w__memstat_band(const world *w) { return ms_app_band(w); }
+int pg_xnu_band(const w_pages *pg, const pg_app *a)
+{
+    (void)pg;
+    return ms_app_band(a);
+}
 
 /* The other processes, drawn per replication: each group's count (rounded,
  * all groups together at most MDL_OTHERS_MAX) and each one's size; kept
  * in kill order.  Then the phone settles: memorystatus runs once. */
-void w__memstat_setup(world *w)
+void pg_xnu_setup(w_pages *pg, pg_app *a, gsl_rng *r)
 {
-    const mdl_device *d = w->dev;
-    w_xnu *x = &w->pg.x;
-    gsl_rng *r = sim_stream_rng(&w->s_dev);
-    w->pg.on = W_PAGES_XNU;
-    w->dstate.cached = 0;
+    const mdl_device *d = pg->dev;
+    w_xnu *x = &pg->x;
+    pg->on = W_PAGES_XNU;
+    pg->ds->cached = 0;
     for (unsigned g = 0; g < d->nothers; g++) {
         double c = (double)(mdl_dist_sample(&d->others[g].count, r) + d->others[g].count_add);
         for (int64_t k = 0; k < (int64_t)c && x->nother < MDL_OTHERS_MAX; k++) {
@@ -603,12 +597,12 @@ void w__memstat_setup(world *w)
             memmove(&x->other[at + 1], &x->other[at], (x->nother - at) * sizeof o);
             x->other[at] = o;
             x->nother++;
-            w->dstate.cached += o.resident;
+            pg->ds->cached += o.resident;
         }
     }
-    w->pg.pc_cold = d->page_cache - d->page_cache_ws;
-    w->pg.pc_ws = d->page_cache_ws;
+    pg->pc_cold = d->page_cache - d->page_cache_ws;
+    pg->pc_ws = d->page_cache_ws;
     x->pc_end = -MDL_XNU_PC_PERIOD_US * 2;
-    (void)ms_run(w);
-    ms_observe(w);
+    (void)ms_run(pg, a);
+    ms_observe(pg, a);
 }

@@ -24,37 +24,40 @@
  * 900 once it is cached (the LRU gives 900-999; it is the newest) */
 #define CACHED_OTHERS_ADJ 950
 
-static int64_t swap_used(const world *w) { return w->pg.cached_swap + w->pg.succ_swap; }
+/* What allocated() finds of the allocating process. */
+enum { LIVES = 0, GONE = 1 };
+
+static int64_t swap_used(const w_pages *pg) { return pg->cached_swap + pg->succ_swap; }
 
 /* zram's compressed store, in RAM. */
-static int64_t zstore(const world *w)
+static int64_t zstore(const w_pages *pg)
 {
-    int64_t u = swap_used(w);
-    return u == 0 ? 0 : (int64_t)ceil((double)u / w->dev->zram_ratio);
+    int64_t u = swap_used(pg);
+    return u == 0 ? 0 : (int64_t)ceil((double)u / pg->dev->zram_ratio);
 }
 
-void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS])
+void pg_parts(const w_pages *pg, const pg_app *a, int64_t part[W_PAGE_PARTS])
 {
-    if (w->pg.on == W_PAGES_XNU) {
-        w__memstat_parts(w, part);
+    if (pg->on == W_PAGES_XNU) {
+        pg_xnu_parts(pg, a, part);
         return;
     }
-    part[0] = w->dev->system;
-    part[1] = w->dstate.cached + w->dstate.successor;
-    part[2] = app_anon(w);
-    part[3] = app_file_resident(w) + w->pg.pc_cold + w->pg.pc_ws;
-    part[4] = zstore(w);
-    part[5] = w->pg.spike;
-    part[6] = w__pages_free(w);
+    part[0] = pg->dev->system;
+    part[1] = pg->ds->cached + pg->ds->successor;
+    part[2] = app_anon(pg);
+    part[3] = app_file_resident(pg) + pg->pc_cold + pg->pc_ws;
+    part[4] = zstore(pg);
+    part[5] = pg->spike;
+    part[6] = pg_free(pg);
 }
 
-int64_t w__pages_free(const world *w)
+int64_t pg_free(const w_pages *pg)
 {
-    if (w->pg.on == W_PAGES_XNU)
-        return w__memstat_free(w);
-    const mdl_device *d = w->dev;
-    return d->ram - d->system - w->dstate.cached - w->dstate.successor - app_anon(w) -
-           app_file_resident(w) - w->pg.pc_cold - w->pg.pc_ws - zstore(w) - w->pg.spike;
+    if (pg->on == W_PAGES_XNU)
+        return pg_xnu_free(pg);
+    const mdl_device *d = pg->dev;
+    return d->ram - d->system - pg->ds->cached - pg->ds->successor - app_anon(pg) -
+           app_file_resident(pg) - pg->pc_cold - pg->pc_ws - zstore(pg) - pg->spike;
 }
 
 /* ------------------------------------------------------------- PSI */
@@ -62,7 +65,7 @@ int64_t w__pages_free(const world *w)
 /* A stall at now: `some` is any task waiting on memory; `full` every
  * runnable task.  Each trigger counts its stall in a 1 s window and fires
  * once per window at its threshold (the kernel's psi trigger). */
-static void lmkd_wake(world *w, mdl_psi_level level, int event);
+static void lmkd_wake(w_pages *pg, pg_app *a, mdl_psi_level level, int event);
 
 /* One trigger's window: the stall added at t, 1 when it fires now. */
 static int psi_window(sim_time t, sim_time stall, int threshold_ms, sim_time *start,
@@ -79,80 +82,78 @@ static int psi_window(sim_time t, sim_time stall, int threshold_ms, sim_time *st
     return *fired = 1;
 }
 
-static void psi_stall(world *w, sim_time stall, int full)
+static void psi_stall(w_pages *pg, pg_app *a, sim_time stall, int full)
 {
-    const mdl_lmkd_props *p = &w->dev->lmkd;
-    w_pages *pg = &w->pg;
+    const mdl_lmkd_props *p = &pg->dev->lmkd;
     if (stall <= 0)
         return;
-    w->out->psi_some_us += stall;
-    int fire_some = psi_window(now(w), stall, p->psi_partial_stall_ms, &pg->some_start,
+    pg->out->psi_some_us += stall;
+    int fire_some = psi_window(a->now, stall, p->psi_partial_stall_ms, &pg->some_start,
                                &pg->some_acc, &pg->some_fired);
-    int fire_full = full && psi_window(now(w), stall, p->psi_complete_stall_ms, &pg->full_start,
+    int fire_full = full && psi_window(a->now, stall, p->psi_complete_stall_ms, &pg->full_start,
                                        &pg->full_acc, &pg->full_fired);
     if (fire_full)
-        lmkd_wake(w, MDL_PSI_CRITICAL, 1);
+        lmkd_wake(pg, a, MDL_PSI_CRITICAL, 1);
     else if (fire_some)
-        lmkd_wake(w, MDL_PSI_MEDIUM, 1);
+        lmkd_wake(pg, a, MDL_PSI_MEDIUM, 1);
 }
 
 /* ---------------------------------------------------------- reclaim */
 
-static void observe_swap(world *w)
+static void observe_swap(w_pages *pg)
 {
-    if (swap_used(w) > w->out->swap_used_max)
-        w->out->swap_used_max = swap_used(w);
+    if (swap_used(pg) > pg->out->swap_used_max)
+        pg->out->swap_used_max = swap_used(pg);
 }
 
 /* Anonymous bytes that zram could still take, net of its store. */
-static int64_t swappable_net(const world *w)
+static int64_t swappable_net(const w_pages *pg)
 {
-    const mdl_device *d = w->dev;
+    const mdl_device *d = pg->dev;
     if (!d->has_zram || d->zram_ratio <= 1.0)
         return 0;
-    int64_t room = d->zram_size - swap_used(w);
-    int64_t anon = w->dstate.cached + w->dstate.successor; /* never the app's own */
+    int64_t room = d->zram_size - swap_used(pg);
+    int64_t anon = pg->ds->cached + pg->ds->successor; /* never the app's own */
     int64_t gross = room < anon ? room : anon;
     return gross <= 0 ? 0 : (int64_t)((double)gross * (1.0 - 1.0 / d->zram_ratio));
 }
 
 /* Swaps out anonymous pages to free `net` bytes: the cached apps' first
  * (the highest adj), then the successor's. */
-static int64_t swap_out(world *w, int64_t net)
+static int64_t swap_out(w_pages *pg, int64_t net)
 {
-    double keep = 1.0 - 1.0 / w->dev->zram_ratio;
+    double keep = 1.0 - 1.0 / pg->dev->zram_ratio;
     int64_t gross = (int64_t)ceil((double)net / keep);
-    int64_t room = w->dev->zram_size - swap_used(w);
+    int64_t room = pg->dev->zram_size - swap_used(pg);
     if (gross > room)
         gross = room;
-    int64_t a = gross < w->dstate.cached ? gross : w->dstate.cached;
-    w->dstate.cached -= a;
-    w->pg.cached_swap += a;
-    int64_t b = gross - a < w->dstate.successor ? gross - a : w->dstate.successor;
-    w->dstate.successor -= b;
-    w->pg.succ_swap += b;
-    return a + b;
+    int64_t c = gross < pg->ds->cached ? gross : pg->ds->cached;
+    pg->ds->cached -= c;
+    pg->cached_swap += c;
+    int64_t b = gross - c < pg->ds->successor ? gross - c : pg->ds->successor;
+    pg->ds->successor -= b;
+    pg->succ_swap += b;
+    return c + b;
 }
 
 /* Reclaims about `want` bytes, as shrink_node does: the inactive (cold)
  * file pages first, then anonymous pages into zram and working-set file
  * pages, split by swappiness (get_scan_count).  Counts the scan. */
-static void reclaim(world *w, int64_t want, int direct)
+static void reclaim(w_pages *pg, pg_app *a, int64_t want, int direct)
 {
-    w_pages *pg = &w->pg;
     int64_t scanned = 0;
     int64_t take = want < pg->pc_cold ? want : pg->pc_cold;
     pg->pc_cold -= take;
     scanned += take;
     want -= take;
-    take = want < app_cold(w) ? want : app_cold(w);
+    take = want < app_cold(pg, a) ? want : app_cold(pg, a);
     pg->app_cold_gone += take;
     scanned += take;
     want -= take;
     if (want > 0) {
-        int64_t anon_cap = swappable_net(w);
-        int64_t ws_cap = app_hot_resident(w) + pg->pc_ws;
-        int64_t anon = want * w->dev->swappiness / 200, ws = want - anon;
+        int64_t anon_cap = swappable_net(pg);
+        int64_t ws_cap = app_hot_resident(pg, a) + pg->pc_ws;
+        int64_t anon = want * pg->dev->swappiness / 200, ws = want - anon;
         if (anon > anon_cap) {
             ws += anon - anon_cap;
             anon = anon_cap;
@@ -163,99 +164,65 @@ static void reclaim(world *w, int64_t want, int direct)
             ws = ws_cap;
         }
         if (anon > 0)
-            scanned += swap_out(w, anon);
-        evict_ws(w, ws);
+            scanned += swap_out(pg, anon);
+        evict_ws(pg, a, ws);
         scanned += ws;
     }
     if (direct)
         pg->pgscan_direct += scanned;
     else
         pg->pgscan_kswapd += scanned;
-    observe_swap(w);
+    observe_swap(pg);
 }
 
 /* What reclaim could still free. */
-static int64_t reclaimable(const world *w)
+static int64_t reclaimable(const w_pages *pg, const pg_app *a)
 {
-    return cold_file(w) + swappable_net(w) + app_hot_resident(w) + w->pg.pc_ws;
+    return cold_file(pg, a) + swappable_net(pg) + app_hot_resident(pg, a) + pg->pc_ws;
 }
 
 /* ---------------------------------------------------------- victims */
 
 /* One cached app, the oldest (highest adj): its resident anon and its zram;
  * `why`: lmkd's reason, or "kernel_oom". */
-static void kill_cached(world *w, const char *why)
+static void kill_cached(w_pages *pg, const char *why)
 {
-    w_pages *pg = &w->pg;
     /* the note first: the pages as they were when the kill was decided */
-    w__emit_pages(w, "cached_app_killed", why, 0, 0, MDL_ADJ_MAX - 1, 0);
-    int64_t res = w->dstate.cached / pg->ncached, sw = pg->cached_swap / pg->ncached;
+    pg->host->note(pg->ctx, "cached_app_killed", why, 0, 0, MDL_ADJ_MAX - 1, 0);
+    int64_t res = pg->ds->cached / pg->ncached, sw = pg->cached_swap / pg->ncached;
     if (pg->ncached == 1) {
-        res = w->dstate.cached;
+        res = pg->ds->cached;
         sw = pg->cached_swap;
     }
-    w->dstate.cached -= res;
+    pg->ds->cached -= res;
     pg->cached_swap -= sw;
     pg->ncached--;
-    w->out->cached_kills++;
+    pg->out->cached_kills++;
 }
 
-static int other_adj(const world *w);
+static int other_adj(const pg_app *a);
 
-static void kill_successor(world *w, const char *why)
+static void kill_successor(w_pages *pg, pg_app *a, const char *why)
 {
-    w__emit_pages(w, w->path.bg ? "front_app_killed" : "previous_app_killed", why, 0, 0,
-                  other_adj(w), 0);
-    w->dstate.successor = 0;
-    w->pg.succ_swap = 0;
-    w->out->successor_kills++;
+    pg->host->note(pg->ctx, a->bg ? "front_app_killed" : "previous_app_killed", why, 0, 0,
+                   other_adj(a), 0);
+    pg->ds->successor = 0;
+    pg->succ_swap = 0;
+    pg->out->successor_kills++;
 }
 
 /* The other app's adj: in front (0) while the app is in the background,
  * the previous app (700) once the user came back. */
-static int other_adj(const world *w) { return w->path.bg ? 0 : MDL_ADJ_PREVIOUS; }
+static int other_adj(const pg_app *a) { return a->bg ? 0 : MDL_ADJ_PREVIOUS; }
 
-static int64_t other_app(const world *w) { return w->dstate.successor + w->pg.succ_swap; }
+static int64_t other_app(const w_pages *pg) { return pg->ds->successor + pg->succ_swap; }
 
-/* lmkd's kill line for one of the app's processes (main: the main one
- * while the model runs in a service process), as lmkd.cpp's
- * kill_one_process logs it; the pid and uid are the simulator's own
- * numbering (docs/traces.md "log"). */
-static void app_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
+/* The reclaim kill of the app's process at adj (lmkd): the world finds
+ * which of its processes holds the adj, kills it and writes lmkd's line. */
+static void kill_app(w_pages *pg, pg_app *a, int adj, const mdl_lmkd_decision *dec)
 {
-    int64_t anon = app_anon(w), file = app_file_resident(w);
-    if (w->svc) { /* each process its own: the main one holds its baseline and holds */
-        int64_t m = w__main_anon(w);
-        anon = main ? m : anon - m;
-        file = main ? 0 : file;
-    }
-    if (!w->svc) {
-        snprintf(w->pg.log, sizeof w->pg.log,
-                 "lowmemorykiller: Kill '%.40s' (%u), uid 10000, oom_score_adj %d to free %lldkB "
-                 "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, w__app_adj(w),
-                 (long long)((anon + file) / 1024), dec->description);
-        return;
-    }
-    char name[TRC_TEXT_MAX];
-    w__process_name(w, main, name);
-    snprintf(w->pg.log, sizeof w->pg.log,
-             "lowmemorykiller: Kill '%s' (%u), uid 10000, oom_score_adj %d to free "
-             "%lldkB rss, 0kB swap; reason: %.64s", name, 1000u + w->epoch + (main ? 500u : 0u),
-             main ? w__main_adj(w) : w__app_adj(w), (long long)((anon + file) / 1024),
-             dec->description);
-}
-
-/* The reclaim kill of the app's process at adj: the main process when it
- * has it (at one adj lmkd takes the process registered there first, and
- * the client's adj reaches lmkd before its service's), else the one the
- * model runs in. */
-static void kill_app(world *w, int adj, const mdl_lmkd_decision *dec)
-{
-    int main = w__victim_is_main(w, adj);
-    w->proc.lmkd = dec->reason;
-    app_kill_line(w, dec, main);
-    w__kill_process(w, main, w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM,
-                    w->last_stage);
+    pg_kill k = {PG_BY_LMKD, adj, 0, dec, MDL_JETSAM_NONE};
+    pg->host->kill(pg->ctx, &k, a);
 }
 
 /* The next adj under `adj` at which lmkd finds one of the app's processes
@@ -279,25 +246,25 @@ static int next_adj(int adj, int a, int b, int c)
  * front, and at adj 0 the one in front (the app, or the other app while
  * the app is in the background).  At one adj the app's process goes
  * before the other app.  1 when one was killed, 2 when it was the app's. */
-static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
+static int lmkd_kill(w_pages *pg, pg_app *a, int min_adj, const mdl_lmkd_decision *dec)
 {
     mdl_lmkd_reason why = dec->reason;
-    int app = w->proc.alive ? w__app_adj(w) : -1;
-    int main = w->svc && w->main.alive ? w__main_adj(w) : -1;
-    int other = other_app(w) > 0 ? other_adj(w) : -1;
-    if (w->pg.ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
-        kill_cached(w, mdl_lmkd_reason_name(why));
-        w->out->lmkd_kills_of_others++;
+    int app = a->alive ? pg->host->adj(pg->ctx, 0) : -1;
+    int main = a->svc && a->main_alive ? pg->host->adj(pg->ctx, 1) : -1;
+    int other = other_app(pg) > 0 ? other_adj(a) : -1;
+    if (pg->ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
+        kill_cached(pg, mdl_lmkd_reason_name(why));
+        pg->out->lmkd_kills_of_others++;
         return 1;
     }
     for (int adj = next_adj(MDL_ADJ_MAX, app, main, other); adj >= 0 && adj >= min_adj;
          adj = next_adj(adj, app, main, other)) {
         if (app == adj || main == adj) {
-            kill_app(w, adj, dec);
+            kill_app(pg, a, adj, dec);
             return 2;
         }
-        kill_successor(w, mdl_lmkd_reason_name(why));
-        w->out->lmkd_kills_of_others++;
+        kill_successor(pg, a, mdl_lmkd_reason_name(why));
+        pg->out->lmkd_kills_of_others++;
         return 1;
     }
     return 0;
@@ -305,90 +272,82 @@ static int lmkd_kill(world *w, int min_adj, const mdl_lmkd_decision *dec)
 
 /* The kernel's OOM killer (oom_badness): the largest rss + swap plus
  * adj x totalpages / 1000.  1 when one was killed, 2 the app's, 0 none. */
-static int kernel_oom(world *w)
+static int kernel_oom(w_pages *pg, pg_app *a)
 {
-    const mdl_device *d = w->dev;
+    const mdl_device *d = pg->dev;
     double total = (double)(d->ram + (d->has_zram ? d->zram_size : 0)) / 1000.0;
     double best = -1.0;
     int who = 0; /* 1 a cached app, 2 the app (the model's process), 3 the successor, 4 the
                     main process (svc) */
-    if (w->pg.ncached > 0) {
-        best = (double)(w->dstate.cached + w->pg.cached_swap) / w->pg.ncached +
+    if (pg->ncached > 0) {
+        best = (double)(pg->ds->cached + pg->cached_swap) / pg->ncached +
                CACHED_OTHERS_ADJ * total;
         who = 1;
     }
-    int64_t main_anon = w->svc && w->main.alive ? w__main_anon(w) : 0;
-    if (w->proc.alive) {
-        double app = (double)(app_anon(w) - main_anon + app_file_resident(w)) +
-                     w__app_adj(w) * total;
+    int64_t main_anon = a->svc && a->main_alive ? pg->host->main_anon(pg->ctx) : 0;
+    if (a->alive) {
+        double app = (double)(app_anon(pg) - main_anon + app_file_resident(pg)) +
+                     pg->host->adj(pg->ctx, 0) * total;
         if (app > best) {
             best = app;
             who = 2;
         }
     }
-    if (w->svc && w->main.alive) {
-        double app = (double)(w->proc.alive ? main_anon : app_anon(w)) + w__main_adj(w) * total;
+    if (a->svc && a->main_alive) {
+        double app = (double)(a->alive ? main_anon : app_anon(pg)) + pg->host->adj(pg->ctx, 1) * total;
         if (app > best) {
             best = app;
             who = 4;
         }
     }
-    if (other_app(w) > 0 && (double)other_app(w) + other_adj(w) * total > best)
+    if (other_app(pg) > 0 && (double)other_app(pg) + other_adj(a) * total > best)
         who = 3;
-    w->out->kernel_oom_kills += who != 0;
+    pg->out->kernel_oom_kills += who != 0;
     if (who == 1)
-        kill_cached(w, "kernel_oom");
+        kill_cached(pg, "kernel_oom");
     else if (who == 3)
-        kill_successor(w, "kernel_oom");
+        kill_successor(pg, a, "kernel_oom");
     else if (who == 2 || who == 4) {
-        w->proc.lmkd = MDL_LMKD_NONE;
-        w->proc.kernel_oom = 1;
-        mdl_exit why = w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM;
-        if (who == 4)
-            w__main_die(w, why, w->last_stage);
-        else
-            w__die(w, w__svc_class(w, why), w->last_stage);
+        pg_kill k = {PG_BY_KERNEL_OOM, -1, who == 4, NULL, MDL_JETSAM_NONE};
+        pg->host->kill(pg->ctx, &k, a);
     }
     return who == 2 || who == 4 ? 2 : who != 0;
 }
 
 /* ------------------------------------------------------------ lmkd */
 
-static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg);
-
 /* The figures lmkd reads, in pages. */
-static void lmkd_mem(const world *w, mdl_lmkd_mem *m)
+static void lmkd_mem(const w_pages *pg, const pg_app *a, mdl_lmkd_mem *m)
 {
-    const mdl_device *d = w->dev;
-    int64_t free = w__pages_free(w);
-    int64_t cold = cold_file(w), active = w->pg.pc_ws + app_hot_resident(w);
+    const mdl_device *d = pg->dev;
+    int64_t free = pg_free(pg);
+    int64_t cold = cold_file(pg, a), active = pg->pc_ws + app_hot_resident(pg, a);
     memset(m, 0, sizeof *m);
     m->free = free / PAGE;
     m->swap_total = d->has_zram ? d->zram_size / PAGE : 0;
-    m->swap_free = m->swap_total - swap_used(w) / PAGE;
+    m->swap_free = m->swap_total - swap_used(pg) / PAGE;
     m->inactive_file = m->nr_inactive_file = cold / PAGE;
     m->nr_active_file = active / PAGE;
-    m->active_anon = (w->dstate.cached + w->dstate.successor + app_anon(w)) / PAGE;
-    m->refault = w->pg.refault / PAGE;
-    m->pgscan_kswapd = w->pg.pgscan_kswapd / PAGE;
-    m->pgscan_direct = w->pg.pgscan_direct / PAGE;
-    m->pgrefill = w->pg.pgrefill / PAGE;
+    m->active_anon = (pg->ds->cached + pg->ds->successor + app_anon(pg)) / PAGE;
+    m->refault = pg->refault / PAGE;
+    m->pgscan_kswapd = pg->pgscan_kswapd / PAGE;
+    m->pgscan_direct = pg->pgscan_direct / PAGE;
+    m->pgrefill = pg->pgrefill / PAGE;
 }
 
 /* One wake-up of lmkd: its decision, the kill it asks for, its polling. */
-static void lmkd_wake(world *w, mdl_psi_level level, int event)
+static void lmkd_wake(w_pages *pg, pg_app *a, mdl_psi_level level, int event)
 {
-    const mdl_device *d = w->dev;
-    w_pages *pg = &w->pg;
+    const mdl_device *d = pg->dev;
     mdl_lmkd_mem m;
-    lmkd_mem(w, &m);
+    lmkd_mem(pg, a, &m);
     mdl_lmkd_wake wk;
     memset(&wk, 0, sizeof wk);
-    wk.now_ms = now(w) / 1000;
+    wk.now_ms = a->now / 1000;
     wk.level = event ? level : pg->level;
     wk.event = event;
     wk.has_psi = 1;
-    sim_time full = now(w) - pg->full_start < WINDOW_US ? pg->full_acc : 0;
+    sim_time full = a->now - pg->full_start < WINDOW_US ? pg->full_acc : 0;
     wk.full_avg10 = full >= WINDOW_US ? 100.0 : 100.0 * (double)full / (double)WINDOW_US;
     wk.wmark_min = d->wmark_min / PAGE;
     wk.wmark_low = d->wmark_low / PAGE;
@@ -398,127 +357,112 @@ static void lmkd_wake(world *w, mdl_psi_level level, int event)
         pg->level = level;
     mdl_lmkd_decision dec;
     mdl_lmkd_decide(&pg->lmkd, &d->lmkd, &wk, &m, &dec);
-    w->out->lmkd_wakeups++;
-    w->out->lmkd_decided[dec.reason]++;
+    pg->out->lmkd_wakeups++;
+    pg->out->lmkd_decided[dec.reason]++;
     pg->thrashing = dec.thrashing;
-    if (dec.thrashing > w->out->thrashing_max)
-        w->out->thrashing_max = dec.thrashing;
+    if (dec.thrashing > pg->out->thrashing_max)
+        pg->out->thrashing_max = dec.thrashing;
     int killed = 0;
     if (dec.reason != MDL_LMKD_NONE) {
-        killed = lmkd_kill(w, dec.min_score_adj, &dec);
+        killed = lmkd_kill(pg, a, dec.min_score_adj, &dec);
         if (killed)
             mdl_lmkd_killed(&pg->lmkd, &d->lmkd, &dec);
     }
     /* mp_event_psi's polling: restart the window on an event, a kill or
      * direct reclaim; poll fast while killing or with swap low */
     if (event || killed || dec.reclaim == MDL_RECLAIM_DIRECT)
-        pg->poll_until = now(w) + WINDOW_US;
+        pg->poll_until = a->now + WINDOW_US;
     sim_time gap = killed || dec.swap_is_low ? POLL_SHORT_US : POLL_LONG_US;
-    if (!pg->poll_pending && !w->ending && now(w) <= pg->poll_until &&
-        now(w) + gap < w->cell->horizon &&
-        w__at(w, now(w) + gap, PRIO_PRESSURE, lmkd_poll, 0, NULL) == SIM_OK)
+    if (!pg->poll_pending && !a->ending && a->now <= pg->poll_until &&
+        pg->host->at(pg->ctx, a->now + gap, PG_POLL))
         pg->poll_pending = 1;
 }
 
 /* ---------------------------------------------------------- the clock */
 
 /* The figures the results read, after every change. */
-static void observe_free(world *w, int64_t free)
+static void observe_free(w_pages *pg, int64_t free)
 {
-    int64_t room = free - w->dev->wmark_low;
-    if (room < w->out->min_free)
-        w->out->min_free = w->out->min_margin = room; /* the margin, in psi mode */
-    observe_swap(w);
+    int64_t room = free - pg->dev->wmark_low;
+    if (room < pg->out->min_free)
+        pg->out->min_free = pg->out->min_margin = room; /* the margin, in psi mode */
+    observe_swap(pg);
 }
 
-static void observe(world *w) { observe_free(w, w__pages_free(w)); }
+static void observe(w_pages *pg) { observe_free(pg, pg_free(pg)); }
 
 /* The app's weights dropped since the last such note: one note per step. */
-static void note_dropped(world *w)
+static void note_dropped(w_pages *pg, pg_app *a)
 {
-    if (w->pg.dropped > 0 && w->proc.alive)
-        w__emit_pages(w, "weights_dropped", NULL, w->pg.dropped, 0, -1, 0);
-    w->pg.dropped = 0;
+    if (pg->dropped > 0 && a->alive)
+        pg->host->note(pg->ctx, "weights_dropped", NULL, pg->dropped, 0, -1, 0);
+    pg->dropped = 0;
 }
 
-static void keep_ticking(world *w);
+static void keep_ticking(w_pages *pg, pg_app *a);
 
 /* kswapd's work since the last look, and the page cache's own refaults:
  * the other apps read their working set back as fast as storage allows,
  * into what is free above min. */
-static void advance(world *w)
+static void advance(w_pages *pg, pg_app *a)
 {
-    const mdl_device *d = w->dev;
-    w_pages *pg = &w->pg;
-    sim_time dt = now(w) - pg->t;
-    pg->t = now(w);
-    sync_app(w);
+    const mdl_device *d = pg->dev;
+    sim_time dt = a->now - pg->t;
+    pg->t = a->now;
+    sync_app(pg, a);
     if (dt <= 0 || (!pg->kswapd && pg->pc_ws == d->page_cache_ws))
         return; /* kswapd asleep, the page cache whole: nothing moved */
     if (pg->kswapd) {
-        int64_t need = d->wmark_high - w__pages_free(w);
+        int64_t need = d->wmark_high - pg_free(pg);
         double budget = (double)d->reclaim_rate * (double)dt / 1e6;
         if (need > 0)
-            reclaim(w, (double)need < budget ? need : (int64_t)budget, 0);
-        if (w__pages_free(w) >= d->wmark_high)
+            reclaim(pg, a, (double)need < budget ? need : (int64_t)budget, 0);
+        if (pg_free(pg) >= d->wmark_high)
             pg->kswapd = 0;
     }
     int64_t gone = d->page_cache_ws - pg->pc_ws;
     if (gone > 0) {
         int64_t can = (int64_t)((double)d->storage_read * (double)dt / 1e6);
-        int64_t room = w__pages_free(w) - d->wmark_min;
+        int64_t room = pg_free(pg) - d->wmark_min;
         int64_t r = gone < can ? gone : can;
         if (r > room)
             r = room > 0 ? room : 0;
         pg->pc_ws += r;
         pg->refault += r;
-        psi_stall(w, (sim_time)((double)r * 1e6 / (double)d->storage_read), 0);
+        psi_stall(pg, a, (sim_time)((double)r * 1e6 / (double)d->storage_read), 0);
     }
-    if (w__pages_free(w) < d->wmark_low)
+    if (pg_free(pg) < d->wmark_low)
         pg->kswapd = 1;
-    keep_ticking(w);
+    keep_ticking(pg, a);
 }
 
-static void kswapd_tick(sim_engine *e, void *ctx, uint64_t arg);
-
 /* While reclaim or refaults go on, the page model looks every TICK_US. */
-static void keep_ticking(world *w)
+static void keep_ticking(w_pages *pg, pg_app *a)
 {
-    w_pages *pg = &w->pg;
-    if (pg->tick_pending || w->ending || !(pg->kswapd || pg->pc_ws < w->dev->page_cache_ws))
+    if (pg->tick_pending || a->ending || !(pg->kswapd || pg->pc_ws < pg->dev->page_cache_ws))
         return;
-    sim_time t = now(w) + TICK_US;
-    if (t < w->cell->horizon && w__at(w, t, PRIO_PRESSURE, kswapd_tick, 0, NULL) == SIM_OK)
+    if (pg->host->at(pg->ctx, a->now + TICK_US, PG_TICK))
         pg->tick_pending = 1;
 }
 
-static void kswapd_tick(sim_engine *e, void *ctx, uint64_t arg)
+/* kswapd's look (PG_TICK), or lmkd's poll (PG_POLL). */
+void pg_look(w_pages *pg, pg_app *a, int what)
 {
-    (void)e;
-    (void)arg;
-    world *w = ctx;
-    w->pg.tick_pending = 0;
-    w->out->page_events++;
-    if (w->ending)
+    if (what == PG_TICK)
+        pg->tick_pending = 0;
+    else
+        pg->poll_pending = 0;
+    pg->out->page_events++;
+    if (a->ending)
         return;
-    advance(w);
-    observe(w);
-    note_dropped(w);
-    keep_ticking(w);
-}
-
-static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg)
-{
-    (void)e;
-    (void)arg;
-    world *w = ctx;
-    w->pg.poll_pending = 0;
-    w->out->page_events++;
-    if (w->ending)
-        return;
-    advance(w);
-    observe(w);
-    lmkd_wake(w, w->pg.level, 0);
+    advance(pg, a);
+    observe(pg);
+    if (what == PG_TICK) {
+        note_dropped(pg, a);
+        keep_ticking(pg, a);
+    } else {
+        lmkd_wake(pg, a, pg->level, 0);
+    }
 }
 
 /* An allocation was made (the app's, or another app's spike): below min,
@@ -528,65 +472,65 @@ static void lmkd_poll(sim_engine *e, void *ctx, uint64_t arg)
 /* The allocating process lives on: the one the model runs in; or, while
  * the model's service is down (svc), the app's main process, the only one
  * that can allocate then. */
-static int lives(const world *w, uint32_t epoch, int svc_down)
+static int lives(const pg_app *a, uint32_t epoch, int svc_down)
 {
-    return svc_down ? w->main.alive : still(w, epoch);
+    return svc_down ? a->main_alive : a->alive && a->epoch == epoch;
 }
 
-static w_fate allocated(world *w, int own)
+static int allocated(w_pages *pg, pg_app *a, int own)
 {
-    const mdl_device *d = w->dev;
-    uint32_t epoch = w->epoch;
-    int svc_down = w->svc && !w->proc.alive;
-    int64_t free = w__pages_free(w);
+    const mdl_device *d = pg->dev;
+    uint32_t epoch = a->epoch;
+    int svc_down = a->svc && !a->alive;
+    int64_t free = pg_free(pg);
     if (free >= d->wmark_low) { /* the common case: nothing for the kernel to do */
-        observe_free(w, free);
-        return W_LIVES;
+        observe_free(pg, free);
+        return LIVES;
     }
     if (free < d->wmark_min) {
         int64_t want = d->wmark_min - free;
-        reclaim(w, want, 1);
+        reclaim(pg, a, want, 1);
         sim_time stall = (sim_time)((double)want * 1e6 / (double)d->reclaim_rate);
         if (own)
-            w->pg.stall += stall;
-        psi_stall(w, stall, own && w->proc.fg);
-        if (!lives(w, epoch, svc_down) && own)
-            return W_GONE;
+            pg->stall += stall;
+        psi_stall(pg, a, stall, own && a->fg);
+        if (!lives(a, epoch, svc_down) && own)
+            return GONE;
     }
     /* the allocation cannot be met: the OOM killer, until it can */
-    while (w__pages_free(w) < 0 || (w__pages_free(w) < d->wmark_min && reclaimable(w) == 0)) {
-        int who = kernel_oom(w);
+    while (pg_free(pg) < 0 || (pg_free(pg) < d->wmark_min && reclaimable(pg, a) == 0)) {
+        int who = kernel_oom(pg, a);
         if (who == 0)
             break;
-        if (who == 2 && own && !lives(w, epoch, svc_down))
-            return W_GONE;
+        if (who == 2 && own && !lives(a, epoch, svc_down))
+            return GONE;
     }
-    note_dropped(w);
+    note_dropped(pg, a);
     /* another app's spike that nothing could make room for is refused in part */
-    if (w->pg.spike > 0 && w__pages_free(w) < 0)
-        w->pg.spike += w__pages_free(w);
-    if (w__pages_free(w) < d->wmark_low)
-        w->pg.kswapd = 1;
-    observe(w);
-    keep_ticking(w);
-    return own && !lives(w, epoch, svc_down) ? W_GONE : W_LIVES;
+    if (pg->spike > 0 && pg_free(pg) < 0)
+        pg->spike += pg_free(pg);
+    if (pg_free(pg) < d->wmark_low)
+        pg->kswapd = 1;
+    observe(pg);
+    keep_ticking(pg, a);
+    return own && !lives(a, epoch, svc_down) ? GONE : LIVES;
 }
 
-void w__pages_fill(const world *w, trc_event *e)
+void pg_fill(const w_pages *pg, const pg_app *a, trc_event *e)
 {
-    if (w->pg.on == W_PAGES_XNU) {
-        w__memstat_fill(w, e);
+    if (pg->on == W_PAGES_XNU) {
+        pg_xnu_fill(pg, a, e);
         return;
     }
-    const mdl_device *d = w->dev;
-    int64_t free = w__pages_free(w);
-    int64_t active = w->pg.pc_ws + app_hot_resident(w);
+    const mdl_device *d = pg->dev;
+    int64_t free = pg_free(pg);
+    int64_t active = pg->pc_ws + app_hot_resident(pg, a);
     int64_t v[6] = {free > 0 ? free : 0,
                     d->wmark_low,
-                    cold_file(w) + (active > 0 ? active : 0),
-                    swap_used(w),
-                    w->pg.thrashing > 0 ? w->pg.thrashing : 0,
-                    now(w) - w->pg.some_start < WINDOW_US ? w->pg.some_acc : 0};
+                    cold_file(pg, a) + (active > 0 ? active : 0),
+                    swap_used(pg),
+                    pg->thrashing > 0 ? pg->thrashing : 0,
+                    a->now - pg->some_start < WINDOW_US ? pg->some_acc : 0};
     e->has |= TRC_F_PAGES;
     for (int k = 0; k < 6; k++) {
         e->pages[k] = v[k];
@@ -596,132 +540,139 @@ void w__pages_fill(const world *w, trc_event *e)
 
 /* ------------------------------------------------------ entry points */
 
-#if defined(__GNUC__)
-__attribute__((always_inline))
-#endif
-static inline w_fate pages_check(world *w, int64_t extra, int own);
-
-/* A kill check under the page model (charge.c's w__kill_check): an
- * allocation was made, by the app (own) or by another app (a spike of
- * `extra` bytes, held only for the check). */
-w_fate w__pages_check(world *w, int64_t extra, int own)
-{
-    if (w->proc.gen_growing == 0)
-        return pages_check(w, extra, own);
-    w__gen_sync(w); /* the KV written so far, before the kernel reads memory */
-    uint32_t epoch = w->epoch;
-    if (pages_check(w, extra, own) != W_LIVES || !still(w, epoch))
-        return W_GONE;
-    w__gen_replan(w); /* the KV's next line moved */
-    return W_LIVES;
-}
-
 /* Room for growth before the kernel does something: free pages over the
  * low watermark (kswapd wakes under it), a soft line; none once under it. */
-int64_t w__pages_growth_room(const world *w, int64_t *soft)
+int64_t pg_growth_room(const w_pages *pg, const pg_app *a, int64_t *soft)
 {
-    *soft = w__pages_free(w) - w->dev->wmark_low;
+    if (pg->on == W_PAGES_XNU)
+        return pg_xnu_growth_room(pg, a, soft);
+    *soft = pg_free(pg) - pg->dev->wmark_low;
     return INT64_MAX;
 }
 
-static inline w_fate pages_check(world *w, int64_t extra, int own)
+pg_result pg_check(w_pages *pg, pg_app *a, int64_t extra, int own)
 {
-    if (w->pg.on == W_PAGES_XNU)
-        return w__memstat_check(w, extra, own);
-    uint32_t epoch = w->epoch;
-    int svc_down = w->svc && !w->proc.alive;
-    advance(w);
+    if (pg->on == W_PAGES_XNU)
+        return pg_xnu_check(pg, a, extra);
+    pg_result res = {0, 0, 0};
+    uint32_t epoch = a->epoch;
+    int svc_down = a->svc && !a->alive;
+    advance(pg, a);
     if (extra > 0) {
-        w->pg.spike = extra;
-        (void)allocated(w, 0);
-        w->pg.spike = 0; /* the other app frees it (what did not fit was refused) */
-        observe(w);
-        return lives(w, epoch, svc_down) ? W_LIVES : W_GONE;
+        pg->spike = extra;
+        (void)allocated(pg, a, 0);
+        pg->spike = 0; /* the other app frees it (what did not fit was refused) */
+        observe(pg);
+        res.gone = !lives(a, epoch, svc_down);
+        return res;
     }
-    int64_t free = w__pages_free(w);
-    if (free >= w->dev->wmark_low) { /* the common case: nothing for the kernel to do */
-        observe_free(w, free);
-        w__warning_room(w, free - w->dev->wmark_low + cold_file(w));
-        return W_LIVES;
+    int64_t free = pg_free(pg);
+    if (free >= pg->dev->wmark_low) { /* the common case: nothing for the kernel to do */
+        observe_free(pg, free);
+        res.warn = 1;
+        res.room = free - pg->dev->wmark_low + cold_file(pg, a);
+        return res;
     }
-    if (allocated(w, own) != W_LIVES || !lives(w, epoch, svc_down))
-        return W_GONE;
-    w__warning_room(w, w__pages_room(w));
-    return W_LIVES;
+    if (allocated(pg, a, own) != LIVES || !lives(a, epoch, svc_down)) {
+        res.gone = 1;
+        return res;
+    }
+    res.warn = 1;
+    res.room = pg_room(pg, a);
+    return res;
 }
 
 /* The app's stall since it was last taken: added to its running stage. */
-sim_time w__pages_take_stall(world *w)
+sim_time pg_take_stall(w_pages *pg)
 {
-    sim_time s = w->pg.stall;
-    w->pg.stall = 0;
+    sim_time s = pg->stall;
+    pg->stall = 0;
     return s;
 }
 
 /* An inference on part p reads its weights: the pages of them reclaim
  * dropped are read back first (a refault each), at storage speed, and
  * need memory again.  The time it takes (the app's memory stall). */
-sim_time w__pages_refault(world *w, const part_rt *p)
+sim_time pg_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res)
 {
-    if (!w->pg.on || !p->hot)
+    res->gone = res->warn = 0;
+    if (!pg->on || !hot)
         return 0;
-    if (w->pg.on == W_PAGES_XNU)
-        return w__memstat_refault(w, p);
-    advance(w);
-    int64_t bytes = read_back(w, p);
+    if (pg->on == W_PAGES_XNU)
+        return pg_xnu_refault(pg, a, hot, hot_bytes, res);
+    advance(pg, a);
+    int64_t bytes = read_back(pg, a, hot_bytes);
     if (bytes == 0)
         return 0;
-    sim_time t = (sim_time)((double)bytes * 1e6 / (double)w->dev->storage_read);
-    w__emit_pages(w, "refault", NULL, 0, bytes, -1, t);
+    sim_time t = (sim_time)((double)bytes * 1e6 / (double)pg->dev->storage_read);
+    pg->host->note(pg->ctx, "refault", NULL, 0, bytes, -1, t);
     /* each page is allocated (reclaiming if need be), then read */
-    uint32_t epoch = w->epoch;
-    if (allocated(w, 1) == W_LIVES && still(w, epoch))
-        psi_stall(w, t, w->proc.fg);
+    uint32_t epoch = a->epoch;
+    if (allocated(pg, a, 1) == LIVES && a->alive && a->epoch == epoch)
+        psi_stall(pg, a, t, a->fg);
+    res->gone = !(a->alive && a->epoch == epoch);
     return t;
 }
 
 /* The headroom the memory warnings read: free pages over low, and the
  * cold file pages reclaim would drop first. */
-int64_t w__pages_room(const world *w)
+int64_t pg_room(const w_pages *pg, const pg_app *a)
 {
-    if (w->pg.on == W_PAGES_XNU)
-        return w__memstat_room(w);
-    return w__pages_free(w) - w->dev->wmark_low + cold_file(w);
+    if (pg->on == W_PAGES_XNU)
+        return pg_xnu_room(pg, a);
+    return pg_free(pg) - pg->dev->wmark_low + cold_file(pg, a);
 }
 
 /* A new app the user switches to replaces the previous one (its pages
  * with it: the model holds one other app in front or just left). */
-void w__pages_successor_left(world *w)
+void pg_successor_left(w_pages *pg)
 {
-    w->pg.succ_swap = 0;
-    w__memstat_successor_left(w);
+    pg->succ_swap = 0;
+    pg->x.succ_comp = 0; /* iOS: the new one replaces its compressed pages */
 }
 
-void w__pages_setup(world *w)
+int pg_successor_back(w_pages *pg, sim_time now)
 {
-    const mdl_device *d = w->dev;
-    /* w->pg is zero: w__open cleared the world */
-    w->out->min_free = INT64_MAX;
+    pg->x.succ_left = now;
+    return pg->on == W_PAGES_XNU && pg->ds->successor + pg->x.succ_comp > 0;
+}
+
+int64_t pg_app_hot_resident(const w_pages *pg, const pg_app *a) { return app_hot_resident(pg, a); }
+
+int64_t pg_app_anon(const w_pages *pg) { return app_anon(pg); }
+
+int64_t pg_app_file_resident(const w_pages *pg) { return app_file_resident(pg); }
+
+void pg_app_gone(w_pages *pg)
+{
+    pg->x.app_comp = 0;
+    pg->app_evicted = pg->app_cold_gone = 0;
+}
+
+void pg_setup(w_pages *pg, pg_app *a, gsl_rng *r)
+{
+    const mdl_device *d = pg->dev;
+    pg->out->min_free = INT64_MAX;
     if (d->rule == MDL_KILL_JETSAM && d->xnu_pages) {
-        w__memstat_setup(w);
+        pg_xnu_setup(pg, a, r);
         return;
     }
     if (d->rule != MDL_KILL_LMK || !d->lmk_psi)
         return;
-    w->pg.on = W_PAGES_LMKD;
-    int64_t c = w->dstate.cached;
-    w->pg.ncached = c <= 0 ? 0 : (uint32_t)((c + d->cached_app_size - 1) / d->cached_app_size);
-    w->pg.pc_cold = d->page_cache - d->page_cache_ws;
-    w->pg.pc_ws = d->page_cache_ws;
-    w->pg.some_start = w->pg.full_start = -WINDOW_US;
-    w->pg.poll_until = -1;
+    pg->on = W_PAGES_LMKD;
+    int64_t c = pg->ds->cached;
+    pg->ncached = c <= 0 ? 0 : (uint32_t)((c + d->cached_app_size - 1) / d->cached_app_size);
+    pg->pc_cold = d->page_cache - d->page_cache_ws;
+    pg->pc_ws = d->page_cache_ws;
+    pg->some_start = pg->full_start = -WINDOW_US;
+    pg->poll_until = -1;
     mdl_lmkd_mem m;
-    lmkd_mem(w, &m);
-    mdl_lmkd_state_init(&w->pg.lmkd, &d->lmkd, &m, 0);
-    if (w__pages_free(w) < d->wmark_low)
-        w->pg.kswapd = 1;
-    observe(w);
-    keep_ticking(w);
+    lmkd_mem(pg, a, &m);
+    mdl_lmkd_state_init(&pg->lmkd, &d->lmkd, &m, 0);
+    if (pg_free(pg) < d->wmark_low)
+        pg->kswapd = 1;
+    observe(pg);
+    keep_ticking(pg, a);
 }
 
 unsigned mdl_slowdown_bucket(double ratio)
@@ -743,8 +694,8 @@ unsigned mdl_counted_bucket(int64_t bytes)
 double mdl_counted_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) * 1048576.0; }
 
 /* An inference that would take `base` takes `took`. */
-void w__pages_inference(world *w, sim_time base, sim_time took)
+void pg_inference(w_pages *pg, sim_time base, sim_time took)
 {
     double ratio = base > 0 ? (double)took / (double)base : 1.0;
-    w->out->slowdown[mdl_slowdown_bucket(ratio)]++;
+    pg->out->slowdown[mdl_slowdown_bucket(ratio)]++;
 }

@@ -190,8 +190,8 @@ static void background_end(sim_engine *e, void *ctx, uint64_t arg)
      * previous app (adj 700); else its memory goes with it */
     if (!w->pg.on)
         w->dstate.successor = 0;
-    w->pg.x.succ_left = now(w); /* iOS: it ages from now */
-    if (w->pg.on == W_PAGES_XNU && w->dstate.successor + w->pg.x.succ_comp > 0 &&
+    /* iOS: it ages from now */
+    if (pg_successor_back(&w->pg, now(w)) &&
         now(w) + MDL_XNU_APP_AGING_US < w->cell->horizon &&
         w__at(w, now(w) + MDL_XNU_APP_AGING_US, PRIO_TIMER, successor_aged, w->path.bg_seq,
               NULL) != SIM_OK) {
@@ -236,7 +236,7 @@ static void to_background(world *w, sim_time duration)
     w->path.bg_seq++;
     const mdl_device *d = w->dev;
     /* the app the user switches to, drawn whether this app lives or not */
-    w__pages_successor_left(w);
+    pg_successor_left(&w->pg);
     if (d->has_successor)
         w->dstate.successor = mdl_dist_sample(&d->successor, sim_stream_rng(&w->s_app));
     /* no app to check: the page model makes room for the new app all the same */

@@ -5,7 +5,6 @@
  * gone at once) and the user's relaunch; and the orderly teardown at the
  * horizon. */
 #include "world_int.h"
-#include "filepages.h"
 
 /* Closes the current stretch of "alive and accepting inference". */
 static void accept_mark(world *w)
@@ -179,7 +178,7 @@ static void count_death(world *w, mdl_exit why, mdl_stage stage)
         o->first_death_foreground = w->proc.fg;
         /* the mapped weights read at every inference, resident then: the
          * page models' (what reclaim left), or lmk's in the foreground */
-        o->first_death_hot = w->pg.on ? app_hot_resident(w) : w->proc.fg ? w->proc.hot : 0;
+        o->first_death_hot = w->pg.on ? w__pages_hot_resident(w) : w->proc.fg ? w->proc.hot : 0;
     }
     o->deaths[why]++;
     o->deaths_total++;
@@ -225,7 +224,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     else
         mdl_rep_add_record(w->out, &r);
     w__emit_exit(w, &r, 0);
-    w->pg.log[0] = '\0';
+    w->kill_log[0] = '\0';
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,
                           why, stage);
     w__proc_gone(w);
@@ -242,8 +241,7 @@ void w__proc_gone(world *w)
         w__holders_end(w); /* the sessions die with the process */
     proc_reset(w);
     /* the page models: nothing of the dead process is compressed or dropped */
-    w->pg.x.app_comp = 0;
-    w->pg.app_evicted = w->pg.app_cold_gone = 0;
+    pg_app_gone(&w->pg);
     w->epoch++;
 }
 

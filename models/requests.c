@@ -164,9 +164,9 @@ static void execute(world *w, uint32_t i, part_rt *p)
     if (w__charge_n(w, 2, owners, amounts, MDL_STAGE_INFERENCE) != W_LIVES)
         return;
     sim_time base = EXEC_TIME(w, p, d->time[r->idx]);
-    sim_time t = base + refault + w__pages_take_stall(w);
+    sim_time t = base + refault + pg_take_stall(&w->pg);
     if (w->pg.on)
-        w__pages_inference(w, base, t);
+        pg_inference(&w->pg, base, t);
     if (w__at(w, now(w) + t, PRIO_RELEASE, w__exec_end, tag(w, i), &r->exec) == SIM_OK)
         r->has_exec = 1;
 }

@@ -136,7 +136,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     else
         mdl_rep_add_record(o, &r);
     w__emit_exit(w, &r, 1);
-    w->pg.log[0] = '\0';
+    w->kill_log[0] = '\0';
     w__main_end(w); /* the service's binding goes with it: so does the service */
     if (w->proc.alive) {
         o->svc_alive_us += now(w) - w->proc.alive_since;

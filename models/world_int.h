@@ -66,6 +66,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models.h"
+#include "pages.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -327,12 +328,6 @@ typedef struct w_limits {
     uint32_t sess_eff;    /* sessions in force (reduce_concurrency lowers it) */
 } w_limits;
 
-/* The device's runtime state. */
-typedef struct w_devstate {
-    int64_t cached;       /* other apps' cached memory still held */
-    int64_t successor;    /* the app the user switched to, while in the background */
-} w_devstate;
-
 /* The app's main process while the model runs in a service process of its
  * own (service.c; docs/model.md "Processes"): w_proc is then the service,
  * and this is its client, which the user sees.  Unused otherwise. */
@@ -348,79 +343,6 @@ typedef struct w_main {
     sim_time svc_started;       /* the service's last start */
     int64_t sample_pss_kb, sample_rss_kb; /* its last periodic sample (with the service's) */
 } w_main;
-
-/* The page models: Android's in lmkd's PSI mode (pages.c), iOS's (memstat.c). */
-enum { W_PAGES_OFF = 0, W_PAGES_LMKD = 1, W_PAGES_XNU = 2 };
-
-/* iOS: another process beside the app (memstat.c), in kill order. */
-typedef struct w_other {
-    int band;
-    int64_t resident;        /* its anonymous bytes in RAM */
-    int64_t comp;            /* ... and in the compressor, uncompressed */
-} w_other;
-
-/* iOS: the page model's own state (memstat.c; docs/model.md "The
- * iPhone's pages"); the file pages are w_pages' (filepages.h). */
-typedef struct w_xnu {
-    w_other other[MDL_OTHERS_MAX]; /* alive, in kill order (band, then first entered) */
-    uint32_t nother;
-    int64_t other_comp;      /* their bytes in the compressor, uncompressed (the sum) */
-    int64_t app_comp;        /* the app's anonymous bytes in the compressor */
-    int64_t succ_comp;       /* the successor app's */
-    sim_time succ_left;      /* the successor left the front (ages as the app does) */
-    /* the phantom cache: file bytes evicted since its last look, its run of
-     * thrashing periods, the end of the last period looked at */
-    int64_t pc_added;
-    sim_time pc_added_at;    /* when the last ghost was added */
-    uint32_t pc_run;
-    sim_time pc_end;
-    int fc;                  /* the phantom cache reports pressure */
-    int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
-    int64_t level_comp;      /* the compressor's content when the level was last set */
-    int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */
-    /* the processes memorystatus killed in its current pass (the JetsamEvent
-     * of the app's death lists them with their cause) */
-    struct {
-        int32_t band;
-        uint8_t succ, cause; /* the successor; mdl_jetsam_cause */
-        int64_t resident, comp;
-    } gone[MDL_JETSAM_PROCS];
-    uint32_t ngone;
-} w_xnu;
-
-/* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;
- * docs/model.md "The phone's pages").  Bytes; the app's anonymous and
- * file bytes are the ledger's, read when needed.  Free pages are what is
- * left of ram, never stored. */
-typedef struct w_pages {
-    int on;                  /* the device runs a page model: W_PAGES_LMKD or W_PAGES_XNU */
-    sim_time t;              /* kswapd's progress is counted up to here */
-    uint32_t ncached;        /* cached apps alive (dstate.cached: their resident anon) */
-    int64_t cached_swap;     /* their anonymous bytes in zram, uncompressed */
-    int64_t succ_swap;       /* the successor app's */
-    int64_t pc_cold, pc_ws;  /* the page cache resident: beyond the working set, in it */
-    int64_t app_cold_gone;   /* the app's file pages outside the hot weights, dropped */
-    int64_t app_evicted;     /* the app's hot weights dropped, refaulted at their next use */
-    int64_t spike;           /* another app's allocation held for the check */
-    int kswapd;              /* free fell under low and is not yet over high */
-    /* vmstat counters, bytes */
-    int64_t refault, pgscan_kswapd, pgscan_direct, pgrefill;
-    /* PSI: the stall in the current 1 s window of each trigger */
-    sim_time some_start, full_start;
-    sim_time some_acc, full_acc;
-    int some_fired, full_fired;
-    sim_time stall;          /* the app's own stall to add to its running stage */
-    /* lmkd: its state between wake-ups, its polling after an event */
-    mdl_lmkd_state lmkd;
-    mdl_psi_level level;     /* of the event that started the polling */
-    sim_time poll_until;     /* polls until this time (PSI_WINDOW_SIZE_MS after the event) */
-    int poll_pending;
-    int tick_pending;        /* kswapd's next look is scheduled */
-    int64_t thrashing;       /* lmkd's thrashing at its last wake-up */
-    int64_t dropped;         /* the app's weights dropped since the last note of them */
-    char log[TRC_LOG_MAX];   /* lmkd's kill line of the app's death being recorded */
-    w_xnu x;                 /* iOS (memstat.c) */
-} w_pages;
 
 /* The user's path. */
 typedef struct w_path {
@@ -524,6 +446,7 @@ struct mdl_world {
     uint64_t lru_clock, req_seq;
     mdl_stage last_stage; /* of the last allocation */
     sim_time exec_extra;  /* the refault of the execution being emitted */
+    char kill_log[TRC_LOG_MAX]; /* lmkd's kill line of the app's death being recorded */
 
     w_proc proc;
     w_store store;
@@ -744,9 +667,6 @@ void w__gen_config(world *w, unsigned k);
  * be met at its byte; INT64_MAX: none) returned, a soft one (a watermark
  * past which the kernel acts step by step; INT64_MAX: none) in *soft */
 int64_t w__growth_room(world *w, int64_t *soft);
-/* pages.c / memstat.c: the same under the page models */
-int64_t w__pages_growth_room(const world *w, int64_t *soft);
-int64_t w__memstat_growth_room(const world *w, int64_t *soft);
 void w__exec_end(sim_engine *e, void *ctx, uint64_t arg);
 /* requests.c: unload_after's timer on an idle part */
 void w__unload_later(world *w, part_rt *p);
@@ -782,32 +702,26 @@ void w__deny_background_delegate(world *w);
 void w__apply_limits(world *w);
 void w__startup_continue(world *w);
 void w__die(world *w, mdl_exit why, mdl_stage stage);
-/* pages.c (Android, PSI mode) */
+/* pagesys.c: the world's side of the page models (pages.h): the app as
+ * they see it, the verdicts carried out, their looks scheduled */
 void w__pages_setup(world *w);
-/* Where RAM is: kernel, other apps' anonymous, the app's anonymous, file
- * pages, zram's store, a spike, free: they sum to ram. */
-#define W_PAGE_PARTS 7
+static inline pg_app w__pg_app(const world *w)
+{
+    pg_app a = {sim_now(w->e), w->epoch,   w->proc.alive, w->proc.fg, w->proc.aged,
+                w->path.bg,    w->svc,     w->main.alive, w->ending,  w->proc.hot};
+    return a;
+}
 void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS]);
 int64_t w__pages_free(const world *w);
 int64_t w__pages_room(const world *w);
 W_MAY_KILL w_fate w__pages_check(world *w, int64_t extra, int own);
 sim_time w__pages_refault(world *w, const part_rt *p);
-sim_time w__pages_take_stall(world *w);
-void w__pages_successor_left(world *w);
-void w__pages_inference(world *w, sim_time base, sim_time took);
 /* The page figures of an event (emit.c's pages notes, samples and exits). */
 void w__pages_fill(const world *w, trc_event *e);
-/* memstat.c (iOS): the same entry points, pages.c's dispatching to them */
-void w__memstat_setup(world *w);
-void w__memstat_parts(const world *w, int64_t part[W_PAGE_PARTS]);
-int64_t w__memstat_free(const world *w);
-int64_t w__memstat_room(const world *w);
-W_MAY_KILL w_fate w__memstat_check(world *w, int64_t extra, int own);
-sim_time w__memstat_refault(world *w, const part_rt *p);
-void w__memstat_fill(const world *w, trc_event *e);
-void w__memstat_successor_left(world *w);
-/* The app's jetsam band now. */
+/* The app's jetsam band now (iOS). */
 int w__memstat_band(const world *w);
+int64_t w__pages_growth_room(const world *w, int64_t *soft);
+int64_t w__pages_hot_resident(const world *w);
 void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
                    int64_t refault, int adj, sim_time took);
 void w__cold_start(world *w);

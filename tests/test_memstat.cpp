@@ -201,7 +201,7 @@ TEST_CASE("memstat: a just-suspended app's pages compress, its footprint does no
     REQUIRE(w.path.bg);
     CHECK(w.pg.x.app_comp == 1118 * MiB + MiB / 2);
     CHECK(mdl_ledger_counted(w.led) == 1500 * MiB);
-    CHECK(w__memstat_free(&w) == 2000 * 16384); // the free target
+    CHECK(w__pages_free(&w) == 2000 * 16384); // the free target
     w__close(&w);
     // with no compressor the 559.25 MiB come from the file cache: free
     // 31.25 and nothing of file, under critical: vm-pageshortage, and the
@@ -412,7 +412,7 @@ TEST_CASE("memstat: the pressure level reaches the app in front as a memory warn
     auto pool = [&](int64_t content) {
         w.pg.x.other[0].comp = content;
         w.pg.x.other_comp = content;
-        REQUIRE(w__memstat_check(&w, 0, 1) == W_LIVES);
+        REQUIRE(w__pages_check(&w, 0, 1) == W_LIVES);
     };
     pool(3200 * MiB);
     CHECK(w.pg.x.level == 1);
@@ -462,7 +462,7 @@ TEST_CASE("memstat: with the app dead, a new app in front still makes room", "[m
         int rc = mdl_world_validate(&w, &err);
         INFO("t = " << t << ": " << err.msg);
         REQUIRE(rc == SIM_OK);
-        REQUIRE(w__memstat_free(&w) >= 0);
+        REQUIRE(w__pages_free(&w) >= 0);
     }
     CHECK(out.deaths_by_jetsam[MDL_JETSAM_PER_PROCESS_LIMIT] == 1);
     CHECK(out.jetsam_kills[MDL_JETSAM_VM_PAGESHORTAGE] == 1);
