@@ -74,7 +74,7 @@ static sim_time drawn_restart(world *w)
 }
 
 const w_costs w__costs_drawn = {drawn_stage, drawn_outcome, drawn_session, drawn_relaunch,
-                                drawn_restart, w__drawn_requests};
+                                drawn_restart};
 
 static void recorded_stage(world *w, unsigned idx, int ph, w_stage_cost *c)
 {
@@ -134,4 +134,4 @@ static sim_time recorded_restart(world *w)
 }
 
 const w_costs w__costs_recorded = {recorded_stage, recorded_outcome, recorded_session,
-                                   recorded_relaunch, recorded_restart, w__recorded_requests};
+                                   recorded_relaunch, recorded_restart};

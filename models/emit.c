@@ -9,6 +9,26 @@
 
 #include "world_int.h"
 
+void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX])
+{
+    snprintf(out, TRC_TEXT_MAX, "%.40s%s%.20s", w->cell->candidate->id, main ? "" : ":",
+             main ? "" : w->wl->proc.name);
+}
+
+/* The phone's pages as the page model has them now (docs/traces.md "pages"). */
+static void pages_fill(const world *w, trc_event *e)
+{
+    pg_app a = w__pg_app(w);
+    pg_fill(&w->pg, &a, e);
+}
+
+/* The app's jetsam band now (iOS). */
+static int jetsam_band(const world *w)
+{
+    pg_app a = w__pg_app(w);
+    return pg_xnu_band(&w->pg, &a);
+}
+
 static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)
 {
     trc_event *e = &w->ev;
@@ -309,8 +329,8 @@ void w__emit_exit(world *w, const mdl_exit_record *r, int main)
         snprintf(e->log, sizeof e->log, "%s", w->kill_log);
     }
     if (w->pg.on) { /* the phone's pages at the death, and the app's adj (iOS: band) */
-        w__pages_fill(w, e);
-        e->pages[TRC_PG_ADJ] = w->pg.on == W_PAGES_XNU ? w__memstat_band(w)
+        pages_fill(w, e);
+        e->pages[TRC_PG_ADJ] = w->pg.on == W_PAGES_XNU ? jetsam_band(w)
                                : main                  ? w__main_adj(w)
                                                        : w__app_adj(w);
         e->pages_has |= 1u << TRC_PG_ADJ;
@@ -354,7 +374,7 @@ void w__emit_sample(world *w)
     trc_event *e = ev_begin(w, w->last_stage < MDL_STAGE_COUNT ? w->last_stage : MDL_STAGE_LOAD,
                             TRC_SAMPLE, -1);
     if (w->pg.on)
-        w__pages_fill(w, e);
+        pages_fill(w, e);
     ev_send(w);
 }
 
@@ -373,7 +393,7 @@ void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
         e->has |= TRC_F_ACTION;
         snprintf(e->action, sizeof e->action, "%s", why);
     }
-    w__pages_fill(w, e);
+    pages_fill(w, e);
     int64_t *v = e->pages;
     if (dropped > 0) {
         v[TRC_PG_DROPPED] = dropped;

@@ -494,18 +494,3 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_gen
         g->locked = 0;
     }
 }
-
-void w__gen_config(world *w, unsigned k)
-{
-    w_part_id *id = &w->store.part[k];
-    const mdl_part *def = id->def;
-    id->file_hot = def->file_hot;
-    id->hot_bytes = def->hot_bytes;
-    id->gen = NULL;
-    if (!def->has_generation)
-        return;
-    id->gen = &w->gen_in_force[k];
-    mdl_generation_in_force(def, w->pol, id->gen);
-    id->file_hot = id->gen->mapped > 0 && !id->gen->locked;
-    id->hot_bytes = id->gen->mapped;
-}

@@ -165,12 +165,6 @@ sim_time w__pages_refault(world *w, const part_rt *p)
     return t;
 }
 
-void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS])
-{
-    pg_app a = w__pg_app(w);
-    pg_parts(&w->pg, &a, part);
-}
-
 int64_t w__pages_free(const world *w) { return pg_free(&w->pg); }
 
 int64_t w__pages_room(const world *w)
@@ -179,17 +173,6 @@ int64_t w__pages_room(const world *w)
     return pg_room(&w->pg, &a);
 }
 
-void w__pages_fill(const world *w, trc_event *e)
-{
-    pg_app a = w__pg_app(w);
-    pg_fill(&w->pg, &a, e);
-}
-
-int w__memstat_band(const world *w)
-{
-    pg_app a = w__pg_app(w);
-    return pg_xnu_band(&w->pg, &a);
-}
 
 int64_t w__pages_growth_room(const world *w, int64_t *soft)
 {

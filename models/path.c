@@ -129,7 +129,7 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
 }
 
 /* A requests step with drawn arrivals: a count, or a duration. */
-void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
+static void drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
 {
     sim_time t = now(w);
     w->path.rq = rq;
@@ -145,7 +145,7 @@ void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
 
 /* A requests step with the recorded arrivals; a step that ends at its
  * last arrival ends at the last recorded one. */
-void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
+static void recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
 {
     const mdl_replay *rp = w->cell->replay;
     sim_time t = now(w);
@@ -340,7 +340,10 @@ void w__step(sim_engine *e, void *ctx, uint64_t arg)
         to_background(w, s->duration);
         return;
     case MDL_STEP_REQUESTS:
-        w->src->requests(w, i, &w->wl->requests[s->index]);
+        if (w->src == &w__costs_recorded)
+            recorded_requests(w, i, &w->wl->requests[s->index]);
+        else
+            drawn_requests(w, i, &w->wl->requests[s->index]);
         return;
     case MDL_STEP_UPDATE:
         update(w, s->index);

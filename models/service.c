@@ -22,21 +22,6 @@
 #define SVC_RESTART_FACTOR 4
 #define SVC_RESTART_CAP_US (24 * 3600 * SIM_US_PER_S)
 
-int64_t w__main_held(const world *w, unsigned mask)
-{
-    int64_t n = 0;
-    for (int c = 0; c < MDL_CAT_COUNT; c++)
-        if (mask & MDL_CAT_BIT(c))
-            n += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
-    return n;
-}
-
-void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX])
-{
-    snprintf(out, TRC_TEXT_MAX, "%.40s%s%.20s", w->cell->candidate->id, main ? "" : ":",
-             main ? "" : w->wl->proc.name);
-}
-
 w_fate w__main_start(world *w)
 {
     w_main *m = &w->main;

@@ -384,8 +384,6 @@ typedef struct w_costs {
     void (*session)(world *w, unsigned part, int64_t out[MDL_CAT_COUNT]);
     sim_time (*relaunch)(world *w);          /* the user's delay before reopening */
     sim_time (*restart)(world *w);           /* the service's restart delay (`restart`) */
-    /* a requests step starts at now: schedules its arrivals and the next step */
-    void (*requests)(world *w, uint32_t step, const mdl_requests *rq);
 } w_costs;
 extern const w_costs w__costs_drawn, w__costs_recorded;
 
@@ -547,11 +545,28 @@ static inline sim_time scale_time(sim_time t, double f)
 
 #define TRACING(w) ((w)->trace != NULL && !(w)->ending)
 
-/* world.c */
-void w__fail(world *w, int rc);
+/* The replication fails with rc (the first failure is kept): the engine stops. */
+static inline void w__fail(world *w, int rc)
+{
+    if (w->rc == SIM_OK)
+        w->rc = rc;
+    sim_abort(w->e, rc);
+}
 /* Schedules fn at t.  Returns SIM_OK, or the engine's code (the
  * replication failed: w->rc, err set). */
-int w__at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg, sim_handle *h);
+static inline int w__at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg,
+                        sim_handle *h)
+{
+    int rc = sim_schedule(w->e, t, prio, fn, w, arg, h);
+    if (rc != SIM_OK) {
+        sim_error_set(w->err, rc, "replication: cannot schedule an event (%s)",
+                      sim_strerror(rc));
+        w__fail(w, rc);
+    }
+    return rc;
+}
+/* inforce.c: makes c the candidate in force (at setup, or at a relaunch
+ * that switches to the last known good); only while no process runs */
 void w__configure_candidate(world *w, const mdl_candidate *c);
 
 /* charge.c: memory.  A stage's allocation (every owner and category it
@@ -661,7 +676,7 @@ void w__gen_sync(world *w);
 void w__gen_replan(world *w);
 /* The context's memory is gone (sessions dropped, part released). */
 void w__gen_close(world *w, part_rt *p);
-void w__gen_config(world *w, unsigned k);
+
 /* charge.c: the growth of the app's memory the rule in force allows before
  * its verdict or the warning could change: a hard room (an exact line, to
  * be met at its byte; INT64_MAX: none) returned, a soft one (a watermark
@@ -711,15 +726,10 @@ static inline pg_app w__pg_app(const world *w)
                 w->path.bg,    w->svc,     w->main.alive, w->ending,  w->proc.hot};
     return a;
 }
-void w__pages_parts(const world *w, int64_t part[W_PAGE_PARTS]);
 int64_t w__pages_free(const world *w);
 int64_t w__pages_room(const world *w);
 W_MAY_KILL w_fate w__pages_check(world *w, int64_t extra, int own);
 sim_time w__pages_refault(world *w, const part_rt *p);
-/* The page figures of an event (emit.c's pages notes, samples and exits). */
-void w__pages_fill(const world *w, trc_event *e);
-/* The app's jetsam band now (iOS). */
-int w__memstat_band(const world *w);
 int64_t w__pages_growth_room(const world *w, int64_t *soft);
 int64_t w__pages_hot_resident(const world *w);
 void w__emit_pages(world *w, const char *what, const char *why, int64_t dropped,
@@ -753,10 +763,17 @@ int w__victim_is_main(const world *w, int adj);
 /* ... the same with the victim chosen (main: 1 the main process) */
 void w__kill_process(world *w, int main, mdl_exit why, mdl_stage stage);
 /* the bytes the main process holds in the categories of mask */
-int64_t w__main_held(const world *w, unsigned mask);
+static inline int64_t w__main_held(const world *w, unsigned mask)
+{
+    int64_t n = 0;
+    for (int c = 0; c < MDL_CAT_COUNT; c++)
+        if (mask & MDL_CAT_BIT(c))
+            n += mdl_ledger_held(w->led, w->app_owner, (mdl_category)c);
+    return n;
+}
 #define w__main_counted(w) w__main_held((w), (w)->dev->counts_mask)
 #define w__main_anon(w) w__main_held((w), MDL_CAT_ALL & ~MDL_CAT_BIT(MDL_CAT_FILE))
-/* an app process's name: the package (the candidate's id), or PACKAGE:NAME */
+/* emit.c: an app process's name: the package (the candidate's id), or PACKAGE:NAME */
 void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX]);
 /* the horizon: the main process's times and memory */
 void w__main_teardown(world *w);
@@ -788,8 +805,6 @@ void w__emit_session(world *w, unsigned part, const char *owner, uint32_t id, co
 
 /* path.c */
 void w__step(sim_engine *e, void *ctx, uint64_t arg);
-void w__drawn_requests(world *w, uint32_t step, const mdl_requests *rq);
-void w__recorded_requests(world *w, uint32_t step, const mdl_requests *rq);
 
 /* The world checker: busy counts equal executing attempts, wait lists and the queue
  * well formed and within bounds, every live attempt belongs to a live request, what
