@@ -129,7 +129,8 @@ void w__configure_candidate(world *w, const mdl_candidate *c)
         gen_config(w, k);
     }
     configure_delegate(w, c);
-    w__holders_config(w, c);
+    if (w->hold != NULL)
+        w->hold->config(w, c);
     w->nstartup = 0;
     if (pol->residency == MDL_RES_PRELOAD) {
         w->res_cap = c->nparts;

@@ -322,7 +322,7 @@ static void task_run(sim_engine *e, void *ctx, uint64_t arg)
 
 /* ------------------------------------------------------- the world's calls */
 
-void w__holders_config(world *w, const mdl_candidate *c)
+static void holders_config(world *w, const mdl_candidate *c)
 {
     for (uint32_t h = 0; h < w->wl->nholders; h++) {
         const mdl_holder *o = holder(w, h);
@@ -339,7 +339,7 @@ void w__holders_config(world *w, const mdl_candidate *c)
     }
 }
 
-void w__holders_start(world *w)
+static void holders_start(world *w)
 {
     uint32_t epoch = w->epoch;
     for (uint32_t h = 0; h < w->wl->nholders && still(w, epoch); h++) {
@@ -370,7 +370,7 @@ void w__holders_page(world *w, uint32_t page, int enter)
     }
 }
 
-int w__holders_unwanted(world *w, part_rt *p)
+static int holders_unwanted(world *w, part_rt *p)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
     if (!p->unwanted)
@@ -382,7 +382,7 @@ int w__holders_unwanted(world *w, part_rt *p)
     return 1;
 }
 
-w_fate w__holders_part_ready(world *w, part_rt *p)
+static w_fate holders_part_ready(world *w, part_rt *p)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
     for (uint32_t h = 0; h < w->wl->nholders; h++) {
@@ -395,7 +395,7 @@ w_fate w__holders_part_ready(world *w, part_rt *p)
     return W_LIVES;
 }
 
-void w__holders_part_gone(world *w, part_rt *p, const char *why)
+static void holders_part_gone(world *w, part_rt *p, const char *why)
 {
     unsigned k = (unsigned)(p - w->proc.parts);
     stop_clock(w, k);
@@ -410,7 +410,7 @@ void w__holders_part_gone(world *w, part_rt *p, const char *why)
     }
 }
 
-int w__holders_take(world *w, req *r, part_rt *p)
+static int holders_take(world *w, req *r, part_rt *p)
 {
     uint32_t h = w->store.users[r->user].holder;
     unsigned k = (unsigned)(p - w->proc.parts);
@@ -429,7 +429,7 @@ int w__holders_take(world *w, req *r, part_rt *p)
     return 0;
 }
 
-void w__holders_put(world *w, req *r)
+static void holders_put(world *w, req *r)
 {
     w_session *x = &w->store.sess[r->hsess];
     r->hsess = NIL;
@@ -444,8 +444,11 @@ void w__holders_put(world *w, req *r)
     }
 }
 
-void w__holders_end(world *w)
+static void holders_end(world *w)
 {
     for (unsigned k = 0; k < MDL_PARTS_MAX; k++)
         stop_clock(w, k);
 }
+
+const w_holders w__holders = {holders_config, holders_start,     holders_unwanted, holders_part_ready,
+                              holders_part_gone, holders_take, holders_put, holders_end};

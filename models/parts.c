@@ -92,8 +92,8 @@ static void start_deferred(world *w)
 
 void w__drop_sessions(world *w, part_rt *p)
 {
-    if (w->wl->nholders > 0)
-        w__holders_part_gone(w, p, "sessions dropped");
+    if (w->hold != NULL)
+        w->hold->part_gone(w, p, "sessions dropped");
     p->sess_idle = 0;
     w__give_owner(w, part_id(w, p)->sess_owner);
     if (W_GEN(w, p))
@@ -111,8 +111,8 @@ static void drop_hot(world *w, part_rt *p)
 
 void w__release_part(world *w, part_rt *p)
 {
-    if (w->wl->nholders > 0)
-        w__holders_part_gone(w, p, "part released");
+    if (w->hold != NULL)
+        w->hold->part_gone(w, p, "part released");
     w__emit_release(w, part_index_of(w, p));
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
@@ -250,7 +250,7 @@ static void part_ready(world *w, part_rt *p)
     p->last_use = ++w->lru_clock;
     p->idle_since = now(w); /* unload_after counts from here until its first use */
     uint32_t epoch0 = w->epoch;
-    if (w->wl->nholders > 0 && w__holders_unwanted(w, p)) { /* for nobody: it goes */
+    if (w->hold != NULL && w->hold->unwanted(w, p)) { /* for nobody: it goes */
         if (still(w, epoch0))
             w__startup_continue(w);
         return;
@@ -261,7 +261,7 @@ static void part_ready(world *w, part_rt *p)
             evict(w, v);
     }
     uint32_t epoch = w->epoch;
-    if (w->wl->nholders > 0 && w__holders_part_ready(w, p) != W_LIVES)
+    if (w->hold != NULL && w->hold->part_ready(w, p) != W_LIVES)
         return; /* an owner's session killed the process */
     while (p->wait_head != NIL && still(w, epoch) && !w__part_full(w, p)) {
         uint32_t i = w__pop_waiter(w, p);
@@ -285,8 +285,8 @@ static void part_ready(world *w, part_rt *p)
 static void part_failed(world *w, part_rt *p)
 {
     load_over(w, p);
-    if (w->wl->nholders > 0)
-        w__holders_part_gone(w, p, "part failed"); /* held_after_leave's clock stops */
+    if (w->hold != NULL)
+        w->hold->part_gone(w, p, "part failed"); /* held_after_leave's clock stops */
     w__give(w, part_id(w, p)->owner, p->resident);
     memset(p->delegate_res, 0, sizeof p->delegate_res);
     drop_hot(w, p);

@@ -237,8 +237,8 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
 void w__proc_gone(world *w)
 {
     w->out->leaks += leaked_owners(w); /* the process dies with its leak */
-    if (w->wl->nholders > 0)
-        w__holders_end(w); /* the sessions die with the process */
+    if (w->hold != NULL)
+        w->hold->end(w); /* the sessions die with the process */
     proc_reset(w);
     /* the page models: nothing of the dead process is compressed or dropped */
     pg_app_gone(&w->pg);
@@ -418,8 +418,8 @@ static void proc_start(world *w)
     if (app_baseline(w) != W_LIVES)
         return;
     w__startup_continue(w);
-    if (w->wl->nholders > 0 && still(w, w->epoch))
-        w__holders_start(w);
+    if (w->hold != NULL && still(w, w->epoch))
+        w->hold->start(w);
 }
 
 static void relaunch(sim_engine *e, void *ctx, uint64_t arg)
@@ -474,8 +474,8 @@ void w__teardown(world *w)
     if (pr->alive && pr->gen_growing > 0)
         w__gen_sync(w); /* the KV written up to the horizon counts toward the peak */
     w->ending = 1;
-    if (pr->alive && w->wl->nholders > 0)
-        w__holders_end(w);
+    if (pr->alive && w->hold != NULL)
+        w->hold->end(w);
     if (pr->alive) {
         if (w->svc)
             o->svc_alive_us += w->cell->horizon - pr->alive_since;

@@ -149,7 +149,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
     p->busy++;
     if (r->start < 0)
         r->start = now(w);
-    int owned = w->wl->nholders > 0 && w__holders_take(w, r, p);
+    int owned = w->hold != NULL && w->hold->take(w, r, p);
     int opened = !owned && p->sess_idle == 0;
     int64_t sess[MDL_CAT_COUNT] = {0};
     if (opened)
@@ -258,7 +258,7 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     w__emit_inference_end(w, p, r);
     p->busy--;
     if (r->hsess != NIL)
-        w__holders_put(w, r); /* the owner's session: idle again, or closed */
+        w->hold->put(w, r); /* the owner's session: idle again, or closed */
     else
         p->sess_idle++;
     unsigned acts = w->life.rec.acts;

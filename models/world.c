@@ -246,6 +246,7 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
     w__warning_levels(w);
     w->cand = cell->candidate;
     w->wl = cell->workload;
+    w->hold = w->wl->nholders > 0 ? &w__holders : NULL;
     w->svc = cell->workload->has_proc;
     w->pol = &cell->policy;
     w->alloc = alloc != NULL ? alloc : sim_alloc_default();

@@ -366,6 +366,7 @@ typedef struct w_cursors {
 } w_cursors;
 
 typedef struct mdl_world world;
+typedef struct w_holders w_holders;
 
 /* What one phase of a part costs: its time and amounts. */
 typedef struct w_stage_cost {
@@ -405,6 +406,7 @@ struct mdl_world {
     w_main main;
     int64_t (*page_held)[MDL_CAT_COUNT]; /* per page: what its enter holds now */
     const mdl_workload *wl;
+    const w_holders *hold;      /* the owners (owners.c), NULL: the scenario names none */
     const mdl_policy *pol;
     const sim_alloc *alloc;
     const w_costs *src;
@@ -778,25 +780,32 @@ void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX]);
 /* the horizon: the main process's times and memory */
 void w__main_teardown(world *w);
 
-/* owners.c: who holds sessions (nothing runs without owners) */
-void w__holders_config(world *w, const mdl_candidate *c);
-/* the process started: services open, tasks scheduled */
-void w__holders_start(world *w);
+/* owners.c: who holds sessions (a scenario's `owners`).  The process's
+ * life tells them what happens through this interface (w->hold, NULL
+ * when the scenario names no owners), and owners.c, above it, acts on the
+ * process (opens sessions, loads and releases parts): the process's files
+ * know the interface, not owners.c. */
+struct w_holders {
+    void (*config)(world *w, const mdl_candidate *c); /* the candidate in force */
+    /* the process started: services open, tasks scheduled */
+    void (*start)(world *w);
+    /* part p is ready: released (1) when it was loaded for an owner that
+     * closed since and nothing else wants it, before it evicts another */
+    int (*unwanted)(world *w, part_rt *p);
+    /* part p is ready: the open owners' sessions of it open */
+    w_fate (*part_ready)(world *w, part_rt *p);
+    /* part p's sessions went (released, or dropped: `why`) */
+    void (*part_gone)(world *w, part_rt *p, const char *why);
+    /* attempt r on p takes an idle session of its owner (1), or none (0) */
+    int (*take)(world *w, req *r, part_rt *p);
+    /* ... and gives it back at its execution's end */
+    void (*put)(world *w, req *r);
+    /* the process dies or the horizon comes: held_after_leave's clocks stop */
+    void (*end)(world *w);
+};
+extern const w_holders w__holders;
 /* the user enters (1) or leaves (0) a page: its owners open or close */
 void w__holders_page(world *w, uint32_t page, int enter);
-/* part p is ready: released (1) when it was loaded for an owner that
- * closed since and nothing else wants it, before it evicts another */
-int w__holders_unwanted(world *w, part_rt *p);
-/* part p is ready: the open owners' sessions of it open */
-W_MAY_KILL w_fate w__holders_part_ready(world *w, part_rt *p);
-/* part p's sessions went (released, or dropped: `why`) */
-void w__holders_part_gone(world *w, part_rt *p, const char *why);
-/* attempt r on p takes an idle session of its owner (1), or none (0) */
-int w__holders_take(world *w, req *r, part_rt *p);
-/* ... and gives it back at its execution's end */
-void w__holders_put(world *w, req *r);
-/* the process dies or the horizon comes: held_after_leave's clocks stop */
-void w__holders_end(world *w);
 /* emit.c: an owner's session opens (what "session_open", how the owner's
  * moment, alloc its memory), closes ("session_close", how the result) or
  * leaks ("session_leaked"); last_req -1: none ran on it */
