@@ -35,6 +35,15 @@ static void user_arrives(world *w, uint32_t u, uint8_t nneeds)
 }
 
 /* A trace-driven run: recorded request k arrives (when the app is alive). */
+/* A generation part's draws of request k: its tokens and their times (no
+ * stage time, no working set: the KV is its own). */
+static void gen_request(const mdl_part *p, gsl_rng *r, req_draw *d, unsigned k)
+{
+    gen_draw(p, r, d->gen[k]);
+    d->time[k] = 0;
+    memset(d->ws[k], 0, sizeof d->ws[k]);
+}
+
 static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
@@ -53,7 +62,7 @@ static void replay_arrival(sim_engine *e, void *ctx, uint64_t arg)
         memcpy(x->d.ws[k], q->ws[k], sizeof q->ws[k]);
         const mdl_part *p = &w->cand->parts[q->needs[k]];
         if (w->gen && p->has_generation) /* a recording has no tokens: drawn */
-            w__gen_draw(p, sim_stream_rng(&w->s_req), &x->d, k);
+            gen_request(p, sim_stream_rng(&w->s_req), &x->d, k);
     }
     memcpy(x->needs, q->needs, MDL_PARTS_MAX);
     /* its owner: its requests step's, as in the recorded run */
@@ -76,7 +85,7 @@ static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_dr
         const mdl_part *p = &w->cand->parts[needs[k]];
         int64_t out[MDL_CAT_COUNT];
         if (w->gen && p->has_generation) {
-            w__gen_draw(p, r, d, k);
+            gen_request(p, r, d, k);
             continue;
         }
         d->time[k] = mdl_dist_sample(&p->inference_time, r);

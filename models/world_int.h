@@ -67,6 +67,7 @@
 
 #include "models.h"
 #include "pages.h"
+#include "generate.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -138,20 +139,6 @@ typedef enum w_fate {
     W_GONE = 1   /* it died, or the replication failed (w->rc): return at once */
 } w_fate;
 
-/* One KV region of a generation part (generate.c): the conversation in it
- * and the request decoding in it, whose tokens are a linear function of
- * time within each phase. */
-typedef struct w_gen_slot {
-    sim_time start, tp, td;  /* the running request: prefill from start for tp, then decode */
-    int64_t charged;         /* touched: the region's KV bytes charged to the ledger */
-    int64_t least;           /* the least step between soft lines: the request's growth / 16 */
-    uint32_t tokens;         /* the conversation's tokens in the region */
-    uint32_t high;           /* the most tokens ever written in it (touched: resident) */
-    uint32_t from, prompt, output; /* the running request's first token and its counts */
-    uint32_t attempt;        /* the attempt running in it */
-    sim_handle line;         /* its next KV line (has_line) */
-    uint8_t running, growing, has_line;
-} w_gen_slot;
 
 typedef struct part_rt {
     uint8_t state, phase;             /* P_*, PH_* */
@@ -659,8 +646,7 @@ static inline int w__part_full(const world *w, const part_rt *p)
 /* Frees p's session states (and a generation part's context). */
 void w__drop_sessions(world *w, part_rt *p);
 
-/* generate.c: an LLM part's requests */
-void w__gen_draw(const mdl_part *def, gsl_rng *r, req_draw *d, unsigned k);
+/* genrun.c: an LLM part's requests */
 void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault);
 /* The execution of attempt i on generation part p stops (its end, or a
  * cancellation): the KV written so far stays. */
