@@ -15,7 +15,7 @@
  * ledger (below it); a test drives it with a host of its own
  * (tests/test_pages_model.cpp).
  *
- * Who may change what: pages.c and memstat.c everything in w_pages, and
+ * Who may change what: pages.c (and memstat.c, memstat.h) everything in w_pages, and
  * the w_devstate they are given (the other apps' memory they reclaim,
  * compress and kill); the world (pagesys.c) sets the links up at setup;
  * process.c forgets the app's pages at a death (pg_app_gone); path.c tells
@@ -28,6 +28,7 @@
 #include <gsl/gsl_rng.h>
 
 #include "models.h"
+#include "memstat.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -43,50 +44,11 @@ typedef struct w_devstate {
 /* The page models: Android's in lmkd's PSI mode (pages.c), iOS's (memstat.c). */
 enum { W_PAGES_OFF = 0, W_PAGES_LMKD = 1, W_PAGES_XNU = 2 };
 
-/* Where RAM is: kernel, other apps' anonymous, the app's anonymous, file
- * pages, zram's store (iOS: the compressor's pool), a spike, free: they sum
- * to ram. */
-#define W_PAGE_PARTS 7
 
-/* iOS: another process beside the app (memstat.c), in kill order. */
-typedef struct w_other {
-    int band;
-    int64_t resident;        /* its anonymous bytes in RAM */
-    int64_t comp;            /* ... and in the compressor, uncompressed */
-} w_other;
-
-/* iOS: the page model's own state (memstat.c; docs/model.md "The
- * iPhone's pages"); the file pages are w_pages' (filepages.h). */
-typedef struct w_xnu {
-    w_other other[MDL_OTHERS_MAX]; /* alive, in kill order (band, then first entered) */
-    uint32_t nother;
-    int64_t other_comp;      /* their bytes in the compressor, uncompressed (the sum) */
-    int64_t app_comp;        /* the app's anonymous bytes in the compressor */
-    int64_t succ_comp;       /* the successor app's */
-    sim_time succ_left;      /* the successor left the front (ages as the app does) */
-    /* the phantom cache: file bytes evicted since its last look, its run of
-     * thrashing periods, the end of the last period looked at */
-    int64_t pc_added;
-    sim_time pc_added_at;    /* when the last ghost was added */
-    uint32_t pc_run;
-    sim_time pc_end;
-    int fc;                  /* the phantom cache reports pressure */
-    int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
-    int64_t level_comp;      /* the compressor's content when the level was last set */
-    int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */
-    /* the processes memorystatus killed in its current pass (the JetsamEvent
-     * of the app's death lists them with their cause) */
-    struct {
-        int32_t band;
-        uint8_t succ, cause; /* the successor; mdl_jetsam_cause */
-        int64_t resident, comp;
-    } gone[MDL_JETSAM_PROCS];
-    uint32_t ngone;
-} w_xnu;
 
 /* What a page model reads of the app, filled by the world at every call
  * and again after every death it asked for (the world's figures, copied). */
-typedef struct pg_app {
+struct pg_app {
     sim_time now;
     uint32_t epoch;          /* the model's process's life (a death moves it) */
     int alive, fg;           /* the model's process lives; the app is in front */
@@ -95,7 +57,7 @@ typedef struct pg_app {
     int svc, main_alive;     /* the model runs in a service process; its client lives */
     int ending;              /* the replication is at its horizon */
     int64_t hot;             /* the file bytes of the hot parts */
-} pg_app;
+};
 
 /* Who kills the app's process. */
 enum { PG_BY_LMKD = 0, PG_BY_KERNEL_OOM, PG_BY_JETSAM };
@@ -131,7 +93,7 @@ typedef struct pg_host {
  * docs/model.md "The phone's pages").  Bytes; the app's anonymous and
  * file bytes are the ledger's, read when needed.  Free pages are what is
  * left of ram, never stored. */
-typedef struct w_pages {
+struct w_pages {
     int on;                  /* the device runs a page model: W_PAGES_LMKD or W_PAGES_XNU */
     /* the links, set at setup */
     const mdl_device *dev;
@@ -165,14 +127,14 @@ typedef struct w_pages {
     int64_t thrashing;       /* lmkd's thrashing at its last wake-up */
     int64_t dropped;         /* the app's weights dropped since the last note of them */
     w_xnu x;                 /* iOS (memstat.c) */
-} w_pages;
+};
 
 /* What a check found: the allocating process died (gone), or lives and the
  * memory warnings should compare `room` (warn). */
-typedef struct pg_result {
+struct pg_result {
     int gone, warn;
     int64_t room;
-} pg_result;
+};
 
 /* Sets the model up for device d (pg zeroed, links set): the other
  * processes drawn from r (iOS), the phone settled.  Off (on 0) for a device
@@ -212,22 +174,6 @@ void pg_successor_left(w_pages *pg);
 /* iOS: the user came back from the successor at now: it ages from now;
  * 1 when it still holds memory. */
 int pg_successor_back(w_pages *pg, sim_time now);
-
-/* memstat.c: the iOS page model, pages.c dispatching to it */
-void pg_xnu_setup(w_pages *pg, pg_app *a, gsl_rng *r);
-pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra);
-sim_time pg_xnu_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res);
-int64_t pg_xnu_free(const w_pages *pg);
-void pg_xnu_parts(const w_pages *pg, const pg_app *a, int64_t part[W_PAGE_PARTS]);
-int64_t pg_xnu_room(const w_pages *pg, const pg_app *a);
-int64_t pg_xnu_growth_room(const w_pages *pg, const pg_app *a, int64_t *soft);
-void pg_xnu_fill(const w_pages *pg, const pg_app *a, trc_event *e);
-/* The app's jetsam band now. */
-int pg_xnu_band(const w_pages *pg, const pg_app *a);
-/* The JetsamEvent of the app's death by `why`: the pages, the processes
- * killed in this pass, the app, the others alive. */
-void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
-                  mdl_jetsam_event *ev);
 
 #ifdef __cplusplus
 }
