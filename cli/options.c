@@ -184,3 +184,10 @@ int cli_parse(const cli_cmd *c, int argc, char **argv, void *into)
     }
     return CLI_OK;
 }
+
+/* A decimal integer in [min, max]. */
+int cli_number(const char *s, unsigned long long min, unsigned long long max,
+               unsigned long long *out)
+{
+    return sim_decimal(s, min, max, out);
+}

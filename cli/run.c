@@ -31,13 +31,6 @@ static int report_once(const sim_error *err)
     return speaks() ? cli_report(err) : cli_status(err->code);
 }
 
-/* A decimal integer in [min, max]. */
-int cli_number(const char *s, unsigned long long min, unsigned long long max,
-               unsigned long long *out)
-{
-    return sim_decimal(s, min, max, out);
-}
-
 double cli_run_seconds(const scn_scenario *s, unsigned threads)
 {
     return scn_events_total(s) / (CLI_EVENTS_PER_SECOND * (threads > 0 ? threads : 1));

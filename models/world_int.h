@@ -331,15 +331,20 @@ static inline void w__fail(world *w, int rc)
 }
 /* Schedules fn at t.  Returns SIM_OK, or the engine's code (the
  * replication failed: w->rc, err set). */
+#if defined(__GNUC__)
+__attribute__((cold, noinline))
+#endif
+static void w__at_failed(world *w, int rc)
+{
+    sim_error_set(w->err, rc, "replication: cannot schedule an event (%s)", sim_strerror(rc));
+    w__fail(w, rc);
+}
 static inline int w__at(world *w, sim_time t, int prio, sim_event_fn fn, uint64_t arg,
                         sim_handle *h)
 {
     int rc = sim_schedule(w->e, t, prio, fn, w, arg, h);
-    if (rc != SIM_OK) {
-        sim_error_set(w->err, rc, "replication: cannot schedule an event (%s)",
-                      sim_strerror(rc));
-        w__fail(w, rc);
-    }
+    if (rc != SIM_OK)
+        w__at_failed(w, rc);
     return rc;
 }
 /* Part p's KV regions (a generation part). */

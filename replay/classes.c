@@ -4,7 +4,7 @@
  * diagnosis's own) and one table of recoveries, each with the sentence a
  * verdict gives and, for the drill's eight choices, its short form
  * (docs/model.md "Recovery", docs/on-call.md). */
-#include "replay.h"
+#include "exits_int.h"
 
 #include <string.h>
 #include <strings.h>
@@ -217,4 +217,31 @@ const char *rpl_recovery_for(rpl_recovery r)
         [RPL_REC_COLLECT_EVIDENCE] = "an unknown death: no record names a reason",
     };
     return (unsigned)r < RPL_REC_DRILL_CHOICES ? fors[r] : "?";
+}
+
+int rpl_exit_isolated(const rpl_exit *x)
+{
+    return strstr(x->process, ":sandboxed_process") != NULL ||
+           strstr(x->process, ":isolated") != NULL || (x->uid >= 99000 && x->uid <= 99999);
+}
+
+/* The names live with the exit records the model writes (models/names.c). */
+const char *rpl_reason_name(int code) { return mdl_aei_reason_name(code); }
+
+static const char *const ios_names[RPL_IOS_COUNT][2] = {
+    {"jetsam", "JetsamEvent (per-process-limit)"},
+    {"exc_resource", "EXC_RESOURCE RESOURCE_TYPE_MEMORY report"},
+    {"watchdog", "watchdog termination (0x8badf00d)"},
+    {"crash", "crash report (EXC_BAD_ACCESS)"},
+    {"jetsam_pageshortage", "JetsamEvent (vm-pageshortage)"},
+    {"jetsam_system", "JetsamEvent (the system's memory health)"}};
+
+const char *rpl_ios_report_name(rpl_ios_report r)
+{
+    return (unsigned)r < RPL_IOS_COUNT ? ios_names[r][1] : "?";
+}
+
+const char *rpl__ios_report_key(rpl_ios_report r)
+{
+    return (unsigned)r < RPL_IOS_COUNT ? ios_names[r][0] : "?";
 }

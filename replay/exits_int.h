@@ -1,5 +1,5 @@
 /* exits_int.h - what the readers of exit records in replay/ share: the
- * small text helpers of diagnose.c and the Android kill lines of
+ * small text helpers of text.c and the Android kill lines of
  * killlines.c (lmkd's, the kernel OOM killer's), read and joined to the
  * exit records of the same deaths. */
 #ifndef OOMSIM_EXITS_INT_H
@@ -41,16 +41,22 @@ int64_t rpl__zone_gap(int64_t a, int64_t b);
  * its log prefix: 1 and *x, or 0 when the line is neither. */
 int rpl__read_kill_line(const char *s, size_t n, uint64_t line, rpl_exit *x);
 
-/* diagnose.c: the verdict on record x, given the trace exit it matched
+/* classes.c: an iOS report's kind as a trace's exit event names it
+ * ("jetsam", "watchdog", ...). */
+const char *rpl__ios_report_key(rpl_ios_report r);
+
+/* verdict.c: the verdict on record x, given the trace exit it matched
  * (m, NULL none, on: what the match used).  own: x is the trace's own
  * record; closer: a closer record took the death x was nearest to (NULL
- * none), and how far each is from it. */
+ * none), and how far each is from it; other: a death it would match but
+ * for the app version (NULL none). */
 typedef struct rpl__outbid {
     const trace_exit *death;
     int64_t mine_ms, theirs_ms;
 } rpl__outbid;
 void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
-                     const char *on, int own, const rpl__outbid *closer, rpl_verdict *v);
+                     const char *on, int own, const rpl__outbid *closer,
+                     const trace_exit *other, rpl_verdict *v);
 
 /* match.c: the trace exit nearest to x, of the same process and version,
  * not one marked in taken (NULL: any): NULL none; *fit how far (the lower

@@ -7,20 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* How a record's time compares with a trace exit's: 1 within the window;
- * 2 a whole number of quarter hours apart within the window (the record
- * printed in the phone's zone, the trace on UTC: a zone offset, up to
- * 14 h, as zones are); 0 neither, or a time not known. */
-int64_t rpl__zone_gap(int64_t a, int64_t b)
-{
-    int64_t d = a > b ? a - b : b - a;
-    if (d > 14 * INT64_C(3600000))
-        return d;
-    const int64_t q = 15 * 60000;
-    int64_t off = (d + q / 2) / q * q;
-    return d > off ? d - off : off - d;
-}
-
 static int times_agree(int64_t a, int64_t b)
 {
     if (a < 0 || b < 0)
@@ -103,12 +89,21 @@ const trace_exit *rpl__match_any_version(const rpl_exit *x, const rpl_trace_exit
     return nearest(x, t, NULL, 1, &f, &on);
 }
 
+
+/* A death the record would match but for the app version: asked only when
+ * it matched none and no closer record took its death. */
+static const trace_exit *any_version(const rpl_exit *x, const rpl_trace_exits *t,
+                                     const trace_exit *m, const rpl__outbid *closer)
+{
+    return m == NULL && closer == NULL && t != NULL ? rpl__match_any_version(x, t) : NULL;
+}
+
 void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v)
 {
     int64_t f;
     const char *on;
     const trace_exit *m = rpl__match(x, t, NULL, &f, &on);
-    rpl__verdict_of(x, t, m, on, 0, NULL, v);
+    rpl__verdict_of(x, t, m, on, 0, NULL, any_version(x, t, m, NULL), v);
 }
 
 /* The exit event a trace's own record x was read from: by its event index
@@ -137,7 +132,8 @@ int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int
 {
     if (own) {
         for (size_t k = 0; k < n; k++)
-            rpl__verdict_of(&xs[k], t, own_exit(&xs[k], t), "", 1, NULL, &vs[k]);
+            rpl__verdict_of(&xs[k], t, own_exit(&xs[k], t), "", 1, NULL,
+                            any_version(&xs[k], t, own_exit(&xs[k], t), NULL), &vs[k]);
         return SIM_OK;
     }
     size_t nt = t != NULL ? t->n : 0;
@@ -187,9 +183,22 @@ int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int
     }
     for (size_t k = 0; k < n; k++) {
         const trace_exit *m = pick[k] >= 0 ? &t->v[pick[k]] : NULL;
-        rpl__verdict_of(&xs[k], t, m, m != NULL ? ons[k] : "", 0, lost[k] ? &closer[k] : NULL,
+        const rpl__outbid *c = lost[k] ? &closer[k] : NULL;
+        rpl__verdict_of(&xs[k], t, m, m != NULL ? ons[k] : "", 0, c, any_version(&xs[k], t, m, c),
                         &vs[k]);
     }
     free(pick), free(owner), free(fits), free(ons), free(taken), free(lost), free(closer);
     return SIM_OK;
+}
+
+/* A record told with what its timeline showed (the teller, the quiz). */
+void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, unsigned signs,
+                       rpl_verdict *v)
+{
+    rpl_diagnose(x, NULL, v);
+    snprintf(v->matched_stage, sizeof v->matched_stage, "%s", stage);
+    v->started = started;
+    v->rec = rpl_advise(v->kind, x, v->started);
+    rpl_ladder_of(v->rec, signs, &v->ladder);
+    v->recovery = v->ladder.fix;
 }

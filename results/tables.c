@@ -235,28 +235,6 @@ const char res__comparison_note[] =
     "difference of the two cells' own p95s (up to the rounding of the printed figures), with "
     "a paired Poisson bootstrap interval.";
 
-int res__table_alloc(res__table *t, unsigned rows, unsigned cols, const char *const *head,
-                     const int *right)
-{
-    if (cols > RES_TABLE_COLS_MAX)
-        return SIM_EINTERNAL;
-    t->cell = calloc((size_t)rows * cols, sizeof *t->cell);
-    t->rows = rows;
-    t->cols = cols;
-    memcpy(t->right, right, cols * sizeof *right);
-    if (t->cell == NULL)
-        return SIM_ENOMEM;
-    for (unsigned k = 0; k < cols; k++)
-        snprintf(t->cell[k], RES_TEXT_MAX, "%s", head[k]);
-    return SIM_OK;
-}
-
-void res__table_free(res__table *t)
-{
-    free(t->cell);
-    t->cell = NULL;
-}
-
 /* "1400 / 300 MiB": the kill lines in the foreground and the background
  * ("-" for one no rule applies to). */
 static void limit_text(char *buf, int64_t fg, int64_t bg)

@@ -134,21 +134,6 @@ int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err)
     return SIM_OK;
 }
 
-int scn__holder_of(const scn_scenario *s, const scn__node *v, uint32_t *out, sim_error *err)
-{
-    char name[MDL_NAME_MAX];
-    int rc = scn__name(v, name, err);
-    if (rc != SIM_OK)
-        return rc;
-    for (uint32_t k = 0; k < s->workload.nholders; k++)
-        if (strcmp(s->workload.holders[k].name, name) == 0) {
-            *out = k;
-            return SIM_OK;
-        }
-    return scn__fail(v, err, SIM_EINPUT, "no owner named '%s'%s", name,
-                     s->workload.nholders == 0 ? " (the scenario has no `owners`)" : "");
-}
-
 int scn__resolve_owners(scn_scenario *s, const scn__node *root, sim_error *err)
 {
     mdl_workload *wl = &s->workload;

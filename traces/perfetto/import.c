@@ -107,14 +107,3 @@ void trc_pf_summary_free(trc_pf_summary *sum)
     memset(sum, 0, sizeof *sum);
 }
 
-const char *trc_pf_lmkd_reason_name(int64_t code)
-{
-    /* lmkd's enum kill_reasons (statslog.h) */
-    static const char *const names[] = {
-        "PRESSURE_AFTER_KILL", "NOT_RESPONDING", "LOW_SWAP_AND_THRASHING", "LOW_MEM_AND_SWAP",
-        "LOW_MEM_AND_THRASHING", "DIRECT_RECL_AND_THRASHING", "LOW_MEM_AND_SWAP_UTIL",
-        "LOW_FILECACHE_AFTER_THRASHING", "LOW_MEM"};
-    if (code < 0 || code >= (int64_t)(sizeof names / sizeof *names))
-        return NULL;
-    return names[code];
-}

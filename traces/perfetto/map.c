@@ -163,3 +163,15 @@ void pf__keep_name(imp *m, const uint8_t *s, size_t n)
             m->process[k++] = (char)s[i];
     m->process[k] = '\0';
 }
+
+const char *trc_pf_lmkd_reason_name(int64_t code)
+{
+    /* lmkd's enum kill_reasons (statslog.h) */
+    static const char *const names[] = {
+        "PRESSURE_AFTER_KILL", "NOT_RESPONDING", "LOW_SWAP_AND_THRASHING", "LOW_MEM_AND_SWAP",
+        "LOW_MEM_AND_THRASHING", "DIRECT_RECL_AND_THRASHING", "LOW_MEM_AND_SWAP_UTIL",
+        "LOW_FILECACHE_AFTER_THRASHING", "LOW_MEM"};
+    if (code < 0 || code >= (int64_t)(sizeof names / sizeof *names))
+        return NULL;
+    return names[code];
+}

@@ -1,0 +1,263 @@
+// The page models alone (models/pages.h): no world, no engine.  Each case
+// builds a device from YAML, a ledger holding the app's memory, the other
+// apps' state, and a host that records what the model hands the world (the
+// verdicts on the app's processes, its notes, the looks it asks for) and,
+// for a death, does what the world does: the app's memory goes and its
+// process is gone.  Then it drives the model with allocations and time and
+// reads its verdicts.  Every figure is derived in a comment.
+#include <catch2/catch.hpp>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+#include <gsl/gsl_rng.h>
+
+#include "models/pages.h"
+#include "scenarios/scenarios.h"
+
+namespace {
+
+const int64_t MiB = 1024 * 1024;
+const sim_time MS = 1000;
+
+struct Note {
+    std::string what, why;
+    int adj;
+};
+
+struct Look {
+    sim_time t;
+    int what;
+};
+
+// The model, the app it sees and the world it talks to.
+struct Phone {
+    mdl_device dev;
+    mdl_ledger *led = nullptr;
+    mdl_owner app = 0;
+    w_devstate ds{};
+    mdl_rep out{};
+    w_pages pg{};
+    pg_app a{};
+    pg_host host{};
+    std::vector<pg_kill> kills;
+    std::vector<mdl_jetsam_event> events;
+    std::vector<Note> notes;
+    std::vector<Look> looks;
+
+    explicit Phone(const std::string &yaml, int64_t cached = 0)
+    {
+        std::memset(&dev, 0, sizeof dev);
+        sim_error err;
+        sim_error_clear(&err);
+        REQUIRE(scn_device_parse(yaml.data(), yaml.size(), "phone.yaml", &dev, &err) == SIM_OK);
+        led = mdl_ledger_create(nullptr, dev.counts_mask, &err);
+        REQUIRE(led != nullptr);
+        REQUIRE(mdl_ledger_owner(led, MDL_OWNER_APP, 0, &app) == SIM_OK);
+        ds.cached = cached;
+        out.min_margin = INT64_MAX;
+        a.alive = a.fg = 1;
+        host.adj = [](void *, int main) { return main ? 0 : 0; };
+        host.main_anon = [](void *) -> int64_t { return 0; };
+        host.kill = [](void *ctx, const pg_kill *k, pg_app *now) {
+            auto *p = static_cast<Phone *>(ctx);
+            p->kills.push_back(*k);
+            if (k->by == PG_BY_JETSAM) {
+                mdl_jetsam_event ev;
+                pg_xnu_event(&p->pg, now, k->cause, &ev);
+                p->events.push_back(ev);
+            }
+            mdl_ledger_clear(p->led); // the world: the process's memory goes with it
+            now->alive = 0;
+            now->epoch++;
+        };
+        host.note = [](void *ctx, const char *what, const char *why, int64_t, int64_t, int adj,
+                       sim_time) {
+            static_cast<Phone *>(ctx)->notes.push_back({what, why ? why : "", adj});
+        };
+        host.at = [](void *ctx, sim_time t, int what) {
+            static_cast<Phone *>(ctx)->looks.push_back({t, what});
+            return 1;
+        };
+        pg.dev = &dev;
+        pg.led = led;
+        pg.ds = &ds;
+        pg.out = &out;
+        pg.host = &host;
+        pg.ctx = this;
+    }
+    ~Phone()
+    {
+        mdl_ledger_destroy(led);
+        scn_device_release(&dev);
+    }
+    void setup(gsl_rng *r = nullptr) { pg_setup(&pg, &a, r); }
+    // The app allocates `bytes` of native memory, then the model checks.
+    pg_result alloc(int64_t bytes)
+    {
+        REQUIRE(mdl_ledger_alloc(led, app, MDL_CAT_NATIVE, bytes, MDL_STAGE_LOAD, a.now,
+                                 nullptr) == SIM_OK);
+        return pg_check(&pg, &a, 0, 1);
+    }
+};
+
+// Android in lmkd's PSI mode: 4096 MiB, 1300 MiB for the system, watermarks
+// min 40, low 50, high 60 MiB, reclaim and refault at 100 MiB/s.
+std::string droid(const std::string &extra = "")
+{
+    return "name: droid\nos: android\nram: 4096MiB\nsystem: 1300MiB\n"
+           "kill: {rule: lmk, mode: psi, watermarks: {min: 40MiB, low: 50MiB, high: 60MiB}}\n"
+           "counts: [native, java, gpu]\nreclaim_rate: 100MiB/s\nstorage_read: 100MiB/s\n" +
+           extra;
+}
+
+} // namespace
+
+TEST_CASE("pages: an allocation with room leaves the app alive and hands the warnings their room")
+{
+    Phone p(droid());
+    p.setup();
+    REQUIRE(p.pg.on == W_PAGES_LMKD);
+    // 1000 MiB of the app: free 4096 - 1300 - 1000 = 1796 MiB, over low
+    pg_result r = p.alloc(1000 * MiB);
+    CHECK_FALSE(r.gone);
+    CHECK(r.warn);
+    CHECK(r.room == 1796 * MiB - 50 * MiB); // free over low, no cold file pages
+    CHECK(pg_free(&p.pg) == 1796 * MiB);
+    CHECK(p.out.min_free == 1746 * MiB);
+    CHECK(p.kills.empty());
+    CHECK(p.notes.empty());
+    CHECK(p.looks.empty()); // kswapd asleep, no page cache to refault: nothing to look at
+}
+
+TEST_CASE("pages: the cached apps die before the app, each told to the timeline, no verdict on the app")
+{
+    // 60 MiB of cached apps of 20 MiB (the world draws the 60 MiB from the
+    // device and hands it over): three of them (pg_setup counts them)
+    Phone p(droid("cached_apps: 60MiB\ncached_app_size: 20MiB\n"), 60 * MiB);
+    p.setup();
+    REQUIRE(p.pg.ncached == 3);
+    // the app takes all but -10 MiB: 4096 - 1300 - 60 + 10 = 2746 MiB.  No
+    // zram, no file pages: reclaim finds nothing, and the killers (lmkd at
+    // the stall's PSI event, then the kernel's OOM killer until free is over
+    // min) take the cached apps, highest adj first: one leaves free at 10,
+    // two at 30, all three at 50 MiB, over min at last
+    pg_result r = p.alloc(2746 * MiB);
+    CHECK_FALSE(r.gone);
+    CHECK(p.kills.empty());
+    CHECK(p.ds.cached == 0);
+    CHECK(p.pg.ncached == 0);
+    CHECK(p.out.cached_kills == 3);
+    REQUIRE(p.notes.size() == 3);
+    for (const Note &n : p.notes) {
+        CHECK(n.what == "cached_app_killed");
+        CHECK(n.adj == MDL_ADJ_MAX - 1);
+    }
+    CHECK(pg_free(&p.pg) == 50 * MiB);
+    CHECK(p.a.alive == 1);
+}
+
+TEST_CASE("pages: with nothing else to take the app's process is the verdict, and the world's death ends the check")
+{
+    Phone p(droid());
+    p.setup();
+    // the app alone over the edge: free -10 MiB, nothing to reclaim, no
+    // other process.  Direct reclaim wants min - free = 50 MiB and stalls
+    // 0.5 s for it at 100 MiB/s: past PSI's 70 ms `some` threshold, lmkd
+    // wakes on a medium event, and its decision reaches no process down to
+    // its min_score_adj (the app is in front, at adj 0).  The allocation
+    // cannot be met, so the kernel's OOM killer takes the largest process,
+    // the app's: the verdict the world carries out
+    pg_result r = p.alloc(2806 * MiB);
+    CHECK(r.gone);
+    CHECK(p.out.lmkd_wakeups == 1);
+    CHECK(p.out.lmkd_kills_of_others == 0);
+    REQUIRE(p.kills.size() == 1);
+    const pg_kill &k = p.kills[0];
+    CHECK(k.by == PG_BY_KERNEL_OOM);
+    CHECK(k.main == 0);
+    CHECK(p.out.kernel_oom_kills == 1);
+    // the world killed it: its memory is gone, and the model read that back
+    CHECK(p.a.alive == 0);
+    CHECK(pg_free(&p.pg) == 4096 * MiB - 1300 * MiB);
+}
+
+TEST_CASE("pages: kswapd reclaims in the model's own time, at the looks it asks for")
+{
+    // a page cache of 700 MiB, 300 of it the working set: 400 MiB cold
+    Phone p(droid("page_cache: {size: 700MiB, working_set: 300MiB}\n"));
+    p.setup();
+    CHECK(p.pg.pc_cold == 400 * MiB);
+    // free 45 MiB, between min and low: no direct reclaim, kswapd wakes and
+    // the model asks to look again in 100 ms
+    pg_result r = p.alloc((4096 - 1300 - 700 - 45) * MiB);
+    CHECK_FALSE(r.gone);
+    CHECK(p.pg.kswapd == 1);
+    REQUIRE(p.looks.size() == 1);
+    CHECK(p.looks[0].t == 100 * MS);
+    CHECK(p.looks[0].what == PG_TICK);
+    // 100 ms later: kswapd wants high - free = 15 MiB, 100 MiB/s gives it
+    // 10 MiB of the cold page cache; free 55, still under high
+    p.a.now = 100 * MS;
+    pg_look(&p.pg, &p.a, PG_TICK);
+    CHECK(p.pg.pgscan_kswapd == 10 * MiB);
+    CHECK(p.pg.pc_cold == 390 * MiB);
+    CHECK(p.pg.kswapd == 1);
+    REQUIRE(p.looks.size() == 2);
+    CHECK(p.looks[1].t == 200 * MS);
+    // 100 ms more: the last 5 MiB, free at high: kswapd sleeps, no more looks
+    p.a.now = 200 * MS;
+    pg_look(&p.pg, &p.a, PG_TICK);
+    CHECK(p.pg.pgscan_kswapd == 15 * MiB);
+    CHECK(pg_free(&p.pg) == 60 * MiB);
+    CHECK(p.pg.kswapd == 0);
+    CHECK(p.looks.size() == 2);
+    CHECK(p.out.page_events == 2);
+    CHECK(p.kills.empty());
+}
+
+TEST_CASE("memstat: the per-process limit is a verdict with its cause and the JetsamEvent the world reports")
+{
+    // an iPhone with the page model: 4096 MiB, 1024 for the system, a limit
+    // of 1000 MiB, one idle process of 100 MiB beside the app
+    std::string yaml = "name: phone\nos: ios\nram: 4096MiB\nsystem: 1024MiB\n"
+                       "kill: {rule: jetsam, limit: 1000MiB}\n"
+                       "pages: {critical: 5%, idle: 10%, pressure: 15%}\n"
+                       "others: [{band: 0, count: 1, size: 100MiB}]\n"
+                       "compressor: {ratio: 1}\n";
+    Phone p(yaml);
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    p.setup(r);
+    gsl_rng_free(r);
+    REQUIRE(p.pg.on == W_PAGES_XNU);
+    REQUIRE(p.pg.x.nother == 1);
+    CHECK(p.ds.cached == 100 * MiB);
+    // 900 MiB: under the limit, the app lives, the warnings get their room
+    pg_result lives = p.alloc(900 * MiB);
+    CHECK_FALSE(lives.gone);
+    CHECK(lives.warn);
+    CHECK(lives.room == 100 * MiB); // the limit over the footprint
+    CHECK(p.kills.empty());
+    // 101 MiB more: 1001 MiB counted, over the limit: the app, at once
+    pg_result dies = p.alloc(101 * MiB);
+    CHECK(dies.gone);
+    REQUIRE(p.kills.size() == 1);
+    CHECK(p.kills[0].by == PG_BY_JETSAM);
+    CHECK(p.kills[0].cause == MDL_JETSAM_PER_PROCESS_LIMIT);
+    CHECK(p.out.jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT] == 1);
+    CHECK(p.out.deaths_by_jetsam[MDL_JETSAM_PER_PROCESS_LIMIT] == 1);
+    // the JetsamEvent: the app (its footprint, the largest process) and the
+    // idle process alive beside it; no other process was killed
+    REQUIRE(p.events.size() == 1);
+    const mdl_jetsam_event &ev = p.events[0];
+    CHECK(ev.cause == MDL_JETSAM_PER_PROCESS_LIMIT);
+    CHECK(ev.wired == 1024 * MiB);
+    REQUIRE(ev.nprocs == 2);
+    CHECK(ev.procs[0].app == 1);
+    CHECK(ev.procs[0].resident == 1001 * MiB);
+    CHECK(ev.procs[1].app == 0);
+    CHECK(ev.procs[1].resident == 100 * MiB);
+    CHECK(p.pg.x.nother == 1); // the idle process lives: the kill was the app's limit
+}
