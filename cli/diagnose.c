@@ -9,21 +9,16 @@
 
 #include "traces/json.h"
 
-#include <dirent.h>
-#include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <time.h>
 
 #define MAX_FILES 64
 
-typedef struct item {
-    rpl_exit x;
-    const char *source;
-} item;
+typedef rpl_record item;
+typedef rpl_others others;
 
 static json_t *int_or_null(int has, int64_t v) { return has ? json_integer(v) : json_null(); }
 
@@ -156,169 +151,6 @@ static int parse(int argc, char **argv, diag_args *a)
 }
 
 /* Where a record came from, as the output names it. */
-static const char *source_name(const rpl_exit *x)
-{
-    return x->source == RPL_IOS ? "JetsamEvent" : x->source == RPL_LMKD ? "lmkd"
-           : x->source == RPL_KERNEL ? "kernel" : "exit-info";
-}
-
-/* The kill lines joined to the exit records of the same deaths, across
- * every file given (a logcat beside a dumpsys dump). */
-static int join(item *items, size_t *n)
-{
-    rpl_exit *xs = malloc((*n + 1) * sizeof *xs);
-    if (xs == NULL)
-        return cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
-    for (size_t k = 0; k < *n; k++)
-        xs[k] = items[k].x;
-    *n = rpl_exits_join(xs, *n);
-    for (size_t k = 0; k < *n; k++)
-        items[k] = (item){xs[k], source_name(&xs[k])};
-    free(xs);
-    return CLI_OK;
-}
-
-/* One file's records appended to *items: dumpsys or lmkd lines, or a
- * JetsamEvent report (found by its header line).  in_dir: the file is one
- * of a directory's, where a report of another kind (a crash report) and a
- * JetsamEvent that killed nothing are skipped with a note, not refused. */
-static int gather_file(const char *file, const char *process, int hinted, int in_dir,
-                       item **items, size_t *n)
-{
-    sim_error err;
-    sim_error_clear(&err);
-    char *text = NULL;
-    size_t len = 0;
-    rpl_exit *xs = NULL;
-    size_t nx = 0;
-    int status = CLI_OK, ips = 0;
-    if (sim_read_file(file, (size_t)256 << 20, &text, &len, &err) != SIM_OK)
-        status = cli_report(&err);
-    else if ((ips = rpl_ips_detect(text, len)) != 1 && in_dir)
-        fprintf(stderr, "oomsim: %s: skipped, %s\n", file,
-                ips == 0 ? "not an iOS report" : "not a JetsamEvent report");
-    else if (ips != 0
-                 ? rpl_ips_parse(text, len, file, process, &xs, &nx, &err) != SIM_OK
-                 : rpl_exits_parse(text, len, file, &xs, &nx, &err) != SIM_OK)
-        status = cli_report(&err);
-    else if (ips != 0 && hinted && nx == 1 && xs[0].jetsam_event && !xs[0].jetsam_listed) {
-        /* the trace's process is not in this report (a generated trace names
-         * its candidate): read every process it killed, as with no name */
-        free(xs);
-        xs = NULL;
-        nx = 0;
-        if (rpl_ips_parse(text, len, file, NULL, &xs, &nx, &err) != SIM_OK)
-            status = cli_report(&err);
-    }
-    int skipped = status != CLI_OK || (ips != 1 && in_dir);
-    if (skipped) {
-        /* refused or skipped: said above */
-    } else if (nx == 0 && in_dir && ips) {
-        fprintf(stderr, "oomsim: %s: skipped, the JetsamEvent killed no process (--process "
-                "NAME shows the app's entry)\n", file);
-    } else if (nx == 0) {
-        if (ips)
-            fprintf(stderr, "oomsim: %s: the JetsamEvent killed no process: give --process NAME "
-                    "to see the app's entry\n", file);
-        else
-            fprintf(stderr, "oomsim: no exit record found in %s: expected dumpsys exit-info, "
-                    "lmkd lines or a JetsamEvent report\n", file);
-        status = CLI_INPUT;
-    } else {
-        item *ni = realloc(*items, (*n + nx + 1) * sizeof *ni);
-        if (ni == NULL) {
-            status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
-        } else {
-            *items = ni;
-            for (size_t k = 0; k < nx; k++)
-                ni[(*n)++] = (item){xs[k], source_name(&xs[k])};
-        }
-    }
-    free(text);
-    free(xs);
-    return status;
-}
-
-/* A directory's *.ips names, not hidden ones (a copy from a Mac brings
- * "._NAME.ips" resource files). */
-static int ips_entry(const struct dirent *d)
-{
-    size_t n = strlen(d->d_name);
-    return d->d_name[0] != '.' && n > 4 && strcmp(d->d_name + n - 4, ".ips") == 0;
-}
-
-/* A directory's .ips files in name order (JetsamEvent-YYYY-MM-DD-...: time
- * order), or the file itself. */
-static int gather_path(const char *path, const char *process, int hinted, item **items,
-                       size_t *n)
-{
-    struct stat st;
-    if (stat(path, &st) != 0 || !S_ISDIR(st.st_mode))
-        return gather_file(path, process, hinted, 0, items, n);
-    struct dirent **names = NULL;
-    int count = scandir(path, &names, ips_entry, alphasort);
-    if (count < 0) {
-        fprintf(stderr, "oomsim: cannot read the directory %s: %s\n", path, strerror(errno));
-        return CLI_INPUT;
-    }
-    int status = count == 0 ? CLI_INPUT : CLI_OK;
-    size_t before = *n;
-    if (count == 0)
-        fprintf(stderr, "oomsim: %s holds no .ips report\n", path);
-    for (int k = 0; k < count; k++) {
-        if (status == CLI_OK) {
-            size_t len = strlen(path) + strlen(names[k]->d_name) + 2;
-            char *file = malloc(len);
-            if (file == NULL)
-                status = cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
-            else {
-                snprintf(file, len, "%s/%s", path, names[k]->d_name);
-                struct stat fs;
-                if (stat(file, &fs) == 0 && S_ISREG(fs.st_mode))
-                    status = gather_file(file, process, hinted, 1, items, n);
-            }
-            free(file);
-        }
-        free(names[k]);
-    }
-    free(names);
-    if (status == CLI_OK && *n == before) {
-        fprintf(stderr, "oomsim: %s: no record to diagnose in its .ips reports\n", path);
-        status = CLI_INPUT;
-    }
-    return status;
-}
-
-/* The records to diagnose: every --exits file's, else the trace's.  In a
- * JetsamEvent, the app is `process`, else the process of the trace's
- * first exit (the app's executable name on iOS). */
-static int gather(const char *const *files, int nfiles, const char *process,
-                  const rpl_trace_exits *t, item **out, size_t *nout)
-{
-    item *items = NULL;
-    size_t n = 0;
-    int status = CLI_OK;
-    int hinted = 0; /* the name is the trace's, not --process: a report may not list it */
-    if (process == NULL && t != NULL && rpl_trace_exits_count(t) > 0 &&
-        rpl_trace_exit_record(t, 0)->process[0] != '\0')
-        process = rpl_trace_exit_record(t, 0)->process, hinted = 1;
-    for (int f = 0; f < nfiles && status == CLI_OK; f++)
-        status = gather_path(files[f], process, hinted, &items, &n);
-    if (status == CLI_OK && n > 0)
-        status = join(items, &n);
-    if (status == CLI_OK && nfiles == 0 && t != NULL) {
-        size_t nt = rpl_trace_exits_count(t);
-        items = malloc((nt + 1) * sizeof *items);
-        if (items == NULL)
-            status = CLI_FAILURE;
-        for (size_t k = 0; items != NULL && k < nt; k++)
-            items[n++] = (item){*rpl_trace_exit_record(t, k), "trace"};
-    }
-    *out = items;
-    *nout = n;
-    return status;
-}
-
 /* A time before this (1973-03-03) is a trace's own clock, not the wall
  * clock: a trace without a REALTIME clock snapshot (or a simulated one)
  * counts from its start. */
@@ -473,73 +305,6 @@ static void print_text(const item *it, const rpl_verdict *v, int first, size_t c
     free(lines);
 }
 
-/* Two records say the same thing (all but their time and pid). */
-static int same_record(const item *a, const item *b, const rpl_verdict *va,
-                       const rpl_verdict *vb)
-{
-    const rpl_exit *x = &a->x, *y = &b->x;
-    return x->source == y->source && x->ios == y->ios && x->reason_code == y->reason_code &&
-           !x->jetsam_event && !y->jetsam_event &&
-           x->has_status == y->has_status && x->status == y->status &&
-           x->has_importance == y->has_importance && x->importance == y->importance &&
-           x->has_adj == y->has_adj && x->adj == y->adj && x->uid == y->uid &&
-           strcmp(x->process, y->process) == 0 && strcmp(x->package, y->package) == 0 &&
-           strcmp(x->description, y->description) == 0 &&
-           strcmp(x->subreason, y->subreason) == 0 && strcmp(a->source, b->source) == 0 &&
-           va->kind == vb->kind && strcmp(va->evidence, vb->evidence) == 0 &&
-           strcmp(va->matched_stage, vb->matched_stage) == 0 && va->rec == vb->rec &&
-           va->matched == vb->matched && va->outbid == vb->outbid &&
-           va->ladder.step == vb->ladder.step && va->ladder.fix == vb->ladder.fix &&
-           x->pss_kb == y->pss_kb && x->rss_kb == y->rss_kb && x->joined_line == 0 && y->joined_line == 0;
-}
-
-/* The deaths of the app's other processes (PACKAGE:ml, PACKAGE:remote)
- * when --process names the main one: left out of the diagnosis, and
- * counted by process to be said. */
-#define OTHERS_MAX 16
-typedef struct others {
-    char name[OTHERS_MAX][RPL_TEXT_MAX];
-    size_t count[OTHERS_MAX];
-    unsigned n;
-    size_t more; /* of processes past the table */
-} others;
-
-/* The package of a process name: up to its ':' (PACKAGE:NAME). */
-static size_t package_len(const char *p)
-{
-    size_t k = 0;
-    while (p[k] != '\0' && p[k] != ':')
-        k++;
-    return k;
-}
-
-static void leave_out_others(item *items, size_t *n, const char *process, others *o)
-{
-    memset(o, 0, sizeof *o);
-    size_t len = process != NULL ? package_len(process) : 0, kept = 0;
-    for (size_t k = 0; k < *n; k++) {
-        const char *p = items[k].x.process;
-        /* another process of the same package: PACKAGE or PACKAGE:NAME */
-        int other = len > 0 && package_len(p) == len && strncmp(p, process, len) == 0 &&
-                    strcmp(p, process) != 0;
-        if (!other) {
-            items[kept++] = items[k];
-            continue;
-        }
-        unsigned j = 0;
-        while (j < o->n && strcmp(o->name[j], p) != 0)
-            j++;
-        if (j == o->n && o->n == OTHERS_MAX) {
-            o->more++;
-            continue;
-        }
-        if (j == o->n)
-            snprintf(o->name[o->n++], RPL_TEXT_MAX, "%s", p);
-        o->count[j]++;
-    }
-    *n = kept;
-}
-
 static void print_others(const others *o, int after)
 {
     size_t total = o->more;
@@ -600,25 +365,6 @@ static int print_json(json_t *arr, const others *o, const rpl_trace_exits *t, in
     return status;
 }
 
-/* The verdicts on the n records against the trace t, one record per
- * death (own: the records are the trace's own). */
-static int verdicts(const item *items, size_t n, const rpl_trace_exits *t, int own,
-                    rpl_verdict **out)
-{
-    rpl_exit *xs = malloc((n + 1) * sizeof *xs);
-    rpl_verdict *vs = malloc((n + 1) * sizeof *vs);
-    for (size_t k = 0; xs != NULL && k < n; k++)
-        xs[k] = items[k].x;
-    if (xs == NULL || vs == NULL || rpl_diagnose_all(xs, n, t, own, vs) != SIM_OK) {
-        free(xs);
-        free(vs);
-        return cli_report(&(sim_error){SIM_ENOMEM, "oomsim: out of memory"});
-    }
-    free(xs);
-    *out = vs;
-    return CLI_OK;
-}
-
 /* What failed without a death: a prepare that read an outdated compiled
  * cache, the requests that failed for want of the part (text mode). */
 static void print_failures(const rpl_trace_exits *t)
@@ -633,6 +379,13 @@ static void print_failures(const rpl_trace_exits *t)
     if (req > 0)
         printf("%llu request%s failed because a part could not be made ready (part_failed)\n",
                (unsigned long long)req, req > 1 ? "s" : "");
+}
+
+/* A file passed over while gathering, told as it is read. */
+static void skipped(void *ctx, const char *text)
+{
+    (void)ctx;
+    fprintf(stderr, "oomsim: %s\n", text);
 }
 
 int cli_diagnose(int argc, char **argv)
@@ -650,12 +403,13 @@ int cli_diagnose(int argc, char **argv)
         return cli_report(&err);
     item *items = NULL;
     size_t n = 0;
-    status = gather(files, nfiles, a.process, t, &items, &n);
+    if (rpl_gather(files, nfiles, a.process, t, skipped, NULL, &items, &n, &err) != SIM_OK)
+        status = cli_report(&err);
     others o;
-    leave_out_others(items, &n, a.process, &o);
+    rpl_leave_out_others(items, &n, a.process, &o);
     rpl_verdict *vs = NULL;
-    if (status == CLI_OK)
-        status = verdicts(items, n, t, nfiles == 0, &vs);
+    if (status == CLI_OK && rpl_verdicts(items, n, t, nfiles == 0, &vs, &err) != SIM_OK)
+        status = cli_report(&err);
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n;) {
@@ -666,7 +420,7 @@ int cli_diagnose(int argc, char **argv)
         }
         /* a run of identical records is told once, with its count */
         size_t j = k + 1;
-        while (j < n && same_record(&items[k], &items[j], &vs[k], &vs[j]))
+        while (j < n && rpl_same_record(&items[k], &items[j], &vs[k], &vs[j]))
             j++;
         print_text(&items[k], &vs[k], k == 0, j - k, items[j - 1].x.timestamp_ms);
         k = j;

@@ -326,6 +326,40 @@ void rpl_diagnose(const rpl_exit *x, const rpl_trace_exits *t, rpl_verdict *v);
  * SIM_ENOMEM. */
 int rpl_diagnose_all(const rpl_exit *xs, size_t n, const rpl_trace_exits *t, int own,
                      rpl_verdict *vs);
+/* The records `oomsim diagnose` reads (gather.c), each with the name of its
+ * source ("exit-info", "lmkd", "kernel", "JetsamEvent", "trace"). */
+typedef struct rpl_record {
+    rpl_exit x;
+    const char *source;
+} rpl_record;
+/* A note on a file passed over (not a report of the kind asked for). */
+typedef void (*rpl_note_fn)(void *ctx, const char *text);
+/* Every record of the nfiles files (a directory: its .ips reports, in name
+ * order), the kill lines joined to the records of the same deaths; with no
+ * files, the trace's own records.  In a JetsamEvent the app is `process`,
+ * else the process of the trace's first exit (NULL: none).  A file passed
+ * over is told to note (NULL: not told).  *out (the caller frees it) and
+ * *n; SIM_OK, or the first refusal in err with nothing gathered. */
+int rpl_gather(const char *const *files, int nfiles, const char *process,
+               const rpl_trace_exits *t, rpl_note_fn note, void *ctx, rpl_record **out,
+               size_t *n, sim_error *err);
+/* The deaths of the app's other processes (PACKAGE:ml, PACKAGE:remote) when
+ * `process` names the main one: left out of items, counted by process. */
+#define RPL_OTHERS_MAX 16
+typedef struct rpl_others {
+    char name[RPL_OTHERS_MAX][RPL_TEXT_MAX];
+    size_t count[RPL_OTHERS_MAX];
+    unsigned n;
+    size_t more; /* of processes past the table */
+} rpl_others;
+void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o);
+/* Two records say the same thing (all but their time and pid): told once. */
+int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict *va,
+                    const rpl_verdict *vb);
+/* rpl_diagnose_all over records: *out (n verdicts, the caller frees it);
+ * SIM_OK or SIM_ENOMEM. */
+int rpl_verdicts(const rpl_record *items, size_t n, const rpl_trace_exits *t, int own,
+                 rpl_verdict **out, sim_error *err);
 /* The verdict on a death told from its own timeline (`explain`): the
  * stage running at it ("" none) and whether the process had finished
  * starting (rpl_life_at_exit); the same advice as rpl_diagnose gives on a
