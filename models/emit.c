@@ -18,15 +18,13 @@ void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX])
 /* The phone's pages as the page model has them now (docs/traces.md "pages"). */
 static void pages_fill(const world *w, trc_event *e)
 {
-    pg_app a = w__pg_app(w);
-    pg_fill(&w->pg, &a, e);
+    pg_fill(&w->pg, &w->pga, e);
 }
 
 /* The app's jetsam band now (iOS). */
 static int jetsam_band(const world *w)
 {
-    pg_app a = w__pg_app(w);
-    return pg_xnu_band(&w->pg, &a);
+    return pg_xnu_band(&w->pg, &w->pga);
 }
 
 static trc_event *ev_begin(world *w, mdl_stage stage, trc_kind kind, int part)

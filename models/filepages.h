@@ -18,7 +18,7 @@ static inline int64_t app_file(const w_pages *pg) { return mdl_ledger_total(pg->
 
 static inline int64_t app_hot(const w_pages *pg, const pg_app *a)
 {
-    int64_t f = app_file(pg), h = a->alive ? a->hot : 0;
+    int64_t f = app_file(pg), h = *a->alive ? *a->hot : 0;
     return h < f ? h : f;
 }
 

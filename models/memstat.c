@@ -101,7 +101,7 @@ static int64_t ms_available(const w_pages *pg) { return pg_xnu_free(pg) + ms_fil
  * MDL_XNU_APP_AGING_US, then idle (path.c sets proc.aged). */
 static int ms_app_band(const pg_app *a)
 {
-    return a->fg ? MDL_BAND_FOREGROUND : a->aged ? MDL_BAND_IDLE : MDL_BAND_AGING_APPS;
+    return *a->fg ? MDL_BAND_FOREGROUND : *a->aged ? MDL_BAND_IDLE : MDL_BAND_AGING_APPS;
 }
 
 static int ms_succ_alive(const w_pages *pg) { return pg->ds->successor + pg->x.succ_comp > 0; }
@@ -110,9 +110,9 @@ static int ms_succ_alive(const w_pages *pg) { return pg->ds->successor + pg->x.s
  * background; once the user came back it ages as the app does. */
 static int ms_succ_band(const w_pages *pg, const pg_app *a)
 {
-    if (a->bg)
+    if (*a->bg)
         return MDL_BAND_FOREGROUND;
-    return a->now - pg->x.succ_left < MDL_XNU_APP_AGING_US ? MDL_BAND_AGING_APPS
+    return sim_now(a->e) - pg->x.succ_left < MDL_XNU_APP_AGING_US ? MDL_BAND_AGING_APPS
                                                              : MDL_BAND_IDLE;
 }
 
@@ -121,7 +121,7 @@ static uint32_t ms_idle_procs(const w_pages *pg, const pg_app *a)
     uint32_t n = 0;
     for (uint32_t k = 0; k < pg->x.nother && pg->x.other[k].band == MDL_BAND_IDLE; k++)
         n++;
-    n += a->alive && ms_app_band(a) == MDL_BAND_IDLE;
+    n += *a->alive && ms_app_band(a) == MDL_BAND_IDLE;
     n += ms_succ_alive(pg) && ms_succ_band(pg, a) == MDL_BAND_IDLE;
     return n;
 }
@@ -136,7 +136,7 @@ static int ms_victim(const w_pages *pg, const pg_app *a, int max_band)
         who = MS_OTHER;
         b = pg->x.other[0].band;
     }
-    if (a->alive && ms_app_band(a) < b) {
+    if (*a->alive && ms_app_band(a) < b) {
         who = MS_APP;
         b = ms_app_band(a);
     }
@@ -164,7 +164,7 @@ static int64_t ms_squeeze(int64_t *resident, int64_t *comp, int64_t gross)
  * others by their bands), until `net` bytes are free or it is full
  * (compressor.max, uncompressed).  The model's order; XNU compresses from
  * its inactive queue, oldest first. */
-static void ms_compress(w_pages *pg, pg_app *a, int64_t net)
+static void ms_compress(w_pages *pg, const pg_app *a, int64_t net)
 {
     w_xnu *x = &pg->x;
     double keep = 1.0 - 1.0 / pg->dev->compressor_ratio;
@@ -173,7 +173,7 @@ static void ms_compress(w_pages *pg, pg_app *a, int64_t net)
     int64_t gross = want < (double)room ? (int64_t)want : room;
     x->app_comp = ms_app_comp(pg);
     /* by band, lowest first; in a band the others first (there first) */
-    int app = a->alive && !a->fg ? ms_app_band(a) : MDL_BAND_FOREGROUND;
+    int app = *a->alive && !*a->fg ? ms_app_band(a) : MDL_BAND_FOREGROUND;
     int succ = ms_succ_alive(pg) ? ms_succ_band(pg, a) : MDL_BAND_FOREGROUND;
     uint32_t k = 0;
     while (gross > 0) {
@@ -204,22 +204,22 @@ static void ms_compress(w_pages *pg, pg_app *a, int64_t net)
 /* File pages dropped: ghosts for the phantom cache, counted in the period
  * they were added (a quiet period since the last ones clears the count,
  * as the cache's sample restarts every 250 ms). */
-static void ms_ghosts(w_pages *pg, pg_app *a, int64_t bytes)
+static void ms_ghosts(w_pages *pg, const pg_app *a, int64_t bytes)
 {
     w_xnu *x = &pg->x;
     if (bytes <= 0)
         return;
-    if (a->now - x->pc_added_at > MDL_XNU_PC_PERIOD_US)
+    if (sim_now(a->e) - x->pc_added_at > MDL_XNU_PC_PERIOD_US)
         x->pc_added = 0;
     x->pc_added += bytes;
-    x->pc_added_at = a->now;
+    x->pc_added_at = sim_now(a->e);
 }
 
 /* The pageout daemon, while free pages are below its target: the cold file
  * pages first, then the compressor, then the file working set (the app's
  * hot weights among it).  Every file page dropped is a ghost the phantom
  * cache remembers. */
-static void ms_pageout(w_pages *pg, pg_app *a)
+static void ms_pageout(w_pages *pg, const pg_app *a)
 {
     int64_t need = XFREE_TARGET - pg_xnu_free(pg);
     if (need <= 0)
@@ -254,25 +254,25 @@ static void ms_pageout(w_pages *pg, pg_app *a)
  * span each thrash or not (is_thrashing); pressure after four in a row,
  * unless file pages are over half of AVAILABLE_MEMORY (the active,
  * inactive, free and compressor pages: ram less the kernel's). */
-static void ms_pc_look(w_pages *pg, pg_app *a, int64_t found, sim_time dur)
+static void ms_pc_look(w_pages *pg, const pg_app *a, int64_t found, sim_time dur)
 {
     w_xnu *x = &pg->x;
     int64_t periods = dur / MDL_XNU_PC_PERIOD_US;
     if (periods < 1)
         periods = 1;
     /* the ghosts added in the period before the read and during it */
-    int64_t added = a->now - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
+    int64_t added = sim_now(a->e) - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
     x->pc_added = 0;
     x->added_total += added;
     x->found_total += found;
-    if (a->now - x->pc_end > MDL_XNU_PC_PERIOD_US)
+    if (sim_now(a->e) - x->pc_end > MDL_XNU_PC_PERIOD_US)
         x->pc_run = 0; /* a quiet period since: its bit is clear */
     if (mdl_xnu_pc_thrashing(added / XPAGE / periods, found / XPAGE / periods,
                              pg->dev->fc_threshold))
         x->pc_run += (uint32_t)(periods > MDL_XNU_PC_PERIODS ? MDL_XNU_PC_PERIODS : periods);
     else
         x->pc_run = 0;
-    x->pc_end = a->now + dur;
+    x->pc_end = sim_now(a->e) + dur;
     x->fc = x->pc_run >= MDL_XNU_PC_PERIODS &&
             ms_file_resident(pg) <= (pg->dev->ram - pg->dev->system) / 2;
 }
@@ -306,7 +306,7 @@ static void ms_kill_other(w_pages *pg, mdl_jetsam_cause why)
     pg->out->cached_kills++;
 }
 
-static void ms_kill_succ(w_pages *pg, pg_app *a, mdl_jetsam_cause why)
+static void ms_kill_succ(w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
 {
     pg->host->note(pg->ctx, "successor_killed", mdl_jetsam_cause_name(why), 0, 0,
                    ms_succ_band(pg, a), 0);
@@ -320,7 +320,7 @@ void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
                   mdl_jetsam_event *ev)
 {
     const w_xnu *x = &pg->x;
-    ev->time = a->now;
+    ev->time = sim_now(a->e);
     ev->cause = why;
     ev->free = pg_xnu_free(pg);
     ev->file = ms_file_resident(pg);
@@ -354,17 +354,17 @@ void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
 
 /* The app's death by memorystatus: the world reports the JetsamEvent
  * (pg_xnu_event) and kills it, the cause on the record. */
-static void ms_kill_app(w_pages *pg, pg_app *a, mdl_jetsam_cause why)
+static void ms_kill_app(w_pages *pg, mdl_jetsam_cause why)
 {
     pg->out->deaths_by_jetsam[why]++;
     pg_kill k = {PG_BY_JETSAM, -1, 0, NULL, why};
-    pg->host->kill(pg->ctx, &k, a);
+    pg->host->kill(pg->ctx, &k);
 }
 
 /* The app's per-process limit, where it is (the entitlement in force). */
 static int64_t ms_limit_of(const w_pages *pg, const pg_app *a)
 {
-    return a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
+    return *a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
 }
 
 /* ------------------------------------------------ the decision loop */
@@ -407,12 +407,12 @@ static int ms_pressure_level(const w_pages *pg, int exhausted)
 /* memorystatus's thread: decides, kills, decides again until nothing is
  * to be done (each pass kills one process, so it ends).  1 when the
  * app died. */
-static int ms_run(w_pages *pg, pg_app *a)
+static int ms_run(w_pages *pg, const pg_app *a)
 {
     w_xnu *x = &pg->x;
-    uint32_t epoch = a->epoch;
+    uint32_t epoch = *a->epoch;
     x->ngone = 0; /* a new pass */
-    if (x->fc && a->now - x->pc_end > MDL_XNU_PC_PERIOD_US)
+    if (x->fc && sim_now(a->e) - x->pc_end > MDL_XNU_PC_PERIOD_US)
         x->fc = 0, x->pc_run = 0; /* no refault for a period: the history clears */
     for (;;) {
         ms_pageout(pg, a);
@@ -429,7 +429,7 @@ static int ms_run(w_pages *pg, pg_app *a)
         if (dec.cause == MDL_JETSAM_FC_THRASHING)
             x->fc = 0, x->pc_run = 0; /* the sample restarts after the kill */
         if (who == MS_APP) {
-            ms_kill_app(pg, a, dec.cause);
+            ms_kill_app(pg, dec.cause);
             break;
         }
         if (who == MS_OTHER)
@@ -437,16 +437,16 @@ static int ms_run(w_pages *pg, pg_app *a)
         else
             ms_kill_succ(pg, a, dec.cause);
     }
-    return !(a->alive && a->epoch == epoch);
+    return !(*a->alive && *a->epoch == epoch);
 }
 
 /* The figures after a change: the margin the tables show is the nearer of
  * the per-process limit and the critical level. */
-static void ms_observe_at(w_pages *pg, pg_app *a, int64_t free, int64_t file)
+static void ms_observe_at(w_pages *pg, const pg_app *a, int64_t free, int64_t file)
 {
     if (free - XFREE_TARGET < pg->out->min_free)
         pg->out->min_free = free - XFREE_TARGET;
-    if (!a->alive)
+    if (!*a->alive)
         return;
     int64_t m = free + file - pg->dev->xnu_critical;
     int64_t l = ms_limit_of(pg, a) - mdl_ledger_counted(pg->led);
@@ -456,7 +456,7 @@ static void ms_observe_at(w_pages *pg, pg_app *a, int64_t free, int64_t file)
         pg->out->min_margin = m;
 }
 
-static void ms_observe(w_pages *pg, pg_app *a) { ms_observe_at(pg, a, pg_xnu_free(pg), ms_file_resident(pg)); }
+static void ms_observe(w_pages *pg, const pg_app *a) { ms_observe_at(pg, a, pg_xnu_free(pg), ms_file_resident(pg)); }
 
 /* Room for growth before memorystatus or the pageout daemon acts: the
  * per-process limit over the footprint (a line the kill is exact at), free
@@ -471,7 +471,7 @@ int64_t pg_xnu_growth_room(const w_pages *pg, const pg_app *a, int64_t *soft)
 int64_t pg_xnu_room(const w_pages *pg, const pg_app *a)
 {
     /* a pressure level reaches the app in front as a warning: no room */
-    if (a->fg && pg->x.level > 0)
+    if (*a->fg && pg->x.level > 0)
         return INT64_MIN / 4;
     return ms_limit_of(pg, a) - mdl_ledger_counted(pg->led);
 }
@@ -484,7 +484,7 @@ int64_t pg_xnu_room(const w_pages *pg, const pg_app *a)
  * The figures are observed, the warning's room checked: 1.  Else 0, and
  * nothing done.  It runs after every allocation: the app's compressible
  * bytes come from the caller, app_comp within them. */
-static int ms_quiet(w_pages *pg, pg_app *a, int64_t compressible)
+static int ms_quiet(w_pages *pg, const pg_app *a, int64_t compressible)
 {
     const mdl_device *d = pg->dev;
     const w_xnu *x = &pg->x;
@@ -500,7 +500,7 @@ static int ms_quiet(w_pages *pg, pg_app *a, int64_t compressible)
     return 1;
 }
 
-pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra)
+pg_result pg_xnu_check(w_pages *pg, const pg_app *a, int64_t extra)
 {
     pg_result res = {0, 0, 0};
     w_xnu *x = &pg->x;
@@ -508,14 +508,14 @@ pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra)
     int64_t compressible = ms_app_compressible(pg), counted = mdl_ledger_counted(pg->led);
     if (x->app_comp > compressible)
         x->app_comp = compressible; /* freed while compressed */
-    if (a->fg && x->app_comp > 0)
+    if (*a->fg && x->app_comp > 0)
         x->app_comp = 0; /* in front again: its pages are decompressed as it runs */
-    uint32_t epoch = a->epoch;
+    uint32_t epoch = *a->epoch;
     /* the per-process limit: at once, on the allocating thread */
-    if (a->alive && counted > ms_limit_of(pg, a)) {
+    if (*a->alive && counted > ms_limit_of(pg, a)) {
         pg->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
         x->ngone = 0;
-        ms_kill_app(pg, a, MDL_JETSAM_PER_PROCESS_LIMIT);
+        ms_kill_app(pg, MDL_JETSAM_PER_PROCESS_LIMIT);
         (void)ms_run(pg, a);
         ms_observe(pg, a);
         res.gone = 1;
@@ -530,7 +530,7 @@ pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra)
     int gone = ms_run(pg, a);
     pg->spike = 0; /* the other app frees it */
     ms_observe(pg, a);
-    if (gone || !(a->alive && a->epoch == epoch)) {
+    if (gone || !(*a->alive && *a->epoch == epoch)) {
         res.gone = 1;
         return res;
     }
@@ -539,7 +539,7 @@ pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra)
     return res;
 }
 
-sim_time pg_xnu_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res)
+sim_time pg_xnu_refault(w_pages *pg, const pg_app *a, int hot, int64_t hot_bytes, pg_result *res)
 {
     sync_app(pg, a);
     int64_t bytes = hot ? read_back(pg, a, hot_bytes) : 0;
@@ -580,7 +580,7 @@ int pg_xnu_band(const w_pages *pg, const pg_app *a)
 /* The other processes, drawn per replication: each group's count (rounded,
  * all groups together at most MDL_OTHERS_MAX) and each one's size; kept
  * in kill order.  Then the phone settles: memorystatus runs once. */
-void pg_xnu_setup(w_pages *pg, pg_app *a, gsl_rng *r)
+void pg_xnu_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
 {
     const mdl_device *d = pg->dev;
     w_xnu *x = &pg->x;

@@ -67,9 +67,9 @@ typedef struct w_xnu {
 } w_xnu;
 
 /* memstat.c: the iOS page model, pages.c dispatching to it */
-void pg_xnu_setup(w_pages *pg, pg_app *a, gsl_rng *r);
-pg_result pg_xnu_check(w_pages *pg, pg_app *a, int64_t extra);
-sim_time pg_xnu_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res);
+void pg_xnu_setup(w_pages *pg, const pg_app *a, gsl_rng *r);
+pg_result pg_xnu_check(w_pages *pg, const pg_app *a, int64_t extra);
+sim_time pg_xnu_refault(w_pages *pg, const pg_app *a, int hot, int64_t hot_bytes, pg_result *res);
 int64_t pg_xnu_free(const w_pages *pg);
 void pg_xnu_parts(const w_pages *pg, const pg_app *a, int64_t part[W_PAGE_PARTS]);
 int64_t pg_xnu_room(const w_pages *pg, const pg_app *a);

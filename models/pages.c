@@ -65,7 +65,7 @@ int64_t pg_free(const w_pages *pg)
 /* A stall at now: `some` is any task waiting on memory; `full` every
  * runnable task.  Each trigger counts its stall in a 1 s window and fires
  * once per window at its threshold (the kernel's psi trigger). */
-static void lmkd_wake(w_pages *pg, pg_app *a, mdl_psi_level level, int event);
+static void lmkd_wake(w_pages *pg, const pg_app *a, mdl_psi_level level, int event);
 
 /* One trigger's window: the stall added at t, 1 when it fires now. */
 static int psi_window(sim_time t, sim_time stall, int threshold_ms, sim_time *start,
@@ -82,15 +82,15 @@ static int psi_window(sim_time t, sim_time stall, int threshold_ms, sim_time *st
     return *fired = 1;
 }
 
-static void psi_stall(w_pages *pg, pg_app *a, sim_time stall, int full)
+static void psi_stall(w_pages *pg, const pg_app *a, sim_time stall, int full)
 {
     const mdl_lmkd_props *p = &pg->dev->lmkd;
     if (stall <= 0)
         return;
     pg->out->psi_some_us += stall;
-    int fire_some = psi_window(a->now, stall, p->psi_partial_stall_ms, &pg->some_start,
+    int fire_some = psi_window(sim_now(a->e), stall, p->psi_partial_stall_ms, &pg->some_start,
                                &pg->some_acc, &pg->some_fired);
-    int fire_full = full && psi_window(a->now, stall, p->psi_complete_stall_ms, &pg->full_start,
+    int fire_full = full && psi_window(sim_now(a->e), stall, p->psi_complete_stall_ms, &pg->full_start,
                                        &pg->full_acc, &pg->full_fired);
     if (fire_full)
         lmkd_wake(pg, a, MDL_PSI_CRITICAL, 1);
@@ -139,7 +139,7 @@ static int64_t swap_out(w_pages *pg, int64_t net)
 /* Reclaims about `want` bytes, as shrink_node does: the inactive (cold)
  * file pages first, then anonymous pages into zram and working-set file
  * pages, split by swappiness (get_scan_count).  Counts the scan. */
-static void reclaim(w_pages *pg, pg_app *a, int64_t want, int direct)
+static void reclaim(w_pages *pg, const pg_app *a, int64_t want, int direct)
 {
     int64_t scanned = 0;
     int64_t take = want < pg->pc_cold ? want : pg->pc_cold;
@@ -202,9 +202,9 @@ static void kill_cached(w_pages *pg, const char *why)
 
 static int other_adj(const pg_app *a);
 
-static void kill_successor(w_pages *pg, pg_app *a, const char *why)
+static void kill_successor(w_pages *pg, const pg_app *a, const char *why)
 {
-    pg->host->note(pg->ctx, a->bg ? "front_app_killed" : "previous_app_killed", why, 0, 0,
+    pg->host->note(pg->ctx, *a->bg ? "front_app_killed" : "previous_app_killed", why, 0, 0,
                    other_adj(a), 0);
     pg->ds->successor = 0;
     pg->succ_swap = 0;
@@ -213,16 +213,16 @@ static void kill_successor(w_pages *pg, pg_app *a, const char *why)
 
 /* The other app's adj: in front (0) while the app is in the background,
  * the previous app (700) once the user came back. */
-static int other_adj(const pg_app *a) { return a->bg ? 0 : MDL_ADJ_PREVIOUS; }
+static int other_adj(const pg_app *a) { return *a->bg ? 0 : MDL_ADJ_PREVIOUS; }
 
 static int64_t other_app(const w_pages *pg) { return pg->ds->successor + pg->succ_swap; }
 
 /* The reclaim kill of the app's process at adj (lmkd): the world finds
  * which of its processes holds the adj, kills it and writes lmkd's line. */
-static void kill_app(w_pages *pg, pg_app *a, int adj, const mdl_lmkd_decision *dec)
+static void kill_app(w_pages *pg, int adj, const mdl_lmkd_decision *dec)
 {
     pg_kill k = {PG_BY_LMKD, adj, 0, dec, MDL_JETSAM_NONE};
-    pg->host->kill(pg->ctx, &k, a);
+    pg->host->kill(pg->ctx, &k);
 }
 
 /* The next adj under `adj` at which lmkd finds one of the app's processes
@@ -246,11 +246,11 @@ static int next_adj(int adj, int a, int b, int c)
  * front, and at adj 0 the one in front (the app, or the other app while
  * the app is in the background).  At one adj the app's process goes
  * before the other app.  1 when one was killed, 2 when it was the app's. */
-static int lmkd_kill(w_pages *pg, pg_app *a, int min_adj, const mdl_lmkd_decision *dec)
+static int lmkd_kill(w_pages *pg, const pg_app *a, int min_adj, const mdl_lmkd_decision *dec)
 {
     mdl_lmkd_reason why = dec->reason;
-    int app = a->alive ? pg->host->adj(pg->ctx, 0) : -1;
-    int main = a->svc && a->main_alive ? pg->host->adj(pg->ctx, 1) : -1;
+    int app = *a->alive ? pg->host->adj(pg->ctx, 0) : -1;
+    int main = *a->svc && *a->main_alive ? pg->host->adj(pg->ctx, 1) : -1;
     int other = other_app(pg) > 0 ? other_adj(a) : -1;
     if (pg->ncached > 0 && min_adj <= MDL_ADJ_MAX - 1) { /* the oldest at 999 */
         kill_cached(pg, mdl_lmkd_reason_name(why));
@@ -260,7 +260,7 @@ static int lmkd_kill(w_pages *pg, pg_app *a, int min_adj, const mdl_lmkd_decisio
     for (int adj = next_adj(MDL_ADJ_MAX, app, main, other); adj >= 0 && adj >= min_adj;
          adj = next_adj(adj, app, main, other)) {
         if (app == adj || main == adj) {
-            kill_app(pg, a, adj, dec);
+            kill_app(pg, adj, dec);
             return 2;
         }
         kill_successor(pg, a, mdl_lmkd_reason_name(why));
@@ -272,7 +272,7 @@ static int lmkd_kill(w_pages *pg, pg_app *a, int min_adj, const mdl_lmkd_decisio
 
 /* The kernel's OOM killer (oom_badness): the largest rss + swap plus
  * adj x totalpages / 1000.  1 when one was killed, 2 the app's, 0 none. */
-static int kernel_oom(w_pages *pg, pg_app *a)
+static int kernel_oom(w_pages *pg, const pg_app *a)
 {
     const mdl_device *d = pg->dev;
     double total = (double)(d->ram + (d->has_zram ? d->zram_size : 0)) / 1000.0;
@@ -284,8 +284,8 @@ static int kernel_oom(w_pages *pg, pg_app *a)
                CACHED_OTHERS_ADJ * total;
         who = 1;
     }
-    int64_t main_anon = a->svc && a->main_alive ? pg->host->main_anon(pg->ctx) : 0;
-    if (a->alive) {
+    int64_t main_anon = *a->svc && *a->main_alive ? pg->host->main_anon(pg->ctx) : 0;
+    if (*a->alive) {
         double app = (double)(app_anon(pg) - main_anon + app_file_resident(pg)) +
                      pg->host->adj(pg->ctx, 0) * total;
         if (app > best) {
@@ -293,8 +293,8 @@ static int kernel_oom(w_pages *pg, pg_app *a)
             who = 2;
         }
     }
-    if (a->svc && a->main_alive) {
-        double app = (double)(a->alive ? main_anon : app_anon(pg)) + pg->host->adj(pg->ctx, 1) * total;
+    if (*a->svc && *a->main_alive) {
+        double app = (double)(*a->alive ? main_anon : app_anon(pg)) + pg->host->adj(pg->ctx, 1) * total;
         if (app > best) {
             best = app;
             who = 4;
@@ -309,7 +309,7 @@ static int kernel_oom(w_pages *pg, pg_app *a)
         kill_successor(pg, a, "kernel_oom");
     else if (who == 2 || who == 4) {
         pg_kill k = {PG_BY_KERNEL_OOM, -1, who == 4, NULL, MDL_JETSAM_NONE};
-        pg->host->kill(pg->ctx, &k, a);
+        pg->host->kill(pg->ctx, &k);
     }
     return who == 2 || who == 4 ? 2 : who != 0;
 }
@@ -336,18 +336,18 @@ static void lmkd_mem(const w_pages *pg, const pg_app *a, mdl_lmkd_mem *m)
 }
 
 /* One wake-up of lmkd: its decision, the kill it asks for, its polling. */
-static void lmkd_wake(w_pages *pg, pg_app *a, mdl_psi_level level, int event)
+static void lmkd_wake(w_pages *pg, const pg_app *a, mdl_psi_level level, int event)
 {
     const mdl_device *d = pg->dev;
     mdl_lmkd_mem m;
     lmkd_mem(pg, a, &m);
     mdl_lmkd_wake wk;
     memset(&wk, 0, sizeof wk);
-    wk.now_ms = a->now / 1000;
+    wk.now_ms = sim_now(a->e) / 1000;
     wk.level = event ? level : pg->level;
     wk.event = event;
     wk.has_psi = 1;
-    sim_time full = a->now - pg->full_start < WINDOW_US ? pg->full_acc : 0;
+    sim_time full = sim_now(a->e) - pg->full_start < WINDOW_US ? pg->full_acc : 0;
     wk.full_avg10 = full >= WINDOW_US ? 100.0 : 100.0 * (double)full / (double)WINDOW_US;
     wk.wmark_min = d->wmark_min / PAGE;
     wk.wmark_low = d->wmark_low / PAGE;
@@ -371,10 +371,10 @@ static void lmkd_wake(w_pages *pg, pg_app *a, mdl_psi_level level, int event)
     /* mp_event_psi's polling: restart the window on an event, a kill or
      * direct reclaim; poll fast while killing or with swap low */
     if (event || killed || dec.reclaim == MDL_RECLAIM_DIRECT)
-        pg->poll_until = a->now + WINDOW_US;
+        pg->poll_until = sim_now(a->e) + WINDOW_US;
     sim_time gap = killed || dec.swap_is_low ? POLL_SHORT_US : POLL_LONG_US;
-    if (!pg->poll_pending && !a->ending && a->now <= pg->poll_until &&
-        pg->host->at(pg->ctx, a->now + gap, PG_POLL))
+    if (!pg->poll_pending && !*a->ending && sim_now(a->e) <= pg->poll_until &&
+        pg->host->at(pg->ctx, sim_now(a->e) + gap, PG_POLL))
         pg->poll_pending = 1;
 }
 
@@ -392,23 +392,23 @@ static void observe_free(w_pages *pg, int64_t free)
 static void observe(w_pages *pg) { observe_free(pg, pg_free(pg)); }
 
 /* The app's weights dropped since the last such note: one note per step. */
-static void note_dropped(w_pages *pg, pg_app *a)
+static void note_dropped(w_pages *pg, const pg_app *a)
 {
-    if (pg->dropped > 0 && a->alive)
+    if (pg->dropped > 0 && *a->alive)
         pg->host->note(pg->ctx, "weights_dropped", NULL, pg->dropped, 0, -1, 0);
     pg->dropped = 0;
 }
 
-static void keep_ticking(w_pages *pg, pg_app *a);
+static void keep_ticking(w_pages *pg, const pg_app *a);
 
 /* kswapd's work since the last look, and the page cache's own refaults:
  * the other apps read their working set back as fast as storage allows,
  * into what is free above min. */
-static void advance(w_pages *pg, pg_app *a)
+static void advance(w_pages *pg, const pg_app *a)
 {
     const mdl_device *d = pg->dev;
-    sim_time dt = a->now - pg->t;
-    pg->t = a->now;
+    sim_time dt = sim_now(a->e) - pg->t;
+    pg->t = sim_now(a->e);
     sync_app(pg, a);
     if (dt <= 0 || (!pg->kswapd && pg->pc_ws == d->page_cache_ws))
         return; /* kswapd asleep, the page cache whole: nothing moved */
@@ -437,23 +437,23 @@ static void advance(w_pages *pg, pg_app *a)
 }
 
 /* While reclaim or refaults go on, the page model looks every TICK_US. */
-static void keep_ticking(w_pages *pg, pg_app *a)
+static void keep_ticking(w_pages *pg, const pg_app *a)
 {
-    if (pg->tick_pending || a->ending || !(pg->kswapd || pg->pc_ws < pg->dev->page_cache_ws))
+    if (pg->tick_pending || *a->ending || !(pg->kswapd || pg->pc_ws < pg->dev->page_cache_ws))
         return;
-    if (pg->host->at(pg->ctx, a->now + TICK_US, PG_TICK))
+    if (pg->host->at(pg->ctx, sim_now(a->e) + TICK_US, PG_TICK))
         pg->tick_pending = 1;
 }
 
 /* kswapd's look (PG_TICK), or lmkd's poll (PG_POLL). */
-void pg_look(w_pages *pg, pg_app *a, int what)
+void pg_look(w_pages *pg, const pg_app *a, int what)
 {
     if (what == PG_TICK)
         pg->tick_pending = 0;
     else
         pg->poll_pending = 0;
     pg->out->page_events++;
-    if (a->ending)
+    if (*a->ending)
         return;
     advance(pg, a);
     observe(pg);
@@ -474,14 +474,14 @@ void pg_look(w_pages *pg, pg_app *a, int what)
  * that can allocate then. */
 static int lives(const pg_app *a, uint32_t epoch, int svc_down)
 {
-    return svc_down ? a->main_alive : a->alive && a->epoch == epoch;
+    return svc_down ? *a->main_alive : *a->alive && *a->epoch == epoch;
 }
 
-static int allocated(w_pages *pg, pg_app *a, int own)
+static int allocated(w_pages *pg, const pg_app *a, int own)
 {
     const mdl_device *d = pg->dev;
-    uint32_t epoch = a->epoch;
-    int svc_down = a->svc && !a->alive;
+    uint32_t epoch = *a->epoch;
+    int svc_down = *a->svc && !*a->alive;
     int64_t free = pg_free(pg);
     if (free >= d->wmark_low) { /* the common case: nothing for the kernel to do */
         observe_free(pg, free);
@@ -493,7 +493,7 @@ static int allocated(w_pages *pg, pg_app *a, int own)
         sim_time stall = (sim_time)((double)want * 1e6 / (double)d->reclaim_rate);
         if (own)
             pg->stall += stall;
-        psi_stall(pg, a, stall, own && a->fg);
+        psi_stall(pg, a, stall, own && *a->fg);
         if (!lives(a, epoch, svc_down) && own)
             return GONE;
     }
@@ -530,7 +530,7 @@ void pg_fill(const w_pages *pg, const pg_app *a, trc_event *e)
                     cold_file(pg, a) + (active > 0 ? active : 0),
                     swap_used(pg),
                     pg->thrashing > 0 ? pg->thrashing : 0,
-                    a->now - pg->some_start < WINDOW_US ? pg->some_acc : 0};
+                    sim_now(a->e) - pg->some_start < WINDOW_US ? pg->some_acc : 0};
     e->has |= TRC_F_PAGES;
     for (int k = 0; k < 6; k++) {
         e->pages[k] = v[k];
@@ -550,13 +550,13 @@ int64_t pg_growth_room(const w_pages *pg, const pg_app *a, int64_t *soft)
     return INT64_MAX;
 }
 
-pg_result pg_check(w_pages *pg, pg_app *a, int64_t extra, int own)
+pg_result pg_check(w_pages *pg, const pg_app *a, int64_t extra, int own)
 {
     if (pg->on == W_PAGES_XNU)
         return pg_xnu_check(pg, a, extra);
     pg_result res = {0, 0, 0};
-    uint32_t epoch = a->epoch;
-    int svc_down = a->svc && !a->alive;
+    uint32_t epoch = *a->epoch;
+    int svc_down = *a->svc && !*a->alive;
     advance(pg, a);
     if (extra > 0) {
         pg->spike = extra;
@@ -593,7 +593,7 @@ sim_time pg_take_stall(w_pages *pg)
 /* An inference on part p reads its weights: the pages of them reclaim
  * dropped are read back first (a refault each), at storage speed, and
  * need memory again.  The time it takes (the app's memory stall). */
-sim_time pg_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res)
+sim_time pg_refault(w_pages *pg, const pg_app *a, int hot, int64_t hot_bytes, pg_result *res)
 {
     res->gone = res->warn = 0;
     if (!pg->on || !hot)
@@ -607,10 +607,10 @@ sim_time pg_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_resul
     sim_time t = (sim_time)((double)bytes * 1e6 / (double)pg->dev->storage_read);
     pg->host->note(pg->ctx, "refault", NULL, 0, bytes, -1, t);
     /* each page is allocated (reclaiming if need be), then read */
-    uint32_t epoch = a->epoch;
-    if (allocated(pg, a, 1) == LIVES && a->alive && a->epoch == epoch)
-        psi_stall(pg, a, t, a->fg);
-    res->gone = !(a->alive && a->epoch == epoch);
+    uint32_t epoch = *a->epoch;
+    if (allocated(pg, a, 1) == LIVES && *a->alive && *a->epoch == epoch)
+        psi_stall(pg, a, t, *a->fg);
+    res->gone = !(*a->alive && *a->epoch == epoch);
     return t;
 }
 
@@ -649,7 +649,7 @@ void pg_app_gone(w_pages *pg)
     pg->app_evicted = pg->app_cold_gone = 0;
 }
 
-void pg_setup(w_pages *pg, pg_app *a, gsl_rng *r)
+void pg_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
 {
     const mdl_device *d = pg->dev;
     pg->out->min_free = INT64_MAX;

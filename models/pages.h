@@ -11,7 +11,7 @@
  * the model goes on (the kernel's OOM killer goes on until the allocation
  * fits, lmkd polls on).  The timeline hears of the model's own kills
  * through the host as well.  The model knows nothing of the world: it
- * reads the app through pg_app, filled by the world at each call, and the
+ * reads the app through pg_app, the world's figures by address, and the
  * ledger (below it); a test drives it with a host of its own
  * (tests/test_pages_model.cpp).
  *
@@ -46,17 +46,18 @@ enum { W_PAGES_OFF = 0, W_PAGES_LMKD = 1, W_PAGES_XNU = 2 };
 
 
 
-/* What a page model reads of the app, filled by the world at every call
- * and again after every death it asked for (the world's figures, copied). */
+/* Where a page model reads the app: the world's own figures, by address,
+ * set up once (nothing is copied, nothing goes stale: a death the model
+ * asked for is seen at once).  A test points them at its own. */
 struct pg_app {
-    sim_time now;
-    uint32_t epoch;          /* the model's process's life (a death moves it) */
-    int alive, fg;           /* the model's process lives; the app is in front */
-    int aged;                /* in the background past previous_ttl (iOS: the idle band) */
-    int bg;                  /* the user is in another app */
-    int svc, main_alive;     /* the model runs in a service process; its client lives */
-    int ending;              /* the replication is at its horizon */
-    int64_t hot;             /* the file bytes of the hot parts */
+    const sim_engine *e;       /* the clock */
+    const uint32_t *epoch;     /* the model's process's life (a death moves it) */
+    const int *alive, *fg;     /* the model's process lives; the app is in front */
+    const int *aged;           /* in the background past previous_ttl (iOS: the idle band) */
+    const int *bg;             /* the user is in another app */
+    const int *svc, *main_alive; /* the model runs in a service process; its client lives */
+    const int *ending;         /* the replication is at its horizon */
+    const int64_t *hot;        /* the file bytes of the hot parts */
 };
 
 /* Who kills the app's process. */
@@ -80,8 +81,8 @@ typedef struct pg_host {
     int (*adj)(void *ctx, int main);
     /* the anonymous bytes the main process holds (svc) */
     int64_t (*main_anon)(void *ctx);
-    /* carries the verdict out, then fills *now with the app after it */
-    void (*kill)(void *ctx, const pg_kill *k, pg_app *now);
+    /* carries the verdict out (the app's figures change with it) */
+    void (*kill)(void *ctx, const pg_kill *k);
     /* the timeline: one of the model's own events, the pages as they are */
     void (*note)(void *ctx, const char *what, const char *why, int64_t dropped,
                  int64_t refault, int adj, sim_time took);
@@ -139,15 +140,15 @@ struct pg_result {
 /* Sets the model up for device d (pg zeroed, links set): the other
  * processes drawn from r (iOS), the phone settled.  Off (on 0) for a device
  * with no page model. */
-void pg_setup(w_pages *pg, pg_app *a, gsl_rng *r);
+void pg_setup(w_pages *pg, const pg_app *a, gsl_rng *r);
 /* A kill check: an allocation was made, by the app (own) or by another app
  * (a spike of `extra` bytes, held only for the check). */
-pg_result pg_check(w_pages *pg, pg_app *a, int64_t extra, int own);
+pg_result pg_check(w_pages *pg, const pg_app *a, int64_t extra, int own);
 /* An inference on a part (hot: its file is hot, of hot_bytes) reads its
  * weights: what reclaim dropped of them comes back.  The time it takes. */
-sim_time pg_refault(w_pages *pg, pg_app *a, int hot, int64_t hot_bytes, pg_result *res);
+sim_time pg_refault(w_pages *pg, const pg_app *a, int hot, int64_t hot_bytes, pg_result *res);
 /* The looks the model asked for (PG_TICK, PG_POLL). */
-void pg_look(w_pages *pg, pg_app *a, int what);
+void pg_look(w_pages *pg, const pg_app *a, int what);
 
 int64_t pg_free(const w_pages *pg);
 void pg_parts(const w_pages *pg, const pg_app *a, int64_t part[W_PAGE_PARTS]);

@@ -1,6 +1,6 @@
 /* pagesys.c - the world's side of the page models (pages.h): the one place
- * the world acts on their verdicts.  It gives them the app as it is
- * (w__pg_app), carries out the deaths they decide (lmkd's line written, the
+ * the world acts on their verdicts.  It shows them where the app's figures
+ * are (world.pga), carries out the deaths they decide (lmkd's line written, the
  * JetsamEvent reported, the process killed), tells the timeline of their
  * own kills and refaults, schedules the looks they ask for, and wraps
  * their checks in what the world does around a check (a generating part's
@@ -46,7 +46,7 @@ static void ps_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
 }
 
 /* The JetsamEvent of the app's death, to the trace's sink. */
-static void ps_jetsam_report(world *w, const pg_app *a, mdl_jetsam_cause why)
+static void ps_jetsam_report(world *w, mdl_jetsam_cause why)
 {
     if (w->trace == NULL || w->trace->jetsam == NULL || w->ending)
         return;
@@ -55,7 +55,7 @@ static void ps_jetsam_report(world *w, const pg_app *a, mdl_jetsam_cause why)
         w__fail(w, sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory"));
         return;
     }
-    pg_xnu_event(&w->pg, a, why, ev);
+    pg_xnu_event(&w->pg, &w->pga, why, ev);
     int rc = w->trace->jetsam(w->trace->ctx, ev, w->err);
     sim_free(w->alloc, ev, sizeof *ev);
     if (rc != SIM_OK)
@@ -63,7 +63,7 @@ static void ps_jetsam_report(world *w, const pg_app *a, mdl_jetsam_cause why)
 }
 
 /* The verdict carried out: the process it names dies with its record. */
-static void ps_kill(void *ctx, const pg_kill *k, pg_app *a)
+static void ps_kill(void *ctx, const pg_kill *k)
 {
     world *w = ctx;
     mdl_exit why = w->proc.fg ? MDL_EXIT_LOW_MEMORY : MDL_EXIT_SYSTEM_RECLAIM;
@@ -84,13 +84,12 @@ static void ps_kill(void *ctx, const pg_kill *k, pg_app *a)
     } else {
         /* memorystatus: a system kill (anything but the per-process limit)
          * is system_reclaim */
-        ps_jetsam_report(w, a, k->cause);
+        ps_jetsam_report(w, k->cause);
         w->proc.jetsam = k->cause;
         w__die(w, k->cause == MDL_JETSAM_PER_PROCESS_LIMIT ? MDL_EXIT_LOW_MEMORY
                                                            : MDL_EXIT_SYSTEM_RECLAIM,
                w->last_stage);
     }
-    *a = w__pg_app(w);
 }
 
 static void ps_note(void *ctx, const char *what, const char *why, int64_t dropped,
@@ -103,8 +102,7 @@ static void ps_look(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
     world *w = ctx;
-    pg_app a = w__pg_app(w);
-    pg_look(&w->pg, &a, (int)arg);
+    pg_look(&w->pg, &w->pga, (int)arg);
 }
 
 static int ps_at(void *ctx, sim_time t, int what)
@@ -124,16 +122,17 @@ void w__pages_setup(world *w)
     w->pg.out = w->out;
     w->pg.host = &ps_host;
     w->pg.ctx = w;
-    pg_app a = w__pg_app(w);
-    pg_setup(&w->pg, &a, sim_stream_rng(&w->s_dev));
+    w->pga = (pg_app){w->e,          &w->epoch,  &w->proc.alive, &w->proc.fg,
+                      &w->proc.aged, &w->path.bg, &w->svc,       &w->main.alive,
+                      &w->ending,    &w->proc.hot};
+    pg_setup(&w->pg, &w->pga, sim_stream_rng(&w->s_dev));
 }
 
 /* A check under the page model (charge.c's w__kill_check): the KV written
  * so far first, the warning's edge after, then the KV's next line. */
 static inline w_fate ps_check(world *w, int64_t extra, int own)
 {
-    pg_app a = w__pg_app(w);
-    pg_result r = pg_check(&w->pg, &a, extra, own);
+    pg_result r = pg_check(&w->pg, &w->pga, extra, own);
     if (r.gone)
         return W_GONE;
     if (r.warn)
@@ -157,9 +156,8 @@ sim_time w__pages_refault(world *w, const part_rt *p)
 {
     if (!w->pg.on || !p->hot)
         return 0;
-    pg_app a = w__pg_app(w);
     pg_result r;
-    sim_time t = pg_refault(&w->pg, &a, p->hot, part_id_of(w, p)->hot_bytes, &r);
+    sim_time t = pg_refault(&w->pg, &w->pga, p->hot, part_id_of(w, p)->hot_bytes, &r);
     if (r.warn)
         w__warning_room(w, r.room);
     return t;
@@ -169,19 +167,16 @@ int64_t w__pages_free(const world *w) { return pg_free(&w->pg); }
 
 int64_t w__pages_room(const world *w)
 {
-    pg_app a = w__pg_app(w);
-    return pg_room(&w->pg, &a);
+    return pg_room(&w->pg, &w->pga);
 }
 
 
 int64_t w__pages_growth_room(const world *w, int64_t *soft)
 {
-    pg_app a = w__pg_app(w);
-    return pg_growth_room(&w->pg, &a, soft);
+    return pg_growth_room(&w->pg, &w->pga, soft);
 }
 
 int64_t w__pages_hot_resident(const world *w)
 {
-    pg_app a = w__pg_app(w);
-    return pg_app_hot_resident(&w->pg, &a);
+    return pg_app_hot_resident(&w->pg, &w->pga);
 }

@@ -236,8 +236,7 @@ static int check_pages(const world *w, sim_error *err)
     const mdl_device *d = w->dev;
     const w_pages *pg = &w->pg;
     int64_t part[W_PAGE_PARTS], sum = 0;
-    pg_app a = w__pg_app(w);
-    pg_parts(&w->pg, &a, part);
+    pg_parts(&w->pg, &w->pga, part);
     for (int k = 0; k < W_PAGE_PARTS; k++) {
         if (part[k] < 0)
             return broken(err, "pages: %s are negative (%lld; kernel %lld, others %lld, app %lld, "

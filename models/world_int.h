@@ -229,6 +229,7 @@ struct mdl_world {
     w_limits lim;
     w_devstate dstate;
     w_pages pg;
+    pg_app pga;           /* where the page models read the app (pagesys.c sets it up) */
     w_path path;
     w_cursors cur;
 };
@@ -423,12 +424,6 @@ int64_t w__growth_room(world *w, int64_t *soft);
 /* pagesys.c: the world's side of the page models (pages.h): the app as
  * they see it, the verdicts carried out, their looks scheduled */
 void w__pages_setup(world *w);
-static inline pg_app w__pg_app(const world *w)
-{
-    pg_app a = {sim_now(w->e), w->epoch,   w->proc.alive, w->proc.fg, w->proc.aged,
-                w->path.bg,    w->svc,     w->main.alive, w->ending,  w->proc.hot};
-    return a;
-}
 int64_t w__pages_free(const world *w);
 int64_t w__pages_room(const world *w);
 W_MAY_KILL w_fate w__pages_check(world *w, int64_t extra, int own);

@@ -31,9 +31,20 @@ struct Look {
     int what;
 };
 
-// The model, the app it sees and the world it talks to.
+// The app's figures where the model reads them (the world's, in a run).
+struct App {
+    uint32_t epoch = 0;
+    int alive = 1, fg = 1, aged = 0, bg = 0, svc = 0, main_alive = 0, ending = 0;
+    int64_t hot = 0;
+};
+
+void nothing(sim_engine *, void *, uint64_t) {}
+
+// The model, the app it sees, the clock and the world it talks to.
 struct Phone {
     mdl_device dev;
+    sim_engine *clock = nullptr;
+    App app_figures;
     mdl_ledger *led = nullptr;
     mdl_owner app = 0;
     w_devstate ds{};
@@ -57,20 +68,24 @@ struct Phone {
         REQUIRE(mdl_ledger_owner(led, MDL_OWNER_APP, 0, &app) == SIM_OK);
         ds.cached = cached;
         out.min_margin = INT64_MAX;
-        a.alive = a.fg = 1;
+        clock = sim_engine_create(nullptr, &err);
+        REQUIRE(clock != nullptr);
+        App &f = app_figures;
+        a = {clock, &f.epoch, &f.alive, &f.fg, &f.aged, &f.bg, &f.svc, &f.main_alive, &f.ending,
+             &f.hot};
         host.adj = [](void *, int main) { return main ? 0 : 0; };
         host.main_anon = [](void *) -> int64_t { return 0; };
-        host.kill = [](void *ctx, const pg_kill *k, pg_app *now) {
+        host.kill = [](void *ctx, const pg_kill *k) {
             auto *p = static_cast<Phone *>(ctx);
             p->kills.push_back(*k);
             if (k->by == PG_BY_JETSAM) {
                 mdl_jetsam_event ev;
-                pg_xnu_event(&p->pg, now, k->cause, &ev);
+                pg_xnu_event(&p->pg, &p->a, k->cause, &ev);
                 p->events.push_back(ev);
             }
             mdl_ledger_clear(p->led); // the world: the process's memory goes with it
-            now->alive = 0;
-            now->epoch++;
+            p->app_figures.alive = 0;
+            p->app_figures.epoch++;
         };
         host.note = [](void *ctx, const char *what, const char *why, int64_t, int64_t, int adj,
                        sim_time) {
@@ -89,15 +104,23 @@ struct Phone {
     }
     ~Phone()
     {
+        sim_engine_destroy(clock);
         mdl_ledger_destroy(led);
         scn_device_release(&dev);
     }
     void setup(gsl_rng *r = nullptr) { pg_setup(&pg, &a, r); }
+    // The clock moves on to t (an event of nothing there).
+    void at(sim_time t)
+    {
+        REQUIRE(sim_schedule(clock, t, 0, nothing, nullptr, 0, nullptr) == SIM_OK);
+        REQUIRE(sim_run(clock, t) >= 0);
+        REQUIRE(sim_now(clock) == t);
+    }
     // The app allocates `bytes` of native memory, then the model checks.
     pg_result alloc(int64_t bytes)
     {
-        REQUIRE(mdl_ledger_alloc(led, app, MDL_CAT_NATIVE, bytes, MDL_STAGE_LOAD, a.now,
-                                 nullptr) == SIM_OK);
+        REQUIRE(mdl_ledger_alloc(led, app, MDL_CAT_NATIVE, bytes, MDL_STAGE_LOAD,
+                                 sim_now(clock), nullptr) == SIM_OK);
         return pg_check(&pg, &a, 0, 1);
     }
 };
@@ -155,7 +178,7 @@ TEST_CASE("pages: the cached apps die before the app, each told to the timeline,
         CHECK(n.adj == MDL_ADJ_MAX - 1);
     }
     CHECK(pg_free(&p.pg) == 50 * MiB);
-    CHECK(p.a.alive == 1);
+    CHECK(p.app_figures.alive == 1);
 }
 
 TEST_CASE("pages: with nothing else to take the app's process is the verdict, and the world's death ends the check")
@@ -179,7 +202,7 @@ TEST_CASE("pages: with nothing else to take the app's process is the verdict, an
     CHECK(k.main == 0);
     CHECK(p.out.kernel_oom_kills == 1);
     // the world killed it: its memory is gone, and the model read that back
-    CHECK(p.a.alive == 0);
+    CHECK(p.app_figures.alive == 0);
     CHECK(pg_free(&p.pg) == 4096 * MiB - 1300 * MiB);
 }
 
@@ -199,7 +222,7 @@ TEST_CASE("pages: kswapd reclaims in the model's own time, at the looks it asks 
     CHECK(p.looks[0].what == PG_TICK);
     // 100 ms later: kswapd wants high - free = 15 MiB, 100 MiB/s gives it
     // 10 MiB of the cold page cache; free 55, still under high
-    p.a.now = 100 * MS;
+    p.at(100 * MS);
     pg_look(&p.pg, &p.a, PG_TICK);
     CHECK(p.pg.pgscan_kswapd == 10 * MiB);
     CHECK(p.pg.pc_cold == 390 * MiB);
@@ -207,7 +230,7 @@ TEST_CASE("pages: kswapd reclaims in the model's own time, at the looks it asks 
     REQUIRE(p.looks.size() == 2);
     CHECK(p.looks[1].t == 200 * MS);
     // 100 ms more: the last 5 MiB, free at high: kswapd sleeps, no more looks
-    p.a.now = 200 * MS;
+    p.at(200 * MS);
     pg_look(&p.pg, &p.a, PG_TICK);
     CHECK(p.pg.pgscan_kswapd == 15 * MiB);
     CHECK(pg_free(&p.pg) == 60 * MiB);
