@@ -1,16 +1,14 @@
-/* world.c - one replication of one grid cell: setting the world up on a
- * fresh engine and ledger, running it to the horizon, the orderly
- * teardown, and the world checker.
+/* world.c - the runner: one replication of one grid cell, the world set up
+ * on a fresh engine and ledger, run to the horizon, torn down in order.
+ * Nothing calls back into it; the helpers every file uses live with their
+ * concern (world_int.h: the events and a failure; inforce.c: the candidate
+ * in force).
  *
  * The semantics are docs/model.md's; world_int.h says how the state is
- * split by lifetime, which file changes which part, and the one hazard
- * of the model (the process may die under you).  The rest of the world:
- * charge.c (memory), kill.c with kill_rules.h, kill_lmk.c and kill_jetsam.c
- * (the kill rules and the device's queries), warning.c (memory warnings),
- * exitrec.c (exit records), recovery.c (recovery decisions), costs.c (drawn
- * or recorded stage costs), parts.c, pool.c, requests.c and process.c (the
- * process), path.c (the user), emit.c (the timeline).  models/README.md
- * has the table. */
+ * split by lifetime and by concern, which file changes which part, and the
+ * one hazard of the model (the process may die under you).  models/README.md
+ * has every file's concern: the models that decide below, the world that
+ * acts above. */
 #include "world_int.h"
 
 /* Some part of c generates tokens. */

@@ -1,9 +1,9 @@
-// The page models alone (models/pages.h): no world, no engine.  Each case
-// builds a device from YAML, a ledger holding the app's memory, the other
-// apps' state, and a host that records what the model hands the world (the
-// verdicts on the app's processes, its notes, the looks it asks for) and,
-// for a death, does what the world does: the app's memory goes and its
-// process is gone.  Then it drives the model with allocations and time and
+// The page models alone (models/pages.h): no world (an engine only for the
+// clock).  Each case builds a device from YAML, a ledger holding the app's
+// memory, the other apps' state, and a host that records what the model
+// hands the world (the verdicts on the app's processes, its notes, the
+// looks it asks for) and, for a death, does what the world does: the app's
+// memory goes and its process is gone.  Then it drives the model with allocations and time and
 // reads its verdicts.  Every figure is derived in a comment.
 #include <catch2/catch.hpp>
 

@@ -229,18 +229,16 @@ def circles(edges):
 
 
 def main():
-    args = [a for a in sys.argv[1:] if not a.startswith('--')]
-    root = args[0] if args else os.path.join(os.path.dirname(__file__), '..', '..')
-    folder = None
-    if '--folder' in sys.argv:
-        folder = sys.argv[sys.argv.index('--folder') + 1]
-        args = [a for a in args if a != folder]
-        root = args[0] if args else root
-    g = Graph(root)
+    import argparse
+    ap = argparse.ArgumentParser(description='the call graph between source files, by folder')
+    ap.add_argument('root', nargs='?', default=os.path.join(os.path.dirname(__file__), '..', '..'))
+    ap.add_argument('--folder', help='only this folder (models, replay, traces/perfetto, ...)')
+    ap.add_argument('--edges', action='store_true', help='print the arrows too')
+    args = ap.parse_args()
+    g = Graph(args.root)
     edges = g.edges()
-    folders = sorted({os.path.dirname(p) for p in edges})
-    for f in folders:
-        if folder and f != folder:
+    for f in sorted({os.path.dirname(p) for p in edges}):
+        if args.folder and f != args.folder.rstrip('/'):
             continue
         sub = {p: t for p, t in edges.items() if os.path.dirname(p) == f}
         n = sum(len(t) for t in sub.values())
@@ -249,7 +247,7 @@ def main():
                                                        '' if len(cs) == 1 else 's'))
         for c in cs:
             print('  circle of %d: %s' % (len(c), ' '.join(os.path.basename(x) for x in c)))
-        if '--edges' in sys.argv:
+        if args.edges:
             for p in sorted(sub):
                 print('  %s -> %s' % (os.path.basename(p),
                                       ' '.join(sorted(os.path.basename(x) for x in sub[p]))))

@@ -2,7 +2,8 @@
 """check.py - the house's size rules (docs/design/architecture.md, "Rules a
 change must keep"), checked over every C and C++ source git tracks:
 
-  - no source file over 900 lines;
+  - no source file over 900 lines, no header over 500 (the state of a
+    concern in a small header of its own);
   - no function (a test case too) over 80 lines, from its signature to
     its closing brace (a function is a line at column 0 that opens a
     parameter list and whose body ends with a '}' at column 0);
@@ -11,7 +12,17 @@ change must keep"), checked over every C and C++ source git tracks:
   - no string comparison against a death class's or a recovery action's
     name outside tests/: they are compared as enums (rpl_class,
     mdl_action, mdl_recovery), each named by one table (replay/classes.c,
-    models/names.c).
+    models/names.c);
+  - the calls between files (calls.py draws them from the code): no circle
+    of files in any folder but models/, and in models/ none of more than
+    MODELS_CIRCLE_MAX files and none through a file of MODELS_OUTSIDE (the
+    models that decide, below the world that acts);
+  - a map that stays true: every C source of the library folders and
+    bench/ named, with its line, in docs/design/architecture.md under its
+    folder and in its folder's README.md; every test source in
+    tests/README.md; and no README or design page claiming of a folder what
+    its calls contradict (CLAIMS: "no two files call each other", "no
+    circle").
 
 Prints each breach as FILE:LINE: what, and exits 1 when there is one.
 Usage: check.py [ROOT]  (default: the repository holding this file)."""
@@ -20,7 +31,11 @@ import re
 import subprocess
 import sys
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import calls  # noqa: E402
+
 FILE_MAX = 900
+HEADER_MAX = 500
 CLASSES = ('low_memory', 'system_reclaim', 'java_crash', 'native_crash', 'anr', 'watchdog',
            'other', 'unknown',
            'reject_new', 'stop_prewarm', 'reduce_concurrency', 'release_idle',
@@ -45,6 +60,11 @@ def sources(root):
             out += [os.path.relpath(os.path.join(top, f), root) for f in files
                     if f.endswith(('.c', '.h', '.cpp', '.hpp'))]
     return sorted(p for p in out if '/corpus/' not in p)
+
+
+def all_sources(root):
+    """Every source git tracks (corpus files aside), C, C++ and headers."""
+    return sources(root)
 
 
 def functions(lines):
@@ -81,6 +101,8 @@ def check(root):
             lines.pop()
         if len(lines) > FILE_MAX:
             bad.append('%s:1: %d lines, more than %d' % (path, len(lines), FILE_MAX))
+        elif path.endswith(('.h', '.hpp')) and len(lines) > HEADER_MAX:
+            bad.append('%s:1: a header of %d lines, more than %d' % (path, len(lines), HEADER_MAX))
         if path.endswith(('.c', '.h')) and not path.startswith('tests/'):
             for no, line in enumerate(lines, 1):
                 if CLASS_CMP.search(line):
@@ -100,9 +122,131 @@ def check(root):
     return bad
 
 
+MODELS_CIRCLE_MAX = 8
+MODELS_OUTSIDE = ('pages.c', 'memstat.c', 'lmkd.c', 'xnu.c', 'generate.c', 'owners.c')
+LIBRARIES = ('sim', 'traces', 'models', 'scenarios', 'replay', 'results', 'cli', 'bench')
+# What a page may claim of a folder's calls, and the test of the claim on
+# (edges, circles) of that folder.
+CLAIMS = (
+    (re.compile(r'no two files call each other', re.I),
+     lambda e, c: not any(a in e.get(b, ()) for a in e for b in e[a])),
+    (re.compile(r'\bno circle\b', re.I), lambda e, c: not c),
+)
+
+
+def circle_breaches(graph):
+    bad = []
+    edges = graph.edges()
+    for folder in sorted({os.path.dirname(p) for p in edges}):
+        sub = {p: t for p, t in edges.items() if os.path.dirname(p) == folder}
+        for c in calls.circles(sub):
+            names = ' '.join(os.path.basename(x) for x in c)
+            if folder != 'models':
+                bad.append('%s: a circle of files: %s' % (folder, names))
+                continue
+            if len(c) > MODELS_CIRCLE_MAX:
+                bad.append('models: a circle of %d files, more than %d: %s' %
+                           (len(c), MODELS_CIRCLE_MAX, names))
+            for x in c:
+                if os.path.basename(x) in MODELS_OUTSIDE:
+                    bad.append('models: %s is in a circle: %s' % (os.path.basename(x), names))
+    return bad, edges
+
+
+def table_rows(text):
+    """{name: its line} of the markdown table rows naming `name` with a
+    description (the last cell not empty)."""
+    rows = {}
+    for line in text.split('\n'):
+        if not line.startswith('|'):
+            continue
+        cells = [c.strip() for c in line.strip().strip('|').split('|')]
+        if len(cells) < 2 or not cells[-1] or set(cells[-1]) <= set('-: '):
+            continue
+        for name in re.findall(r'`([^`]+)`', cells[0]):
+            rows[name] = cells[-1]
+    return rows
+
+
+def sections(text):
+    """{folder: text} of architecture.md's '### FOLDER/' sections."""
+    out, cur = {}, None
+    for line in text.split('\n'):
+        m = re.match(r'^### (\S+)/\s*$', line)
+        if m:
+            cur = m.group(1)
+            out[cur] = ''
+        elif line.startswith('## '):
+            cur = None
+        elif cur is not None:
+            out[cur] += line + '\n'
+    return out
+
+
+def read(root, path):
+    try:
+        with open(os.path.join(root, path), encoding='utf-8') as f:
+            return f.read()
+    except OSError:
+        return None
+
+
+def map_breaches(root, files, edges):
+    bad = []
+    arch_path = 'docs/design/architecture.md'
+    arch = read(root, arch_path) or ''
+    secs = {k: table_rows(v) for k, v in sections(arch).items()}
+    readmes = {}
+    for path in files:
+        top = path.split('/')[0]
+        if path.endswith(('.c', '.h')) and top in LIBRARIES:
+            rel = path[len(top) + 1:]
+            if rel not in secs.get(top, {}):
+                bad.append('%s:1: %s is not in its table under "### %s/"' % (arch_path, path, top))
+            folder = os.path.dirname(path)
+            readme = folder + '/README.md'
+            if readme not in readmes:
+                readmes[readme] = read(root, readme)
+            if readmes[readme] is None:
+                bad.append('%s:1: no README.md for %s' % (folder, path))
+            elif os.path.basename(path) not in table_rows(readmes[readme]):
+                bad.append('%s:1: %s is not in its table' % (readme, os.path.basename(path)))
+        elif path.startswith('tests/') and path.endswith(('.cpp', '.hpp', '.c', '.h')):
+            if 'tests/README.md' not in readmes:
+                readmes['tests/README.md'] = read(root, 'tests/README.md') or ''
+            rel = path[len('tests/'):]
+            if rel not in table_rows(readmes['tests/README.md']):
+                bad.append('tests/README.md:1: %s is not in its table' % rel)
+    # claims about a folder's calls: in its README, and in its architecture section
+    pages = [(f + '/README.md', f) for f in sorted({os.path.dirname(p) for p in edges})]
+    for page, folder in pages:
+        text = read(root, page)
+        if text is None:
+            continue
+        sub = {p: t for p, t in edges.items() if os.path.dirname(p) == folder}
+        bad += claim_breaches(page, text, sub)
+    for folder, text in sections(arch).items():
+        sub = {p: t for p, t in edges.items() if os.path.dirname(p) == folder}
+        bad += claim_breaches(arch_path + ' "### %s/"' % folder, text, sub)
+    return bad
+
+
+def claim_breaches(page, text, sub):
+    bad = []
+    cs = calls.circles(sub)
+    for pattern, holds in CLAIMS:
+        if pattern.search(text) and not holds(sub, cs):
+            bad.append('%s: claims "%s", which its calls contradict' % (page, pattern.pattern))
+    return bad
+
+
 def main():
     root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), '..', '..')
     bad = check(root)
+    graph = calls.Graph(root)
+    more, edges = circle_breaches(graph)
+    bad += more
+    bad += map_breaches(root, all_sources(root), edges)
     for b in bad:
         print(b)
     print('layout: %d breach%s' % (len(bad), '' if len(bad) == 1 else 'es'))

@@ -1,8 +1,11 @@
 #!/bin/sh
-# selftest.sh - check.py finds what it is for: in a scratch repository with
+# selftest.sh - check.py finds what it is for.  In a scratch repository with
 # a file of 901 lines, a function of 81 lines, a sim/sim.h that defines a
 # macro and a death class compared as a string, it reports those four
-# breaches and exits 1.
+# breaches and exits 1.  In a second one, with a circle of two files in
+# replay/, a circle through models/pages.c, a circle of nine files in
+# models/, a header of 501 lines named in no table, and a README claiming
+# that no two files call each other where two do, it reports each.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 work=$(mktemp -d)
@@ -11,6 +14,9 @@ cd "$work"
 git init -q .
 mkdir sim
 printf '#ifndef OOMSIM_SIM_H\n#define OOMSIM_SIM_H\n#include "error.h"\n#define X 1\n#endif\n' >sim/sim.h
+mkdir -p docs/design
+printf '### sim/\n\n| file | what |\n|---|---|\n| `sim.h` | the umbrella |\n' >docs/design/architecture.md
+printf '| file | what |\n|---|---|\n| `sim.h` | the umbrella |\n' >sim/README.md
 { echo 'int long_one(void)'; echo '{'; i=0; while [ $i -lt 78 ]; do echo '    (void)0;'; i=$((i + 1)); done; echo '}'; } >f.c
 { i=0; while [ $i -lt 901 ]; do echo '/* line */'; i=$((i + 1)); done; } >big.h
 printf 'int is_lm(const char *c) { return strcmp(c, "low_memory") == 0; }\n' >cls.c
@@ -26,4 +32,44 @@ grep -q '^sim/sim.h:4: not an include: #define X 1' out.txt || { echo "selftest:
 ! grep -q 'short_one' out.txt || { echo "selftest: an 80-line function was reported" >&2; exit 1; }
 grep -q '^cls.c:1: a death class or recovery action compared as a string' out.txt || { echo "selftest: the class compared as a string was missed" >&2; exit 1; }
 grep -q '^layout: 4 breaches$' out.txt || { echo "selftest: not exactly 4 breaches" >&2; exit 1; }
+
+# the second repository: the call graph and the map
+work2=$(mktemp -d)
+trap 'rm -rf "$work" "$work2"' EXIT
+cd "$work2"
+git init -q .
+mkdir -p sim replay models docs/design
+printf '#ifndef OOMSIM_SIM_H\n#define OOMSIM_SIM_H\n#endif\n' >sim/sim.h
+printf 'void rpl_b(void);\nvoid rpl_a(void)\n{\n    rpl_b();\n}\n' >replay/a.c
+printf 'void rpl_a(void);\nvoid rpl_b(void)\n{\n    rpl_a();\n}\n' >replay/b.c
+printf 'int w_y(void);\nint pg_x(void)\n{\n    return w_y();\n}\n' >models/pages.c
+printf 'int pg_x(void);\nint w_y(void)\n{\n    return pg_x();\n}\n' >models/world.c
+i=1
+while [ $i -le 9 ]; do
+    next=$((i % 9 + 1))
+    printf 'void c%d(void);\nvoid c%d(void)\n{\n    c%d();\n}\n' $next $i $next >models/c$i.c
+    i=$((i + 1))
+done
+{ i=0; while [ $i -lt 501 ]; do echo '/* line */'; i=$((i + 1)); done; } >models/m.h
+row() { for f in "$@"; do printf '| `%s` | a file |\n' "$f"; done; }
+{ echo '| file | what |'; echo '|---|---|'; row sim.h; } >sim/README.md
+{ echo 'No two files call each other.'; echo; echo '| file | what |'; echo '|---|---|'; row a.c b.c; } >replay/README.md
+{ echo '| file | what |'; echo '|---|---|'; row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >models/README.md
+{ echo '### sim/'; echo '| file | what |'; echo '|---|---|'; row sim.h
+  echo '### replay/'; echo '| file | what |'; echo '|---|---|'; row a.c b.c
+  echo '### models/'; echo '| file | what |'; echo '|---|---|'
+  row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >docs/design/architecture.md
+git add . >/dev/null
+status=0
+python3 "$here/check.py" "$work2" >out.txt || status=$?
+cat out.txt
+[ "$status" -eq 1 ] || { echo "selftest: check.py exited $status on the map, not 1" >&2; exit 1; }
+grep -q '^replay: a circle of files: a.c b.c$' out.txt || { echo "selftest: the circle in replay/ was missed" >&2; exit 1; }
+grep -q '^models: pages.c is in a circle: pages.c world.c$' out.txt || { echo "selftest: the circle through pages.c was missed" >&2; exit 1; }
+grep -q '^models: a circle of 9 files, more than 8' out.txt || { echo "selftest: the circle of nine was missed" >&2; exit 1; }
+grep -q '^models/m.h:1: a header of 501 lines, more than 500$' out.txt || { echo "selftest: the long header was missed" >&2; exit 1; }
+grep -q 'architecture.md:1: models/m.h is not in its table under "### models/"' out.txt || { echo "selftest: the header missing from architecture.md was missed" >&2; exit 1; }
+grep -q '^models/README.md:1: m.h is not in its table$' out.txt || { echo "selftest: the header missing from the README was missed" >&2; exit 1; }
+grep -q '^replay/README.md: claims "no two files call each other"' out.txt || { echo "selftest: the false claim was missed" >&2; exit 1; }
+grep -q '^layout: 7 breaches$' out.txt || { echo "selftest: not exactly 7 breaches on the map" >&2; exit 1; }
 echo "selftest: ok"
