@@ -61,18 +61,24 @@ def strip(text):
     return ''.join(out)
 
 
-def tracked(root):
+def sources(root, exts=('.c', '.h', '.cpp', '.hpp')):
+    """The sources git tracks (corpus files aside); outside a checkout (a
+    tarball), every one under root but the build trees."""
     try:
-        out = subprocess.run(['git', '-C', root, 'ls-files', '*.c', '*.h'],
+        out = subprocess.run(['git', '-C', root, 'ls-files'] + ['*' + e for e in exts],
                              capture_output=True, text=True, check=True).stdout.split()
     except (OSError, subprocess.CalledProcessError):
         out = []
         for top, dirs, files in os.walk(root):
             dirs[:] = [d for d in dirs if d not in ('build', '.git')]
             out += [os.path.relpath(os.path.join(top, f), root) for f in files
-                    if f.endswith(('.c', '.h'))]
-    return sorted(p for p in out
-                  if not p.startswith(('tests/', 'bench/')) and '/corpus/' not in p)
+                    if f.endswith(exts)]
+    return sorted(p for p in out if '/corpus/' not in p)
+
+
+def tracked(root):
+    """The C sources of the library folders: what the graph is drawn over."""
+    return [p for p in sources(root, ('.c', '.h')) if not p.startswith(('tests/', 'bench/'))]
 
 
 def bodies(lines):

@@ -28,7 +28,6 @@ Prints each breach as FILE:LINE: what, and exits 1 when there is one.
 Usage: check.py [ROOT]  (default: the repository holding this file)."""
 import os
 import re
-import subprocess
 import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -48,18 +47,8 @@ SIG = re.compile(r'^(?!typedef|struct|enum|union|return|if|for|while|switch|do|e
 
 
 def sources(root):
-    """The C and C++ sources git tracks; outside a checkout (a tarball),
-    every one under root but the build trees."""
-    try:
-        out = subprocess.run(['git', '-C', root, 'ls-files', '*.c', '*.h', '*.cpp', '*.hpp'],
-                             capture_output=True, text=True, check=True).stdout.split()
-    except (OSError, subprocess.CalledProcessError):
-        out = []
-        for top, dirs, files in os.walk(root):
-            dirs[:] = [d for d in dirs if d not in ('build', '.git')]
-            out += [os.path.relpath(os.path.join(top, f), root) for f in files
-                    if f.endswith(('.c', '.h', '.cpp', '.hpp'))]
-    return sorted(p for p in out if '/corpus/' not in p)
+    """The C and C++ sources git tracks (calls.py's reading)."""
+    return calls.sources(root)
 
 
 def all_sources(root):

@@ -8,6 +8,15 @@
 # that no two files call each other where two do, it reports each.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
+# check.py on a scratch repository must exit 1; its report is in out.txt
+fails() {
+    status=0
+    python3 "$here/check.py" "$1" >out.txt || status=$?
+    cat out.txt
+    [ "$status" -eq 1 ] || { echo "selftest: check.py exited $status on $2, not 1" >&2; exit 1; }
+}
+# a line the report must hold, else what was missed
+finds() { grep -q "$1" out.txt || { echo "selftest: $2 was missed" >&2; exit 1; }; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 cd "$work"
@@ -22,16 +31,13 @@ printf '| file | what |\n|---|---|\n| `sim.h` | the umbrella |\n' >sim/README.md
 printf 'int is_lm(const char *c) { return strcmp(c, "low_memory") == 0; }\n' >cls.c
 { echo 'int short_one(void)'; echo '{'; i=0; while [ $i -lt 77 ]; do echo '    (void)0;'; i=$((i + 1)); done; echo '}'; } >g.c
 git add . >/dev/null
-status=0
-python3 "$here/check.py" "$work" >out.txt || status=$?
-cat out.txt
-[ "$status" -eq 1 ] || { echo "selftest: check.py exited $status, not 1" >&2; exit 1; }
-grep -q '^f.c:1: long_one is 81 lines' out.txt || { echo "selftest: the 81-line function was missed" >&2; exit 1; }
-grep -q '^big.h:1: 901 lines' out.txt || { echo "selftest: the 901-line file was missed" >&2; exit 1; }
-grep -q '^sim/sim.h:4: not an include: #define X 1' out.txt || { echo "selftest: sim.h's macro was missed" >&2; exit 1; }
+fails "$work" "the sizes"
+finds '^f.c:1: long_one is 81 lines' "the 81-line function"
+finds '^big.h:1: 901 lines' "the 901-line file"
+finds '^sim/sim.h:4: not an include: #define X 1' "sim.h's macro"
 ! grep -q 'short_one' out.txt || { echo "selftest: an 80-line function was reported" >&2; exit 1; }
-grep -q '^cls.c:1: a death class or recovery action compared as a string' out.txt || { echo "selftest: the class compared as a string was missed" >&2; exit 1; }
-grep -q '^layout: 4 breaches$' out.txt || { echo "selftest: not exactly 4 breaches" >&2; exit 1; }
+finds '^cls.c:1: a death class or recovery action compared as a string' "the class compared as a string"
+finds '^layout: 4 breaches$' "a breach (not exactly 4)"
 
 # the second repository: the call graph and the map
 work2=$(mktemp -d)
@@ -60,16 +66,13 @@ row() { for f in "$@"; do printf '| `%s` | a file |\n' "$f"; done; }
   echo '### models/'; echo '| file | what |'; echo '|---|---|'
   row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >docs/design/architecture.md
 git add . >/dev/null
-status=0
-python3 "$here/check.py" "$work2" >out.txt || status=$?
-cat out.txt
-[ "$status" -eq 1 ] || { echo "selftest: check.py exited $status on the map, not 1" >&2; exit 1; }
-grep -q '^replay: a circle of files: a.c b.c$' out.txt || { echo "selftest: the circle in replay/ was missed" >&2; exit 1; }
-grep -q '^models: pages.c is in a circle: pages.c world.c$' out.txt || { echo "selftest: the circle through pages.c was missed" >&2; exit 1; }
-grep -q '^models: a circle of 9 files, more than 8' out.txt || { echo "selftest: the circle of nine was missed" >&2; exit 1; }
-grep -q '^models/m.h:1: a header of 501 lines, more than 500$' out.txt || { echo "selftest: the long header was missed" >&2; exit 1; }
-grep -q 'architecture.md:1: models/m.h is not in its table under "### models/"' out.txt || { echo "selftest: the header missing from architecture.md was missed" >&2; exit 1; }
-grep -q '^models/README.md:1: m.h is not in its table$' out.txt || { echo "selftest: the header missing from the README was missed" >&2; exit 1; }
-grep -q '^replay/README.md: claims "no two files call each other"' out.txt || { echo "selftest: the false claim was missed" >&2; exit 1; }
-grep -q '^layout: 7 breaches$' out.txt || { echo "selftest: not exactly 7 breaches on the map" >&2; exit 1; }
+fails "$work2" "the map"
+finds '^replay: a circle of files: a.c b.c$' "the circle in replay/"
+finds '^models: pages.c is in a circle: pages.c world.c$' "the circle through pages.c"
+finds '^models: a circle of 9 files, more than 8' "the circle of nine"
+finds '^models/m.h:1: a header of 501 lines, more than 500$' "the long header"
+finds 'architecture.md:1: models/m.h is not in its table under "### models/"' "the header missing from architecture.md"
+finds '^models/README.md:1: m.h is not in its table$' "the header missing from the README"
+finds '^replay/README.md: claims "no two files call each other"' "the false claim"
+finds '^layout: 7 breaches$' "a breach of the map (not exactly 7)"
 echo "selftest: ok"
