@@ -81,19 +81,20 @@ def tracked(root):
     return [p for p in sources(root, ('.c', '.h')) if not p.startswith(('tests/', 'bench/'))]
 
 
-def bodies(lines):
-    """(name, is_static, is_inline, body text) of each function defined at
-    column 0, as check.py finds them."""
+def spans(lines, sig):
+    """(match, first, brace, last), 0-based, of each definition whose
+    signature sig(line) matches at column 0: the line opening its body, and
+    its closing '}' at column 0 (the brace line itself for a one-line body)."""
     i, n = 0, len(lines)
     while i < n:
-        m = FUNC_DEF.match(lines[i])
+        m = sig(lines[i])
         if m is None:
             i += 1
             continue
         j = i
         while j < n and '{' not in lines[j] and not lines[j].rstrip().endswith(';'):
             j += 1
-        if j >= n or '{' not in lines[j] or lines[j].rstrip().endswith(';'):
+        if j >= n or '{' not in lines[j]:
             i = j + 1
             continue
         k = j
@@ -101,11 +102,16 @@ def bodies(lines):
             k = j + 1
             while k < n and not lines[k].startswith('}'):
                 k += 1
-        spec = m.group(1)
-        head = '\n'.join(lines[i:j + 1])
-        body = '\n'.join(lines[j:k + 1])
-        yield m.group(2), 'static' in spec.split(), 'inline' in spec.split(), head, body
+        yield m, i, j, k
         i = k + 1
+
+
+def bodies(lines):
+    """(name, is_static, is_inline, body text) of each function defined at
+    column 0."""
+    for m, i, j, k in spans(lines, FUNC_DEF.match):
+        spec = m.group(1).split()
+        yield m.group(2), 'static' in spec, 'inline' in spec, '\n'.join(lines[j:k + 1])
 
 
 class Graph:
@@ -130,7 +136,7 @@ class Graph:
             lines = text.split('\n')
             home = self.part_of.get(path, path)
             local = set()
-            for name, static, inline, head, body in bodies(lines):
+            for name, static, inline, body in bodies(lines):
                 if home.endswith('.h') and (inline or static):
                     self.inline[name] = (home, set(IDENT.findall(body)) - {name})
                 elif not static and path.endswith('.c'):

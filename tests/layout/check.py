@@ -58,27 +58,8 @@ def all_sources(root):
 
 def functions(lines):
     """(name, first line, last line), 1-based, of each function definition."""
-    i, n = 0, len(lines)
-    while i < n:
-        m = SIG.match(lines[i]) or TEST_SIG.match(lines[i])
-        if m is None:
-            i += 1
-            continue
-        j = i
-        while j < n and '{' not in lines[j] and not lines[j].rstrip().endswith(';'):
-            j += 1
-        if j >= n or '{' not in lines[j]:
-            i = j + 1
-            continue
-        if lines[j].rstrip().endswith('}'):  # a one-line body
-            yield m.group(1), i + 1, j + 1
-            i = j + 1
-            continue
-        k = j + 1
-        while k < n and not lines[k].startswith('}'):
-            k += 1
+    for m, i, _, k in calls.spans(lines, lambda line: SIG.match(line) or TEST_SIG.match(line)):
         yield m.group(1), i + 1, k + 1
-        i = k + 1
 
 
 def check(root):
