@@ -43,8 +43,7 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
         w__emit_note(w, -1, stage, "cached_app_killed");
     }
     if (v.dies) {
-        w->proc.lmkd = v.lmkd;
-        w__kill_at(w, in.bound_adj > 0 ? in.bound_adj : w__main_adj(w), v.why, stage);
+        w__rule_verdict(w, &v, in.bound_adj > 0 ? in.bound_adj : w__main_adj(w), stage);
         return W_GONE;
     }
     w__warning_room(w, v.room);

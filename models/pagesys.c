@@ -1,13 +1,20 @@
-/* pagesys.c - the world's side of the page models (pages.h): the one place
- * the world acts on their verdicts.  It shows them where the app's figures
- * are (world.pga), carries out the deaths they decide (lmkd's line written, the
- * JetsamEvent reported, the process killed), tells the timeline of their
- * own kills and refaults, schedules the looks they ask for, and wraps
- * their checks in what the world does around a check (a generating part's
- * KV brought up to date, the memory warnings' edge). */
+/* pagesys.c - the one place the world carries out a memory verdict: the
+ * plain kill rules' (kill.c, through charge.c) and, as the world's side of
+ * the page models (pages.h), theirs.  It shows the page models where the
+ * app's figures are (world.pga), carries out the deaths they decide (lmkd's
+ * line written, the JetsamEvent reported, the process killed), tells the
+ * timeline of their own kills and refaults, schedules the looks they ask
+ * for, and wraps their checks in what the world does around a check (a
+ * generating part's KV brought up to date, the memory warnings' edge). */
 #include "world_int.h"
 
 #include <stdio.h>
+
+void w__rule_verdict(world *w, const mdl_kill_verdict *v, int adj, mdl_stage stage)
+{
+    w->proc.lmkd = v->lmkd;
+    w__kill_at(w, adj, v->why, stage);
+}
 
 static int ps_adj(void *ctx, int main)
 {

@@ -424,6 +424,9 @@ int64_t w__growth_room(world *w, int64_t *soft);
 /* pagesys.c: the world's side of the page models (pages.h): the app as
  * they see it, the verdicts carried out, their looks scheduled */
 void w__pages_setup(world *w);
+/* the plain kill rules' verdict that the app dies: the process holding
+ * `adj` (the app's, or its service's from its binding) dies with its record */
+void w__rule_verdict(world *w, const mdl_kill_verdict *v, int adj, mdl_stage stage);
 int64_t w__pages_free(const world *w);
 int64_t w__pages_room(const world *w);
 W_MAY_KILL w_fate w__pages_check(world *w, int64_t extra, int own);
