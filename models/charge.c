@@ -37,15 +37,9 @@ w_fate w__kill_check(world *w, int64_t extra, mdl_stage stage)
     kill_decide(w->dev, &in, &v);
     if (v.margin < w->out->min_margin)
         w->out->min_margin = v.margin;
-    w->dstate.cached = v.cached;
-    for (uint32_t k = 0; k < v.cached_kills; k++) {
-        w->out->cached_kills++;
-        w__emit_note(w, -1, stage, "cached_app_killed");
-    }
-    if (v.dies) {
-        w__rule_verdict(w, &v, in.bound_adj > 0 ? in.bound_adj : w__main_adj(w), stage);
+    w__rule_verdict(w, &v, in.bound_adj > 0 ? in.bound_adj : w__main_adj(w), stage);
+    if (v.dies)
         return W_GONE;
-    }
     w__warning_room(w, v.room);
     if (w->proc.gen_growing > 0)
         w__gen_replan(w); /* the KV's next line moved */
@@ -119,10 +113,7 @@ w_fate w__charge_n(world *w, unsigned n, const mdl_owner *owners, const int64_t 
     const mdl_device *d = w->dev;
     if (java > 0 && d->java_heap_limit > 0 && java_heap(w, owners[0]) + java > d->java_heap_limit) {
         /* OutOfMemoryError: nothing made; in the process that allocates */
-        if (w->svc && owners[0] == w->app_owner)
-            w__main_die(w, MDL_EXIT_JAVA_CRASH, stage);
-        else
-            w__die(w, MDL_EXIT_JAVA_CRASH, stage);
+        w__heap_verdict(w, w->svc && owners[0] == w->app_owner, stage);
         return W_GONE;
     }
     int counted = 0;

@@ -1,6 +1,6 @@
 /* pagesys.c - the one place the world carries out a memory verdict: the
- * plain kill rules' (kill.c, through charge.c) and, as the world's side of
- * the page models (pages.h), theirs.  It shows the page models where the
+ * Java heap check's and the plain kill rules' (kill.c, through charge.c)
+ * and, as the world's side of the page models (pages.h), theirs.  It shows the page models where the
  * app's figures are (world.pga), carries out the deaths they decide (lmkd's
  * line written, the JetsamEvent reported, the process killed), tells the
  * timeline of their own kills and refaults, schedules the looks they ask
@@ -12,8 +12,23 @@
 
 void w__rule_verdict(world *w, const mdl_kill_verdict *v, int adj, mdl_stage stage)
 {
+    w->dstate.cached = v->cached;
+    for (uint32_t k = 0; k < v->cached_kills; k++) {
+        w->out->cached_kills++;
+        w__emit_note(w, -1, stage, "cached_app_killed");
+    }
+    if (!v->dies)
+        return;
     w->proc.lmkd = v->lmkd;
     w__kill_at(w, adj, v->why, stage);
+}
+
+void w__heap_verdict(world *w, int main, mdl_stage stage)
+{
+    if (main)
+        w__main_die(w, MDL_EXIT_JAVA_CRASH, stage);
+    else
+        w__die(w, MDL_EXIT_JAVA_CRASH, stage);
 }
 
 static int ps_adj(void *ctx, int main)

@@ -10,8 +10,7 @@
  *   genrun.c     a generation part's context (ctx_open, ctx_kv) and its KV regions
  *   emit.c       the session slots the timeline numbers executions by (part.slots)
  *   inforce.c    each part's identity in force (w_part_id: def, gen, file_hot,
- *                hot_bytes), between lives only
- *   costs.c      the cursors, and the streams it draws from */
+ *                hot_bytes), between lives only */
 #ifndef OOMSIM_MODELS_PARTS_H
 #define OOMSIM_MODELS_PARTS_H
 

@@ -6,7 +6,9 @@
  * Who may change what in w_proc:
  *   process.c    everything at start and death (proc_reset zeroes it whole,
  *                which also empties page_held); the app baseline (proc.app),
- *                the samples, lmkd, kernel_oom and jetsam once recorded
+ *                accept_since, degraded, startup_skip, the samples
+ *   world.c      fg, startup_done, parked, users_free at setup
+ *   inforce.c    the parts' wait lists, between lives
  *   parts.c      parts (their states, phases and memory), switching, hot,
  *                startup_next, cache_valid and cache_outdated
  *   requests.c   the queue (q_head, q_len, q_last), running, parked,
@@ -14,9 +16,11 @@
  *   pool.c       users_free
  *   warning.c    warned, warn_active
  *   path.c       fg, aged (the background life)
+ *   service.c    fg (the main process's start), aged, lmkd and kernel_oom (the
+ *                service's death, cleared once written)
  *   owners.c     h_open, nsess, sess_seq, tasks, left, left_at
  *   genrun.c     gen_growing, kv_held
- *   pagesys.c    lmkd, kernel_oom, jetsam: the verdict of a page model */
+ *   pagesys.c    lmkd, kernel_oom, jetsam: the memory verdict it carries out */
 #ifndef OOMSIM_MODELS_PROCESS_H
 #define OOMSIM_MODELS_PROCESS_H
 

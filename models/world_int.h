@@ -28,27 +28,37 @@
  * process.h (one app process, its life), emit.h (the timeline).
  * world_fwd.h holds the names they share.
  *
- * Who may change what here:
+ * Who may change what here (the files that change a concern's own state
+ * are in its header):
  *   world.c      everything, at setup and teardown only
  *   inforce.c    the candidate in force (cand, nparts, needs maps, startup,
- *                res_cap, gen, the delegate's figures), between lives only
- *   charge.c     the ledger (charge, give), dstate.cached (through the kill
- *                rules of kill.c, pure), last_stage
- *   pagesys.c    what a page model's verdict changes (proc.lmkd, kernel_oom,
- *                jetsam, kill_log) before the death it asks for
- *   kill.c       nothing: the kill rules (kill_lmk.c, kill_jetsam.c, included)
- *                and the device's queries are pure
- *   warning.c    warn_level (at setup), proc.warned, proc.warn_active, and
- *                what on_warning releases (through give and release)
- *   exitrec.c    out's exit-record tables (the record itself is pure)
- *   recovery.c   nothing but the mdl_recovery_state handed to it
- *   process.c    life, lim (and proc: process.h)
- *   path.c       path; the background life: dstate.successor, proc.aged; the
+ *                res_cap, gen, the delegate's figures, store.part), between
+ *                lives only
+ *   charge.c     the ledger (charge, give), last_stage
+ *   pagesys.c    dstate.cached (the plain rules' verdict), kill_log (lmkd's
+ *                line of the death it carries out), the page model's links
+ *                and pga (at setup)
+ *   process.c    life, lim, epoch, ending (the horizon's teardown), kill_log
+ *                (cleared once written), store's free list and users at a
+ *                death, main.sample_* and main.svc_up
+ *   service.c    main (its life and restarts), kill_log (cleared once
+ *                written), life.consec_startup_deaths (the service's start-up
+ *                death)
+ *   path.c       path; the background life: dstate.successor, main.aged; the
  *                pages' holds (page_held, through charge and give); an
- *                update's life.os_ver, rt_ver
- *   emit.c       the event being built (world.ev), exec_extra
- *   world_check.c nothing: it reads; nor do the pure modules (ledger.c has its
- *                own state, dist.c, names.c, estimate.c, lmkd.c, xnu.c)
+ *                update's life.os_ver, rt_ver; store.users (a new request)
+ *   owners.c     path.on_page (the owners' pages), store.sess
+ *   requests.c   exec_extra, lru_clock, req_seq, denying, store's pool and queue
+ *   genrun.c     exec_extra, lru_clock, an attempt's KV region in store.pool
+ *   parts.c      lru_clock, an attempt's need in store.pool
+ *   costs.c      cur (the recorded lists' cursors), and the streams it draws from
+ *   warning.c    warn_level (at setup)
+ *   emit.c       the event being built (world.ev)
+ *   exitrec.c    out's exit-record tables (the record itself is pure)
+ *   kill.c, recovery.c, world_check.c: nothing (recovery.c only the
+ *                mdl_recovery_state handed to it); nor do the pure modules
+ *                (ledger.c has its own state, dist.c, names.c, estimate.c,
+ *                lmkd.c, xnu.c)
  *
  * The hazard of this model: the process may die under you.  Any call that
  * allocates memory (charge) or moves the process on (advance, dispatch,
@@ -102,8 +112,6 @@ enum {
 /* At equal times: releases, kill timers, arrivals, path steps (so the last
  * arrival of a step happens inside it), device pressure. */
 enum { PRIO_RELEASE = 0, PRIO_TIMER = 1, PRIO_ARRIVAL = 2, PRIO_PATH = 3, PRIO_PRESSURE = 4 };
-
-#define NIL UINT32_MAX
 
 /* What outlives every process: the storage the process's records are kept
  * in (their capacity; their contents are the process's, and the pool's
@@ -424,9 +432,13 @@ int64_t w__growth_room(world *w, int64_t *soft);
 /* pagesys.c: the world's side of the page models (pages.h): the app as
  * they see it, the verdicts carried out, their looks scheduled */
 void w__pages_setup(world *w);
-/* the plain kill rules' verdict that the app dies: the process holding
- * `adj` (the app's, or its service's from its binding) dies with its record */
+/* the plain kill rules' verdict: the cached apps it killed go (each told to
+ * the timeline), and when the app dies, the process holding `adj` (the
+ * app's, or its service's from its binding) dies with its record */
 void w__rule_verdict(world *w, const mdl_kill_verdict *v, int adj, mdl_stage stage);
+/* the Java heap check's verdict: an OutOfMemoryError in the process that
+ * allocates (main: the app's main process, the model in a service) */
+void w__heap_verdict(world *w, int main, mdl_stage stage);
 int64_t w__pages_free(const world *w);
 int64_t w__pages_room(const world *w);
 W_MAY_KILL w_fate w__pages_check(world *w, int64_t extra, int own);

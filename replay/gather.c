@@ -5,7 +5,8 @@
  * deaths, or without files the trace's own records; the deaths of the
  * app's other processes left out; runs of identical records found; the
  * verdicts, one record per death.  It prints nothing: a file skipped is
- * told through the caller's note function, a refusal through err. */
+ * told through the caller's note function, a refusal through err (its
+ * message whole, "oomsim: " first, as the command prints it). */
 #include "exits_int.h"
 
 #include <dirent.h>
@@ -55,7 +56,7 @@ typedef struct gathering {
 
 static void note(const gathering *g, const char *fmt, const char *file)
 {
-    char text[RPL_TEXT_MAX * 4];
+    char text[4096 + 160]; /* a path as long as the system allows, and the sentence */
     snprintf(text, sizeof text, fmt, file);
     if (g->note != NULL)
         g->note(g->ctx, text);
@@ -108,10 +109,10 @@ static int gather_file(gathering *g, const char *file, int in_dir)
                 "app's entry)", file);
     } else if (nx == 0) {
         rc = sim_error_set(g->err, SIM_EINPUT, ips != 0
-                               ? "%s: the JetsamEvent killed no process: give --process NAME "
-                                 "to see the app's entry"
-                               : "no exit record found in %s: expected dumpsys exit-info, "
-                                 "lmkd lines or a JetsamEvent report", file);
+                               ? "oomsim: %s: the JetsamEvent killed no process: give "
+                                 "--process NAME to see the app's entry"
+                               : "oomsim: no exit record found in %s: expected dumpsys "
+                                 "exit-info, lmkd lines or a JetsamEvent report", file);
     } else {
         rc = append(g, xs, nx);
     }
@@ -138,12 +139,12 @@ static int gather_path(gathering *g, const char *path)
     struct dirent **names = NULL;
     int count = scandir(path, &names, ips_entry, alphasort);
     if (count < 0)
-        return sim_error_set(g->err, SIM_EINPUT, "cannot read the directory %s: %s", path,
-                             strerror(errno));
+        return sim_error_set(g->err, SIM_EINPUT, "oomsim: cannot read the directory %s: %s",
+                             path, strerror(errno));
     int rc = SIM_OK;
     size_t before = g->n;
     if (count == 0)
-        rc = sim_error_set(g->err, SIM_EINPUT, "%s holds no .ips report", path);
+        rc = sim_error_set(g->err, SIM_EINPUT, "oomsim: %s holds no .ips report", path);
     for (int k = 0; k < count; k++) {
         if (rc == SIM_OK) {
             size_t len = strlen(path) + strlen(names[k]->d_name) + 2;
@@ -162,8 +163,8 @@ static int gather_path(gathering *g, const char *path)
     }
     free(names);
     if (rc == SIM_OK && g->n == before)
-        rc = sim_error_set(g->err, SIM_EINPUT, "%s: no record to diagnose in its .ips reports",
-                           path);
+        rc = sim_error_set(g->err, SIM_EINPUT,
+                           "oomsim: %s: no record to diagnose in its .ips reports", path);
     return rc;
 }
 
