@@ -675,24 +675,6 @@ void pg_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
     keep_ticking(pg, a);
 }
 
-unsigned mdl_slowdown_bucket(double ratio)
-{
-    if (!(ratio > 1.0))
-        return 0;
-    double k = floor(log2(ratio) * 8.0);
-    return k >= MDL_SLOWDOWN_BUCKETS - 1 ? MDL_SLOWDOWN_BUCKETS - 1 : (unsigned)k;
-}
-
-double mdl_slowdown_middle(unsigned bucket) { return exp2(((double)bucket + 0.5) / 8.0); }
-
-unsigned mdl_counted_bucket(int64_t bytes)
-{
-    /* the same 1/8-octave buckets, of MiB (at most 2^16 MiB apart from the last) */
-    return mdl_slowdown_bucket((double)bytes / 1048576.0);
-}
-
-double mdl_counted_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) * 1048576.0; }
-
 /* An inference that would take `base` takes `took`. */
 void pg_inference(w_pages *pg, sim_time base, sim_time took)
 {

@@ -24,6 +24,8 @@ const sim_time MS = 1000;
 struct Note {
     std::string what, why;
     int adj;
+    int64_t refault;
+    sim_time took;
 };
 
 struct Look {
@@ -73,7 +75,8 @@ struct Phone {
         App &f = app_figures;
         a = {clock, &f.epoch, &f.alive, &f.fg, &f.aged, &f.bg, &f.svc, &f.main_alive, &f.ending,
              &f.hot};
-        host.adj = [](void *, int main) { return main ? 0 : 0; };
+        // the app's adj: 0 in front, 700 (the previous app) behind
+        host.adj = [](void *ctx, int) { return static_cast<Phone *>(ctx)->app_figures.fg ? 0 : 700; };
         host.main_anon = [](void *) -> int64_t { return 0; };
         host.kill = [](void *ctx, const pg_kill *k) {
             auto *p = static_cast<Phone *>(ctx);
@@ -83,13 +86,14 @@ struct Phone {
                 pg_xnu_event(&p->pg, &p->a, k->cause, &ev);
                 p->events.push_back(ev);
             }
-            mdl_ledger_clear(p->led); // the world: the process's memory goes with it
+            mdl_ledger_clear(p->led); // the world: the process's memory goes with it,
+            pg_app_gone(&p->pg);      // and the model forgets its pages (process.c)
             p->app_figures.alive = 0;
             p->app_figures.epoch++;
         };
-        host.note = [](void *ctx, const char *what, const char *why, int64_t, int64_t, int adj,
-                       sim_time) {
-            static_cast<Phone *>(ctx)->notes.push_back({what, why ? why : "", adj});
+        host.note = [](void *ctx, const char *what, const char *why, int64_t, int64_t refault,
+                       int adj, sim_time took) {
+            static_cast<Phone *>(ctx)->notes.push_back({what, why ? why : "", adj, refault, took});
         };
         host.at = [](void *ctx, sim_time t, int what) {
             static_cast<Phone *>(ctx)->looks.push_back({t, what});
@@ -204,6 +208,82 @@ TEST_CASE("pages: with nothing else to take the app's process is the verdict, an
     // the world killed it: its memory is gone, and the model read that back
     CHECK(p.app_figures.alive == 0);
     CHECK(pg_free(&p.pg) == 4096 * MiB - 1300 * MiB);
+}
+
+TEST_CASE("pages: behind, the app is the OOM killer's pick over a larger app in front, by its adj")
+{
+    Phone p(droid());
+    p.app_figures.fg = 0;
+    p.app_figures.bg = 1;
+    p.ds.successor = 2000 * MiB; // the app the user went to, in front at adj 0
+    p.setup();
+    // the app holds 806 MiB: free 4096 - 1300 - 2000 - 806 = -10 MiB, nothing
+    // to reclaim (no zram, no file pages).  lmkd wakes at the stall and
+    // kills nobody (no swap to run low, no thrashing).  oom_badness adds
+    // adj x totalpages / 1000 to a process's pages: 700 x 4096 MiB / 1000 =
+    // 2867.2 MiB for the app, 0 for the app in front, so the app's
+    // 806 + 2867.2 beats the other's 2000: the verdict is the app's
+    pg_result r = p.alloc(806 * MiB);
+    CHECK(r.gone);
+    CHECK(p.out.lmkd_wakeups == 1);
+    REQUIRE(p.kills.size() == 1);
+    CHECK(p.kills[0].by == PG_BY_KERNEL_OOM);
+    CHECK(p.kills[0].main == 0);
+    CHECK(p.ds.successor == 2000 * MiB); // the larger app in front lives
+    CHECK(p.out.successor_kills == 0);
+    CHECK(p.notes.empty());
+    CHECK(pg_free(&p.pg) == 4096 * MiB - 1300 * MiB - 2000 * MiB);
+}
+
+TEST_CASE("pages: in front, the same shortage takes the other app, the larger, and the app lives")
+{
+    Phone p(droid());
+    p.ds.successor = 2000 * MiB; // the previous app, at adj 700 while the app is in front
+    p.setup();
+    // the same figures with the app in front (adj 0) and the other app the
+    // previous one (700): 2000 + 2867.2 against 806: the other app dies, told
+    // to the timeline as the previous app's kill, and the app lives
+    pg_result r = p.alloc(806 * MiB);
+    CHECK_FALSE(r.gone);
+    CHECK(p.kills.empty());
+    CHECK(p.ds.successor == 0);
+    CHECK(p.out.successor_kills == 1);
+    REQUIRE(p.notes.size() == 1);
+    CHECK(p.notes[0].what == "previous_app_killed");
+    CHECK(p.notes[0].why == "kernel_oom");
+    CHECK(p.notes[0].adj == MDL_ADJ_PREVIOUS);
+    CHECK(p.app_figures.alive == 1);
+}
+
+TEST_CASE("pages: an inference reads back what reclaim dropped of its weights, at storage speed")
+{
+    Phone p(droid());
+    p.setup();
+    // the app maps 100 MiB of weights, all hot, and reclaim has dropped 40 MiB
+    // of them (the model's count, set as kswapd would have left it)
+    REQUIRE(mdl_ledger_alloc(p.led, p.app, MDL_CAT_FILE, 100 * MiB, MDL_STAGE_LOAD, 0, nullptr) ==
+            SIM_OK);
+    p.app_figures.hot = 100 * MiB;
+    p.pg.app_evicted = 40 * MiB;
+    // the part's hot file is all of the app's: the 40 MiB come back, 0.4 s at
+    // 100 MiB/s; memory is plentiful, so the pages cost only the time
+    pg_result r;
+    sim_time t = pg_refault(&p.pg, &p.a, 1, 100 * MiB, &r);
+    CHECK(t == 400 * MS);
+    CHECK_FALSE(r.gone);
+    CHECK(p.pg.app_evicted == 0);
+    CHECK(p.pg.refault == 40 * MiB);
+    CHECK(p.out.refault_bytes == 40 * MiB);
+    REQUIRE(p.notes.size() == 1);
+    CHECK(p.notes[0].what == "refault");
+    CHECK(p.notes[0].refault == 40 * MiB);
+    CHECK(p.notes[0].took == 400 * MS);
+    // 400 ms of the app's stall in front: past `some` (70 ms), short of
+    // `full` (700 ms): lmkd wakes and, with room, kills nobody
+    CHECK(p.out.lmkd_wakeups == 1);
+    CHECK(p.kills.empty());
+    // nothing more to read back
+    CHECK(pg_refault(&p.pg, &p.a, 1, 100 * MiB, &r) == 0);
 }
 
 TEST_CASE("pages: kswapd reclaims in the model's own time, at the looks it asks for")

@@ -10,6 +10,13 @@ calls an inline helper of a header calls the files that helper calls.  A .c
 file that a header includes (the unity build's kill rules) is part of the
 header.  Comments and string literals are not read.
 
+Calls through an interface, a table of function pointers that the layer
+above installs (`->host->kill(`: a page model's host; `->hold->`: the
+owners; `->src->`: the stage costs), are not arrows of the graph: the file
+that calls through one names none of the installer's functions.  They are
+drawn apart (`interface_edges`), so the map shows them, and `--edges` and
+the circles counted with them say where they run.
+
 The graph is drawn per folder: an arrow joins two files of the same folder
 (cross-folder arrows are the layering's, checked by the build's link order).
 A circle is a strongly connected set of two or more files (Tarjan).
@@ -193,6 +200,36 @@ class Graph:
         return out
 
 
+# a member that holds an interface -> the struct type of its table
+INTERFACES = {'host': 'pg_host', 'hold': 'w_holders', 'src': 'w_costs'}
+INSTALL = re.compile(r'^(?:static\s+)?const\s+(%s)\s+\w+\s*=' % '|'.join(INTERFACES.values()))
+THROUGH = re.compile(r'->(%s)->\w+\s*\(' % '|'.join(INTERFACES))
+
+
+def interface_edges(graph):
+    """{file: {(file, interface type)}}: the calls through an interface, to
+    the file of the same folder that installs its table."""
+    installers = {}
+    texts = {}
+    for path in graph.files:
+        with open(os.path.join(graph.root, path), encoding='utf-8', errors='replace') as f:
+            texts[path] = strip(f.read())
+        for line in texts[path].split('\n'):
+            m = INSTALL.match(line)
+            if m and path.endswith('.c'):
+                installers.setdefault(m.group(1), set()).add(path)
+    out = {}
+    for path, text in texts.items():
+        if not path.endswith('.c') or path in graph.part_of:
+            continue
+        for m in THROUGH.finditer(text):
+            kind = INTERFACES[m.group(1)]
+            for t in installers.get(kind, ()):
+                if t != path and os.path.dirname(t) == os.path.dirname(path):
+                    out.setdefault(path, set()).add((t, kind))
+    return out
+
+
 def circles(edges):
     """The strongly connected sets of two or more files, largest first."""
     index, low, stack, on, out = {}, {}, [], set(), []
@@ -249,6 +286,7 @@ def main():
     args = ap.parse_args()
     g = Graph(args.root)
     edges = g.edges()
+    through = interface_edges(g)
     for f in sorted({os.path.dirname(p) for p in edges}):
         if args.folder and f != args.folder.rstrip('/'):
             continue
@@ -259,10 +297,18 @@ def main():
                                                        '' if len(cs) == 1 else 's'))
         for c in cs:
             print('  circle of %d: %s' % (len(c), ' '.join(os.path.basename(x) for x in c)))
+        both = {p: t | {x for x, _ in through.get(p, ())} for p, t in sub.items()}
+        if any(p in through for p in sub):
+            for c in circles(both):
+                print('  counting the calls through interfaces, a circle of %d: %s' %
+                      (len(c), ' '.join(os.path.basename(x) for x in c)))
         if args.edges:
             for p in sorted(sub):
                 print('  %s -> %s' % (os.path.basename(p),
                                       ' '.join(sorted(os.path.basename(x) for x in sub[p]))))
+                for t, kind in sorted(through.get(p, ())):
+                    print('  %s => %s (through %s)' % (os.path.basename(p), os.path.basename(t),
+                                                      kind))
     return 0
 
 
