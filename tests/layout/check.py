@@ -20,9 +20,9 @@ change must keep"), checked over every C and C++ source git tracks:
   - a map that stays true: every C source of the library folders and
     bench/ named, with its line, in docs/design/architecture.md under its
     folder and in its folder's README.md; every test source in
-    tests/README.md; and no README or design page claiming of a folder what
-    its calls contradict (CLAIMS: "no two files call each other", "no
-    circle").
+    tests/README.md; no row naming a source that is gone; and no README or
+    design page claiming of a folder what its calls contradict (CLAIMS: "no
+    two files call each other", "no circle").
 
 Prints each breach as FILE:LINE: what, and exits 1 when there is one.
 Usage: check.py [ROOT]  (default: the repository holding this file)."""
@@ -187,6 +187,18 @@ def map_breaches(root, files, edges):
             rel = path[len('tests/'):]
             if rel not in table_rows(readmes['tests/README.md']):
                 bad.append('tests/README.md:1: %s is not in its table' % rel)
+    # no row for a file that is gone
+    have = set(files)
+    for folder, rows in secs.items():
+        for name in rows:
+            if name.endswith(('.c', '.h')) and folder + '/' + name not in have:
+                bad.append('%s:1: "### %s/" names %s, which is not there' % (arch_path, folder, name))
+    for readme, text in sorted(readmes.items()):
+        folder = os.path.dirname(readme)
+        for name in table_rows(text or ''):
+            if name.endswith(('.c', '.h', '.cpp', '.hpp')) and \
+                    os.path.normpath(os.path.join(folder, name)) not in have:
+                bad.append('%s:1: names %s, which is not there' % (readme, name))
     # claims about a folder's calls: in its README, and in its architecture section
     pages = [(f + '/README.md', f) for f in sorted({os.path.dirname(p) for p in edges})]
     for page, folder in pages:

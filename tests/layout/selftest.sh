@@ -4,8 +4,9 @@
 # macro and a death class compared as a string, it reports those four
 # breaches and exits 1.  In a second one, with a circle of two files in
 # replay/, a circle through models/pages.c, a circle of nine files in
-# models/, a header of 501 lines named in no table, and a README claiming
-# that no two files call each other where two do, it reports each.
+# models/, a header of 501 lines named in no table, rows for a file that is
+# gone, and a README claiming that no two files call each other where two
+# do, it reports each.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # check.py on a scratch repository must exit 1; its report is in out.txt
@@ -59,10 +60,10 @@ done
 { i=0; while [ $i -lt 501 ]; do echo '/* line */'; i=$((i + 1)); done; } >models/m.h
 row() { for f in "$@"; do printf '| `%s` | a file |\n' "$f"; done; }
 { echo '| file | what |'; echo '|---|---|'; row sim.h; } >sim/README.md
-{ echo 'No two files call each other.'; echo; echo '| file | what |'; echo '|---|---|'; row a.c b.c; } >replay/README.md
+{ echo 'No two files call each other.'; echo; echo '| file | what |'; echo '|---|---|'; row a.c b.c old.c; } >replay/README.md
 { echo '| file | what |'; echo '|---|---|'; row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >models/README.md
 { echo '### sim/'; echo '| file | what |'; echo '|---|---|'; row sim.h
-  echo '### replay/'; echo '| file | what |'; echo '|---|---|'; row a.c b.c
+  echo '### replay/'; echo '| file | what |'; echo '|---|---|'; row a.c b.c old.c
   echo '### models/'; echo '| file | what |'; echo '|---|---|'
   row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >docs/design/architecture.md
 git add . >/dev/null
@@ -74,5 +75,7 @@ finds '^models/m.h:1: a header of 501 lines, more than 500$' "the long header"
 finds 'architecture.md:1: models/m.h is not in its table under "### models/"' "the header missing from architecture.md"
 finds '^models/README.md:1: m.h is not in its table$' "the header missing from the README"
 finds '^replay/README.md: claims "no two files call each other"' "the false claim"
-finds '^layout: 7 breaches$' "a breach of the map (not exactly 7)"
+finds '"### replay/" names old.c, which is not there' "the row of a file gone, in architecture.md"
+finds '^replay/README.md:1: names old.c, which is not there$' "the row of a file gone, in a README"
+finds '^layout: 9 breaches$' "a breach of the map (not exactly 9)"
 echo "selftest: ok"
