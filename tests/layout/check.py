@@ -22,7 +22,8 @@ change must keep"), checked over every C and C++ source git tracks:
     folder and in its folder's README.md; every test source in
     tests/README.md; no row naming a source that is gone; and no README or
     design page claiming of a folder what its calls contradict (CLAIMS: "no
-    two files call each other", "no circle").
+    two files call each other", "no circle", the computing files that
+    "never call the files that render").
 
 Prints each breach as FILE:LINE: what, and exits 1 when there is one.
 Usage: check.py [ROOT]  (default: the repository holding this file)."""
@@ -97,10 +98,40 @@ MODELS_OUTSIDE = ('pages.c', 'memstat.c', 'lmkd.c', 'xnu.c', 'generate.c', 'owne
 LIBRARIES = ('sim', 'traces', 'models', 'scenarios', 'replay', 'results', 'cli', 'bench')
 # What a page may claim of a folder's calls, and the test of the claim on
 # (edges, circles) of that folder.
+def table_after(text, title):
+    """The files of the table that follows a line `title` (its first column)."""
+    lines = text.split('\n')
+    out = []
+    for k, line in enumerate(lines):
+        if line.strip() != title:
+            continue
+        for row in lines[k + 1:]:
+            if row.startswith('|'):
+                out += re.findall(r'`([^`/]+\.c)`', row.split('|')[1])
+            elif out and not row.strip():
+                break
+    return out
+
+
+def compute_apart(e, c, text):
+    """The files under "Computing:" never call those under "Rendering:", but
+    the one the page names as feeding both sides."""
+    both = set(re.findall(r'`([^`/]+\.c)`[^.`]*?is the one file that feeds both sides', text))
+    render = set(table_after(text, 'Rendering:'))
+    for f in table_after(text, 'Computing:'):
+        if f in both:
+            continue
+        for p, to in e.items():
+            if os.path.basename(p) == f and any(os.path.basename(t) in render for t in to):
+                return False
+    return True
+
+
 CLAIMS = (
     (re.compile(r'no two files call each other', re.I),
-     lambda e, c: not any(a in e.get(b, ()) for a in e for b in e[a])),
-    (re.compile(r'\bno circle\b', re.I), lambda e, c: not c),
+     lambda e, c, text: not any(a in e.get(b, ()) for a in e for b in e[a])),
+    (re.compile(r'\bno circle\b', re.I), lambda e, c, text: not c),
+    (re.compile(r'never call the files that render', re.I), compute_apart),
 )
 
 
@@ -217,7 +248,7 @@ def claim_breaches(page, text, sub):
     bad = []
     cs = calls.circles(sub)
     for pattern, holds in CLAIMS:
-        if pattern.search(text) and not holds(sub, cs):
+        if pattern.search(text) and not holds(sub, cs, text):
             bad.append('%s: claims "%s", which its calls contradict' % (page, pattern.pattern))
     return bad
 

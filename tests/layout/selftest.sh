@@ -5,8 +5,9 @@
 # breaches and exits 1.  In a second one, with a circle of two files in
 # replay/, a circle through models/pages.c, a circle of nine files in
 # models/, a header of 501 lines named in no table, rows for a file that is
-# gone, and a README claiming that no two files call each other where two
-# do, it reports each.
+# gone, a README claiming that no two files call each other where two do,
+# and one claiming that computing files never call rendering ones where one
+# does, it reports each.
 set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 # check.py on a scratch repository must exit 1; its report is in out.txt
@@ -45,7 +46,7 @@ work2=$(mktemp -d)
 trap 'rm -rf "$work" "$work2"' EXIT
 cd "$work2"
 git init -q .
-mkdir -p sim replay models docs/design
+mkdir -p sim replay models results docs/design
 printf '#ifndef OOMSIM_SIM_H\n#define OOMSIM_SIM_H\n#endif\n' >sim/sim.h
 printf 'void rpl_b(void);\nvoid rpl_a(void)\n{\n    rpl_b();\n}\n' >replay/a.c
 printf 'void rpl_a(void);\nvoid rpl_b(void)\n{\n    rpl_a();\n}\n' >replay/b.c
@@ -59,11 +60,17 @@ while [ $i -le 9 ]; do
 done
 { i=0; while [ $i -lt 501 ]; do echo '/* line */'; i=$((i + 1)); done; } >models/m.h
 row() { for f in "$@"; do printf '| `%s` | a file |\n' "$f"; done; }
+printf 'void res_r(void);\nvoid res_c(void)\n{\n    res_r();\n}\n' >results/c.c
+printf 'void res_r(void)\n{\n}\n' >results/r.c
 { echo '| file | what |'; echo '|---|---|'; row sim.h; } >sim/README.md
+{ echo 'The files that compute never call the files that render.'; echo; echo 'Computing:'; echo
+  echo '| file | what |'; echo '|---|---|'; row c.c; echo; echo 'Rendering:'; echo
+  echo '| file | what |'; echo '|---|---|'; row r.c; } >results/README.md
 { echo 'No two files call each other.'; echo; echo '| file | what |'; echo '|---|---|'; row a.c b.c old.c; } >replay/README.md
 { echo '| file | what |'; echo '|---|---|'; row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >models/README.md
 { echo '### sim/'; echo '| file | what |'; echo '|---|---|'; row sim.h
   echo '### replay/'; echo '| file | what |'; echo '|---|---|'; row a.c b.c old.c
+  echo '### results/'; echo '| file | what |'; echo '|---|---|'; row c.c r.c
   echo '### models/'; echo '| file | what |'; echo '|---|---|'
   row pages.c world.c c1.c c2.c c3.c c4.c c5.c c6.c c7.c c8.c c9.c; } >docs/design/architecture.md
 git add . >/dev/null
@@ -77,5 +84,6 @@ finds '^models/README.md:1: m.h is not in its table$' "the header missing from t
 finds '^replay/README.md: claims "no two files call each other"' "the false claim"
 finds '"### replay/" names old.c, which is not there' "the row of a file gone, in architecture.md"
 finds '^replay/README.md:1: names old.c, which is not there$' "the row of a file gone, in a README"
-finds '^layout: 9 breaches$' "a breach of the map (not exactly 9)"
+finds '^results/README.md: claims "never call the files that render"' "a computing file calling a rendering one"
+finds '^layout: 10 breaches$' "a breach of the map (not exactly 10)"
 echo "selftest: ok"
