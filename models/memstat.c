@@ -98,7 +98,7 @@ static int64_t ms_available(const w_pages *pg) { return pg_xnu_free(pg) + ms_fil
 /* ---------------------------------------------------------- bands */
 
 /* The app's band: the foreground; once it left, the aging band for
- * MDL_XNU_APP_AGING_US, then idle (path.c sets proc.aged). */
+ * MDL_XNU_APP_AGING_US, then idle (the world's aged: path.c sets it). */
 static int ms_app_band(const pg_app *a)
 {
     return *a->fg ? MDL_BAND_FOREGROUND : *a->aged ? MDL_BAND_IDLE : MDL_BAND_AGING_APPS;
@@ -569,8 +569,7 @@ void pg_xnu_fill(const w_pages *pg, const pg_app *a, trc_event *e)
     }
 }
 
-/* The app left the front: its band ages (path.c); a new successor replaces
- * the previous one's compressed pages. */
+/* The app's band now: where memorystatus would find it. */
 int pg_xnu_band(const w_pages *pg, const pg_app *a)
 {
     (void)pg;
