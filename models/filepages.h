@@ -14,7 +14,10 @@ static inline int64_t app_anon(const w_pages *pg)
            mdl_ledger_total(pg->led, MDL_CAT_GPU);
 }
 
-static inline int64_t app_file(const w_pages *pg) { return mdl_ledger_total(pg->led, MDL_CAT_FILE); }
+static inline int64_t app_file(const w_pages *pg)
+{
+    return mdl_ledger_total(pg->led, MDL_CAT_FILE);
+}
 
 static inline int64_t app_hot(const w_pages *pg, const pg_app *a)
 {
@@ -39,11 +42,17 @@ static inline int64_t app_cold(const w_pages *pg, const pg_app *a)
 }
 
 /* The app's hot weights still resident. */
-static inline int64_t app_hot_resident(const w_pages *pg, const pg_app *a) { return app_hot(pg, a) - pg->app_evicted; }
+static inline int64_t app_hot_resident(const w_pages *pg, const pg_app *a)
+{
+    return app_hot(pg, a) - pg->app_evicted;
+}
 
 /* The cold file pages reclaim drops first: the page cache beyond its
  * working set, the app's mapped bytes that are not hot. */
-static inline int64_t cold_file(const w_pages *pg, const pg_app *a) { return pg->pc_cold + app_cold(pg, a); }
+static inline int64_t cold_file(const w_pages *pg, const pg_app *a)
+{
+    return pg->pc_cold + app_cold(pg, a);
+}
 
 /* The app's dropped pages, within what it maps now (a release, a death). */
 static inline void sync_app(w_pages *pg, const pg_app *a)

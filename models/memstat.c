@@ -456,7 +456,10 @@ static void ms_observe_at(w_pages *pg, const pg_app *a, int64_t free, int64_t fi
         pg->out->min_margin = m;
 }
 
-static void ms_observe(w_pages *pg, const pg_app *a) { ms_observe_at(pg, a, pg_xnu_free(pg), ms_file_resident(pg)); }
+static void ms_observe(w_pages *pg, const pg_app *a)
+{
+    ms_observe_at(pg, a, pg_xnu_free(pg), ms_file_resident(pg));
+}
 
 /* Room for growth before memorystatus or the pageout daemon acts: the
  * per-process limit over the footprint (a line the kill is exact at), free

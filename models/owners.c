@@ -450,5 +450,6 @@ static void holders_end(world *w)
         stop_clock(w, k);
 }
 
-const w_holders w__holders = {holders_config, holders_start,     holders_unwanted, holders_part_ready,
-                              holders_part_gone, holders_take, holders_put, holders_end};
+const w_holders w__holders = {holders_config,    holders_start,    holders_unwanted,
+                              holders_part_ready, holders_part_gone, holders_take,
+                              holders_put,       holders_end};

@@ -90,7 +90,8 @@ static void psi_stall(w_pages *pg, const pg_app *a, sim_time stall, int full)
     pg->out->psi_some_us += stall;
     int fire_some = psi_window(sim_now(a->e), stall, p->psi_partial_stall_ms, &pg->some_start,
                                &pg->some_acc, &pg->some_fired);
-    int fire_full = full && psi_window(sim_now(a->e), stall, p->psi_complete_stall_ms, &pg->full_start,
+    int fire_full = full && psi_window(sim_now(a->e), stall, p->psi_complete_stall_ms,
+                                       &pg->full_start,
                                        &pg->full_acc, &pg->full_fired);
     if (fire_full)
         lmkd_wake(pg, a, MDL_PSI_CRITICAL, 1);
@@ -294,7 +295,8 @@ static int kernel_oom(w_pages *pg, const pg_app *a)
         }
     }
     if (*a->svc && *a->main_alive) {
-        double app = (double)(*a->alive ? main_anon : app_anon(pg)) + pg->host->adj(pg->ctx, 1) * total;
+        double app =
+            (double)(*a->alive ? main_anon : app_anon(pg)) + pg->host->adj(pg->ctx, 1) * total;
         if (app > best) {
             best = app;
             who = 4;

@@ -1,11 +1,12 @@
 /* pagesys.c - the one place the world carries out a memory verdict: the
  * Java heap check's and the plain kill rules' (kill.c, through charge.c)
- * and, as the world's side of the page models (pages.h), theirs.  It shows the page models where the
- * app's figures are (world.pga), carries out the deaths they decide (lmkd's
- * line written, the JetsamEvent reported, the process killed), tells the
- * timeline of their own kills and refaults, schedules the looks they ask
- * for, and wraps their checks in what the world does around a check (a
- * generating part's KV brought up to date, the memory warnings' edge). */
+ * and, as the world's side of the page models (pages.h), theirs.  It shows
+ * the page models where the app's figures are (world.pga), carries out the
+ * deaths they decide (lmkd's line written, the JetsamEvent reported, the
+ * process killed), tells the timeline of their own kills and refaults,
+ * schedules the looks they ask for, and wraps their checks in what the
+ * world does around a check (a generating part's KV brought up to date, the
+ * memory warnings' edge). */
 #include "world_int.h"
 
 #include <stdio.h>
@@ -115,7 +116,7 @@ static void ps_kill(void *ctx, const pg_kill *k)
 }
 
 static void ps_note(void *ctx, const char *what, const char *why, int64_t dropped,
-                      int64_t refault, int adj, sim_time took)
+                    int64_t refault, int adj, sim_time took)
 {
     w__emit_pages(ctx, what, why, dropped, refault, adj, took);
 }
@@ -130,7 +131,8 @@ static void ps_look(sim_engine *e, void *ctx, uint64_t arg)
 static int ps_at(void *ctx, sim_time t, int what)
 {
     world *w = ctx;
-    return t < w->cell->horizon && w__at(w, t, PRIO_PRESSURE, ps_look, (uint64_t)what, NULL) == SIM_OK;
+    return t < w->cell->horizon &&
+           w__at(w, t, PRIO_PRESSURE, ps_look, (uint64_t)what, NULL) == SIM_OK;
 }
 
 static const pg_host ps_host = {ps_adj, ps_main_anon, ps_kill, ps_note, ps_at};
@@ -187,11 +189,7 @@ sim_time w__pages_refault(world *w, const part_rt *p)
 
 int64_t w__pages_free(const world *w) { return pg_free(&w->pg); }
 
-int64_t w__pages_room(const world *w)
-{
-    return pg_room(&w->pg, &w->pga);
-}
-
+int64_t w__pages_room(const world *w) { return pg_room(&w->pg, &w->pga); }
 
 int64_t w__pages_growth_room(const world *w, int64_t *soft)
 {
