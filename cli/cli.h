@@ -207,6 +207,15 @@ void cli_progress_show(void *ctx, uint64_t done, uint64_t total);
 void cli_progress_erase(const cli_progress *b);
 int cli_gen(int argc, char **argv);
 int cli_import(int argc, char **argv);
+/* `import device` (device.c) */
+int cli_import_device(int argc, char **argv);
+extern const cli_cmd cli_import_device_cmd;
+/* "NAME: M of its N values measured (VALUE: SOURCE, ...); K assumed: ..." of a
+ * profile, on one line after indent (device.c) */
+struct mdl_device;
+void cli_say_provenance(FILE *f, const char *indent, const struct mdl_device *d);
+/* 1 to 63 characters of [a-z0-9_-] (options.c) */
+int cli_valid_id(const char *s);
 int cli_diagnose(int argc, char **argv);
 int cli_lmkd(int argc, char **argv);
 int cli_replay(int argc, char **argv);

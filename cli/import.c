@@ -142,17 +142,6 @@ static int write_event(void *ctx, const trc_event *e, sim_error *err)
     return trc_write(ctx, e, err);
 }
 
-static int valid_id(const char *s)
-{
-    size_t n = strlen(s);
-    if (n == 0 || n >= TRC_TEXT_MAX)
-        return 0;
-    for (size_t i = 0; i < n; i++)
-        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
-              s[i] == '-'))
-            return 0;
-    return 1;
-}
 
 /* The largest input an importer reads. */
 #define IMPORT_MAX_BYTES ((size_t)64 << 20)
@@ -194,9 +183,9 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
         return usage_error("an input file is needed");
     if (n > scn_importer_of(kind)->inputs)
         return usage_error("one input file (metrickit and play-vitals take several)");
-    if (o.id != NULL && !valid_id(o.id))
+    if (o.id != NULL && !cli_valid_id(o.id))
         return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
-    if (o.part != NULL && !valid_id(o.part))
+    if (o.part != NULL && !cli_valid_id(o.part))
         return usage_error("--part: 1 to 63 characters of [a-z0-9_-]");
     sim_error err;
     sim_error_clear(&err);
@@ -248,7 +237,7 @@ static int parse_perfetto(int argc, char **argv, pf_args *a)
         return usage_error("a Perfetto trace is needed");
     if ((a->o.process == NULL) == (a->o.pid < 0))
         return usage_error("one of --process NAME or --pid N is needed");
-    if (!valid_id(a->id))
+    if (!cli_valid_id(a->id))
         return usage_error("--id: 1 to 63 characters of [a-z0-9_-]");
     a->o.candidate_id = a->id;
     return CLI_OK;
@@ -351,17 +340,20 @@ static int import_perfetto(const pf_args *a)
 
 int cli_import(int argc, char **argv)
 {
+    if (argc > 0 && strcmp(argv[0], "device") == 0)
+        return cli_import_device(argc, argv);
     for (int k = 0; argc > 0 && k < SCN_IMPORT_COUNT; k++)
         if (strcmp(argv[0], scn_import_kind_name((scn_import_kind)k)) == 0)
             return import_yaml((scn_import_kind)k, argc, argv);
     const cli_opt *first = argc > 0 ? cli_opt_named(&cli_import_perfetto_cmd, argv[0]) : NULL;
     if (first != NULL && first->kind == CLI_OPT_HELP) { /* both forms' help */
         cli_help(&cli_import_perfetto_cmd, stdout);
+        cli_help(&cli_import_device_cmd, stdout);
         cli_help(&cli_import_yaml_cmd, stdout);
         return CLI_OK;
     }
     if (argc < 1 || strcmp(argv[0], "perfetto") != 0) {
-        char kinds[256] = "perfetto";
+        char kinds[256] = "perfetto, device";
         for (int k = 0; k < SCN_IMPORT_COUNT; k++)
             snprintf(kinds + strlen(kinds), sizeof kinds - strlen(kinds), ", %s",
                      scn_import_kind_name((scn_import_kind)k));

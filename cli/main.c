@@ -32,6 +32,9 @@ static const command commands[] = {
                      "                      write one replication's event timeline as a trace"},
     {"import", cli_import, "import perfetto TRACE (--process NAME | --pid N) [-o OUT]\n"
                            "                      read one app process out of a Perfetto trace\n"
+                           "  import device FILE|DIR... [-o OUT.yaml]\n"
+                           "                      a device profile from bugreports and\n"
+                           "                      JetsamEvent reports\n"
                            "  import KIND FILE [-o OUT.yaml]\n"
                            "                      YAML from benchmark-model, llama-cpp,\n"
                            "                      onnxruntime logs, dumpsys meminfo, metrickit\n"

@@ -19,6 +19,7 @@ static const table tables[] = {
     {"explain", &cli_explain_cmd},
     {"gen", &cli_gen_cmd},
     {"import perfetto", &cli_import_perfetto_cmd},
+    {"import device", &cli_import_device_cmd},
     {"import", &cli_import_yaml_cmd},
     {"diagnose", &cli_diagnose_cmd},
     {"lmkd", &cli_lmkd_cmd},
@@ -29,7 +30,7 @@ static const table tables[] = {
 #define NTABLES (sizeof tables / sizeof *tables)
 
 /* The import kinds, for completion. */
-static const char kinds[] = "perfetto benchmark-model llama-cpp onnxruntime meminfo metrickit "
+static const char kinds[] = "perfetto device benchmark-model llama-cpp onnxruntime meminfo metrickit "
                             "play-vitals";
 
 void cli_options_list(FILE *f)
@@ -114,7 +115,7 @@ void cli_man_page(FILE *f, void (*top)(FILE *))
           ".SH EXIT STATUS\n0 ok, 1 invalid input, 2 usage error, 3 I/O or internal failure, "
           "130 interrupted, 143 terminated, 138 stopped by SIGUSR1 (run \\-\\-checkpoint).\n"
           ".SH SEE ALSO\nThe project's docs/ folder: scenarios.md, traces.md, results.md, "
-          "on\\-call.md, imports.md.\n", f);
+          "on\\-call.md, imports.md, devices.md.\n", f);
 }
 
 /* Every option name of command t, space-separated. */

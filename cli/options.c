@@ -3,6 +3,7 @@
  * names it; its value is the next argument, whatever it looks like.  The
  * first error wins; a repeated option keeps its last value. */
 #include "cli.h"
+#include "traces/traces.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -190,4 +191,17 @@ int cli_number(const char *s, unsigned long long min, unsigned long long max,
                unsigned long long *out)
 {
     return sim_decimal(s, min, max, out);
+}
+
+/* 1 to 63 characters of [a-z0-9_-]: an id or a name on the command line. */
+int cli_valid_id(const char *s)
+{
+    size_t n = strlen(s);
+    if (n == 0 || n >= TRC_TEXT_MAX)
+        return 0;
+    for (size_t i = 0; i < n; i++)
+        if (!((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= '0' && s[i] <= '9') || s[i] == '_' ||
+              s[i] == '-'))
+            return 0;
+    return 1;
 }

@@ -15,7 +15,7 @@ static int ends_with(const char *s, const char *suffix)
     return a >= b && strcmp(s + a - b, suffix) == 0;
 }
 
-static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
+static int check_yaml(const char *path, sim_error *err, char *what, size_t n, FILE *after)
 {
     char *text = NULL;
     size_t len = 0;
@@ -34,8 +34,10 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
     if (kind == SCN_KIND_DEVICE) {
         mdl_device d;
         rc = scn_device_load(path, &d, err);
-        if (rc == SIM_OK)
+        if (rc == SIM_OK) {
             snprintf(what, n, "device %s", d.name);
+            cli_say_provenance(after, "  ", &d);
+        }
         scn_device_release(&d);
     } else if (kind == SCN_KIND_CANDIDATE) {
         mdl_candidate c;
@@ -51,6 +53,8 @@ static int check_yaml(const char *path, sim_error *err, char *what, size_t n)
         if (rc == SIM_OK) {
             mdl_estimate most;
             scn_largest_estimate(&s, &most);
+            for (unsigned d = 0; d < s.ndevices; d++)
+                cli_say_provenance(after, "  ", &s.devices[d]);
             unsigned long long j = cli_default_threads();
             snprintf(what, n, "scenario %s, %u cell%s x %llu replication%s, up to about %.3g "
                      "events per replication: a run of at most about %.2g s on %llu thread%s",
@@ -155,17 +159,31 @@ int cli_validate(int argc, char **argv)
         sim_error_clear(&err);
         char what[256] = "";
         int rc;
+        /* what the profiles' values rest on, said after the ok line */
+        char *after_text = NULL;
+        size_t after_len = 0;
+        FILE *after = open_memstream(&after_text, &after_len);
+        if (after == NULL) {
+            sim_error_set(&err, SIM_ENOMEM, "out of memory");
+            return cli_report(&err);
+        }
         if (ends_with(path, ".yaml") || ends_with(path, ".yml")) {
-            rc = check_yaml(path, &err, what, sizeof what);
+            rc = check_yaml(path, &err, what, sizeof what, after);
         } else if (trc_format_of_path(path) >= 0) {
             rc = check_trace(path, drop_unknown, &err, what, sizeof what);
         } else {
             rc = sim_error_set(&err, SIM_EINPUT, "%s: unknown kind of file (expected .yaml, "
                                ".yml, .json, .jsonl, .msgpack or .mp)", path);
         }
-        if (rc != SIM_OK)
+        int closed = fclose(after);
+        if (rc == SIM_OK && closed != 0)
+            rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
+        if (rc != SIM_OK) {
+            free(after_text);
             return cli_report(&err);
-        printf("%s: ok (%s)\n", path, what);
+        }
+        printf("%s: ok (%s)\n%s", path, what, after_text != NULL ? after_text : "");
+        free(after_text);
     }
     return fflush(stdout) == 0 ? CLI_OK : CLI_FAILURE;
 }

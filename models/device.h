@@ -43,6 +43,18 @@ typedef struct mdl_minfree {
     int64_t free; /* kill at or above adj when available memory is below this */
 } mdl_minfree;
 
+/* Where a profile's values come from (its `measured` map, docs/devices.md):
+ * each a phone figure of mdl_device_values, measured (or fitted) with its
+ * source; every value of the list not here is assumed. */
+#define MDL_VALUES_MAX 24
+#define MDL_SOURCE_MAX 320
+typedef struct mdl_provenance {
+    unsigned n;
+    unsigned char value[MDL_VALUES_MAX];     /* index in mdl_device_values(os) */
+    unsigned char fitted[MDL_VALUES_MAX];    /* 1: fitted, not measured */
+    char src[MDL_VALUES_MAX][MDL_SOURCE_MAX];
+} mdl_provenance;
+
 typedef struct mdl_device {
     char name[MDL_NAME_MAX];
     mdl_os os;
@@ -97,7 +109,18 @@ typedef struct mdl_device {
     int64_t fc_threshold;       /* phantom-cache pages per 250 ms period */
     int64_t *owned[4 + 2 * MDL_OTHER_GROUPS_MAX]; /* empirical values the loader
                                    allocated (scn_device_release frees them) */
+    mdl_provenance *measured;   /* NULL: every value assumed (the loader's, freed
+                                   with the profile) */
 } mdl_device;
+
+/* The phone figures of a profile on this OS that a capture can measure
+ * (docs/devices.md), by their names in `measured`; *n of them. */
+const char *const *mdl_device_values(mdl_os os, unsigned *n);
+/* Whether value k of that list is in force on d (lmkd's minfree levels only
+ * in minfree mode, its watermarks only in PSI mode). */
+int mdl_device_value_in_force(const mdl_device *d, unsigned k);
+/* The source of value k when measured or fitted (*fitted set), else NULL. */
+const char *mdl_device_source(const mdl_device *d, unsigned k, int *fitted);
 
 /* The device's entry for a candidate's delegate kind (`delegates`), or
  * NULL when it says nothing of it. */

@@ -128,3 +128,51 @@ const char *mdl_aei_reason_name(int reason)
         "PACKAGE_UPDATED"};
     return reason >= 0 && (size_t)reason < sizeof names / sizeof *names ? names[reason] : "?";
 }
+
+/* ---------------------------------------------------------- provenance */
+
+/* The phone figures a capture can measure, each a key (or key.part) of the
+ * profile (docs/devices.md says how to measure each). */
+static const char *const android_values[] = {
+    "ram", "system", "cached_apps", "cached_app_size", "pressure", "pressure_size",
+    "kill.watermarks", "kill.minfree", "lmkd", "java_heap_limit", "warning_at", "speed",
+    "delegates", "successor", "zram.size", "zram.ratio", "page_cache.size",
+    "page_cache.working_set", "storage_read", "reclaim_rate", "swappiness", "exit_info"};
+static const char *const ios_values[] = {
+    "ram", "system", "kill.limit", "warning_at", "pageshortage", "others", "compressor.ratio",
+    "page_cache.size", "page_cache.working_set", "storage_read", "speed", "delegates",
+    "successor"};
+
+const char *const *mdl_device_values(mdl_os os, unsigned *n)
+{
+    if (os == MDL_OS_IOS) {
+        *n = sizeof ios_values / sizeof *ios_values;
+        return ios_values;
+    }
+    *n = sizeof android_values / sizeof *android_values;
+    return android_values;
+}
+
+int mdl_device_value_in_force(const mdl_device *d, unsigned k)
+{
+    unsigned n;
+    const char *const *v = mdl_device_values(d->os, &n);
+    if (k >= n)
+        return 0;
+    if (d->os == MDL_OS_ANDROID && strcmp(v[k], "kill.minfree") == 0)
+        return !d->lmk_psi;
+    if (d->os == MDL_OS_ANDROID && strcmp(v[k], "kill.watermarks") == 0)
+        return d->lmk_psi;
+    return 1;
+}
+
+const char *mdl_device_source(const mdl_device *d, unsigned k, int *fitted)
+{
+    for (unsigned i = 0; d->measured != NULL && i < d->measured->n; i++)
+        if (d->measured->value[i] == k) {
+            if (fitted != NULL)
+                *fitted = d->measured->fitted[i];
+            return d->measured->src[i];
+        }
+    return NULL;
+}

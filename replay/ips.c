@@ -11,7 +11,7 @@
  * kill cause: per-process-limit, vm-pageshortage, idle-exit, fc-thrashing,
  * ...).  Keys the reader does not use are ignored; keys it uses must have
  * their type. */
-#include "replay.h"
+#include "capture_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -330,4 +330,178 @@ int rpl_ips_parse(const char *data, size_t len, const char *name, const char *pr
         rc = read_processes(&c, body, process, out, n);
     json_decref(body);
     return rc;
+}
+
+/* ---- the whole phone (`oomsim import device`) ---------------------------- */
+
+/* The band at and above which a process is the system's for a device
+ * profile: the foreground band (kern_memorystatus.h's
+ * JETSAM_PRIORITY_FOREGROUND): memorystatus kills every band below it
+ * before the app in front. */
+#define SYSTEM_BAND MDL_BAND_FOREGROUND
+
+static cap_band *band_of(cap_phone *p, int band)
+{
+    for (unsigned k = 0; k < p->nbands; k++)
+        if (p->band[k].band == band)
+            return &p->band[k];
+    if (p->nbands == CAP_BANDS_MAX)
+        return NULL;
+    cap_band *b = &p->band[p->nbands++];
+    memset(b, 0, sizeof *b);
+    b->band = band;
+    b->size = malloc(CAP_BAND_PROCS_MAX * sizeof *b->size);
+    return b;
+}
+
+/* memoryStatus.memoryPages: the RAM the VM manages, the wired and the
+ * file-backed pages; compressorSize. */
+static int phone_status(ips_ctx *c, const json_t *body, cap_phone *p, double *wired)
+{
+    const json_t *ms = json_object_get(body, "memoryStatus");
+    const json_t *pages = ms != NULL ? json_object_get(ms, "memoryPages") : NULL;
+    if (pages == NULL)
+        return bad(c, "no `memoryStatus.memoryPages`: the phone's pages are not in it");
+    static const char *const queues[] = {"free", "active", "inactive", "speculative",
+                                         "throttled", "wired"};
+    double pg = (double)c->page, total = 0;
+    int64_t v, compressor = 0;
+    char have[160] = "";
+    for (size_t k = 0; k < sizeof queues / sizeof *queues; k++) {
+        int got = get_count(c, pages, queues[k], "memoryPages", &v);
+        if (got < 0)
+            return SIM_EINPUT;
+        if (got == 0) {
+            char what[96];
+            snprintf(what, sizeof what, "`memoryPages` has no `%s`", queues[k]);
+            return bad(c, what);
+        }
+        total += (double)v * pg;
+        if (k == 5)
+            *wired = (double)v * pg;
+    }
+    int got = get_count(c, ms, "compressorSize", "memoryStatus", &compressor);
+    if (got < 0)
+        return SIM_EINPUT;
+    total += (double)compressor * pg;
+    snprintf(have, sizeof have, "%s", got ? " + compressorSize" : "");
+    cap__set(p, CAP_RAM, total, 2,
+             "memoryPages' free + active + inactive + speculative + throttled + wired%s, "
+             "pages of %lld bytes: the RAM the VM manages", have, (long long)c->page);
+    cap__set(p, CAP_COMPRESSED, (double)compressor * pg, got ? 2 : 0,
+             "compressorSize: %lld pages the compressor occupies", (long long)compressor);
+    /* the pages it holds, uncompressed: their ratio is the compressor's */
+    int64_t unc = 0;
+    if (got && (got = get_count(c, ms, "uncompressed", "memoryStatus", &unc)) < 0)
+        return SIM_EINPUT;
+    if (got && compressor > 0 && unc >= compressor && unc <= 10 * compressor)
+        cap__set(p, CAP_COMP_RATIO, (double)unc / (double)compressor, 2,
+                 "memoryStatus.uncompressed / compressorSize: %lld / %lld pages", (long long)unc,
+                 (long long)compressor);
+    if ((got = get_count(c, pages, "fileBacked", "memoryPages", &v)) < 0)
+        return SIM_EINPUT;
+    if (got)
+        cap__set(p, CAP_PAGE_CACHE, (double)v * pg, 2, "memoryPages.fileBacked: %lld pages",
+                 (long long)v);
+    return SIM_OK;
+}
+
+/* The processes beside the app: the system's (band 100 and above: *high
+ * bytes in *nhigh), or the others' by band; the frontmost are the app. */
+static int phone_processes(ips_ctx *c, const json_t *ps, cap_phone *p, double *high,
+                           unsigned *nhigh)
+{
+    unsigned napp = 0;
+    int rc = SIM_OK;
+    for (size_t k = 0; rc == SIM_OK && k < json_array_size(ps); k++) {
+        rpl_exit x;
+        if ((rc = read_process(c, json_array_get(ps, k), k, &x)) != SIM_OK)
+            break;
+        if (strstr(x.states, "frontmost") != NULL) {
+            napp++;
+            continue;
+        }
+        double bytes = x.rss_kb > 0 ? (double)x.rss_kb * 1024.0 : 0;
+        if (x.priority >= SYSTEM_BAND) {
+            *high += bytes, (*nhigh)++;
+            continue;
+        }
+        cap_band *bd = band_of(p, x.priority);
+        if (bd == NULL || bd->size == NULL) {
+            rc = bd == NULL ? bad(c, "more than 16 jetsam bands below the foreground")
+                            : sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
+            break;
+        }
+        if (bd->count < CAP_BAND_PROCS_MAX)
+            bd->size[bd->count++] = bytes;
+        else
+            cap__ignored(p, "processes past 512 in one band", 1);
+        bd->line = 2;
+    }
+    if (napp > 0)
+        cap__ignored(p, "frontmost processes", napp);
+    return rc;
+}
+
+int rpl__ips_phone(const char *data, size_t len, const char *name, cap_phone *p,
+                   sim_error *err)
+{
+    ips_ctx c;
+    memset(&c, 0, sizeof c);
+    c.name = name;
+    c.err = err;
+    c.time_ms = c.free_kb = c.compressor_kb = -1;
+    p->os = MDL_OS_IOS;
+    size_t lead = skip_lead(data, len);
+    data += lead;
+    len -= lead;
+    const char *nl = memchr(data, '\n', len);
+    if (nl == NULL)
+        return bad(&c, "one line only: the report follows the header line");
+    int rc = read_header(&c, data, (size_t)(nl - data));
+    if (rc != SIM_OK)
+        return rc;
+    json_error_t je;
+    int oom = 0;
+    json_t *h = trc_json_loadb(data, (size_t)(nl - data), 0, &je, &oom);
+    if (h == NULL && oom)
+        return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
+    const json_t *prod = h != NULL ? json_object_get(h, "product") : NULL;
+    if (json_is_string(prod)) {
+        rpl__utf8_copy(p->model, sizeof p->model, json_string_value(prod));
+        p->model_line = 1;
+    }
+    json_decref(h);
+    const char *b = nl + 1;
+    json_t *body = trc_json_loadb(b, len - (size_t)(b - data), JSON_REJECT_DUPLICATES, &je, &oom);
+    if (body == NULL) {
+        if (oom)
+            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
+        return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: the report is not JSON: %s", name,
+                             je.line + 1, je.column, je.text);
+    }
+    if (!json_is_object(body))
+        rc = bad(&c, "the report after the header line must be a JSON object");
+    if (rc == SIM_OK)
+        rc = read_status(&c, body);
+    const json_t *pr = json_object_get(body, "product");
+    if (rc == SIM_OK && p->model[0] == '\0' && json_is_string(pr))
+        rpl__utf8_copy(p->model, sizeof p->model, json_string_value(pr)), p->model_line = 2;
+    double wired = 0, high = 0;
+    if (rc == SIM_OK)
+        rc = phone_status(&c, body, p, &wired);
+    const json_t *ps = rc == SIM_OK ? json_object_get(body, "processes") : NULL;
+    if (rc == SIM_OK && !json_is_array(ps))
+        rc = bad(&c, "no `processes` list");
+    unsigned nhigh = 0;
+    if (rc == SIM_OK)
+        rc = phone_processes(&c, ps, p, &high, &nhigh);
+    json_decref(body);
+    if (rc != SIM_OK)
+        return rc;
+    cap__set(p, CAP_SYSTEM, wired + high, 2,
+             "memoryPages.wired (%.0f MiB) + the footprints (rpages) of the %u processes in "
+             "bands %d and above, which memorystatus kills only after the app in front "
+             "(%.0f MiB)", wired / 1048576.0, nhigh, SYSTEM_BAND, high / 1048576.0);
+    return SIM_OK;
 }

@@ -459,6 +459,40 @@ int rpl_lmkd_snapshot_read(const char *dir, rpl_lmkd_snapshot *s, sim_error *err
  * event file says. */
 void rpl_lmkd_snapshot_decide(const rpl_lmkd_snapshot *s, mdl_lmkd_decision *d);
 
+/* ---- a device profile from a phone's captures (device.c; `oomsim import
+ * device`, docs/devices.md) -------------------------------------------- */
+
+/* The kinds of capture, each recognised by its content (rpl_capture_kind). */
+enum { RPL_CAPTURE_BUGREPORT = 0, RPL_CAPTURE_BUGREPORT_ZIP, RPL_CAPTURE_JETSAM,
+       RPL_CAPTURE_NONE };
+int rpl_capture_kind(const char *data, size_t len);
+const char *rpl_capture_kind_name(int kind);
+
+/* A capture: its name, and its bytes or (data NULL) its file's path. */
+typedef struct rpl_capture { const char *name, *data; size_t len; const char *path; } rpl_capture;
+int rpl_capture_kind_of_file(const char *path); /* by its first 8 KiB */
+
+/* The catalog's profile for a phone of this OS and RAM: name and YAML. */
+typedef int (*rpl_catalog_fn)(void *ctx, int os, double ram, const char **name,
+                              const char **yaml, size_t *len, sim_error *err);
+typedef struct rpl_device_opts {
+    const char *name;    /* the profile's name (default: from the model) */
+    int group_by_model;  /* one profile per phone model, instead of refusing a mix */
+    rpl_catalog_fn catalog;
+    void *ctx;
+} rpl_device_opts;
+
+/* One profile written: its name, YAML (owned) and how many captures. */
+typedef struct rpl_device_yaml { char name[64]; char *yaml; unsigned captures; } rpl_device_yaml;
+
+#define RPL_CAPTURES_MAX 256u
+/* The n captures as device profiles (one, or one per model with
+ * group_by_model), *out of *n_out released with rpl_device_yaml_free;
+ * SIM_EINPUT names the file and line of bad input. */
+int rpl_device_import(const rpl_capture *in, unsigned n, const rpl_device_opts *o,
+                      rpl_device_yaml **out, unsigned *n_out, sim_error *err);
+void rpl_device_yaml_free(rpl_device_yaml *v, unsigned n);
+
 #ifdef __cplusplus
 }
 #endif

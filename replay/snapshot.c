@@ -12,7 +12,7 @@
  * or workingset_refault_file from kernel 5.9), psi_parse_mem.  Unlike lmkd,
  * a field the decision reads must be there: a missing one is an error
  * naming the file, not a silent 0. */
-#include "replay.h"
+#include "capture_int.h"
 
 #include <errno.h>
 #include <inttypes.h>
@@ -34,6 +34,31 @@ typedef struct cursor {
     const char *p, *end;
     unsigned no;
 } cursor;
+
+/* Where a file's text came from, for errors: the name a line is numbered
+ * in, the line before the text's first, and the name of the whole text
+ * (a file of a snapshot directory: both its name; a bugreport's section:
+ * the bugreport, and the bugreport with the section's title). */
+typedef struct src {
+    const char *name, *label;
+    unsigned base;
+    rpl_kvs *kv; /* every value read, kept (NULL: not kept) */
+} src;
+
+static void keep(const src *f, const char *name, size_t n, const char *text, unsigned no)
+{
+    rpl_kvs *kv = f->kv;
+    if (kv == NULL)
+        return;
+    if (kv->n == RPL_KVS_MAX) {
+        kv->over++;
+        return;
+    }
+    rpl_kv *e = &kv->e[kv->n++];
+    snprintf(e->name, sizeof e->name, "%.*s", (int)n, name);
+    snprintf(e->text, sizeof e->text, "%s", text);
+    e->line = no;
+}
 
 static int next_line(cursor *c, line *l)
 {
@@ -83,9 +108,9 @@ static int number(const char *s, int64_t *out)
     return 0;
 }
 
-static int bad(sim_error *err, const char *file, unsigned no, const char *what, const char *word)
+static int bad(sim_error *err, const src *f, unsigned no, const char *what, const char *word)
 {
-    return sim_error_set(err, SIM_EINPUT, "%s:%u: %s%s%s%s", file, no, what,
+    return sim_error_set(err, SIM_EINPUT, "%s:%u: %s%s%s%s", f->name, no, what,
                          word != NULL ? " \"" : "", word != NULL ? word : "",
                          word != NULL ? "\"" : "");
 }
@@ -97,32 +122,36 @@ static const char *const meminfo_names[] = {"MemFree:", "CmaFree:", "SwapTotal:"
                                             "Inactive(anon):", "Shmem:"};
 enum { MEMINFO_N = sizeof meminfo_names / sizeof *meminfo_names };
 
-static int parse_meminfo(const char *text, size_t len, int64_t page_kb, mdl_lmkd_mem *m,
-                         sim_error *err)
+static int parse_meminfo(const src *sf, const char *text, size_t len, int64_t page_kb,
+                         mdl_lmkd_mem *m, sim_error *err)
 {
     int64_t *at[MEMINFO_N] = {&m->free, &m->cma_free, &m->swap_total, &m->swap_free,
                               &m->inactive_file, &m->active_anon, &m->inactive_anon, &m->shmem};
     int seen[MEMINFO_N] = {0};
-    cursor c = {text, text + len, 0};
+    cursor c = {text, text + len, sf->base};
     line l;
     char w[3][WORD_MAX];
     while (next_line(&c, &l)) {
         unsigned n = words(&l, w, 3);
+        size_t wl = n >= 2 ? strlen(w[0]) : 0;
+        if (wl > 1 && w[0][wl - 1] == ':' && w[1][0] >= '0' && w[1][0] <= '9')
+            keep(sf, w[0], wl - 1, w[1], l.no);
         for (int f = 0; n > 0 && f < MEMINFO_N; f++) {
             if (strcmp(w[0], meminfo_names[f]) != 0)
                 continue;
             int64_t kb;
             if (n < 2 || number(w[1], &kb) < 0)
-                return bad(err, "meminfo", l.no, "not a number of kB after", meminfo_names[f]);
+                return bad(err, sf, l.no, "not a number of kB after", meminfo_names[f]);
             if (n == 3 && strcmp(w[2], "kB") != 0)
-                return bad(err, "meminfo", l.no, "a unit other than kB:", w[2]);
+                return bad(err, sf, l.no, "a unit other than kB:", w[2]);
             *at[f] = kb / page_kb; /* meminfo_parse_line: val / page_k */
             seen[f] = 1;
         }
     }
     for (int f = 0; f < MEMINFO_N; f++)
         if (!seen[f] && f != 1) /* CmaFree: only kernels with CMA show it */
-            return sim_error_set(err, SIM_EINPUT, "meminfo: no %s line", meminfo_names[f]);
+            return sim_error_set(err, SIM_EINPUT, "%s: no %s line", sf->label,
+                                 meminfo_names[f]);
     return SIM_OK;
 }
 
@@ -133,30 +162,33 @@ static const char *const vmstat_names[] = {"nr_inactive_file", "nr_active_file",
                                            "pgscan_kswapd", "pgscan_direct", "pgrefill"};
 enum { VMSTAT_N = sizeof vmstat_names / sizeof *vmstat_names };
 
-static int parse_vmstat(const char *file, const char *text, size_t len, mdl_lmkd_mem *m,
+static int parse_vmstat(const src *sf, const char *text, size_t len, mdl_lmkd_mem *m,
                         sim_error *err)
 {
     int64_t v[VMSTAT_N] = {0};
     int seen[VMSTAT_N] = {0};
-    cursor c = {text, text + len, 0};
+    cursor c = {text, text + len, sf->base};
     line l;
     char w[2][WORD_MAX];
     while (next_line(&c, &l)) {
-        if (words(&l, w, 2) < 1)
+        unsigned n = words(&l, w, 2);
+        if (n < 1)
             continue;
+        if (n == 2 && w[1][0] >= '0' && w[1][0] <= '9')
+            keep(sf, w[0], strlen(w[0]), w[1], l.no);
         for (int f = 0; f < VMSTAT_N; f++)
             if (strcmp(w[0], vmstat_names[f]) == 0) {
                 if (number(w[1], &v[f]) < 0)
-                    return bad(err, file, l.no, "not a count after", vmstat_names[f]);
+                    return bad(err, sf, l.no, "not a count after", vmstat_names[f]);
                 seen[f] = 1;
             }
     }
     for (int f = 0; f < VMSTAT_N; f++)
         if (!seen[f] && f != 2 && f != 3)
-            return sim_error_set(err, SIM_EINPUT, "%s: no %s line", file, vmstat_names[f]);
+            return sim_error_set(err, SIM_EINPUT, "%s: no %s line", sf->label, vmstat_names[f]);
     if (!seen[2] && !seen[3])
         return sim_error_set(err, SIM_EINPUT, "%s: no workingset_refault_file line (nor "
-                             "workingset_refault, its name before kernel 5.9)", file);
+                             "workingset_refault, its name before kernel 5.9)", sf->label);
     m->nr_inactive_file = v[0];
     m->nr_active_file = v[1];
     m->refault = v[2] != 0 ? v[2] : v[3]; /* lmkd: workingset_refault ?: ..._file */
@@ -214,23 +246,23 @@ static int protection(const line *l, int64_t *max)
 }
 
 /* A zone ended: its watermarks summed when populated (calc_zone_watermarks). */
-static int close_zone(const zone *z, mdl_lmkd_wake *w, sim_error *err)
+static int close_zone(const src *sf, const zone *z, mdl_lmkd_wake *w, sim_error *err)
 {
     if (!z->seen[3])
-        return bad(err, "zoneinfo", z->header, "no present line in zone", z->name);
+        return bad(err, sf, z->header, "no present line in zone", z->name);
     if (z->v[3] == 0)
         return SIM_OK; /* not populated: lmkd skips it */
     for (int f = 0; f < 3; f++)
         if (!z->seen[f])
-            return sim_error_set(err, SIM_EINPUT, "zoneinfo:%u: no %s line in zone %s of node %d",
-                                 z->header, zone_fields[f], z->name, z->node);
+            return sim_error_set(err, SIM_EINPUT, "%s:%u: no %s line in zone %s of node %d",
+                                 sf->name, z->header, zone_fields[f], z->name, z->node);
     w->wmark_min += z->max_protection + z->v[0];
     w->wmark_low += z->max_protection + z->v[1];
     w->wmark_high += z->max_protection + z->v[2];
     return SIM_OK;
 }
 
-static int zone_line(zone *z, const line *l, sim_error *err)
+static int zone_line(const src *sf, zone *z, const line *l, sim_error *err)
 {
     char w[2][WORD_MAX];
     unsigned n = words(l, w, 2);
@@ -242,12 +274,12 @@ static int zone_line(zone *z, const line *l, sim_error *err)
     }
     if (strcmp(w[0], "protection:") == 0)
         return protection(l, &z->max_protection) < 0
-                   ? bad(err, "zoneinfo", l->no, "not a protection array \"(a, b, ...)\"", NULL)
+                   ? bad(err, sf, l->no, "not a protection array \"(a, b, ...)\"", NULL)
                    : SIM_OK;
     for (int f = 0; f < 4; f++)
         if (strcmp(w[0], zone_fields[f]) == 0) {
             if (n < 2 || number(w[1], &z->v[f]) < 0)
-                return bad(err, "zoneinfo", l->no, "not a page count after", zone_fields[f]);
+                return bad(err, sf, l->no, "not a page count after", zone_fields[f]);
             z->seen[f] = 1;
             if (f == 3 && z->v[3] == 0)
                 z->open = 0; /* lmkd stops reading a zone that is not populated */
@@ -255,9 +287,10 @@ static int zone_line(zone *z, const line *l, sim_error *err)
     return SIM_OK;
 }
 
-static int parse_zoneinfo(const char *text, size_t len, mdl_lmkd_wake *w, sim_error *err)
+static int parse_zoneinfo(const src *sf, const char *text, size_t len, mdl_lmkd_wake *w,
+                          sim_error *err)
 {
-    cursor c = {text, text + len, 0};
+    cursor c = {text, text + len, sf->base};
     line l;
     zone z;
     int zones = 0;
@@ -270,7 +303,7 @@ static int parse_zoneinfo(const char *text, size_t len, mdl_lmkd_wake *w, sim_er
         memcpy(buf, l.s, k);
         buf[k] = '\0';
         if (sscanf(buf, "Node %d, zone %63s", &node, name) == 2) {
-            if (zones > 0 && close_zone(&z, w, err) != SIM_OK)
+            if (zones > 0 && close_zone(sf, &z, w, err) != SIM_OK)
                 return err->code;
             memset(&z, 0, sizeof z);
             z.header = l.no;
@@ -278,27 +311,29 @@ static int parse_zoneinfo(const char *text, size_t len, mdl_lmkd_wake *w, sim_er
             z.open = 1;
             snprintf(z.name, sizeof z.name, "%s", name);
             zones++;
-        } else if (zones > 0 && z.open && zone_line(&z, &l, err) != SIM_OK) {
+        } else if (zones > 0 && z.open && zone_line(sf, &z, &l, err) != SIM_OK) {
             return err->code;
         }
     }
     if (zones == 0)
-        return sim_error_set(err, SIM_EINPUT, "zoneinfo: no \"Node N, zone NAME\" line");
-    if (close_zone(&z, w, err) != SIM_OK)
+        return sim_error_set(err, SIM_EINPUT, "%s: no \"Node N, zone NAME\" line",
+                             sf->label);
+    if (close_zone(sf, &z, w, err) != SIM_OK)
         return err->code;
     if (!(w->wmark_min <= w->wmark_low && w->wmark_low <= w->wmark_high))
-        return sim_error_set(err, SIM_EINPUT, "zoneinfo: the summed watermarks are out of "
+        return sim_error_set(err, SIM_EINPUT, "%s: the summed watermarks are out of "
                              "order (min %" PRId64 ", low %" PRId64 ", high %" PRId64 ")",
-                             w->wmark_min, w->wmark_low, w->wmark_high);
+                             sf->label, w->wmark_min, w->wmark_low, w->wmark_high);
     return SIM_OK;
 }
 
 /* ---- pressure, event, page size --------------------------------------- */
 
 /* /proc/pressure/memory: the "full" line's avg10 (psi_parse_mem). */
-static int parse_pressure(const char *text, size_t len, mdl_lmkd_wake *w, sim_error *err)
+static int parse_pressure(const src *sf, const char *text, size_t len, mdl_lmkd_wake *w,
+                          sim_error *err)
 {
-    cursor c = {text, text + len, 0};
+    cursor c = {text, text + len, sf->base};
     line l;
     char wd[6][WORD_MAX];
     int seen = 0;
@@ -307,21 +342,22 @@ static int parse_pressure(const char *text, size_t len, mdl_lmkd_wake *w, sim_er
         if (n == 0)
             continue;
         if (strcmp(wd[0], "some") != 0 && strcmp(wd[0], "full") != 0)
-            return bad(err, "pressure_memory", l.no, "expected \"some\" or \"full\", not", wd[0]);
+            return bad(err, sf, l.no, "expected \"some\" or \"full\", not", wd[0]);
         if (n < 2 || strncmp(wd[1], "avg10=", 6) != 0)
-            return bad(err, "pressure_memory", l.no, "no avg10= after", wd[0]);
+            return bad(err, sf, l.no, "no avg10= after", wd[0]);
         char *end;
         errno = 0;
         double v = strtod(wd[1] + 6, &end);
         if (*end != '\0' || errno == ERANGE || !(v >= 0.0 && v <= 100.0))
-            return bad(err, "pressure_memory", l.no, "avg10 is not a percent:", wd[1] + 6);
+            return bad(err, sf, l.no, "avg10 is not a percent:", wd[1] + 6);
         if (strcmp(wd[0], "full") == 0) {
             w->full_avg10 = v;
             seen = 1;
         }
     }
     if (!seen)
-        return sim_error_set(err, SIM_EINPUT, "pressure_memory: no \"full avg10=...\" line");
+        return sim_error_set(err, SIM_EINPUT, "%s: no \"full avg10=...\" line",
+                             sf->label);
     w->has_psi = 1;
     return SIM_OK;
 }
@@ -339,7 +375,10 @@ static int only_word(const char *file, const char *text, size_t len, char out[WO
         if (n == 0)
             continue;
         if (n > 1 || got)
-            return bad(err, file, l.no, "expected one word, found more:", wd[n > 1 ? 1 : 0]);
+        {
+            src sf = {file, file, 0, NULL};
+            return bad(err, &sf, l.no, "expected one word, found more:", wd[n > 1 ? 1 : 0]);
+        }
         memcpy(out, wd[0], WORD_MAX);
         got = 1;
     }
@@ -391,25 +430,50 @@ static int prop_bool(const char *v, int64_t *out)
     return -1;
 }
 
-/* "NAME=VALUE" or getprop's "[NAME]: [VALUE]": 0, or -1 when neither. */
+/* "NAME=VALUE" or getprop's "[NAME]: [VALUE]": 0, or -1 when neither.  A
+ * value longer than WORD_MAX - 1 (a build fingerprint) is cut: no value
+ * lmkd or a device profile reads is that long. */
 static int prop_line(const line *l, char name[128], char value[WORD_MAX])
 {
-    char buf[256];
-    size_t k = l->len < sizeof buf - 1 ? l->len : sizeof buf - 1;
-    memcpy(buf, l->s, k);
-    buf[k] = '\0';
-    while (k > 0 && (buf[k - 1] == '\r' || buf[k - 1] == ' '))
-        buf[--k] = '\0';
-    if (sscanf(buf, " [%127[^]]]: [%63[^]]]", name, value) == 2)
-        return 0;
-    char *eq = strchr(buf, '=');
-    if (eq == NULL || eq == buf || (size_t)(eq - buf) >= 128 || strlen(eq + 1) >= WORD_MAX)
+    const char *p = l->s, *end = l->s + l->len;
+    while (p < end && (*p == ' ' || *p == '\t'))
+        p++;
+    while (end > p && (end[-1] == '\r' || end[-1] == ' '))
+        end--;
+    const char *n0, *n1, *v0, *v1;
+    if (p < end && *p == '[') {
+        n0 = p + 1;
+        n1 = memchr(n0, ']', (size_t)(end - n0));
+        if (n1 == NULL || end - n1 < 5 || memcmp(n1, "]: [", 4) != 0 || end[-1] != ']')
+            return -1;
+        v0 = n1 + 4;
+        v1 = end - 1;
+    } else {
+        n0 = p;
+        n1 = memchr(p, '=', (size_t)(end - p));
+        if (n1 == NULL || n1 == p)
+            return -1;
+        v0 = n1 + 1;
+        v1 = end;
+    }
+    if (n1 - n0 >= 128)
         return -1;
-    memcpy(name, buf, (size_t)(eq - buf));
-    name[eq - buf] = '\0';
-    snprintf(value, WORD_MAX, "%s", eq + 1);
+    memcpy(name, n0, (size_t)(n1 - n0));
+    name[n1 - n0] = '\0';
+    size_t vn = (size_t)(v1 - v0) < WORD_MAX - 1 ? (size_t)(v1 - v0) : WORD_MAX - 1;
+    memcpy(value, v0, vn);
+    value[vn] = '\0';
     return 0;
 }
+
+/* The properties a device profile reads besides lmkd's (kept when asked). */
+static const char *const phone_props[] = {
+    "ro.product.model", "ro.product.manufacturer", "ro.product.device",
+    "ro.build.version.sdk", "ro.build.version.release", "ro.build.id",
+    "dalvik.vm.heapgrowthlimit", "dalvik.vm.heapsize", "sys.lmk.minfree_levels",
+    "ro.lmk.use_minfree_levels", "ro.lmk.use_psi", "ro.config.low_ram",
+    "ro.product.cpu.abi", "ro.soc.model", "ro.boot.hardware",
+    "ro.boot.hardware.cpu.pagesize"};
 
 #define RO_LMK "ro.lmk."
 #define EXPERIMENT "persist.device_config.lmkd_native."
@@ -428,12 +492,18 @@ static int strategy_prop(rpl_lmkd_snapshot *s, const char *name, int64_t v)
     return 0;
 }
 
-static int one_prop(rpl_lmkd_snapshot *s, mdl_lmkd_props *experiment, const line *l,
+static int one_prop(const src *sf, rpl_lmkd_snapshot *s, mdl_lmkd_props *experiment, const line *l,
                     sim_error *err)
 {
     char name[128], value[WORD_MAX];
     if (prop_line(l, name, value) < 0)
-        return bad(err, "props", l->no, "expected NAME=VALUE or [NAME]: [VALUE]", NULL);
+        return bad(err, sf, l->no, "expected NAME=VALUE or [NAME]: [VALUE]", NULL);
+    int kept = strncmp(name, RO_LMK, strlen(RO_LMK)) == 0 ||
+               strncmp(name, EXPERIMENT, strlen(EXPERIMENT)) == 0;
+    for (size_t k = 0; !kept && k < sizeof phone_props / sizeof *phone_props; k++)
+        kept = strcmp(name, phone_props[k]) == 0;
+    if (kept)
+        keep(sf, name, strlen(name), value, l->no);
     const char *short_name = NULL;
     mdl_lmkd_props *into = &s->props;
     if (strcmp(name, "ro.config.low_ram") == 0)
@@ -456,19 +526,20 @@ static int one_prop(rpl_lmkd_snapshot *s, mdl_lmkd_props *experiment, const line
         return SIM_OK;
     }
     if (prop->is_bool ? prop_bool(value, &v) < 0 : number(value, &v) < 0)
-        return bad(err, "props", l->no, prop->is_bool ? "not true or false:"
+        return bad(err, sf, l->no, prop->is_bool ? "not true or false:"
                                                       : "not a whole number:", value);
     if (!prop->is_64 && v > INT32_MAX)
-        return bad(err, "props", l->no, "over 2147483647, lmkd's int32 property:", value);
+        return bad(err, sf, l->no, "over 2147483647, lmkd's int32 property:", value);
     mdl_lmkd_prop_set(into, prop, v);
     return SIM_OK;
 }
 
-static int parse_props(const char *text, size_t len, rpl_lmkd_snapshot *s, sim_error *err)
+static int parse_props(const src *sf, const char *text, size_t len, rpl_lmkd_snapshot *s,
+                       sim_error *err)
 {
     mdl_lmkd_props experiment;
     mdl_lmkd_props_unset(&experiment);
-    cursor c = {text, text + len, 0};
+    cursor c = {text, text + len, sf->base};
     line l;
     while (next_line(&c, &l)) {
         size_t i = 0;
@@ -476,7 +547,7 @@ static int parse_props(const char *text, size_t len, rpl_lmkd_snapshot *s, sim_e
             i++;
         if (i == l.len || l.s[i] == '#')
             continue;
-        if (one_prop(s, &experiment, &l, err) != SIM_OK)
+        if (one_prop(sf, s, &experiment, &l, err) != SIM_OK)
             return err->code;
     }
     for (const mdl_lmkd_prop *p = mdl_lmkd_prop_table; p->name != NULL; p++)
@@ -487,26 +558,34 @@ static int parse_props(const char *text, size_t len, rpl_lmkd_snapshot *s, sim_e
 
 /* ---- the directory ---------------------------------------------------- */
 
-int rpl_lmkd_snapshot_parse(rpl_lmkd_snapshot *s, const char *file, const char *text,
-                            size_t len, sim_error *err)
+int rpl__snapshot_section(rpl_lmkd_snapshot *s, const char *file, const char *name,
+                          const char *label, unsigned base, rpl_kvs *kv, const char *text,
+                          size_t len, sim_error *err)
 {
+    src sf = {name != NULL ? name : file, label != NULL ? label : file, base, kv};
     if (strcmp(file, "page_size") == 0)
         return parse_page_size(text, len, &s->wake.page_kb, err);
     if (strcmp(file, "meminfo") == 0)
-        return parse_meminfo(text, len, s->wake.page_kb, &s->now, err);
+        return parse_meminfo(&sf, text, len, s->wake.page_kb, &s->now, err);
     if (strcmp(file, "zoneinfo") == 0)
-        return parse_zoneinfo(text, len, &s->wake, err);
+        return parse_zoneinfo(&sf, text, len, &s->wake, err);
     if (strcmp(file, "vmstat.0") == 0)
-        return parse_vmstat(file, text, len, &s->reset, err);
+        return parse_vmstat(&sf, text, len, &s->reset, err);
     if (strcmp(file, "vmstat.1") == 0)
-        return parse_vmstat(file, text, len, &s->now, err);
+        return parse_vmstat(&sf, text, len, &s->now, err);
     if (strcmp(file, "pressure_memory") == 0)
-        return parse_pressure(text, len, &s->wake, err);
+        return parse_pressure(&sf, text, len, &s->wake, err);
     if (strcmp(file, "event") == 0)
         return parse_event(text, len, &s->wake, err);
     if (strcmp(file, "props") == 0)
-        return parse_props(text, len, s, err);
+        return parse_props(&sf, text, len, s, err);
     return sim_error_set(err, SIM_EINVAL, "%s: not a snapshot file", file);
+}
+
+int rpl_lmkd_snapshot_parse(rpl_lmkd_snapshot *s, const char *file, const char *text,
+                            size_t len, sim_error *err)
+{
+    return rpl__snapshot_section(s, file, NULL, NULL, 0, NULL, text, len, err);
 }
 
 void rpl_lmkd_snapshot_init(rpl_lmkd_snapshot *s)

@@ -450,6 +450,41 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
     set(doc, "decisions", list);
 }
 
+/* provenance: per device of the plan, in the cells' order, what each of
+ * its phone figures rests on: measured (or fitted) with its source, or
+ * assumed (docs/devices.md). */
+static json_t *provenance(const res_plan *plan)
+{
+    json_t *all = json_object();
+    for (unsigned i = 0; i < plan->ncells; i++) {
+        const mdl_device *d = plan->cells[i].device;
+        if (json_object_get(all, d->name) != NULL)
+            continue;
+        unsigned n, measured = 0, assumed = 0;
+        const char *const *names = mdl_device_values(d->os, &n);
+        json_t *values = json_object();
+        for (unsigned k = 0; k < n; k++) {
+            if (!mdl_device_value_in_force(d, k))
+                continue;
+            int fitted = 0;
+            const char *src = mdl_device_source(d, k, &fitted);
+            json_t *v = json_object();
+            set(v, "status", json_string(src == NULL ? "assumed" : fitted ? "fitted" : "measured"));
+            if (src != NULL)
+                set(v, "source", json_string(src));
+            set(values, names[k], v);
+            measured += src != NULL;
+            assumed += src == NULL;
+        }
+        json_t *o = json_object();
+        set(o, "measured", json_integer(measured));
+        set(o, "assumed", json_integer(assumed));
+        set(o, "values", values);
+        set(all, d->name, o);
+    }
+    return all;
+}
+
 char *res_document_json(const res_plan *plan, const res_result *r)
 {
     doc_failed = 0;
@@ -460,6 +495,7 @@ char *res_document_json(const res_plan *plan, const res_result *r)
     set(doc, "seed", json_integer((json_int_t)plan->seed));
     set(doc, "replications", json_integer((json_int_t)plan->replications));
     set(doc, "horizon_us", json_integer((json_int_t)plan->horizon));
+    set(doc, "provenance", provenance(plan));
     json_t *cells = json_array();
     for (unsigned i = 0; i < r->ncells; i++)
         append(cells, cell_json(plan, i, &r->cells[i]));

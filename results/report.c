@@ -223,6 +223,54 @@ static void cell_sections(sim_text *o, const res_plan *plan, const res_result *r
                       res__comparison_intro, "", "comparison-table", cmp, res__comparison_note);
 }
 
+/* What each device's values rest on (the document's provenance): measured
+ * with their sources, or assumed (docs/devices.md). */
+static void device_section(sim_text *o, const res_plan *plan)
+{
+    sim_text_printf(o, "<section id=\"devices\">\n<h2>Devices: measured or assumed</h2>\n"
+                "<p>Each device's phone figures: measured on a phone (with the capture and line "
+                "they came from) or assumed. A margin that rests on assumed figures is only as "
+                "good as they are; docs/devices.md says how to measure each.</p>\n"
+                "<table id=\"devices-table\">\n<tr><th>device</th><th>measured</th>"
+                "<th>assumed</th></tr>\n");
+    for (unsigned i = 0; i < plan->ncells; i++) {
+        const mdl_device *d = plan->cells[i].device;
+        unsigned j = 0;
+        while (j < i && plan->cells[j].device != d)
+            j++;
+        if (j < i)
+            continue;
+        unsigned n;
+        const char *const *names = mdl_device_values(d->os, &n);
+        sim_text_printf(o, "<tr><td>");
+        text(o, d->name);
+        sim_text_printf(o, "</td><td>");
+        const char *sep = "";
+        for (unsigned k = 0; k < n; k++) {
+            int fitted = 0;
+            const char *src = mdl_device_value_in_force(d, k) ? mdl_device_source(d, k, &fitted)
+                                                              : NULL;
+            if (src == NULL)
+                continue;
+            sim_text_printf(o, "%s<b>", sep);
+            text(o, names[k]);
+            sim_text_printf(o, "</b>%s: ", fitted ? " (fitted)" : "");
+            text(o, src);
+            sep = "<br>";
+        }
+        sim_text_printf(o, "%s</td><td>", sep[0] == '\0' ? "none" : "");
+        sep = "";
+        for (unsigned k = 0; k < n; k++)
+            if (mdl_device_value_in_force(d, k) && mdl_device_source(d, k, NULL) == NULL) {
+                sim_text_printf(o, "%s", sep);
+                text(o, names[k]);
+                sep = ", ";
+            }
+        sim_text_printf(o, "%s</td></tr>\n", sep[0] == '\0' ? "none" : "");
+    }
+    sim_text_printf(o, "</table>\n</section>\n");
+}
+
 /* Every figure inlined, with its caption. */
 static void plot_section(sim_text *o, const res_figure *figs, unsigned nfigs)
 {
@@ -266,6 +314,7 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         paragraphs(&o, plan->about);
         sim_text_printf(&o, "</section>\n");
     }
+    device_section(&o, plan);
     if (ok) {
         decision_sections(&o, plan, &t.dec, &t.fld);
         cell_sections(&o, plan, r, &t.cells, &t.cmp, &t.gen);

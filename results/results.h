@@ -363,6 +363,8 @@ char *res_document_json(const res_plan *plan, const res_result *r);
 char *res_document_csv(const res_plan *plan, const res_result *r);
 /* The aligned comparison table for a person. */
 char *res_document_table(const res_plan *plan, const res_result *r);
+/* One line of what a device's values rest on, measured or assumed (tables.c). */
+void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d);
 
 /* --------------------------------------------------------------- plots */
 

@@ -543,6 +543,48 @@ void res__tables_free(res__tables *t)
     res__table_free(&t->gen);
 }
 
+/* A source's short form: up to its first ": " or " (" ("FILE:LINE"). */
+static int short_len(const char *s)
+{
+    const char *a = strstr(s, ": "), *b = strstr(s, " (");
+    const char *e = a != NULL && (b == NULL || a < b) ? a : b;
+    size_t n = e != NULL ? (size_t)(e - s) : strlen(s);
+    return (int)(n > 60 ? 60 : n);
+}
+
+void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d)
+{
+    unsigned n, measured = 0, in_force = 0;
+    const char *const *v = mdl_device_values(d->os, &n);
+    for (unsigned k = 0; k < n; k++)
+        if (mdl_device_value_in_force(d, k)) {
+            in_force++;
+            measured += mdl_device_source(d, k, NULL) != NULL;
+        }
+    sim_text_printf(o, "%s%s: %u of its %u values measured", indent, d->name, measured,
+                    in_force);
+    const char *sep = " (";
+    for (unsigned k = 0; k < n; k++) {
+        int fitted = 0;
+        const char *src = mdl_device_value_in_force(d, k) ? mdl_device_source(d, k, &fitted)
+                                                          : NULL;
+        if (src == NULL)
+            continue;
+        sim_text_printf(o, "%s%s%s: %.*s", sep, v[k], fitted ? " fitted" : "", short_len(src),
+                        src);
+        sep = ", ";
+    }
+    sim_text_printf(o, "%s; %u assumed", measured > 0 ? ")" : "", in_force - measured);
+    sep = ": ";
+    for (unsigned k = 0; k < n; k++)
+        if (mdl_device_value_in_force(d, k) && mdl_device_source(d, k, NULL) == NULL) {
+            sim_text_printf(o, "%s%s", sep, v[k]);
+            sep = ", ";
+        }
+    sim_text_printf(o, "%s\n", measured < in_force ? " (docs/devices.md: how to measure each)"
+                                                   : "");
+}
+
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
     res__tables t;
@@ -577,6 +619,15 @@ char *res_document_table(const res_plan *plan, const res_result *r)
             put_table(&o, &t.fld);
             sim_text_printf(&o, "\n%s\n", res__field_note);
         }
+    }
+    /* what each device's values rest on, once per device */
+    sim_text_printf(&o, "\nwhat the devices' values rest on (docs/devices.md):\n");
+    for (unsigned i = 0; i < plan->ncells; i++) {
+        unsigned j = 0;
+        while (j < i && plan->cells[j].device != plan->cells[i].device)
+            j++;
+        if (j == i)
+            res_provenance_text(&o, "  ", plan->cells[i].device);
     }
     res__tables_free(&t);
     return res__text_done(&o);

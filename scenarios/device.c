@@ -16,7 +16,8 @@ static const char *const device_keys[] = {
     "pss_sample",  "low_memory_reporting", "speed", "delegates", "successor",
     "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram",
     "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness",
-    "others",      "compressor",    "pages",        "fc_thrashing", "exit_info"};
+    "others",      "compressor",    "pages",        "fc_thrashing", "exit_info",
+    "measured"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -460,6 +461,8 @@ static int load_warning(const scn__node *root, mdl_device *dev, sim_error *err)
     return percent(&v, &dev->warning_share, err);
 }
 
+static int load_measured(const scn__node *root, mdl_device *dev, sim_error *err);
+
 int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
 {
     static const char *const oses[] = {"android", "ios"};
@@ -529,7 +532,51 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
             rc = scn__fail(&v, err, SIM_EINPUT, "exit_info is Android's ApplicationExitInfo: "
                            "an iOS device has none to turn off");
     }
+    if (rc == SIM_OK)
+        rc = load_measured(root, dev, err);
     return rc;
+}
+
+/* measured: {VALUE: "SOURCE"}: the phone figures taken from a capture or a
+ * public source, each with it ("fitted: ..." for a fitted one); every
+ * figure not named is assumed (docs/devices.md). */
+static int load_measured(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    scn__node m;
+    scn__get(root, "measured", &m);
+    if (m.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&m, err);
+    unsigned nv;
+    const char *const *values = mdl_device_values(dev->os, &nv);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&m, values, nv, err);
+    if (rc != SIM_OK)
+        return rc;
+    dev->measured = calloc(1, sizeof *dev->measured);
+    if (dev->measured == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    for (unsigned k = 0; k < nv; k++) {
+        scn__node v;
+        scn__get(&m, values[k], &v);
+        if (v.n == NULL)
+            continue;
+        const char *t;
+        size_t len;
+        rc = scn__scalar(&v, &t, &len, err);
+        if (rc == SIM_OK && (len == 0 || len >= MDL_SOURCE_MAX))
+            rc = scn__fail(&v, err, SIM_EINPUT, "a source of 1 to %d characters (the file and "
+                           "line, or the document, it came from)", MDL_SOURCE_MAX - 1);
+        if (rc != SIM_OK)
+            return rc;
+        mdl_provenance *p = dev->measured;
+        int fitted = len > 8 && memcmp(t, "fitted: ", 8) == 0;
+        p->value[p->n] = (unsigned char)k;
+        p->fitted[p->n] = (unsigned char)fitted;
+        memcpy(p->src[p->n], t, len);
+        p->src[p->n++][len] = '\0';
+    }
+    return SIM_OK;
 }
 
 static int finish(scn__doc *doc, mdl_device *dev, sim_error *err)
@@ -568,4 +615,6 @@ void scn_device_release(mdl_device *dev)
         free(dev->owned[i]);
         dev->owned[i] = NULL;
     }
+    free(dev->measured);
+    dev->measured = NULL;
 }

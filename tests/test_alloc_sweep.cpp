@@ -486,6 +486,71 @@ TEST_CASE("reading JetsamEvent reports survives every allocation failing", "[all
     lsan_check();
 }
 
+namespace {
+// The catalog profile of the class, for rpl_device_import under the sweep:
+// a fixed text, so that nothing but the import allocates.
+const char *const device_catalog_text =
+    "name: base\nos: android\nram: 4GiB\nsystem: 1GiB\ncached_apps: 500MiB\n"
+    "kill: {rule: lmk, mode: psi, watermarks: {min: 8MiB, low: 12MiB, high: 16MiB}}\n";
+const char *const device_catalog_ios =
+    "name: base\nos: ios\nram: 4GiB\nsystem: 1GiB\nkill: {rule: jetsam, limit: 2GiB}\n";
+int device_catalog(void *, int os, double, const char **name, const char **yaml, size_t *len,
+                   sim_error *)
+{
+    *name = "base";
+    *yaml = os == MDL_OS_IOS ? device_catalog_ios : device_catalog_text;
+    *len = std::strlen(*yaml);
+    return SIM_OK;
+}
+} // namespace
+
+TEST_CASE("importing a device profile survives every allocation failing", "[alloc]")
+{
+    // rpl_device_import on a bugreport and on JetsamEvent reports (three
+    // make the fitted distributions): the profile whole, or SIM_ENOMEM
+    // saying memory ran out.  The zip is left out: libarchive (whose own
+    // allocations are spared) keeps a small block of the C library's from
+    // one archive to the next, which the sweep would count as ours; valgrind
+    // finds no leak in a whole import of it (memcheck_import_device)
+    auto data = [](const char *rel) {
+        return shim::read_file(std::string(OOMSIM_SOURCE_DIR) + "/tests/data/" + rel);
+    };
+    const std::vector<std::vector<std::string>> sets = {
+        {data("devices/bugreport-android13.txt")},
+        {data("devices/bugreport-android13.txt"), data("devices/bugreport-android13.txt"),
+         data("devices/bugreport-android9.txt")},
+        {data("ips/JetsamEvent-2024-03-02-101500.ips"), data("ips/JetsamEvent-2024-03-02-101800.ips"),
+         data("ips/JetsamEvent-2024-03-02-102000.ips")},
+    };
+    for (const auto &set : sets) {
+        std::vector<rpl_capture> in;
+        for (const std::string &t : set)
+            in.push_back(rpl_capture{"capture.txt", t.data(), t.size(), nullptr});
+        ReadResult reference{};
+        Tally t = sweep(
+            "device", [] {},
+            [&] {
+                ReadResult r{};
+                sim_error_clear(&r.err);
+                rpl_device_opts o = {nullptr, 1, device_catalog, nullptr};
+                rpl_device_yaml *v = nullptr;
+                unsigned n = 0;
+                r.rc = rpl_device_import(in.data(), static_cast<unsigned>(in.size()), &o, &v, &n,
+                                         &r.err);
+                Digest d;
+                for (unsigned k = 0; k < n; k++)
+                    d.str(v[k].yaml);
+                rpl_device_yaml_free(v, n);
+                r.events = n;
+                r.digest = d.h;
+                return r;
+            },
+            [&](bool failed, const ReadResult &r) { return check_read(reference, failed, r); });
+        report("importing a device profile", t);
+    }
+    lsan_check();
+}
+
 TEST_CASE("a short run survives every allocation failing", "[alloc]")
 {
     shim::TempDir dir;

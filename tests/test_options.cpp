@@ -198,8 +198,8 @@ TEST_CASE("every subcommand's help shows each option of its table", "[cli][optio
         std::string cmd, opt;
         words >> cmd >> opt;
         std::vector<std::string> args{cmd};
-        if (cmd == "import" && opt == "perfetto") {
-            args.push_back("perfetto");
+        if (cmd == "import" && (opt == "perfetto" || opt == "device")) {
+            args.push_back(opt);
             words >> opt;
         }
         args.push_back("--help");
