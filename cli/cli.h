@@ -187,6 +187,7 @@ typedef struct cli_run_opts {
     const char *checkpoint, *resume; /* run only: --checkpoint, --resume */
     double period;                   /* --checkpoint-period, seconds */
     int has_period;
+    int headroom;                    /* run only: --headroom */
 } cli_run_opts;
 /* Prints the results as o->format says and, with o->dir, writes them with
  * the plots and the report; returns the exit status. */

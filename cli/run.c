@@ -87,6 +87,10 @@ static const cli_opt run_opts[] = {
      NULL, "--checkpoint-period needs seconds from 0 to 1000000, got '%s'", 0,
      "  --checkpoint-period S  seconds between checkpoints (default 60; 0: after\n"
      "             every round of replications)\n"},
+    {"--headroom", NULL, CLI_OPT_FLAG, RUN(headroom), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --headroom  also find, per cell, how much more memory the candidate may take\n"
+     "             and still meet the target: 10 more runs of the plan, each cell's\n"
+     "             memory scaled, the same draws at every scale (docs/devices.md)\n"},
     {"--resume", NULL, CLI_OPT_FILE, RUN(resume), CLI_NOWHERE, 0, 0, NULL,
      "--resume needs a file", 0,
      "  --resume FILE  continue from that checkpoint: the same results, to the\n"
@@ -118,6 +122,9 @@ static int parse(int argc, char **argv, cli_run_opts *o)
     o->threads = cli_default_threads();
     o->period = 60;
     int rc = cli_parse(&cli_run_cmd, argc, argv, o);
+    if (rc == CLI_OK && o->headroom && sim_ranks_size() > 1)
+        return speaks() ? cli_usage_error("run", "--headroom runs on one rank, not over MPI")
+                        : CLI_USAGE;
     if (rc != CLI_OK || !o->has_period || o->checkpoint != NULL)
         return rc;
     return speaks() ? cli_usage_error("run", "--checkpoint-period goes with --checkpoint FILE")
@@ -303,6 +310,29 @@ static int run_failed(int rc, const sim_error *err, const cli_progress *shown,
     return cli_report(err);
 }
 
+/* The plan run again at scaled memory (--headroom): *room (ncells) set on
+ * r for the outputs; the exit status. */
+#define HEADROOM_STEPS 10
+static int headroom(const cli_run_opts *o, const res_plan *plan, res_result *r,
+                    res_headroom **room)
+{
+    sim_error err;
+    sim_error_clear(&err);
+    *room = calloc(plan->ncells, sizeof **room);
+    if (*room == NULL) {
+        sim_error_set(&err, SIM_ENOMEM, "out of memory");
+        return cli_report(&err);
+    }
+    if (speaks())
+        fprintf(stderr, "oomsim: --headroom: %d more runs of the plan, each cell's candidate "
+                "memory scaled\n", HEADROOM_STEPS);
+    int rc = res_headroom_find(plan, (unsigned)o->threads, HEADROOM_STEPS, *room, &err);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    r->headroom = *room;
+    return CLI_OK;
+}
+
 /* The scenario of the command line with its -r and --seed, agreed by
  * every rank of a job. */
 static int load(const cli_run_opts *o, scn_scenario *s, sim_error *err)
@@ -374,6 +404,12 @@ int cli_run(int argc, char **argv)
     scn_scenario s;
     if (load(&o, &s, &err) != SIM_OK)
         return report_once(&err);
+    if (o.headroom && !s.target.set) { /* known before the run, said before it */
+        sim_error_set(&err, SIM_EINPUT, "--headroom needs the plan's target (what must still "
+                      "hold): the scenario has none");
+        scn_scenario_release(&s);
+        return report_once(&err);
+    }
     /* -o DIR and the checkpoint are checked before the run, not found
      * unwritable after it */
     int dir_rc = o.dir != NULL && sim_ranks_rank() == 0 ? cli_check_dir(o.dir, &err) : SIM_OK;
@@ -415,7 +451,12 @@ int cli_run(int argc, char **argv)
     if (rc != SIM_OK) {
         status = run_failed(rc, &err, &shown, &plan);
     } else {
-        status = speaks() ? cli__emit(&o, &plan, &r) : CLI_OK;
+        res_headroom *room = NULL;
+        if (o.headroom)
+            status = headroom(&o, &plan, &r, &room);
+        if (status == CLI_OK)
+            status = speaks() ? cli__emit(&o, &plan, &r) : CLI_OK;
+        free(room);
         res_result_free(&r);
         /* the results are out: the checkpoint has served */
         if (status == CLI_OK && o.checkpoint != NULL && speaks())

@@ -221,6 +221,16 @@ typedef struct mdl_candidate {
     mdl_owned owned;              /* empirical values the loader allocated */
 } mdl_candidate;
 
+/* The candidate with every memory figure f times c's (scale.c; `run
+ * --headroom`): a sample of each is f times the original's from the same
+ * draw.  Release with mdl_candidate_scaled_free (not the loader's). */
+int mdl_candidate_scaled(const mdl_candidate *c, double f, mdl_candidate *out, sim_error *err);
+void mdl_candidate_scaled_free(mdl_candidate *c);
+/* What the candidate holds once loaded and running, its means summed: the
+ * parts' resident memory, working sets and session states (and a
+ * generation part's weights, compute buffer and full KV), bytes. */
+double mdl_candidate_memory(const mdl_candidate *c);
+
 #include "models/workload.h"
 
 /* --------------------------------------------------------------- policies */

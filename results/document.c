@@ -450,6 +450,30 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
     set(doc, "decisions", list);
 }
 
+/* --headroom's finding for one cell (docs/devices.md "Headroom"). */
+static json_t *headroom_json(const res_headroom *h, unsigned runs)
+{
+    json_t *o = json_object();
+    set(o, "factor", json_real(h->factor));
+    set(o, "candidate_bytes", json_integer(whole(h->memory)));
+    set(o, "extra_bytes", json_integer(whole((h->factor - 1) * h->memory)));
+    set(o, "first_failing", isinf(h->upper) ? json_null() : json_real(h->upper));
+    set(o, "capped", json_boolean(h->capped));
+    json_t *miss = json_array();
+    if (!isinf(h->upper) && h->deaths_miss)
+        append(miss, json_string("deaths"));
+    if (!isinf(h->upper) && h->latency_miss)
+        append(miss, json_string("latency"));
+    set(o, "first_failing_misses", miss);
+    json_t *d = json_object();
+    set(d, "any_rate", h->factor > 0 ? json_real(h->deaths) : json_null());
+    set(d, "ci", h->factor > 0 ? json_pack("[f, f]", h->deaths_ci.lo, h->deaths_ci.hi)
+                               : json_null());
+    set(o, "deaths", d);
+    set(o, "runs", json_integer(runs));
+    return o;
+}
+
 /* provenance: per device of the plan, in the cells' order, what each of
  * its phone figures rests on: measured (or fitted) with its source, or
  * assumed (docs/devices.md). */
@@ -497,8 +521,12 @@ char *res_document_json(const res_plan *plan, const res_result *r)
     set(doc, "horizon_us", json_integer((json_int_t)plan->horizon));
     set(doc, "provenance", provenance(plan));
     json_t *cells = json_array();
-    for (unsigned i = 0; i < r->ncells; i++)
-        append(cells, cell_json(plan, i, &r->cells[i]));
+    for (unsigned i = 0; i < r->ncells; i++) {
+        json_t *c = cell_json(plan, i, &r->cells[i]);
+        if (r->headroom != NULL)
+            set(c, "headroom", headroom_json(&r->headroom[i], r->headroom[0].runs));
+        append(cells, c);
+    }
     set(doc, "cells", cells);
     json_t *cmp = json_array();
     for (unsigned i = 0; i < r->ncmp; i++) {

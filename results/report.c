@@ -315,6 +315,20 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
         sim_text_printf(&o, "</section>\n");
     }
     device_section(&o, plan);
+    if (r->headroom != NULL) {
+        sim_text h = SIM_TEXT_INIT;
+        for (unsigned i = 0; i < r->ncells; i++)
+            res_headroom_text(&h, "", plan, r, i);
+        char *lines = sim_text_done(&h);
+        sim_text_printf(&o, "<section id=\"headroom\">\n<h2>Headroom</h2>\n<p>How much more "
+                        "memory each cell's candidate may take and still meet the target: its "
+                        "memory scaled, %u runs of the plan, the same draws at every scale "
+                        "(docs/devices.md).</p>\n<pre>", r->headroom[0].runs);
+        text(&o, lines != NULL ? lines : "");
+        sim_text_printf(&o, "</pre>\n</section>\n");
+        o.oom |= lines == NULL;
+        free(lines);
+    }
     if (ok) {
         decision_sections(&o, plan, &t.dec, &t.fld);
         cell_sections(&o, plan, r, &t.cells, &t.cmp, &t.gen);

@@ -228,27 +228,34 @@ typedef struct res_result {
     res_comparison *cmp;                 /* ncmp, owned; cell order, metric order */
     unsigned ncmp;
     uint64_t events;                     /* engine events over the whole run */
+    const struct res_headroom *headroom; /* ncells, from --headroom (NULL: none; not owned) */
 } res_result;
 
 /* Called after each batch of replications (progress); may be NULL. */
 typedef void (*res_progress_fn)(void *ctx, uint64_t done, uint64_t total);
 
-/* Runs plan->replications replications of every cell on `threads`
- * threads (0: one) and aggregates them.  Results are the same bytes for
- * any thread count.  Returns SIM_OK, or the failing replication's error
- * (err names cell and replication), or SIM_EINTR when plan->stop was
- * set; *out then holds nothing.  progress gets the replications done
- * after each batch.
- *
- * In an MPI job (sim_ranks_size() > 1) every rank calls it with the same
- * plan (checked: SIM_EINPUT otherwise); each runs its share of every cell
- * on its threads and rank 0 gathers and aggregates them.  Rank 0 gets the
- * same result, byte for byte, as a job of one, and alone calls progress;
- * the other ranks get SIM_OK and an empty *out.  Every rank returns the
- * same status; a failure's message names the rank ("rank 2: cell 1 ..."). */
+/* Runs plan->replications replications of every cell on `threads` threads
+ * (0: one) and aggregates them, the same bytes for any thread count: SIM_OK,
+ * the failing replication's error (naming cell and replication), or
+ * SIM_EINTR when plan->stop was set (*out then empty); progress after each
+ * batch.  In an MPI job every rank calls it with the same plan (checked);
+ * rank 0 gathers and alone gets the result (a job of one's, byte for byte)
+ * and calls progress; every rank returns the same status ("rank 2: ..."). */
 int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, void *ctx,
             res_result *out, sim_error *err);
 void res_result_free(res_result *r);
+
+/* --headroom (headroom.c, docs/devices.md): per cell, in `steps` plan runs, the largest
+ * factor on the candidate's memory (`memory` bytes at 1) meeting the target (0: none), the
+ * first that failed (upper), the deaths there; capped at 16; out[0].runs the runs. */
+typedef struct res_headroom {
+    double factor, upper, memory, deaths;
+    res_interval deaths_ci;
+    int capped, deaths_miss, latency_miss; /* what failed at upper */
+    unsigned runs;
+} res_headroom;
+int res_headroom_find(const res_plan *plan, unsigned threads, unsigned steps, res_headroom *out,
+                      sim_error *err);
 
 /* --------------------------------------------------------- checkpoints */
 
@@ -256,23 +263,18 @@ void res_result_free(res_result *r);
  * "Checkpoints"): the folded state of a run part-way. */
 typedef struct res_resume res_resume;
 
-/* Checkpoints of a run (res_plan.checkpoint).  At the end of a round of
- * replications (BATCH per rank), when `period` seconds have passed since
- * the last one (0: after every round), or when *request is set (to a
- * signal's number, > 0) on any rank, the
- * state of every cell so far is written to `path` (sim_out: whole or not
- * at all); after one that *request asked for, res_run returns SIM_EINTR.
- * With `resume`, the run continues from that checkpoint (rank 0's; the
- * other ranks hear where) and gives the bytes the run would have given
- * uninterrupted, whatever the threads and ranks before and after. */
+/* Checkpoints of a run (res_plan.checkpoint): after a round of replications
+ * (BATCH per rank) once `period` s passed (0: every round), or when
+ * *request is set (a signal's number) on any rank, every cell's state is
+ * written to `path` whole or not at all; after a requested one res_run
+ * returns SIM_EINTR.  With `resume` the run continues from it and gives
+ * the uninterrupted run's bytes, whatever the threads and ranks. */
 typedef struct res_checkpoint {
     const char *path;                     /* NULL: write none */
     double period;                        /* seconds */
     const volatile sig_atomic_t *request; /* may be NULL */
     const res_resume *resume;             /* may be NULL */
-    /* out: the checkpoints written, and where the last one was */
-    uint64_t written;
-    uint64_t done; /* replications done over all cells */
+    uint64_t written, done; /* out: checkpoints written; replications done (all cells) */
     int signal;    /* the request that stopped the run (the largest over the ranks) */
 } res_checkpoint;
 
@@ -363,18 +365,17 @@ char *res_document_json(const res_plan *plan, const res_result *r);
 char *res_document_csv(const res_plan *plan, const res_result *r);
 /* The aligned comparison table for a person. */
 char *res_document_table(const res_plan *plan, const res_result *r);
-/* One line of what a device's values rest on, measured or assumed (tables.c). */
+/* A line of cell i's --headroom, and of a device's provenance (tables.c). */
+void res_headroom_text(sim_text *o, const char *indent, const res_plan *plan,
+                       const res_result *r, unsigned i);
 void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d);
 
 /* --------------------------------------------------------------- plots */
 
-/* The memory timeline of one replication (plot.c), collected from the
- * world's trace events: RES_TIMELINE_COLUMNS columns over the horizon,
- * each holding the memory by category at the column's highest counted
- * moment; the stage bands (every stage but inference), and marks for
- * deaths, memory warnings, cached-app kills and recovery actions, the
- * first RES_TIMELINE_BANDS / RES_TIMELINE_MARKS of them (the rest are
- * counted and the plot says so).  Fixed size, whatever the horizon. */
+/* One replication's memory timeline (plot.c), from the world's events:
+ * columns over the horizon, each the memory by category at its highest
+ * moment; the stage bands, and marks for deaths, warnings, cached-app
+ * kills, recoveries (the first BANDS / MARKS; the rest counted). */
 #define RES_TIMELINE_COLUMNS 1000
 #define RES_TIMELINE_BANDS 512
 #define RES_TIMELINE_MARKS 512
@@ -386,10 +387,9 @@ typedef struct res_timeline_info {
     int64_t peak_counted;                /* highest counted memory seen, bytes */
     sim_time peak_time;
     int64_t peak_mem[TRC_MEM_COUNT];     /* by category at that moment */
-    /* an LLM's: the KV caches at their highest, its weights by kind (the
-     * last generation part loaded: mapped, repacked, gpu) */
-    int64_t kv_max;
-    int64_t weights[3];
+    /* an LLM's KV caches at their highest, the weights of the last
+     * generation part loaded (mapped, repacked, gpu) */
+    int64_t kv_max, weights[3];
     int has_weights;
 } res_timeline_info;
 

@@ -585,6 +585,29 @@ void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d)
                                                    : "");
 }
 
+void res_headroom_text(sim_text *o, const char *indent, const res_plan *plan,
+                       const res_result *r, unsigned i)
+{
+    const res_headroom *h = &r->headroom[i];
+    const mdl_cell *c = &plan->cells[i];
+    char label[RES_TEXT_MAX] = "";
+    if (plan->policy_json != NULL && res_policy_label(plan->policy_json[i], label, sizeof label) !=
+                                         SIM_OK)
+        label[0] = '\0';
+    sim_text_printf(o, "%s%s, %s, %s: ", indent, c->device->name, c->candidate->id, label);
+    if (h->factor <= 0) { /* what fails is not the memory */
+        sim_text_printf(o, "misses the target at every size tried (down to x%.3f): %s\n",
+                        h->upper, h->deaths_miss && h->latency_miss ? "deaths and latency"
+                                  : h->deaths_miss ? "deaths that do not come from memory"
+                                                   : "latency, whatever the memory");
+        return;
+    }
+    double extra = (h->factor - 1) * h->memory / 1048576.0;
+    sim_text_printf(o, "%s%.0f MiB (x%.3g%s), deaths %.2f%% [%.2f, %.2f] there\n",
+                    extra >= 0 ? "+" : "", extra, h->factor, h->capped ? " or more" : "",
+                    100 * h->deaths, 100 * h->deaths_ci.lo, 100 * h->deaths_ci.hi);
+}
+
 char *res_document_table(const res_plan *plan, const res_result *r)
 {
     res__tables t;
@@ -619,6 +642,14 @@ char *res_document_table(const res_plan *plan, const res_result *r)
             put_table(&o, &t.fld);
             sim_text_printf(&o, "\n%s\n", res__field_note);
         }
+    }
+    if (r->headroom != NULL) {
+        sim_text_printf(&o, "\nheadroom: how much more memory each cell's candidate may take "
+                        "and still meet the target (its memory scaled; %u runs of the plan, the "
+                        "same draws at every scale; docs/devices.md):\n",
+                        r->headroom[0].runs);
+        for (unsigned i = 0; i < r->ncells; i++)
+            res_headroom_text(&o, "  ", plan, r, i);
     }
     /* what each device's values rest on, once per device */
     sim_text_printf(&o, "\nwhat the devices' values rest on (docs/devices.md):\n");

@@ -348,3 +348,45 @@ TEST_CASE("import device: run uses the imported profile as it is, with its prove
     CHECK(html.find("<section id=\"devices\">") != std::string::npos);
     CHECK(html.find("<td>test-phone-4</td>") != std::string::npos);
 }
+
+TEST_CASE("run --headroom finds the factor a known death line gives", "[device][run]")
+{
+    // an iPhone whose jetsam limit is 1000 MiB, a candidate that holds a
+    // fixed 100 MiB (nothing drawn, no app baseline): the app dies once
+    // 100 MiB x F exceeds 1000 MiB, so the largest factor that meets a 2 %
+    // target is 10 (+900 MiB). The search: 1, 2, 4, 8 hold, 16 and 12 fail,
+    // 10 holds, 11, 10.5 and 10.25 fail
+    TempDir t;
+    write_file(t.path() + "/dev.yaml", "name: fixed-phone\nos: ios\nram: 4GiB\nsystem: 1GiB\n"
+                                       "kill: {rule: jetsam, limit: 1000MiB}\ncounts: [native]\n");
+    write_file(t.path() + "/cand.yaml",
+               "id: fixed\ndigest: 00000001\nruntime: test-1\ndelegate: none\nfallback: none\n"
+               "receipt_complete: true\nparts:\n  model:\n    file: 1MiB\n"
+               "    load: {mode: mmap, time: 10ms}\n"
+               "    prepare: {time: 10ms, resident: {native: 100MiB}}\n"
+               "    inference: {time: 10ms, working_set: {native: 0MiB}}\n");
+    write_file(t.path() + "/plan.yaml",
+               "name: known-line\ntarget: {deaths: 2%}\nseed: 1\nreplications: 200\n"
+               "horizon: 1min\ndevices: [dev.yaml]\ncandidates: [cand.yaml]\n"
+               "workload:\n  path:\n    - cold_start\n"
+               "    - requests: {rate: \"1/s\", for: 30s, needs: [model]}\n");
+    RunResult r = oomsim({"run", t.path() + "/plan.yaml", "--headroom", "-o", t.path() + "/out"});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("  fixed-phone, fixed, -: +900 MiB (x10), deaths 0.00% [0.00, 1.88] there") !=
+          std::string::npos);
+    CHECK(r.err.find("--headroom: 10 more runs of the plan") != std::string::npos);
+    std::string doc = read_file(t.path() + "/out/results.json");
+    CHECK(doc.find("\"factor\": 10.0") != std::string::npos);
+    CHECK(doc.find("\"extra_bytes\": 943718400") != std::string::npos);
+    CHECK(doc.find("\"first_failing\": 10.25") != std::string::npos);
+    CHECK(read_file(t.path() + "/out/report.html").find("<section id=\"headroom\">") !=
+          std::string::npos);
+    // without a target there is nothing to hold
+    std::string plain = read_file(t.path() + "/plan.yaml");
+    plain.erase(plain.find("target: {deaths: 2%}\n"), 21);
+    write_file(t.path() + "/plain.yaml", plain);
+    r = oomsim({"run", t.path() + "/plain.yaml", "--headroom"});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("--headroom needs the plan's target") != std::string::npos);
+}
