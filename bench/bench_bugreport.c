@@ -106,7 +106,7 @@ static int read_one(const char *file)
         sim_error_clear(&err);
         /* as the command reads it: from the file, in pieces */
         rpl_capture in = {"bench.txt", NULL, 0, file};
-        rpl_device_opts o = {NULL, 0, pick, NULL};
+        rpl_device_opts o = {NULL, 0, pick, NULL, NULL};
         rpl_device_yaml *v = NULL;
         unsigned n = 0;
         int rc = rpl_device_import(&in, 1, &o, &v, &n, &err);

@@ -171,6 +171,17 @@ static int pick(void *ctx, int os, double ram, const char **name, const char **y
     return SIM_OK;
 }
 
+/* What is written, the loader accepts: checked before anything is. */
+static int check(void *ctx, const char *yaml, const char *name, sim_error *err)
+{
+    (void)ctx;
+    mdl_device d;
+    int rc = scn_device_parse(yaml, strlen(yaml), name, &d, err);
+    if (rc == SIM_OK)
+        scn_device_release(&d);
+    return rc;
+}
+
 static int write_all(const dev_args *a, const rpl_device_yaml *v, unsigned n)
 {
     if (n == 1 && (a->group == NULL || a->out == NULL)) {
@@ -220,26 +231,11 @@ int cli_import_device(int argc, char **argv)
         rc = add_path(in, a.files[k], &err);
     cat_pick cp;
     memset(&cp, 0, sizeof cp);
-    rpl_device_opts o = {a.name, a.group != NULL, pick, &cp};
+    rpl_device_opts o = {a.name, a.group != NULL, pick, &cp, check};
     rpl_device_yaml *v = NULL;
     unsigned n = 0;
     if (rc == SIM_OK)
         rc = rpl_device_import(in->c, in->n, &o, &v, &n, &err);
-    /* what is written, the loader accepts */
-    for (unsigned k = 0; rc == SIM_OK && k < n; k++) {
-        mdl_device d;
-        rc = scn_device_parse(v[k].yaml, strlen(v[k].yaml), v[k].name, &d, &err);
-        if (rc == SIM_OK)
-            scn_device_release(&d);
-        else {
-            char why[SIM_ERROR_MSG_MAX];
-            snprintf(why, sizeof why, "%s", err.msg);
-            rc = sim_error_set(&err, SIM_EINTERNAL, "import device: the profile written is "
-                               "not one the loader takes (a bug; please report it): %s", why);
-            if (getenv("OOMSIM_DEVICE_DEBUG") != NULL)
-                fputs(v[k].yaml, stderr);
-        }
-    }
     for (unsigned k = 0; k < in->n; k++)
         free(in->path[k]);
     free(in);

@@ -109,6 +109,22 @@ static int same_phone(const cap_phone *a, const cap_phone *b)
            strcmp(a->model, b->model) == 0;
 }
 
+/* The profile through the loader's check: figures out of a phone's range
+ * (a RAM the assumed system share fills) are the captures' fault, said in
+ * the loader's words. */
+static int checked(const rpl_device_opts *o, const rpl_device_yaml *v, const cap_phone *first,
+                   sim_error *err)
+{
+    sim_error why;
+    sim_error_clear(&why);
+    if (o->check == NULL || o->check(o->ctx, v->yaml, v->name, &why) == SIM_OK)
+        return SIM_OK;
+    if (why.code == SIM_ENOMEM)
+        return sim_error_set(err, SIM_ENOMEM, "%s", why.msg);
+    return sim_error_set(err, SIM_EINPUT, "%s: its figures make no phone a profile can hold "
+                         "(the profile written from it: %s)", first->file, why.msg);
+}
+
 int rpl_device_import(const rpl_capture *in, unsigned n, const rpl_device_opts *o,
                       rpl_device_yaml **out, unsigned *n_out, sim_error *err)
 {
@@ -166,6 +182,8 @@ int rpl_device_import(const rpl_capture *in, unsigned n, const rpl_device_opts *
         rc = rpl__device_write(members, m, o, ngroups > 1, &v[g], err);
         if (rc == SIM_OK)
             (*n_out)++;
+        if (rc == SIM_OK)
+            rc = checked(o, &v[g], members[0], err);
     }
     for (unsigned k = 0; p != NULL && k < n; k++)
         cap__release(&p[k]);

@@ -462,27 +462,27 @@ void rpl_lmkd_snapshot_decide(const rpl_lmkd_snapshot *s, mdl_lmkd_decision *d);
 /* ---- a device profile from a phone's captures (device.c; `oomsim import
  * device`, docs/devices.md) -------------------------------------------- */
 
-/* The kinds of capture, each recognised by its content (rpl_capture_kind). */
+/* The kinds of capture, each recognised by its content. */
 enum { RPL_CAPTURE_BUGREPORT = 0, RPL_CAPTURE_BUGREPORT_ZIP, RPL_CAPTURE_JETSAM,
        RPL_CAPTURE_NONE };
 int rpl_capture_kind(const char *data, size_t len);
+int rpl_capture_kind_of_file(const char *path); /* by its first 8 KiB */
 const char *rpl_capture_kind_name(int kind);
-
 /* A capture: its name, and its bytes or (data NULL) its file's path. */
 typedef struct rpl_capture { const char *name, *data; size_t len; const char *path; } rpl_capture;
-int rpl_capture_kind_of_file(const char *path); /* by its first 8 KiB */
 
 /* The catalog's profile for a phone of this OS and RAM: name and YAML. */
 typedef int (*rpl_catalog_fn)(void *ctx, int os, double ram, const char **name,
                               const char **yaml, size_t *len, sim_error *err);
+typedef int (*rpl_check_fn)(void *ctx, const char *yaml, const char *name, sim_error *err);
 typedef struct rpl_device_opts {
     const char *name;    /* the profile's name (default: from the model) */
     int group_by_model;  /* one profile per phone model, instead of refusing a mix */
     rpl_catalog_fn catalog;
     void *ctx;
+    rpl_check_fn check;  /* the loader's (NULL: none); its refusal: SIM_EINPUT */
 } rpl_device_opts;
 
-/* One profile written: its name, YAML (owned) and how many captures. */
 typedef struct rpl_device_yaml { char name[64]; char *yaml; unsigned captures; } rpl_device_yaml;
 
 #define RPL_CAPTURES_MAX 256u

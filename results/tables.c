@@ -549,7 +549,7 @@ static int short_len(const char *s)
     const char *a = strstr(s, ": "), *b = strstr(s, " (");
     const char *e = a != NULL && (b == NULL || a < b) ? a : b;
     size_t n = e != NULL ? (size_t)(e - s) : strlen(s);
-    return (int)(n > 60 ? 60 : n);
+    return (int)(n > 80 ? 80 : n);
 }
 
 void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d)

@@ -532,7 +532,7 @@ TEST_CASE("importing a device profile survives every allocation failing", "[allo
             [&] {
                 ReadResult r{};
                 sim_error_clear(&r.err);
-                rpl_device_opts o = {nullptr, 1, device_catalog, nullptr};
+                rpl_device_opts o = {nullptr, 1, device_catalog, nullptr, nullptr};
                 rpl_device_yaml *v = nullptr;
                 unsigned n = 0;
                 r.rc = rpl_device_import(in.data(), static_cast<unsigned>(in.size()), &o, &v, &n,

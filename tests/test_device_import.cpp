@@ -188,6 +188,18 @@ TEST_CASE("import device: bad input is refused, naming the file", "[device]")
     CHECK(r.status == 1);
     CHECK(r.err.find("bad.txt:80: not a page count after \"min\"") != std::string::npos);
     CHECK_FALSE(exists(t.path() + "/out.yaml")); // nothing half-written
+    // a RAM of 100 MB under the catalog's assumed system share: refused,
+    // naming the capture and what the loader finds wrong
+    write_file(t.path() + "/tiny.txt",
+               "== dumpstate: 2026-01-01 00:00:00\n------ MEMORY INFO (/proc/meminfo) ------\n"
+               "MemTotal: 100000 kB\nMemFree: 1000 kB\nSwapTotal: 0 kB\nSwapFree: 0 kB\n"
+               "Inactive(file): 100 kB\nActive(anon): 100 kB\nInactive(anon): 100 kB\n"
+               "Shmem: 100 kB\n------ 0.001s was the duration of 'MEMORY INFO' ------\n");
+    r = oomsim({"import", "device", t.path() + "/tiny.txt"});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("tiny.txt: its figures make no phone a profile can hold") !=
+          std::string::npos);
+    CHECK(r.err.find("system's share leaves no memory for apps") != std::string::npos);
     // a phone of two models at once: refused, unless grouped
     r = oomsim({"import", "device", dev("bugreport-android13.txt"), dev("bugreport-android9.txt")});
     CHECK(r.status == 1);

@@ -3,7 +3,8 @@
  * replay/device_yaml.c): any bytes, read as they are and with a dumpstate
  * header put before them (so that the section reader is reached), alone
  * and twice (a profile over two captures), must give a refusal naming the
- * input or a profile the loader accepts; never crash, leak or hang. */
+ * input (figures no profile can hold among them, by the loader's check)
+ * or a profile the loader accepts; never crash, leak or hang. */
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -33,10 +34,20 @@ static int pick(void *ctx, int os, double ram, const char **name, const char **y
     return sim_error_set(err, SIM_EINTERNAL, "no catalog profile");
 }
 
+static int check(void *ctx, const char *yaml, const char *name, sim_error *err)
+{
+    (void)ctx;
+    mdl_device d;
+    int rc = scn_device_parse(yaml, strlen(yaml), name, &d, err);
+    if (rc == SIM_OK)
+        scn_device_release(&d);
+    return rc;
+}
+
 static void one(const char *bytes, size_t n, unsigned copies)
 {
     rpl_capture in[2] = {{"fuzz.txt", bytes, n, NULL}, {"fuzz2.txt", bytes, n, NULL}};
-    rpl_device_opts o = {NULL, 0, pick, NULL};
+    rpl_device_opts o = {NULL, 0, pick, NULL, check};
     rpl_device_yaml *v = NULL;
     unsigned nv = 0;
     sim_error err;
