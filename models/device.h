@@ -119,8 +119,10 @@ const char *const *mdl_device_values(mdl_os os, unsigned *n);
 /* Whether value k of that list is in force on d (lmkd's minfree levels only
  * in minfree mode, its watermarks only in PSI mode). */
 int mdl_device_value_in_force(const mdl_device *d, unsigned k);
-/* The source of value k when measured or fitted (*fitted set), else NULL. */
+/* The source of value k when measured or fitted (*fitted set), else NULL;
+ * the same only for a value in force (mdl_device_value_in_force). */
 const char *mdl_device_source(const mdl_device *d, unsigned k, int *fitted);
+const char *mdl_device_source_in_force(const mdl_device *d, unsigned k, int *fitted);
 
 /* The device's entry for a candidate's delegate kind (`delegates`), or
  * NULL when it says nothing of it. */

@@ -176,3 +176,8 @@ const char *mdl_device_source(const mdl_device *d, unsigned k, int *fitted)
         }
     return NULL;
 }
+
+const char *mdl_device_source_in_force(const mdl_device *d, unsigned k, int *fitted)
+{
+    return mdl_device_value_in_force(d, k) ? mdl_device_source(d, k, fitted) : NULL;
+}

@@ -61,6 +61,7 @@ typedef struct ips_ctx {
     int64_t time_ms;
     int64_t free_kb, compressor_kb;
     char largest[RPL_TEXT_MAX];
+    char product[64]; /* the header's model identifier ("iPhone12,1"), "" none */
 } ips_ctx;
 
 static int bad(const ips_ctx *c, const char *what)
@@ -131,6 +132,9 @@ static int read_header(ips_ctx *c, const char *data, size_t n)
                  json_is_string(bt) ? json_string_value(bt) : "other than 298");
         rc = bad(c, what);
     }
+    const json_t *pr = json_object_get(h, "product");
+    if (json_is_string(pr))
+        rpl__utf8_copy(c->product, sizeof c->product, json_string_value(pr));
     const json_t *ts = json_object_get(h, "timestamp");
     if (rc == SIM_OK && json_is_string(ts))
         c->time_ms = rpl__timestamp_ms(json_string_value(ts), strlen(json_string_value(ts)));
@@ -293,6 +297,36 @@ static int read_processes(ips_ctx *c, const json_t *body, const char *process, r
     return SIM_OK;
 }
 
+/* The report opened: the header line read, the body parsed (*body, the
+ * caller's to release) and its memoryStatus read. */
+static int open_report(ips_ctx *c, const char *data, size_t len, json_t **body)
+{
+    *body = NULL;
+    c->time_ms = c->free_kb = c->compressor_kb = -1;
+    size_t lead = skip_lead(data, len);
+    data += lead;
+    len -= lead;
+    const char *nl = memchr(data, '\n', len);
+    if (nl == NULL)
+        return bad(c, "one line only: the report follows the header line");
+    int rc = read_header(c, data, (size_t)(nl - data));
+    if (rc != SIM_OK)
+        return rc;
+    const char *b = nl + 1;
+    json_error_t je;
+    int oom = 0;
+    *body = trc_json_loadb(b, len - (size_t)(b - data), JSON_REJECT_DUPLICATES, &je, &oom);
+    if (*body == NULL) {
+        if (oom)
+            return sim_error_set(c->err, SIM_ENOMEM, "%s: out of memory", c->name);
+        return sim_error_set(c->err, SIM_EINPUT, "%s:%d:%d: the report is not JSON: %s",
+                             c->name, je.line + 1, je.column, je.text);
+    }
+    if (!json_is_object(*body))
+        return bad(c, "the report after the header line must be a JSON object");
+    return read_status(c, *body);
+}
+
 int rpl_ips_parse(const char *data, size_t len, const char *name, const char *process,
                   rpl_exit **out, size_t *n, sim_error *err)
 {
@@ -300,32 +334,10 @@ int rpl_ips_parse(const char *data, size_t len, const char *name, const char *pr
     memset(&c, 0, sizeof c);
     c.name = name;
     c.err = err;
-    c.time_ms = c.free_kb = c.compressor_kb = -1;
     *out = NULL;
     *n = 0;
-    size_t lead = skip_lead(data, len);
-    data += lead;
-    len -= lead;
-    const char *nl = memchr(data, '\n', len);
-    if (nl == NULL)
-        return bad(&c, "one line only: the report follows the header line");
-    int rc = read_header(&c, data, (size_t)(nl - data));
-    if (rc != SIM_OK)
-        return rc;
-    const char *b = nl + 1;
-    json_error_t je;
-    int oom = 0;
-    json_t *body = trc_json_loadb(b, len - (size_t)(b - data), JSON_REJECT_DUPLICATES, &je, &oom);
-    if (body == NULL) {
-        if (oom)
-            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
-        return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: the report is not JSON: %s", name,
-                             je.line + 1, je.column, je.text);
-    }
-    if (!json_is_object(body))
-        rc = bad(&c, "the report after the header line must be a JSON object");
-    if (rc == SIM_OK)
-        rc = read_status(&c, body);
+    json_t *body;
+    int rc = open_report(&c, data, len, &body);
     if (rc == SIM_OK)
         rc = read_processes(&c, body, process, out, n);
     json_decref(body);
@@ -450,41 +462,14 @@ int rpl__ips_phone(const char *data, size_t len, const char *name, cap_phone *p,
     memset(&c, 0, sizeof c);
     c.name = name;
     c.err = err;
-    c.time_ms = c.free_kb = c.compressor_kb = -1;
     p->os = MDL_OS_IOS;
-    size_t lead = skip_lead(data, len);
-    data += lead;
-    len -= lead;
-    const char *nl = memchr(data, '\n', len);
-    if (nl == NULL)
-        return bad(&c, "one line only: the report follows the header line");
-    int rc = read_header(&c, data, (size_t)(nl - data));
-    if (rc != SIM_OK)
-        return rc;
-    json_error_t je;
-    int oom = 0;
-    json_t *h = trc_json_loadb(data, (size_t)(nl - data), 0, &je, &oom);
-    if (h == NULL && oom)
-        return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
-    const json_t *prod = h != NULL ? json_object_get(h, "product") : NULL;
-    if (json_is_string(prod)) {
-        rpl__utf8_copy(p->model, sizeof p->model, json_string_value(prod));
+    json_t *body;
+    int rc = open_report(&c, data, len, &body);
+    if (c.product[0] != '\0') {
+        memcpy(p->model, c.product, sizeof p->model);
         p->model_line = 1;
     }
-    json_decref(h);
-    const char *b = nl + 1;
-    json_t *body = trc_json_loadb(b, len - (size_t)(b - data), JSON_REJECT_DUPLICATES, &je, &oom);
-    if (body == NULL) {
-        if (oom)
-            return sim_error_set(err, SIM_ENOMEM, "%s: out of memory", name);
-        return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: the report is not JSON: %s", name,
-                             je.line + 1, je.column, je.text);
-    }
-    if (!json_is_object(body))
-        rc = bad(&c, "the report after the header line must be a JSON object");
-    if (rc == SIM_OK)
-        rc = read_status(&c, body);
-    const json_t *pr = json_object_get(body, "product");
+    const json_t *pr = body != NULL ? json_object_get(body, "product") : NULL;
     if (rc == SIM_OK && p->model[0] == '\0' && json_is_string(pr))
         rpl__utf8_copy(p->model, sizeof p->model, json_string_value(pr)), p->model_line = 2;
     double wired = 0, high = 0;

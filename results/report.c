@@ -248,8 +248,7 @@ static void device_section(sim_text *o, const res_plan *plan)
         const char *sep = "";
         for (unsigned k = 0; k < n; k++) {
             int fitted = 0;
-            const char *src = mdl_device_value_in_force(d, k) ? mdl_device_source(d, k, &fitted)
-                                                              : NULL;
+            const char *src = mdl_device_source_in_force(d, k, &fitted);
             if (src == NULL)
                 continue;
             sim_text_printf(o, "%s<b>", sep);

@@ -566,8 +566,7 @@ void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d)
     const char *sep = " (";
     for (unsigned k = 0; k < n; k++) {
         int fitted = 0;
-        const char *src = mdl_device_value_in_force(d, k) ? mdl_device_source(d, k, &fitted)
-                                                          : NULL;
+        const char *src = mdl_device_source_in_force(d, k, &fitted);
         if (src == NULL)
             continue;
         sim_text_printf(o, "%s%s%s: %.*s", sep, v[k], fitted ? " fitted" : "", short_len(src),
