@@ -369,9 +369,6 @@ static void from_props(br *b)
     if ((e = rpl__kv(b->kv, "dalvik.vm.heapgrowthlimit")) != NULL && heap_size(e->text) > 0)
         cap__set(p, CAP_JAVA_HEAP, heap_size(e->text), e->line,
                  "dalvik.vm.heapgrowthlimit = %s", e->text);
-    if ((e = rpl__kv(b->kv, "ro.config.low_ram")) != NULL)
-        cap__set(p, CAP_LOW_RAM, prop_true(e->text), e->line, "ro.config.low_ram = %s",
-                 e->text);
     const rpl_kv *mf = rpl__kv(b->kv, "ro.lmk.use_minfree_levels");
     const rpl_kv *psi = rpl__kv(b->kv, "ro.lmk.use_psi");
     int minfree = (mf != NULL && prop_true(mf->text)) || (psi != NULL && !prop_true(psi->text));

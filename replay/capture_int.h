@@ -64,7 +64,6 @@ typedef enum cap_key {
     CAP_PAGE_CACHE, CAP_PAGE_CACHE_WS,            /* bytes */
     CAP_JAVA_HEAP,      /* bytes */
     CAP_SDK,            /* the API level */
-    CAP_LOW_RAM,        /* ro.config.low_ram: 0 or 1 */
     CAP_MINFREE_MODE,   /* 1: lmkd's minfree levels, 0: its PSI mode */
     CAP_COMPRESSED,     /* bytes the compressor occupies (iOS) */
     CAP_COMP_RATIO,     /* what it holds over what it occupies (iOS) */

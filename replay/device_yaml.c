@@ -699,7 +699,6 @@ int rpl__device_write(const cap_phone *const *c, unsigned m, const rpl_device_op
     free(b);
     out->yaml = sim_text_done(&w->t);
     snprintf(out->name, sizeof out->name, "%s", name);
-    out->captures = m;
     int oom = w->oom;
     free(w);
     if (out->yaml == NULL || !ok || oom) {

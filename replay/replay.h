@@ -483,7 +483,7 @@ typedef struct rpl_device_opts {
     rpl_check_fn check;  /* the loader's (NULL: none); its refusal: SIM_EINPUT */
 } rpl_device_opts;
 
-typedef struct rpl_device_yaml { char name[64]; char *yaml; unsigned captures; } rpl_device_yaml;
+typedef struct rpl_device_yaml { char name[64]; char *yaml; } rpl_device_yaml;
 
 #define RPL_CAPTURES_MAX 256u
 /* The n captures as device profiles (one, or one per model with
