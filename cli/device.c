@@ -1,6 +1,7 @@
 /* device.c - `oomsim import device FILE|DIR... [-o OUT] [--name NAME]
  * [--group-by model]` (docs/devices.md): a device profile from what a
- * phone reports of itself (Android bugreports, iOS JetsamEvent reports),
+ * phone reports of itself (Android bugreports, Perfetto traces of the
+ * phone, iOS JetsamEvent reports),
  * read by replay/ (device.c), each value not in the captures the catalog's
  * figure for the phone's class.  The profile is loaded back before it is
  * written: what is written, `validate` accepts. */
@@ -44,8 +45,10 @@ const cli_cmd cli_import_device_cmd = {
     .usage = "usage: oomsim import device FILE|DIR... [-o OUT] [--name NAME] [--group-by model]\n"
              "  a device profile from the phone's own captures, each recognised by its\n"
              "  content: Android bugreports (the zip adb bugreport writes, or its main\n"
-             "  text) and iOS JetsamEvent reports (.ips); a directory: its files. Every\n"
-             "  value says the file and line it came from; what they do not give is the\n"
+             "  text), Perfetto traces of the phone (linux.sys_stats, linux.process_stats;\n"
+             "  docs/perfetto/phone-trace-config.pbtxt) and iOS JetsamEvent reports (.ips);\n"
+             "  a directory: its files. Every value says the file and line (or counters)\n"
+             "  it came from; what they do not give is the\n"
              "  catalog's figure for the phone's RAM class, marked assumed (docs/devices.md)\n",
     .opts = device_opts,
     .nopts = sizeof device_opts / sizeof *device_opts,
@@ -111,8 +114,8 @@ static int add_path(inputs *in, const char *path, sim_error *err)
             snprintf(file, len, "%s/%s", path, names[k]->d_name);
             if (stat(file, &fs) == 0 && S_ISREG(fs.st_mode)) {
                 if (rpl_capture_kind_of_file(file) == RPL_CAPTURE_NONE)
-                    fprintf(stderr, "oomsim import device: %s: passed over (not a bugreport "
-                            "nor a JetsamEvent report)\n", file);
+                    fprintf(stderr, "oomsim import device: %s: passed over (not a bugreport, "
+                            "a Perfetto trace nor a JetsamEvent report)\n", file);
                 else
                     rc = add_file(in, file, err);
             }

@@ -169,22 +169,6 @@ static int size_of(const char *s, const char *end, double *bytes, const char **a
     return 0;
 }
 
-/* The groups of the OOM table: what the device profile does with each.
- * AOSP's labels (ActivityManagerService's DUMP_MEM_OOM_LABEL). */
-static const struct {
-    const char *label;
-    int role;
-} oom_labels[] = {
-    {"Native", CAP_ROLE_SYSTEM},          {"System", CAP_ROLE_SYSTEM},
-    {"Persistent", CAP_ROLE_SYSTEM},      {"Persistent Service", CAP_ROLE_SYSTEM},
-    {"Foreground", CAP_ROLE_CACHED},      {"Visible", CAP_ROLE_SYSTEM},
-    {"Perceptible", CAP_ROLE_SYSTEM},     {"Perceptible Low", CAP_ROLE_SYSTEM},
-    {"Perceptible Medium", CAP_ROLE_SYSTEM}, {"Backup", CAP_ROLE_SYSTEM},
-    {"Heavy Weight", CAP_ROLE_SYSTEM},    {"A Services", CAP_ROLE_SYSTEM},
-    {"Home", CAP_ROLE_SYSTEM},            {"Previous", CAP_ROLE_CACHED},
-    {"B Services", CAP_ROLE_CACHED},      {"Cached", CAP_ROLE_CACHED},
-};
-
 typedef struct meminfo_sys {
     int in_table;        /* 1: inside "Total PSS/RSS by OOM adjustment" */
     int table_pss;       /* the table read is PSS's (RSS's only when PSS's is absent) */
@@ -218,10 +202,9 @@ static int oom_line(br *b, meminfo_sys *m, const text_line *l)
     while (cut > label && cut[-1] == ' ')
         cut--;
     size_t n = (size_t)(cut - label);
-    int role = -1;
-    for (size_t k = 0; k < sizeof oom_labels / sizeof *oom_labels; k++)
-        if (strlen(oom_labels[k].label) == n && memcmp(oom_labels[k].label, label, n) == 0)
-            role = oom_labels[k].role;
+    char name[40];
+    int role = n < sizeof name ? (snprintf(name, sizeof name, "%.*s", (int)n, label),
+                                  rpl__oom_role(name)) : -1;
     if (role < 0) {
         cap__ignored(p, "OOM groups of other names", 1);
         return 1;

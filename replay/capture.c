@@ -53,6 +53,53 @@ void cap__release(cap_phone *p)
     for (unsigned k = 0; k < p->nbands; k++)
         free(p->band[k].size);
     p->nbands = 0;
+    for (int k = 0; k < CAP_KEYS; k++) {
+        free(p->series[k]);
+        p->series[k] = NULL;
+        p->nseries[k] = 0;
+    }
+    free(p->spike);
+    p->spike = NULL;
+    p->nspikes = 0;
+}
+
+/* The groups of dumpsys meminfo's OOM table: what the device profile does
+ * with each (AOSP ActivityManagerService's DUMP_MEM_OOM_LABEL, every
+ * release's labels): never killed for the app (the system), or killed
+ * before it (the cached apps). */
+int rpl__oom_role(const char *label)
+{
+    static const struct {
+        const char *label;
+        int role;
+    } role[] = {
+        {"Native", CAP_ROLE_SYSTEM},          {"System", CAP_ROLE_SYSTEM},
+        {"Persistent", CAP_ROLE_SYSTEM},      {"Persistent Service", CAP_ROLE_SYSTEM},
+        {"Foreground", CAP_ROLE_CACHED},      {"Visible", CAP_ROLE_SYSTEM},
+        {"Perceptible", CAP_ROLE_SYSTEM},     {"Perceptible Low", CAP_ROLE_SYSTEM},
+        {"Perceptible Medium", CAP_ROLE_SYSTEM}, {"Backup", CAP_ROLE_SYSTEM},
+        {"Heavy Weight", CAP_ROLE_SYSTEM},    {"A Services", CAP_ROLE_SYSTEM},
+        {"Home", CAP_ROLE_SYSTEM},            {"Previous", CAP_ROLE_CACHED},
+        {"B Services", CAP_ROLE_CACHED},      {"Cached", CAP_ROLE_CACHED},
+    };
+    for (size_t k = 0; k < sizeof role / sizeof *role; k++)
+        if (strcmp(role[k].label, label) == 0)
+            return role[k].role;
+    return -1;
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+double rpl__median(double *v, unsigned n)
+{
+    if (n == 0)
+        return 0;
+    qsort(v, n, sizeof *v, by_value);
+    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
 }
 
 const rpl_kv *rpl__kv(const rpl_kvs *kv, const char *name)
@@ -81,6 +128,7 @@ const char *rpl_capture_kind_name(int kind)
     case RPL_CAPTURE_BUGREPORT: return "Android bugreport";
     case RPL_CAPTURE_BUGREPORT_ZIP: return "Android bugreport (zip)";
     case RPL_CAPTURE_JETSAM: return "JetsamEvent report";
+    case RPL_CAPTURE_PERFETTO: return "Perfetto trace";
     default: return "none";
     }
 }

@@ -120,6 +120,18 @@ typedef struct cap_phone {
     /* what was read and not used, by kind */
     char ign_kind[16][48];
     unsigned ign_count[16], nign, ign_other;
+    /* a trace (perfetto.c): its figures over time, each series' samples
+     * in time order (owned; NULL: the figure's one value), its foreground
+     * spikes (bytes, owned) over span_s seconds of polls, the kills of
+     * processes it records; its figures name no line */
+    double *series[CAP_KEYS];
+    unsigned nseries[CAP_KEYS];
+    double *spike;
+    unsigned nspikes, polls;
+    double span_s;
+    double kills;
+    int no_lines;
+    char device[64];          /* the build's device name (header only) */
 } cap_phone;
 
 /* A figure set (line 0 ignored: not derived). */
@@ -136,6 +148,15 @@ void cap__missing(cap_phone *p, const char *fmt, ...)
     ;
 void cap__ignored(cap_phone *p, const char *kind, unsigned n);
 void cap__release(cap_phone *p);
+
+/* The role of an OOM group by its dumpsys meminfo label (CAP_ROLE_*). */
+int rpl__oom_role(const char *label);
+/* The median of n values (sorted in place). */
+double rpl__median(double *v, unsigned n);
+
+/* perfetto.c: a Perfetto trace of the phone (its file, or len bytes) */
+int rpl__perfetto_phone(const char *path, const void *data, size_t len, const char *name,
+                        cap_phone *p, sim_error *err);
 
 /* bugreport.c: an Android bugreport's main text (or its zip) */
 int rpl__bugreport_detect(const char *data, size_t len);

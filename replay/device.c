@@ -4,6 +4,8 @@
  * written as device profiles (device_yaml.c). */
 #include "capture_int.h"
 
+#include "traces/traces.h"
+
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -19,6 +21,8 @@ int rpl_capture_kind(const char *data, size_t len)
         return RPL_CAPTURE_BUGREPORT;
     if (rpl_ips_detect(data, len) == 1)
         return RPL_CAPTURE_JETSAM;
+    if (trc_pf_detect(data, len))
+        return RPL_CAPTURE_PERFETTO;
     return RPL_CAPTURE_NONE;
 }
 
@@ -37,7 +41,8 @@ static int not_a_capture(const cap_phone *p, sim_error *err)
 {
     return sim_error_set(err, SIM_EINPUT, "%s:1: not a capture oomsim reads: an Android "
                          "bugreport (its .zip, or its main text, which opens with \"== "
-                         "dumpstate:\") or an iOS JetsamEvent report (.ips, bug_type 298)",
+                         "dumpstate:\"), a Perfetto trace of the phone, or an iOS JetsamEvent "
+                         "report (.ips, bug_type 298)",
                          p->file);
 }
 
@@ -61,6 +66,8 @@ static int read_file_capture(const rpl_capture *in, cap_phone *p, sim_error *err
     fclose(f);
     if (p->kind == RPL_CAPTURE_BUGREPORT_ZIP)
         return rpl__bugreport_zip(NULL, 0, in->path, p->file, p, err);
+    if (p->kind == RPL_CAPTURE_PERFETTO) /* a packet at a time */
+        return rpl__perfetto_phone(in->path, NULL, 0, p->file, p, err);
     if (p->kind != RPL_CAPTURE_JETSAM)
         return not_a_capture(p, err);
     char *text = NULL;
@@ -87,6 +94,8 @@ static int read_one(const rpl_capture *in, cap_phone *p, sim_error *err)
         return rpl__bugreport_zip(in->data, in->len, NULL, p->file, p, err);
     case RPL_CAPTURE_JETSAM:
         return rpl__ips_phone(in->data, in->len, p->file, p, err);
+    case RPL_CAPTURE_PERFETTO:
+        return rpl__perfetto_phone(NULL, in->data, in->len, p->file, p, err);
     default:
         return not_a_capture(p, err);
     }
@@ -103,10 +112,12 @@ static void phone_id(const cap_phone *p, char *buf, size_t n)
         snprintf(buf, n, "an %s phone of %g GB", p->os == MDL_OS_IOS ? "iOS" : "Android", cls);
 }
 
+/* One phone: the same OS, RAM class and model (a trace names no model:
+ * it joins the captures of its OS and RAM class). */
 static int same_phone(const cap_phone *a, const cap_phone *b)
 {
     return a->os == b->os && rpl__ram_class(a->f[CAP_RAM].v) == rpl__ram_class(b->f[CAP_RAM].v) &&
-           strcmp(a->model, b->model) == 0;
+           (a->model[0] == '\0' || b->model[0] == '\0' || strcmp(a->model, b->model) == 0);
 }
 
 /* The profile through the loader's check: figures out of a phone's range
@@ -152,27 +163,33 @@ int rpl_device_import(const rpl_capture *in, unsigned n, const rpl_device_opts *
                                "classes of phones (24 GB at most)", p[read].file,
                                p[read].f[CAP_RAM].line, p[read].f[CAP_RAM].v / 1048576.0);
     }
-    /* the groups: one phone, or one per model */
+    /* the groups: one phone, or one per model; a group's phone is named by
+     * its first capture that names a model */
     unsigned ngroups = 0;
+    const cap_phone **named = calloc(n, sizeof *named);
+    if (rc == SIM_OK && named == NULL)
+        rc = sim_error_set(err, SIM_ENOMEM, "import device: out of memory");
     for (unsigned k = 0; rc == SIM_OK && k < n; k++) {
         unsigned g = 0;
-        while (g < k && !same_phone(&p[g], &p[k]))
+        while (g < ngroups && !same_phone(named[g], &p[k]))
             g++;
-        if (g == k) {
+        if (g == ngroups) {
             if (ngroups > 0 && !o->group_by_model) {
                 char a[160], b[160];
-                phone_id(&p[0], a, sizeof a);
+                phone_id(named[0], a, sizeof a);
                 phone_id(&p[k], b, sizeof b);
                 rc = sim_error_set(err, SIM_EINPUT, "%s is %s and %s is %s: a profile is one "
                                    "model of phone (--group-by model writes one profile per "
-                                   "model)", p[0].file, a, p[k].file, b);
+                                   "model)", named[0]->file, a, p[k].file, b);
                 break;
             }
-            group[k] = ngroups++;
-        } else {
-            group[k] = group[g];
+            named[ngroups++] = &p[k];
+        } else if (named[g]->model[0] == '\0') {
+            named[g] = &p[k];
         }
+        group[k] = g;
     }
+    free(named);
     for (unsigned g = 0; rc == SIM_OK && g < ngroups; g++) {
         const cap_phone *members[RPL_CAPTURES_MAX];
         unsigned m = 0;

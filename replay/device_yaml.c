@@ -9,6 +9,8 @@
  * their range), with the number of captures it rests on. */
 #include "capture_int.h"
 
+#include "traces/traces.h"
+
 #include <ctype.h>
 #include <math.h>
 #include <stdio.h>
@@ -63,37 +65,70 @@ static long long kib(double bytes)
 
 /* ---- one figure over the captures ----------------------------------------- */
 
+/* Samples one figure rests on: one per capture, or a trace's series. */
+#define OVER_MAX 1024
+
 typedef struct over {
-    unsigned n;          /* captures that give it */
+    unsigned n;          /* samples */
+    unsigned captures;   /* captures that give it */
     double median, lo, hi;
-    double v[RPL_CAPTURES_MAX];
+    double v[OVER_MAX];
     char src[SRC_MAX]; /* where: "file:line: how" of the first, and the count */
 } over;
+
+/* "file:line: how", or "file: how" for a capture whose figures name no
+ * line (a binary trace). */
+static void where(char *out, size_t n, const cap_phone *c, cap_key k)
+{
+    if (c->no_lines)
+        snprintf(out, n, "%.127s: %.199s", c->file, c->f[k].how);
+    else
+        snprintf(out, n, "%.127s:%u: %.199s", c->file, c->f[k].line, c->f[k].how);
+}
 
 static int figure(const wr *w, cap_key k, over *o)
 {
     memset(o, 0, sizeof *o);
     const cap_phone *first = NULL;
+    unsigned traces = 0, series = 0;
     for (unsigned i = 0; i < w->m; i++)
-        if (w->c[i]->f[k].line > 0) {
-            o->v[o->n++] = w->c[i]->f[k].v;
-            if (first == NULL)
-                first = w->c[i];
+        traces += w->c[i]->f[k].line > 0 && w->c[i]->nseries[k] > 0;
+    /* each trace's share of the room the captures' own values leave */
+    unsigned share = traces > 0 ? (OVER_MAX - w->m) / traces : 0;
+    for (unsigned i = 0; i < w->m; i++) {
+        const cap_phone *c = w->c[i];
+        if (c->f[k].line == 0)
+            continue;
+        o->captures++;
+        if (first == NULL)
+            first = c;
+        unsigned ns = c->nseries[k];
+        if (ns == 0) {
+            o->v[o->n++] = c->f[k].v;
+            continue;
         }
+        unsigned take = ns < share ? ns : share;
+        for (unsigned j = 0; j < take; j++)
+            o->v[o->n++] = c->series[k][(size_t)j * ns / take];
+        series += take;
+    }
     if (o->n == 0)
         return 0;
-    double s[RPL_CAPTURES_MAX];
+    double s[OVER_MAX];
     memcpy(s, o->v, o->n * sizeof *s);
     gsl_sort(s, 1, o->n);
     o->median = gsl_stats_median_from_sorted_data(s, 1, o->n);
     o->lo = s[0];
     o->hi = s[o->n - 1];
-    if (o->n == 1)
-        snprintf(o->src, sizeof o->src, "%.127s:%u: %.199s", first->file, first->f[k].line,
-                 first->f[k].how);
+    char at[SRC_MAX];
+    where(at, sizeof at, first, k);
+    if (o->captures == 1)
+        snprintf(o->src, sizeof o->src, "%s", at);
+    else if (series > 0)
+        snprintf(o->src, sizeof o->src, "the median of %u samples from %u captures, %u of them "
+                 "a trace's polls (from %.300s)", o->n, o->captures, series, at);
     else
-        snprintf(o->src, sizeof o->src, "the median of %u captures (from %.127s:%u: %.199s)", o->n,
-                 first->file, first->f[k].line, first->f[k].how);
+        snprintf(o->src, sizeof o->src, "the median of %u captures (from %.340s)", o->n, at);
     return 1;
 }
 
@@ -101,7 +136,7 @@ static int figure(const wr *w, cap_key k, over *o)
 static void size_line(wr *w, const char *key, const char *yaml_key, const over *o, int indent)
 {
     put(w, "%*s%s: %lldKiB   # %s", indent, "", yaml_key, kib(o->median), o->src);
-    if (o->n > 1)
+    if (o->n > 1 && o->hi > o->lo)
         put(w, " (min %.0f MiB, max %.0f MiB)", o->lo / MIB, o->hi / MIB);
     put(w, "\n");
     measured(w, key, o->src);
@@ -268,8 +303,9 @@ static void android_cached(wr *w)
     if (figure(w, CAP_CACHED_APPS, &o)) {
         char dist[160], fit[200];
         if (o.n >= 3 && lognormal(w, o.v, o.n, dist, sizeof dist, fit, sizeof fit)) {
-            put(w, "cached_apps: %s   # %s, over %u captures: %s\n", dist,
-                w->c[0]->f[CAP_CACHED_APPS].how, o.n, fit);
+            put(w, "cached_apps: %s   # the processes lmkd kills before the app, over %u "
+                   "samples from %u captures (from %.300s): %s\n", dist, o.n, o.captures, o.src,
+                fit);
             measured(w, "cached_apps", fit);
         } else if (o.n == 2 && o.hi > o.lo) {
             put(w, "cached_apps: {dist: uniform, min: %lldKiB, max: %lldKiB}   # the two "
@@ -302,6 +338,53 @@ static void android_cached(wr *w)
         catalog_block(w, "cached_apps", "cached_apps");
         catalog_block(w, "cached_app_size", "cached_app_size");
     }
+}
+
+/* pressure and pressure_size: the foreground's rises in the traces' polls,
+ * when they cover 5 minutes or more; else the catalog's. */
+static void android_pressure(wr *w)
+{
+    double span = 0, sizes[4096];
+    unsigned n = 0, traces = 0;
+    const cap_phone *first = NULL;
+    for (unsigned i = 0; i < w->m; i++) {
+        const cap_phone *c = w->c[i];
+        if (c->polls < 2)
+            continue;
+        span += c->span_s;
+        traces++;
+        first = first != NULL ? first : c;
+        for (unsigned k = 0; k < c->nspikes && n < 4096; k++)
+            sizes[n++] = c->spike[k];
+    }
+    if (span < 300) {
+        catalog_block(w, "pressure", "pressure");
+        catalog_block(w, "pressure_size", "pressure_size");
+        return;
+    }
+    char src[SRC_MAX];
+    snprintf(src, sizeof src, "%.127s%s: %u rises of a foreground (adj 0) process's memory by "
+             "%d MiB or more over consecutive polls, in %.1f min of polls", first->file,
+             traces > 1 ? " and the other traces" : "", n, TRC_PF_SPIKE_MIN_KB / 1024,
+             span / 60);
+    if (n == 0) {
+        put(w, "# pressure: none   # %s: no spike\n", src);
+        measured(w, "pressure", src);
+        return;
+    }
+    put(w, "pressure: {dist: exponential, mean: %.0fs}   # %s: their mean interval\n",
+        span / n > 1 ? span / n : 1, src);
+    measured(w, "pressure", src);
+    char dist[200], fit[200];
+    if (n > 100 && lognormal(w, sizes, n, dist, sizeof dist, fit, sizeof fit)) {
+        put(w, "pressure_size: %s   # %s\n", dist, fit);
+    } else {
+        put(w, "pressure_size: {dist: empirical, values: [");
+        for (unsigned k = 0; k < n; k++)
+            put(w, "%s%lldKiB", k ? ", " : "", kib(sizes[k]));
+        put(w, "]}   # the rises themselves\n");
+    }
+    measured(w, "pressure_size", src);
 }
 
 /* zram and the page cache */
@@ -341,8 +424,7 @@ static void android_body(wr *w, double ram, double system)
 {
     over o;
     android_cached(w);
-    catalog_block(w, "pressure", "pressure");
-    catalog_block(w, "pressure_size", "pressure_size");
+    android_pressure(w);
     android_kill(w);
     android_lmkd(w);
     catalog_block(w, "counts", NULL);
@@ -549,16 +631,27 @@ static void profile_name(const rpl_device_opts *o, const cap_phone *c, int suffi
         snprintf(out, n, "%s-%gg-measured", c->os == MDL_OS_IOS ? "iphone" : "android", cls);
 }
 
+/* The capture that names the phone: the first with a model (a trace names
+ * none), else the first. */
+static const cap_phone *lead(const cap_phone *const *c, unsigned m)
+{
+    for (unsigned i = 0; i < m; i++)
+        if (c[i]->model[0] != '\0')
+            return c[i];
+    return c[0];
+}
+
 static void header(wr *w, const char *name, double cls)
 {
-    const cap_phone *c = w->c[0];
+    const cap_phone *c = lead(w->c, w->m);
     put(w, "# Device profile: %s, from %u capture%s of %s%s%s (the %g GB class), written by "
            "oomsim import device.\n", name, w->m, w->m == 1 ? "" : "s",
         c->model[0] != '\0' ? c->model : "a phone of unknown model", c->maker[0] ? ", made by " : "",
         c->maker, cls);
     for (unsigned i = 0; i < w->m; i++) {
         const cap_phone *x = w->c[i];
-        put(w, "# capture %u: %s (%s)\n", i + 1, x->file, rpl_capture_kind_name(x->kind));
+        put(w, "# capture %u: %s (%s%s%s)\n", i + 1, x->file, rpl_capture_kind_name(x->kind),
+            x->device[0] != '\0' ? ", the build's device " : "", x->device);
         for (unsigned k = 0; k < x->nmissing; k++)
             put(w, "#   %s\n", x->missing[k]);
     }
@@ -566,7 +659,11 @@ static void header(wr *w, const char *name, double cls)
         const cap_phone *x = w->c[i];
         if (x->ngroups == 0)
             continue;
-        put(w, "# %s: Total PSS by OOM adjustment (line %u):", x->file, x->group[0].line);
+        if (x->no_lines)
+            put(w, "# %s: by OOM adjustment, each group's median over %u polls:", x->file,
+                x->polls);
+        else
+            put(w, "# %s: Total PSS by OOM adjustment (line %u):", x->file, x->group[0].line);
         for (unsigned k = 0; k < x->ngroups; k++)
             put(w, "%s %s %u processes %.0f MiB (%s)", k ? "," : "", x->group[k].label,
                 x->group[k].count, x->group[k].pss / MIB,
@@ -622,12 +719,13 @@ static void quoted(wr *w, const char *s)
 /* name, about (the model and the maker) and os */
 static void identity(wr *w, const char *name)
 {
-    const cap_phone *const *c = w->c;
+    const cap_phone *const c[1] = {lead(w->c, w->m)};
     put(w, "name: %s\n", name);
     put(w, "about: ");
     char about[256];
     snprintf(about, sizeof about, "%s%s%s, measured from %u capture%s (oomsim import device)",
-             c[0]->maker, c[0]->maker[0] ? " " : "", c[0]->model[0] ? c[0]->model : "a phone",
+             c[0]->maker, c[0]->maker[0] ? " " : "",
+             c[0]->model[0] ? c[0]->model : c[0]->device[0] ? c[0]->device : "a phone",
              w->m, w->m == 1 ? "" : "s");
     quoted(w, about);
     if (c[0]->model_line > 0)
@@ -652,7 +750,7 @@ int rpl__device_write(const cap_phone *const *c, unsigned m, const rpl_device_op
         return rc;
     }
     char name[64];
-    profile_name(o, c[0], suffix, cls, name, sizeof name);
+    profile_name(o, lead(c, m), suffix, cls, name, sizeof name);
     /* the body first: the header lists what it measured and assumed */
     sim_text body = {0};
     header(w, name, cls);

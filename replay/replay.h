@@ -464,7 +464,7 @@ void rpl_lmkd_snapshot_decide(const rpl_lmkd_snapshot *s, mdl_lmkd_decision *d);
 
 /* The kinds of capture, each recognised by its content. */
 enum { RPL_CAPTURE_BUGREPORT = 0, RPL_CAPTURE_BUGREPORT_ZIP, RPL_CAPTURE_JETSAM,
-       RPL_CAPTURE_NONE };
+       RPL_CAPTURE_PERFETTO, RPL_CAPTURE_NONE };
 int rpl_capture_kind(const char *data, size_t len);
 int rpl_capture_kind_of_file(const char *path); /* by its first 8 KiB */
 const char *rpl_capture_kind_name(int kind);

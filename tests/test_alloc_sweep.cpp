@@ -506,8 +506,9 @@ int device_catalog(void *, int os, double, const char **name, const char **yaml,
 
 TEST_CASE("importing a device profile survives every allocation failing", "[alloc]")
 {
-    // rpl_device_import on a bugreport and on JetsamEvent reports (three
-    // make the fitted distributions): the profile whole, or SIM_ENOMEM
+    // rpl_device_import on a bugreport, on JetsamEvent reports (three
+    // make the fitted distributions) and on a Perfetto trace with a
+    // bugreport: the profile whole, or SIM_ENOMEM
     // saying memory ran out.  The zip is left out: libarchive (whose own
     // allocations are spared) keeps a small block of the C library's from
     // one archive to the next, which the sweep would count as ours; valgrind
@@ -521,6 +522,8 @@ TEST_CASE("importing a device profile survives every allocation failing", "[allo
          data("devices/bugreport-android9.txt")},
         {data("ips/JetsamEvent-2024-03-02-101500.ips"), data("ips/JetsamEvent-2024-03-02-101800.ips"),
          data("ips/JetsamEvent-2024-03-02-102000.ips")},
+        // a Perfetto trace of the phone (phone.textpb, encoded), beside a bugreport
+        {data("../fuzz/corpus/device/seed-phone.pftrace"), data("devices/bugreport-android13.txt")},
     };
     for (const auto &set : sets) {
         std::vector<rpl_capture> in;

@@ -18,6 +18,9 @@ using namespace shim;
 namespace {
 
 std::string dev(const char *name) { return source_path(std::string("tests/data/devices/") + name); }
+// a trace encoded at build time from tests/data/perfetto/*.textpb
+std::string pf(const char *name) { return std::string(OOMSIM_PF_DATA) + "/" + name; }
+const char *const ZIP = "bugreport-testphone-TP1A.220624.014-2026-11-20-10-15-02.zip";
 
 const int64_t KiB = 1024;
 
@@ -332,6 +335,117 @@ TEST_CASE("device profiles: the measured map, and what validate and run say of i
     // an empty source: refused
     write_file(t.path() + "/empty.yaml", base + "measured: {ram: \"\"}\n");
     CHECK(oomsim({"validate", t.path() + "/empty.yaml"}).status == 1);
+}
+
+TEST_CASE("import device: a Perfetto trace of the phone, every value as derived by hand",
+          "[device]")
+{
+    // tests/data/perfetto/phone.textpb: seven samples a minute apart
+    Profile p({pf("phone.pftrace")});
+    const mdl_device &d = p.d;
+    CHECK(d.os == MDL_OS_ANDROID);
+    CHECK(std::string(d.name) == "android-4g-measured"); // a trace names no model
+    CHECK(d.ram == 3800000 * KiB);
+    // the kernel 200000 kB + Native 100 + System 200 + Persistent 100 +
+    // Home 50 MiB (460800 kB) in every poll
+    CHECK(d.system == 660800 * KiB);
+    // the groups killed before the app, poll by poll (MiB): the one in
+    // front (100, 150, 200, 120, 130, 130, 170) + Previous (80 until its
+    // task is freed at 330 s) + Cached (100, then 50 once lmkd killed 601
+    // at 200 s): 280, 330, 380, 300, 260, 260, 220, median 280, in 4, 4,
+    // 4, 4, 3, 3, 2 processes, median 4: 70 MiB a process.  Without the
+    // ends of 601 and 700 the median would be 310 MiB.
+    CHECK(d.cached_apps.kind == MDL_DIST_LOGNORMAL);
+    CHECK(d.cached_app_size == 70 * 1024 * KiB);
+    CHECK(p.yaml.find("sized by Pss (smaps_rollup), over 7 samples") != std::string::npos);
+    // the foreground's rises: 100 -> 200 MiB (ended by the fall to 120),
+    // 120 -> 170 MiB (at the trace's end): 2 in 360 s, one per 180 s
+    CHECK(d.has_pressure == 1);
+    CHECK(d.pressure.kind == MDL_DIST_EXPONENTIAL);
+    CHECK(p.yaml.find("pressure: {dist: exponential, mean: 180s}") != std::string::npos);
+    REQUIRE(d.pressure_size.kind == MDL_DIST_EMPIRICAL);
+    REQUIRE(d.pressure_size.nvalues == 2);
+    CHECK(d.pressure_size.values[0] == 100 * 1024 * KiB);
+    CHECK(d.pressure_size.values[1] == 50 * 1024 * KiB);
+    // zram: SwapTotal 2000000 kB; (2000000 - 1700000) kB stored in 25000
+    // zspages of 4 KiB (100000 kB): 3.0
+    CHECK(d.zram_size == 2000000 * KiB);
+    CHECK(d.zram_ratio == Approx(3.0));
+    // Active(file) 300000..420000 kB, median 360000; + Inactive(file) 400000
+    CHECK(d.page_cache == 760000 * KiB);
+    CHECK(d.page_cache_ws == 360000 * KiB);
+    // SystemInfo's SDK 33
+    CHECK(d.no_exit_info == 0);
+    // one lmkd kill in the 6 minutes the samples span: 10 an hour
+    CHECK(p.yaml.find("kills of processes it records (lmkd's, the kernel's): 1, 10.0 per hour") !=
+          std::string::npos);
+    CHECK(p.yaml.find("8 processes (8 sized by Pss, 0 by VmRSS), 2 seen to end") !=
+          std::string::npos);
+    CHECK(p.yaml.find("the build's device testphone") != std::string::npos);
+    CHECK(p.yaml.find("1 trace packets of other data sources") != std::string::npos);
+    // a trace holds no zoneinfo nor properties: the catalog's, marked
+    CHECK(p.measured("pressure"));
+    CHECK(p.measured("page_cache.working_set"));
+    CHECK_FALSE(p.measured("kill.watermarks"));
+    CHECK_FALSE(p.measured("java_heap_limit"));
+}
+
+TEST_CASE("import device: a bugreport's text, its zip and a Perfetto trace make one profile",
+          "[device][run]")
+{
+    TempDir t;
+    std::string out = t.path() + "/phone.yaml";
+    RunResult r = oomsim({"import", "device", dev("bugreport-android13.txt"), dev(ZIP),
+                          pf("phone.pftrace"), "-o", out});
+    INFO(r.err);
+    REQUIRE(r.status == 0);
+    std::string yaml = read_file(out);
+    Profile p({dev("bugreport-android13.txt"), dev(ZIP), pf("phone.pftrace")});
+    // named by the bugreports' model; the trace joins them (same OS, same class)
+    CHECK(std::string(p.d.name) == "test-phone-4");
+    // the system: 1400000 kB in each bugreport, 660800 kB in each of the
+    // trace's 7 polls: the median of 9 samples is 660800 kB
+    CHECK(p.d.system == 660800 * KiB);
+    CHECK(yaml.find("the median of 9 samples from 3 captures, 7 of them a trace's polls") !=
+          std::string::npos);
+    // the spikes from the trace, the watermarks and the heap limit from the bugreports
+    CHECK(p.measured("pressure"));
+    CHECK(p.measured("kill.watermarks"));
+    CHECK(p.d.java_heap_limit == 256 * 1024 * KiB);
+    write_file(t.path() + "/plan.yaml",
+               "name: mixed\nseed: 7\nreplications: 10\nhorizon: 2min\n"
+               "devices: [phone.yaml]\ncandidates: [ocr-v3]\n"
+               "workload:\n  path:\n    - cold_start\n"
+               "    - requests: {rate: \"0.5/s\", for: 1min, needs: [detector, recognizer]}\n");
+    r = oomsim({"run", t.path() + "/plan.yaml", "-o", t.path() + "/out"});
+    INFO(r.err);
+    CHECK(r.status == 0);
+}
+
+TEST_CASE("import device: a damaged Perfetto trace is refused, naming the packet", "[device]")
+{
+    TempDir t;
+    std::string whole = read_file(pf("phone.pftrace"));
+    write_file(t.path() + "/cut.pftrace", whole.substr(0, whole.size() - 40));
+    RunResult r = oomsim({"import", "device", t.path() + "/cut.pftrace"});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("cut.pftrace: packet at byte") != std::string::npos);
+    CHECK(r.err.find("truncated") != std::string::npos);
+    CHECK(r.out.empty());
+    // a process_stats entry {pid 5, oom_score_adj 5000}: outside the kernel's range
+    const std::string bad("\x0a\x09\x4a\x07\x0a\x05\x08\x05\x50\x88\x27", 11);
+    write_file(t.path() + "/adj.pftrace", bad);
+    r = oomsim({"import", "device", t.path() + "/adj.pftrace"});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("adj.pftrace: packet at byte 0: process_stats: pid 5 has an oom_score_adj "
+                     "of 5000") != std::string::npos);
+    // a trace of no phone memory at all names what it lacks
+    const std::string empty("\x0a\x02\x48\x01", 4);
+    write_file(t.path() + "/none.pftrace", empty);
+    r = oomsim({"import", "device", t.path() + "/none.pftrace"});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("none.pftrace: the phone's RAM is in none of its sections") !=
+          std::string::npos);
 }
 
 TEST_CASE("import device: run uses the imported profile as it is, with its provenance",

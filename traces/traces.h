@@ -264,6 +264,83 @@ int trc_pf_import_buffer(const void *data, size_t len, const char *name, const t
                          trc_pf_sink sink, void *ctx, trc_pf_summary *sum, sim_error *err);
 void trc_pf_summary_free(trc_pf_summary *sum);
 
+/* `oomsim import device` on a Perfetto trace (traces/perfetto/phone.c,
+ * docs/devices.md): the whole phone over time, in one pass over the
+ * packets: every linux.sys_stats sample (/proc/meminfo, and vmstat's
+ * nr_zspages), every linux.process_stats poll folded into the memory of
+ * each of dumpsys meminfo's OOM groups, the foreground's rises, and the
+ * kills of processes the trace records.  What it keeps grows with the
+ * samples and the processes, never with the packets' other contents. */
+enum { /* the /proc/meminfo lines read, kB */
+    TRC_PF_MI_TOTAL = 0, TRC_PF_MI_ACTIVE_FILE, TRC_PF_MI_INACTIVE_FILE, TRC_PF_MI_SWAP_TOTAL,
+    TRC_PF_MI_SWAP_FREE, TRC_PF_MI_SHMEM, TRC_PF_MI_SUNRECLAIM, TRC_PF_MI_KERNEL_STACK,
+    TRC_PF_MI_PAGE_TABLES, TRC_PF_MI_VMALLOC_USED, TRC_PF_MI_COUNT
+};
+typedef struct trc_pf_meminfo {
+    int64_t ts;                      /* ns, the packet's clock */
+    uint64_t kb[TRC_PF_MI_COUNT];
+    uint32_t has;                    /* bit k: kb[k] was in the sample */
+    uint64_t zspages;                /* vmstat's nr_zspages (zram's pages) */
+    int has_zspages;
+} trc_pf_meminfo;
+
+/* dumpsys meminfo's OOM groups, by the lowest adj of each (AOSP
+ * ActivityManagerService's DUMP_MEM_OOM_ADJ and DUMP_MEM_OOM_LABEL). */
+#define TRC_PF_GROUPS 16
+extern const int trc_pf_group_adj[TRC_PF_GROUPS];
+extern const char *const trc_pf_group_label[TRC_PF_GROUPS];
+/* The group of an adj (the last group whose lowest adj it reaches). */
+int trc_pf_group_of(int64_t adj);
+
+/* One process_stats poll: each group's processes and their memory (kB:
+ * smaps_rollup's Pss where the trace has it for the process, else VmRSS). */
+typedef struct trc_pf_poll {
+    int64_t ts;
+    uint64_t kb[TRC_PF_GROUPS];
+    uint32_t n[TRC_PF_GROUPS];
+} trc_pf_poll;
+
+/* A rise of a foreground (adj 0) process's memory over consecutive polls. */
+#define TRC_PF_SPIKE_MIN_KB (32 * 1024)
+typedef struct trc_pf_spike {
+    int64_t ts;      /* where it ended */
+    uint64_t kb;
+} trc_pf_spike;
+
+typedef struct trc_pf_phone {
+    uint64_t bytes, packets;
+    int64_t first_ts, last_ts;       /* the samples' span (ns) */
+    trc_pf_meminfo *mem;
+    size_t nmem, capmem;
+    trc_pf_poll *poll;
+    size_t npoll, cappoll;
+    trc_pf_spike *spike;
+    size_t nspike, capspike;
+    uint64_t processes;              /* distinct pids polled */
+    uint64_t sized_pss, sized_rss;   /* processes sized by Pss, by VmRSS */
+    uint64_t kills;                  /* kills recorded (lmkd's, lowmemorykiller's, the OOM killer's) */
+    uint64_t deaths;                 /* processes ended (a kill or sched_process_free) */
+    uint64_t ignored_packets;        /* packets with nothing this reader reads */
+    /* SystemInfo (TracePacket 45) */
+    char fingerprint[128], maker[64];
+    uint64_t sdk, ram_bytes;
+    uint32_t page_size;              /* bytes, 0: not said */
+    /* the per-pid state of the polls (the reader's own) */
+    void *pids;
+} trc_pf_phone;
+
+/* Reads the trace at `path` (or `len` bytes at `data`, named `name`) into
+ * *out (released with trc_pf_phone_free, also after a failure): SIM_OK,
+ * or SIM_EINPUT (malformed: the message names the packet's byte offset),
+ * SIM_ELIMIT, SIM_EIO, SIM_ENOMEM. */
+int trc_pf_phone_file(const char *path, trc_pf_phone *out, sim_error *err);
+int trc_pf_phone_buffer(const void *data, size_t len, const char *name, trc_pf_phone *out,
+                        sim_error *err);
+void trc_pf_phone_free(trc_pf_phone *out);
+/* Does this look like a Perfetto trace (its first packet, as far as `len`
+ * bytes show it)?  1 or 0. */
+int trc_pf_detect(const void *data, size_t len);
+
 /* lmkd's name for a kill reason code (its kill_reasons enum), NULL when
  * the code is not one. */
 const char *trc_pf_lmkd_reason_name(int64_t code);

@@ -1,6 +1,6 @@
 /* fuzz_device.c - libFuzzer target for `oomsim import device`'s readers and
- * writer (replay/bugreport.c, replay/ips.c, replay/device.c,
- * replay/device_yaml.c): any bytes, read as they are and with a dumpstate
+ * writer (replay/bugreport.c, replay/ips.c, replay/perfetto.c and the
+ * Perfetto reader's phone pass, replay/device.c, replay/device_yaml.c): any bytes, read as they are and with a dumpstate
  * header put before them (so that the section reader is reached), alone
  * and twice (a profile over two captures), must give a refusal naming the
  * input (figures no profile can hold among them, by the loader's check)

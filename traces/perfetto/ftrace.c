@@ -3,7 +3,8 @@
  * the kernel's rss_stat becomes a memory record, R_MEM by member; walk.c's
  * mem_of turns the members into oomsim's categories), oom_score_adj_update,
  * mark_victim (the kernel OOM killer), lowmemory_kill, and print (atrace
- * slices named oomsim:STAGE:PART, and lmkd's kill counters). */
+ * slices named oomsim:STAGE:PART, and lmkd's kill counters).  In the phone
+ * pass (phone.c) only the kills and sched_process_free, which end a life. */
 #include "pf_int.h"
 
 #include <string.h>
@@ -49,6 +50,8 @@ static int lmk_kill(imp *m, int64_t ts, const char *s, const char *end)
     }
     if (n < 3)
         return SIM_OK;
+    if (m->phone != NULL)
+        return pf__phone_end(m, ts, num[0], 1);
     if (!pf__chosen(m, num[0])) {
         m->sum->kill_other++;
         return SIM_OK;
@@ -227,6 +230,34 @@ static int rss_stat(imp *m, int64_t ts, int64_t tid, int throttled, const uint8_
     return pf__add_rec(m, &rr);
 }
 
+/* A kill (mark_victim: pid 1; lowmemory_kill: pid 2) or a task freed
+ * (sched_process_free: pid 2; the phone pass only): 0, -1 malformed, or 1
+ * with an error set. */
+static int life_ends(imp *m, int64_t ts, uint32_t num, pb_msg *e)
+{
+    unsigned want = num == FE_MARK_VICTIM ? 1 : 2;
+    int64_t pid = 0;
+    pb_field g;
+    int rr;
+    while ((rr = pb_next(e, &g)) == 1)
+        if (g.num == want && g.wt == PB_VARINT)
+            pid = (int32_t)g.v;
+    if (rr != 0)
+        return rr;
+    if (m->phone != NULL)
+        return pid > 0 && pf__phone_end(m, ts, pid, num != FE_SCHED_PROCESS_FREE) != SIM_OK;
+    if (num == FE_SCHED_PROCESS_FREE)
+        return 0;
+    if (!pf__chosen(m, pid)) {
+        if (pid > 0)
+            m->sum->kill_other++;
+        return 0;
+    }
+    rec x = {ts, ADJ_UNKNOWN, -1, 0, (int32_t)pid, R_KILL,
+             num == FE_MARK_VICTIM ? K_KERNEL_OOM : K_LOWMEMORYKILLER, 0};
+    return pf__add_rec(m, &x) != SIM_OK;
+}
+
 static int ftrace_event(imp *m, const uint8_t *p, size_t len)
 {
     pb_msg d = pb_msg_of(p, len);
@@ -244,12 +275,12 @@ static int ftrace_event(imp *m, const uint8_t *p, size_t len)
         }
         if (f.wt != PB_LEN)
             continue;
-        if (f.num == FE_RSS_STAT || f.num == FE_RSS_STAT_THROTTLED) {
+        if (m->phone == NULL && (f.num == FE_RSS_STAT || f.num == FE_RSS_STAT_THROTTLED)) {
             if (rss_stat(m, ts, tid, f.num == FE_RSS_STAT_THROTTLED, f.p, f.len) != SIM_OK)
                 return m->err->code;
             continue;
         }
-        if (m->pass != 3)
+        if (m->pass != 3 && m->phone == NULL)
             continue;
         pb_msg e = pb_msg_of(f.p, f.len);
         pb_field g;
@@ -268,7 +299,7 @@ static int ftrace_event(imp *m, const uint8_t *p, size_t len)
                 else if (g.num == 3 && g.wt == PB_VARINT)
                     pid = (int32_t)g.v;
             }
-            if (rr == 0 && adj != ADJ_UNKNOWN && pf__chosen(m, pid)) {
+            if (rr == 0 && adj != ADJ_UNKNOWN && m->phone == NULL && pf__chosen(m, pid)) {
                 rec x = {ts, adj, 0, 0, (int32_t)pid, R_ADJ, 0, 0};
                 if (pf__add_rec(m, &x) != SIM_OK)
                     return m->err->code;
@@ -276,25 +307,11 @@ static int ftrace_event(imp *m, const uint8_t *p, size_t len)
             break;
         }
         case FE_MARK_VICTIM:    /* pid 1 */
-        case FE_LOWMEMORY_KILL: { /* pid 2 */
-            unsigned want = f.num == FE_MARK_VICTIM ? 1 : 2;
-            int64_t pid = 0;
-            while ((rr = pb_next(&e, &g)) == 1)
-                if (g.num == want && g.wt == PB_VARINT)
-                    pid = (int32_t)g.v;
-            if (rr != 0)
-                break;
-            if (!pf__chosen(m, pid)) {
-                if (pid > 0)
-                    m->sum->kill_other++;
-                break;
-            }
-            rec x = {ts, ADJ_UNKNOWN, -1, 0, (int32_t)pid, R_KILL,
-                     f.num == FE_MARK_VICTIM ? K_KERNEL_OOM : K_LOWMEMORYKILLER, 0};
-            if (pf__add_rec(m, &x) != SIM_OK)
+        case FE_LOWMEMORY_KILL: /* pid 2 */
+        case FE_SCHED_PROCESS_FREE: /* pid 2 */
+            if ((rr = life_ends(m, ts, f.num, &e)) > 0)
                 return m->err->code;
             break;
-        }
         default:
             break;
         }

@@ -1,6 +1,6 @@
 /* import.c - `oomsim import perfetto`'s entry points (docs/perfetto.md):
  * the three passes over a file or a buffer, the sort of the records, the
- * two walks, and what is freed after. */
+ * two walks, and what is freed after; the phone pass of `import device`. */
 #include "pf_int.h"
 
 #include <errno.h>
@@ -13,13 +13,13 @@ typedef struct source {
     size_t len;
 } source;
 
-static int run_pass(imp *m, const source *src)
+int pf__run_pass(imp *m, const char *path, const uint8_t *data, size_t len)
 {
     m->packet_off = 0;
     m->depth = 0;
-    if (src->path == NULL)
-        return pf__packets(m, src->data, src->len, 0);
-    FILE *in = fopen(src->path, "rb");
+    if (path == NULL)
+        return pf__packets(m, data, len, 0);
+    FILE *in = fopen(path, "rb");
     if (in == NULL)
         return sim_error_set(m->err, errno == ENOENT ? SIM_ENOTFOUND : SIM_EIO,
                              "%s: cannot open: %s", m->name, strerror(errno));
@@ -42,7 +42,7 @@ static int import(const source *src, const char *name, const trc_pf_opts *o, trc
     m.sum = sum;
     int rc = SIM_OK;
     for (m.pass = 1; m.pass <= 3 && rc == SIM_OK; m.pass++) {
-        rc = run_pass(&m, src);
+        rc = pf__run_pass(&m, src->path, src->data, src->len);
         if (rc == SIM_OK && m.pass == 1 && m.pids.n == 0) {
             if (o->process != NULL)
                 rc = sim_error_set(err, SIM_EINPUT, "%s: no process named '%s' in the trace "
@@ -107,3 +107,39 @@ void trc_pf_summary_free(trc_pf_summary *sum)
     memset(sum, 0, sizeof *sum);
 }
 
+
+/* ---- the phone pass (phone.c): one pass, no records, no walk ---- */
+
+static int phone(const char *path, const void *data, size_t len, const char *name,
+                 trc_pf_phone *out, sim_error *err)
+{
+    trc_pf_summary sum;
+    memset(&sum, 0, sizeof sum);
+    imp m;
+    memset(&m, 0, sizeof m);
+    m.name = name;
+    m.err = err;
+    m.sum = &sum;
+    int rc = pf__phone_start(&m, out);
+    if (rc == SIM_OK)
+        rc = pf__run_pass(&m, path, data, len);
+    if (rc == SIM_OK)
+        rc = pf__phone_finish(&m);
+    out->bytes = sum.bytes;
+    out->packets = sum.packets;
+    free(m.inflated);
+    free(m.seqs);
+    pf__map_free(&m.seq_index);
+    return rc;
+}
+
+int trc_pf_phone_file(const char *path, trc_pf_phone *out, sim_error *err)
+{
+    return phone(path, NULL, 0, path, out, err);
+}
+
+int trc_pf_phone_buffer(const void *data, size_t len, const char *name, trc_pf_phone *out,
+                        sim_error *err)
+{
+    return phone(NULL, len > 0 ? data : (const void *)"", len, name, out, err);
+}

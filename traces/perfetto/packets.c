@@ -94,7 +94,7 @@ static int inflate_bundle(imp *m, const uint8_t *p, size_t len, int zstd)
     int rc = zstd ? inflate_zstd(m, p, len, &out) : inflate_zlib(m, p, len, &out);
     if (rc != SIM_OK)
         return rc;
-    if (m->pass == 1)
+    if (m->pass == 1 || m->pass == PF_PASS_PHONE)
         m->sum->compressed++;
     if (out == 0)
         return SIM_OK; /* an empty bundle */
@@ -136,6 +136,7 @@ static int read_head(imp *m, const uint8_t *p, size_t len, packet_head *h)
         case TP_FTRACE: case TP_PROCESS_TREE: case TP_CLOCK_SNAPSHOT: case TP_PROCESS_STATS:
         case TP_TRACK_EVENT: case TP_INTERNED: case TP_PROCESS_DESC: case TP_THREAD_DESC:
         case TP_COMPRESSED: case TP_DEFAULTS: case TP_TRACK_DESC: case TP_ZSTD:
+        case TP_SYS_STATS: case TP_SYSTEM_INFO:
             if (f.wt != PB_LEN)
                 break;
             if (h->nbody == 16)
@@ -198,7 +199,14 @@ static int field(imp *m, seqstate *s, const packet_head *h, const pb_field *b)
     case TP_THREAD_DESC: return descriptor(m, s, b);
     case TP_FTRACE: return m->pass >= 2 ? pf__ftrace_bundle(m, b->p, b->len) : SIM_OK;
     case TP_PROCESS_STATS:
+        if (m->pass == PF_PASS_PHONE)
+            return pf__phone_process_stats(m, (int64_t)h->ts, b->p, b->len);
         return m->pass == 3 ? pf__process_stats(m, (int64_t)h->ts, b->p, b->len) : SIM_OK;
+    case TP_SYS_STATS:
+        return m->pass == PF_PASS_PHONE ? pf__phone_sys_stats(m, (int64_t)h->ts, b->p, b->len)
+                                        : SIM_OK;
+    case TP_SYSTEM_INFO:
+        return m->pass == PF_PASS_PHONE ? pf__phone_system_info(m, b->p, b->len) : SIM_OK;
     case TP_INTERNED: return s != NULL ? pf__interned(m, s, b->p, b->len) : SIM_OK;
     case TP_DEFAULTS: return s != NULL ? pf__defaults(m, s, b->p, b->len) : SIM_OK;
     case TP_CLOCK_SNAPSHOT: return s != NULL ? pf__clock_snapshot(m, s, b->p, b->len) : SIM_OK;
@@ -217,8 +225,10 @@ static int packet(imp *m, const uint8_t *p, size_t len)
     int rc = read_head(m, p, len, &h);
     if (rc != SIM_OK)
         return rc;
-    if (m->pass == 1)
+    if (m->pass == 1 || m->pass == PF_PASS_PHONE)
         m->sum->packets++;
+    if (m->pass == PF_PASS_PHONE && h.nbody == 0)
+        m->phone->ignored_packets++;
     seqstate *s = NULL;
     if (m->pass == 3 && h.seq_id != 0) {
         if ((s = pf__seq_of(m, h.seq_id)) == NULL)
@@ -261,7 +271,7 @@ int pf__packets(imp *m, const uint8_t *p, size_t len, uint64_t base)
                         "packet (field 1) should be", f.num, f.wt);
         }
         if (m->depth == 0)
-            m->sum->bytes += m->pass == 1 ? (uint64_t)(t.p - at) : 0;
+            m->sum->bytes += m->pass == 1 || m->pass == PF_PASS_PHONE ? (uint64_t)(t.p - at) : 0;
         int rc = packet(m, f.p, f.len);
         if (rc != SIM_OK)
             return rc;
@@ -366,7 +376,7 @@ int pf__packets_file(imp *m, FILE *in)
                 break;
             continue;
         }
-        m->sum->bytes += m->pass == 1 ? need : 0;
+        m->sum->bytes += m->pass == 1 || m->pass == PF_PASS_PHONE ? need : 0;
         if ((rc = packet(m, r.buf + r.lo + head, (size_t)n)) != SIM_OK)
             break;
         r.lo += need;

@@ -33,17 +33,17 @@
 /* ------------------------------------------------------------ field numbers */
 
 enum { /* TracePacket */
-    TP_FTRACE = 1, TP_PROCESS_TREE = 2, TP_CLOCK_SNAPSHOT = 6, TP_TIMESTAMP = 8,
+    TP_FTRACE = 1, TP_PROCESS_TREE = 2, TP_CLOCK_SNAPSHOT = 6, TP_SYS_STATS = 7, TP_TIMESTAMP = 8,
     TP_PROCESS_STATS = 9, TP_SEQ_ID = 10, TP_TRACK_EVENT = 11, TP_INTERNED = 12,
     TP_SEQ_FLAGS = 13, TP_INCR_CLEARED = 41, TP_PROCESS_DESC = 43, TP_THREAD_DESC = 44,
-    TP_COMPRESSED = 50, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60,
+    TP_SYSTEM_INFO = 45, TP_COMPRESSED = 50, TP_CLOCK_ID = 58, TP_DEFAULTS = 59, TP_TRACK_DESC = 60,
     TP_ZSTD = 133
 };
 enum { SEQ_INCREMENTAL_STATE_CLEARED = 1 };
 enum { CLOCK_REALTIME = 1, CLOCK_BOOTTIME = 6, CLOCK_SEQUENCE_FIRST = 64, CLOCK_SEQUENCE_END = 128 };
 /* FtraceEventBundle: event = 2; FtraceEvent: timestamp 1, pid 2, then the
  * event's own message by its oneof field number. */
-enum { FE_PRINT = 3, FE_LOWMEMORY_KILL = 35, FE_RSS_STAT = 313, FE_OOM_SCORE_ADJ = 326,
+enum { FE_PRINT = 3, FE_LOWMEMORY_KILL = 35, FE_SCHED_PROCESS_FREE = 240, FE_RSS_STAT = 313, FE_OOM_SCORE_ADJ = 326,
        FE_MARK_VICTIM = 334, FE_RSS_STAT_THROTTLED = 359 };
 /* rss_stat's member: the kernel's mm counters (MM_FILEPAGES, MM_ANONPAGES,
  * MM_SWAPENTS, MM_SHMEMPAGES). */
@@ -123,8 +123,11 @@ typedef struct pidstate {
     int killed, seen;
 } pidstate;
 
+enum { PF_PASS_PHONE = 4 }; /* phone.c's one pass, apart from the three */
+
 typedef struct imp {
     const trc_pf_opts *o;
+    trc_pf_phone *phone;  /* the phone pass's output, NULL in the others */
     const char *name;
     sim_error *err;
     trc_pf_summary *sum;
@@ -202,6 +205,19 @@ int pf__track_descriptor(imp *m, const uint8_t *p, size_t len);
 /* ftrace.c */
 int pf__slice_name(imp *m, const char *s, size_t n, uint16_t *code);
 int pf__ftrace_bundle(imp *m, const uint8_t *p, size_t len);
+
+/* phone.c: the phone pass's decoders; pf__phone_end: a process killed
+ * (kill 1) or its task freed */
+int pf__phone_sys_stats(imp *m, int64_t ts, const uint8_t *p, size_t len);
+int pf__phone_process_stats(imp *m, int64_t ts, const uint8_t *p, size_t len);
+int pf__phone_system_info(imp *m, const uint8_t *p, size_t len);
+int pf__phone_end(imp *m, int64_t ts, int64_t pid, int kill);
+/* the pass's state set up (m->phone = out), and its rises closed at the end */
+int pf__phone_start(imp *m, trc_pf_phone *out);
+int pf__phone_finish(imp *m);
+
+/* import.c: one pass over a file (path) or a buffer */
+int pf__run_pass(imp *m, const char *path, const uint8_t *data, size_t len);
 
 /* procstats.c */
 int pf__process_stats(imp *m, int64_t ts, const uint8_t *p, size_t len);
