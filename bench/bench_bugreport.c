@@ -4,9 +4,14 @@
  *
  *   bench_bugreport gen FIXTURE OUT MB   OUT: FIXTURE's sections after about MB MiB of
  *                                        logcat and other dumpsys services
+ *   bench_bugreport trace OUT MINUTES N  OUT: a Perfetto trace of a phone, a poll a second
+ *                                        for MINUTES of N processes (a tenth of them
+ *                                        changing at each) and a meminfo sample a second
  *   bench_bugreport read FILE            the import's wall time (the file read in pieces
  *                                        as the command reads it, the profile written),
- *                                        wc -l's, their ratio, max RSS */
+ *                                        wc -l's (reading the bytes once), their ratio,
+ *                                        max RSS */
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +60,85 @@ static int gen(const char *fixture, const char *out, long mb)
     fputs("------ 2.345s was the duration of 'DUMPSYS' ------\n", f);
     fputs(cut, f);
     free(text);
+    return fclose(f) == 0 ? 0 : 1;
+}
+
+/* ---- a Perfetto trace of a phone, in the protobuf wire format ---- */
+
+typedef struct buf {
+    unsigned char b[1 << 16];
+    size_t n;
+} buf;
+
+static void varint(buf *o, uint64_t v)
+{
+    while (v >= 0x80) {
+        o->b[o->n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    o->b[o->n++] = (unsigned char)v;
+}
+
+static void field_varint(buf *o, unsigned num, uint64_t v)
+{
+    varint(o, (uint64_t)num << 3);
+    varint(o, v);
+}
+
+static void field_msg(buf *o, unsigned num, const buf *m)
+{
+    varint(o, (uint64_t)num << 3 | 2);
+    varint(o, m->n);
+    memcpy(o->b + o->n, m->b, m->n);
+    o->n += m->n;
+}
+
+/* one TracePacket {timestamp 8, FIELD: body} to f, as a Trace's packet 1 */
+static void packet(FILE *f, uint64_t ts, unsigned field, const buf *body)
+{
+    static buf p, t;
+    p.n = 0, t.n = 0;
+    field_varint(&p, 8, ts);
+    field_msg(&p, field, body);
+    field_msg(&t, 1, &p);
+    fwrite(t.b, 1, t.n, f);
+}
+
+static int gen_trace(const char *out, long minutes, long procs)
+{
+    FILE *f = fopen(out, "wb");
+    if (f == NULL || procs < 1 || procs > 1000)
+        return 1;
+    static buf body, entry, kv;
+    static const unsigned mi[] = {1, 11, 12, 15, 16, 21, 24, 25, 26, 30};
+    for (long s = 0; s < minutes * 60; s++) {
+        uint64_t ts = (uint64_t)(s + 1) * 1000000000u;
+        body.n = 0;
+        for (size_t k = 0; k < sizeof mi / sizeof *mi; k++) {
+            kv.n = 0;
+            field_varint(&kv, 1, mi[k]);
+            field_varint(&kv, 2, mi[k] == 1 ? 3800000 : 100000 + (uint64_t)(s % 97) * 100);
+            field_msg(&body, 1, &kv);
+        }
+        kv.n = 0;
+        field_varint(&kv, 1, 93);
+        field_varint(&kv, 2, 25000);
+        field_msg(&body, 2, &kv);
+        packet(f, ts, 7, &body);
+        body.n = 0;
+        for (long p = 0; p < procs; p++) {
+            if (s > 0 && (p + s) % 10 != 0)
+                continue; /* the probe writes what changed */
+            entry.n = 0;
+            field_varint(&entry, 1, (uint64_t)(100 + p));
+            field_varint(&entry, 3, (uint64_t)(20000 + (p * 7919 + s * 13) % 200000));
+            field_varint(&entry, 17, (uint64_t)(10000 + (p * 7919 + s * 13) % 150000));
+            int64_t adj = p % 5 == 0 ? -900 : p % 5 == 1 ? 0 : p % 5 == 2 ? 200 : 900;
+            field_varint(&entry, 10, (uint64_t)adj);
+            field_msg(&body, 1, &entry);
+        }
+        packet(f, ts, 9, &body);
+    }
     return fclose(f) == 0 ? 0 : 1;
 }
 
@@ -118,8 +202,9 @@ static int read_one(const char *file)
         rpl_device_yaml_free(v, n);
         best = t < best ? t : best;
     }
-    printf("bugreport %.1f MiB: import device %.3f s (%.0f MiB/s), wc -l %.3f s, ratio %.2f "
-           "(target at most 3), max RSS %ld MiB\n", (double)size / 1048576.0, best,
+    printf("%s %.1f MiB: import device %.3f s (%.0f MiB/s), wc -l %.3f s, ratio %.2f "
+           "(bugreport target at most 3), max RSS %ld MiB\n",
+           rpl_capture_kind_name(rpl_capture_kind_of_file(file)), (double)size / 1048576.0, best,
            (double)size / 1048576.0 / best, wc, best / wc, max_rss_kb() / 1024);
     return 0;
 }
@@ -128,8 +213,10 @@ int main(int argc, char **argv)
 {
     if (argc == 5 && strcmp(argv[1], "gen") == 0)
         return gen(argv[2], argv[3], atol(argv[4]));
+    if (argc == 5 && strcmp(argv[1], "trace") == 0)
+        return gen_trace(argv[2], atol(argv[3]), atol(argv[4]));
     if (argc == 3 && strcmp(argv[1], "read") == 0)
         return read_one(argv[2]);
-    fprintf(stderr, "usage: bench_bugreport gen FIXTURE OUT MB | read FILE\n");
+    fprintf(stderr, "usage: bench_bugreport gen FIXTURE OUT MB | trace OUT MINUTES N | read FILE\n");
     return 2;
 }

@@ -97,6 +97,22 @@ static uint64_t size_of(const proc *x)
     return x->has_pss ? x->pss_kb : x->rss_kb;
 }
 
+/* x (elem bytes) appended to *array of *n, doubled from `first` when
+ * full: SIM_OK, or SIM_ENOMEM said (the array untouched). */
+static int append(imp *m, void **array, size_t *n, size_t *cap, size_t elem, size_t first,
+                  const void *x)
+{
+    if (*n == *cap) {
+        void *g = pf__grow(m, *array, cap, elem, first);
+        if (g == NULL)
+            return m->err->code;
+        *array = g;
+    }
+    memcpy((char *)*array + *n * elem, x, elem);
+    (*n)++;
+    return SIM_OK;
+}
+
 /* A foreground rise that ends at `top` kB: a spike when it reached the
  * threshold. */
 static int close_rise(imp *m, proc *x, int64_t ts, uint64_t top)
@@ -107,14 +123,8 @@ static int close_rise(imp *m, proc *x, int64_t ts, uint64_t top)
     if (top < x->rise_from + TRC_PF_SPIKE_MIN_KB)
         return SIM_OK;
     trc_pf_phone *ph = m->phone;
-    if (ph->nspike == ph->capspike) {
-        trc_pf_spike *g = pf__grow(m, ph->spike, &ph->capspike, sizeof *g, 64);
-        if (g == NULL)
-            return m->err->code;
-        ph->spike = g;
-    }
-    ph->spike[ph->nspike++] = (trc_pf_spike){ts, top - x->rise_from};
-    return SIM_OK;
+    trc_pf_spike k = {ts, top - x->rise_from};
+    return append(m, (void **)&ph->spike, &ph->nspike, &ph->capspike, sizeof k, 64, &k);
 }
 
 /* A process that ended (killed, or its task freed). */
@@ -214,15 +224,8 @@ int pf__phone_sys_stats(imp *m, int64_t ts, const uint8_t *p, size_t len)
     if (s.has == 0 && !s.has_zspages)
         return SIM_OK;
     trc_pf_phone *ph = m->phone;
-    if (ph->nmem == ph->capmem) {
-        trc_pf_meminfo *g = pf__grow(m, ph->mem, &ph->capmem, sizeof *g, 256);
-        if (g == NULL)
-            return m->err->code;
-        ph->mem = g;
-    }
-    ph->mem[ph->nmem++] = s;
     span(m, ts);
-    return SIM_OK;
+    return append(m, (void **)&ph->mem, &ph->nmem, &ph->capmem, sizeof s, 256, &s);
 }
 
 /* One process's entry of a poll: what changed. */
@@ -302,15 +305,8 @@ int pf__phone_process_stats(imp *m, int64_t ts, const uint8_t *p, size_t len)
         poll.n[g]++;
     }
     trc_pf_phone *ph = m->phone;
-    if (ph->npoll == ph->cappoll) {
-        trc_pf_poll *g = pf__grow(m, ph->poll, &ph->cappoll, sizeof *g, 256);
-        if (g == NULL)
-            return m->err->code;
-        ph->poll = g;
-    }
-    ph->poll[ph->npoll++] = poll;
     span(m, ts);
-    return SIM_OK;
+    return append(m, (void **)&ph->poll, &ph->npoll, &ph->cappoll, sizeof poll, 256, &poll);
 }
 
 /* SystemInfo: a string field copied (printable bytes only). */
