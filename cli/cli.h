@@ -147,7 +147,7 @@ const cli_opt *cli_opt_named(const cli_cmd *c, const char *a);
 /* Every subcommand's table, the one its parser reads (each in its file). */
 extern const cli_cmd cli_run_cmd, cli_replay_cmd, cli_explain_cmd, cli_gen_cmd,
     cli_import_yaml_cmd, cli_import_perfetto_cmd, cli_diagnose_cmd, cli_lmkd_cmd,
-    cli_validate_cmd, cli_catalog_cmd, cli_probe_cmd;
+    cli_validate_cmd, cli_catalog_cmd, cli_probe_cmd, cli_calibrate_cmd;
 
 /* manual.c: what is made from the tables besides --help, for packaging:
  * every command's options one a line ("run -o VALUE"), the man page
@@ -223,6 +223,7 @@ int cli_replay(int argc, char **argv);
 int cli_explain(int argc, char **argv);
 int cli_probe(int argc, char **argv);
 int cli_run(int argc, char **argv);
+int cli_calibrate(int argc, char **argv);
 int cli_validate(int argc, char **argv);
 int cli_catalog(int argc, char **argv);
 

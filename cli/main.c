@@ -24,6 +24,9 @@ typedef struct command {
 static const command commands[] = {
     {"run", cli_run, "run [SCENARIO.yaml] [-o DIR] [-r N] [--seed S] [-j N] [--format F]\n"
                      "                      predict peaks and deaths for every cell"},
+    {"calibrate", cli_calibrate, "calibrate PLAN [-j N] [-r N] [--max-evaluations N]\n"
+                                 "                      fit the plan's unknown device values to its\n"
+                                 "                      field rates"},
     {"replay", cli_replay, "replay TRACE --scenario S [--replication K] [-o DIR] [--format F]\n"
                            "                      a trace-driven run of the scenario's cells"},
     {"explain", cli_explain, "explain SCENARIO [--replication K] [--cell N]\n"

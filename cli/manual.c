@@ -15,6 +15,7 @@ typedef struct table {
 
 static const table tables[] = {
     {"run", &cli_run_cmd},
+    {"calibrate", &cli_calibrate_cmd},
     {"replay", &cli_replay_cmd},
     {"explain", &cli_explain_cmd},
     {"gen", &cli_gen_cmd},
@@ -115,7 +116,7 @@ void cli_man_page(FILE *f, void (*top)(FILE *))
           ".SH EXIT STATUS\n0 ok, 1 invalid input, 2 usage error, 3 I/O or internal failure, "
           "130 interrupted, 143 terminated, 138 stopped by SIGUSR1 (run \\-\\-checkpoint).\n"
           ".SH SEE ALSO\nThe project's docs/ folder: scenarios.md, traces.md, results.md, "
-          "on\\-call.md, imports.md, devices.md.\n", f);
+          "on\\-call.md, imports.md, devices.md, calibration.md.\n", f);
 }
 
 /* Every option name of command t, space-separated. */

@@ -172,4 +172,36 @@ typedef struct mdl_kill_verdict {
 /* Applies the device's kill rule to *in; fills *out.  Thread-safe. */
 void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_verdict *out);
 
+/* ---- knobs.c: the device values `oomsim calibrate` may set (docs/calibration.md) ---- */
+
+/* A value's unit: how a calibrate block's bounds are read and printed. */
+typedef enum { MDL_KNOB_BYTES = 0, MDL_KNOB_TIME, MDL_KNOB_RATIO } mdl_knob_unit;
+
+/* The knobs by their path below a device ("successor.size.max", "pressure.mean",
+ * "system", ...): how many, each one's path and unit, and a path's index (-1:
+ * none). */
+unsigned mdl_knob_count(void);
+const char *mdl_knob_path(unsigned k);
+mdl_knob_unit mdl_knob_unit_of(unsigned k);
+int mdl_knob_find(const char *path);
+/* The knob's value on d (bytes, microseconds or a ratio), or SIM_EINPUT saying
+ * why d has no such value (no successor; a lognormal has no `max`; a gamma's
+ * draws would break common random numbers). */
+int mdl_knob_get(const mdl_device *d, unsigned k, double *v, sim_error *err);
+/* d's value set to v, the distribution rebuilt by its constructor: SIM_OK, or
+ * SIM_EINPUT with the constructor's or the device's reason (d unchanged). */
+int mdl_knob_set(mdl_device *d, unsigned k, double v, sim_error *err);
+/* The knob's own range (the loader's bounds on the value). */
+void mdl_knob_range(const mdl_device *d, unsigned k, double *lo, double *hi);
+
+/* One unknown of a calibrate block: a knob on one device (device "": the
+ * plan's every device, one value shared), searched within [lo, hi]. */
+#define MDL_UNKNOWNS_MAX 6
+typedef struct mdl_unknown {
+    char device[MDL_NAME_MAX];
+    unsigned knob;
+    double lo, hi;
+    char key[128];      /* as written: devices.NAME.PATH */
+} mdl_unknown;
+
 #endif /* OOMSIM_MODELS_DEVICE_H */

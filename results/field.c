@@ -14,7 +14,7 @@
 
 /* The field entry for a device: the first naming it, else the first RAM
  * bucket it is in; NULL when none. */
-static const mdl_field *entry_of(const res_plan *plan, const mdl_device *d)
+const mdl_field *res__field_entry(const res_plan *plan, const mdl_device *d)
 {
     for (unsigned k = 0; k < plan->nfield; k++)
         if (plan->field[k].device[0] != '\0' && strcmp(plan->field[k].device, d->name) == 0)
@@ -26,7 +26,7 @@ static const mdl_field *entry_of(const res_plan *plan, const mdl_device *d)
 }
 
 /* A session's probability p over a day of s sessions: at least one. */
-static double day_rate(double p, double s)
+double res__day_rate(double p, double s)
 {
     if (p <= 0)
         return 0;
@@ -38,7 +38,7 @@ static double day_rate(double p, double s)
 void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_field_cmp *out)
 {
     memset(out, 0, sizeof *out);
-    out->f = entry_of(plan, plan->cells[i].device);
+    out->f = res__field_entry(plan, plan->cells[i].device);
     if (out->f == NULL)
         return;
     double s = out->f->sessions_per_day;
@@ -46,9 +46,9 @@ void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_
     out->session_rate = n > 0 ? (double)c->with_visible_death / (double)n : 0;
     out->session_ci = res_wilson95(c->with_visible_death, n);
     /* 1 - (1 - p)^s is increasing in p: the interval maps end to end */
-    out->predicted = day_rate(out->session_rate, s);
-    out->predicted_ci.lo = day_rate(out->session_ci.lo, s);
-    out->predicted_ci.hi = day_rate(out->session_ci.hi, s);
+    out->predicted = res__day_rate(out->session_rate, s);
+    out->predicted_ci.lo = res__day_rate(out->session_ci.lo, s);
+    out->predicted_ci.hi = res__day_rate(out->session_ci.hi, s);
     out->observed = out->f->rate;
     uint64_t k = (uint64_t)llround(out->f->rate * (double)out->f->users);
     out->observed_ci = res_wilson95(k, out->f->users);

@@ -12,6 +12,12 @@
 
 #define RES_MIB (1024.0 * 1024.0)
 
+/* field.c, for calibrate.c: the field entry a device is held against (its
+ * name's, else its RAM bucket's; NULL: none), and a session's probability
+ * p over a day of s sessions (at least one). */
+const mdl_field *res__field_entry(const res_plan *plan, const mdl_device *d);
+double res__day_rate(double p, double s);
+
 /* The memory a stream of the world's trace events says the app held
  * (follow.c; for timeline.c and chrome.c): rec is called with each state,
  * in time order. */

@@ -300,7 +300,7 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
     static const char *const keys[] = {"name",       "about",    "seed",     "replications",
                                        "horizon",    "devices",  "candidates", "workload",
                                        "policies",   "target",  "app",      "field",
-                                       "owners",     "processes"};
+                                       "owners",     "processes", "calibrate"};
     scn_scenario *s = ld->s;
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
@@ -337,6 +337,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
     if ((rc = scn__load_profiles(ld, root, err)) != SIM_OK)
         return rc;
     if ((rc = load_field(s, root, err)) != SIM_OK)
+        return rc;
+    if ((rc = scn__load_calibrate(s, root, err)) != SIM_OK)
         return rc;
     if ((rc = scn__load_processes(s, root, err)) != SIM_OK)
         return rc;

@@ -56,6 +56,8 @@ int scn__map_name(const scn__node *m, struct fy_node_pair *pair, size_t i, char 
                   sim_error *err);
 /* processes.c: `processes` (before the owners) */
 int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err);
+/* calibrate.c: the `calibrate` block, after the devices and the field block */
+int scn__load_calibrate(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__load_owners(scn_scenario *s, const scn__node *root, sim_error *err);
 int scn__holder_of(const scn_scenario *s, const scn__node *v, uint32_t *out, sim_error *err);
 int scn__resolve_owners(scn_scenario *s, const scn__node *root, sim_error *err);

@@ -81,6 +81,10 @@ typedef struct scn_scenario {
     mdl_target target;           /* target.set 0 when absent */
     mdl_field *field;            /* the fleet's observations (docs/field.md), nfield of them */
     unsigned nfield;
+    /* `calibrate` (docs/calibration.md): the unknowns to fit against the field block */
+    mdl_unknown fit[MDL_UNKNOWNS_MAX];
+    unsigned nfit;
+    int calibrate;               /* the block is present */
     uint64_t seed, replications;
     sim_time horizon;
     mdl_device *devices;

@@ -436,6 +436,18 @@ static size_t edit_distance(const char *a, size_t la, const char *b, size_t lb)
     return row[lb];
 }
 
+int scn__nearest(const char *word, const char *const *names, size_t n)
+{
+    size_t best = 99, len = strlen(word);
+    int at = -1;
+    for (size_t i = 0; i < n; i++) {
+        size_t dist = edit_distance(word, len, names[i], strlen(names[i]));
+        if (dist < best)
+            best = dist, at = (int)i;
+    }
+    return best <= 2 && best < len ? at : -1;
+}
+
 int scn__check_keys(const scn__node *m, const char *const *keys, size_t n, sim_error *err)
 {
     void *it = NULL;

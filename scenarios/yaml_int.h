@@ -54,6 +54,9 @@ int scn__fail(const scn__node *at, sim_error *err, int code, const char *fmt, ..
 /* Checks that every key of mapping m is one of keys[0..n): an unknown key
  * fails naming it, with "did you mean" for a near miss. */
 int scn__check_keys(const scn__node *m, const char *const *keys, size_t n, sim_error *err);
+/* The index of the name within an edit distance of 2 of word (and shorter
+ * than it), -1: none. */
+int scn__nearest(const char *word, const char *const *names, size_t n);
 /* The value of key in mapping m (child->n NULL when absent). */
 void scn__get(const scn__node *m, const char *key, scn__node *child);
 /* The i-th item of sequence s. */

@@ -1,0 +1,161 @@
+/* calibrate.c - `oomsim calibrate PLAN [-j N] [-r N] [--seed S]
+ * [--max-replications N] [--max-evaluations N]` (docs/calibration.md): the unknowns of the plan's
+ * `calibrate` block fitted to its field block (results/calibrate.c), and
+ * the fit told as a table: each unknown with its interval, each field entry
+ * before and after beside the observed rate, the likelihood and the
+ * goodness of fit. */
+#include "cli.h"
+#include "results/calibrate.h"
+#include "scenarios/scenarios.h"
+
+#include <math.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+typedef struct cal_opts {
+    const char *scenario;
+    unsigned long long threads, reps, seed, budget, max_reps;
+    int has_reps, has_seed;
+} cal_opts;
+
+#define CO(field) offsetof(cal_opts, field)
+static const cli_opt cal_table[] = {
+    {"-j", NULL, CLI_OPT_COUNT, CO(threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0,
+     "  -j N       threads (1 to 256); the fit is the same for any N\n"},
+    {"-r", NULL, CLI_OPT_COUNT, CO(reps), CO(has_reps), 1, 10000000, NULL, NULL, 0,
+     "  -r N       replications of the first evaluations (default: the plan's); they grow\n"
+     "             as the fit needs, up to --max-replications\n"},
+    {"--seed", NULL, CLI_OPT_COUNT, CO(seed), CO(has_seed), 0, ~0ull, NULL, NULL, 0,
+     "  --seed S   the seed of every evaluation (default: the plan's)\n"},
+    {"--max-replications", NULL, CLI_OPT_COUNT, CO(max_reps), CLI_NOWHERE, 1, 160000000ull,
+     NULL, NULL, 0, "  --max-replications N  the most the replications grow to (default 16 times\n"
+                    "             the first)\n"},
+    {"--max-evaluations", NULL, CLI_OPT_COUNT, CO(budget), CLI_NOWHERE, 10, 100000, NULL, NULL,
+     0, "  --max-evaluations N  plan runs at most (default 400); a fit that needs more stops,\n"
+        "             says where, and exits 3\n"},
+    CLI_HELP_OPT,
+};
+
+const cli_cmd cli_calibrate_cmd = {
+    .name = "calibrate",
+    .usage = "usage: oomsim calibrate PLAN [-j N] [-r N] [--seed S] [--max-replications N]\n"
+             "                        [--max-evaluations N]\n"
+             "  the device values the plan's calibrate block names, fitted to its field\n"
+             "  block's observed rates (docs/calibration.md)\n",
+    .opts = cal_table,
+    .nopts = sizeof cal_table / sizeof *cal_table,
+    .unexpected = "unexpected argument '%s'",
+    .positional = CO(scenario),
+    .positionals = 1,
+};
+
+/* A value in its unit, for the table. */
+static void value(char *out, size_t n, mdl_knob_unit unit, double v)
+{
+    if (unit == MDL_KNOB_BYTES)
+        snprintf(out, n, "%.0f MiB", v / 1048576.0);
+    else if (unit == MDL_KNOB_TIME)
+        snprintf(out, n, "%.1f s", v / 1e6);
+    else
+        snprintf(out, n, "%.2f", v);
+}
+
+static void print_fit(const scn_scenario *s, const res_calibration *c)
+{
+    printf("calibrate %s: %u unknown%s against %u field entr%s, %u plan runs, the last at %llu "
+           "replications\n", s->name, c->nu, c->nu == 1 ? "" : "s", c->nentries,
+           c->nentries == 1 ? "y" : "ies", c->evaluations, (unsigned long long)c->replications);
+    printf("\n%-44s %12s %12s %27s\n", "unknown", "start", "fitted", "95 % interval");
+    for (unsigned j = 0; j < c->nu; j++) {
+        const res_cal_unknown *u = &c->u[j];
+        mdl_knob_unit unit = mdl_knob_unit_of(s->fit[j].knob);
+        char a[32], b[32], lo[32], hi[32];
+        value(a, sizeof a, unit, u->start);
+        value(b, sizeof b, unit, u->fitted);
+        value(lo, sizeof lo, unit, u->lo);
+        value(hi, sizeof hi, unit, u->hi);
+        if (!u->identifiable)
+            printf("%-44s %12s %12s   not identifiable from these rates (left at its start)\n",
+                   s->fit[j].key, a, "-");
+        else
+            printf("%-44s %12s %12s %12s .. %-12s%s\n", s->fit[j].key, a, b, lo, hi,
+                   u->at_bound < 0   ? " at its lower bound: the rates ask for less"
+                   : u->at_bound > 0 ? " at its upper bound: the rates ask for more"
+                                     : "");
+    }
+    for (unsigned i = 0; i < c->nu; i++)
+        for (unsigned k = i + 1; k < c->nu; k++)
+            if (c->u[i].identifiable && c->u[k].identifiable && fabs(c->corr[i][k]) >= 0.9)
+                printf("  %s and %s trade off (a ridge: correlation %.2f): the rates fix a "
+                       "combination of the two, not each\n", s->fit[i].key, s->fit[k].key,
+                       c->corr[i][k]);
+    printf("\n%-20s %22s %28s %28s\n", "field entry", "observed (per day)", "before", "after");
+    for (unsigned e = 0; e < c->nentries; e++) {
+        const res_cal_entry *x = &c->e[e];
+        printf("%-20s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %8.2f%% [%5.2f, %5.2f]\n",
+               x->device, 100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi,
+               100 * x->before, 100 * x->before_ci.lo, 100 * x->before_ci.hi, 100 * x->after,
+               100 * x->after_ci.lo, 100 * x->after_ci.hi);
+    }
+    printf("\nlog-likelihood %.2f at the start, %.2f at the fit; deviance %.2f on %u degree%s "
+           "of freedom", c->loglik_start, c->loglik, c->deviance, c->df, c->df == 1 ? "" : "s");
+    if (isnan(c->gof_p))
+        printf(" (no degree left for a goodness-of-fit test)\n");
+    else
+        printf(", p = %.3g%s\n", c->gof_p, c->gof_p < 0.05 ? ": the model does not fit these "
+                                                             "rates at any value in the bounds"
+                                                           : "");
+    printf("the simulation's noise on the predicted rates: %.2f of the observed rates' (target "
+           "0.1%s)\n", c->noise_share, c->noise_share > 0.1 ? "; more replications (-r, "
+                                                             "--max-replications) would narrow "
+                                                             "the fit" : "");
+}
+
+int cli_calibrate(int argc, char **argv)
+{
+    cal_opts o = {NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0};
+    int status = cli_parse(&cli_calibrate_cmd, argc, argv, &o);
+    if (status != CLI_OK)
+        return status == CLI_DONE ? CLI_OK : status;
+    sim_error err;
+    sim_error_clear(&err);
+    scn_scenario s;
+    if (cli_load_scenario(o.scenario, &s, &err) != SIM_OK)
+        return cli_report(&err);
+    if (!s.calibrate) {
+        sim_error_set(&err, SIM_EINPUT, "%s: the plan has no calibrate block: nothing to fit "
+                      "(docs/calibration.md)", o.scenario != NULL ? o.scenario : "the plan");
+        scn_scenario_release(&s);
+        return cli_report(&err);
+    }
+    if (o.has_reps)
+        s.replications = o.reps;
+    if (o.has_seed)
+        for (unsigned i = 0; i < s.ncells; i++)
+            s.cells[i].seed = o.seed;
+    res_plan plan;
+    const char **labels = NULL;
+    int rc = cli_plan_of(&s, &plan, &labels, &err);
+    res_calibration *c = rc == SIM_OK ? calloc(1, sizeof *c) : NULL;
+    if (rc == SIM_OK && c == NULL)
+        rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
+    if (rc == SIM_OK)
+        rc = res_calibrate(&plan, s.fit, s.nfit, (unsigned)o.threads, (unsigned)o.budget,
+                           o.max_reps, c, &err);
+    if (rc == SIM_OK) {
+        print_fit(&s, c);
+        if (!c->converged) {
+            fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: "
+                    "the figures above are where it stopped, not a fit (--max-evaluations)\n",
+                    o.budget);
+            status = CLI_FAILURE;
+        }
+    } else {
+        status = cli_report(&err);
+    }
+    free(c);
+    free(labels);
+    scn_scenario_release(&s);
+    return status;
+}

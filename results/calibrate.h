@@ -1,0 +1,60 @@
+/* calibrate.h - `oomsim calibrate` (docs/calibration.md): the device
+ * values a plan's `calibrate` block names, fitted to its field block's
+ * observed rates by the binomial likelihood of the observed users, the plan
+ * re-run at each point with the same seeds (common random numbers). */
+#ifndef OOMSIM_RESULTS_CALIBRATE_H
+#define OOMSIM_RESULTS_CALIBRATE_H
+
+#include "results.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* One unknown's fit: in its unit (bytes, microseconds, a ratio). */
+typedef struct res_cal_unknown {
+    double start, fitted;
+    double lo, hi;          /* the 95 % interval (the bounds when the likelihood is flat) */
+    int identifiable;       /* 0: no predicted rate moves across its bounds: left at start */
+    int interval_exact;     /* 1: the profile likelihood on the surrogate */
+    int at_bound;           /* -1, 1: the fit is at the lower, upper bound (the rates ask
+                               for a value past it) */
+} res_cal_unknown;
+
+/* One field entry: observed against predicted, per user and day. */
+typedef struct res_cal_entry {
+    char device[MDL_NAME_MAX];
+    uint64_t users, observed_users;
+    double observed;
+    res_interval observed_ci;
+    double before, after;   /* predicted at the start and at the fit */
+    res_interval before_ci, after_ci;
+} res_cal_entry;
+
+typedef struct res_calibration {
+    unsigned nu, nentries;
+    res_cal_unknown u[MDL_UNKNOWNS_MAX];
+    res_cal_entry e[MDL_FIELD_MAX];
+    double loglik_start, loglik;  /* binomial log-likelihood of the observed users */
+    double deviance, gof_p;       /* against the saturated model; gof_p NaN: no degree left */
+    unsigned df;
+    double corr[MDL_UNKNOWNS_MAX][MDL_UNKNOWNS_MAX]; /* of the fitted unknowns */
+    uint64_t replications;        /* what the last evaluations used */
+    double noise_share;           /* the simulation's noise over the observed rates' (target 0.1) */
+    unsigned evaluations;         /* plan runs */
+    int converged;
+} res_calibration;
+
+/* Fits u[0..nu) on plan (its field block; the first cell of each device
+ * that has a field entry: the plan's first candidate and policy), at most
+ * max_evals plan runs, the replications growing from the plan's up to
+ * max_reps (0: 16 times the plan's).  SIM_OK (out->converged 0 when the budget ran out:
+ * the fit's figures are then where it stopped), or the run's error. */
+int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsigned threads,
+                  unsigned max_evals, uint64_t max_reps, res_calibration *out, sim_error *err);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* OOMSIM_RESULTS_CALIBRATE_H */

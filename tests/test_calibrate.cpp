@@ -1,0 +1,286 @@
+// test_calibrate.cpp - `oomsim calibrate` (models/knobs.c, scenarios/calibrate.c,
+// results/calibrate.c, cli/calibrate.c): the device values a calibrate block
+// may name, read and set through their distributions' constructors; the
+// block's refusals; and fits against field counts drawn from a known value.
+#include "cli/cli.h"
+#include "results/calibrate.h"
+#include "scenarios/scenarios.h"
+#include "shim/shim.hpp"
+
+#include <catch2/catch.hpp>
+
+#include <cmath>
+#include <cstdlib>
+#include <random>
+#include <string>
+
+using namespace shim;
+
+namespace {
+
+const double MiB = 1048576.0;
+
+// The phone: the catalog's android-go-2g with its pressure spikes' mean
+// interval set (an llm-1b session dies of them in the foreground).
+std::string go_device(const std::string &name, int pressure_s)
+{
+    std::string t = read_file(source_path("scenarios/catalog/devices/android-go-2g.yaml"));
+    auto at = t.find("pressure: {dist: exponential, mean: 90s}");
+    REQUIRE(at != std::string::npos);
+    t.replace(at, 40, "pressure: {dist: exponential, mean: " + std::to_string(pressure_s) + "s}");
+    at = t.find("name: android-go-2g");
+    REQUIRE(at != std::string::npos);
+    t.replace(at, 19, "name: " + name);
+    return t;
+}
+
+std::string plan(const std::string &device_file, const std::string &device, int reps,
+                 unsigned seed, const std::string &field, const std::string &calibrate)
+{
+    return "name: cal\nseed: " + std::to_string(seed) + "\nreplications: " +
+           std::to_string(reps) + "\nhorizon: 10min\ndevices: [" + device_file +
+           "]\ncandidates: [llm-1b]\nworkload:\n  path:\n    - cold_start\n"
+           "    - requests: {rate: \"0.2/s\", for: 1min}\n" +
+           (field.empty() ? "" : "field:\n  sessions_per_day: 2\n  devices:\n    - {device: " +
+                                     device + ", " + field + "}\n") +
+           calibrate;
+}
+
+struct Fitted {
+    scn_scenario s{};
+    res_plan p{};
+    const char **labels = nullptr;
+    res_calibration c{};
+    int rc = -1;
+    explicit Fitted(const std::string &path)
+    {
+        sim_error err;
+        sim_error_clear(&err);
+        int lrc = cli_load_scenario(path.c_str(), &s, &err);
+        INFO(err.msg);
+        REQUIRE(lrc == SIM_OK);
+        REQUIRE(s.calibrate == 1);
+        REQUIRE(cli_plan_of(&s, &p, &labels, &err) == SIM_OK);
+        rc = res_calibrate(&p, s.fit, s.nfit, 2, 400, 0, &c, &err);
+        INFO(err.msg);
+        REQUIRE(rc == SIM_OK);
+    }
+    ~Fitted()
+    {
+        std::free(labels);
+        scn_scenario_release(&s);
+    }
+    Fitted(const Fitted &) = delete;
+    Fitted &operator=(const Fitted &) = delete;
+};
+
+// The share of sessions with a visible memory death at the true value,
+// from a run of many replications with another seed.
+double true_session_rate(const TempDir &t, int pressure_s)
+{
+    t.write("truth.yaml", go_device("truth", pressure_s));
+    std::string p = t.write("truth-plan.yaml", plan("truth.yaml", "truth", 3200, 99, "", ""));
+    scn_scenario s{};
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(cli_load_scenario(p.c_str(), &s, &err) == SIM_OK);
+    res_plan rp{};
+    const char **labels = nullptr;
+    REQUIRE(cli_plan_of(&s, &rp, &labels, &err) == SIM_OK);
+    res_result r;
+    REQUIRE(res_run(&rp, 2, nullptr, nullptr, &r, &err) == SIM_OK);
+    double rate = double(r.cells[0].with_visible_death) / double(rp.replications);
+    res_result_free(&r);
+    std::free(labels);
+    scn_scenario_release(&s);
+    return rate;
+}
+
+} // namespace
+
+TEST_CASE("calibrate knobs: read and set through the distributions' constructors",
+          "[calibrate]")
+{
+    mdl_device d{};
+    sim_error err;
+    sim_error_clear(&err);
+    std::string y = read_file(source_path("scenarios/catalog/devices/android-4g.yaml"));
+    REQUIRE(scn_device_parse(y.data(), y.size(), "android-4g.yaml", &d, &err) == SIM_OK);
+    int max = mdl_knob_find("successor.size.max"), mean = mdl_knob_find("pressure.mean");
+    int median = mdl_knob_find("successor.size.median"), sys = mdl_knob_find("system");
+    REQUIRE(max >= 0);
+    REQUIRE(mean >= 0);
+    REQUIRE(mdl_knob_find("successor.size.maximum") == -1);
+    double v = 0;
+    // successor: {size: {dist: uniform, min: 150MiB, max: 500MiB}}
+    REQUIRE(mdl_knob_get(&d, unsigned(max), &v, &err) == SIM_OK);
+    CHECK(v == 500 * MiB);
+    REQUIRE(mdl_knob_set(&d, unsigned(max), 800 * MiB, &err) == SIM_OK);
+    CHECK(d.successor.kind == MDL_DIST_UNIFORM);
+    CHECK(d.successor.p1 == 150 * MiB); // min kept
+    CHECK(d.successor.p2 == 800 * MiB);
+    // below its min: the constructor's refusal, the device unchanged
+    CHECK(mdl_knob_set(&d, unsigned(max), 100 * MiB, &err) == SIM_EINPUT);
+    CHECK(d.successor.p2 == 800 * MiB);
+    // a uniform has no median
+    CHECK(mdl_knob_get(&d, unsigned(median), &v, &err) == SIM_EINPUT);
+    CHECK(std::string(err.msg).find("a uniform (min, max)") != std::string::npos);
+    // pressure: {dist: exponential, mean: 90s}, in microseconds
+    REQUIRE(mdl_knob_get(&d, unsigned(mean), &v, &err) == SIM_OK);
+    CHECK(v == 90e6);
+    REQUIRE(mdl_knob_set(&d, unsigned(mean), 200e6, &err) == SIM_OK);
+    CHECK(d.pressure.p1 == 200e6);
+    // a system share past the RAM leaves no room
+    CHECK(mdl_knob_set(&d, unsigned(sys), double(d.ram), &err) == SIM_EINPUT);
+    scn_device_release(&d);
+}
+
+TEST_CASE("calibrate block: what the loader refuses, with the place", "[calibrate]")
+{
+    TempDir t;
+    const std::string fit = "calibrate:\n  fit:\n"
+                            "    - {key: devices.android-go-2g.pressure.mean, min: 10s, max: "
+                            "900s}\n  against: field\n";
+    const std::string field = "lmk_rate: 30%, users: 2000";
+    struct Case {
+        std::string text, message;
+    } cases[] = {
+        {plan("android-go-2g", "android-go-2g", 50, 3, "", fit),
+         "calibrate fits against the plan's field block, and the plan has none"},
+        {plan("android-go-2g", "android-3g", 50, 3, field, fit),
+         "the field block has no entry for android-go-2g"},
+        {plan("android-go-2g", "android-go-2g", 50, 3, field,
+              "calibrate:\n  fit:\n    - {key: devices.android-go-2g.presure.mean, min: 10s, "
+              "max: 900s}\n"),
+         ":17:13: calibrate.fit[0].key: \"presure.mean\" is no value calibrate can set (did you "
+         "mean \"pressure.mean\"?)"},
+        {plan("android-go-2g", "android-go-2g", 50, 3, field,
+              "calibrate:\n  fit:\n    - {key: devices.android-go.pressure.mean, min: 10s, "
+              "max: 900s}\n"),
+         "no device \"android-go\" in the plan"},
+        {plan("android-go-2g", "android-go-2g", 50, 3, field,
+              "calibrate:\n  fit:\n    - {key: devices.android-go-2g.pressure.median, min: 10s, "
+              "max: 900s}\n"),
+         "the device's pressure is an exponential (mean): `median` is not one of its parameters"},
+        {plan("android-go-2g", "android-go-2g", 50, 3, field,
+              "calibrate:\n  fit:\n    - {key: devices.android-go-2g.pressure.mean, min: 900s, "
+              "max: 10s}\n"),
+         "max must be above min"},
+        {plan("android-go-2g", "android-go-2g", 50, 3, field,
+              "calibrate:\n  fit:\n    - {key: devices.*.zram.ratio, min: 1.5, max: 20}\n"),
+         "leave the value's own range on android-go-2g, [1, 10]"},
+        {plan("android-go-2g", "android-go-2g", 50, 3, field,
+              "calibrate:\n  fit:\n" + std::string(
+                  "    - {key: devices.*.system, min: 1MiB, max: 2MiB}\n"
+                  "    - {key: devices.*.cached_app_size, min: 1MiB, max: 2MiB}\n"
+                  "    - {key: devices.*.warning_at, min: 1MiB, max: 2MiB}\n"
+                  "    - {key: devices.*.page_cache.size, min: 1MiB, max: 2MiB}\n"
+                  "    - {key: devices.*.page_cache.working_set, min: 1MiB, max: 2MiB}\n"
+                  "    - {key: devices.*.reclaim_rate, min: 1MiB, max: 2MiB}\n"
+                  "    - {key: devices.*.storage_read, min: 1MiB, max: 2MiB}\n")),
+         "more than 6 unknowns to fit"},
+    };
+    for (const Case &c : cases) {
+        std::string p = t.write("plan.yaml", c.text);
+        RunResult r = oomsim({"calibrate", p});
+        INFO(c.text);
+        INFO(r.err);
+        CHECK(r.status == 1);
+        CHECK(r.err.find(c.message) != std::string::npos);
+        CHECK(r.out.empty());
+    }
+    // a plan without the block: nothing to fit
+    std::string p = t.write("plain.yaml", plan("android-go-2g", "android-go-2g", 50, 3, field, ""));
+    RunResult r = oomsim({"calibrate", p});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("the plan has no calibrate block") != std::string::npos);
+}
+
+TEST_CASE("calibrate recovers a known value within its interval, which narrows as the "
+          "users grow", "[calibrate]")
+{
+    TempDir t;
+    // the truth: spikes every 200 s on average; a session's visible-death
+    // rate from 3200 replications of another seed
+    const int truth = 200;
+    double p = true_session_rate(t, truth);
+    REQUIRE(p > 0.05);
+    REQUIRE(p < 0.5);
+    double q = 1 - std::pow(1 - p, 2.0); // 2 sessions a day
+    t.write("go.yaml", go_device("go", 90));
+    double width[2];
+    const uint64_t users[2] = {300, 3000};
+    std::mt19937_64 rng(5);
+    for (int k = 0; k < 2; k++) {
+        // the fleet's users with a death, drawn binomially
+        std::binomial_distribution<uint64_t> draw(users[k], q);
+        uint64_t dead = draw(rng);
+        char rate[64];
+        std::snprintf(rate, sizeof rate, "lmk_rate: %.6f%%, users: %llu",
+                      100.0 * double(dead) / double(users[k]), (unsigned long long)users[k]);
+        std::string path = t.write(
+            "fit.yaml", plan("go.yaml", "go", 40, 3, rate,
+                             "calibrate:\n  fit:\n    - {key: devices.go.pressure.mean, min: "
+                             "10s, max: 900s}\n  against: field\n"));
+        Fitted f(path);
+        const res_cal_unknown &u = f.c.u[0];
+        INFO("users " << users[k] << ", dead " << dead << ": fitted " << u.fitted / 1e6
+                      << " s in [" << u.lo / 1e6 << ", " << u.hi / 1e6 << "]");
+        CHECK(f.c.converged == 1);
+        CHECK(u.identifiable == 1);
+        CHECK(u.start == 90e6);
+        CHECK(u.lo <= truth * 1e6);
+        CHECK(u.hi >= truth * 1e6);
+        CHECK(u.lo < u.fitted);
+        CHECK(u.fitted < u.hi);
+        // the fitted value reproduces the observed rate within the fit's noise
+        CHECK(f.c.e[0].after_ci.lo <= f.c.e[0].observed_ci.hi);
+        CHECK(f.c.e[0].after_ci.hi >= f.c.e[0].observed_ci.lo);
+        CHECK(f.c.loglik > f.c.loglik_start);
+        width[k] = u.hi - u.lo;
+    }
+    CHECK(width[1] < width[0]);
+}
+
+TEST_CASE("calibrate: a value no rate depends on is not identifiable, and stays at its start",
+          "[calibrate]")
+{
+    TempDir t;
+    t.write("go.yaml", go_device("go", 200));
+    // the session never leaves the foreground: the app users switch to
+    // never matters
+    std::string path = t.write(
+        "fit.yaml", plan("go.yaml", "go", 60, 3, "lmk_rate: 30%, users: 2000",
+                         "calibrate:\n  fit:\n    - {key: devices.go.successor.size.max, min: "
+                         "300MiB, max: 1500MiB}\n  against: field\n"));
+    Fitted f(path);
+    CHECK(f.c.u[0].identifiable == 0);
+    CHECK(f.c.u[0].fitted == f.c.u[0].start);
+    CHECK(f.c.u[0].start == 900 * MiB); // the catalog's uniform max
+    RunResult r = oomsim({"calibrate", path});
+    CHECK(r.status == 0);
+    CHECK(r.out.find("devices.go.successor.size.max") != std::string::npos);
+    CHECK(r.out.find("not identifiable from these rates (left at its start)") !=
+          std::string::npos);
+}
+
+TEST_CASE("calibrate: two values one rate cannot tell apart are named together",
+          "[calibrate]")
+{
+    TempDir t;
+    t.write("go.yaml", go_device("go", 200));
+    // more frequent spikes and larger spikes both kill: one field entry
+    // fixes a combination of the two
+    std::string path = t.write(
+        "fit.yaml",
+        plan("go.yaml", "go", 60, 3, "lmk_rate: 30%, users: 2000",
+             "calibrate:\n  fit:\n    - {key: devices.go.pressure.mean, min: 60s, max: 600s}\n"
+             "    - {key: devices.go.pressure_size.max, min: 120MiB, max: 400MiB}\n"
+             "  against: field\n"));
+    // the ridge shows at the first stage's replications: no growth needed
+    RunResult r = oomsim({"calibrate", path, "-j", "2", "--max-replications", "60"});
+    INFO(r.out << r.err);
+    CHECK(r.status == 0);
+    CHECK(r.out.find("devices.go.pressure.mean and devices.go.pressure_size.max trade off") !=
+          std::string::npos);
+}
