@@ -1,5 +1,5 @@
 /* calibrate.c - `oomsim calibrate PLAN [-j N] [-r N] [--seed S]
- * [--max-replications N] [--max-evaluations N]` (docs/calibration.md): the unknowns of the plan's
+ * [--max-replications N] [--max-evaluations N] [--holdout]` (docs/calibration.md): the unknowns of the plan's
  * `calibrate` block fitted to its field block (results/calibrate.c), and
  * the fit told as a table: each unknown with its interval, each field entry
  * before and after beside the observed rate, the likelihood and the
@@ -16,7 +16,7 @@
 typedef struct cal_opts {
     const char *scenario;
     unsigned long long threads, reps, seed, budget, max_reps;
-    int has_reps, has_seed;
+    int has_reps, has_seed, holdout;
 } cal_opts;
 
 #define CO(field) offsetof(cal_opts, field)
@@ -31,6 +31,9 @@ static const cli_opt cal_table[] = {
     {"--max-replications", NULL, CLI_OPT_COUNT, CO(max_reps), CLI_NOWHERE, 1, 160000000ull,
      NULL, NULL, 0, "  --max-replications N  the most the replications grow to (default 16 times\n"
                     "             the first)\n"},
+    {"--holdout", NULL, CLI_OPT_FLAG, CO(holdout), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --holdout  then refit leaving out each field entry in turn and predict it: did its\n"
+     "             observed rate fall inside the prediction's interval?\n"},
     {"--max-evaluations", NULL, CLI_OPT_COUNT, CO(budget), CLI_NOWHERE, 10, 100000, NULL, NULL,
      0, "  --max-evaluations N  plan runs at most (default 400); a fit that needs more stops,\n"
         "             says where, and exits 3\n"},
@@ -40,7 +43,7 @@ static const cli_opt cal_table[] = {
 const cli_cmd cli_calibrate_cmd = {
     .name = "calibrate",
     .usage = "usage: oomsim calibrate PLAN [-j N] [-r N] [--seed S] [--max-replications N]\n"
-             "                        [--max-evaluations N]\n"
+             "                        [--max-evaluations N] [--holdout]\n"
              "  the device values the plan's calibrate block names, fitted to its field\n"
              "  block's observed rates (docs/calibration.md)\n",
     .opts = cal_table,
@@ -112,9 +115,52 @@ static void print_fit(const scn_scenario *s, const res_calibration *c)
                                                              "the fit" : "");
 }
 
+/* --holdout: each entry the plan's devices are held against, left out of a
+ * refit, then predicted at the refit's values (at the fit's final
+ * replications). */
+static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *plan,
+                   const res_calibration *whole, sim_error *err)
+{
+    printf("\nheld out: each entry refitted without it, then predicted\n%-20s %22s %28s  %s\n",
+           "field entry", "observed (per day)", "predicted without it", "inside");
+    res_calibration *c = calloc(1, sizeof *c);
+    if (c == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    int rc = SIM_OK;
+    for (unsigned k = 0; rc == SIM_OK && k < whole->nentries; k++) {
+        const res_cal_entry *x = &whole->e[k];
+        const mdl_field *e = &plan->field[x->field];
+        sim_error why;
+        sim_error_clear(&why);
+        int frc = res_calibrate_without(plan, e, s->fit, s->nfit, (unsigned)o->threads,
+                                        (unsigned)o->budget, o->max_reps, c, &why);
+        if (frc == SIM_EINPUT) {
+            printf("%-20s   nothing left to fit on without it\n", x->device);
+            continue;
+        }
+        if (frc != SIM_OK || !c->converged) {
+            rc = frc != SIM_OK ? sim_error_set(err, frc, "%s", why.msg)
+                               : sim_error_set(err, SIM_ELIMIT, "--holdout: the refit without "
+                                               "%s did not finish", x->device);
+            break;
+        }
+        double rate;
+        res_interval ci;
+        if ((rc = res_calibrate_predict(plan, s->fit, c, e, (unsigned)o->threads,
+                                        whole->replications, &rate, &ci, err)) != SIM_OK)
+            break;
+        int inside = x->observed >= ci.lo && x->observed <= ci.hi;
+        printf("%-20s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %s\n", x->device,
+               100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi, 100 * rate,
+               100 * ci.lo, 100 * ci.hi, inside ? "yes" : "no");
+    }
+    free(c);
+    return rc;
+}
+
 int cli_calibrate(int argc, char **argv)
 {
-    cal_opts o = {NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0};
+    cal_opts o = {NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
     int status = cli_parse(&cli_calibrate_cmd, argc, argv, &o);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
@@ -145,7 +191,9 @@ int cli_calibrate(int argc, char **argv)
                            o.max_reps, c, &err);
     if (rc == SIM_OK) {
         print_fit(&s, c);
-        if (!c->converged) {
+        if (c->converged && o.holdout && holdout(&o, &s, &plan, c, &err) != SIM_OK) {
+            status = cli_report(&err);
+        } else if (!c->converged) {
             fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: "
                     "the figures above are where it stopped, not a fit (--max-evaluations)\n",
                     o.budget);

@@ -72,6 +72,7 @@ typedef struct fit {
      * (the field's and the simulation's): each entry's log-likelihood is
      * weighted by it, so that an interval carries the simulation's noise */
     double kappa[MDL_FIELD_MAX];
+    const mdl_field *left_out;     /* an entry not fitted on (--holdout), NULL: none */
 } fit;
 
 static double logit(double t)
@@ -527,8 +528,8 @@ static int setup(fit *f, const res_plan *plan)
         unsigned c = 0;
         while (c < f->ncells && f->proto[c]->device != d)
             c++;
-        if (e == NULL || c < f->ncells)
-            continue; /* no entry, or the device's first cell is taken */
+        if (e == NULL || e == f->left_out || c < f->ncells)
+            continue; /* no entry, left out, or the device's first cell is taken */
         f->proto[c] = &plan->cells[i];
         f->entry[c] = e;
         f->ncells++;
@@ -621,7 +622,9 @@ static int stages(fit *f, res_calibration *out, double *ystar)
         for (unsigned i = 0; i < f->ns; i++)
             edge |= (lo[i] <= f->lo[i] + 1e-3 && f->lo[i] > -Y_EDGE + 1e-3) ||
                     (hi[i] >= f->hi[i] - 1e-3 && f->hi[i] < Y_EDGE - 1e-3);
-        if ((!edge && (share <= 0.1 || f->reps >= cap)) || round >= 11)
+        /* the whole range's surrogate is coarse: a stage around the fit always
+         * follows it */
+        if ((round > 0 && !edge && (share <= 0.1 || f->reps >= cap)) || round >= 11)
             break;
         /* the next: around the fit, twice its interval (wider when it met the
          * box), twice the replications unless the box only moved */
@@ -644,6 +647,54 @@ static int stages(fit *f, res_calibration *out, double *ystar)
 int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsigned threads,
                   unsigned max_evals, uint64_t max_reps, res_calibration *out, sim_error *err)
 {
+    return res_calibrate_without(plan, NULL, u, nu, threads, max_evals, max_reps, out, err);
+}
+
+int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_calibration *c,
+                          const mdl_field *e, unsigned threads, uint64_t reps, double *rate,
+                          res_interval *ci, sim_error *err)
+{
+    unsigned i = 0;
+    while (i < plan->ncells && res__field_entry(plan, plan->cells[i].device) != e)
+        i++;
+    if (i == plan->ncells)
+        return sim_error_set(err, SIM_EINPUT, "calibrate: no device of the plan is held "
+                             "against that field entry");
+    mdl_device d = *plan->cells[i].device;
+    for (unsigned j = 0; j < c->nu; j++) {
+        if (u[j].device[0] != '\0' && strcmp(u[j].device, d.name) != 0)
+            continue;
+        sim_error why;
+        sim_error_clear(&why);
+        if (mdl_knob_set(&d, u[j].knob, c->u[j].fitted, &why) != SIM_OK)
+            return sim_error_set(err, SIM_EINPUT, "calibrate: %s: %s", u[j].key, why.msg);
+    }
+    mdl_cell cell = plan->cells[i];
+    cell.device = &d;
+    const char *json = "{}";
+    res_plan p = *plan;
+    p.cells = &cell;
+    p.policy_json = &json;
+    p.ncells = 1;
+    p.replications = reps;
+    p.checkpoint = NULL;
+    res_result r;
+    int rc = res_run(&p, threads, NULL, NULL, &r, err);
+    if (rc != SIM_OK)
+        return rc;
+    uint64_t k = r.cells[0].with_visible_death;
+    res_result_free(&r);
+    res_interval w = res_wilson95(k, reps);
+    *rate = res__day_rate((double)k / (double)reps, e->sessions_per_day);
+    ci->lo = res__day_rate(w.lo, e->sessions_per_day);
+    ci->hi = res__day_rate(w.hi, e->sessions_per_day);
+    return SIM_OK;
+}
+
+int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const mdl_unknown *u,
+                          unsigned nu, unsigned threads, unsigned max_evals, uint64_t max_reps,
+                          res_calibration *out, sim_error *err)
+{
     memset(out, 0, sizeof *out);
     if (nu == 0 || nu > MDL_UNKNOWNS_MAX)
         return sim_error_set(err, SIM_EINVAL, "calibrate: 1 to %d unknowns", MDL_UNKNOWNS_MAX);
@@ -651,6 +702,7 @@ int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsig
     if (f == NULL)
         return sim_error_set(err, SIM_ENOMEM, "calibrate: out of memory");
     f->plan = plan, f->u = u, f->nu = nu, f->threads = threads, f->err = err;
+    f->left_out = left_out;
     f->reps = plan->replications, f->max_evals = max_evals;
     f->max_reps = max_reps > 0 ? max_reps : plan->replications * 16;
     f->max_reps = f->max_reps < f->reps ? f->reps : f->max_reps;
@@ -676,6 +728,7 @@ int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsig
     for (unsigned c = 0; rc == SIM_OK && c < f->ncells; c++) {
         res_cal_entry *e = &out->e[c];
         snprintf(e->device, sizeof e->device, "%s", f->proto[c]->device->name);
+        e->field = (unsigned)(f->entry[c] - plan->field);
         e->users = f->entry[c]->users;
         e->observed_users = (uint64_t)llround(f->entry[c]->rate * (double)e->users);
         e->observed = f->entry[c]->rate;

@@ -24,6 +24,7 @@ typedef struct res_cal_unknown {
 /* One field entry: observed against predicted, per user and day. */
 typedef struct res_cal_entry {
     char device[MDL_NAME_MAX];
+    unsigned field;         /* its index in the plan's field block */
     uint64_t users, observed_users;
     double observed;
     res_interval observed_ci;
@@ -52,6 +53,20 @@ typedef struct res_calibration {
  * the fit's figures are then where it stopped), or the run's error. */
 int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsigned threads,
                   unsigned max_evals, uint64_t max_reps, res_calibration *out, sim_error *err);
+
+/* The same fit with one field entry left out (`--holdout`): its device's
+ * cells are not fitted on. */
+int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const mdl_unknown *u,
+                          unsigned nu, unsigned threads, unsigned max_evals, uint64_t max_reps,
+                          res_calibration *out, sim_error *err);
+
+/* The per-user-day rate the plan predicts for field entry `e` at c's
+ * fitted values (the first cell of a device it is held against, run at
+ * reps replications), with its 95 % interval.  SIM_EINPUT when no device
+ * of the plan is held against e. */
+int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_calibration *c,
+                          const mdl_field *e, unsigned threads, uint64_t reps, double *rate,
+                          res_interval *ci, sim_error *err);
 
 #ifdef __cplusplus
 }

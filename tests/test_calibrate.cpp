@@ -284,3 +284,35 @@ TEST_CASE("calibrate: two values one rate cannot tell apart are named together",
     CHECK(r.out.find("devices.go.pressure.mean and devices.go.pressure_size.max trade off") !=
           std::string::npos);
 }
+
+TEST_CASE("calibrate --holdout refits without each entry and predicts it", "[calibrate]")
+{
+    TempDir t;
+    // two phones of one class, one spike interval they share
+    std::string a = go_device("go-a", 90), b = go_device("go-b", 90);
+    t.write("a.yaml", a);
+    t.write("b.yaml", b);
+    std::string path = t.write(
+        "fit.yaml",
+        "name: ho\nseed: 3\nreplications: 40\nhorizon: 10min\ndevices: [a.yaml, b.yaml]\n"
+        "candidates: [llm-1b]\nworkload:\n  path:\n    - cold_start\n"
+        "    - requests: {rate: \"0.2/s\", for: 1min}\n"
+        "field:\n  sessions_per_day: 2\n  devices:\n"
+        "    - {device: go-a, lmk_rate: 30%, users: 2000}\n"
+        "    - {device: go-b, lmk_rate: 30%, users: 2000}\n"
+        "calibrate:\n  fit:\n    - {key: devices.*.pressure.mean, min: 10s, max: 900s}\n");
+    RunResult r = oomsim({"calibrate", path, "--holdout", "--max-replications", "40"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    auto at = r.out.find("held out: each entry refitted without it, then predicted");
+    REQUIRE(at != std::string::npos);
+    std::string table = r.out.substr(at);
+    // each phone predicted from the other's fit: the same rate, inside its
+    // interval (the two are the same phone)
+    CHECK(table.find("\ngo-a ") != std::string::npos);
+    CHECK(table.find("\ngo-b ") != std::string::npos);
+    size_t yes = 0;
+    for (size_t p = table.find("     yes"); p != std::string::npos; p = table.find("     yes", p + 1))
+        yes++;
+    CHECK(yes == 2);
+}
