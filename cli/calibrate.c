@@ -1,4 +1,4 @@
-/* calibrate.c - `oomsim calibrate PLAN [-j N] [-r N] [--seed S]
+/* calibrate.c - `oomsim calibrate PLAN [-o DIR] [-j N] [-r N] [--seed S]
  * [--max-replications N] [--max-evaluations N] [--holdout]` (docs/calibration.md): the unknowns of the plan's
  * `calibrate` block fitted to its field block (results/calibrate.c), and
  * the fit told as a table: each unknown with its interval, each field entry
@@ -12,15 +12,18 @@
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct cal_opts {
-    const char *scenario;
+    const char *scenario, *dir;
     unsigned long long threads, reps, seed, budget, max_reps;
     int has_reps, has_seed, holdout;
 } cal_opts;
 
 #define CO(field) offsetof(cal_opts, field)
 static const cli_opt cal_table[] = {
+    {"-o", NULL, CLI_OPT_FILE, CO(dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  -o DIR     also write the fit as DIR/calibration.json\n"},
     {"-j", NULL, CLI_OPT_COUNT, CO(threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0,
      "  -j N       threads (1 to 256); the fit is the same for any N\n"},
     {"-r", NULL, CLI_OPT_COUNT, CO(reps), CO(has_reps), 1, 10000000, NULL, NULL, 0,
@@ -42,8 +45,8 @@ static const cli_opt cal_table[] = {
 
 const cli_cmd cli_calibrate_cmd = {
     .name = "calibrate",
-    .usage = "usage: oomsim calibrate PLAN [-j N] [-r N] [--seed S] [--max-replications N]\n"
-             "                        [--max-evaluations N] [--holdout]\n"
+    .usage = "usage: oomsim calibrate PLAN [-o DIR] [-j N] [-r N] [--seed S]\n"
+             "                        [--max-replications N] [--max-evaluations N] [--holdout]\n"
              "  the device values the plan's calibrate block names, fitted to its field\n"
              "  block's observed rates (docs/calibration.md)\n",
     .opts = cal_table,
@@ -119,7 +122,8 @@ static void print_fit(const scn_scenario *s, const res_calibration *c)
  * refit, then predicted at the refit's values (at the fit's final
  * replications). */
 static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *plan,
-                   const res_calibration *whole, sim_error *err)
+                   const res_calibration *whole, res_cal_holdout *rows, unsigned *nrows,
+                   sim_error *err)
 {
     printf("\nheld out: each entry refitted without it, then predicted\n%-20s %22s %28s  %s\n",
            "field entry", "observed (per day)", "predicted without it", "inside");
@@ -134,6 +138,8 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
         sim_error_clear(&why);
         int frc = res_calibrate_without(plan, e, s->fit, s->nfit, (unsigned)o->threads,
                                         (unsigned)o->budget, o->max_reps, c, &why);
+        res_cal_holdout *h = &rows[(*nrows)++];
+        h->entry = k;
         if (frc == SIM_EINPUT) {
             printf("%-20s   nothing left to fit on without it\n", x->device);
             continue;
@@ -150,6 +156,7 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
                                         whole->replications, &rate, &ci, err)) != SIM_OK)
             break;
         int inside = x->observed >= ci.lo && x->observed <= ci.hi;
+        h->fitted = 1, h->predicted = rate, h->ci = ci, h->inside = inside;
         printf("%-20s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %s\n", x->device,
                100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi, 100 * rate,
                100 * ci.lo, 100 * ci.hi, inside ? "yes" : "no");
@@ -160,13 +167,15 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
 
 int cli_calibrate(int argc, char **argv)
 {
-    cal_opts o = {NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
+    cal_opts o = {NULL, NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
     int status = cli_parse(&cli_calibrate_cmd, argc, argv, &o);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
+    if (o.dir != NULL && cli_check_dir(o.dir, &err) != SIM_OK) /* before the fit, not after */
+        return cli_report(&err);
     if (cli_load_scenario(o.scenario, &s, &err) != SIM_OK)
         return cli_report(&err);
     if (!s.calibrate) {
@@ -189,10 +198,22 @@ int cli_calibrate(int argc, char **argv)
     if (rc == SIM_OK)
         rc = res_calibrate(&plan, s.fit, s.nfit, (unsigned)o.threads, (unsigned)o.budget,
                            o.max_reps, c, &err);
+    res_cal_holdout rows[MDL_FIELD_MAX];
+    unsigned nrows = 0;
     if (rc == SIM_OK) {
         print_fit(&s, c);
-        if (c->converged && o.holdout && holdout(&o, &s, &plan, c, &err) != SIM_OK) {
+        if (c->converged && o.holdout && holdout(&o, &s, &plan, c, rows, &nrows, &err) != SIM_OK) {
             status = cli_report(&err);
+        } else if (c->converged && o.dir != NULL) {
+            char *doc = res_calibration_json(c, s.fit, rows, nrows);
+            cli_file f = {"calibration.json", doc, doc != NULL ? strlen(doc) : 0};
+            if (doc == NULL) {
+                sim_error_set(&err, SIM_ENOMEM, "out of memory");
+                status = cli_report(&err);
+            } else {
+                status = cli_write_files(o.dir, &f, 1, NULL);
+            }
+            free(doc);
         } else if (!c->converged) {
             fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: "
                     "the figures above are where it stopped, not a fit (--max-evaluations)\n",

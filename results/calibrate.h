@@ -68,6 +68,22 @@ int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_
                           const mdl_field *e, unsigned threads, uint64_t reps, double *rate,
                           res_interval *ci, sim_error *err);
 
+/* One row of `--holdout`: an entry refitted without and predicted. */
+typedef struct res_cal_holdout {
+    unsigned entry;         /* its index in the calibration's entries */
+    int fitted;             /* 0: nothing was left to fit on without it */
+    double predicted;
+    res_interval ci;
+    int inside;             /* the observed rate inside ci */
+} res_cal_holdout;
+
+/* The calibration document (`calibrate -o DIR`: DIR/calibration.json,
+ * docs/calibration.md): the unknowns (u: their keys), the entries, the
+ * likelihood and the fit's cost, and the held-out rows (n 0: none).
+ * Malloc'd text, or NULL when memory ran out. */
+char *res_calibration_json(const res_calibration *c, const mdl_unknown *u,
+                           const res_cal_holdout *h, unsigned n);
+
 #ifdef __cplusplus
 }
 #endif

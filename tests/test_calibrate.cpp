@@ -301,9 +301,18 @@ TEST_CASE("calibrate --holdout refits without each entry and predicts it", "[cal
         "    - {device: go-a, lmk_rate: 30%, users: 2000}\n"
         "    - {device: go-b, lmk_rate: 30%, users: 2000}\n"
         "calibrate:\n  fit:\n    - {key: devices.*.pressure.mean, min: 10s, max: 900s}\n");
-    RunResult r = oomsim({"calibrate", path, "--holdout", "--max-replications", "40"});
+    RunResult r = oomsim({"calibrate", path, "--holdout", "--max-replications", "40", "-o",
+                          t.file("out")});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
+    // the document: the unknown, the two entries, the two held-out rows
+    std::string doc = read_file(t.file("out/calibration.json"));
+    CHECK(doc.find("\"key\": \"devices.*.pressure.mean\"") != std::string::npos);
+    CHECK(doc.find("\"unit\": \"us\"") != std::string::npos);
+    CHECK(doc.find("\"device\": \"go-b\"") != std::string::npos);
+    CHECK(doc.find("\"holdout\": [") != std::string::npos);
+    CHECK(doc.find("\"inside\": true") != std::string::npos);
+    CHECK(doc.find("\"converged\": true") != std::string::npos);
     auto at = r.out.find("held out: each entry refitted without it, then predicted");
     REQUIRE(at != std::string::npos);
     std::string table = r.out.substr(at);
