@@ -146,8 +146,9 @@ static int run_points(fit *f, const double (*y)[NS_MAX], unsigned n, int *ok)
         }
     }
     if (m == 0)
-        return sim_error_set(f->err, SIM_EINPUT, "calibrate: no point of the design can be "
-                             "set on the devices");
+        return sim_error_set(f->err, SIM_EINPUT, "calibrate: none of the %u points can be set "
+                             "on the devices (each breaks a device's own rules, such as a "
+                             "uniform's min past its max): narrow the bounds", n);
     res_plan p = *f->plan;
     p.cells = f->cells;
     p.policy_json = f->json;
@@ -188,6 +189,10 @@ static int regress(fit *f, unsigned c, const double (*y)[NS_MAX], unsigned n, co
     unsigned m = 0, np = f->np;
     for (unsigned i = 0; i < n; i++)
         m += ok[i] != 0;
+    if (m <= np) /* a regression needs more points than terms */
+        return sim_error_set(f->err, SIM_EINPUT, "calibrate: only %u of the design's %u points "
+                             "can be set on the devices (the others break a device's own "
+                             "rules): too few to fit %u terms; narrow the bounds", m, n, np);
     gsl_matrix *X = gsl_matrix_alloc(m, np), *C = gsl_matrix_alloc(np, np);
     gsl_vector *w = gsl_vector_alloc(m), *z = gsl_vector_alloc(m), *b = gsl_vector_calloc(np);
     gsl_multifit_linear_workspace *ws = gsl_multifit_linear_alloc(m, np);

@@ -189,6 +189,17 @@ TEST_CASE("calibrate block: what the loader refuses, with the place", "[calibrat
         CHECK(r.err.find(c.message) != std::string::npos);
         CHECK(r.out.empty());
     }
+    // bounds where few values can be set (the successor's uniform min past
+    // its max of 300 MiB above about 190 MiB): refused at the fit, not
+    // fitted on three points
+    std::string few = t.write(
+        "few.yaml", plan("android-go-2g", "android-go-2g", 20, 3, field,
+                         "calibrate:\n  fit:\n    - {key: devices.android-go-2g.successor.size.min, "
+                         "min: 95MiB, max: 2GiB}\n"));
+    RunResult rf = oomsim({"calibrate", few});
+    CHECK(rf.status == 1);
+    CHECK(rf.err.find("only 3 of the design's 9 points can be set on the devices") !=
+          std::string::npos);
     // a plan without the block: nothing to fit
     std::string p = t.write("plain.yaml", plan("android-go-2g", "android-go-2g", 50, 3, field, ""));
     RunResult r = oomsim({"calibrate", p});
