@@ -10,6 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <gsl/gsl_sort.h>
+#include <gsl/gsl_statistics_double.h>
+
 void cap__set(cap_phone *p, cap_key k, double v, unsigned line, const char *fmt, ...)
 {
     if (!isfinite(v) || v < 0)
@@ -88,18 +91,12 @@ int rpl__oom_role(const char *label)
     return -1;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 double rpl__median(double *v, unsigned n)
 {
     if (n == 0)
         return 0;
-    qsort(v, n, sizeof *v, by_value);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2;
+    gsl_sort(v, 1, n);
+    return gsl_stats_median_from_sorted_data(v, 1, n);
 }
 
 const rpl_kv *rpl__kv(const rpl_kvs *kv, const char *name)

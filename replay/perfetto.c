@@ -131,11 +131,14 @@ static const trc_pf_meminfo *meminfo_at(const trc_pf_phone *ph, int64_t ts, size
 static int from_polls(const trc_pf_phone *ph, series_set *a, cap_phone *p)
 {
     size_t hint = 0;
+    int role[TRC_PF_GROUPS];
+    for (int g = 0; g < TRC_PF_GROUPS; g++)
+        role[g] = rpl__oom_role(trc_pf_group_label[g]);
     for (size_t i = 0; i < ph->npoll; i++) {
         const trc_pf_poll *q = &ph->poll[i];
         double sys = 0, cached = 0, n = 0;
         for (int g = 0; g < TRC_PF_GROUPS; g++) {
-            if (rpl__oom_role(trc_pf_group_label[g]) == CAP_ROLE_SYSTEM)
+            if (role[g] == CAP_ROLE_SYSTEM)
                 sys += (double)q->kb[g] * KIB;
             else
                 cached += (double)q->kb[g] * KIB, n += q->n[g];
@@ -159,7 +162,7 @@ static int from_polls(const trc_pf_phone *ph, series_set *a, cap_phone *p)
         snprintf(x->label, sizeof x->label, "%s", trc_pf_group_label[g]);
         x->pss = rpl__median(kb.v, kb.n);
         x->count = (unsigned)(rpl__median(n.v, n.n) + 0.5);
-        x->role = rpl__oom_role(x->label);
+        x->role = role[g];
         x->line = 1;
         free(kb.v);
         free(n.v);

@@ -125,20 +125,19 @@ static int device_at(const fit *f, unsigned c, const double *x, mdl_device *d)
     return 1;
 }
 
-/* The n points run as one plan (each point's cells at f->reps): their
- * counts in f->k; ok[i] 0 for a point whose values cannot be set. */
-static int run_points(fit *f, const double (*y)[NS_MAX], unsigned n, int *ok)
+/* The n points (every unknown's value) run as one plan (each point's
+ * cells at f->reps): their counts in f->k; ok[i] 0 for a point whose values
+ * cannot be set. */
+static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
 {
     if (f->evals + n > f->max_evals)
         return sim_error_set(f->err, SIM_ELIMIT, "calibrate: the budget of %u plan runs is "
                              "spent", f->max_evals);
     unsigned m = 0;
     for (unsigned i = 0; i < n; i++) {
-        double x[NS_MAX];
-        point_of(f, y[i], x);
         ok[i] = 1;
         for (unsigned c = 0; c < f->ncells && ok[i]; c++)
-            ok[i] = device_at(f, c, x, &f->dev[i * f->ncells + c]);
+            ok[i] = device_at(f, c, x[i], &f->dev[i * f->ncells + c]);
         for (unsigned c = 0; ok[i] && c < f->ncells; c++) {
             f->cells[m] = *f->proto[c];
             f->cells[m].device = &f->dev[i * f->ncells + c];
@@ -400,15 +399,19 @@ static unsigned design(const fit *f, double (*y)[NS_MAX])
 static int stage(fit *f)
 {
     double (*y)[NS_MAX] = calloc(DESIGN_MAX, sizeof *y);
+    double (*x)[NS_MAX] = calloc(DESIGN_MAX, sizeof *x);
     int *ok = calloc(DESIGN_MAX, sizeof *ok);
-    int rc = y != NULL && ok != NULL ? SIM_OK
-                                     : sim_error_set(f->err, SIM_ENOMEM, "out of memory");
+    int rc = y != NULL && x != NULL && ok != NULL
+                 ? SIM_OK : sim_error_set(f->err, SIM_ENOMEM, "out of memory");
     unsigned n = rc == SIM_OK ? design(f, y) : 0;
+    for (unsigned i = 0; i < n; i++)
+        point_of(f, y[i], x[i]);
     if (rc == SIM_OK)
-        rc = run_points(f, (const double(*)[NS_MAX])y, n, ok);
+        rc = run_points(f, (const double(*)[NS_MAX])x, n, ok);
     for (unsigned c = 0; rc == SIM_OK && c < f->ncells; c++)
         rc = regress(f, c, (const double(*)[NS_MAX])y, n, ok);
     free(y);
+    free(x);
     free(ok);
     return rc;
 }
@@ -479,17 +482,10 @@ static void correlations(const fit *f, const double *y, res_calibration *out)
  * deviance against the saturated model with it. */
 static int rates_at(fit *f, const double *x, res_calibration *out, int after)
 {
-    double y[NS_MAX];
+    double at[1][NS_MAX];
     int ok = 0;
-    unsigned keep = f->ns;
-    f->ns = 0; /* the point as it is: no searched coordinate */
-    memcpy(y, x, sizeof y);
-    double save[NS_MAX];
-    memcpy(save, f->x0, sizeof save);
-    memcpy(f->x0, x, sizeof save);
-    int rc = run_points(f, (const double(*)[NS_MAX])&y, 1, &ok);
-    memcpy(f->x0, save, sizeof save);
-    f->ns = keep;
+    memcpy(at[0], x, sizeof at[0]);
+    int rc = run_points(f, (const double(*)[NS_MAX])at, 1, &ok);
     if (rc == SIM_OK && !ok)
         rc = sim_error_set(f->err, SIM_EINPUT, "calibrate: the values cannot be set on the "
                            "devices");
