@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "scenarios/scenarios.h"
+#include "traces/traces.h"
 #include "shim/shim.hpp"
 
 using namespace shim;
@@ -515,4 +516,31 @@ TEST_CASE("run --headroom finds the factor a known death line gives", "[device][
     r = oomsim({"run", t.path() + "/plain.yaml", "--headroom"});
     CHECK(r.status == 1);
     CHECK(r.err.find("--headroom needs the plan's target") != std::string::npos);
+}
+
+TEST_CASE("import device: a trace's processes go to dumpsys meminfo's OOM groups as AOSP's "
+          "loop puts them", "[device]")
+{
+    // ActivityManagerService's DUMP_MEM_OOM_ADJ (releases since Android 13:
+    // ..., 200, 250, 225, 300, ...) and dumpApplicationMemoryUsage's loop:
+    // the first i with adj_i <= adj < adj_i+1, else the last group
+    struct {
+        int adj;
+        const char *label;
+    } cases[] = {
+        {-1000, "Native"},          {-901, "Native"},       {-900, "System"},
+        {-800, "Persistent"},       {-700, "Persistent Service"}, {-1, "Persistent Service"},
+        {0, "Foreground"},          {99, "Foreground"},     {100, "Visible"},
+        {200, "Perceptible"},       {225, "Perceptible"},   {249, "Perceptible"},
+        // [250, 225) holds nothing: 250 to 299 fall in [225, 300), Perceptible
+        // Medium, and Perceptible Low is never reached (as in the source)
+        {250, "Perceptible Medium"}, {299, "Perceptible Medium"}, {300, "Backup"},
+        {400, "Heavy Weight"},      {500, "A Services"},    {600, "Home"},
+        {700, "Previous"},          {800, "B Services"},    {900, "Cached"},
+        {999, "Cached"},            {1000, "Cached"},
+    };
+    for (const auto &c : cases) {
+        INFO("adj " << c.adj);
+        CHECK(std::string(trc_pf_group_label[trc_pf_group_of(c.adj)]) == c.label);
+    }
 }
