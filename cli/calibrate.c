@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 typedef struct cal_opts {
     const char *scenario, *dir;
@@ -56,17 +57,6 @@ const cli_cmd cli_calibrate_cmd = {
     .positionals = 1,
 };
 
-/* A value in its unit, for the table. */
-static void value(char *out, size_t n, mdl_knob_unit unit, double v)
-{
-    if (unit == MDL_KNOB_BYTES)
-        snprintf(out, n, "%.0f MiB", v / 1048576.0);
-    else if (unit == MDL_KNOB_TIME)
-        snprintf(out, n, "%.1f s", v / 1e6);
-    else
-        snprintf(out, n, "%.2f", v);
-}
-
 static void print_fit(const scn_scenario *s, const res_calibration *c)
 {
     printf("calibrate %s: %u unknown%s against %u field entr%s, %u plan runs, the last at %llu "
@@ -77,10 +67,10 @@ static void print_fit(const scn_scenario *s, const res_calibration *c)
         const res_cal_unknown *u = &c->u[j];
         mdl_knob_unit unit = mdl_knob_unit_of(s->fit[j].knob);
         char a[32], b[32], lo[32], hi[32];
-        value(a, sizeof a, unit, u->start);
-        value(b, sizeof b, unit, u->fitted);
-        value(lo, sizeof lo, unit, u->lo);
-        value(hi, sizeof hi, unit, u->hi);
+        res_cal_value(a, sizeof a, unit, u->start);
+        res_cal_value(b, sizeof b, unit, u->fitted);
+        res_cal_value(lo, sizeof lo, unit, u->lo);
+        res_cal_value(hi, sizeof hi, unit, u->hi);
         if (!u->identifiable)
             printf("%-44s %12s %12s   not identifiable from these rates (left at its start)\n",
                    s->fit[j].key, a, "-");
@@ -165,6 +155,116 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
     return rc;
 }
 
+/* The date of the run (UTC) for the profiles' comments; SOURCE_DATE_EPOCH's
+ * when it is set, for files that are the same bytes from run to run. */
+static void run_date(char *out, size_t n)
+{
+    const char *epoch = getenv("SOURCE_DATE_EPOCH");
+    char *end = NULL;
+    long long e = epoch != NULL ? strtoll(epoch, &end, 10) : 0;
+    time_t now = epoch != NULL && end != epoch && *end == '\0' && e >= 0 ? (time_t)e
+                                                                         : time(NULL);
+    struct tm tm;
+    if (gmtime_r(&now, &tm) == NULL || strftime(out, n, "%Y-%m-%d", &tm) == 0)
+        snprintf(out, n, "an unknown date");
+}
+
+/* Device d's calibrated profile: the plan's text with each identifiable
+ * unknown that names it (or every device) at its fit, the fit told in the
+ * comments above it and in `measured`.  *yaml NULL when nothing on it was
+ * fitted. */
+static int profile(const scn_scenario *s, const res_calibration *c, unsigned d,
+                   const char *date, char **yaml, sim_error *err)
+{
+    const mdl_device *dev = &s->devices[d];
+    scn_fitted v[MDL_UNKNOWNS_MAX];
+    char src[MDL_UNKNOWNS_MAX][200];
+    unsigned n = 0;
+    sim_text h = SIM_TEXT_INIT;
+    sim_text_printf(&h, "# %s, calibrated: oomsim calibrate on %s fitted the values below to "
+                    "the rates\n# the fleet observed (plan %s, its field block:", dev->name, date,
+                    s->name);
+    for (unsigned e = 0; e < c->nentries; e++)
+        sim_text_printf(&h, "%s %s, %llu users", e ? ";" : "", c->e[e].device,
+                        (unsigned long long)c->e[e].users);
+    sim_text_printf(&h, "),\n# the last evaluations at %llu replications.\n",
+                    (unsigned long long)c->replications);
+    for (unsigned j = 0; j < c->nu; j++) {
+        const mdl_unknown *u = &s->fit[j];
+        const res_cal_unknown *x = &c->u[j];
+        if (u->device[0] != '\0' && strcmp(u->device, dev->name) != 0)
+            continue;
+        mdl_knob_unit unit = mdl_knob_unit_of(u->knob);
+        char was[32], fit[32], lo[32], hi[32];
+        double start = x->start;
+        mdl_knob_get(dev, u->knob, &start, err); /* this device's own: the loader checked it */
+        res_cal_value(was, sizeof was, unit, start);
+        res_cal_value(fit, sizeof fit, unit, x->fitted);
+        res_cal_value(lo, sizeof lo, unit, x->lo);
+        res_cal_value(hi, sizeof hi, unit, x->hi);
+        if (!x->identifiable) {
+            sim_text_printf(&h, "# %s: not identifiable from these rates, left at %s\n",
+                            mdl_knob_path(u->knob), was);
+            continue;
+        }
+        sim_text_printf(&h, "# %s: %s, 95 %% interval [%s, %s] (was %s)%s\n",
+                        mdl_knob_path(u->knob), fit, lo, hi, was,
+                        x->at_bound ? ", at a bound of the fit: the rates ask for a value past it"
+                                    : "");
+        snprintf(src[n], sizeof src[n], "%s %s, 95 %% interval [%s, %s], oomsim calibrate %s",
+                 mdl_knob_path(u->knob), fit, lo, hi, date);
+        v[n] = (scn_fitted){u->knob, x->fitted, src[n]};
+        n++;
+    }
+    sim_text_printf(&h, "# Every other value is as the plan loaded it (docs/calibration.md).\n");
+    char *header = sim_text_done(&h);
+    *yaml = NULL;
+    int rc = SIM_OK;
+    if (header == NULL)
+        rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
+    else if (n > 0)
+        rc = scn_device_fitted(s, d, v, n, header, yaml, err);
+    free(header);
+    return rc;
+}
+
+/* -o DIR: calibration.json, report.html with the plot (calibration.svg
+ * too), and each device's calibrated profile as devices/NAME.yaml; all or
+ * nothing. */
+static int write_dir(const char *dir, const scn_scenario *s, const res_calibration *c,
+                     const res_cal_holdout *rows, unsigned nrows)
+{
+    cli_file f[3 + SCN_PROFILES_MAX];
+    char names[SCN_PROFILES_MAX][MDL_NAME_MAX + 16];
+    unsigned nf = 0;
+    sim_error err;
+    sim_error_clear(&err);
+    size_t svg_len = 0;
+    char *svg = res_plot_available(&err) == SIM_OK ? res_plot_calibration(c, &svg_len) : NULL;
+    sim_error_clear(&err); /* no plot: the page without it */
+    char *doc = res_calibration_json(c, s->fit, rows, nrows);
+    char *page = res_calibration_html(s->name, c, s->fit, rows, nrows, svg, svg_len);
+    int rc = doc != NULL && page != NULL ? SIM_OK
+                                         : sim_error_set(&err, SIM_ENOMEM, "out of memory");
+    f[nf++] = (cli_file){"calibration.json", doc, doc != NULL ? strlen(doc) : 0};
+    f[nf++] = (cli_file){"report.html", page, page != NULL ? strlen(page) : 0};
+    if (svg != NULL)
+        f[nf++] = (cli_file){"calibration.svg", svg, svg_len};
+    char date[32];
+    run_date(date, sizeof date);
+    for (unsigned d = 0; rc == SIM_OK && d < s->ndevices; d++) {
+        char *yaml;
+        if ((rc = profile(s, c, d, date, &yaml, &err)) != SIM_OK || yaml == NULL)
+            continue;
+        snprintf(names[d], sizeof names[d], "devices/%s.yaml", s->devices[d].name);
+        f[nf++] = (cli_file){names[d], yaml, strlen(yaml)};
+    }
+    int status = rc == SIM_OK ? cli_write_files(dir, f, nf, NULL) : cli_report(&err);
+    for (unsigned k = 0; k < nf; k++)
+        free((char *)(uintptr_t)f[k].text);
+    return status;
+}
+
 int cli_calibrate(int argc, char **argv)
 {
     cal_opts o = {NULL, NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
@@ -205,15 +305,7 @@ int cli_calibrate(int argc, char **argv)
         if (c->converged && o.holdout && holdout(&o, &s, &plan, c, rows, &nrows, &err) != SIM_OK) {
             status = cli_report(&err);
         } else if (c->converged && o.dir != NULL) {
-            char *doc = res_calibration_json(c, s.fit, rows, nrows);
-            cli_file f = {"calibration.json", doc, doc != NULL ? strlen(doc) : 0};
-            if (doc == NULL) {
-                sim_error_set(&err, SIM_ENOMEM, "out of memory");
-                status = cli_report(&err);
-            } else {
-                status = cli_write_files(o.dir, &f, 1, NULL);
-            }
-            free(doc);
+            status = write_dir(o.dir, &s, c, rows, nrows);
         } else if (!c->converged) {
             fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: "
                     "the figures above are where it stopped, not a fit (--max-evaluations)\n",

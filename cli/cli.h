@@ -45,7 +45,9 @@ typedef struct cli_file {
     const char *text;
     size_t len;
 } cli_file;
-/* Writes the n files into dir (created, one level, when missing): each to
+/* Writes the n files into dir (created, one level, when missing; a file
+ * named "SUB/NAME" into dir/SUB, made when missing, removed again on a
+ * failure when it is left empty): each to
  * a temporary name first and, once all are written, each renamed to its
  * name.  On a failure, or when *stop (may be NULL) is set before a file,
  * every temporary is removed, and the directory too when this call made

@@ -160,6 +160,36 @@ int cli_write_file(const char *path, const char *text, size_t len)
     return rc == SIM_OK ? CLI_OK : cli_output_failed(&err);
 }
 
+/* The folder of a file named "SUB/NAME" under dir, when it has one. */
+static int folder_of(const char *dir, const char *name, char *path, size_t n)
+{
+    const char *slash = strchr(name, '/');
+    return slash != NULL &&
+           (size_t)snprintf(path, n, "%s/%.*s", dir, (int)(slash - name), name) < n;
+}
+
+/* The folders of files named "SUB/NAME" (one level), made when missing. */
+static int subdirs(const char *dir, const cli_file *files, unsigned n)
+{
+    char path[4096];
+    struct stat st;
+    for (unsigned k = 0; k < n; k++)
+        if (folder_of(dir, files[k].name, path, sizeof path) && stat(path, &st) != 0 &&
+            mkdir(path, 0777) != 0) {
+            fprintf(stderr, "oomsim: cannot create %s: %s\n", path, strerror(errno));
+            return CLI_FAILURE;
+        }
+    return CLI_OK;
+}
+
+/* Removes the folder of a file named "SUB/NAME" if it is empty. */
+static void rmdir_of(const char *dir, const char *name)
+{
+    char path[4096];
+    if (folder_of(dir, name, path, sizeof path))
+        rmdir(path);
+}
+
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
                     const volatile sig_atomic_t *stop)
 {
@@ -195,7 +225,7 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
     }
     sim_error err;
     sim_error_clear(&err);
-    int status = CLI_OK;
+    int status = subdirs(dir, files, n);
     for (unsigned k = 0; k < n && status == CLI_OK; k++) {
         if (stop != NULL && *stop) {
             fprintf(stderr, "oomsim: interrupted while writing: nothing written to %s\n", dir);
@@ -213,6 +243,10 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
     for (unsigned k = 0; k < n; k++)
         sim_out_free(outs[k]);
     free(outs);
+    if (status != CLI_OK)
+        for (unsigned k = n; k-- > 0;)
+            if (strchr(files[k].name, '/') != NULL) /* stays unless empty */
+                rmdir_of(dir, files[k].name);
     if (status != CLI_OK && created)
         rmdir(dir);
     return status;

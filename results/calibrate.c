@@ -25,14 +25,11 @@
  * correlations.  A last plan run at the fit gives the rates after. */
 #include "calibrate.h"
 #include "internal.h"
-#include "traces/json.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-#include <jansson.h>
 
 #include <gsl/gsl_cdf.h>
 #include <gsl/gsl_errno.h>
@@ -764,118 +761,4 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
     release(f);
     free(f);
     return rc;
-}
-
-/* ---- the document ---- */
-
-static json_t *interval(res_interval ci)
-{
-    return json_pack("[f, f]", ci.lo, ci.hi);
-}
-
-static json_t *unknowns_json(const res_calibration *c, const mdl_unknown *u)
-{
-    json_t *a = json_array();
-    for (unsigned j = 0; a != NULL && j < c->nu; j++) {
-        const res_cal_unknown *x = &c->u[j];
-        mdl_knob_unit unit = mdl_knob_unit_of(u[j].knob);
-        json_t *o = json_pack("{s:s, s:s, s:f, s:b}", "key", u[j].key, "unit",
-                              unit == MDL_KNOB_BYTES  ? "bytes"
-                              : unit == MDL_KNOB_TIME ? "us"
-                                                      : "ratio",
-                              "start", x->start, "identifiable", x->identifiable);
-        if (o != NULL && x->identifiable) {
-            json_object_set_new(o, "fitted", json_real(x->fitted));
-            json_object_set_new(o, "interval", json_pack("[f, f]", x->lo, x->hi));
-            json_object_set_new(o, "at_bound", x->at_bound < 0   ? json_string("lower")
-                                               : x->at_bound > 0 ? json_string("upper")
-                                                                 : json_null());
-        }
-        if (o == NULL || json_array_append_new(a, o) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    }
-    return a;
-}
-
-static json_t *entries_json(const res_calibration *c)
-{
-    json_t *a = json_array();
-    for (unsigned k = 0; a != NULL && k < c->nentries; k++) {
-        const res_cal_entry *e = &c->e[k];
-        json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:o, s:f, s:o, s:f, s:o}", "device",
-                              e->device, "users", (json_int_t)e->users, "observed_users",
-                              (json_int_t)e->observed_users, "observed", e->observed,
-                              "observed_ci", interval(e->observed_ci), "before", e->before,
-                              "before_ci", interval(e->before_ci), "after", e->after, "after_ci",
-                              interval(e->after_ci));
-        if (o == NULL || json_array_append_new(a, o) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    }
-    return a;
-}
-
-static json_t *pairs_json(const res_calibration *c, const mdl_unknown *u)
-{
-    json_t *a = json_array();
-    for (unsigned i = 0; a != NULL && i < c->nu; i++)
-        for (unsigned k = i + 1; k < c->nu; k++) {
-            if (!c->u[i].identifiable || !c->u[k].identifiable)
-                continue;
-            json_t *o = json_pack("{s:[s, s], s:f, s:b}", "keys", u[i].key, u[k].key,
-                                  "correlation", c->corr[i][k], "ridge",
-                                  fabs(c->corr[i][k]) >= 0.9);
-            if (o == NULL || json_array_append_new(a, o) != 0) {
-                json_decref(a);
-                return NULL;
-            }
-        }
-    return a;
-}
-
-static json_t *holdout_json(const res_calibration *c, const res_cal_holdout *h, unsigned n)
-{
-    json_t *a = json_array();
-    for (unsigned k = 0; a != NULL && k < n; k++) {
-        json_t *o = json_pack("{s:s, s:b}", "device", c->e[h[k].entry].device, "fitted",
-                              h[k].fitted);
-        if (o != NULL && h[k].fitted) {
-            json_object_set_new(o, "predicted", json_real(h[k].predicted));
-            json_object_set_new(o, "predicted_ci", interval(h[k].ci));
-            json_object_set_new(o, "inside", json_boolean(h[k].inside));
-        }
-        if (o == NULL || json_array_append_new(a, o) != 0) {
-            json_decref(a);
-            return NULL;
-        }
-    }
-    return a;
-}
-
-char *res_calibration_json(const res_calibration *c, const mdl_unknown *u,
-                           const res_cal_holdout *h, unsigned n)
-{
-    json_t *doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:I, s:o, s:I, s:I, s:f, s:b}",
-                            "unknowns", unknowns_json(c, u), "entries", entries_json(c),
-                            "pairs", pairs_json(c, u), "loglik_start", c->loglik_start,
-                            "loglik", c->loglik, "deviance", c->deviance, "df",
-                            (json_int_t)c->df, "gof_p",
-                            isnan(c->gof_p) ? json_null() : json_real(c->gof_p),
-                            "replications", (json_int_t)c->replications, "evaluations",
-                            (json_int_t)c->evaluations, "noise_share", c->noise_share,
-                            "converged", c->converged);
-    if (doc != NULL && n > 0) {
-        json_t *a = holdout_json(c, h, n);
-        if (a == NULL || json_object_set_new(doc, "holdout", a) != 0) {
-            json_decref(doc);
-            return NULL;
-        }
-    }
-    char *text = doc != NULL ? trc_json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(6))
-                             : NULL;
-    json_decref(doc);
-    return text;
 }

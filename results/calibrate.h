@@ -84,6 +84,19 @@ typedef struct res_cal_holdout {
 char *res_calibration_json(const res_calibration *c, const mdl_unknown *u,
                            const res_cal_holdout *h, unsigned n);
 
+/* A value in its unit, for tables and comments ("812 MiB", "224.0 s", "2.91"). */
+void res_cal_value(char *out, size_t n, mdl_knob_unit unit, double v);
+
+/* The plot of each entry's predicted rate against its observed one, before
+ * and after the fit (plot.c): SVG text (malloc'd, *len bytes), or NULL. */
+char *res_plot_calibration(const res_calibration *c, size_t *len);
+
+/* report.html of `calibrate -o DIR`: the unknowns, the entries before and
+ * after, the likelihood, the held-out rows (n 0: none), and the plot (svg
+ * NULL: none) inline.  Malloc'd, NULL out of memory. */
+char *res_calibration_html(const char *plan, const res_calibration *c, const mdl_unknown *u,
+                           const res_cal_holdout *h, unsigned n, const char *svg, size_t len);
+
 #ifdef __cplusplus
 }
 #endif

@@ -11,6 +11,7 @@
 #include "internal.h"
 #include "render_int.h"
 #include "timeline_int.h"
+#include "calibrate.h"
 
 #include <dlfcn.h>
 #include <math.h>
@@ -29,7 +30,7 @@
  * The functions used, by their symbols (plplot.h maps most pl* names to
  * c_pl* ones), with the types plplot.h declares. */
 #define PL_SYMBOLS(X)                                                                       \
-    X(c_pladv) X(c_plbox) X(c_plcol0) X(c_plend) X(c_plerrx) X(c_plfill) X(plgDevs)          \
+    X(c_pladv) X(c_plbox) X(c_plcol0) X(c_plend) X(c_plerrx) X(c_plerry) X(c_plfill) X(plgDevs)          \
     X(c_plinit) X(c_pljoin) X(c_pllab) X(c_pllegend) X(c_plline) X(c_pllsty) X(c_plmtex)     \
     X(c_plptex) X(c_plschr) X(c_plscmap0n) X(c_plscol0a) X(c_plsdev) X(plsexit) X(plsfile)   \
     X(c_plspage) X(c_plstring) X(c_plvpor) X(c_plwidth) X(c_plwind)
@@ -76,6 +77,7 @@ static int pl_ready(sim_error *err)
 #define c_plcol0 (*pl.c_plcol0)
 #define c_plend (*pl.c_plend)
 #define c_plerrx (*pl.c_plerrx)
+#define c_plerry (*pl.c_plerry)
 #define c_plfill (*pl.c_plfill)
 #define plgDevs (*pl.plgDevs)
 #define c_plinit (*pl.c_plinit)
@@ -683,5 +685,58 @@ char *res_plot_comparison(const res_plan *plan, const res_result *r, size_t *len
                 plmtex("lv", 1.0, (n - i - 0.5) / n, 1.0, text);
             }
     }
+    return plot_end(&p, len);
+}
+
+char *res_plot_calibration(const res_calibration *c, size_t *len)
+{
+    double hi = 0;
+    for (unsigned e = 0; e < c->nentries; e++) {
+        const res_cal_entry *x = &c->e[e];
+        hi = fmax(hi, 100 * fmax(x->observed_ci.hi, fmax(x->before_ci.hi, x->after_ci.hi)));
+    }
+    hi = hi > 0 ? fmin(100, hi * 1.08) : 1;
+    plot p;
+    if (plot_begin(&p, 900, 600) != SIM_OK)
+        return NULL;
+    plvpor(0.09, 0.62, 0.11, 0.9);
+    plwind(0, hi, 0, hi);
+    plcol0(C_GRID);
+    plbox("g", 0, 0, "g", 0, 0);
+    legend lg = {0};
+    pllsty(2); /* agreement: predicted = observed */
+    plcol0(C_FG);
+    PLFLT dx[2] = {0, hi}, dy[2] = {0, hi};
+    plline(2, dx, dy);
+    pllsty(1);
+    legend_add(&lg, PL_LEGEND_LINE, C_FG, 2, NULL, "predicted = observed");
+    for (int after = 0; after < 2; after++) {
+        PLINT colour = after ? C_SERIES : C_SERIES + 7;
+        plcol0(colour);
+        plwidth(after ? 2 : 1);
+        for (unsigned e = 0; e < c->nentries; e++) {
+            const res_cal_entry *x = &c->e[e];
+            const res_interval *ci = after ? &x->after_ci : &x->before_ci;
+            PLFLT ox = 100 * x->observed, oy = 100 * (after ? x->after : x->before);
+            PLFLT xlo = 100 * x->observed_ci.lo, xhi = 100 * x->observed_ci.hi;
+            PLFLT ylo = 100 * ci->lo, yhi = 100 * ci->hi;
+            plerrx(1, &xlo, &xhi, &oy);
+            plerry(1, &ox, &ylo, &yhi);
+            plstring(1, &ox, &oy, after ? "●" : "○");
+            if (after) {
+                char label[2 * MDL_NAME_MAX];
+                pl_text(x->device, label, sizeof label);
+                plptex(ox + hi * 0.015, oy - hi * 0.03, 1, 0, 0, label);
+            }
+        }
+        legend_add(&lg, PL_LEGEND_SYMBOL, colour, 1, after ? "●" : "○",
+                   after ? "after the fit (95% intervals)" : "before: at the plan's values");
+    }
+    plwidth(1);
+    plcol0(C_FG);
+    plbox("bcnst", 0, 0, "bcnstv", 0, 0);
+    pllab("observed: users with a visible memory death per day (%)", "predicted (%)",
+          "each field entry, predicted against observed");
+    legend_draw(&lg);
     return plot_end(&p, len);
 }

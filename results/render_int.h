@@ -64,4 +64,15 @@ extern const char res__generation_intro[], res__generation_note[];
 int res__tables_make(const res_plan *plan, const res_result *r, res__tables *t);
 void res__tables_free(res__tables *t);
 
+/* report.c, for the pages of other commands (calibrate's report.html):
+ * the page's head, its style and the h1; text escaped for HTML; a table;
+ * an SVG figure inline (k: its place on the page, which keeps its ids
+ * apart from the other figures') with its caption and its id (its file
+ * name). */
+void res__html_begin(sim_text *o, const char *title);
+void res__html_text(sim_text *o, const char *s);
+void res__html_table(sim_text *o, const char *id, const res__table *t);
+void res__html_figure(sim_text *o, const char *id, const char *svg, size_t len,
+                      const char *caption, unsigned k);
+
 #endif

@@ -274,22 +274,8 @@ static void device_section(sim_text *o, const res_plan *plan)
 static void plot_section(sim_text *o, const res_figure *figs, unsigned nfigs)
 {
     sim_text_printf(o, "<section id=\"plots\">\n<h2>Plots</h2>\n");
-    for (unsigned i = 0; i < nfigs; i++) {
-        const res_figure *f = &figs[i];
-        /* inline: the SVG element itself, without its XML prolog */
-        const char *svg = f->svg;
-        const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
-        sim_text_printf(o, "<figure id=\"");
-        text(o, f->name);
-        sim_text_printf(o, "\">\n");
-        if (start != NULL)
-            inline_svg(o, start, f->len - (size_t)(start - svg), i);
-        sim_text_printf(o, "\n<figcaption>");
-        text(o, f->caption);
-        sim_text_printf(o, " (");
-        text(o, f->name);
-        sim_text_printf(o, ")</figcaption>\n</figure>\n");
-    }
+    for (unsigned i = 0; i < nfigs; i++)
+        res__html_figure(o, figs[i].name, figs[i].svg, figs[i].len, figs[i].caption, i);
 }
 
 char *res_report_html(const res_plan *plan, const res_result *r, const res_figure *figs,
@@ -298,12 +284,8 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     res__tables t;
     int ok = res__tables_make(plan, r, &t) == SIM_OK;
     sim_text o = {NULL, 0, 0, !ok};
-    sim_text_printf(&o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                "<title>oomsim: ");
-    text(&o, plan->name);
-    sim_text_printf(&o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
-    text(&o, plan->name);
-    sim_text_printf(&o, "</h1>\n<p id=\"run\">%llu replication%s of %.1f min per cell, seed %llu, "
+    res__html_begin(&o, plan->name);
+    sim_text_printf(&o, "<p id=\"run\">%llu replication%s of %.1f min per cell, seed %llu, "
                 "%u cell%s, %llu engine events.</p>\n",
             (unsigned long long)plan->replications, SIM_S(plan->replications),
             (double)plan->horizon / 60e6, (unsigned long long)plan->seed, r->ncells,
@@ -336,4 +318,43 @@ char *res_report_html(const res_plan *plan, const res_result *r, const res_figur
     sim_text_printf(&o, "</section>\n</body>\n</html>\n");
     res__tables_free(&t);
     return res__text_done(&o);
+}
+
+/* ---- pages of other commands (render_int.h) ---- */
+
+void res__html_begin(sim_text *o, const char *title)
+{
+    sim_text_printf(o, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                    "<title>oomsim: ");
+    text(o, title);
+    sim_text_printf(o, "</title>\n<style>%s</style>\n</head>\n<body>\n<h1>", style);
+    text(o, title);
+    sim_text_printf(o, "</h1>\n");
+}
+
+void res__html_text(sim_text *o, const char *s)
+{
+    text(o, s);
+}
+
+void res__html_table(sim_text *o, const char *id, const res__table *t)
+{
+    table(o, id, t);
+}
+
+void res__html_figure(sim_text *o, const char *id, const char *svg, size_t len,
+                      const char *caption, unsigned k)
+{
+    /* inline: the SVG element itself, without its XML prolog */
+    const char *start = svg != NULL ? strstr(svg, "<svg") : NULL;
+    sim_text_printf(o, "<figure id=\"");
+    text(o, id);
+    sim_text_printf(o, "\">\n");
+    if (start != NULL)
+        inline_svg(o, start, len - (size_t)(start - svg), k);
+    sim_text_printf(o, "\n<figcaption>");
+    text(o, caption);
+    sim_text_printf(o, " (");
+    text(o, id);
+    sim_text_printf(o, ")</figcaption>\n</figure>\n");
 }

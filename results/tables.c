@@ -554,23 +554,29 @@ static int short_len(const char *s)
 
 void res_provenance_text(sim_text *o, const char *indent, const mdl_device *d)
 {
-    unsigned n, measured = 0, in_force = 0;
+    unsigned n, measured = 0, in_force = 0, fitted_n = 0;
     const char *const *v = mdl_device_values(d->os, &n);
     for (unsigned k = 0; k < n; k++)
         if (mdl_device_value_in_force(d, k)) {
+            int fitted = 0;
             in_force++;
-            measured += mdl_device_source(d, k, NULL) != NULL;
+            measured += mdl_device_source(d, k, &fitted) != NULL;
+            fitted_n += fitted != 0;
         }
-    sim_text_printf(o, "%s%s: %u of its %u values measured", indent, d->name, measured,
-                    in_force);
+    sim_text_printf(o, "%s%s: %u of its %u values measured%s", indent, d->name, measured,
+                    in_force, fitted_n > 0 ? " or fitted" : "");
     const char *sep = " (";
     for (unsigned k = 0; k < n; k++) {
         int fitted = 0;
         const char *src = mdl_device_source_in_force(d, k, &fitted);
         if (src == NULL)
             continue;
-        sim_text_printf(o, "%s%s%s: %.*s", sep, v[k], fitted ? " fitted" : "", short_len(src),
-                        src);
+        if (fitted) /* "fitted: KEY VALUE, 95 % interval ...": up to the interval */
+            src += 8;
+        const char *comma = fitted ? strstr(src, ", ") : NULL;
+        int len = comma != NULL && comma - src < short_len(src) ? (int)(comma - src)
+                                                                : short_len(src);
+        sim_text_printf(o, "%s%s%s: %.*s", sep, v[k], fitted ? " fitted" : "", len, src);
         sep = ", ";
     }
     sim_text_printf(o, "%s; %u assumed", measured > 0 ? ")" : "", in_force - measured);

@@ -174,6 +174,13 @@ static int add_device(loader *ld, const scn__node *m, sim_error *err)
             scn_device_release(d);
             return scn__fail(m, err, SIM_EINPUT, "device '%s' is listed twice", d->name);
         }
+    /* its text, for a calibrated copy (scn_device_fitted): aliases and
+     * merges are resolved in the tree, so the node stands alone */
+    s->device_yaml[s->ndevices] = fy_emit_node_to_string(m->n, FYECF_MODE_BLOCK | FYECF_WIDTH_INF);
+    if (s->device_yaml[s->ndevices] == NULL) {
+        scn_device_release(d);
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    }
     s->ndevices++;
     return SIM_OK;
 }
@@ -273,8 +280,9 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err)
     scn__node v;
     int rc;
     s->devices = calloc(SCN_PROFILES_MAX, sizeof *s->devices);
+    s->device_yaml = calloc(SCN_PROFILES_MAX, sizeof *s->device_yaml);
     s->candidates = calloc(SCN_PROFILES_MAX, sizeof *s->candidates);
-    if (s->devices == NULL || s->candidates == NULL)
+    if (s->devices == NULL || s->device_yaml == NULL || s->candidates == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     if ((rc = scn__require(root, "devices", &v, err)) != SIM_OK ||
         (rc = entries(ld, &v, "devices", add_device, err)) != SIM_OK)

@@ -450,6 +450,9 @@ void scn_scenario_release(scn_scenario *s)
         scn_candidate_release(&s->extras[k]);
     free(s->extras);
     free(s->devices);
+    for (unsigned k = 0; s->device_yaml != NULL && k < SCN_PROFILES_MAX; k++)
+        free(s->device_yaml[k]);
+    free(s->device_yaml);
     free(s->candidates);
     free(s->workload.steps);
     for (unsigned k = 0; s->paths != NULL && k < s->npaths; k++)

@@ -89,6 +89,7 @@ typedef struct scn_scenario {
     sim_time horizon;
     mdl_device *devices;
     unsigned ndevices;
+    char **device_yaml;          /* per device: its profile as YAML (calibrate's -o) */
     mdl_candidate *candidates;
     unsigned ncandidates;
     mdl_workload workload;
@@ -137,6 +138,20 @@ unsigned scn_largest_estimate(const scn_scenario *s, mdl_estimate *out);
  * `pages`), left out: bounded by the horizon alone, they fire only under
  * memory pressure (docs/results.md). */
 double scn_events_total(const scn_scenario *s);
+
+/* A fitted value for scn_device_fitted: a knob (models/knobs.c), its value
+ * in the knob's unit, and what `measured` says of it after "fitted: ". */
+typedef struct scn_fitted {
+    unsigned knob;
+    double value;
+    const char *source;
+} scn_fitted;
+/* Device `device` of s as YAML with the n values in place, each marked
+ * fitted in `measured` (docs/calibration.md), under `header` (comment
+ * lines).  The text is loaded back and each value read back before it is
+ * handed out: malloc'd in *yaml, or an error with *yaml NULL. */
+int scn_device_fitted(const scn_scenario *s, unsigned device, const scn_fitted *v, unsigned n,
+                      const char *header, char **yaml, sim_error *err);
 
 /* ------------------------------------------------------------- catalog */
 

@@ -268,10 +268,15 @@ TEST_CASE("calibrate: a value no rate depends on is not identifiable, and stays 
     CHECK(f.c.u[0].identifiable == 0);
     CHECK(f.c.u[0].fitted == f.c.u[0].start);
     CHECK(f.c.u[0].start == 900 * MiB); // the catalog's uniform max
-    RunResult r = oomsim({"calibrate", path});
+    RunResult r = oomsim({"calibrate", path, "-o", t.file("out")});
     CHECK(r.status == 0);
     CHECK(r.out.find("devices.go.successor.size.max") != std::string::npos);
     CHECK(r.out.find("not identifiable from these rates (left at its start)") !=
+          std::string::npos);
+    // nothing fitted: no profile written, the page says why
+    CHECK(exists(t.file("out/report.html")));
+    CHECK(!exists(t.file("out/devices/go.yaml")));
+    CHECK(read_file(t.file("out/report.html")).find("not identifiable from these rates") !=
           std::string::npos);
 }
 
@@ -296,7 +301,60 @@ TEST_CASE("calibrate: two values one rate cannot tell apart are named together",
           std::string::npos);
 }
 
-TEST_CASE("calibrate --holdout refits without each entry and predicts it", "[calibrate]")
+// What `calibrate -o` wrote for the two phones of the held-out plan (doc:
+// its calibration.json): the page, the plot, and each phone's profile,
+// which loads, carries the fit, and runs.
+static void check_written(const TempDir &t, const std::string &doc)
+{
+    // the page: the three tables and the plot inline; the plot as a file
+    std::string page = read_file(t.file("out/report.html"));
+    CHECK(page.find("<h1>ho, calibrated</h1>") != std::string::npos);
+    CHECK(page.find("id=\"unknowns-table\"") != std::string::npos);
+    CHECK(page.find("id=\"entries-table\"") != std::string::npos);
+    CHECK(page.find("id=\"holdout-table\"") != std::string::npos);
+    CHECK(page.find("<figure id=\"calibration.svg\">\n<svg") != std::string::npos);
+    CHECK(read_file(t.file("out/calibration.svg")).find("<svg") != std::string::npos);
+    // each phone's profile: the fitted value in place, said fitted, dated
+    auto fitted_at = doc.find("\"fitted\": ");
+    REQUIRE(fitted_at != std::string::npos);
+    double fitted = std::strtod(doc.c_str() + fitted_at + 10, nullptr);
+    for (const char *name : {"go-a", "go-b"}) {
+        std::string file = t.file(std::string("out/devices/") + name + ".yaml");
+        std::string text = read_file(file);
+        INFO(text);
+        CHECK(text.rfind(std::string("# ") + name + ", calibrated: oomsim calibrate on "
+                         "1970-01-02 fitted", 0) == 0);
+        CHECK(text.find("# pressure.mean: ") != std::string::npos);
+        CHECK(text.find("  pressure: \"fitted: pressure.mean ") != std::string::npos);
+        mdl_device d{};
+        sim_error err;
+        sim_error_clear(&err);
+        REQUIRE(scn_device_load(file.c_str(), &d, &err) == SIM_OK);
+        CHECK(std::fabs(d.pressure.p1 - fitted) <= 500.0); // written to the millisecond
+        unsigned nv = 0;
+        const char *const *values = mdl_device_values(d.os, &nv);
+        int is_fitted = 0;
+        for (unsigned k = 0; k < nv; k++)
+            if (std::string(values[k]) == "pressure")
+                CHECK(mdl_device_source(&d, k, &is_fitted) != nullptr);
+        CHECK(is_fitted == 1);
+        scn_device_release(&d);
+    }
+    // the next plan on the same phones: it loads, runs, and says which value was fitted
+    std::string next = t.write(
+        "next.yaml", "name: next\nseed: 5\nreplications: 20\nhorizon: 10min\n"
+                     "devices: [out/devices/go-a.yaml, out/devices/go-b.yaml]\n"
+                     "candidates: [llm-1b]\nworkload:\n  path:\n    - cold_start\n"
+                     "    - requests: {rate: \"0.2/s\", for: 1min}\n");
+    RunResult n = oomsim({"run", next, "-o", t.file("next")});
+    INFO(n.out << n.err);
+    CHECK(n.status == 0);
+    CHECK(n.out.find("go-a: 2 of its 21 values measured or fitted (pressure fitted: "
+                     "pressure.mean ") != std::string::npos);
+}
+
+TEST_CASE("calibrate --holdout refits without each entry and predicts it, and -o writes the "
+          "document, the page, the plot and profiles that load and run", "[calibrate]")
 {
     TempDir t;
     // two phones of one class, one spike interval they share
@@ -312,8 +370,10 @@ TEST_CASE("calibrate --holdout refits without each entry and predicts it", "[cal
         "    - {device: go-a, lmk_rate: 30%, users: 2000}\n"
         "    - {device: go-b, lmk_rate: 30%, users: 2000}\n"
         "calibrate:\n  fit:\n    - {key: devices.*.pressure.mean, min: 10s, max: 900s}\n");
+    setenv("SOURCE_DATE_EPOCH", "86400", 1); // the profiles' date: 1970-01-02
     RunResult r = oomsim({"calibrate", path, "--holdout", "--max-replications", "40", "-o",
                           t.file("out")});
+    unsetenv("SOURCE_DATE_EPOCH");
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     // the document: the unknown, the two entries, the two held-out rows
@@ -335,4 +395,6 @@ TEST_CASE("calibrate --holdout refits without each entry and predicts it", "[cal
     for (size_t p = table.find("     yes"); p != std::string::npos; p = table.find("     yes", p + 1))
         yes++;
     CHECK(yes == 2);
+
+    check_written(t, doc);
 }

@@ -322,8 +322,8 @@ TEST_CASE("device profiles: the measured map, and what validate and run say of i
     RunResult r = oomsim({"validate", t.path() + "/ok.yaml"});
     INFO(r.err);
     CHECK(r.status == 0);
-    CHECK(r.out.find("  p: 2 of its 21 values measured (ram: a.txt:3, successor fitted: "
-                     "fitted); 19 assumed: system,") != std::string::npos);
+    CHECK(r.out.find("  p: 2 of its 21 values measured or fitted (ram: a.txt:3, successor "
+                     "fitted: calibrate); 19 assumed: system,") != std::string::npos);
     write_file(t.path() + "/bad.yaml", base + "measured: {ramm: \"x\"}\n");
     r = oomsim({"validate", t.path() + "/bad.yaml"});
     CHECK(r.status == 1);

@@ -1,0 +1,295 @@
+/* calibrate_doc.c - what `oomsim calibrate -o DIR` writes of a fit
+ * (docs/calibration.md): the calibration document (calibration.json) and
+ * the page (report.html: the unknowns, the field entries before and after,
+ * the likelihood, the held-out rows and the plot of predicted against
+ * observed), and each value told in its unit. */
+#include "calibrate.h"
+#include "internal.h"
+#include "render_int.h"
+#include "traces/json.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <jansson.h>
+
+void res_cal_value(char *out, size_t n, mdl_knob_unit unit, double v)
+{
+    if (unit == MDL_KNOB_BYTES)
+        snprintf(out, n, "%.0f MiB", v / 1048576.0);
+    else if (unit == MDL_KNOB_TIME)
+        snprintf(out, n, "%.1f s", v / 1e6);
+    else
+        snprintf(out, n, "%.2f", v);
+}
+
+/* ---- the document ---- */
+
+static json_t *interval(res_interval ci)
+{
+    return json_pack("[f, f]", ci.lo, ci.hi);
+}
+
+static json_t *unknowns_json(const res_calibration *c, const mdl_unknown *u)
+{
+    json_t *a = json_array();
+    for (unsigned j = 0; a != NULL && j < c->nu; j++) {
+        const res_cal_unknown *x = &c->u[j];
+        mdl_knob_unit unit = mdl_knob_unit_of(u[j].knob);
+        json_t *o = json_pack("{s:s, s:s, s:f, s:b}", "key", u[j].key, "unit",
+                              unit == MDL_KNOB_BYTES  ? "bytes"
+                              : unit == MDL_KNOB_TIME ? "us"
+                                                      : "ratio",
+                              "start", x->start, "identifiable", x->identifiable);
+        if (o != NULL && x->identifiable) {
+            json_object_set_new(o, "fitted", json_real(x->fitted));
+            json_object_set_new(o, "interval", json_pack("[f, f]", x->lo, x->hi));
+            json_object_set_new(o, "at_bound", x->at_bound < 0   ? json_string("lower")
+                                               : x->at_bound > 0 ? json_string("upper")
+                                                                 : json_null());
+        }
+        if (o == NULL || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *entries_json(const res_calibration *c)
+{
+    json_t *a = json_array();
+    for (unsigned k = 0; a != NULL && k < c->nentries; k++) {
+        const res_cal_entry *e = &c->e[k];
+        json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:o, s:f, s:o, s:f, s:o}", "device",
+                              e->device, "users", (json_int_t)e->users, "observed_users",
+                              (json_int_t)e->observed_users, "observed", e->observed,
+                              "observed_ci", interval(e->observed_ci), "before", e->before,
+                              "before_ci", interval(e->before_ci), "after", e->after, "after_ci",
+                              interval(e->after_ci));
+        if (o == NULL || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+static json_t *pairs_json(const res_calibration *c, const mdl_unknown *u)
+{
+    json_t *a = json_array();
+    for (unsigned i = 0; a != NULL && i < c->nu; i++)
+        for (unsigned k = i + 1; k < c->nu; k++) {
+            if (!c->u[i].identifiable || !c->u[k].identifiable)
+                continue;
+            json_t *o = json_pack("{s:[s, s], s:f, s:b}", "keys", u[i].key, u[k].key,
+                                  "correlation", c->corr[i][k], "ridge",
+                                  fabs(c->corr[i][k]) >= 0.9);
+            if (o == NULL || json_array_append_new(a, o) != 0) {
+                json_decref(a);
+                return NULL;
+            }
+        }
+    return a;
+}
+
+static json_t *holdout_json(const res_calibration *c, const res_cal_holdout *h, unsigned n)
+{
+    json_t *a = json_array();
+    for (unsigned k = 0; a != NULL && k < n; k++) {
+        json_t *o = json_pack("{s:s, s:b}", "device", c->e[h[k].entry].device, "fitted",
+                              h[k].fitted);
+        if (o != NULL && h[k].fitted) {
+            json_object_set_new(o, "predicted", json_real(h[k].predicted));
+            json_object_set_new(o, "predicted_ci", interval(h[k].ci));
+            json_object_set_new(o, "inside", json_boolean(h[k].inside));
+        }
+        if (o == NULL || json_array_append_new(a, o) != 0) {
+            json_decref(a);
+            return NULL;
+        }
+    }
+    return a;
+}
+
+char *res_calibration_json(const res_calibration *c, const mdl_unknown *u,
+                           const res_cal_holdout *h, unsigned n)
+{
+    json_t *doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:I, s:o, s:I, s:I, s:f, s:b}",
+                            "unknowns", unknowns_json(c, u), "entries", entries_json(c),
+                            "pairs", pairs_json(c, u), "loglik_start", c->loglik_start,
+                            "loglik", c->loglik, "deviance", c->deviance, "df",
+                            (json_int_t)c->df, "gof_p",
+                            isnan(c->gof_p) ? json_null() : json_real(c->gof_p),
+                            "replications", (json_int_t)c->replications, "evaluations",
+                            (json_int_t)c->evaluations, "noise_share", c->noise_share,
+                            "converged", c->converged);
+    if (doc != NULL && n > 0) {
+        json_t *a = holdout_json(c, h, n);
+        if (a == NULL || json_object_set_new(doc, "holdout", a) != 0) {
+            json_decref(doc);
+            return NULL;
+        }
+    }
+    char *text = doc != NULL ? trc_json_dumps(doc, JSON_INDENT(2) | JSON_REAL_PRECISION(6))
+                             : NULL;
+    json_decref(doc);
+    return text;
+}
+
+/* ---- the page ---- */
+
+static void pct(res__text cell, double v)
+{
+    snprintf(cell, RES_TEXT_MAX, "%.2f %%", 100 * v);
+}
+
+static void pct_ci(res__text cell, res_interval ci)
+{
+    snprintf(cell, RES_TEXT_MAX, "%.2f to %.2f %%", 100 * ci.lo, 100 * ci.hi);
+}
+
+static int unknowns_table(const res_calibration *c, const mdl_unknown *u, res__table *t)
+{
+    static const char *const head[] = {"unknown", "start", "fitted", "95 % interval", "note"};
+    static const int right[] = {0, 1, 1, 1, 0};
+    if (res__table_alloc(t, c->nu + 1, 5, head, right) != SIM_OK)
+        return SIM_ENOMEM;
+    for (unsigned j = 0; j < c->nu; j++) {
+        const res_cal_unknown *x = &c->u[j];
+        res__text *row = &t->cell[(j + 1) * 5];
+        mdl_knob_unit unit = mdl_knob_unit_of(u[j].knob);
+        char lo[32], hi[32];
+        snprintf(row[0], RES_TEXT_MAX, "%s", u[j].key);
+        res_cal_value(row[1], RES_TEXT_MAX, unit, x->start);
+        if (!x->identifiable) {
+            snprintf(row[2], RES_TEXT_MAX, "-");
+            snprintf(row[4], RES_TEXT_MAX, "not identifiable from these rates (left at its "
+                     "start)");
+            continue;
+        }
+        res_cal_value(row[2], RES_TEXT_MAX, unit, x->fitted);
+        res_cal_value(lo, sizeof lo, unit, x->lo);
+        res_cal_value(hi, sizeof hi, unit, x->hi);
+        snprintf(row[3], RES_TEXT_MAX, "%s to %s", lo, hi);
+        snprintf(row[4], RES_TEXT_MAX, "%s", x->at_bound < 0 ? "at its lower bound: the rates "
+                                             "ask for less"
+                                             : x->at_bound > 0 ? "at its upper bound: the rates "
+                                                                 "ask for more"
+                                                               : "");
+    }
+    return SIM_OK;
+}
+
+static int entries_table(const res_calibration *c, res__table *t)
+{
+    static const char *const head[] = {"field entry", "users", "observed", "95 % interval",
+                                       "before", "95 % interval", "after", "95 % interval"};
+    static const int right[] = {0, 1, 1, 1, 1, 1, 1, 1};
+    if (res__table_alloc(t, c->nentries + 1, 8, head, right) != SIM_OK)
+        return SIM_ENOMEM;
+    for (unsigned k = 0; k < c->nentries; k++) {
+        const res_cal_entry *e = &c->e[k];
+        res__text *row = &t->cell[(k + 1) * 8];
+        snprintf(row[0], RES_TEXT_MAX, "%s", e->device);
+        snprintf(row[1], RES_TEXT_MAX, "%llu", (unsigned long long)e->users);
+        pct(row[2], e->observed), pct_ci(row[3], e->observed_ci);
+        pct(row[4], e->before), pct_ci(row[5], e->before_ci);
+        pct(row[6], e->after), pct_ci(row[7], e->after_ci);
+    }
+    return SIM_OK;
+}
+
+static int holdout_table(const res_calibration *c, const res_cal_holdout *h, unsigned n,
+                         res__table *t)
+{
+    static const char *const head[] = {"field entry", "observed", "predicted without it",
+                                       "95 % interval", "inside"};
+    static const int right[] = {0, 1, 1, 1, 0};
+    if (res__table_alloc(t, n + 1, 5, head, right) != SIM_OK)
+        return SIM_ENOMEM;
+    for (unsigned k = 0; k < n; k++) {
+        const res_cal_entry *e = &c->e[h[k].entry];
+        res__text *row = &t->cell[(k + 1) * 5];
+        snprintf(row[0], RES_TEXT_MAX, "%s", e->device);
+        pct(row[1], e->observed);
+        if (!h[k].fitted) {
+            snprintf(row[4], RES_TEXT_MAX, "nothing left to fit on without it");
+            continue;
+        }
+        pct(row[2], h[k].predicted), pct_ci(row[3], h[k].ci);
+        snprintf(row[4], RES_TEXT_MAX, "%s", h[k].inside ? "yes" : "no");
+    }
+    return SIM_OK;
+}
+
+/* The likelihood, the goodness of fit, the fit's noise and its cost. */
+static void fit_summary(sim_text *o, const res_calibration *c, const mdl_unknown *u)
+{
+    sim_text_printf(o, "<p id=\"likelihood\">Log-likelihood %.2f at the start, %.2f at the "
+                    "fit; deviance %.2f on %u degree%s of freedom", c->loglik_start, c->loglik,
+                    c->deviance, c->df, SIM_S(c->df));
+    if (isnan(c->gof_p))
+        sim_text_printf(o, " (no degree left for a goodness-of-fit test).");
+    else
+        sim_text_printf(o, ", p = %.3g%s.", c->gof_p,
+                        c->gof_p < 0.05 ? ": no value inside the bounds makes the model agree "
+                                          "with every entry" : "");
+    sim_text_printf(o, " The simulation's noise on the predicted rates is %.2f of the observed "
+                    "rates' (target 0.1); %u plan runs, the last at %llu replications.</p>\n",
+                    c->noise_share, c->evaluations, (unsigned long long)c->replications);
+    for (unsigned i = 0; i < c->nu; i++)
+        for (unsigned k = i + 1; k < c->nu; k++)
+            if (c->u[i].identifiable && c->u[k].identifiable && fabs(c->corr[i][k]) >= 0.9) {
+                sim_text_printf(o, "<p class=\"ridge\">");
+                res__html_text(o, u[i].key);
+                sim_text_printf(o, " and ");
+                res__html_text(o, u[k].key);
+                sim_text_printf(o, " trade off (a ridge: correlation %.2f): the rates fix a "
+                                "combination of the two, not each.</p>\n", c->corr[i][k]);
+            }
+}
+
+char *res_calibration_html(const char *plan, const res_calibration *c, const mdl_unknown *u,
+                           const res_cal_holdout *h, unsigned n, const char *svg, size_t len)
+{
+    res__table tu = {0}, te = {0}, th = {0};
+    int ok = unknowns_table(c, u, &tu) == SIM_OK && entries_table(c, &te) == SIM_OK &&
+             (n == 0 || holdout_table(c, h, n, &th) == SIM_OK);
+    sim_text o = {NULL, 0, 0, !ok};
+    char title[MDL_NAME_MAX + 32];
+    snprintf(title, sizeof title, "%s, calibrated", plan);
+    res__html_begin(&o, title);
+    sim_text_printf(&o, "<p id=\"run\">%u unknown%s fitted to the rates of %u field entr%s: "
+                    "each the share of users with at least one visible memory death a day "
+                    "(docs/calibration.md says how to read the intervals).</p>\n", c->nu,
+                    SIM_S(c->nu), c->nentries, c->nentries == 1 ? "y" : "ies");
+    sim_text_printf(&o, "<section id=\"unknowns\">\n<h2>The unknowns</h2>\n");
+    if (ok)
+        res__html_table(&o, "unknowns-table", &tu);
+    fit_summary(&o, c, u);
+    sim_text_printf(&o, "</section>\n<section id=\"entries\">\n<h2>Each field entry, before "
+                    "and after</h2>\n");
+    if (ok)
+        res__html_table(&o, "entries-table", &te);
+    if (svg != NULL)
+        res__html_figure(&o, "calibration.svg", svg, len, "Each field entry's predicted rate "
+                         "against its observed one, at the plan's values (before) and at the "
+                         "fit (after), with their 95 % intervals; on the dashed line the two "
+                         "agree", 0);
+    sim_text_printf(&o, "</section>\n");
+    if (n > 0 && ok) {
+        sim_text_printf(&o, "<section id=\"holdout\">\n<h2>Held out</h2>\n<p>Each entry left "
+                        "out of a refit, then predicted at the refit's values: does its "
+                        "observed rate fall inside the prediction's interval?</p>\n");
+        res__html_table(&o, "holdout-table", &th);
+        sim_text_printf(&o, "</section>\n");
+    }
+    sim_text_printf(&o, "</body>\n</html>\n");
+    res__table_free(&tu);
+    res__table_free(&te);
+    res__table_free(&th);
+    return res__text_done(&o);
+}
