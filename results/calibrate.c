@@ -414,7 +414,10 @@ static int stage(fit *f)
 }
 
 /* The simulation's noise on each predicted rate at y over the field's
- * (the worst entry's), each entry's weight set from it. */
+ * (the worst entry's), each entry's weight set from it.  The surrogate's
+ * own error pools the design's points, but with the same seeds at every
+ * point their error is shared, not averaged away: the noise is at least a
+ * single run's binomial error at the replications used. */
 static double noise_share(fit *f, const double *y)
 {
     double worst = 0;
@@ -422,7 +425,8 @@ static double noise_share(fit *f, const double *y)
         const mdl_field *e = f->entry[c];
         double se, p = p_at(f, c, y, &se), s = e->sessions_per_day;
         double q = res__day_rate(p, s), dq = s * pow(1 - p, s - 1);
-        double sim = dq * p * (1 - p) * se, obs = sqrt(q * (1 - q) / (double)e->users);
+        double sim_p = fmax(p * (1 - p) * se, sqrt(p * (1 - p) / (double)f->reps));
+        double sim = dq * sim_p, obs = sqrt(q * (1 - q) / (double)e->users);
         double r = obs > 0 ? sim / obs : 0;
         f->kappa[c] = 1 / (1 + r * r);
         worst = r > worst ? r : worst;

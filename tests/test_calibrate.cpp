@@ -253,6 +253,62 @@ TEST_CASE("calibrate recovers a known value within its interval, which narrows a
     CHECK(width[1] < width[0]);
 }
 
+// Users with a death among `users`, drawn binomially at the per-day rate
+// of per-session rate p (2 sessions a day), as a field entry's rate.
+static std::string drawn(std::mt19937_64 &rng, double p, uint64_t users)
+{
+    std::binomial_distribution<uint64_t> draw(users, 1 - std::pow(1 - p, 2.0));
+    char rate[64];
+    std::snprintf(rate, sizeof rate, "lmk_rate: %.6f%%, users: %llu",
+                  100.0 * double(draw(rng)) / double(users), (unsigned long long)users);
+    return rate;
+}
+
+TEST_CASE("calibrate recovers two known values, each within its interval, which narrow as the "
+          "users grow", "[calibrate]")
+{
+    TempDir t;
+    // the truth: spikes every 200 s on one phone and every 120 s on the
+    // other, each phone's rate from 3200 replications of another seed
+    const int truth[2] = {200, 120};
+    const double p[2] = {true_session_rate(t, truth[0]), true_session_rate(t, truth[1])};
+    REQUIRE(p[1] > p[0]);
+    t.write("a.yaml", go_device("go-a", 90));
+    t.write("b.yaml", go_device("go-b", 90));
+    double width[2][2];
+    const uint64_t users[2] = {300, 3000};
+    std::mt19937_64 rng(7);
+    for (int k = 0; k < 2; k++) {
+        std::string path = t.write(
+            "fit.yaml",
+            "name: two\nseed: 3\nreplications: 40\nhorizon: 10min\ndevices: [a.yaml, b.yaml]\n"
+            "candidates: [llm-1b]\nworkload:\n  path:\n    - cold_start\n"
+            "    - requests: {rate: \"0.2/s\", for: 1min}\n"
+            "field:\n  sessions_per_day: 2\n  devices:\n"
+            "    - {device: go-a, " + drawn(rng, p[0], users[k]) + "}\n"
+            "    - {device: go-b, " + drawn(rng, p[1], users[k]) + "}\n"
+            "calibrate:\n  fit:\n"
+            "    - {key: devices.go-a.pressure.mean, min: 30s, max: 900s}\n"
+            "    - {key: devices.go-b.pressure.mean, min: 30s, max: 900s}\n");
+        Fitted f(path);
+        CHECK(f.c.converged == 1);
+        CHECK(f.c.loglik > f.c.loglik_start);
+        for (int j = 0; j < 2; j++) {
+            const res_cal_unknown &u = f.c.u[j];
+            INFO("users " << users[k] << ", unknown " << j << ": fitted " << u.fitted / 1e6
+                          << " s in [" << u.lo / 1e6 << ", " << u.hi / 1e6 << "]");
+            CHECK(u.identifiable == 1);
+            CHECK(u.lo <= truth[j] * 1e6);
+            CHECK(u.hi >= truth[j] * 1e6);
+            CHECK(u.lo < u.fitted);
+            CHECK(u.fitted < u.hi);
+            width[k][j] = u.hi - u.lo;
+        }
+    }
+    CHECK(width[1][0] < width[0][0]);
+    CHECK(width[1][1] < width[0][1]);
+}
+
 TEST_CASE("calibrate: a value no rate depends on is not identifiable, and stays at its start",
           "[calibrate]")
 {
