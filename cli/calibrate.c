@@ -137,7 +137,10 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
         if (frc != SIM_OK || !c->converged) {
             rc = frc != SIM_OK ? sim_error_set(err, frc, "%s", why.msg)
                                : sim_error_set(err, SIM_ELIMIT, "--holdout: the refit without "
-                                               "%s did not finish", x->device);
+                                               "%s %s", x->device, c->missed >= 0
+                                               ? "is not a fit (a check run at it missed the "
+                                                 "fit's surface)"
+                                               : "did not finish");
             break;
         }
         double rate;
@@ -306,6 +309,14 @@ int cli_calibrate(int argc, char **argv)
             status = cli_report(&err);
         } else if (c->converged && o.dir != NULL) {
             status = write_dir(o.dir, &s, c, rows, nrows);
+        } else if (c->missed >= 0) {
+            const res_cal_entry *x = &c->e[c->missed];
+            fprintf(stderr, "oomsim calibrate: at the fitted values a check run gives %s "
+                    "%.2f%% a day where the fit's smooth surface predicted %.2f%%: the rate "
+                    "jumps with these unknowns faster than the fit can follow; the figures "
+                    "above are not a fit (narrow the bounds to one side of the jump, or fit "
+                    "another value)\n", x->device, 100 * x->after, 100 * c->missed_rate);
+            status = CLI_FAILURE;
         } else if (!c->converged) {
             fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: "
                     "the figures above are where it stopped, not a fit (--max-evaluations)\n",

@@ -699,11 +699,28 @@ int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_
     return SIM_OK;
 }
 
+/* The check run at the fit against the surface it was found on: an entry
+ * whose run lies more than 4 binomial errors from the surface's rate is a
+ * jump the smooth surface did not follow (out->missed, its index; else
+ * -1), and the fit is not one. */
+static void check_surface(const fit *f, const double *ystar, res_calibration *out)
+{
+    for (unsigned c = 0; c < f->ncells; c++) {
+        double R = (double)f->reps, ph = p_at(f, c, ystar, NULL);
+        double z = fabs((double)f->k[c] - R * ph) / sqrt(R * ph * (1 - ph) + 0.25);
+        if (z > 4 && out->missed < 0) {
+            out->missed = (int)c;
+            out->missed_rate = res__day_rate(ph, f->entry[c]->sessions_per_day);
+        }
+    }
+}
+
 int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const mdl_unknown *u,
                           unsigned nu, unsigned threads, unsigned max_evals, uint64_t max_reps,
                           res_calibration *out, sim_error *err)
 {
     memset(out, 0, sizeof *out);
+    out->missed = -1;
     if (nu == 0 || nu > MDL_UNKNOWNS_MAX)
         return sim_error_set(err, SIM_EINVAL, "calibrate: 1 to %d unknowns", MDL_UNKNOWNS_MAX);
     fit *f = calloc(1, sizeof *f);
@@ -755,9 +772,18 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
     point_of(f, ystar, x);
     if (rc == SIM_OK)
         rc = rates_at(f, x, out, 1);
+    if (rc == SIM_OK && f->ns > 0)
+        check_surface(f, ystar, out);
+    if (rc == SIM_OK && f->reps != plan->replications) {
+        /* before, again at the replications after was run at: the two
+         * likelihoods then compare (an entry with no death scores by its
+         * replications) */
+        out->loglik_start = 0;
+        rc = rates_at(f, f->x0, out, 0);
+    }
     out->replications = f->reps;
     out->evaluations = f->evals;
-    out->converged = rc == SIM_OK;
+    out->converged = rc == SIM_OK && out->missed < 0;
     if (budget) { /* the figures are where it stopped */
         sim_error_clear(err);
         rc = SIM_OK;

@@ -43,7 +43,11 @@ typedef struct res_calibration {
     uint64_t replications;        /* what the last evaluations used */
     double noise_share;           /* the simulation's noise over the observed rates' (target 0.1) */
     unsigned evaluations;         /* plan runs */
-    int converged;
+    int converged;                /* 0: the budget ran out, or the check missed */
+    int missed;                   /* the entry whose check run at the fit is far from the
+                                     surface the fit was found on (a jump it did not
+                                     follow), else -1 */
+    double missed_rate;           /* what the surface predicted for it, per user and day */
 } res_calibration;
 
 /* Fits u[0..nu) on plan (its field block; the first cell of each device
