@@ -24,7 +24,8 @@ typedef struct cal_opts {
 #define CO(field) offsetof(cal_opts, field)
 static const cli_opt cal_table[] = {
     {"-o", NULL, CLI_OPT_FILE, CO(dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
-     "  -o DIR     also write the fit as DIR/calibration.json\n"},
+     "  -o DIR     also write DIR/calibration.json, DIR/report.html with the plot, and each\n"
+     "             fitted phone as DIR/devices/NAME.yaml for the next plan\n"},
     {"-j", NULL, CLI_OPT_COUNT, CO(threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0,
      "  -j N       threads (1 to 256); the fit is the same for any N\n"},
     {"-r", NULL, CLI_OPT_COUNT, CO(reps), CO(has_reps), 1, 10000000, NULL, NULL, 0,
