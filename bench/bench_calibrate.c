@@ -20,7 +20,8 @@ static int one(const res_plan *plan, const scn_scenario *s, unsigned threads)
     if (c == NULL)
         return 1;
     double t0 = now_s();
-    int rc = res_calibrate(plan, s->fit, s->nfit, threads, 400, 0, c, &err);
+    res_cal_ctl ctl = {threads, 400, 0, NULL, NULL, NULL, NULL};
+    int rc = res_calibrate(plan, s->fit, s->nfit, &ctl, c, &err);
     double fit_s = now_s() - t0;
     if (rc != SIM_OK || !c->converged) {
         fprintf(stderr, "bench_calibrate: the fit failed: %s\n", rc != SIM_OK ? err.msg

@@ -16,7 +16,7 @@
 #include <time.h>
 
 typedef struct cal_opts {
-    const char *scenario, *dir;
+    const char *scenario, *dir, *checkpoint, *resume;
     unsigned long long threads, reps, seed, budget, max_reps;
     int has_reps, has_seed, holdout;
 } cal_opts;
@@ -36,6 +36,13 @@ static const cli_opt cal_table[] = {
     {"--max-replications", NULL, CLI_OPT_COUNT, CO(max_reps), CLI_NOWHERE, 1, 160000000ull,
      NULL, NULL, 0, "  --max-replications N  the most the replications grow to (default 16 times\n"
                     "             the first)\n"},
+    {"--checkpoint", NULL, CLI_OPT_FILE, CO(checkpoint), CLI_NOWHERE, 0, 0, NULL,
+     "--checkpoint needs a file", 0,
+     "  --checkpoint FILE  write the plan runs done to FILE after each one\n"},
+    {"--resume", NULL, CLI_OPT_FILE, CO(resume), CLI_NOWHERE, 0, 0, NULL,
+     "--resume needs a file", 0,
+     "  --resume FILE  replay the plan runs of that checkpoint, then go on: the same fit,\n"
+     "             to the byte, as the command uninterrupted\n"},
     {"--holdout", NULL, CLI_OPT_FLAG, CO(holdout), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --holdout  then refit leaving out each field entry in turn and predict it: did its\n"
      "             observed rate fall inside the prediction's interval?\n"},
@@ -49,6 +56,7 @@ const cli_cmd cli_calibrate_cmd = {
     .name = "calibrate",
     .usage = "usage: oomsim calibrate PLAN [-o DIR] [-j N] [-r N] [--seed S]\n"
              "                        [--max-replications N] [--max-evaluations N] [--holdout]\n"
+             "                        [--checkpoint FILE] [--resume FILE]\n"
              "  the device values the plan's calibrate block names, fitted to its field\n"
              "  block's observed rates (docs/calibration.md)\n",
     .opts = cal_table,
@@ -112,7 +120,7 @@ static void print_fit(const scn_scenario *s, const res_calibration *c)
 /* --holdout: each entry the plan's devices are held against, left out of a
  * refit, then predicted at the refit's values (at the fit's final
  * replications). */
-static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *plan,
+static int holdout(const res_cal_ctl *ctl, const scn_scenario *s, const res_plan *plan,
                    const res_calibration *whole, res_cal_holdout *rows, unsigned *nrows,
                    sim_error *err)
 {
@@ -127,11 +135,10 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
         const mdl_field *e = &plan->field[x->field];
         sim_error why;
         sim_error_clear(&why);
-        int frc = res_calibrate_without(plan, e, s->fit, s->nfit, (unsigned)o->threads,
-                                        (unsigned)o->budget, o->max_reps, c, &why);
+        int frc = res_calibrate_without(plan, e, s->fit, s->nfit, ctl, c, &why);
         res_cal_holdout *h = &rows[(*nrows)++];
         h->entry = k;
-        if (frc == SIM_EINPUT) {
+        if (frc == SIM_EINPUT && c->nentries == 0) {
             printf("%-20s   nothing left to fit on without it\n", x->device);
             continue;
         }
@@ -146,8 +153,8 @@ static int holdout(const cal_opts *o, const scn_scenario *s, const res_plan *pla
         }
         double rate;
         res_interval ci;
-        if ((rc = res_calibrate_predict(plan, s->fit, c, e, (unsigned)o->threads,
-                                        whole->replications, &rate, &ci, err)) != SIM_OK)
+        if ((rc = res_calibrate_predict(plan, s->fit, c, e, ctl, whole->replications, &rate,
+                                        &ci, err)) != SIM_OK)
             break;
         int inside = x->observed >= ci.lo && x->observed <= ci.hi;
         h->fitted = 1, h->predicted = rate, h->ci = ci, h->inside = inside;
@@ -269,66 +276,157 @@ static int write_dir(const char *dir, const scn_scenario *s, const res_calibrati
     return status;
 }
 
+/* What the fits report to as they run: the progress bar, and the
+ * checkpoint (calibrate.h's log) with the file it is written to. */
+typedef struct cal_run {
+    cli_progress bar;
+    const char *checkpoint;     /* NULL: none */
+    uint64_t digest;            /* the plan and the options the runs depend on */
+    res_cal_log log;
+} cal_run;
+
+static void cal_progress(void *ctx, uint64_t done, uint64_t total)
+{
+    cli_progress_show(&((cal_run *)ctx)->bar, done, total);
+}
+
+/* After each plan run: the log written to the checkpoint file, whole or
+ * not at all (a temporary name, then renamed). */
+static int cal_logged(void *ctx, const res_cal_log *log, sim_error *err)
+{
+    cal_run *r = ctx;
+    char *text = res_cal_log_json(log, r->digest);
+    if (text == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory writing the checkpoint");
+    sim_out *o = NULL;
+    int rc = cli_put_text(r->checkpoint, text, strlen(text), &o, err);
+    if (rc == SIM_OK)
+        rc = sim_out_commit(&o, 1, err);
+    sim_out_free(o);
+    free(text);
+    return rc == SIM_OK ? SIM_OK : SIM_EIO;
+}
+
+/* The plan with the command's options, its calibrate block checked. */
+static int load(const cal_opts *o, scn_scenario *s, sim_error *err)
+{
+    if (o->dir != NULL && cli_check_dir(o->dir, err) != SIM_OK) /* before the fit, not after */
+        return err->code;
+    int rc = cli_load_scenario(o->scenario, s, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (!s->calibrate) {
+        scn_scenario_release(s);
+        return sim_error_set(err, SIM_EINPUT, "%s: the plan has no calibrate block: nothing to "
+                             "fit (docs/calibration.md)", o->scenario != NULL ? o->scenario
+                                                                               : "the plan");
+    }
+    if (o->has_reps)
+        s->replications = o->reps;
+    if (o->has_seed)
+        for (unsigned i = 0; i < s->ncells; i++)
+            s->cells[i].seed = o->seed;
+    return SIM_OK;
+}
+
+/* The checkpoint to go on from (--resume) into r->log. */
+static int resume(const cal_opts *o, cal_run *r, sim_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    int rc = sim_read_file(o->resume, (size_t)256 << 20, &text, &len, err);
+    if (rc == SIM_OK)
+        rc = res_cal_log_parse(text, len, o->resume, r->digest, &r->log, err);
+    free(text);
+    return rc;
+}
+
+/* The fit printed and, as asked, held out and written; or why it is not a
+ * fit (exit 3). */
+static int report(const cal_opts *o, const scn_scenario *s, const res_plan *plan,
+                  const res_cal_ctl *ctl, const res_calibration *c, sim_error *err)
+{
+    res_cal_holdout rows[MDL_FIELD_MAX];
+    unsigned nrows = 0;
+    print_fit(s, c);
+    if (c->missed >= 0) {
+        const res_cal_entry *x = &c->e[c->missed];
+        fprintf(stderr, "oomsim calibrate: at the fitted values a check run gives %s %.2f%% a "
+                "day where the fit's smooth surface predicted %.2f%%: the rate jumps with "
+                "these unknowns faster than the fit can follow; the figures above are not a "
+                "fit (narrow the bounds to one side of the jump, or fit another value)\n",
+                x->device, 100 * x->after, 100 * c->missed_rate);
+        return CLI_FAILURE;
+    }
+    if (!c->converged) {
+        fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: the "
+                "figures above are where it stopped, not a fit (--max-evaluations)\n",
+                o->budget);
+        return CLI_FAILURE;
+    }
+    int rc = o->holdout ? holdout(ctl, s, plan, c, rows, &nrows, err) : SIM_OK;
+    if (rc != SIM_OK)
+        return rc == SIM_EINTR ? CLI_INTERRUPTED : cli_report(err);
+    return o->dir != NULL ? write_dir(o->dir, s, c, rows, nrows) : CLI_OK;
+}
+
+/* The fit failed or was interrupted: says so; the status. */
+static int failed(int rc, const sim_error *err, const cal_run *r)
+{
+    if (rc != SIM_EINTR)
+        return cli_report(err);
+    if (r->checkpoint != NULL)
+        fprintf(stderr, "oomsim: interrupted by %s: %s holds the %u plan runs done; continue "
+                "with --resume %s\n", cli_signal_name(*cli_interrupt_flag()), r->checkpoint,
+                r->log.n, r->checkpoint);
+    else
+        fprintf(stderr, "oomsim: interrupted: nothing written\n");
+    return CLI_INTERRUPTED;
+}
+
 int cli_calibrate(int argc, char **argv)
 {
-    cal_opts o = {NULL, NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
+    cal_opts o = {NULL, NULL, NULL, NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
     int status = cli_parse(&cli_calibrate_cmd, argc, argv, &o);
     if (status != CLI_OK)
         return status == CLI_DONE ? CLI_OK : status;
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
-    if (o.dir != NULL && cli_check_dir(o.dir, &err) != SIM_OK) /* before the fit, not after */
+    if (load(&o, &s, &err) != SIM_OK)
         return cli_report(&err);
-    if (cli_load_scenario(o.scenario, &s, &err) != SIM_OK)
-        return cli_report(&err);
-    if (!s.calibrate) {
-        sim_error_set(&err, SIM_EINPUT, "%s: the plan has no calibrate block: nothing to fit "
-                      "(docs/calibration.md)", o.scenario != NULL ? o.scenario : "the plan");
-        scn_scenario_release(&s);
-        return cli_report(&err);
-    }
-    if (o.has_reps)
-        s.replications = o.reps;
-    if (o.has_seed)
-        for (unsigned i = 0; i < s.ncells; i++)
-            s.cells[i].seed = o.seed;
+    cal_run *r = calloc(1, sizeof *r);
+    res_calibration *c = calloc(1, sizeof *c);
     res_plan plan;
     const char **labels = NULL;
-    int rc = cli_plan_of(&s, &plan, &labels, &err);
-    res_calibration *c = rc == SIM_OK ? calloc(1, sizeof *c) : NULL;
-    if (rc == SIM_OK && c == NULL)
-        rc = sim_error_set(&err, SIM_ENOMEM, "out of memory");
-    if (rc == SIM_OK)
-        rc = res_calibrate(&plan, s.fit, s.nfit, (unsigned)o.threads, (unsigned)o.budget,
-                           o.max_reps, c, &err);
-    res_cal_holdout rows[MDL_FIELD_MAX];
-    unsigned nrows = 0;
+    int rc = r != NULL && c != NULL ? cli_plan_of(&s, &plan, &labels, &err)
+                                    : sim_error_set(&err, SIM_ENOMEM, "out of memory");
     if (rc == SIM_OK) {
-        print_fit(&s, c);
-        if (c->converged && o.holdout && holdout(&o, &s, &plan, c, rows, &nrows, &err) != SIM_OK) {
-            status = cli_report(&err);
-        } else if (c->converged && o.dir != NULL) {
-            status = write_dir(o.dir, &s, c, rows, nrows);
-        } else if (c->missed >= 0) {
-            const res_cal_entry *x = &c->e[c->missed];
-            fprintf(stderr, "oomsim calibrate: at the fitted values a check run gives %s "
-                    "%.2f%% a day where the fit's smooth surface predicted %.2f%%: the rate "
-                    "jumps with these unknowns faster than the fit can follow; the figures "
-                    "above are not a fit (narrow the bounds to one side of the jump, or fit "
-                    "another value)\n", x->device, 100 * x->after, 100 * c->missed_rate);
-            status = CLI_FAILURE;
-        } else if (!c->converged) {
-            fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: "
-                    "the figures above are where it stopped, not a fit (--max-evaluations)\n",
-                    o.budget);
-            status = CLI_FAILURE;
-        }
-    } else {
-        status = cli_report(&err);
+        /* what the runs depend on beyond the plan's files */
+        uint64_t opts[4] = {s.replications, o.has_seed ? o.seed : ~0ull, o.max_reps, o.budget};
+        r->digest = sim_digest(s.digest, opts, sizeof opts);
+        r->checkpoint = o.checkpoint;
+        cli_progress_start(&r->bar, 1);
+        cli_interrupt_catch(0);
+        plan.stop = cli_interrupt_flag();
     }
+    if (rc == SIM_OK && o.resume != NULL)
+        rc = resume(&o, r, &err);
+    res_cal_ctl ctl = {(unsigned)o.threads, (unsigned)o.budget, o.max_reps, cal_progress, r,
+                       o.checkpoint != NULL || o.resume != NULL ? &r->log : NULL,
+                       o.checkpoint != NULL ? cal_logged : NULL};
+    if (rc == SIM_OK)
+        rc = res_calibrate(&plan, s.fit, s.nfit, &ctl, c, &err);
+    if (r != NULL)
+        cli_progress_erase(&r->bar);
+    status = rc == SIM_OK ? report(&o, &s, &plan, &ctl, c, &err) : failed(rc, &err, r);
+    if (status == CLI_INTERRUPTED && rc == SIM_OK)
+        status = failed(SIM_EINTR, &err, r);
+    if (r != NULL)
+        res_cal_log_free(&r->log);
+    free(r);
     free(c);
     free(labels);
     scn_scenario_release(&s);
-    return status;
+    return cli_interrupted_status(status);
 }

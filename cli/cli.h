@@ -208,6 +208,15 @@ void cli_progress_start(cli_progress *b, unsigned ranks);
 void cli_progress_show(void *ctx, uint64_t done, uint64_t total);
 /* Erases a bar left on screen (a run that failed part way). */
 void cli_progress_erase(const cli_progress *b);
+
+/* SIGINT and SIGTERM (interrupt.c): caught (SIGUSR1 too with with_usr1)
+ * into a flag a plan's runs stop at (res_plan.stop), set to the signal; a
+ * second signal ends the process.  The exit status of an interrupted
+ * command is 128 + the signal (cli_interrupted_status of CLI_INTERRUPTED). */
+void cli_interrupt_catch(int with_usr1);
+volatile sig_atomic_t *cli_interrupt_flag(void);
+int cli_interrupted_status(int status);
+const char *cli_signal_name(int sig);
 int cli_gen(int argc, char **argv);
 int cli_import(int argc, char **argv);
 /* `import device` (device.c) */

@@ -158,50 +158,6 @@ int cli_load_scenario(const char *arg, scn_scenario *s, sim_error *err)
     return rc;
 }
 
-/* SIGINT or SIGTERM during a run: the flag stops the replications
- * (res_plan.stop) and the writing of files; a second signal ends the
- * process at once.  A signal ignored when oomsim started (nohup, a
- * background job) stays ignored.  SIGTERM is what an MPI launcher sends
- * its ranks when it aborts a job.  With --checkpoint the flag asks for a
- * checkpoint at the end of the round in flight instead (res_checkpoint),
- * and SIGUSR1, a batch system's warning before its time limit, does too. */
-static volatile sig_atomic_t interrupted; /* the signal that came, 0: none */
-
-static void on_interrupt(int sig)
-{
-    interrupted = sig;
-}
-
-/* An interrupted run exits 128 + the signal: 130 for SIGINT, 143 for
- * SIGTERM, 138 for SIGUSR1, as a shell reports a process the signal
- * ended. */
-static int interrupted_status(int status)
-{
-    return status == CLI_INTERRUPTED && interrupted > 0 ? 128 + interrupted : status;
-}
-
-static void catch_interrupt(int with_usr1)
-{
-    const int sigs[] = {SIGINT, SIGTERM, SIGUSR1};
-    for (size_t i = 0; i < (with_usr1 ? 3u : 2u); i++) {
-        struct sigaction old;
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler == SIG_IGN)
-            continue;
-        struct sigaction sa;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_interrupt;
-        sigemptyset(&sa.sa_mask);
-        sa.sa_flags = (int)SA_RESETHAND;
-        sigaction(sigs[i], &sa, NULL);
-    }
-}
-
-static const char *signal_name(int sig)
-{
-    return sig == SIGINT ? "SIGINT" : sig == SIGTERM ? "SIGTERM" : sig == SIGUSR1 ? "SIGUSR1"
-                                                                                   : "a signal";
-}
-
 /* The results of a run or a replay: printed as --format says and, with
  * -o, written with the plots and the report, all the files or none. */
 int cli__emit(const cli_run_opts *o, const res_plan *plan, const res_result *r)
@@ -251,7 +207,7 @@ int cli__emit(const cli_run_opts *o, const res_plan *plan, const res_result *r)
                     files[at++] = (cli_file){figs[k].json_name, figs[k].json, figs[k].json_len};
             }
             files[nfiles - 1] = (cli_file){"report.html", html, strlen(html)};
-            written = cli_write_files(o->dir, files, nfiles, &interrupted);
+            written = cli_write_files(o->dir, files, nfiles, cli_interrupt_flag());
             free(files);
         }
     }
@@ -281,10 +237,10 @@ static int run_failed(int rc, const sim_error *err, const cli_progress *shown,
         return cli_status(rc); /* rank 0 says what happened */
     const res_checkpoint *ck = plan->checkpoint;
     if (rc == SIM_EINTR && ck != NULL && ck->path != NULL) {
-        if (interrupted == 0) /* the signal came to another rank */
-            interrupted = ck->signal;
+        if (*cli_interrupt_flag() == 0) /* the signal came to another rank */
+            *cli_interrupt_flag() = ck->signal;
         fprintf(stderr, "oomsim: interrupted by %s: checkpoint written to %s after %llu of %llu "
-                "replications; continue with --resume %s\n", signal_name(interrupted),
+                "replications; continue with --resume %s\n", cli_signal_name(*cli_interrupt_flag()),
                 ck->path, (unsigned long long)ck->done, total, ck->path);
         return CLI_INTERRUPTED;
     }
@@ -363,12 +319,12 @@ static int setup_checkpoint(const cli_run_opts *o, res_plan *plan, res_checkpoin
 {
     memset(ck, 0, sizeof *ck);
     *resume = NULL;
-    plan->stop = &interrupted;
+    plan->stop = cli_interrupt_flag();
     if (o->checkpoint != NULL || o->resume != NULL) {
         ck->path = o->checkpoint;
         ck->period = o->period;
         if (o->checkpoint != NULL) {
-            ck->request = &interrupted;
+            ck->request = cli_interrupt_flag();
             plan->stop = NULL;
         }
         plan->checkpoint = ck;
@@ -398,7 +354,7 @@ int cli_run(int argc, char **argv)
         return status == CLI_DONE ? CLI_OK : status;
     /* caught from the start: a signal while the plan loads stops the run
      * before its first replication */
-    catch_interrupt(o.checkpoint != NULL);
+    cli_interrupt_catch(o.checkpoint != NULL);
     sim_error err;
     sim_error_clear(&err);
     scn_scenario s;
@@ -464,5 +420,5 @@ int cli_run(int argc, char **argv)
     }
     free(labels);
     scn_scenario_release(&s);
-    return interrupted_status(status);
+    return cli_interrupted_status(status);
 }

@@ -25,6 +25,7 @@
  * correlations.  A last plan run at the fit gives the rates after. */
 #include "calibrate.h"
 #include "internal.h"
+#include "sim/sim.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -41,13 +42,14 @@
 
 #define NS_MAX MDL_UNKNOWNS_MAX
 #define P_MAX (1 + 2 * NS_MAX + NS_MAX * (NS_MAX - 1) / 2)
-#define DESIGN_MAX 96
+#define DESIGN_MAX RES_CAL_DESIGN_MAX
 #define Y_EDGE 6.0 /* |y| at most: within 0.25 % of a bound */
 
 typedef struct fit {
     const res_plan *plan;
     const mdl_unknown *u;
-    unsigned nu, threads;
+    unsigned nu;
+    const res_cal_ctl *ctl;
     sim_error *err;
     /* the fitted cells: the first of each device with a field entry */
     unsigned ncells;
@@ -58,6 +60,7 @@ typedef struct fit {
     mdl_device *dev;
     const char **json;
     uint64_t *k;               /* [point * ncells + cell] */
+    uint64_t *run_k;           /* a plan run's counts, cell by cell */
     uint64_t reps, max_reps;
     unsigned evals, max_evals;
     int searched[NS_MAX];
@@ -122,6 +125,49 @@ static int device_at(const fit *f, unsigned c, const double *x, mdl_device *d)
     return 1;
 }
 
+/* One plan run through the log (calibrate.h): replayed when the log holds
+ * it, else run and appended.  k: each cell's count of replications with a
+ * visible memory death. */
+static int run_logged(const res_cal_ctl *ctl, const res_plan *p, uint64_t digest, uint64_t *k,
+                      sim_error *err)
+{
+    res_cal_log *log = ctl->log;
+    if (log != NULL && log->next < log->n) {
+        const res_cal_run *r = &log->run[log->next];
+        if (r->digest != digest || r->reps != p->replications || r->m != p->ncells)
+            return sim_error_set(err, SIM_EINPUT, "calibrate: the checkpoint's run %u is not "
+                                 "the one this fit asks for (another plan, seed or option): "
+                                 "start again without --resume", log->next + 1);
+        memcpy(k, r->k, p->ncells * sizeof *k);
+        log->next++;
+        return SIM_OK;
+    }
+    res_result res;
+    int rc = res_run(p, ctl->threads, ctl->progress, ctl->ctx, &res, err);
+    if (rc != SIM_OK)
+        return rc;
+    for (unsigned c = 0; c < p->ncells; c++)
+        k[c] = res.cells[c].with_visible_death;
+    res_result_free(&res);
+    if (log == NULL)
+        return SIM_OK;
+    if (log->n == log->cap) {
+        unsigned cap = log->cap ? 2 * log->cap : 64;
+        res_cal_run *grown = realloc(log->run, cap * sizeof *grown);
+        if (grown == NULL)
+            return sim_error_set(err, SIM_ENOMEM, "calibrate: out of memory");
+        log->run = grown, log->cap = cap;
+    }
+    res_cal_run *r = &log->run[log->n];
+    r->k = malloc(p->ncells * sizeof *r->k);
+    if (r->k == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "calibrate: out of memory");
+    memcpy(r->k, k, p->ncells * sizeof *k);
+    r->reps = p->replications, r->digest = digest, r->m = p->ncells;
+    log->next = ++log->n;
+    return ctl->logged != NULL ? ctl->logged(ctl->ctx, log, err) : SIM_OK;
+}
+
 /* The n points (every unknown's value) run as one plan (each point's
  * cells at f->reps): their counts in f->k; ok[i] 0 for a point whose values
  * cannot be set. */
@@ -131,10 +177,13 @@ static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
         return sim_error_set(f->err, SIM_ELIMIT, "calibrate: the budget of %u plan runs is "
                              "spent", f->max_evals);
     unsigned m = 0;
+    uint64_t digest = sim_digest(0, &f->reps, sizeof f->reps);
     for (unsigned i = 0; i < n; i++) {
         ok[i] = 1;
         for (unsigned c = 0; c < f->ncells && ok[i]; c++)
             ok[i] = device_at(f, c, x[i], &f->dev[i * f->ncells + c]);
+        digest = sim_digest(digest, x[i], f->nu * sizeof x[i][0]);
+        digest = sim_digest(digest, &ok[i], sizeof ok[i]);
         for (unsigned c = 0; ok[i] && c < f->ncells; c++) {
             f->cells[m] = *f->proto[c];
             f->cells[m].device = &f->dev[i * f->ncells + c];
@@ -151,15 +200,13 @@ static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
     p.ncells = m;
     p.replications = f->reps;
     p.checkpoint = NULL;
-    res_result r;
-    int rc = res_run(&p, f->threads, NULL, NULL, &r, f->err);
+    int rc = run_logged(f->ctl, &p, digest, f->run_k, f->err);
     if (rc != SIM_OK)
         return rc;
     f->evals += n;
     for (unsigned i = 0, at = 0; i < n; i++)
         for (unsigned c = 0; ok[i] && c < f->ncells; c++)
-            f->k[i * f->ncells + c] = r.cells[at++].with_visible_death;
-    res_result_free(&r);
+            f->k[i * f->ncells + c] = f->run_k[at++];
     return SIM_OK;
 }
 
@@ -552,7 +599,9 @@ static int setup(fit *f, const res_plan *plan)
     f->dev = calloc(m, sizeof *f->dev);
     f->json = calloc(m, sizeof *f->json);
     f->k = calloc(m, sizeof *f->k);
-    if (f->cells == NULL || f->dev == NULL || f->json == NULL || f->k == NULL)
+    f->run_k = calloc(m, sizeof *f->run_k);
+    if (f->cells == NULL || f->dev == NULL || f->json == NULL || f->k == NULL ||
+        f->run_k == NULL)
         return sim_error_set(f->err, SIM_ENOMEM, "calibrate: out of memory");
     return SIM_OK;
 }
@@ -565,6 +614,7 @@ static void release(fit *f)
     free(f->dev);
     free(f->json);
     free(f->k);
+    free(f->run_k);
 }
 
 /* The searched unknowns (np set): those marked. */
@@ -652,15 +702,15 @@ static int stages(fit *f, res_calibration *out, double *ystar)
     return rc;
 }
 
-int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsigned threads,
-                  unsigned max_evals, uint64_t max_reps, res_calibration *out, sim_error *err)
+int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu,
+                  const res_cal_ctl *ctl, res_calibration *out, sim_error *err)
 {
-    return res_calibrate_without(plan, NULL, u, nu, threads, max_evals, max_reps, out, err);
+    return res_calibrate_without(plan, NULL, u, nu, ctl, out, err);
 }
 
 int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_calibration *c,
-                          const mdl_field *e, unsigned threads, uint64_t reps, double *rate,
-                          res_interval *ci, sim_error *err)
+                          const mdl_field *e, const res_cal_ctl *ctl, uint64_t reps,
+                          double *rate, res_interval *ci, sim_error *err)
 {
     unsigned i = 0;
     while (i < plan->ncells && res__field_entry(plan, plan->cells[i].device) != e)
@@ -669,7 +719,10 @@ int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_
         return sim_error_set(err, SIM_EINPUT, "calibrate: no device of the plan is held "
                              "against that field entry");
     mdl_device d = *plan->cells[i].device;
+    uint64_t digest = sim_digest(0, &reps, sizeof reps);
+    digest = sim_digest(digest, &i, sizeof i);
     for (unsigned j = 0; j < c->nu; j++) {
+        digest = sim_digest(digest, &c->u[j].fitted, sizeof c->u[j].fitted);
         if (u[j].device[0] != '\0' && strcmp(u[j].device, d.name) != 0)
             continue;
         sim_error why;
@@ -686,12 +739,10 @@ int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_
     p.ncells = 1;
     p.replications = reps;
     p.checkpoint = NULL;
-    res_result r;
-    int rc = res_run(&p, threads, NULL, NULL, &r, err);
+    uint64_t k;
+    int rc = run_logged(ctl, &p, digest, &k, err);
     if (rc != SIM_OK)
         return rc;
-    uint64_t k = r.cells[0].with_visible_death;
-    res_result_free(&r);
     res_interval w = res_wilson95(k, reps);
     *rate = res__day_rate((double)k / (double)reps, e->sessions_per_day);
     ci->lo = res__day_rate(w.lo, e->sessions_per_day);
@@ -716,8 +767,8 @@ static void check_surface(const fit *f, const double *ystar, res_calibration *ou
 }
 
 int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const mdl_unknown *u,
-                          unsigned nu, unsigned threads, unsigned max_evals, uint64_t max_reps,
-                          res_calibration *out, sim_error *err)
+                          unsigned nu, const res_cal_ctl *ctl, res_calibration *out,
+                          sim_error *err)
 {
     memset(out, 0, sizeof *out);
     out->missed = -1;
@@ -726,10 +777,10 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
     fit *f = calloc(1, sizeof *f);
     if (f == NULL)
         return sim_error_set(err, SIM_ENOMEM, "calibrate: out of memory");
-    f->plan = plan, f->u = u, f->nu = nu, f->threads = threads, f->err = err;
+    f->plan = plan, f->u = u, f->nu = nu, f->ctl = ctl, f->err = err;
     f->left_out = left_out;
-    f->reps = plan->replications, f->max_evals = max_evals;
-    f->max_reps = max_reps > 0 ? max_reps : plan->replications * 16;
+    f->reps = plan->replications, f->max_evals = ctl->max_evals;
+    f->max_reps = ctl->max_reps > 0 ? ctl->max_reps : plan->replications * 16;
     f->max_reps = f->max_reps < f->reps ? f->reps : f->max_reps;
     int rc = setup(f, plan);
     out->nu = nu;

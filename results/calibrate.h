@@ -50,27 +50,70 @@ typedef struct res_calibration {
     double missed_rate;           /* what the surface predicted for it, per user and day */
 } res_calibration;
 
+/* The plan runs of a command's fits, in order (`calibrate --checkpoint`):
+ * each its replications, a digest of what it ran (the points' values,
+ * which of them could be set, the cells), and each cell's count of
+ * replications with a visible memory death.  A fit is deterministic, so a
+ * resumed command asks for the same runs in the same order: the first
+ * `n` are replayed from the log (each checked against its digest), the
+ * rest run and appended. */
+typedef struct res_cal_run {
+    uint64_t reps, digest;
+    unsigned m;             /* cells */
+    uint64_t *k;            /* m counts */
+} res_cal_run;
+#define RES_CAL_RUNS_MAX 100000
+#define RES_CAL_DESIGN_MAX 96 /* points in a stage's design */
+#define RES_CAL_CELLS_MAX (RES_CAL_DESIGN_MAX * MDL_FIELD_MAX)
+typedef struct res_cal_log {
+    res_cal_run *run;
+    unsigned n, cap;
+    unsigned next;          /* the next run to replay or append */
+} res_cal_log;
+void res_cal_log_free(res_cal_log *l);
+/* The log as a checkpoint file's text (JSON, docs/calibration.md): the
+ * plan's digest (what the runs are of) and the runs.  Malloc'd, or NULL. */
+char *res_cal_log_json(const res_cal_log *l, uint64_t plan_digest);
+/* Reads that text into *l (empty before); SIM_EINPUT naming `file` and
+ * the field when it is not one, or is of another plan. */
+int res_cal_log_parse(const char *text, size_t len, const char *file, uint64_t plan_digest,
+                      res_cal_log *l, sim_error *err);
+
+/* How a command's fits run. */
+typedef struct res_cal_ctl {
+    unsigned threads;
+    unsigned max_evals;     /* plan runs per fit at most */
+    uint64_t max_reps;      /* replications at most; 0: 16 times the plan's */
+    res_progress_fn progress; /* each plan run's progress (NULL: none), with ctx */
+    void *ctx;
+    res_cal_log *log;       /* NULL: none */
+    /* after each run appended to the log (NULL: none), with ctx: SIM_OK, or
+     * an error that stops the fit (a checkpoint that could not be written) */
+    int (*logged)(void *ctx, const res_cal_log *log, sim_error *err);
+} res_cal_ctl;
+
 /* Fits u[0..nu) on plan (its field block; the first cell of each device
  * that has a field entry: the plan's first candidate and policy), at most
- * max_evals plan runs, the replications growing from the plan's up to
- * max_reps (0: 16 times the plan's).  SIM_OK (out->converged 0 when the budget ran out:
- * the fit's figures are then where it stopped), or the run's error. */
-int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu, unsigned threads,
-                  unsigned max_evals, uint64_t max_reps, res_calibration *out, sim_error *err);
+ * ctl->max_evals plan runs, the replications growing from the plan's up
+ * to ctl->max_reps.  SIM_OK (out->converged 0 when the budget ran out:
+ * the fit's figures are then where it stopped), or the run's error
+ * (SIM_EINTR when plan->stop was set). */
+int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu,
+                  const res_cal_ctl *ctl, res_calibration *out, sim_error *err);
 
 /* The same fit with one field entry left out (`--holdout`): its device's
  * cells are not fitted on. */
 int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const mdl_unknown *u,
-                          unsigned nu, unsigned threads, unsigned max_evals, uint64_t max_reps,
-                          res_calibration *out, sim_error *err);
+                          unsigned nu, const res_cal_ctl *ctl, res_calibration *out,
+                          sim_error *err);
 
 /* The per-user-day rate the plan predicts for field entry `e` at c's
  * fitted values (the first cell of a device it is held against, run at
  * reps replications), with its 95 % interval.  SIM_EINPUT when no device
  * of the plan is held against e. */
 int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_calibration *c,
-                          const mdl_field *e, unsigned threads, uint64_t reps, double *rate,
-                          res_interval *ci, sim_error *err);
+                          const mdl_field *e, const res_cal_ctl *ctl, uint64_t reps,
+                          double *rate, res_interval *ci, sim_error *err);
 
 /* One row of `--holdout`: an entry refitted without and predicted. */
 typedef struct res_cal_holdout {

@@ -293,3 +293,130 @@ char *res_calibration_html(const char *plan, const res_calibration *c, const mdl
     res__table_free(&th);
     return res__text_done(&o);
 }
+
+/* ---- the checkpoint ---- */
+
+void res_cal_log_free(res_cal_log *l)
+{
+    for (unsigned i = 0; l->run != NULL && i < l->n; i++)
+        free(l->run[i].k);
+    free(l->run);
+    memset(l, 0, sizeof *l);
+}
+
+static json_t *hex(uint64_t v)
+{
+    char s[17];
+    snprintf(s, sizeof s, "%016llx", (unsigned long long)v);
+    return json_string(s);
+}
+
+char *res_cal_log_json(const res_cal_log *l, uint64_t plan_digest)
+{
+    json_t *runs = json_array();
+    for (unsigned i = 0; runs != NULL && i < l->n; i++) {
+        const res_cal_run *r = &l->run[i];
+        json_t *k = json_array();
+        for (unsigned c = 0; k != NULL && c < r->m; c++)
+            if (json_array_append_new(k, json_integer((json_int_t)r->k[c])) != 0) {
+                json_decref(k);
+                k = NULL;
+            }
+        json_t *o = k != NULL ? json_pack("{s:I, s:o, s:o}", "reps", (json_int_t)r->reps,
+                                          "digest", hex(r->digest), "k", k)
+                              : NULL;
+        if (o == NULL || json_array_append_new(runs, o) != 0) {
+            json_decref(runs);
+            runs = NULL;
+        }
+    }
+    json_t *doc = runs != NULL ? json_pack("{s:s, s:i, s:o, s:o}", "checkpoint",
+                                           "oomsim calibrate", "version", 1, "plan",
+                                           hex(plan_digest), "runs", runs)
+                               : NULL;
+    char *text = doc != NULL ? trc_json_dumps(doc, JSON_COMPACT) : NULL;
+    json_decref(doc);
+    return text;
+}
+
+/* A hex digest of 16 digits. */
+static int hex_of(const json_t *v, uint64_t *out)
+{
+    const char *s = json_string_value(v);
+    char *end = NULL;
+    if (s == NULL || strlen(s) != 16)
+        return 0;
+    *out = strtoull(s, &end, 16);
+    return *end == '\0';
+}
+
+/* Run i of the checkpoint: its replications, digest and counts. */
+static int run_of(const json_t *o, unsigned i, const char *file, res_cal_run *r,
+                  sim_error *err)
+{
+    json_t *reps = json_object_get(o, "reps"), *k = json_object_get(o, "k");
+    json_int_t n = json_integer_value(reps);
+    if (!json_is_integer(reps) || n < 1 || n > 10000000000LL)
+        return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].reps: a whole number of "
+                             "replications from 1 to 10^10", file, i);
+    if (!hex_of(json_object_get(o, "digest"), &r->digest))
+        return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].digest: 16 hex digits", file, i);
+    size_t m = json_array_size(k);
+    if (!json_is_array(k) || m == 0 || m > RES_CAL_CELLS_MAX)
+        return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].k: 1 to %d counts", file, i,
+                             RES_CAL_CELLS_MAX);
+    r->reps = (uint64_t)n;
+    r->k = malloc(m * sizeof *r->k);
+    if (r->k == NULL)
+        return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    r->m = (unsigned)m;
+    for (size_t c = 0; c < m; c++) {
+        json_t *v = json_array_get(k, c);
+        if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > n)
+            return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].k[%zu]: a count from 0 to the "
+                                 "run's replications", file, i, c);
+        r->k[c] = (uint64_t)json_integer_value(v);
+    }
+    return SIM_OK;
+}
+
+int res_cal_log_parse(const char *text, size_t len, const char *file, uint64_t plan_digest,
+                      res_cal_log *l, sim_error *err)
+{
+    memset(l, 0, sizeof *l);
+    json_error_t je;
+    json_t *doc = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (doc == NULL)
+        return sim_error_set(err, SIM_EINPUT, "%s:%d:%d: not a calibrate checkpoint: %s", file,
+                             je.line, je.column, je.text);
+    uint64_t plan = 0;
+    json_t *runs = json_object_get(doc, "runs");
+    const char *what = json_string_value(json_object_get(doc, "checkpoint"));
+    int rc = SIM_OK;
+    if (!json_is_object(doc) || what == NULL || strcmp(what, "oomsim calibrate") != 0 ||
+        json_integer_value(json_object_get(doc, "version")) != 1)
+        rc = sim_error_set(err, SIM_EINPUT, "%s: not a checkpoint of oomsim calibrate, "
+                           "version 1", file);
+    else if (!hex_of(json_object_get(doc, "plan"), &plan))
+        rc = sim_error_set(err, SIM_EINPUT, "%s: plan: 16 hex digits", file);
+    else if (plan != plan_digest)
+        rc = sim_error_set(err, SIM_EINPUT, "%s: a checkpoint of another plan (its files have "
+                           "changed since): start again without --resume", file);
+    else if (!json_is_array(runs) || json_array_size(runs) > RES_CAL_RUNS_MAX)
+        rc = sim_error_set(err, SIM_EINPUT, "%s: runs: a list of at most %d runs", file,
+                           RES_CAL_RUNS_MAX);
+    size_t n = rc == SIM_OK ? json_array_size(runs) : 0;
+    if (n > 0 && (l->run = calloc(n, sizeof *l->run)) == NULL)
+        rc = sim_error_set(err, SIM_ENOMEM, "out of memory");
+    for (size_t i = 0; rc == SIM_OK && i < n; i++) {
+        json_t *o = json_array_get(runs, i);
+        l->n = l->cap = (unsigned)i + 1;
+        rc = json_is_object(o) ? run_of(o, (unsigned)i, file, &l->run[i], err)
+                               : sim_error_set(err, SIM_EINPUT, "%s: runs[%zu]: an object",
+                                               file, i);
+    }
+    json_decref(doc);
+    if (rc != SIM_OK)
+        res_cal_log_free(l);
+    return rc;
+}

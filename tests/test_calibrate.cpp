@@ -61,7 +61,8 @@ struct Fitted {
         REQUIRE(lrc == SIM_OK);
         REQUIRE(s.calibrate == 1);
         REQUIRE(cli_plan_of(&s, &p, &labels, &err) == SIM_OK);
-        rc = res_calibrate(&p, s.fit, s.nfit, 2, 400, 0, &c, &err);
+        res_cal_ctl ctl{2, 400, 0, nullptr, nullptr, nullptr, nullptr};
+        rc = res_calibrate(&p, s.fit, s.nfit, &ctl, &c, &err);
         INFO(err.msg);
         REQUIRE(rc == SIM_OK);
     }
@@ -453,4 +454,47 @@ TEST_CASE("calibrate --holdout refits without each entry and predicts it, and -o
     CHECK(yes == 2);
 
     check_written(t, doc);
+}
+
+TEST_CASE("calibrate --checkpoint and --resume: a fit resumed from its first plan runs is the "
+          "same to the byte, and a checkpoint of another plan or a broken one is refused",
+          "[calibrate]")
+{
+    TempDir t;
+    t.write("go.yaml", go_device("go", 90));
+    std::string path = t.write(
+        "fit.yaml", plan("go.yaml", "go", 40, 3, "lmk_rate: 30%, users: 2000",
+                         "calibrate:\n  fit:\n    - {key: devices.go.pressure.mean, min: 10s, "
+                         "max: 900s}\n  against: field\n"));
+    RunResult whole = oomsim({"calibrate", path, "--max-replications", "160", "--checkpoint",
+                              t.file("a.json")});
+    INFO(whole.out << whole.err);
+    REQUIRE(whole.status == 0);
+    std::string a = read_file(t.file("a.json"));
+    // cut after the second run: the first two replayed, the rest run again
+    size_t cut = a.find("]},{", a.find("]},{") + 1);
+    REQUIRE(cut != std::string::npos);
+    t.write("b.json", a.substr(0, cut) + "]}]}");
+    RunResult resumed = oomsim({"calibrate", path, "--max-replications", "160", "--resume",
+                                t.file("b.json"), "--checkpoint", t.file("c.json")});
+    INFO(resumed.err);
+    CHECK(resumed.status == 0);
+    CHECK(resumed.out == whole.out);
+    CHECK(read_file(t.file("c.json")) == a);
+    // another option: the runs would differ
+    RunResult other = oomsim({"calibrate", path, "--max-replications", "320", "--resume",
+                              t.file("b.json")});
+    CHECK(other.status == 1);
+    CHECK(other.err.find("b.json: a checkpoint of another plan") != std::string::npos);
+    // a count past its run's replications
+    std::string bad = a;
+    size_t k = bad.find("\"k\":[");
+    REQUIRE(k != std::string::npos);
+    bad.insert(k + 5, "999999,");
+    t.write("bad.json", bad);
+    RunResult broken = oomsim({"calibrate", path, "--max-replications", "160", "--resume",
+                               t.file("bad.json")});
+    CHECK(broken.status == 1);
+    CHECK(broken.err.find("bad.json: runs[0].k[0]: a count from 0 to the run's replications") !=
+          std::string::npos);
 }
