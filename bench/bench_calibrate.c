@@ -41,9 +41,9 @@ static int one(const res_plan *plan, const scn_scenario *s, unsigned threads)
         return 1;
     }
     res_result_free(&r);
-    printf("-j %u: fit %.2f s (%u plan runs, %u entries, the last at %llu replications); one "
+    printf("-j %u: fit %.2f s (%u points in %u plan runs, %u entries, the last at %llu replications); one "
            "run at %llu replications %.3f s; ratio %.1f (target at most 60)\n", threads, fit_s,
-           c->evaluations, c->nentries, (unsigned long long)c->replications,
+           c->evaluations, c->plan_runs, c->nentries, (unsigned long long)c->replications,
            (unsigned long long)c->replications, run_s, fit_s / run_s);
     free(c);
     return 0;

@@ -47,7 +47,8 @@ static const cli_opt cal_table[] = {
      "  --holdout  then refit leaving out each field entry in turn and predict it: did its\n"
      "             observed rate fall inside the prediction's interval?\n"},
     {"--max-evaluations", NULL, CLI_OPT_COUNT, CO(budget), CLI_NOWHERE, 10, 100000, NULL, NULL,
-     0, "  --max-evaluations N  plan runs at most (default 400); a fit that needs more stops,\n"
+     0, "  --max-evaluations N  points run at most (default 400; a stage's design is one\n"
+        "             plan run of its points); a fit that needs more stops,\n"
         "             says where, and exits 3\n"},
     CLI_HELP_OPT,
 };
@@ -68,9 +69,10 @@ const cli_cmd cli_calibrate_cmd = {
 
 static void print_fit(const scn_scenario *s, const res_calibration *c)
 {
-    printf("calibrate %s: %u unknown%s against %u field entr%s, %u plan runs, the last at %llu "
-           "replications\n", s->name, c->nu, c->nu == 1 ? "" : "s", c->nentries,
-           c->nentries == 1 ? "y" : "ies", c->evaluations, (unsigned long long)c->replications);
+    printf("calibrate %s: %u unknown%s against %u field entr%s, %u points in %u plan runs, the "
+           "last at %llu replications\n", s->name, c->nu, c->nu == 1 ? "" : "s", c->nentries,
+           c->nentries == 1 ? "y" : "ies", c->evaluations, c->plan_runs,
+           (unsigned long long)c->replications);
     printf("\n%-44s %12s %12s %27s\n", "unknown", "start", "fitted", "95 % interval");
     for (unsigned j = 0; j < c->nu; j++) {
         const res_cal_unknown *u = &c->u[j];
@@ -270,7 +272,8 @@ static int write_dir(const char *dir, const scn_scenario *s, const res_calibrati
         snprintf(names[d], sizeof names[d], "devices/%s.yaml", s->devices[d].name);
         f[nf++] = (cli_file){names[d], yaml, strlen(yaml)};
     }
-    int status = rc == SIM_OK ? cli_write_files(dir, f, nf, NULL) : cli_report(&err);
+    int status = rc == SIM_OK ? cli_write_files(dir, f, nf, cli_interrupt_flag())
+                              : cli_report(&err);
     for (unsigned k = 0; k < nf; k++)
         free((char *)(uintptr_t)f[k].text);
     return status;
@@ -280,14 +283,24 @@ static int write_dir(const char *dir, const scn_scenario *s, const res_calibrati
  * checkpoint (calibrate.h's log) with the file it is written to. */
 typedef struct cal_run {
     cli_progress bar;
+    uint64_t bar_total;         /* the replications of the plan run the bar shows */
     const char *checkpoint;     /* NULL: none */
+    unsigned written;           /* the runs the checkpoint file holds */
     uint64_t digest;            /* the plan and the options the runs depend on */
     res_cal_log log;
 } cal_run;
 
+/* Each plan run its own bar, as `run` shows one: a run that starts
+ * restarts it (its rate and time left, its second before it shows). */
 static void cal_progress(void *ctx, uint64_t done, uint64_t total)
 {
-    cli_progress_show(&((cal_run *)ctx)->bar, done, total);
+    cal_run *r = ctx;
+    if (done < r->bar.done || total != r->bar_total) {
+        cli_progress_erase(&r->bar);
+        cli_progress_start(&r->bar, 1);
+        r->bar_total = total;
+    }
+    cli_progress_show(&r->bar, done, total);
 }
 
 /* After each plan run: the log written to the checkpoint file, whole or
@@ -304,6 +317,8 @@ static int cal_logged(void *ctx, const res_cal_log *log, sim_error *err)
         rc = sim_out_commit(&o, 1, err);
     sim_out_free(o);
     free(text);
+    if (rc == SIM_OK)
+        r->written = log->n;
     return rc == SIM_OK ? SIM_OK : SIM_EIO;
 }
 
@@ -334,7 +349,7 @@ static int resume(const cal_opts *o, cal_run *r, sim_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = sim_read_file(o->resume, (size_t)256 << 20, &text, &len, err);
+    int rc = sim_read_file(o->resume, (size_t)32 << 20, &text, &len, err);
     if (rc == SIM_OK)
         rc = res_cal_log_parse(text, len, o->resume, r->digest, &r->log, err);
     free(text);
@@ -359,28 +374,35 @@ static int report(const cal_opts *o, const scn_scenario *s, const res_plan *plan
         return CLI_FAILURE;
     }
     if (!c->converged) {
-        fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu plan runs: the "
+        fprintf(stderr, "oomsim calibrate: the fit did not finish within %llu points: the "
                 "figures above are where it stopped, not a fit (--max-evaluations)\n",
                 o->budget);
         return CLI_FAILURE;
     }
     int rc = o->holdout ? holdout(ctl, s, plan, c, rows, &nrows, err) : SIM_OK;
+    if (rc == SIM_ELIMIT) { /* a refit that is not a fit: as the fit's own, exit 3 */
+        fprintf(stderr, "oomsim calibrate: %s\n", err->msg);
+        return CLI_FAILURE;
+    }
     if (rc != SIM_OK)
         return rc == SIM_EINTR ? CLI_INTERRUPTED : cli_report(err);
     return o->dir != NULL ? write_dir(o->dir, s, c, rows, nrows) : CLI_OK;
 }
 
 /* The fit failed or was interrupted: says so; the status. */
-static int failed(int rc, const sim_error *err, const cal_run *r)
+static int failed(int rc, const sim_error *err, const cal_opts *o, const cal_run *r)
 {
     if (rc != SIM_EINTR)
         return cli_report(err);
-    if (r->checkpoint != NULL)
-        fprintf(stderr, "oomsim: interrupted by %s: %s holds the %u plan runs done; continue "
-                "with --resume %s\n", cli_signal_name(*cli_interrupt_flag()), r->checkpoint,
-                r->log.n, r->checkpoint);
+    const char *sig = cli_signal_name(*cli_interrupt_flag());
+    if (r->written > 0)
+        fprintf(stderr, "oomsim: interrupted by %s: %s holds the first %u plan runs; continue "
+                "with --resume %s\n", sig, r->checkpoint, r->written, r->checkpoint);
+    else if (o->resume != NULL)
+        fprintf(stderr, "oomsim: interrupted by %s before a new plan run was written: %s is "
+                "still where to go on from\n", sig, o->resume);
     else
-        fprintf(stderr, "oomsim: interrupted: nothing written\n");
+        fprintf(stderr, "oomsim: interrupted by %s: nothing written\n", sig);
     return CLI_INTERRUPTED;
 }
 
@@ -413,15 +435,15 @@ int cli_calibrate(int argc, char **argv)
     if (rc == SIM_OK && o.resume != NULL)
         rc = resume(&o, r, &err);
     res_cal_ctl ctl = {(unsigned)o.threads, (unsigned)o.budget, o.max_reps, cal_progress, r,
-                       o.checkpoint != NULL || o.resume != NULL ? &r->log : NULL,
-                       o.checkpoint != NULL ? cal_logged : NULL};
-    if (rc == SIM_OK)
+                       NULL, o.checkpoint != NULL ? cal_logged : NULL};
+    if (rc == SIM_OK) {
+        ctl.log = o.checkpoint != NULL || o.resume != NULL ? &r->log : NULL;
         rc = res_calibrate(&plan, s.fit, s.nfit, &ctl, c, &err);
-    if (r != NULL)
         cli_progress_erase(&r->bar);
-    status = rc == SIM_OK ? report(&o, &s, &plan, &ctl, c, &err) : failed(rc, &err, r);
+    }
+    status = rc == SIM_OK ? report(&o, &s, &plan, &ctl, c, &err) : failed(rc, &err, &o, r);
     if (status == CLI_INTERRUPTED && rc == SIM_OK)
-        status = failed(SIM_EINTR, &err, r);
+        status = failed(SIM_EINTR, &err, &o, r);
     if (r != NULL)
         res_cal_log_free(&r->log);
     free(r);

@@ -168,26 +168,22 @@ static int folder_of(const char *dir, const char *name, char *path, size_t n)
            (size_t)snprintf(path, n, "%s/%.*s", dir, (int)(slash - name), name) < n;
 }
 
-/* The folders of files named "SUB/NAME" (one level), made when missing. */
-static int subdirs(const char *dir, const cli_file *files, unsigned n)
+/* The folders of files named "SUB/NAME" (one level), made when missing;
+ * made[k] set for the file whose folder this call made. */
+static int subdirs(const char *dir, const cli_file *files, unsigned n, unsigned char *made)
 {
     char path[4096];
     struct stat st;
-    for (unsigned k = 0; k < n; k++)
-        if (folder_of(dir, files[k].name, path, sizeof path) && stat(path, &st) != 0 &&
-            mkdir(path, 0777) != 0) {
+    for (unsigned k = 0; k < n; k++) {
+        if (!folder_of(dir, files[k].name, path, sizeof path) || stat(path, &st) == 0)
+            continue;
+        if (mkdir(path, 0777) != 0) {
             fprintf(stderr, "oomsim: cannot create %s: %s\n", path, strerror(errno));
             return CLI_FAILURE;
         }
+        made[k] = 1;
+    }
     return CLI_OK;
-}
-
-/* Removes the folder of a file named "SUB/NAME" if it is empty. */
-static void rmdir_of(const char *dir, const char *name)
-{
-    char path[4096];
-    if (folder_of(dir, name, path, sizeof path))
-        rmdir(path);
 }
 
 int cli_write_files(const char *dir, const cli_file *files, unsigned n,
@@ -204,7 +200,10 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
         return CLI_INTERRUPTED;
     }
     sim_out **outs = calloc(n > 0 ? n : 1, sizeof *outs);
-    if (outs == NULL) {
+    unsigned char *made = calloc(n > 0 ? n : 1, 1); /* the subfolders this call made */
+    if (outs == NULL || made == NULL) {
+        free(outs);
+        free(made);
         fprintf(stderr, "oomsim: out of memory writing the results\n");
         return CLI_FAILURE;
     }
@@ -214,18 +213,20 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
         if (!S_ISDIR(st.st_mode)) {
             fprintf(stderr, "oomsim: %s: not a directory\n", dir);
             free(outs);
+            free(made);
             return CLI_FAILURE;
         }
     } else if (mkdir(dir, 0777) != 0) {
         fprintf(stderr, "oomsim: cannot create %s: %s\n", dir, strerror(errno));
         free(outs);
+        free(made);
         return CLI_FAILURE;
     } else {
         created = 1;
     }
     sim_error err;
     sim_error_clear(&err);
-    int status = subdirs(dir, files, n);
+    int status = subdirs(dir, files, n, made);
     for (unsigned k = 0; k < n && status == CLI_OK; k++) {
         if (stop != NULL && *stop) {
             fprintf(stderr, "oomsim: interrupted while writing: nothing written to %s\n", dir);
@@ -243,10 +244,10 @@ int cli_write_files(const char *dir, const cli_file *files, unsigned n,
     for (unsigned k = 0; k < n; k++)
         sim_out_free(outs[k]);
     free(outs);
-    if (status != CLI_OK)
-        for (unsigned k = n; k-- > 0;)
-            if (strchr(files[k].name, '/') != NULL) /* stays unless empty */
-                rmdir_of(dir, files[k].name);
+    for (unsigned k = n; status != CLI_OK && k-- > 0;)
+        if (made[k] && folder_of(dir, files[k].name, path, sizeof path))
+            rmdir(path);
+    free(made);
     if (status != CLI_OK && created)
         rmdir(dir);
     return status;

@@ -175,7 +175,7 @@ void mdl_kill_decide(const mdl_device *d, const mdl_kill_input *in, mdl_kill_ver
 /* ---- knobs.c: the device values `oomsim calibrate` may set (docs/calibration.md) ---- */
 
 /* A value's unit: how a calibrate block's bounds are read and printed. */
-typedef enum { MDL_KNOB_BYTES = 0, MDL_KNOB_TIME, MDL_KNOB_RATIO } mdl_knob_unit;
+typedef enum { MDL_KNOB_BYTES = 0, MDL_KNOB_TIME, MDL_KNOB_RATIO, MDL_KNOB_RATE } mdl_knob_unit;
 
 /* The knobs by their path below a device ("successor.size.max", "pressure.mean",
  * "system", ...): how many, each one's path and unit, and a path's index (-1:

@@ -66,6 +66,8 @@ mdl_knob_unit mdl_knob_unit_of(unsigned k)
     split(k, &s, &d, &p);
     if (s == S_ZRAM_RATIO)
         return MDL_KNOB_RATIO;
+    if (s == S_RECLAIM_RATE || s == S_STORAGE_READ)
+        return MDL_KNOB_RATE; /* bytes a second */
     if (d == D_PRESSURE)
         return MDL_KNOB_TIME;
     return MDL_KNOB_BYTES;

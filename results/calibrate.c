@@ -27,6 +27,7 @@
 #include "internal.h"
 #include "sim/sim.h"
 
+#include <limits.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -63,6 +64,7 @@ typedef struct fit {
     uint64_t *run_k;           /* a plan run's counts, cell by cell */
     uint64_t reps, max_reps;
     unsigned evals, max_evals;
+    unsigned runs;             /* plan runs (each a design, or a check) */
     int searched[NS_MAX];
     unsigned ns, idx[NS_MAX];  /* the searched unknowns' indices */
     double x0[NS_MAX];         /* every unknown's start */
@@ -174,10 +176,14 @@ static int run_logged(const res_cal_ctl *ctl, const res_plan *p, uint64_t digest
 static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
 {
     if (f->evals + n > f->max_evals)
-        return sim_error_set(f->err, SIM_ELIMIT, "calibrate: the budget of %u plan runs is "
+        return sim_error_set(f->err, SIM_ELIMIT, "calibrate: the budget of %u points is "
                              "spent", f->max_evals);
     unsigned m = 0;
     uint64_t digest = sim_digest(0, &f->reps, sizeof f->reps);
+    for (unsigned c = 0; c < f->ncells; c++) { /* the cells, by their place in the plan */
+        size_t at = (size_t)(f->proto[c] - f->plan->cells);
+        digest = sim_digest(digest, &at, sizeof at);
+    }
     for (unsigned i = 0; i < n; i++) {
         ok[i] = 1;
         for (unsigned c = 0; c < f->ncells && ok[i]; c++)
@@ -204,6 +210,7 @@ static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
     if (rc != SIM_OK)
         return rc;
     f->evals += n;
+    f->runs++;
     for (unsigned i = 0, at = 0; i < n; i++)
         for (unsigned c = 0; ok[i] && c < f->ncells; c++)
             f->k[i * f->ncells + c] = f->run_k[at++];
@@ -819,6 +826,8 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
     if (rc == SIM_OK)
         rc = stages(f, out, ystar);
     int budget = rc == SIM_ELIMIT;
+    if (rc == SIM_OK) /* the check runs (two points) are not charged to the budget */
+        f->max_evals = UINT_MAX;
     double x[NS_MAX];
     point_of(f, ystar, x);
     if (rc == SIM_OK)
@@ -834,6 +843,7 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
     }
     out->replications = f->reps;
     out->evaluations = f->evals;
+    out->plan_runs = f->runs;
     out->converged = rc == SIM_OK && out->missed < 0;
     if (budget) { /* the figures are where it stopped */
         sim_error_clear(err);

@@ -42,7 +42,9 @@ typedef struct res_calibration {
     double corr[MDL_UNKNOWNS_MAX][MDL_UNKNOWNS_MAX]; /* of the fitted unknowns */
     uint64_t replications;        /* what the last evaluations used */
     double noise_share;           /* the simulation's noise over the observed rates' (target 0.1) */
-    unsigned evaluations;         /* plan runs */
+    unsigned evaluations;         /* points run (a design's points, the checks), within
+                                     the budget but for the two checks */
+    unsigned plan_runs;           /* the plan runs they took (a design's points run as one) */
     int converged;                /* 0: the budget ran out, or the check missed */
     int missed;                   /* the entry whose check run at the fit is far from the
                                      surface the fit was found on (a jump it did not

@@ -17,8 +17,8 @@
 
 void res_cal_value(char *out, size_t n, mdl_knob_unit unit, double v)
 {
-    if (unit == MDL_KNOB_BYTES)
-        snprintf(out, n, "%.0f MiB", v / 1048576.0);
+    if (unit == MDL_KNOB_BYTES || unit == MDL_KNOB_RATE)
+        snprintf(out, n, "%.0f MiB%s", v / 1048576.0, unit == MDL_KNOB_RATE ? "/s" : "");
     else if (unit == MDL_KNOB_TIME)
         snprintf(out, n, "%.1f s", v / 1e6);
     else
@@ -40,6 +40,7 @@ static json_t *unknowns_json(const res_calibration *c, const mdl_unknown *u)
         mdl_knob_unit unit = mdl_knob_unit_of(u[j].knob);
         json_t *o = json_pack("{s:s, s:s, s:f, s:b}", "key", u[j].key, "unit",
                               unit == MDL_KNOB_BYTES  ? "bytes"
+                              : unit == MDL_KNOB_RATE ? "bytes/s"
                               : unit == MDL_KNOB_TIME ? "us"
                                                       : "ratio",
                               "start", x->start, "identifiable", x->identifiable);
@@ -117,15 +118,15 @@ static json_t *holdout_json(const res_calibration *c, const res_cal_holdout *h, 
 char *res_calibration_json(const res_calibration *c, const mdl_unknown *u,
                            const res_cal_holdout *h, unsigned n)
 {
-    json_t *doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:I, s:o, s:I, s:I, s:f, s:b}",
+    json_t *doc = json_pack("{s:o, s:o, s:o, s:f, s:f, s:f, s:I, s:o, s:I, s:I, s:I, s:f, s:b}",
                             "unknowns", unknowns_json(c, u), "entries", entries_json(c),
                             "pairs", pairs_json(c, u), "loglik_start", c->loglik_start,
                             "loglik", c->loglik, "deviance", c->deviance, "df",
                             (json_int_t)c->df, "gof_p",
                             isnan(c->gof_p) ? json_null() : json_real(c->gof_p),
                             "replications", (json_int_t)c->replications, "evaluations",
-                            (json_int_t)c->evaluations, "noise_share", c->noise_share,
-                            "converged", c->converged);
+                            (json_int_t)c->evaluations, "plan_runs", (json_int_t)c->plan_runs,
+                            "noise_share", c->noise_share, "converged", c->converged);
     if (doc != NULL && n > 0) {
         json_t *a = holdout_json(c, h, n);
         if (a == NULL || json_object_set_new(doc, "holdout", a) != 0) {
@@ -238,8 +239,9 @@ static void fit_summary(sim_text *o, const res_calibration *c, const mdl_unknown
                         c->gof_p < 0.05 ? ": no value inside the bounds makes the model agree "
                                           "with every entry" : "");
     sim_text_printf(o, " The simulation's noise on the predicted rates is %.2f of the observed "
-                    "rates' (target 0.1); %u plan runs, the last at %llu replications.</p>\n",
-                    c->noise_share, c->evaluations, (unsigned long long)c->replications);
+                    "rates' (target 0.1); %u points in %u plan runs, the last at %llu "
+                    "replications.</p>\n", c->noise_share, c->evaluations, c->plan_runs,
+                    (unsigned long long)c->replications);
     for (unsigned i = 0; i < c->nu; i++)
         for (unsigned k = i + 1; k < c->nu; k++)
             if (c->u[i].identifiable && c->u[k].identifiable && fabs(c->corr[i][k]) >= 0.9) {

@@ -71,9 +71,17 @@ static int bound(const scn__node *v, mdl_knob_unit unit, double *out, sim_error 
         return rc;
     }
     int64_t b;
-    rc = scn__size(v, &b, err);
+    rc = unit == MDL_KNOB_RATE ? scn__bandwidth(v, &b, err) : scn__size(v, &b, err);
     *out = (double)b;
     return rc;
+}
+
+static const char *unit_words(mdl_knob_unit unit)
+{
+    return unit == MDL_KNOB_BYTES   ? "bytes"
+           : unit == MDL_KNOB_TIME  ? "microseconds"
+           : unit == MDL_KNOB_RATE  ? "bytes a second"
+                                    : "a ratio";
 }
 
 /* Has the field block an entry the device's cells are held against? */
@@ -104,9 +112,7 @@ static int check_devices(const scn_scenario *s, const scn__node *e, const mdl_un
         if (u->lo < lo || u->hi > hi)
             return scn__fail(e, err, SIM_EINPUT, "%s: the bounds [%g, %g] leave the value's own "
                              "range on %s, [%g, %g] (%s)", u->key, u->lo, u->hi, dev->name, lo,
-                             hi, mdl_knob_unit_of(u->knob) == MDL_KNOB_BYTES ? "bytes"
-                             : mdl_knob_unit_of(u->knob) == MDL_KNOB_TIME ? "microseconds"
-                                                                          : "a ratio");
+                             hi, unit_words(mdl_knob_unit_of(u->knob)));
         if (!has_field(s, dev))
             return scn__fail(e, err, SIM_EINPUT, "%s: the field block has no entry for %s (by "
                              "its name or its RAM bucket): nothing to fit it against", u->key,

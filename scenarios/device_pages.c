@@ -16,7 +16,7 @@
 #define DEFAULT_SWAPPINESS 100
 
 /* "400MiB/s": a size per second, above 0. */
-static int bandwidth(const scn__node *v, int64_t *out, sim_error *err)
+int scn__bandwidth(const scn__node *v, int64_t *out, sim_error *err)
 {
     const char *s;
     size_t len;
@@ -119,10 +119,10 @@ int scn__device_pages(const scn__node *root, mdl_device *dev, sim_error *err)
         rc = load_lmkd(&v, dev, err);
     scn__get(root, "reclaim_rate", &v);
     if (rc == SIM_OK && v.n != NULL)
-        rc = bandwidth(&v, &dev->reclaim_rate, err);
+        rc = scn__bandwidth(&v, &dev->reclaim_rate, err);
     scn__get(root, "storage_read", &v);
     if (rc == SIM_OK && v.n != NULL)
-        rc = bandwidth(&v, &dev->storage_read, err);
+        rc = scn__bandwidth(&v, &dev->storage_read, err);
     scn__get(root, "swappiness", &v);
     if (rc == SIM_OK && v.n != NULL) {
         int64_t s;

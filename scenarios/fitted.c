@@ -12,11 +12,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The value as YAML in the knob's unit; the rounding step, in that unit. */
-static double format(mdl_knob_unit unit, double v, char *out, size_t n)
+/* Knob k's value as YAML in its unit; the rounding step, in that unit. */
+static double format(unsigned k, double v, char *out, size_t n)
 {
-    if (unit == MDL_KNOB_BYTES) {
-        snprintf(out, n, "%.3fMiB", v / 1048576.0);
+    mdl_knob_unit unit = mdl_knob_unit_of(k);
+    if (unit == MDL_KNOB_BYTES || unit == MDL_KNOB_RATE) {
+        snprintf(out, n, "%.3fMiB%s", v / 1048576.0, unit == MDL_KNOB_RATE ? "/s" : "");
         return 0.0005 * 1048576.0;
     }
     if (unit == MDL_KNOB_TIME) {
@@ -72,6 +73,31 @@ static int set_at(struct fy_document *fyd, struct fy_node *map, const char *path
     return dot != NULL ? set_at(fyd, next, dot + 1, value) : 0;
 }
 
+/* page_cache is written whole or not at all: a fitted size (or working
+ * set) on a profile that left the cache to its default takes the other at
+ * the value the device has. */
+static int whole_pair(struct fy_document *fyd, struct fy_node *root, const mdl_device *d,
+                      unsigned knob)
+{
+    static const char *const pair[2] = {"page_cache.size", "page_cache.working_set"};
+    for (int i = 0; i < 2; i++) {
+        if (strcmp(mdl_knob_path(knob), pair[i]) != 0)
+            continue;
+        const char *other = pair[1 - i];
+        if (fy_node_by_path(root, i ? "/page_cache/size" : "/page_cache/working_set",
+                            (size_t)-1, FYNWF_DONT_FOLLOW) != NULL)
+            return 0;
+        double v;
+        sim_error why;
+        char text[64];
+        if (mdl_knob_get(d, (unsigned)mdl_knob_find(other), &v, &why) != SIM_OK)
+            return -1;
+        format((unsigned)mdl_knob_find(other), v, text, sizeof text);
+        return set_at(fyd, root, other, text);
+    }
+    return 0;
+}
+
 /* `measured`'s entry for figure k: "fitted: " and every fitted value's
  * source of that figure, joined, cut to what the loader takes. */
 static void source_of(const mdl_device *d, const scn_fitted *v, unsigned n, int k, char *out)
@@ -92,8 +118,9 @@ static int put_values(struct fy_document *fyd, const mdl_device *d, const scn_fi
     struct fy_node *root = fy_document_root(fyd);
     for (unsigned i = 0; i < n; i++) {
         char text[64];
-        step[i] = format(mdl_knob_unit_of(v[i].knob), v[i].value, text, sizeof text);
-        if (set_at(fyd, root, mdl_knob_path(v[i].knob), text) != 0)
+        step[i] = format(v[i].knob, v[i].value, text, sizeof text);
+        if (set_at(fyd, root, mdl_knob_path(v[i].knob), text) != 0 ||
+            whole_pair(fyd, root, d, v[i].knob) != 0)
             return -1;
         int k = figure_of(d->os, mdl_knob_path(v[i].knob));
         if (k < 0)

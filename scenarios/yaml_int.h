@@ -76,6 +76,8 @@ int scn__scalar(const scn__node *v, const char **s, size_t *len, sim_error *err)
 
 int scn__size(const scn__node *v, int64_t *out, sim_error *err);
 int scn__duration(const scn__node *v, sim_time *out, sim_error *err);
+/* "400MiB/s": bytes a second, above 0 (device_pages.c). */
+int scn__bandwidth(const scn__node *v, int64_t *out, sim_error *err);
 int scn__probability(const scn__node *v, double *out, sim_error *err);
 /* A rate ("0.5/s"), in events per second. */
 int scn__rate(const scn__node *v, double *out, sim_error *err);

@@ -34,6 +34,10 @@ std::string go_device(const std::string &name, int pressure_s)
     return t;
 }
 
+// The calibrate block of one unknown: the spike interval of device "go".
+const char *const fit_spikes = "calibrate:\n  fit:\n    - {key: devices.go.pressure.mean, min: "
+                               "10s, max: 900s}\n  against: field\n";
+
 std::string plan(const std::string &device_file, const std::string &device, int reps,
                  unsigned seed, const std::string &field, const std::string &calibrate)
 {
@@ -52,7 +56,8 @@ struct Fitted {
     const char **labels = nullptr;
     res_calibration c{};
     int rc = -1;
-    explicit Fitted(const std::string &path)
+    // max_reps: the replications' cap (0: the fit's default, 16 times the plan's)
+    explicit Fitted(const std::string &path, uint64_t max_reps = 0)
     {
         sim_error err;
         sim_error_clear(&err);
@@ -61,7 +66,7 @@ struct Fitted {
         REQUIRE(lrc == SIM_OK);
         REQUIRE(s.calibrate == 1);
         REQUIRE(cli_plan_of(&s, &p, &labels, &err) == SIM_OK);
-        res_cal_ctl ctl{2, 400, 0, nullptr, nullptr, nullptr, nullptr};
+        res_cal_ctl ctl{2, 400, max_reps, nullptr, nullptr, nullptr, nullptr};
         rc = res_calibrate(&p, s.fit, s.nfit, &ctl, &c, &err);
         INFO(err.msg);
         REQUIRE(rc == SIM_OK);
@@ -177,8 +182,8 @@ TEST_CASE("calibrate block: what the loader refuses, with the place", "[calibrat
                   "    - {key: devices.*.warning_at, min: 1MiB, max: 2MiB}\n"
                   "    - {key: devices.*.page_cache.size, min: 1MiB, max: 2MiB}\n"
                   "    - {key: devices.*.page_cache.working_set, min: 1MiB, max: 2MiB}\n"
-                  "    - {key: devices.*.reclaim_rate, min: 1MiB, max: 2MiB}\n"
-                  "    - {key: devices.*.storage_read, min: 1MiB, max: 2MiB}\n")),
+                  "    - {key: devices.*.reclaim_rate, min: 1MiB/s, max: 2MiB/s}\n"
+                  "    - {key: devices.*.storage_read, min: 1MiB/s, max: 2MiB/s}\n")),
          "more than 6 unknowns to fit"},
     };
     for (const Case &c : cases) {
@@ -231,10 +236,10 @@ TEST_CASE("calibrate recovers a known value within its interval, which narrows a
         std::snprintf(rate, sizeof rate, "lmk_rate: %.6f%%, users: %llu",
                       100.0 * double(dead) / double(users[k]), (unsigned long long)users[k]);
         std::string path = t.write(
-            "fit.yaml", plan("go.yaml", "go", 40, 3, rate,
-                             "calibrate:\n  fit:\n    - {key: devices.go.pressure.mean, min: "
-                             "10s, max: 900s}\n  against: field\n"));
-        Fitted f(path);
+            "fit.yaml", plan("go.yaml", "go", 40, 3, rate, fit_spikes));
+        // replications up to 160: intervals that carry the simulation's noise are
+        // wide, but must still hold the truth and narrow as the users grow
+        Fitted f(path, 160);
         const res_cal_unknown &u = f.c.u[0];
         INFO("users " << users[k] << ", dead " << dead << ": fitted " << u.fitted / 1e6
                       << " s in [" << u.lo / 1e6 << ", " << u.hi / 1e6 << "]");
@@ -291,7 +296,7 @@ TEST_CASE("calibrate recovers two known values, each within its interval, which 
             "calibrate:\n  fit:\n"
             "    - {key: devices.go-a.pressure.mean, min: 30s, max: 900s}\n"
             "    - {key: devices.go-b.pressure.mean, min: 30s, max: 900s}\n");
-        Fitted f(path);
+        Fitted f(path, 160); // as in the test of one value
         CHECK(f.c.converged == 1);
         CHECK(f.c.loglik > f.c.loglik_start);
         for (int j = 0; j < 2; j++) {
@@ -464,8 +469,7 @@ TEST_CASE("calibrate --checkpoint and --resume: a fit resumed from its first pla
     t.write("go.yaml", go_device("go", 90));
     std::string path = t.write(
         "fit.yaml", plan("go.yaml", "go", 40, 3, "lmk_rate: 30%, users: 2000",
-                         "calibrate:\n  fit:\n    - {key: devices.go.pressure.mean, min: 10s, "
-                         "max: 900s}\n  against: field\n"));
+                         fit_spikes));
     RunResult whole = oomsim({"calibrate", path, "--max-replications", "160", "--checkpoint",
                               t.file("a.json")});
     INFO(whole.out << whole.err);
@@ -497,4 +501,55 @@ TEST_CASE("calibrate --checkpoint and --resume: a fit resumed from its first pla
     CHECK(broken.status == 1);
     CHECK(broken.err.find("bad.json: runs[0].k[0]: a count from 0 to the run's replications") !=
           std::string::npos);
+}
+
+TEST_CASE("a calibrated profile: each value in its unit, the page cache written whole, each "
+          "marked fitted and read back", "[calibrate]")
+{
+    TempDir t;
+    std::string dev = go_device("go", 90);
+    auto at = dev.find("\npage_cache:");
+    REQUIRE(at != std::string::npos);
+    dev.erase(at + 1, dev.find('\n', at + 1) - at); // the cache left to its default
+    t.write("go.yaml", dev);
+    std::string path = t.write(
+        "fit.yaml", plan("go.yaml", "go", 10, 3, "lmk_rate: 30%, users: 2000", fit_spikes));
+    scn_scenario s{};
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(cli_load_scenario(path.c_str(), &s, &err) == SIM_OK);
+    const scn_fitted v[3] = {
+        {unsigned(mdl_knob_find("reclaim_rate")), 300 * MiB, "reclaim_rate 300 MiB/s"},
+        {unsigned(mdl_knob_find("page_cache.size")), 250 * MiB, "page_cache.size 250 MiB"},
+        {unsigned(mdl_knob_find("pressure.mean")), 123.4567e6, "pressure.mean 123.5 s"}};
+    char *yaml = nullptr;
+    int rc = scn_device_fitted(&s, 0, v, 3, "# go, calibrated\n", &yaml, &err);
+    INFO(err.msg);
+    REQUIRE(rc == SIM_OK);
+    std::string text(yaml);
+    std::free(yaml);
+    INFO(text);
+    CHECK(text.rfind("# go, calibrated\nname: go\n", 0) == 0);
+    CHECK(text.find("reclaim_rate: 300.000MiB/s") != std::string::npos);
+    CHECK(text.find("  size: 250.000MiB") != std::string::npos);
+    CHECK(text.find("  working_set: ") != std::string::npos); // the default, written beside it
+    CHECK(text.find("  mean: 123.457s") != std::string::npos);
+    mdl_device d{};
+    REQUIRE(scn_device_parse(text.data(), text.size(), "go.yaml", &d, &err) == SIM_OK);
+    CHECK(d.reclaim_rate == int64_t(300 * MiB));
+    CHECK(d.page_cache == int64_t(250 * MiB));
+    CHECK(std::fabs(d.pressure.p1 - 123.457e6) < 1.0);
+    unsigned nv = 0, fitted_n = 0;
+    const char *const *values = mdl_device_values(d.os, &nv);
+    for (unsigned k = 0; k < nv; k++) {
+        int fitted = 0;
+        const char *src = mdl_device_source(&d, k, &fitted);
+        if (src != nullptr && fitted) {
+            fitted_n++;
+            CHECK(std::string(src).rfind("fitted: " + std::string(values[k]), 0) == 0);
+        }
+    }
+    CHECK(fitted_n == 3); // reclaim_rate, page_cache.size, pressure
+    scn_device_release(&d);
+    scn_scenario_release(&s);
 }
