@@ -174,10 +174,12 @@ static int add_device(loader *ld, const scn__node *m, sim_error *err)
             scn_device_release(d);
             return scn__fail(m, err, SIM_EINPUT, "device '%s' is listed twice", d->name);
         }
-    /* its text, for a calibrated copy (scn_device_fitted): aliases and
-     * merges are resolved in the tree, so the node stands alone */
-    s->device_yaml[s->ndevices] = fy_emit_node_to_string(m->n, FYECF_MODE_BLOCK | FYECF_WIDTH_INF);
-    if (s->device_yaml[s->ndevices] == NULL) {
+    /* its text, for a calibrated copy (scn_device_fitted), when the plan
+     * calibrates: aliases and merges are resolved in the tree, so the node
+     * stands alone */
+    if (ld->keep_yaml &&
+        (s->device_yaml[s->ndevices] = fy_emit_node_to_string(
+             m->n, FYECF_MODE_BLOCK | FYECF_WIDTH_INF)) == NULL) {
         scn_device_release(d);
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     }
@@ -284,6 +286,8 @@ int scn__load_profiles(loader *ld, const scn__node *root, sim_error *err)
     s->candidates = calloc(SCN_PROFILES_MAX, sizeof *s->candidates);
     if (s->devices == NULL || s->device_yaml == NULL || s->candidates == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
+    scn__get(root, "calibrate", &v);
+    ld->keep_yaml = v.n != NULL;
     if ((rc = scn__require(root, "devices", &v, err)) != SIM_OK ||
         (rc = entries(ld, &v, "devices", add_device, err)) != SIM_OK)
         return rc;

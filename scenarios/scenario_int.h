@@ -26,6 +26,7 @@ typedef struct loader {
     scn_scenario *s;
     source stack[INCLUDE_DEPTH_MAX];
     unsigned depth;
+    int keep_yaml;    /* the plan calibrates: each device's text kept (device_yaml) */
 } loader;
 
 /* include.c */

@@ -89,7 +89,8 @@ typedef struct scn_scenario {
     sim_time horizon;
     mdl_device *devices;
     unsigned ndevices;
-    char **device_yaml;          /* per device: its profile as YAML (calibrate's -o) */
+    char **device_yaml;          /* per device: its profile as YAML, kept when the plan
+                                    has a calibrate block (calibrate's -o); else NULLs */
     mdl_candidate *candidates;
     unsigned ncandidates;
     mdl_workload workload;
