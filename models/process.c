@@ -184,6 +184,8 @@ static void count_death(world *w, mdl_exit why, mdl_stage stage)
     o->deaths_total++;
     if (why == MDL_EXIT_LOW_MEMORY && w->proc.fg)
         o->visible_memory_deaths++;
+    if ((why == MDL_EXIT_LOW_MEMORY || why == MDL_EXIT_SYSTEM_RECLAIM) && !w->proc.fg)
+        o->background_memory_deaths++;
     if (!w->proc.startup_done) {
         if (++w->life.consec_startup_deaths >= 2)
             o->boot_loop = 1;

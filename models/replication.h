@@ -205,6 +205,8 @@ typedef struct mdl_rep {
     uint32_t deaths_by_jetsam[MDL_JETSAM_COUNT]; /* iOS page model: the app's deaths by cause */
     uint32_t jetsam_kills[MDL_JETSAM_COUNT];     /* ... memorystatus's kills of any process */
     uint32_t visible_memory_deaths;     /* low_memory deaths while in the foreground */
+    uint32_t background_memory_deaths;  /* low_memory or system_reclaim deaths while in the
+                                           background (MetricKit's background memory exits) */
     mdl_exit_record records[MDL_RECORDS_KEPT]; /* the first deaths' records */
     unsigned nrecords;
     mdl_record_kind_count record_kinds[MDL_RECORD_KINDS_MAX];

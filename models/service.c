@@ -101,6 +101,8 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     o->deaths[why]++;
     o->deaths_total++;
     o->visible_memory_deaths += why == MDL_EXIT_LOW_MEMORY && fg;
+    o->background_memory_deaths +=
+        (why == MDL_EXIT_LOW_MEMORY || why == MDL_EXIT_SYSTEM_RECLAIM) && !fg;
     o->deaths_by_lmkd[w->proc.lmkd]++;
     if (w->pg.on && w->proc.lmkd != MDL_LMKD_NONE)
         o->lmkd_counted[mdl_counted_bucket(x.counted)]++;

@@ -109,6 +109,8 @@ typedef struct mdl_field {
     int64_t ram;               /* the bucket: devices of exactly this RAM (0: by name) */
     mdl_field_metric metric;
     double rate;               /* in [0, 1] */
+    int has_background;        /* background_rate given */
+    double background_rate;    /* the share with a memory exit while in the background */
     uint64_t users;
     double sessions_per_day;
     char source[MDL_NAME_MAX * 2]; /* where the number came from ("" when not said) */

@@ -321,6 +321,48 @@ static int has_generation(const mdl_candidate *cand)
     return 0;
 }
 
+/* A field rate's predicted side (docs/results.md "field"). */
+static json_t *predicted_json(const res_field_rate *r)
+{
+    json_t *pr = json_object();
+    set(pr, "rate", json_real(r->predicted));
+    set(pr, "ci", json_pack("[ff]", r->predicted_ci.lo, r->predicted_ci.hi));
+    set(pr, "session_rate", json_real(r->session_rate));
+    set(pr, "session_ci", json_pack("[ff]", r->session_ci.lo, r->session_ci.hi));
+    return pr;
+}
+
+/* The cell against its field entry: null when no entry holds its device;
+ * "background" (an extension) when the entry gives background_rate. */
+static json_t *field_json(const res_plan *plan, unsigned i, const res_cell *c)
+{
+    res_field_cmp f;
+    res_field_compare(plan, i, c, &f);
+    if (f.f == NULL)
+        return json_null();
+    json_t *fo = json_object(), *pr = predicted_json(&f.visible), *ob = json_object();
+    set(pr, "sessions_per_day", json_real(f.f->sessions_per_day));
+    set(fo, "predicted", pr);
+    set(ob, "metric", json_string(mdl_field_metric_name(f.f->metric)));
+    set(ob, "rate", json_real(f.visible.observed));
+    set(ob, "ci", json_pack("[ff]", f.visible.observed_ci.lo, f.visible.observed_ci.hi));
+    set(ob, "users", json_integer((json_int_t)f.f->users));
+    set(ob, "source", f.f->source[0] ? json_string(f.f->source) : json_null());
+    set(fo, "observed", ob);
+    set(fo, "verdict", json_string(res_field_verdict_name(f.visible.verdict)));
+    if (f.f->has_background) {
+        json_t *bg = json_object(), *bo = json_object();
+        set(bg, "predicted", predicted_json(&f.background));
+        set(bo, "rate", json_real(f.background.observed));
+        set(bo, "ci", json_pack("[ff]", f.background.observed_ci.lo,
+                                f.background.observed_ci.hi));
+        set(bg, "observed", bo);
+        set(bg, "verdict", json_string(res_field_verdict_name(f.background.verdict)));
+        set(fo, "background", bg);
+    }
+    return fo;
+}
+
 static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
 {
     const mdl_cell *cell = &plan->cells[i];
@@ -363,30 +405,8 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
     set(rec, "candidate_switches", json_integer((json_int_t)c->candidate_switches));
     set(rec, "safe_mode_starts", json_integer((json_int_t)c->safe_mode_starts));
     set(o, "recovery", rec);
-    if (plan->nfield > 0) {
-        res_field_cmp f;
-        res_field_compare(plan, i, c, &f);
-        if (f.f == NULL) {
-            set(o, "field", json_null());
-        } else {
-            json_t *fo = json_object();
-            json_t *pr = json_object(), *ob = json_object();
-            set(pr, "rate", json_real(f.predicted));
-            set(pr, "ci", json_pack("[ff]", f.predicted_ci.lo, f.predicted_ci.hi));
-            set(pr, "session_rate", json_real(f.session_rate));
-            set(pr, "session_ci", json_pack("[ff]", f.session_ci.lo, f.session_ci.hi));
-            set(pr, "sessions_per_day", json_real(f.f->sessions_per_day));
-            set(fo, "predicted", pr);
-            set(ob, "metric", json_string(mdl_field_metric_name(f.f->metric)));
-            set(ob, "rate", json_real(f.observed));
-            set(ob, "ci", json_pack("[ff]", f.observed_ci.lo, f.observed_ci.hi));
-            set(ob, "users", json_integer((json_int_t)f.f->users));
-            set(ob, "source", f.f->source[0] ? json_string(f.f->source) : json_null());
-            set(fo, "observed", ob);
-            set(fo, "verdict", json_string(res_field_verdict_name(f.verdict)));
-            set(o, "field", fo);
-        }
-    }
+    if (plan->nfield > 0)
+        set(o, "field", field_json(plan, i, c));
     if (plan->target.set) {
         res_verdict v;
         res_cell_verdict(&plan->target, c, &v);

@@ -35,26 +35,35 @@ double res__day_rate(double p, double s)
     return -expm1(s * log1p(-p));
 }
 
+/* k of n sessions against an observed share of the entry's users: the
+ * predicted share of device-days, both intervals, the verdict. */
+static void compare_rate(const mdl_field *f, uint64_t k, uint64_t n, double observed,
+                         res_field_rate *out)
+{
+    double s = f->sessions_per_day;
+    out->session_rate = n > 0 ? (double)k / (double)n : 0;
+    out->session_ci = res_wilson95(k, n);
+    /* 1 - (1 - p)^s is increasing in p: the interval maps end to end */
+    out->predicted = res__day_rate(out->session_rate, s);
+    out->predicted_ci.lo = res__day_rate(out->session_ci.lo, s);
+    out->predicted_ci.hi = res__day_rate(out->session_ci.hi, s);
+    out->observed = observed;
+    out->observed_ci = res_wilson95((uint64_t)llround(observed * (double)f->users), f->users);
+    out->verdict = out->predicted_ci.lo > out->observed_ci.hi   ? RES_FIELD_HIGHER
+                   : out->predicted_ci.hi < out->observed_ci.lo ? RES_FIELD_LOWER
+                                                                : RES_FIELD_AGREES;
+}
+
 void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_field_cmp *out)
 {
     memset(out, 0, sizeof *out);
     out->f = res__field_entry(plan, plan->cells[i].device);
     if (out->f == NULL)
         return;
-    double s = out->f->sessions_per_day;
-    uint64_t n = plan->replications;
-    out->session_rate = n > 0 ? (double)c->with_visible_death / (double)n : 0;
-    out->session_ci = res_wilson95(c->with_visible_death, n);
-    /* 1 - (1 - p)^s is increasing in p: the interval maps end to end */
-    out->predicted = res__day_rate(out->session_rate, s);
-    out->predicted_ci.lo = res__day_rate(out->session_ci.lo, s);
-    out->predicted_ci.hi = res__day_rate(out->session_ci.hi, s);
-    out->observed = out->f->rate;
-    uint64_t k = (uint64_t)llround(out->f->rate * (double)out->f->users);
-    out->observed_ci = res_wilson95(k, out->f->users);
-    out->verdict = out->predicted_ci.lo > out->observed_ci.hi   ? RES_FIELD_HIGHER
-                   : out->predicted_ci.hi < out->observed_ci.lo ? RES_FIELD_LOWER
-                                                                : RES_FIELD_AGREES;
+    compare_rate(out->f, c->with_visible_death, plan->replications, out->f->rate, &out->visible);
+    if (out->f->has_background)
+        compare_rate(out->f, c->with_background_death, plan->replications,
+                     out->f->background_rate, &out->background);
 }
 
 const char *res_field_verdict_name(res_field_verdict v)

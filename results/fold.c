@@ -213,6 +213,8 @@ int res__fold(acc *a, res_cell *c, const rep_out *o, uint64_t k, sim_time horizo
     fold_generation(c, r);
     if (r->visible_memory_deaths > 0)
         c->with_visible_death++;
+    if (r->background_memory_deaths > 0)
+        c->with_background_death++;
     if (r->deaths_total > 0) {
         c->with_death++;
         if (r->first_death == MDL_EXIT_LOW_MEMORY || r->first_death == MDL_EXIT_SYSTEM_RECLAIM) {

@@ -92,9 +92,8 @@ typedef struct res_plan {
     /* The scenario's source text as the loader read it (scn_scenario.digest;
      * 0: none).  The ranks of an MPI job check they share it. */
     uint64_t digest;
-    /* What the fleet observed (docs/field.md; nfield 0: nothing). */
-    const mdl_field *field;
-    unsigned nfield;
+    const mdl_field *field; /* what the fleet observed (docs/field.md) */
+    unsigned nfield;        /* 0: nothing */
     /* Replications per cell whose values are kept, so that every figure is
      * exact up to it (0: 65,536); past it quantiles are read from bounded
      * sketches (docs/results.md "Large runs").  Tests lower it. */
@@ -159,6 +158,7 @@ typedef struct res_cell {
                                             in the background [0] / foreground [1] */
     uint64_t with_visible_death;         /* replications with a low_memory death in the
                                             foreground (the field's user-perceived kills) */
+    uint64_t with_background_death;      /* ... a low_memory or system_reclaim one in the background */
     mdl_exit top_reason;                 /* most frequent reason (valid with deaths) */
     mdl_stage top_death_stage;           /* most frequent stage of first deaths */
     uint64_t events;
@@ -290,8 +290,7 @@ int res_resume_parse(const res_plan *plan, const void *data, size_t len, const c
 void res_resume_free(res_resume *r);
 /* Where it stopped: the cell, and the replications of that cell done. */
 void res_resume_where(const res_resume *r, unsigned *cell, uint64_t *done);
-/* The largest checkpoint this plan can have, in bytes (docs/results.md
- * gives the sum). */
+/* The largest checkpoint this plan can have, in bytes (docs/results.md gives the sum). */
 uint64_t res_checkpoint_bound(const res_plan *plan);
 
 /* --------------------------------------------------------------- field */
@@ -300,15 +299,16 @@ uint64_t res_checkpoint_bound(const res_plan *plan);
  * docs/field.md): f is NULL when the plan has none for the device. */
 typedef enum res_field_verdict { RES_FIELD_AGREES = 0, RES_FIELD_HIGHER, RES_FIELD_LOWER }
     res_field_verdict;
+typedef struct res_field_rate {
+    /* the share of replications with such a death, of device-days (predicted), the field's */
+    double session_rate, predicted, observed;
+    res_interval session_ci, predicted_ci, observed_ci;
+    res_field_verdict verdict;    /* the intervals overlap, or which side the prediction is */
+} res_field_rate;
 typedef struct res_field_cmp {
     const mdl_field *f;
-    double session_rate;          /* the share of replications with a visible memory death */
-    res_interval session_ci;
-    double predicted;             /* the share of device-days with one */
-    res_interval predicted_ci;
-    double observed;
-    res_interval observed_ci;
-    res_field_verdict verdict;    /* the intervals overlap, or which side the prediction is */
+    res_field_rate visible;       /* a low_memory death in the foreground */
+    res_field_rate background;    /* f->has_background: one in the background (system_reclaim too) */
 } res_field_cmp;
 void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_field_cmp *out);
 const char *res_field_verdict_name(res_field_verdict v);

@@ -168,7 +168,7 @@ int res__field_table(const res_plan *plan, const res_result *r, res__table *t)
     for (unsigned i = 0; i < r->ncells; i++) {
         res_field_cmp f;
         res_field_compare(plan, i, &r->cells[i], &f);
-        rows += f.f != NULL;
+        rows += f.f != NULL ? 1u + (f.f->has_background != 0) : 0u;
     }
     if (res__table_alloc(t, rows, 8, head, right) != SIM_OK)
         return SIM_ENOMEM;
@@ -178,19 +178,25 @@ int res__field_table(const res_plan *plan, const res_result *r, res__table *t)
         res_field_compare(plan, i, &r->cells[i], &f);
         if (f.f == NULL)
             continue;
-        res__text *x = &t->cell[row++ * 8];
-        snprintf(x[0], RES_TEXT_MAX, "%s", plan->cells[i].device->name);
-        snprintf(x[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
-        if (res_policy_label(plan->policy_json[i], x[2], RES_TEXT_MAX) != SIM_OK)
-            return SIM_ENOMEM;
-        percent_ci(x[3], RES_TEXT_MAX, f.predicted, f.predicted_ci);
-        percent_ci(x[4], RES_TEXT_MAX, f.observed, f.observed_ci);
-        snprintf(x[5], RES_TEXT_MAX, "%s", mdl_field_metric_name(f.f->metric));
-        snprintf(x[6], RES_TEXT_MAX, "%llu", (unsigned long long)f.f->users);
-        snprintf(x[7], RES_TEXT_MAX, "%s",
-                 f.verdict == RES_FIELD_AGREES  ? "agrees"
-                 : f.verdict == RES_FIELD_HIGHER ? "DISAGREES: predicts more deaths"
-                                                 : "DISAGREES: predicts fewer deaths");
+        for (int bg = 0; bg <= f.f->has_background; bg++) {
+            res__text *x = &t->cell[row++ * 8];
+            snprintf(x[0], RES_TEXT_MAX, "%s%s", plan->cells[i].device->name,
+                     bg ? " (background)" : "");
+            snprintf(x[1], RES_TEXT_MAX, "%s", plan->cells[i].candidate->id);
+            if (res_policy_label(plan->policy_json[i], x[2], RES_TEXT_MAX) != SIM_OK)
+                return SIM_ENOMEM;
+            const res_field_rate *fr = bg ? &f.background : &f.visible;
+            percent_ci(x[3], RES_TEXT_MAX, fr->predicted, fr->predicted_ci);
+            percent_ci(x[4], RES_TEXT_MAX, fr->observed, fr->observed_ci);
+            snprintf(x[5], RES_TEXT_MAX, "%s",
+                     bg ? "background_rate" : mdl_field_metric_name(f.f->metric));
+            snprintf(x[6], RES_TEXT_MAX, "%llu", (unsigned long long)f.f->users);
+            res_field_verdict v = fr->verdict;
+            snprintf(x[7], RES_TEXT_MAX, "%s",
+                     v == RES_FIELD_AGREES    ? "agrees"
+                     : v == RES_FIELD_HIGHER ? "DISAGREES: predicts more deaths"
+                                             : "DISAGREES: predicts fewer deaths");
+        }
     }
     return SIM_OK;
 }

@@ -147,8 +147,8 @@ static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
 }
 
 /* field: {sessions_per_day: N, devices: [{device: NAME | ram: SIZE,
- * lmk_rate | memory_exit_rate: SHARE, users: N, sessions_per_day: N,
- * source: TEXT}, ...]} (docs/field.md). */
+ * lmk_rate | memory_exit_rate: SHARE, background_rate: SHARE, users: N,
+ * sessions_per_day: N, source: TEXT}, ...]} (docs/field.md). */
 typedef struct field_ctx {
     scn_scenario *s;
     double sessions;   /* the block's sessions_per_day, 0: none */
@@ -157,7 +157,8 @@ typedef struct field_ctx {
 static int field_entry(void *ctx, const scn__node *e, sim_error *err)
 {
     static const char *const keys[] = {"device", "ram", "lmk_rate", "memory_exit_rate",
-                                       "users", "sessions_per_day", "source"};
+                                       "background_rate", "users", "sessions_per_day",
+                                       "source"};
     field_ctx *fc = ctx;
     scn_scenario *s = fc->s;
     int rc = scn__expect_mapping(e, err);
@@ -193,6 +194,10 @@ static int field_entry(void *ctx, const scn__node *e, sim_error *err)
                          "memory_exit_rate (iOS), one of the two");
     f->metric = lmk.n != NULL ? MDL_FIELD_LMK_RATE : MDL_FIELD_MEMORY_EXIT_RATE;
     if ((rc = scn__probability(lmk.n != NULL ? &lmk : &mem, &f->rate, err)) != SIM_OK)
+        return rc;
+    scn__get(e, "background_rate", &v);
+    f->has_background = v.n != NULL;
+    if (v.n != NULL && (rc = scn__probability(&v, &f->background_rate, err)) != SIM_OK)
         return rc;
     int64_t users;
     if ((rc = scn__require(e, "users", &v, err)) != SIM_OK ||

@@ -85,7 +85,8 @@ std::string load_error(const std::string &yaml)
 TEST_CASE("field: a plan's entries, by device name and by RAM bucket", "[field]")
 {
     Loaded l(plan("field:\n  sessions_per_day: 3\n  devices:\n"
-                  "    - {device: small, memory_exit_rate: 0.5%, users: 1200, source: metrickit}\n"
+                  "    - {device: small, memory_exit_rate: 0.5%, users: 1200, source: metrickit,\n"
+                  "       background_rate: 2.5%}\n"
                   "    - {ram: 8GiB, lmk_rate: 0.2%, users: 50000, sessions_per_day: 5}\n"));
     REQUIRE(l.s.nfield == 2);
     CHECK(std::string(l.s.field[0].device) == "small");
@@ -94,6 +95,9 @@ TEST_CASE("field: a plan's entries, by device name and by RAM bucket", "[field]"
     CHECK(l.s.field[0].users == 1200);
     CHECK(l.s.field[0].sessions_per_day == 3);
     CHECK(std::string(l.s.field[0].source) == "metrickit");
+    CHECK(l.s.field[0].has_background == 1);
+    CHECK(l.s.field[0].background_rate == Approx(0.025));
+    CHECK(l.s.field[1].has_background == 0);
     CHECK(l.s.field[1].device[0] == '\0');
     CHECK(l.s.field[1].ram == 8LL << 30);
     CHECK(l.s.field[1].metric == MDL_FIELD_LMK_RATE);
@@ -120,6 +124,9 @@ TEST_CASE("field: a plan's entries, by device name and by RAM bucket", "[field]"
               .find("missing required key \"users\"") != std::string::npos);
     CHECK(load_error(plan("field:\n  sessions_per_day: 1\n  devices:\n"
                           "    - {device: small, lmk_rate: 120%, users: 4}\n")) != "");
+    CHECK(load_error(plan("field:\n  sessions_per_day: 1\n  devices:\n"
+                          "    - {device: small, lmk_rate: 1%, users: 4, background_rate: 2}\n"))
+              .find("background_rate: expected a probability") != std::string::npos);
 }
 
 TEST_CASE("field: every session dies visibly, so the model predicts more than the field",
@@ -134,22 +141,22 @@ TEST_CASE("field: every session dies visibly, so the model predicts more than th
     res_field_cmp f;
     res_field_compare(&run.p, 0, &run.r.cells[0], &f);
     REQUIRE(f.f != nullptr);
-    CHECK(f.session_rate == 1.0);
-    CHECK(f.predicted == 1.0);
+    CHECK(f.visible.session_rate == 1.0);
+    CHECK(f.visible.predicted == 1.0);
     res_interval w = res_wilson95(50, 50);
-    CHECK(f.predicted_ci.lo == Approx(day(w.lo, 2)).epsilon(1e-12));
+    CHECK(f.visible.predicted_ci.lo == Approx(day(w.lo, 2)).epsilon(1e-12));
     res_interval o = res_wilson95(100, 10000);
-    CHECK(f.observed_ci.lo == Approx(o.lo).epsilon(1e-12));
-    CHECK(f.observed_ci.hi == Approx(o.hi).epsilon(1e-12));
-    CHECK(f.verdict == RES_FIELD_HIGHER);
+    CHECK(f.visible.observed_ci.lo == Approx(o.lo).epsilon(1e-12));
+    CHECK(f.visible.observed_ci.hi == Approx(o.hi).epsilon(1e-12));
+    CHECK(f.visible.verdict == RES_FIELD_HIGHER);
     // android-8g: nothing dies; the prediction's interval still reaches the
     // observed 0.5 % at 50 replications: they agree
     res_field_compare(&run.p, 1, &run.r.cells[1], &f);
     REQUIRE(f.f != nullptr);
     CHECK(run.r.cells[1].with_visible_death == 0);
-    CHECK(f.predicted == 0);
-    CHECK(f.predicted_ci.hi == Approx(day(res_wilson95(0, 50).hi, 2)).epsilon(1e-12));
-    CHECK(f.verdict == RES_FIELD_AGREES);
+    CHECK(f.visible.predicted == 0);
+    CHECK(f.visible.predicted_ci.hi == Approx(day(res_wilson95(0, 50).hi, 2)).epsilon(1e-12));
+    CHECK(f.visible.verdict == RES_FIELD_AGREES);
 }
 
 TEST_CASE("field: no death over many sessions against a high field rate predicts fewer",
@@ -166,9 +173,9 @@ TEST_CASE("field: no death over many sessions against a high field rate predicts
     CHECK(f.f == nullptr); // no entry for the small phone
     res_field_compare(&run.p, 1, &run.r.cells[1], &f);
     REQUIRE(f.f != nullptr);
-    CHECK(f.predicted_ci.hi == Approx(day(res_wilson95(0, 1000).hi, 2)).epsilon(1e-12));
-    CHECK(f.predicted_ci.hi < 0.0077);
-    CHECK(f.verdict == RES_FIELD_LOWER);
+    CHECK(f.visible.predicted_ci.hi == Approx(day(res_wilson95(0, 1000).hi, 2)).epsilon(1e-12));
+    CHECK(f.visible.predicted_ci.hi < 0.0077);
+    CHECK(f.visible.verdict == RES_FIELD_LOWER);
 }
 
 TEST_CASE("field: a background kill is not a visible one", "[field]")
@@ -179,6 +186,42 @@ TEST_CASE("field: a background kill is not a visible one", "[field]")
     mdl_rep r = l.run(0);
     CHECK(r.deaths_total > 0);
     CHECK(r.visible_memory_deaths == 0);
+}
+
+TEST_CASE("field: a background_rate is compared with the background deaths, beside the "
+          "visible rate",
+          "[field]")
+{
+    // background-reclaim: every session dies in the background (system_reclaim), none in front
+    std::string yaml = shim::read_file(std::string(OOMSIM_SOURCE_DIR) +
+                                       "/scenarios/catalog/teach/background-reclaim.yaml");
+    Run run(yaml + "field:\n  sessions_per_day: 1\n  devices:\n"
+                   "    - {device: busy-2g, lmk_rate: 0.1%, users: 5000, background_rate: 4%}\n",
+            20);
+    CHECK(run.r.cells[0].with_visible_death == 0);
+    CHECK(run.r.cells[0].with_background_death == 20);
+    res_field_cmp f;
+    res_field_compare(&run.p, 0, &run.r.cells[0], &f);
+    REQUIRE(f.f != nullptr);
+    CHECK(f.visible.predicted == 0);
+    CHECK(f.visible.verdict == RES_FIELD_AGREES);
+    CHECK(f.background.session_rate == 1.0);
+    CHECK(f.background.observed == Approx(0.04));
+    CHECK(f.background.verdict == RES_FIELD_HIGHER);
+    char *t = res_document_table(&run.p, &run.r);
+    REQUIRE(t != nullptr);
+    std::string table(t);
+    free(t);
+    CHECK(table.find("busy-2g (background)") != std::string::npos);
+    CHECK(table.find("background_rate") != std::string::npos);
+    char *j = res_document_json(&run.p, &run.r);
+    REQUIRE(j != nullptr);
+    std::string json(j);
+    free(j);
+    size_t bg = json.find("\"background\": {");
+    REQUIRE(bg != std::string::npos);
+    CHECK(json.find("\"verdict\": \"predicts_higher\"", bg) != std::string::npos);
+    CHECK(json.find("\"verdict\": \"agrees\"") < bg); // the visible rate's, before it
 }
 
 TEST_CASE("field: the comparison in the table, results.json and the report", "[field]")

@@ -474,6 +474,12 @@ TEST_CASE("import metrickit: foreground memory-limit exits per device-day, local
     CHECK(y.find("# foreground exits over the payloads: NormalApp 8, MemoryResourceLimit 1") !=
           std::string::npos);
     CHECK(y.find("# background exits over the payloads: MemoryPressure 2") != std::string::npos);
+    // the background rate: iPhone13,2's first payload had 2 memory-pressure
+    // exits in the background, its second none; iPhone10,4's one payload none
+    CHECK(y.find("background_rate: 50%  # 1 of 2 payloads had a background memory exit") !=
+          std::string::npos);
+    CHECK(y.find("background_rate: 0%  # 0 of 1 payload had a background memory exit") !=
+          std::string::npos);
     CHECK(scn_fragment_check(y.data(), y.size(), "f.yaml", &err) == SIM_OK);
     // each localised form of one measurement (bytes / 2^20, one decimal)
     struct Form {
@@ -547,7 +553,7 @@ TEST_CASE("import play-vitals: the LMK rate by RAM bucket and model, weighted by
     res_field_cmp f;
     res_field_compare(&p, 0, &res.cells[0], &f);
     REQUIRE(f.f != nullptr);
-    CHECK(f.observed == Approx(0.014));
+    CHECK(f.visible.observed == Approx(0.014));
     CHECK(f.f->users == 30000);
     res_result_free(&res);
     // refusals

@@ -21,6 +21,7 @@ typedef struct fleet_group {
     int64_t ram_mb;         /* a RAM bucket, MB; 0: by name */
     double hits, total;     /* MetricKit: payloads with an exit, payloads;
                                vitals: sum of rate x users, sum of users */
+    double bg_hits;         /* MetricKit: payloads with a background memory exit */
     size_t first, count;    /* the first record (payload or row) and how many */
     double peak, suspended; /* MetricKit: the largest peak and suspended memory, bytes */
     double foreground_s;    /* MetricKit: cumulativeForegroundTime summed, seconds */
@@ -392,6 +393,20 @@ static int metrickit_payload(fleet *f, json_t *p, const char *name, size_t i, si
         return scn__fail_at(err, name, 1, "payload %zu: a foreground memory-limit exit count "
                             "that is not a count", i);
     x->hits += c > 0;
+    /* in the background: killed for the system's memory pressure, or over
+     * the background memory limit */
+    static const char *const bg_keys[2] = {"cumulativeMemoryPressureExitCount",
+                                           "cumulativeMemoryResourceLimitExitCount"};
+    double bg = 0;
+    for (int k = 0; k < 2; k++) {
+        json_t *v = json_object_get(json_object_get(exits, "backgroundExitData"), bg_keys[k]);
+        double n = 0;
+        if (v != NULL && (!json_num(v, &n) || n < 0))
+            return scn__fail_at(err, name, 1, "payload %zu: backgroundExitData.%s: not a "
+                                "count", i, bg_keys[k]);
+        bg += n;
+    }
+    x->bg_hits += bg > 0;
     exit_kinds(x, exits, f->ignored);
     metrickit_unused(f->ignored, p);
     json_t *fgt = json_object_get(json_object_get(p, "applicationTimeMetrics"),
@@ -593,8 +608,9 @@ static int write_fleet(const fleet *f, out *w, int metrickit)
     if (metrickit)
         put(w, "# oomsim import metrickit: %zu MetricKit payloads (%s...), each one device's\n"
                "# day: per device type, the share of payloads with a foreground exit by the\n"
-               "# memory resource limit (a count MetricKit leaves out when it is 0). Rename\n"
-               "# each device to the plan's device of that class.\n",
+               "# memory resource limit (a count MetricKit leaves out when it is 0), and the\n"
+               "# share with a background memory exit. Rename each device to the plan's\n"
+               "# device of that class.\n",
             f->records, w->name);
     else
         put(w, "# oomsim import play-vitals: %zu rows of the Play Developer Reporting API's LMK\n"
@@ -614,6 +630,9 @@ static int write_fleet(const fleet *f, out *w, int metrickit)
         group_head(w, g, metrickit);
         if (metrickit) {
             put(w, "      users: %.0f  # the payloads: device-days\n", g->total);
+            put(w, "      background_rate: %.6g%%  # %.0f of %.0f payload%s had a background "
+                   "memory exit (MemoryPressure or MemoryResourceLimit)\n",
+                100.0 * g->bg_hits / g->total, g->bg_hits, g->total, g->total == 1 ? "" : "s");
             put(w, "      source: \"MetricKit, %.0f payload%s\"\n", g->total,
                 g->total == 1 ? "" : "s");
             metrickit_extras(w, g);
