@@ -3,17 +3,25 @@
  * `calibrate` block fitted to its field block (results/calibrate.c), and
  * the fit told as a table: each unknown with its interval, each field entry
  * before and after beside the observed rate, the likelihood and the
- * goodness of fit. */
+ * goodness of fit.
+ *
+ * In an MPI job every rank runs the same fit (each plan run's replications
+ * spread over the ranks, results/calibrate_run.c); rank 0 alone reads the
+ * checkpoint, writes it and the -o files, and speaks: the other ranks'
+ * output goes to /dev/null, and they hear of every failure
+ * (sim_ranks_agree). */
 #include "cli.h"
 #include "results/calibrate.h"
 #include "scenarios/scenarios.h"
 
+#include <fcntl.h>
 #include <math.h>
 #include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 typedef struct cal_opts {
     const char *scenario, *dir, *checkpoint, *resume;
@@ -26,15 +34,18 @@ static const cli_opt cal_table[] = {
     {"-o", NULL, CLI_OPT_FILE, CO(dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  -o DIR     also write DIR/calibration.json, DIR/report.html with the plot, and each\n"
      "             fitted phone as DIR/devices/NAME.yaml for the next plan\n"},
-    {"-j", NULL, CLI_OPT_COUNT, CO(threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0,
+    {"-j", NULL, CLI_OPT_COUNT, CO(threads), CLI_NOWHERE, 1, 256, NULL,
+     "-j needs a thread count from 1 to 256, got '%s'", 0,
      "  -j N       threads (1 to 256); the fit is the same for any N\n"},
-    {"-r", NULL, CLI_OPT_COUNT, CO(reps), CO(has_reps), 1, 10000000, NULL, NULL, 0,
+    {"-r", NULL, CLI_OPT_COUNT, CO(reps), CO(has_reps), 1, 10000000, NULL,
+     "-r needs a count from 1 to 10000000, got '%s'", 0,
      "  -r N       replications of the first evaluations (default: the plan's); they grow\n"
      "             as the fit needs, up to --max-replications\n"},
-    {"--seed", NULL, CLI_OPT_COUNT, CO(seed), CO(has_seed), 0, ~0ull, NULL, NULL, 0,
+    {"--seed", NULL, CLI_OPT_COUNT, CO(seed), CO(has_seed), 0, ~0ull, NULL,
+     "--seed needs a non-negative integer, got '%s'", 0,
      "  --seed S   the seed of every evaluation (default: the plan's)\n"},
     {"--max-replications", NULL, CLI_OPT_COUNT, CO(max_reps), CLI_NOWHERE, 1, 160000000ull,
-     NULL, NULL, 0, "  --max-replications N  the most the replications grow to (default 16 times\n"
+     NULL, "--max-replications needs a count from 1 to 160000000, got '%s'", 0, "  --max-replications N  the most the replications grow to (default 16 times\n"
                     "             the first)\n"},
     {"--checkpoint", NULL, CLI_OPT_FILE, CO(checkpoint), CLI_NOWHERE, 0, 0, NULL,
      "--checkpoint needs a file", 0,
@@ -46,8 +57,8 @@ static const cli_opt cal_table[] = {
     {"--holdout", NULL, CLI_OPT_FLAG, CO(holdout), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --holdout  then refit leaving out each field entry in turn and predict it: did its\n"
      "             observed rate fall inside the prediction's interval?\n"},
-    {"--max-evaluations", NULL, CLI_OPT_COUNT, CO(budget), CLI_NOWHERE, 10, 100000, NULL, NULL,
-     0, "  --max-evaluations N  points run at most (default 400; a stage's design is one\n"
+    {"--max-evaluations", NULL, CLI_OPT_COUNT, CO(budget), CLI_NOWHERE, 10, 100000, NULL,
+     "--max-evaluations needs a count from 10 to 100000, got '%s'", 0, "  --max-evaluations N  points run at most (default 400; a stage's design is one\n"
         "             plan run of its points); a fit that needs more stops,\n"
         "             says where, and exits 3\n"},
     CLI_HELP_OPT,
@@ -67,12 +78,29 @@ const cli_cmd cli_calibrate_cmd = {
     .positionals = 1,
 };
 
+/* The entries' column: as wide as the longest name, 20 at least. */
+static int label_width(const res_calibration *c)
+{
+    int w = 20;
+    for (unsigned e = 0; e < c->nentries; e++) {
+        char name[MDL_NAME_MAX + 16];
+        res_cal_entry_label(&c->e[e], name, sizeof name);
+        w = (int)strlen(name) > w ? (int)strlen(name) : w;
+    }
+    return w;
+}
+
 static void print_fit(const scn_scenario *s, const res_calibration *c)
 {
-    printf("calibrate %s: %u unknown%s against %u field entr%s, %u points in %u plan runs, the "
-           "last at %llu replications\n", s->name, c->nu, c->nu == 1 ? "" : "s", c->nentries,
-           c->nentries == 1 ? "y" : "ies", c->evaluations, c->plan_runs,
-           (unsigned long long)c->replications);
+    unsigned entries = 0, w = (unsigned)label_width(c);
+    for (unsigned e = 0; e < c->nentries; e++)
+        entries += e == 0 || c->e[e - 1].field != c->e[e].field;
+    printf("calibrate %s: %u unknown%s against %u field entr%s", s->name, c->nu,
+           c->nu == 1 ? "" : "s", entries, entries == 1 ? "y" : "ies");
+    if (entries < c->nentries)
+        printf(" (%u rates: %u background)", c->nentries, c->nentries - entries);
+    printf(", %u points in %u plan runs, the last at %llu replications\n", c->evaluations,
+           c->plan_runs, (unsigned long long)c->replications);
     printf("\n%-44s %12s %12s %27s\n", "unknown", "start", "fitted", "95 % interval");
     for (unsigned j = 0; j < c->nu; j++) {
         const res_cal_unknown *u = &c->u[j];
@@ -97,11 +125,14 @@ static void print_fit(const scn_scenario *s, const res_calibration *c)
                 printf("  %s and %s trade off (a ridge: correlation %.2f): the rates fix a "
                        "combination of the two, not each\n", s->fit[i].key, s->fit[k].key,
                        c->corr[i][k]);
-    printf("\n%-20s %22s %28s %28s\n", "field entry", "observed (per day)", "before", "after");
+    printf("\n%-*s %22s %28s %28s\n", (int)w, "field entry", "observed (per day)", "before",
+           "after");
     for (unsigned e = 0; e < c->nentries; e++) {
         const res_cal_entry *x = &c->e[e];
-        printf("%-20s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %8.2f%% [%5.2f, %5.2f]\n",
-               x->device, 100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi,
+        char name[MDL_NAME_MAX + 16];
+        res_cal_entry_label(x, name, sizeof name);
+        printf("%-*s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %8.2f%% [%5.2f, %5.2f]\n",
+               (int)w, name, 100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi,
                100 * x->before, 100 * x->before_ci.lo, 100 * x->before_ci.hi, 100 * x->after,
                100 * x->after_ci.lo, 100 * x->after_ci.hi);
     }
@@ -119,50 +150,68 @@ static void print_fit(const scn_scenario *s, const res_calibration *c)
                                                              "the fit" : "");
 }
 
+/* One field entry refitted without it and predicted: SIM_OK with
+ * *fitted 0 when nothing was left to fit on, else its rates (visible,
+ * background) and their intervals. */
+static int refit_without(const res_cal_ctl *ctl, const scn_scenario *s, const res_plan *plan,
+                         const res_calibration *whole, const res_cal_entry *x,
+                         res_calibration *c, int *fitted, double rate[2], res_interval ci[2],
+                         sim_error *err)
+{
+    const mdl_field *e = &plan->field[x->field];
+    sim_error why;
+    sim_error_clear(&why);
+    int frc = res_calibrate_without(plan, e, s->fit, s->nfit, ctl, c, &why);
+    *fitted = 0;
+    if (frc == SIM_EINPUT && c->nentries == 0)
+        return SIM_OK;
+    if (frc != SIM_OK)
+        return sim_error_set(err, frc, "%s", why.msg);
+    if (!c->converged)
+        return sim_error_set(err, SIM_ELIMIT, "--holdout: the refit without %s %s", x->device,
+                             c->missed >= 0 ? "is not a fit (a check run at it missed the "
+                                              "fit's surface)"
+                                            : "did not finish");
+    *fitted = 1;
+    return res_calibrate_predict(plan, s->fit, c, e, ctl, whole->replications, rate, ci, err);
+}
+
 /* --holdout: each entry the plan's devices are held against, left out of a
- * refit, then predicted at the refit's values (at the fit's final
- * replications). */
+ * refit (its two rates at once), then predicted at the refit's values (at
+ * the fit's final replications). */
 static int holdout(const res_cal_ctl *ctl, const scn_scenario *s, const res_plan *plan,
                    const res_calibration *whole, res_cal_holdout *rows, unsigned *nrows,
                    sim_error *err)
 {
-    printf("\nheld out: each entry refitted without it, then predicted\n%-20s %22s %28s  %s\n",
-           "field entry", "observed (per day)", "predicted without it", "inside");
+    int wd = label_width(whole);
+    printf("\nheld out: each entry refitted without it, then predicted\n%-*s %22s %28s  %s\n",
+           wd, "field entry", "observed (per day)", "predicted without it", "inside");
     res_calibration *c = calloc(1, sizeof *c);
     if (c == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
-    int rc = SIM_OK;
+    int rc = SIM_OK, fitted = 0;
+    double rate[2] = {0, 0};
+    res_interval ci[2];
     for (unsigned k = 0; rc == SIM_OK && k < whole->nentries; k++) {
         const res_cal_entry *x = &whole->e[k];
-        const mdl_field *e = &plan->field[x->field];
-        sim_error why;
-        sim_error_clear(&why);
-        int frc = res_calibrate_without(plan, e, s->fit, s->nfit, ctl, c, &why);
+        if (k == 0 || whole->e[k - 1].field != x->field) /* the entry's rates follow it */
+            rc = refit_without(ctl, s, plan, whole, x, c, &fitted, rate, ci, err);
+        if (rc != SIM_OK)
+            break;
         res_cal_holdout *h = &rows[(*nrows)++];
-        h->entry = k;
-        if (frc == SIM_EINPUT && c->nentries == 0) {
-            printf("%-20s   nothing left to fit on without it\n", x->device);
+        char name[MDL_NAME_MAX + 16];
+        res_cal_entry_label(x, name, sizeof name);
+        *h = (res_cal_holdout){.entry = k};
+        if (!fitted) {
+            printf("%-*s   nothing left to fit on without it\n", wd, name);
             continue;
         }
-        if (frc != SIM_OK || !c->converged) {
-            rc = frc != SIM_OK ? sim_error_set(err, frc, "%s", why.msg)
-                               : sim_error_set(err, SIM_ELIMIT, "--holdout: the refit without "
-                                               "%s %s", x->device, c->missed >= 0
-                                               ? "is not a fit (a check run at it missed the "
-                                                 "fit's surface)"
-                                               : "did not finish");
-            break;
-        }
-        double rate;
-        res_interval ci;
-        if ((rc = res_calibrate_predict(plan, s->fit, c, e, ctl, whole->replications, &rate,
-                                        &ci, err)) != SIM_OK)
-            break;
-        int inside = x->observed >= ci.lo && x->observed <= ci.hi;
-        h->fitted = 1, h->predicted = rate, h->ci = ci, h->inside = inside;
-        printf("%-20s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %s\n", x->device,
-               100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi, 100 * rate,
-               100 * ci.lo, 100 * ci.hi, inside ? "yes" : "no");
+        const res_interval *w = &ci[x->background];
+        int inside = x->observed >= w->lo && x->observed <= w->hi;
+        h->fitted = 1, h->predicted = rate[x->background], h->ci = *w, h->inside = inside;
+        printf("%-*s %6.2f%% [%5.2f, %5.2f] %8.2f%% [%5.2f, %5.2f]     %s\n", wd, name,
+               100 * x->observed, 100 * x->observed_ci.lo, 100 * x->observed_ci.hi,
+               100 * h->predicted, 100 * w->lo, 100 * w->hi, inside ? "yes" : "no");
     }
     free(c);
     return rc;
@@ -297,7 +346,7 @@ static void cal_progress(void *ctx, uint64_t done, uint64_t total)
     cal_run *r = ctx;
     if (done < r->bar.done || total != r->bar_total) {
         cli_progress_erase(&r->bar);
-        cli_progress_start(&r->bar, 1);
+        cli_progress_start(&r->bar, sim_ranks_size());
         r->bar_total = total;
     }
     cli_progress_show(&r->bar, done, total);
@@ -325,11 +374,16 @@ static int cal_logged(void *ctx, const res_cal_log *log, sim_error *err)
 /* The plan with the command's options, its calibrate block checked. */
 static int load(const cal_opts *o, scn_scenario *s, sim_error *err)
 {
-    if (o->dir != NULL && cli_check_dir(o->dir, err) != SIM_OK) /* before the fit, not after */
-        return err->code;
-    int rc = cli_load_scenario(o->scenario, s, err);
-    if (rc != SIM_OK)
+    /* before the fit, not after */
+    int rc = o->dir != NULL && sim_ranks_rank() == 0 ? cli_check_dir(o->dir, err) : SIM_OK;
+    if ((rc = sim_ranks_agree(rc, err)) != SIM_OK)
         return rc;
+    int mine = cli_load_scenario(o->scenario, s, err);
+    if ((rc = sim_ranks_agree(mine, err)) != SIM_OK) {
+        if (mine == SIM_OK)
+            scn_scenario_release(s);
+        return rc;
+    }
     if (!s->calibrate) {
         scn_scenario_release(s);
         return sim_error_set(err, SIM_EINPUT, "%s: the plan has no calibrate block: nothing to "
@@ -361,7 +415,7 @@ static int resume(const cal_opts *o, cal_run *r, sim_error *err)
 static int report(const cal_opts *o, const scn_scenario *s, const res_plan *plan,
                   const res_cal_ctl *ctl, const res_calibration *c, sim_error *err)
 {
-    res_cal_holdout rows[MDL_FIELD_MAX];
+    res_cal_holdout rows[RES_CAL_ENTRIES_MAX];
     unsigned nrows = 0;
     print_fit(s, c);
     if (c->missed >= 0) {
@@ -386,7 +440,7 @@ static int report(const cal_opts *o, const scn_scenario *s, const res_plan *plan
     }
     if (rc != SIM_OK)
         return rc == SIM_EINTR ? CLI_INTERRUPTED : cli_report(err);
-    return o->dir != NULL ? write_dir(o->dir, s, c, rows, nrows) : CLI_OK;
+    return o->dir != NULL && sim_ranks_rank() == 0 ? write_dir(o->dir, s, c, rows, nrows) : CLI_OK;
 }
 
 /* The fit failed or was interrupted: says so; the status. */
@@ -406,8 +460,24 @@ static int failed(int rc, const sim_error *err, const cal_opts *o, const cal_run
     return CLI_INTERRUPTED;
 }
 
+/* A rank other than 0: its output to /dev/null (were that not open, it
+ * would only repeat rank 0's). */
+static void quiet(void)
+{
+    int fd = open("/dev/null", O_WRONLY);
+    if (fd < 0)
+        return;
+    fflush(stdout);
+    fflush(stderr);
+    dup2(fd, STDOUT_FILENO);
+    dup2(fd, STDERR_FILENO);
+    close(fd);
+}
+
 int cli_calibrate(int argc, char **argv)
 {
+    if (sim_ranks_rank() != 0)
+        quiet();
     cal_opts o = {NULL, NULL, NULL, NULL, cli_default_threads(), 0, 0, 400, 0, 0, 0, 0};
     int status = cli_parse(&cli_calibrate_cmd, argc, argv, &o);
     if (status != CLI_OK)
@@ -423,17 +493,18 @@ int cli_calibrate(int argc, char **argv)
     const char **labels = NULL;
     int rc = r != NULL && c != NULL ? cli_plan_of(&s, &plan, &labels, &err)
                                     : sim_error_set(&err, SIM_ENOMEM, "out of memory");
+    rc = sim_ranks_agree(rc, &err);
     if (rc == SIM_OK) {
         /* what the runs depend on beyond the plan's files */
         uint64_t opts[4] = {s.replications, o.has_seed ? o.seed : ~0ull, o.max_reps, o.budget};
         r->digest = sim_digest(s.digest, opts, sizeof opts);
         r->checkpoint = o.checkpoint;
-        cli_progress_start(&r->bar, 1);
+        cli_progress_start(&r->bar, sim_ranks_size());
         cli_interrupt_catch(0);
         plan.stop = cli_interrupt_flag();
     }
-    if (rc == SIM_OK && o.resume != NULL)
-        rc = resume(&o, r, &err);
+    if (rc == SIM_OK && o.resume != NULL) /* rank 0 reads it, and replays it to the others */
+        rc = sim_ranks_agree(sim_ranks_rank() == 0 ? resume(&o, r, &err) : SIM_OK, &err);
     res_cal_ctl ctl = {(unsigned)o.threads, (unsigned)o.budget, o.max_reps, cal_progress, r,
                        NULL, o.checkpoint != NULL ? cal_logged : NULL};
     if (rc == SIM_OK) {

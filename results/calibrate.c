@@ -46,6 +46,15 @@
 #define DESIGN_MAX RES_CAL_DESIGN_MAX
 #define Y_EDGE 6.0 /* |y| at most: within 0.25 % of a bound */
 
+/* One rate fitted: a cell's visible or background memory deaths against
+ * its field entry's users with one. */
+typedef struct obs {
+    unsigned cell;
+    int background;
+    double users, observed; /* the field's users, and those with one */
+    double sessions;        /* a user's sessions a day */
+} obs;
+
 typedef struct fit {
     const res_plan *plan;
     const mdl_unknown *u;
@@ -56,27 +65,31 @@ typedef struct fit {
     unsigned ncells;
     const mdl_cell **proto;
     const mdl_field **entry;
+    /* the rates fitted: each cell's visible one, and its background one
+     * after it where the entry gives one */
+    unsigned nobs;
+    obs ob[RES_CAL_ENTRIES_MAX];
     /* the design run: points x cells */
     mdl_cell *cells;
     mdl_device *dev;
     const char **json;
-    uint64_t *k;               /* [point * ncells + cell] */
-    uint64_t *run_k;           /* a plan run's counts, cell by cell */
+    uint64_t *k;               /* [point * nobs + rate] */
+    uint64_t *run_k;           /* a plan run's counts (res__cal_run) */
     uint64_t reps, max_reps;
     unsigned evals, max_evals;
     unsigned runs;             /* plan runs (each a design, or a check) */
     int searched[NS_MAX];
     unsigned ns, idx[NS_MAX];  /* the searched unknowns' indices */
     double x0[NS_MAX];         /* every unknown's start */
-    /* the surrogate: per cell, logit p = beta . phi(y) */
+    /* the surrogate: per rate, logit p = beta . phi(y) */
     unsigned np;
-    double beta[MDL_FIELD_MAX][P_MAX];
-    double cov[MDL_FIELD_MAX][P_MAX * P_MAX];
+    double beta[RES_CAL_ENTRIES_MAX][P_MAX];
+    double cov[RES_CAL_ENTRIES_MAX][P_MAX * P_MAX];
     double lo[NS_MAX], hi[NS_MAX]; /* the stage's box in y */
-    /* per cell: the share of the observed rate's variance in the whole
-     * (the field's and the simulation's): each entry's log-likelihood is
+    /* per rate: the share of the observed rate's variance in the whole
+     * (the field's and the simulation's): each rate's log-likelihood is
      * weighted by it, so that an interval carries the simulation's noise */
-    double kappa[MDL_FIELD_MAX];
+    double kappa[RES_CAL_ENTRIES_MAX];
     const mdl_field *left_out;     /* an entry not fitted on (--holdout), NULL: none */
 } fit;
 
@@ -127,52 +140,9 @@ static int device_at(const fit *f, unsigned c, const double *x, mdl_device *d)
     return 1;
 }
 
-/* One plan run through the log (calibrate.h): replayed when the log holds
- * it, else run and appended.  k: each cell's count of replications with a
- * visible memory death. */
-static int run_logged(const res_cal_ctl *ctl, const res_plan *p, uint64_t digest, uint64_t *k,
-                      sim_error *err)
-{
-    res_cal_log *log = ctl->log;
-    if (log != NULL && log->next < log->n) {
-        const res_cal_run *r = &log->run[log->next];
-        if (r->digest != digest || r->reps != p->replications || r->m != p->ncells)
-            return sim_error_set(err, SIM_EINPUT, "calibrate: the checkpoint's run %u is not "
-                                 "the one this fit asks for (another plan, seed or option): "
-                                 "start again without --resume", log->next + 1);
-        memcpy(k, r->k, p->ncells * sizeof *k);
-        log->next++;
-        return SIM_OK;
-    }
-    res_result res;
-    int rc = res_run(p, ctl->threads, ctl->progress, ctl->ctx, &res, err);
-    if (rc != SIM_OK)
-        return rc;
-    for (unsigned c = 0; c < p->ncells; c++)
-        k[c] = res.cells[c].with_visible_death;
-    res_result_free(&res);
-    if (log == NULL)
-        return SIM_OK;
-    if (log->n == log->cap) {
-        unsigned cap = log->cap ? 2 * log->cap : 64;
-        res_cal_run *grown = realloc(log->run, cap * sizeof *grown);
-        if (grown == NULL)
-            return sim_error_set(err, SIM_ENOMEM, "calibrate: out of memory");
-        log->run = grown, log->cap = cap;
-    }
-    res_cal_run *r = &log->run[log->n];
-    r->k = malloc(p->ncells * sizeof *r->k);
-    if (r->k == NULL)
-        return sim_error_set(err, SIM_ENOMEM, "calibrate: out of memory");
-    memcpy(r->k, k, p->ncells * sizeof *k);
-    r->reps = p->replications, r->digest = digest, r->m = p->ncells;
-    log->next = ++log->n;
-    return ctl->logged != NULL ? ctl->logged(ctl->ctx, log, err) : SIM_OK;
-}
-
 /* The n points (every unknown's value) run as one plan (each point's
- * cells at f->reps): their counts in f->k; ok[i] 0 for a point whose values
- * cannot be set. */
+ * cells at f->reps): each rate's counts in f->k; ok[i] 0 for a point whose
+ * values cannot be set. */
 static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
 {
     if (f->evals + n > f->max_evals)
@@ -206,14 +176,18 @@ static int run_points(fit *f, const double (*x)[NS_MAX], unsigned n, int *ok)
     p.ncells = m;
     p.replications = f->reps;
     p.checkpoint = NULL;
-    int rc = run_logged(f->ctl, &p, digest, f->run_k, f->err);
+    int rc = res__cal_run(f->ctl, &p, digest, f->run_k, f->err);
     if (rc != SIM_OK)
         return rc;
     f->evals += n;
     f->runs++;
-    for (unsigned i = 0, at = 0; i < n; i++)
-        for (unsigned c = 0; ok[i] && c < f->ncells; c++)
-            f->k[i * f->ncells + c] = f->run_k[at++];
+    for (unsigned i = 0, at = 0; i < n; i++) { /* the run's cells: each point's in turn */
+        if (!ok[i])
+            continue;
+        for (unsigned o = 0; o < f->nobs; o++)
+            f->k[i * f->nobs + o] = f->run_k[(f->ob[o].background ? m : 0) + at + f->ob[o].cell];
+        at += f->ncells;
+    }
     return SIM_OK;
 }
 
@@ -233,7 +207,7 @@ static unsigned features(const fit *f, const double *y, double *phi)
     return n;
 }
 
-/* Cell c's logistic regression on the design's counts (IRLS). */
+/* Rate c's logistic regression on the design's counts (IRLS). */
 static int regress(fit *f, unsigned c, const double (*y)[NS_MAX], unsigned n, const int *ok)
 {
     unsigned m = 0, np = f->np;
@@ -266,9 +240,9 @@ static int regress(fit *f, unsigned c, const double (*y)[NS_MAX], unsigned n, co
                 eta += gsl_matrix_get(X, r, j) * gsl_vector_get(b, j);
             double mu = sigmoid(eta), R = (double)f->reps;
             mu = mu < 1e-6 ? 1e-6 : mu > 1 - 1e-6 ? 1 - 1e-6 : mu;
-            double obs = ((double)f->k[i * f->ncells + c] + 0.5) / (R + 1);
+            double got = ((double)f->k[i * f->nobs + c] + 0.5) / (R + 1);
             gsl_vector_set(w, r, R * mu * (1 - mu));
-            gsl_vector_set(z, r, eta + (obs - mu) / (mu * (1 - mu)));
+            gsl_vector_set(z, r, eta + (got - mu) / (mu * (1 - mu)));
             r++;
         }
         double chisq;
@@ -286,7 +260,7 @@ static int regress(fit *f, unsigned c, const double (*y)[NS_MAX], unsigned n, co
     return rc;
 }
 
-/* Cell c's smoothed p at y, and the standard error of its logit. */
+/* Rate c's smoothed p at y, and the standard error of its logit. */
 static double p_at(const fit *f, unsigned c, const double *y, double *se)
 {
     double phi[P_MAX], eta = 0, v = 0;
@@ -305,12 +279,11 @@ static double p_at(const fit *f, unsigned c, const double *y, double *se)
 static double ll_at(const fit *f, const double *y)
 {
     double sum = 0;
-    for (unsigned c = 0; c < f->ncells; c++) {
-        const mdl_field *e = f->entry[c];
-        double q = res__day_rate(p_at(f, c, y, NULL), e->sessions_per_day);
+    for (unsigned c = 0; c < f->nobs; c++) {
+        const obs *o = &f->ob[c];
+        double q = res__day_rate(p_at(f, c, y, NULL), o->sessions);
         q = q < 1e-12 ? 1e-12 : q > 1 - 1e-12 ? 1 - 1e-12 : q;
-        double users = (double)e->users, obs = (double)llround(e->rate * users);
-        sum += f->kappa[c] * (obs * log(q) + (users - obs) * log1p(-q));
+        sum += f->kappa[c] * (o->observed * log(q) + (o->users - o->observed) * log1p(-q));
     }
     return sum;
 }
@@ -459,7 +432,7 @@ static int stage(fit *f)
         point_of(f, y[i], x[i]);
     if (rc == SIM_OK)
         rc = run_points(f, (const double(*)[NS_MAX])x, n, ok);
-    for (unsigned c = 0; rc == SIM_OK && c < f->ncells; c++)
+    for (unsigned c = 0; rc == SIM_OK && c < f->nobs; c++)
         rc = regress(f, c, (const double(*)[NS_MAX])y, n, ok);
     free(y);
     free(x);
@@ -475,13 +448,12 @@ static int stage(fit *f)
 static double noise_share(fit *f, const double *y)
 {
     double worst = 0;
-    for (unsigned c = 0; c < f->ncells; c++) {
-        const mdl_field *e = f->entry[c];
-        double se, p = p_at(f, c, y, &se), s = e->sessions_per_day;
+    for (unsigned c = 0; c < f->nobs; c++) {
+        double se, p = p_at(f, c, y, &se), s = f->ob[c].sessions;
         double q = res__day_rate(p, s), dq = s * pow(1 - p, s - 1);
         double sim_p = fmax(p * (1 - p) * se, sqrt(p * (1 - p) / (double)f->reps));
-        double sim = dq * sim_p, obs = sqrt(q * (1 - q) / (double)e->users);
-        double r = obs > 0 ? sim / obs : 0;
+        double sim = dq * sim_p, field = sqrt(q * (1 - q) / f->ob[c].users);
+        double r = field > 0 ? sim / field : 0;
         f->kappa[c] = 1 / (1 + r * r);
         worst = r > worst ? r : worst;
     }
@@ -496,7 +468,7 @@ static int moves(const fit *f, unsigned i, const double *y)
     memcpy(a, y, f->ns * sizeof *a);
     memcpy(b, y, f->ns * sizeof *b);
     a[i] = f->lo[i], b[i] = f->hi[i];
-    for (unsigned c = 0; c < f->ncells; c++) {
+    for (unsigned c = 0; c < f->nobs; c++) {
         double sa, sb, pa = p_at(f, c, a, &sa), pb = p_at(f, c, b, &sb);
         double ea = logit(pa), eb = logit(pb);
         if (fabs(ea - eb) > 2 * sqrt(sa * sa + sb * sb) && fabs(pa - pb) > 1e-4)
@@ -545,33 +517,33 @@ static int rates_at(fit *f, const double *x, res_calibration *out, int after)
         rc = sim_error_set(f->err, SIM_EINPUT, "calibrate: the values cannot be set on the "
                            "devices");
     double dev = 0;
-    for (unsigned c = 0; rc == SIM_OK && c < f->ncells; c++) {
+    for (unsigned c = 0; rc == SIM_OK && c < f->nobs; c++) {
         res_cal_entry *e = &out->e[c];
-        const mdl_field *fe = f->entry[c];
-        double s = fe->sessions_per_day, p = (double)f->k[c] / (double)f->reps;
+        const obs *o = &f->ob[c];
+        double s = o->sessions, p = (double)f->k[c] / (double)f->reps;
         res_interval ci = res_wilson95(f->k[c], f->reps);
         *(after ? &e->after : &e->before) = res__day_rate(p, s);
         res_interval *vi = after ? &e->after_ci : &e->before_ci;
         vi->lo = res__day_rate(ci.lo, s);
         vi->hi = res__day_rate(ci.hi, s);
-        double users = (double)fe->users, obs = (double)llround(fe->rate * users);
+        double users = o->users, got = o->observed;
         double q = res__day_rate(((double)f->k[c] + 0.5) / ((double)f->reps + 1), s);
-        double ll = obs * log(q) + (users - obs) * log1p(-q);
+        double ll = got * log(q) + (users - got) * log1p(-q);
         if (after)
             out->loglik += ll;
         else
             out->loglik_start += ll;
         /* weighted as the likelihood is: the simulation's noise is no misfit */
         double d = 0;
-        if (obs > 0)
-            d += obs * log(obs / (users * q));
-        if (users > obs)
-            d += (users - obs) * log((users - obs) / (users * (1 - q)));
+        if (got > 0)
+            d += got * log(got / (users * q));
+        if (users > got)
+            d += (users - got) * log((users - got) / (users * (1 - q)));
         dev += f->kappa[c] * d;
     }
     if (after) {
         out->deviance = 2 * dev;
-        out->df = f->ncells > f->ns ? f->ncells - f->ns : 0;
+        out->df = f->nobs > f->ns ? f->nobs - f->ns : 0;
         out->gof_p = out->df > 0 ? gsl_cdf_chisq_Q(out->deviance, out->df) : NAN;
     }
     return rc;
@@ -601,12 +573,20 @@ static int setup(fit *f, const res_plan *plan)
                              "entry");
     if (f->ncells > MDL_FIELD_MAX)
         f->ncells = MDL_FIELD_MAX;
+    for (unsigned c = 0; c < f->ncells; c++)
+        for (int b = 0; b <= f->entry[c]->has_background; b++) {
+            const mdl_field *e = f->entry[c];
+            double users = (double)e->users;
+            f->ob[f->nobs++] = (obs){c, b, users, (double)llround((b ? e->background_rate
+                                                                     : e->rate) * users),
+                                     e->sessions_per_day};
+        }
     size_t m = (size_t)DESIGN_MAX * f->ncells;
     f->cells = calloc(m, sizeof *f->cells);
     f->dev = calloc(m, sizeof *f->dev);
     f->json = calloc(m, sizeof *f->json);
-    f->k = calloc(m, sizeof *f->k);
-    f->run_k = calloc(m, sizeof *f->run_k);
+    f->k = calloc((size_t)DESIGN_MAX * f->nobs, sizeof *f->k);
+    f->run_k = calloc(2 * m, sizeof *f->run_k);
     if (f->cells == NULL || f->dev == NULL || f->json == NULL || f->k == NULL ||
         f->run_k == NULL)
         return sim_error_set(f->err, SIM_ENOMEM, "calibrate: out of memory");
@@ -663,7 +643,7 @@ static int stages(fit *f, res_calibration *out, double *ystar)
                 continue;
             }
         }
-        for (unsigned c = 0; c < f->ncells; c++)
+        for (unsigned c = 0; c < f->nobs; c++)
             f->kappa[c] = 1;
         best_of(f, ystar);
         double share = noise_share(f, ystar), top = best_of(f, ystar);
@@ -715,62 +695,40 @@ int res_calibrate(const res_plan *plan, const mdl_unknown *u, unsigned nu,
     return res_calibrate_without(plan, NULL, u, nu, ctl, out, err);
 }
 
-int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_calibration *c,
-                          const mdl_field *e, const res_cal_ctl *ctl, uint64_t reps,
-                          double *rate, res_interval *ci, sim_error *err)
-{
-    unsigned i = 0;
-    while (i < plan->ncells && res__field_entry(plan, plan->cells[i].device) != e)
-        i++;
-    if (i == plan->ncells)
-        return sim_error_set(err, SIM_EINPUT, "calibrate: no device of the plan is held "
-                             "against that field entry");
-    mdl_device d = *plan->cells[i].device;
-    uint64_t digest = sim_digest(0, &reps, sizeof reps);
-    digest = sim_digest(digest, &i, sizeof i);
-    for (unsigned j = 0; j < c->nu; j++) {
-        digest = sim_digest(digest, &c->u[j].fitted, sizeof c->u[j].fitted);
-        if (u[j].device[0] != '\0' && strcmp(u[j].device, d.name) != 0)
-            continue;
-        sim_error why;
-        sim_error_clear(&why);
-        if (mdl_knob_set(&d, u[j].knob, c->u[j].fitted, &why) != SIM_OK)
-            return sim_error_set(err, SIM_EINPUT, "calibrate: %s: %s", u[j].key, why.msg);
-    }
-    mdl_cell cell = plan->cells[i];
-    cell.device = &d;
-    const char *json = "{}";
-    res_plan p = *plan;
-    p.cells = &cell;
-    p.policy_json = &json;
-    p.ncells = 1;
-    p.replications = reps;
-    p.checkpoint = NULL;
-    uint64_t k;
-    int rc = run_logged(ctl, &p, digest, &k, err);
-    if (rc != SIM_OK)
-        return rc;
-    res_interval w = res_wilson95(k, reps);
-    *rate = res__day_rate((double)k / (double)reps, e->sessions_per_day);
-    ci->lo = res__day_rate(w.lo, e->sessions_per_day);
-    ci->hi = res__day_rate(w.hi, e->sessions_per_day);
-    return SIM_OK;
-}
-
 /* The check run at the fit against the surface it was found on: an entry
  * whose run lies more than 4 binomial errors from the surface's rate is a
  * jump the smooth surface did not follow (out->missed, its index; else
  * -1), and the fit is not one. */
 static void check_surface(const fit *f, const double *ystar, res_calibration *out)
 {
-    for (unsigned c = 0; c < f->ncells; c++) {
+    for (unsigned c = 0; c < f->nobs; c++) {
         double R = (double)f->reps, ph = p_at(f, c, ystar, NULL);
         double z = fabs((double)f->k[c] - R * ph) / sqrt(R * ph * (1 - ph) + 0.25);
         if (z > 4 && out->missed < 0) {
             out->missed = (int)c;
-            out->missed_rate = res__day_rate(ph, f->entry[c]->sessions_per_day);
+            out->missed_rate = res__day_rate(ph, f->ob[c].sessions);
         }
     }
+}
+
+/* Each rate fitted as the calibration's entry: its device, field entry
+ * and observed users. */
+static void entries(fit *f, res_calibration *out)
+{
+    for (unsigned c = 0; c < f->nobs; c++) {
+        res_cal_entry *e = &out->e[c];
+        const obs *o = &f->ob[c];
+        const mdl_field *fe = f->entry[o->cell];
+        f->kappa[c] = 1;
+        snprintf(e->device, sizeof e->device, "%s", f->proto[o->cell]->device->name);
+        e->field = (unsigned)(fe - f->plan->field);
+        e->background = o->background;
+        e->users = fe->users;
+        e->observed_users = (uint64_t)o->observed;
+        e->observed = o->background ? fe->background_rate : fe->rate;
+        e->observed_ci = res_wilson95(e->observed_users, e->users);
+    }
+    out->nentries = f->nobs;
 }
 
 int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const mdl_unknown *u,
@@ -808,17 +766,8 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
         out->u[j].identifiable = 1;
         f->searched[j] = 1;
     }
-    for (unsigned c = 0; rc == SIM_OK && c < f->ncells; c++) {
-        res_cal_entry *e = &out->e[c];
-        f->kappa[c] = 1;
-        snprintf(e->device, sizeof e->device, "%s", f->proto[c]->device->name);
-        e->field = (unsigned)(f->entry[c] - plan->field);
-        e->users = f->entry[c]->users;
-        e->observed_users = (uint64_t)llround(f->entry[c]->rate * (double)e->users);
-        e->observed = f->entry[c]->rate;
-        e->observed_ci = res_wilson95(e->observed_users, e->users);
-    }
-    out->nentries = f->ncells;
+    if (rc == SIM_OK)
+        entries(f, out);
     searched_set(f);
     if (rc == SIM_OK)
         rc = rates_at(f, f->x0, out, 0);

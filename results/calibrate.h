@@ -21,10 +21,13 @@ typedef struct res_cal_unknown {
                                for a value past it) */
 } res_cal_unknown;
 
-/* One field entry: observed against predicted, per user and day. */
+/* One rate of a field entry: observed against predicted, per user and
+ * day.  An entry gives its visible rate (lmk_rate, memory_exit_rate), and
+ * its background rate when it has background_rate: a second binomial. */
 typedef struct res_cal_entry {
     char device[MDL_NAME_MAX];
     unsigned field;         /* its index in the plan's field block */
+    int background;         /* 0: the visible rate; 1: the background rate */
     uint64_t users, observed_users;
     double observed;
     res_interval observed_ci;
@@ -32,10 +35,11 @@ typedef struct res_cal_entry {
     res_interval before_ci, after_ci;
 } res_cal_entry;
 
+#define RES_CAL_ENTRIES_MAX (2 * MDL_FIELD_MAX) /* each entry's two rates */
 typedef struct res_calibration {
     unsigned nu, nentries;
     res_cal_unknown u[MDL_UNKNOWNS_MAX];
-    res_cal_entry e[MDL_FIELD_MAX];
+    res_cal_entry e[RES_CAL_ENTRIES_MAX];
     double loglik_start, loglik;  /* binomial log-likelihood of the observed users */
     double deviance, gof_p;       /* against the saturated model; gof_p NaN: no degree left */
     unsigned df;
@@ -55,14 +59,15 @@ typedef struct res_calibration {
 /* The plan runs of a command's fits, in order (`calibrate --checkpoint`):
  * each its replications, a digest of what it ran (the points' values,
  * which of them could be set, the cells), and each cell's count of
- * replications with a visible memory death.  A fit is deterministic, so a
+ * replications with a visible memory death, then each cell's count of
+ * those with a background memory death.  A fit is deterministic, so a
  * resumed command asks for the same runs in the same order: the first
  * `n` are replayed from the log (each checked against its digest), the
  * rest run and appended. */
 typedef struct res_cal_run {
     uint64_t reps, digest;
     unsigned m;             /* cells */
-    uint64_t *k;            /* m counts */
+    uint64_t *k;            /* 2m counts: the visible deaths', the background deaths' */
 } res_cal_run;
 #define RES_CAL_RUNS_MAX 100000
 #define RES_CAL_DESIGN_MAX 96 /* points in a stage's design */
@@ -109,13 +114,22 @@ int res_calibrate_without(const res_plan *plan, const mdl_field *left_out, const
                           unsigned nu, const res_cal_ctl *ctl, res_calibration *out,
                           sim_error *err);
 
-/* The per-user-day rate the plan predicts for field entry `e` at c's
+/* The per-user-day rates the plan predicts for field entry `e` at c's
  * fitted values (the first cell of a device it is held against, run at
- * reps replications), with its 95 % interval.  SIM_EINPUT when no device
- * of the plan is held against e. */
+ * reps replications), the visible [0] and the background [1], each with
+ * its 95 % interval.  SIM_EINPUT when no device of the plan is held
+ * against e. */
 int res_calibrate_predict(const res_plan *plan, const mdl_unknown *u, const res_calibration *c,
                           const mdl_field *e, const res_cal_ctl *ctl, uint64_t reps,
-                          double *rate, res_interval *ci, sim_error *err);
+                          double rate[2], res_interval ci[2], sim_error *err);
+
+/* One plan run through ctl's log (calibrate_run.c, for calibrate.c): the
+ * log's next run replayed when it holds one, else run and appended; in an
+ * MPI job on every rank, each with the counts.  k: 2 * p->ncells counts,
+ * each cell's replications with a visible memory death, then each cell's
+ * with a background one.  `digest`: what the run is of. */
+int res__cal_run(const res_cal_ctl *ctl, const res_plan *p, uint64_t digest, uint64_t *k,
+                 sim_error *err);
 
 /* One row of `--holdout`: an entry refitted without and predicted. */
 typedef struct res_cal_holdout {
@@ -132,6 +146,10 @@ typedef struct res_cal_holdout {
  * Malloc'd text, or NULL when memory ran out. */
 char *res_calibration_json(const res_calibration *c, const mdl_unknown *u,
                            const res_cal_holdout *h, unsigned n);
+
+/* An entry's name in tables and plots: its device, "(background)" after
+ * it for its background rate. */
+void res_cal_entry_label(const res_cal_entry *e, char *out, size_t n);
 
 /* A value in its unit, for tables and comments ("812 MiB", "224.0 s", "2.91"). */
 void res_cal_value(char *out, size_t n, mdl_knob_unit unit, double v);

@@ -59,13 +59,19 @@ static json_t *unknowns_json(const res_calibration *c, const mdl_unknown *u)
     return a;
 }
 
+void res_cal_entry_label(const res_cal_entry *e, char *out, size_t n)
+{
+    snprintf(out, n, "%s%s", e->device, e->background ? " (background)" : "");
+}
+
 static json_t *entries_json(const res_calibration *c)
 {
     json_t *a = json_array();
     for (unsigned k = 0; a != NULL && k < c->nentries; k++) {
         const res_cal_entry *e = &c->e[k];
-        json_t *o = json_pack("{s:s, s:I, s:I, s:f, s:o, s:f, s:o, s:f, s:o}", "device",
-                              e->device, "users", (json_int_t)e->users, "observed_users",
+        json_t *o = json_pack("{s:s, s:s, s:I, s:I, s:f, s:o, s:f, s:o, s:f, s:o}", "device",
+                              e->device, "rate", e->background ? "background" : "visible",
+                              "users", (json_int_t)e->users, "observed_users",
                               (json_int_t)e->observed_users, "observed", e->observed,
                               "observed_ci", interval(e->observed_ci), "before", e->before,
                               "before_ci", interval(e->before_ci), "after", e->after, "after_ci",
@@ -100,8 +106,9 @@ static json_t *holdout_json(const res_calibration *c, const res_cal_holdout *h, 
 {
     json_t *a = json_array();
     for (unsigned k = 0; a != NULL && k < n; k++) {
-        json_t *o = json_pack("{s:s, s:b}", "device", c->e[h[k].entry].device, "fitted",
-                              h[k].fitted);
+        const res_cal_entry *e = &c->e[h[k].entry];
+        json_t *o = json_pack("{s:s, s:s, s:b}", "device", e->device, "rate",
+                              e->background ? "background" : "visible", "fitted", h[k].fitted);
         if (o != NULL && h[k].fitted) {
             json_object_set_new(o, "predicted", json_real(h[k].predicted));
             json_object_set_new(o, "predicted_ci", interval(h[k].ci));
@@ -194,7 +201,7 @@ static int entries_table(const res_calibration *c, res__table *t)
     for (unsigned k = 0; k < c->nentries; k++) {
         const res_cal_entry *e = &c->e[k];
         res__text *row = &t->cell[(k + 1) * 8];
-        snprintf(row[0], RES_TEXT_MAX, "%s", e->device);
+        res_cal_entry_label(e, row[0], RES_TEXT_MAX);
         snprintf(row[1], RES_TEXT_MAX, "%llu", (unsigned long long)e->users);
         pct(row[2], e->observed), pct_ci(row[3], e->observed_ci);
         pct(row[4], e->before), pct_ci(row[5], e->before_ci);
@@ -214,9 +221,11 @@ static int holdout_table(const res_calibration *c, const res_cal_holdout *h, uns
     for (unsigned k = 0; k < n; k++) {
         const res_cal_entry *e = &c->e[h[k].entry];
         res__text *row = &t->cell[(k + 1) * 5];
-        snprintf(row[0], RES_TEXT_MAX, "%s", e->device);
+        res_cal_entry_label(e, row[0], RES_TEXT_MAX);
         pct(row[1], e->observed);
         if (!h[k].fitted) {
+            snprintf(row[2], RES_TEXT_MAX, "-");
+            row[3][0] = '\0';
             snprintf(row[4], RES_TEXT_MAX, "nothing left to fit on without it");
             continue;
         }
@@ -264,10 +273,15 @@ char *res_calibration_html(const char *plan, const res_calibration *c, const mdl
     char title[MDL_NAME_MAX + 32];
     snprintf(title, sizeof title, "%s, calibrated", plan);
     res__html_begin(&o, title);
+    unsigned bg = 0;
+    for (unsigned e = 0; e < c->nentries; e++)
+        bg += c->e[e].background != 0;
     sim_text_printf(&o, "<p id=\"run\">%u unknown%s fitted to the rates of %u field entr%s: "
-                    "each the share of users with at least one visible memory death a day "
+                    "each the share of users with at least one visible memory death a day%s "
                     "(docs/calibration.md says how to read the intervals).</p>\n", c->nu,
-                    SIM_S(c->nu), c->nentries, c->nentries == 1 ? "y" : "ies");
+                    SIM_S(c->nu), c->nentries - bg, c->nentries - bg == 1 ? "y" : "ies",
+                    bg > 0 ? ", and for those marked background the share with one while the "
+                             "app was in the background" : "");
     sim_text_printf(&o, "<section id=\"unknowns\">\n<h2>The unknowns</h2>\n");
     if (ok)
         res__html_table(&o, "unknowns-table", &tu);
@@ -313,27 +327,37 @@ static json_t *hex(uint64_t v)
     return json_string(s);
 }
 
+/* m counts as a JSON list, or NULL. */
+static json_t *counts_json(const uint64_t *v, unsigned m)
+{
+    json_t *a = json_array();
+    for (unsigned c = 0; a != NULL && c < m; c++)
+        if (json_array_append_new(a, json_integer((json_int_t)v[c])) != 0) {
+            json_decref(a);
+            a = NULL;
+        }
+    return a;
+}
+
 char *res_cal_log_json(const res_cal_log *l, uint64_t plan_digest)
 {
     json_t *runs = json_array();
     for (unsigned i = 0; runs != NULL && i < l->n; i++) {
         const res_cal_run *r = &l->run[i];
-        json_t *k = json_array();
-        for (unsigned c = 0; k != NULL && c < r->m; c++)
-            if (json_array_append_new(k, json_integer((json_int_t)r->k[c])) != 0) {
-                json_decref(k);
-                k = NULL;
-            }
-        json_t *o = k != NULL ? json_pack("{s:I, s:o, s:o}", "reps", (json_int_t)r->reps,
-                                          "digest", hex(r->digest), "k", k)
-                              : NULL;
+        json_t *k = counts_json(r->k, r->m), *b = counts_json(r->k + r->m, r->m);
+        json_t *o = k != NULL && b != NULL
+                        ? json_pack("{s:I, s:o, s:o, s:o}", "reps", (json_int_t)r->reps, "digest",
+                                    hex(r->digest), "k", k, "background", b)
+                        : NULL;
+        if (o == NULL)
+            json_decref(k), json_decref(b);
         if (o == NULL || json_array_append_new(runs, o) != 0) {
             json_decref(runs);
             runs = NULL;
         }
     }
     json_t *doc = runs != NULL ? json_pack("{s:s, s:i, s:o, s:o}", "checkpoint",
-                                           "oomsim calibrate", "version", 1, "plan",
+                                           "oomsim calibrate", "version", 2, "plan",
                                            hex(plan_digest), "runs", runs)
                                : NULL;
     char *text = doc != NULL ? trc_json_dumps(doc, JSON_COMPACT) : NULL;
@@ -357,6 +381,7 @@ static int run_of(const json_t *o, unsigned i, const char *file, res_cal_run *r,
                   sim_error *err)
 {
     json_t *reps = json_object_get(o, "reps"), *k = json_object_get(o, "k");
+    json_t *b = json_object_get(o, "background");
     json_int_t n = json_integer_value(reps);
     if (!json_is_integer(reps) || n < 1 || n > 10000000000LL)
         return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].reps: a whole number of "
@@ -367,16 +392,20 @@ static int run_of(const json_t *o, unsigned i, const char *file, res_cal_run *r,
     if (!json_is_array(k) || m == 0 || m > RES_CAL_CELLS_MAX)
         return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].k: 1 to %d counts", file, i,
                              RES_CAL_CELLS_MAX);
+    if (!json_is_array(b) || json_array_size(b) != m)
+        return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].background: as many counts as k",
+                             file, i);
     r->reps = (uint64_t)n;
-    r->k = malloc(m * sizeof *r->k);
+    r->k = malloc(2 * m * sizeof *r->k);
     if (r->k == NULL)
         return sim_error_set(err, SIM_ENOMEM, "out of memory");
     r->m = (unsigned)m;
-    for (size_t c = 0; c < m; c++) {
-        json_t *v = json_array_get(k, c);
+    for (size_t c = 0; c < 2 * m; c++) {
+        json_t *v = json_array_get(c < m ? k : b, c % m);
         if (!json_is_integer(v) || json_integer_value(v) < 0 || json_integer_value(v) > n)
-            return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].k[%zu]: a count from 0 to the "
-                                 "run's replications", file, i, c);
+            return sim_error_set(err, SIM_EINPUT, "%s: runs[%u].%s[%zu]: a count from 0 to "
+                                 "the run's replications", file, i, c < m ? "k" : "background",
+                                 c % m);
         r->k[c] = (uint64_t)json_integer_value(v);
     }
     return SIM_OK;
@@ -396,9 +425,9 @@ int res_cal_log_parse(const char *text, size_t len, const char *file, uint64_t p
     const char *what = json_string_value(json_object_get(doc, "checkpoint"));
     int rc = SIM_OK;
     if (!json_is_object(doc) || what == NULL || strcmp(what, "oomsim calibrate") != 0 ||
-        json_integer_value(json_object_get(doc, "version")) != 1)
+        json_integer_value(json_object_get(doc, "version")) != 2)
         rc = sim_error_set(err, SIM_EINPUT, "%s: not a checkpoint of oomsim calibrate, "
-                           "version 1", file);
+                           "version 2", file);
     else if (!hex_of(json_object_get(doc, "plan"), &plan))
         rc = sim_error_set(err, SIM_EINPUT, "%s: plan: 16 hex digits", file);
     else if (plan != plan_digest)

@@ -724,8 +724,9 @@ char *res_plot_calibration(const res_calibration *c, size_t *len)
             plerry(1, &ox, &ylo, &yhi);
             plstring(1, &ox, &oy, after ? "●" : "○");
             if (after) {
-                char label[2 * MDL_NAME_MAX];
-                pl_text(x->device, label, sizeof label);
+                char name[MDL_NAME_MAX + 16], label[2 * MDL_NAME_MAX + 32];
+                snprintf(name, sizeof name, "%s%s", x->device, x->background ? " (bg)" : "");
+                pl_text(name, label, sizeof label);
                 plptex(ox + hi * 0.015, oy - hi * 0.03, 1, 0, 0, label);
             }
         }
@@ -735,8 +736,12 @@ char *res_plot_calibration(const res_calibration *c, size_t *len)
     plwidth(1);
     plcol0(C_FG);
     plbox("bcnst", 0, 0, "bcnstv", 0, 0);
-    pllab("observed: users with a visible memory death per day (%)", "predicted (%)",
-          "each field entry, predicted against observed");
+    int bg = 0;
+    for (unsigned e = 0; e < c->nentries; e++)
+        bg |= c->e[e].background;
+    pllab(bg ? "observed: users with a visible (or, bg, a background) memory death per day (%)"
+             : "observed: users with a visible memory death per day (%)",
+          "predicted (%)", "each field entry, predicted against observed");
     legend_draw(&lg);
     return plot_end(&p, len);
 }

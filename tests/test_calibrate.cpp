@@ -315,6 +315,110 @@ TEST_CASE("calibrate recovers two known values, each within its interval, which 
     CHECK(width[1][1] < width[0][1]);
 }
 
+// A 2 GB phone whose lmk spares a foreground app holding 600 MiB through
+// another app's 400 MiB spike but not a background one (the level for adj
+// 700 is 200 MiB), and a session that leaves the app in the background for
+// 2 min: its only memory deaths are in the background, one whenever a
+// spike comes then, so the background rate alone tells the spikes' mean
+// interval.  `field`: the entry's rates; `reps`, `seed` the plan's.
+std::string background_plan(int pressure_s, const std::string &field, int reps, unsigned seed)
+{
+    return "name: bg\nseed: " + std::to_string(seed) + "\nreplications: " +
+           std::to_string(reps) + "\nhorizon: 6min\ndevices:\n  - name: busy\n    os: android\n"
+           "    ram: 2GiB\n    system: 900MiB\n    cached_apps: 0\n    cached_app_size: 80MiB\n"
+           "    pressure: {dist: exponential, mean: " + std::to_string(pressure_s) + "s}\n"
+           "    pressure_size: 400MiB\n"
+           "    kill: {rule: lmk, minfree: [{adj: 0, free: 72MiB}, {adj: 700, free: 200MiB}]}\n"
+           "    counts: [native, java, gpu]\n    anr_timeout: 5s\n    pss_sample: 20s\n"
+           "candidates:\n  - id: resident-600\n    digest: 8b91\n    runtime: litert-1.4.0\n"
+           "    parts:\n      model:\n        file: 100MiB\n"
+           "        load: {mode: mmap, time: 300ms}\n"
+           "        prepare: {time: 700ms, resident: {native: 600MiB}}\n"
+           "        inference: {time: 200ms}\n"
+           "workload:\n  path:\n    - cold_start\n    - {requests: {every: 3s, for: 40s}}\n"
+           "    - background: 2min\n    - {requests: {every: 3s, for: 1min}}\n" +
+           (field.empty() ? ""
+                          : "field:\n  sessions_per_day: 1\n  devices:\n    - {device: busy, " +
+                                field + "}\ncalibrate:\n  fit:\n    - {key: "
+                                "devices.busy.pressure.mean, min: 20s, max: 1200s}\n");
+}
+
+TEST_CASE("calibrate fits a background rate as a second binomial: it alone recovers a known "
+          "value the visible rate cannot tell",
+          "[calibrate]")
+{
+    TempDir t;
+    // the truth: spikes every 300 s on average; the share of sessions with
+    // a background memory death from 3200 replications of another seed
+    const int truth = 300;
+    std::string tp = t.write("truth.yaml", background_plan(truth, "", 3200, 99));
+    scn_scenario s{};
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(cli_load_scenario(tp.c_str(), &s, &err) == SIM_OK);
+    res_plan rp{};
+    const char **labels = nullptr;
+    REQUIRE(cli_plan_of(&s, &rp, &labels, &err) == SIM_OK);
+    res_result r;
+    REQUIRE(res_run(&rp, 2, nullptr, nullptr, &r, &err) == SIM_OK);
+    double p = double(r.cells[0].with_background_death) / 3200.0;
+    CHECK(r.cells[0].with_visible_death == 0);
+    res_result_free(&r);
+    std::free(labels);
+    scn_scenario_release(&s);
+    REQUIRE(p > 0.2);
+    REQUIRE(p < 0.5);
+    std::mt19937_64 rng(11);
+    std::binomial_distribution<uint64_t> draw(3000, p); // one session a day
+    char rates[128];
+    std::snprintf(rates, sizeof rates, "lmk_rate: 0%%, users: 3000, background_rate: %.6f%%",
+                  100.0 * double(draw(rng)) / 3000.0);
+    std::string path = t.write("fit.yaml", background_plan(200, rates, 40, 3));
+    Fitted f(path, 160);
+    const res_cal_unknown &u = f.c.u[0];
+    INFO("fitted " << u.fitted / 1e6 << " s in [" << u.lo / 1e6 << ", " << u.hi / 1e6 << "]");
+    CHECK(f.c.converged == 1);
+    CHECK(u.identifiable == 1);
+    CHECK(u.lo <= truth * 1e6);
+    CHECK(u.hi >= truth * 1e6);
+    CHECK(u.lo < u.fitted);
+    CHECK(u.fitted < u.hi);
+    // two rates of the one entry: the visible one first, then the background one
+    REQUIRE(f.c.nentries == 2);
+    CHECK(f.c.e[0].background == 0);
+    CHECK(f.c.e[1].background == 1);
+    CHECK(f.c.e[1].after_ci.lo <= f.c.e[1].observed_ci.hi);
+    CHECK(f.c.e[1].after_ci.hi >= f.c.e[1].observed_ci.lo);
+    CHECK(f.c.df == 1);
+    RunResult cli = oomsim({"calibrate", path, "--max-replications", "160", "--holdout", "-o",
+                            t.file("o")});
+    CHECK(cli.status == 0);
+    CHECK(cli.out.find("against 1 field entry (2 rates: 1 background)") != std::string::npos);
+    CHECK(cli.out.find("busy (background) ") != std::string::npos);
+    std::string doc = read_file(t.file("o/calibration.json"));
+    CHECK(doc.find("\"rate\": \"background\"") != std::string::npos);
+    // held out, the one entry leaves nothing to fit on: both its rates say so,
+    // with no prediction
+    size_t held = doc.find("\"holdout\"");
+    REQUIRE(held != std::string::npos);
+    std::string rows = doc.substr(held);
+    size_t unfitted = 0;
+    for (size_t at = 0; (at = rows.find("\"fitted\": false", at)) != std::string::npos; at++)
+        unfitted++;
+    CHECK(unfitted == 2);
+    CHECK(rows.find("\"predicted\"") == std::string::npos);
+    std::string page = read_file(t.file("o/report.html"));
+    CHECK(page.find("<td class=\"n\">-</td><td class=\"n\"></td><td>nothing left to fit on "
+                    "without it</td>") != std::string::npos);
+
+    // without the background rate the visible one (none die) tells nothing
+    std::string flat = t.write("flat.yaml", background_plan(200, "lmk_rate: 0%, users: 3000",
+                                                            40, 3));
+    Fitted g(flat, 160);
+    CHECK(g.c.u[0].identifiable == 0);
+    CHECK(g.c.nentries == 1);
+}
+
 TEST_CASE("calibrate: a value no rate depends on is not identifiable, and stays at its start",
           "[calibrate]")
 {
@@ -490,16 +594,25 @@ TEST_CASE("calibrate --checkpoint and --resume: a fit resumed from its first pla
                               t.file("b.json")});
     CHECK(other.status == 1);
     CHECK(other.err.find("b.json: a checkpoint of another plan") != std::string::npos);
-    // a count past its run's replications
+    // a count past its run's replications (the first background count made one)
     std::string bad = a;
-    size_t k = bad.find("\"k\":[");
+    size_t k = bad.find("\"background\":[");
     REQUIRE(k != std::string::npos);
-    bad.insert(k + 5, "999999,");
+    bad.insert(k + 14, "999999");
     t.write("bad.json", bad);
     RunResult broken = oomsim({"calibrate", path, "--max-replications", "160", "--resume",
                                t.file("bad.json")});
     CHECK(broken.status == 1);
-    CHECK(broken.err.find("bad.json: runs[0].k[0]: a count from 0 to the run's replications") !=
+    CHECK(broken.err.find("bad.json: runs[0].background[0]: a count from 0 to the run's "
+                          "replications") != std::string::npos);
+    // a background count more than the cells' visible counts
+    std::string more = a;
+    more.insert(more.find("\"background\":[") + 14, "0,");
+    t.write("more.json", more);
+    RunResult uneven = oomsim({"calibrate", path, "--max-replications", "160", "--resume",
+                               t.file("more.json")});
+    CHECK(uneven.status == 1);
+    CHECK(uneven.err.find("more.json: runs[0].background: as many counts as k") !=
           std::string::npos);
 }
 

@@ -32,7 +32,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned i = 0; i < l.n; i++) {
         if (l.run[i].m == 0 || l.run[i].m > RES_CAL_CELLS_MAX)
             abort();
-        for (unsigned c = 0; c < l.run[i].m; c++)
+        for (unsigned c = 0; c < 2 * l.run[i].m; c++) /* the visible and background counts */
             if (l.run[i].k[c] > l.run[i].reps)
                 abort();
     }
@@ -45,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (unsigned i = 0; i < l.n; i++)
         if (again.run[i].reps != l.run[i].reps || again.run[i].digest != l.run[i].digest ||
             again.run[i].m != l.run[i].m ||
-            memcmp(again.run[i].k, l.run[i].k, l.run[i].m * sizeof *l.run[i].k) != 0)
+            memcmp(again.run[i].k, l.run[i].k, 2 * l.run[i].m * sizeof *l.run[i].k) != 0)
             abort();
     free(text);
     res_cal_log_free(&again);
