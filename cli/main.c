@@ -129,10 +129,12 @@ int main(int argc, char **argv)
         }
     }
     int status;
-    if (sim_ranks_size() > 1 && (argc < 2 || strcmp(argv[1], "run") != 0)) {
+    if (sim_ranks_size() > 1 &&
+        (argc < 2 || (strcmp(argv[1], "run") != 0 && strcmp(argv[1], "calibrate") != 0))) {
         /* every rank would do the same work and print the same output */
         if (sim_ranks_rank() == 0)
-            fprintf(stderr, "oomsim: only `oomsim run` spreads over the ranks of an MPI job; "
+            fprintf(stderr, "oomsim: only `oomsim run` and `oomsim calibrate` spread over the "
+                    "ranks of an MPI job; "
                     "start %s%s without mpirun, or with one rank\n",
                     argc < 2 ? "oomsim" : "oomsim ", argc < 2 ? "" : argv[1]);
         status = CLI_USAGE;

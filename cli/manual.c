@@ -112,7 +112,7 @@ void cli_man_page(FILE *f, void (*top)(FILE *))
     }
     fputs(".SH FILES\nThe shipped devices, candidates and scenarios are inside the binary "
           "(\\fBoomsim catalog\\fR lists them). With MPI, \\fBoomsim\\-mpi.so\\fR beside the "
-          "binary (or in ../lib/oomsim) spreads a run over ranks.\n"
+          "binary (or in ../lib/oomsim) spreads a run or a calibration over ranks.\n"
           ".SH EXIT STATUS\n0 ok, 1 invalid input, 2 usage error, 3 I/O or internal failure, "
           "130 interrupted, 143 terminated, 138 stopped by SIGUSR1 (run \\-\\-checkpoint).\n"
           ".SH SEE ALSO\nThe project's docs/ folder: scenarios.md, traces.md, results.md, "

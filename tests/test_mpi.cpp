@@ -288,15 +288,16 @@ TEST_CASE("mpirun: ranks that load different plans, or cannot load one, do not r
     CHECK(!exists(t.file("ck")));
 }
 
-TEST_CASE("mpirun: only run spreads over ranks, other commands are refused once",
+TEST_CASE("mpirun: only run and calibrate spread over ranks, other commands are refused once",
           "[mpi][failure]")
 {
     std::vector<std::string> argv = mpirun(2);
     argv.insert(argv.end(), {OOMSIM_BIN, "catalog"});
     RunResult r = run(argv);
     CHECK(r.status == 2);
-    const std::string msg = "oomsim: only `oomsim run` spreads over the ranks of an MPI job; "
-                            "start oomsim catalog without mpirun, or with one rank";
+    const std::string msg = "oomsim: only `oomsim run` and `oomsim calibrate` spread over the "
+                            "ranks of an MPI job; start oomsim catalog without mpirun, or with "
+                            "one rank";
     size_t at = r.err.find(msg);
     CHECK(at != std::string::npos);
     CHECK(r.err.find(msg, at + 1) == std::string::npos);
@@ -308,4 +309,97 @@ TEST_CASE("mpirun: only run spreads over ranks, other commands are refused once"
     r = run(argv);
     CHECK(r.status == 0);
     CHECK(r.out.find("capacity-plan") != std::string::npos);
+}
+
+namespace {
+
+// A fit for calibrate over ranks: two copies of the catalog's 2 GB
+// Android Go phone held against two entries, one with a background rate,
+// their shared spike interval the unknown.
+std::string calibrate_plan(const TempDir &t)
+{
+    std::string go = read_file(source_path("scenarios/catalog/devices/android-go-2g.yaml"));
+    for (const char *name : {"go-a", "go-b"}) {
+        std::string d = go;
+        size_t at = d.find("name: android-go-2g");
+        REQUIRE(at != std::string::npos);
+        d.replace(at, 19, std::string("name: ") + name);
+        t.write(std::string(name) + ".yaml", d);
+    }
+    return t.write("fit.yaml",
+                   "name: ho\nseed: 3\nreplications: 40\nhorizon: 10min\n"
+                   "devices: [go-a.yaml, go-b.yaml]\ncandidates: [llm-1b]\n"
+                   "workload:\n  path:\n    - cold_start\n"
+                   "    - requests: {rate: \"0.2/s\", for: 1min}\n"
+                   "field:\n  sessions_per_day: 2\n  devices:\n"
+                   "    - {device: go-a, lmk_rate: 30%, users: 2000}\n"
+                   "    - {device: go-b, lmk_rate: 30%, users: 2000, background_rate: 5%}\n"
+                   "calibrate:\n  fit:\n    - {key: devices.*.pressure.mean, min: 10s, "
+                   "max: 900s}\n");
+}
+
+// calibrate's -o directories a and b: the same files, byte for byte.
+void same_fit_files(const std::string &a, const std::string &b)
+{
+    const std::vector<std::string> files = {"calibration.json", "report.html",
+                                            "calibration.svg", "devices/go-a.yaml",
+                                            "devices/go-b.yaml"};
+    REQUIRE(file_names(b) == file_names(a));
+    REQUIRE(file_names(b + "/devices") == file_names(a + "/devices"));
+    for (const std::string &f : files) {
+        INFO(f);
+        REQUIRE(exists(a + "/" + f));
+        CHECK(read_file(a + "/" + f) == read_file(b + "/" + f));
+    }
+}
+
+RunResult calibrate_on(unsigned ranks, const std::vector<std::string> &args)
+{
+    std::vector<std::string> argv = ranks > 0 ? mpirun(ranks) : std::vector<std::string>{};
+    argv.push_back(OOMSIM_BIN);
+    argv.push_back("calibrate");
+    argv.insert(argv.end(), args.begin(), args.end());
+    return run(argv);
+}
+
+} // namespace
+
+TEST_CASE("mpirun: calibrate over 2 and 3 ranks is one process's fit, to the byte, and its "
+          "checkpoint resumes on another number of ranks",
+          "[mpi][bytes][calibrate]")
+{
+    TempDir t;
+    std::string plan = calibrate_plan(t);
+    setenv("SOURCE_DATE_EPOCH", "86400", 1); // the profiles' date
+    const std::vector<std::string> fit = {plan, "--holdout", "--max-replications", "80",
+                                          "-j", "1"};
+    std::vector<std::string> one = fit;
+    one.insert(one.end(), {"-o", t.file("one")});
+    RunResult base = calibrate_on(0, one);
+    INFO(base.out << base.err);
+    REQUIRE(base.status == 0);
+    CHECK(base.out.find("go-b (background)") != std::string::npos);
+    for (unsigned ranks : {2u, 3u}) {
+        INFO(ranks << " ranks");
+        std::string dir = t.file("np" + std::to_string(ranks));
+        std::vector<std::string> args = fit;
+        args.insert(args.end(), {"-o", dir, "--checkpoint", dir + ".ck"});
+        RunResult r = calibrate_on(ranks, args);
+        INFO(r.err);
+        REQUIRE(r.status == 0);
+        CHECK(r.out == base.out); // once, from rank 0
+        CHECK(r.err.empty());
+        same_fit_files(t.file("one"), dir);
+        CHECK(exists(dir + ".ck")); // rank 0 wrote it
+    }
+    // the checkpoint of 3 ranks replayed by 2 (rank 0 reads it, every rank
+    // takes its counts): the same fit
+    std::vector<std::string> again = fit;
+    again.insert(again.end(), {"-o", t.file("resumed"), "--resume", t.file("np3.ck")});
+    RunResult resumed = calibrate_on(2, again);
+    unsetenv("SOURCE_DATE_EPOCH");
+    INFO(resumed.err);
+    REQUIRE(resumed.status == 0);
+    CHECK(resumed.out == base.out);
+    same_fit_files(t.file("one"), t.file("resumed"));
 }
