@@ -13,6 +13,7 @@
 #include <cstdlib>
 #include <random>
 #include <string>
+#include <utility>
 
 using namespace shim;
 
@@ -80,26 +81,35 @@ struct Fitted {
     Fitted &operator=(const Fitted &) = delete;
 };
 
-// The share of sessions with a visible memory death at the true value,
-// from a run of many replications with another seed.
-double true_session_rate(const TempDir &t, int pressure_s)
+// The first cell of the plan at `path` run (2 threads): its replications
+// with a visible memory death [0] and with a background one [1].
+std::pair<double, double> death_shares(const std::string &path)
 {
-    t.write("truth.yaml", go_device("truth", pressure_s));
-    std::string p = t.write("truth-plan.yaml", plan("truth.yaml", "truth", 3200, 99, "", ""));
     scn_scenario s{};
     sim_error err;
     sim_error_clear(&err);
-    REQUIRE(cli_load_scenario(p.c_str(), &s, &err) == SIM_OK);
+    REQUIRE(cli_load_scenario(path.c_str(), &s, &err) == SIM_OK);
     res_plan rp{};
     const char **labels = nullptr;
     REQUIRE(cli_plan_of(&s, &rp, &labels, &err) == SIM_OK);
     res_result r;
     REQUIRE(res_run(&rp, 2, nullptr, nullptr, &r, &err) == SIM_OK);
-    double rate = double(r.cells[0].with_visible_death) / double(rp.replications);
+    double n = double(rp.replications);
+    std::pair<double, double> shares{double(r.cells[0].with_visible_death) / n,
+                                     double(r.cells[0].with_background_death) / n};
     res_result_free(&r);
     std::free(labels);
     scn_scenario_release(&s);
-    return rate;
+    return shares;
+}
+
+// The share of sessions with a visible memory death at the true value,
+// from a run of many replications with another seed.
+double true_session_rate(const TempDir &t, int pressure_s)
+{
+    t.write("truth.yaml", go_device("truth", pressure_s));
+    return death_shares(t.write("truth-plan.yaml", plan("truth.yaml", "truth", 3200, 99, "", "")))
+        .first;
 }
 
 } // namespace
@@ -351,21 +361,10 @@ TEST_CASE("calibrate fits a background rate as a second binomial: it alone recov
     // the truth: spikes every 300 s on average; the share of sessions with
     // a background memory death from 3200 replications of another seed
     const int truth = 300;
-    std::string tp = t.write("truth.yaml", background_plan(truth, "", 3200, 99));
-    scn_scenario s{};
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(cli_load_scenario(tp.c_str(), &s, &err) == SIM_OK);
-    res_plan rp{};
-    const char **labels = nullptr;
-    REQUIRE(cli_plan_of(&s, &rp, &labels, &err) == SIM_OK);
-    res_result r;
-    REQUIRE(res_run(&rp, 2, nullptr, nullptr, &r, &err) == SIM_OK);
-    double p = double(r.cells[0].with_background_death) / 3200.0;
-    CHECK(r.cells[0].with_visible_death == 0);
-    res_result_free(&r);
-    std::free(labels);
-    scn_scenario_release(&s);
+    std::pair<double, double> shares =
+        death_shares(t.write("truth.yaml", background_plan(truth, "", 3200, 99)));
+    CHECK(shares.first == 0);
+    double p = shares.second;
     REQUIRE(p > 0.2);
     REQUIRE(p < 0.5);
     std::mt19937_64 rng(11);
