@@ -92,13 +92,13 @@ static int label_width(const res_calibration *c)
 
 static void print_fit(const scn_scenario *s, const res_calibration *c)
 {
-    unsigned entries = 0, w = (unsigned)label_width(c);
+    unsigned bg = 0, w = (unsigned)label_width(c);
     for (unsigned e = 0; e < c->nentries; e++)
-        entries += e == 0 || c->e[e - 1].field != c->e[e].field;
+        bg += c->e[e].background != 0;
     printf("calibrate %s: %u unknown%s against %u field entr%s", s->name, c->nu,
-           c->nu == 1 ? "" : "s", entries, entries == 1 ? "y" : "ies");
-    if (entries < c->nentries)
-        printf(" (%u rates: %u background)", c->nentries, c->nentries - entries);
+           c->nu == 1 ? "" : "s", c->nentries - bg, c->nentries - bg == 1 ? "y" : "ies");
+    if (bg > 0)
+        printf(" (%u rates: %u background)", c->nentries, bg);
     printf(", %u points in %u plan runs, the last at %llu replications\n", c->evaluations,
            c->plan_runs, (unsigned long long)c->replications);
     printf("\n%-44s %12s %12s %27s\n", "unknown", "start", "fitted", "95 % interval");
@@ -247,8 +247,9 @@ static int profile(const scn_scenario *s, const res_calibration *c, unsigned d,
                     "the rates\n# the fleet observed (plan %s, its field block:", dev->name, date,
                     s->name);
     for (unsigned e = 0; e < c->nentries; e++)
-        sim_text_printf(&h, "%s %s, %llu users", e ? ";" : "", c->e[e].device,
-                        (unsigned long long)c->e[e].users);
+        if (!c->e[e].background) /* its visible rate's row: the entry once */
+            sim_text_printf(&h, "%s %s, %llu users", e ? ";" : "", c->e[e].device,
+                            (unsigned long long)c->e[e].users);
     sim_text_printf(&h, "),\n# the last evaluations at %llu replications.\n",
                     (unsigned long long)c->replications);
     for (unsigned j = 0; j < c->nu; j++) {
@@ -384,11 +385,13 @@ static int load(const cal_opts *o, scn_scenario *s, sim_error *err)
             scn_scenario_release(s);
         return rc;
     }
-    if (!s->calibrate) {
+    if (!s->calibrate)
+        rc = sim_error_set(err, SIM_EINPUT, "%s: the plan has no calibrate block: nothing to "
+                           "fit (docs/calibration.md)", o->scenario != NULL ? o->scenario
+                                                                             : "the plan");
+    if ((rc = sim_ranks_agree(rc, err)) != SIM_OK) {
         scn_scenario_release(s);
-        return sim_error_set(err, SIM_EINPUT, "%s: the plan has no calibrate block: nothing to "
-                             "fit (docs/calibration.md)", o->scenario != NULL ? o->scenario
-                                                                               : "the plan");
+        return rc;
     }
     if (o->has_reps)
         s->replications = o->reps;
@@ -420,11 +423,13 @@ static int report(const cal_opts *o, const scn_scenario *s, const res_plan *plan
     print_fit(s, c);
     if (c->missed >= 0) {
         const res_cal_entry *x = &c->e[c->missed];
+        char name[MDL_NAME_MAX + 16];
+        res_cal_entry_label(x, name, sizeof name);
         fprintf(stderr, "oomsim calibrate: at the fitted values a check run gives %s %.2f%% a "
                 "day where the fit's smooth surface predicted %.2f%%: the rate jumps with "
                 "these unknowns faster than the fit can follow; the figures above are not a "
                 "fit (narrow the bounds to one side of the jump, or fit another value)\n",
-                x->device, 100 * x->after, 100 * c->missed_rate);
+                name, 100 * x->after, 100 * c->missed_rate);
         return CLI_FAILURE;
     }
     if (!c->converged) {
@@ -499,6 +504,12 @@ int cli_calibrate(int argc, char **argv)
         uint64_t opts[4] = {s.replications, o.has_seed ? o.seed : ~0ull, o.max_reps, o.budget};
         r->digest = sim_digest(s.digest, opts, sizeof opts);
         r->checkpoint = o.checkpoint;
+        /* an MPI job's ranks ask for the same runs, or none runs */
+        rc = sim_ranks_same(sim_digest(r->digest, &o.holdout, sizeof o.holdout),
+                            "the plan (scenario text, its includes) or the fit's options (-r, "
+                            "--seed, --max-replications, --max-evaluations, --holdout)", &err);
+    }
+    if (rc == SIM_OK) {
         cli_progress_start(&r->bar, sim_ranks_size());
         cli_interrupt_catch(0);
         plan.stop = cli_interrupt_flag();

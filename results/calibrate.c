@@ -4,12 +4,13 @@
  * The objective: for each field entry, the users with a visible memory
  * death out of `users`, binomial around the predicted per-user-day
  * probability q = 1 - (1 - p)^s, p the cell's per-session probability of
- * one.  A simulated p is noisy, and with the same seeds at every point it
+ * one; and for an entry with background_rate, a second binomial of the
+ * same users against the cell's background memory deaths.  A simulated p is noisy, and with the same seeds at every point it
  * is still a jagged function of the unknowns (a changed spike interval
  * moves every later spike, and a replication's death comes and goes), so
  * the likelihood is not maximised on the runs themselves: each stage runs
  * the fitted cells at a design of points (a grid for one unknown, a Halton
- * sequence for more) in one plan run, fits per field entry a logistic
+ * sequence for more) in one plan run, fits per rate a logistic
  * regression of the simulated deaths on the unknowns (linear and square
  * terms, and cross terms: GSL's weighted least squares, iterated), and
  * maximises the binomial likelihood of the observed users on that smooth

@@ -37,6 +37,9 @@ int res__comparison_table(const res_plan *plan, const res_result *r, res__table 
  * (rows == 1 when none has), and the notes around it. */
 int res__field_table(const res_plan *plan, const res_result *r, res__table *t);
 extern const char res__field_intro[], res__field_note[];
+/* The note under the field table t: res__field_note, and what a background
+ * row is when t has one. */
+void res__field_note_of(const res__table *t, char *out, size_t n);
 /* The decision against the target, one row per device and candidate
  * (rows == 1 when the plan has no target). */
 int res__decision_table(const res_plan *plan, const res_result *r, res__table *t);

@@ -193,9 +193,12 @@ static void decision_sections(sim_text *o, const res_plan *plan, const res__tabl
         table(o, "decision-table", dec);
         sim_text_printf(o, "</section>\n");
     }
-    if (fld->rows > 1)
+    if (fld->rows > 1) {
+        char note[1024];
+        res__field_note_of(fld, note, sizeof note);
         table_section(o, "field", "Predicted against the field", res__field_intro, ".",
-                      "field-table", fld, res__field_note);
+                      "field-table", fld, note);
+    }
 }
 
 /* The cells, what they did, and each policy against its baseline. */

@@ -154,6 +154,17 @@ const char res__field_note[] =
     "users (Wilson interval). A disagreement is two intervals that do not overlap; "
     "docs/field.md says which inputs to re-measure first.";
 
+void res__field_note_of(const res__table *t, char *out, size_t n)
+{
+    int bg = 0;
+    for (unsigned r = 1; r < t->rows; r++)
+        bg |= strcmp(t->cell[r * t->cols + 5], "background_rate") == 0;
+    snprintf(out, n, "%s%s", res__field_note,
+             bg ? " A (background) row: the share of users with at least one memory death a "
+                  "day while the app is in the background (low_memory or system_reclaim), "
+                  "against the entry's background_rate." : "");
+}
+
 static void percent_ci(char *buf, size_t n, double v, res_interval ci)
 {
     snprintf(buf, n, "%.2f%% [%.2f, %.2f]", v * 100, ci.lo * 100, ci.hi * 100);
@@ -651,7 +662,9 @@ char *res_document_table(const res_plan *plan, const res_result *r)
         if (t.fld.rows > 1) {
             sim_text_printf(&o, "\n%s:\n\n", res__field_intro);
             put_table(&o, &t.fld);
-            sim_text_printf(&o, "\n%s\n", res__field_note);
+            char note[1024];
+            res__field_note_of(&t.fld, note, sizeof note);
+            sim_text_printf(&o, "\n%s\n", note);
         }
     }
     if (r->headroom != NULL) {

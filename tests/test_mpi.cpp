@@ -314,8 +314,10 @@ TEST_CASE("mpirun: only run and calibrate spread over ranks, other commands are 
 namespace {
 
 // A fit for calibrate over ranks: two copies of the catalog's 2 GB
-// Android Go phone held against two entries, one with a background rate,
-// their shared spike interval the unknown.
+// Android Go phone held against two entries, each with a background rate
+// (the session spends a minute in the background, where llm-1b dies on
+// that phone in most replications), their shared spike interval the
+// unknown.
 std::string calibrate_plan(const TempDir &t)
 {
     std::string go = read_file(source_path("scenarios/catalog/devices/android-go-2g.yaml"));
@@ -330,10 +332,11 @@ std::string calibrate_plan(const TempDir &t)
                    "name: ho\nseed: 3\nreplications: 40\nhorizon: 10min\n"
                    "devices: [go-a.yaml, go-b.yaml]\ncandidates: [llm-1b]\n"
                    "workload:\n  path:\n    - cold_start\n"
-                   "    - requests: {rate: \"0.2/s\", for: 1min}\n"
+                   "    - requests: {rate: \"0.2/s\", for: 1min}\n    - background: 1min\n"
+                   "    - requests: {rate: \"0.2/s\", for: 30s}\n"
                    "field:\n  sessions_per_day: 2\n  devices:\n"
-                   "    - {device: go-a, lmk_rate: 30%, users: 2000}\n"
-                   "    - {device: go-b, lmk_rate: 30%, users: 2000, background_rate: 5%}\n"
+                   "    - {device: go-a, lmk_rate: 30%, users: 2000, background_rate: 90%}\n"
+                   "    - {device: go-b, lmk_rate: 30%, users: 2000, background_rate: 90%}\n"
                    "calibrate:\n  fit:\n    - {key: devices.*.pressure.mean, min: 10s, "
                    "max: 900s}\n");
 }
@@ -379,6 +382,17 @@ TEST_CASE("mpirun: calibrate over 2 and 3 ranks is one process's fit, to the byt
     INFO(base.out << base.err);
     REQUIRE(base.status == 0);
     CHECK(base.out.find("go-b (background)") != std::string::npos);
+    // each held-out background rate is predicted from the other phone's
+    // background counts, and its observed 90 % falls inside (with the
+    // counts lost it would be 0 %, outside)
+    size_t held = base.out.find("held out:");
+    REQUIRE(held != std::string::npos);
+    unsigned inside = 0;
+    for (size_t at = held; (at = base.out.find("(background)", at)) != std::string::npos; at++)
+        inside += base.out.compare(base.out.find('\n', at) - 3, 3, "yes") == 0;
+    CHECK(inside == 2);
+    CHECK(read_file(t.file("one/calibration.json")).find("\"rate\": \"background\"") !=
+          std::string::npos);
     for (unsigned ranks : {2u, 3u}) {
         INFO(ranks << " ranks");
         std::string dir = t.file("np" + std::to_string(ranks));
@@ -388,7 +402,16 @@ TEST_CASE("mpirun: calibrate over 2 and 3 ranks is one process's fit, to the byt
         INFO(r.err);
         REQUIRE(r.status == 0);
         CHECK(r.out == base.out); // once, from rank 0
-        CHECK(r.err.empty());
+        // on stderr at most rank 0's progress (a plan run over a second)
+        size_t at = 0;
+        for (size_t nl; (nl = r.err.find('\n', at)) != std::string::npos; at = nl + 1) {
+            std::string line = r.err.substr(at, nl - at);
+            INFO(line);
+            CHECK(line.find("oomsim: ") == 0);
+            CHECK(line.find(" replications on " + std::to_string(ranks) + " ranks") !=
+                  std::string::npos);
+        }
+        CHECK(at == r.err.size());
         same_fit_files(t.file("one"), dir);
         CHECK(exists(dir + ".ck")); // rank 0 wrote it
     }
@@ -402,4 +425,31 @@ TEST_CASE("mpirun: calibrate over 2 and 3 ranks is one process's fit, to the byt
     REQUIRE(resumed.status == 0);
     CHECK(resumed.out == base.out);
     same_fit_files(t.file("one"), t.file("resumed"));
+}
+
+TEST_CASE("mpirun: calibrate on ranks given different fit options does not run, and says which",
+          "[mpi][failure][calibrate]")
+{
+    TempDir t;
+    std::string plan = calibrate_plan(t);
+    // --holdout on rank 0 only: the ranks would ask for different runs
+    std::vector<std::string> argv = mpirun(1);
+    argv.insert(argv.end(), {OOMSIM_BIN, "calibrate", plan, "--holdout", "-o", t.file("out"), ":",
+                             "-np", "1", OOMSIM_BIN, "calibrate", plan});
+    RunResult r = run(argv);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("rank 1: the plan (scenario text, its includes) or the fit's options") !=
+          std::string::npos);
+    CHECK(r.out.empty());
+    CHECK(!exists(t.file("out")));
+    // a rank whose plan has no calibrate block
+    std::string bare = t.write("bare.yaml", read_file(plan).substr(0, read_file(plan).find(
+                                                "calibrate:")));
+    argv = mpirun(1);
+    argv.insert(argv.end(), {OOMSIM_BIN, "calibrate", plan, ":", "-np", "1", OOMSIM_BIN,
+                             "calibrate", bare});
+    r = run(argv);
+    CHECK(r.status == 1);
+    CHECK(r.err.find("rank 1: ") != std::string::npos);
+    CHECK(r.err.find("the plan has no calibrate block") != std::string::npos);
 }
