@@ -305,15 +305,23 @@ static void print_text(const item *it, const rpl_verdict *v, int first, size_t c
     free(lines);
 }
 
-static void print_others(const others *o, int after)
+/* The deaths left out (rpl_leave_out_others): the app's other processes',
+ * or (apps) other apps' kill lines. */
+static void print_others(const others *o, int after, int apps)
 {
     size_t total = o->more;
     for (unsigned j = 0; j < o->n; j++)
         total += o->count[j];
     if (total == 0)
         return;
-    printf("%s%zu death%s of other processes of this app %s not read (--process names one):",
-           after ? "\n" : "", total, total == 1 ? "" : "s", total == 1 ? "was" : "were");
+    if (apps)
+        printf("%s%zu kill line%s of other apps' processes %s not read (--process names this "
+               "app's; the phone freeing memory, not this app's deaths):", after ? "\n" : "",
+               total, total == 1 ? "" : "s", total == 1 ? "was" : "were");
+    else
+        printf("%s%zu death%s of other processes of this app %s not read (--process names "
+               "one):", after ? "\n" : "", total, total == 1 ? "" : "s",
+               total == 1 ? "was" : "were");
     for (unsigned j = 0; j < o->n; j++)
         printf("%s %s (%zu)", j ? "," : "", o->name[j], o->count[j]);
     if (o->more > 0)
@@ -321,20 +329,20 @@ static void print_others(const others *o, int after)
     printf("\n");
 }
 
-static json_t *others_json(const others *o, int *failed)
+static json_t *others_json(const others *o, const char *count, int *failed)
 {
     json_t *arr = json_array();
     for (unsigned j = 0; arr != NULL && j < o->n; j++) {
         json_t *e = json_object();
         trc_json_set(e, "process", json_string(o->name[j]), failed);
-        trc_json_set(e, "deaths", json_integer((json_int_t)o->count[j]), failed);
+        trc_json_set(e, count, json_integer((json_int_t)o->count[j]), failed);
         if (e == NULL || json_array_append_new(arr, e) != 0)
             *failed = 1;
     }
     if (arr != NULL && o->more > 0) { /* past the table: not named */
         json_t *e = json_object();
         trc_json_set(e, "process", json_null(), failed);
-        trc_json_set(e, "deaths", json_integer((json_int_t)o->more), failed);
+        trc_json_set(e, count, json_integer((json_int_t)o->more), failed);
         if (e == NULL || json_array_append_new(arr, e) != 0)
             *failed = 1;
     }
@@ -345,11 +353,13 @@ static json_t *others_json(const others *o, int *failed)
 
 /* The verdicts as one JSON document on stdout (arr is taken; failed: an
  * allocation failed while it was built). */
-static int print_json(json_t *arr, const others *o, const rpl_trace_exits *t, int failed)
+static int print_json(json_t *arr, const others *o, const others *apps, const rpl_trace_exits *t,
+                      int failed)
 {
     json_t *doc = json_object();
     trc_json_set(doc, "exits", arr, &failed);
-    trc_json_set(doc, "other_processes", others_json(o, &failed), &failed);
+    trc_json_set(doc, "other_processes", others_json(o, "deaths", &failed), &failed);
+    trc_json_set(doc, "other_apps", others_json(apps, "kills", &failed), &failed);
     if (t != NULL) { /* what failed with no exit */
         uint64_t stale, req;
         rpl_trace_failures(t, &stale, &req);
@@ -405,8 +415,8 @@ int cli_diagnose(int argc, char **argv)
     size_t n = 0;
     if (rpl_gather(files, nfiles, a.process, t, skipped, NULL, &items, &n, &err) != SIM_OK)
         status = cli_report(&err);
-    others o;
-    rpl_leave_out_others(items, &n, a.process, &o);
+    others o, apps;
+    rpl_leave_out_others(items, &n, a.process, &o, &apps);
     rpl_verdict *vs = NULL;
     if (status == CLI_OK && rpl_verdicts(items, n, t, nfiles == 0, &vs, &err) != SIM_OK)
         status = cli_report(&err);
@@ -427,16 +437,18 @@ int cli_diagnose(int argc, char **argv)
     }
     free(vs);
     if (status == CLI_OK && json) {
-        status = print_json(arr, &o, t, failed);
+        status = print_json(arr, &o, &apps, t, failed);
         arr = NULL;
     }
     json_decref(arr);
-    if (status == CLI_OK && !json && n == 0 && o.n + o.more == 0)
+    if (status == CLI_OK && !json && n == 0 && o.n + o.more + apps.n + apps.more == 0)
         printf("no exit records in the trace\n");
     if (status == CLI_OK && !json)
         print_failures(t);
     if (status == CLI_OK && !json)
-        print_others(&o, n > 0);
+        print_others(&o, n > 0, 0);
+    if (status == CLI_OK && !json)
+        print_others(&apps, n > 0 || o.n + o.more > 0, 1);
     free(items);
     rpl_trace_exits_free(t);
     if (status == CLI_OK && fflush(stdout) != 0)

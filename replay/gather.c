@@ -228,29 +228,40 @@ static size_t package_len(const char *p)
     return k;
 }
 
-void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o)
+/* One more left out of process p. */
+static void tally_other(rpl_others *o, const char *p)
+{
+    unsigned j = 0;
+    while (j < o->n && strcmp(o->name[j], p) != 0)
+        j++;
+    if (j == o->n && o->n == RPL_OTHERS_MAX) {
+        o->more++;
+        return;
+    }
+    if (j == o->n)
+        snprintf(o->name[o->n++], RPL_TEXT_MAX, "%s", p);
+    o->count[j]++;
+}
+
+void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o,
+                          rpl_others *apps)
 {
     memset(o, 0, sizeof *o);
+    memset(apps, 0, sizeof *apps);
     size_t len = process != NULL ? package_len(process) : 0, kept = 0;
     for (size_t k = 0; k < *n; k++) {
-        const char *p = items[k].x.process;
+        const rpl_exit *x = &items[k].x;
+        const char *p = x->process;
+        int same_package = len > 0 && package_len(p) == len && strncmp(p, process, len) == 0;
         /* another process of the same package: PACKAGE or PACKAGE:NAME */
-        int other = len > 0 && package_len(p) == len && strncmp(p, process, len) == 0 &&
-                    strcmp(p, process) != 0;
-        if (!other) {
+        if (same_package && strcmp(p, process) != 0)
+            tally_other(o, p);
+        /* a kill line of another app: the system freeing memory, logged for
+         * every process it kills (an exit record is the app's own) */
+        else if (len > 0 && !same_package && (x->source == RPL_LMKD || x->source == RPL_KERNEL))
+            tally_other(apps, p);
+        else
             items[kept++] = items[k];
-            continue;
-        }
-        unsigned j = 0;
-        while (j < o->n && strcmp(o->name[j], p) != 0)
-            j++;
-        if (j == o->n && o->n == RPL_OTHERS_MAX) {
-            o->more++;
-            continue;
-        }
-        if (j == o->n)
-            snprintf(o->name[o->n++], RPL_TEXT_MAX, "%s", p);
-        o->count[j]++;
     }
     *n = kept;
 }

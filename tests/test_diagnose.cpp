@@ -743,3 +743,55 @@ TEST_CASE("diagnose: every process of the app is its own, and --process PACKAGE 
                               "com.example"});
     CHECK(other.out.find("not read") == std::string::npos);
 }
+
+TEST_CASE("diagnose --process leaves out other apps' kill lines, says how many, and keeps the "
+          "app's own",
+          "[diagnose]")
+{
+    // logcat holds lmkd's kills of every process: Play services and the
+    // dialer freed for the phone, and the app itself
+    TempDir dir;
+    write_file(dir.file("logcat.txt"),
+               "12-04 10:23:45.678  1203  1203 I lowmemorykiller: Kill 'com.google.android.gms' "
+               "(4242), uid 10099, oom_score_adj 800 to free 45000kB rss, 0kB swap; reason: low "
+               "watermark is breached\n"
+               "12-04 10:23:45.878  1203  1203 I lowmemorykiller: Kill 'com.android.dialer' "
+               "(4250), uid 10051, oom_score_adj 900 to free 30000kB rss, 0kB swap; reason: low "
+               "watermark is breached\n"
+               "12-04 10:23:46.678  1203  1203 I lowmemorykiller: Kill 'com.example.chat' (501), "
+               "uid 10234, oom_score_adj 0 to free 900000kB rss, 0kB swap; reason: low watermark "
+               "is breached\n"
+               "12-04 10:23:47.678  1203  1203 I lowmemorykiller: Kill 'com.google.android.gms' "
+               "(4300), uid 10099, oom_score_adj 800 to free 41000kB rss, 0kB swap; reason: low "
+               "watermark is breached\n");
+    // without --process every line is read and judged
+    RunResult all = oomsim({"diagnose", "--exits", dir.file("logcat.txt")});
+    REQUIRE(all.status == 0);
+    CHECK(all.out.find("lmkd kill of com.google.android.gms") != std::string::npos);
+    CHECK(all.out.find("not read") == std::string::npos);
+    RunResult app = oomsim({"diagnose", "--exits", dir.file("logcat.txt"), "--process",
+                            "com.example.chat"});
+    INFO(app.out << app.err);
+    REQUIRE(app.status == 0);
+    CHECK(app.out.find("lmkd kill of com.example.chat, oom_score_adj 0") != std::string::npos);
+    CHECK(app.out.find("lmkd kill of com.google.android.gms") == std::string::npos);
+    CHECK(app.out.find("lmkd kill of com.android.dialer") == std::string::npos);
+    CHECK(app.out.find("3 kill lines of other apps' processes were not read (--process names "
+                       "this app's; the phone freeing memory, not this app's deaths): "
+                       "com.google.android.gms (2), com.android.dialer (1)") !=
+          std::string::npos);
+    RunResult js = oomsim({"diagnose", "--exits", dir.file("logcat.txt"), "--process",
+                           "com.example.chat", "--format", "json"});
+    REQUIRE(js.status == 0);
+    CHECK(js.out.find("\"other_apps\": [\n    {\n      \"process\": "
+                      "\"com.google.android.gms\",\n      \"kills\": 2") != std::string::npos);
+    CHECK(js.out.find("\"other_processes\": []") != std::string::npos);
+    // the app's :ml process named: the main process's line is the app's
+    // other process, the others still other apps'
+    RunResult ml = oomsim({"diagnose", "--exits", dir.file("logcat.txt"), "--process",
+                           "com.example.chat:ml"});
+    CHECK(ml.out.find("1 death of other processes of this app was not read") !=
+          std::string::npos);
+    CHECK(ml.out.find("3 kill lines of other apps' processes") != std::string::npos);
+    CHECK(ml.out.find("no exit records") == std::string::npos);
+}
