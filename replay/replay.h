@@ -343,10 +343,8 @@ typedef void (*rpl_note_fn)(void *ctx, const char *text);
 int rpl_gather(const char *const *files, int nfiles, const char *process,
                const rpl_trace_exits *t, rpl_note_fn note, void *ctx, rpl_record **out,
                size_t *n, sim_error *err);
-/* With `process` named: the deaths of the app's other processes
- * (PACKAGE:ml, PACKAGE:remote, or PACKAGE when it names one of those) into
- * o, and the kill lines (lmkd's, the kernel's) of other apps' processes into
- * apps, each left out of items and counted by process. */
+/* With `process` named, left out of items and counted by process: the app's other
+ * processes' deaths into o, other apps' kill lines (lmkd's, the kernel's) into apps. */
 #define RPL_OTHERS_MAX 16
 typedef struct rpl_others {
     char name[RPL_OTHERS_MAX][RPL_TEXT_MAX];
@@ -354,8 +352,7 @@ typedef struct rpl_others {
     unsigned n;
     size_t more; /* of processes past the table */
 } rpl_others;
-void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o,
-                          rpl_others *apps);
+void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o, rpl_others *apps);
 /* Two records say the same thing (all but their time and pid): told once. */
 int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict *va,
                     const rpl_verdict *vb);
