@@ -343,8 +343,7 @@ typedef void (*rpl_note_fn)(void *ctx, const char *text);
 int rpl_gather(const char *const *files, int nfiles, const char *process,
                const rpl_trace_exits *t, rpl_note_fn note, void *ctx, rpl_record **out,
                size_t *n, sim_error *err);
-/* With `process` named, left out of items and counted by process: the app's other
- * processes' deaths into o, other apps' kill lines (lmkd's, the kernel's) into apps. */
+/* `process` named: its app's other processes' deaths (o), other apps' kill lines (apps) */
 #define RPL_OTHERS_MAX 16
 typedef struct rpl_others {
     char name[RPL_OTHERS_MAX][RPL_TEXT_MAX];
@@ -352,7 +351,8 @@ typedef struct rpl_others {
     unsigned n;
     size_t more; /* of processes past the table */
 } rpl_others;
-void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o, rpl_others *apps);
+void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o,
+                          rpl_others *apps);
 /* Two records say the same thing (all but their time and pid): told once. */
 int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict *va,
                     const rpl_verdict *vb);
