@@ -205,11 +205,30 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
     return c;
 }
 
-/* What is missing to confirm the class. */
+/* What a record of the class leaves out whatever the trace shows (NULL:
+ * nothing of its own): the evidence on-call asks for next. */
+static const char *class_missing(const rpl_exit *x, rpl_class cls)
+{
+    if (cls == RPL_CLASS_WATCHDOG)
+        return "the main-thread work of the launch that took the time";
+    if (cls == RPL_CLASS_JAVA_CRASH)
+        return "the device's heap growth limit";
+    if (cls == RPL_CLASS_NATIVE_CRASH)
+        return "the tombstone: the delegate or path that crashed";
+    if (cls == RPL_CLASS_ANR)
+        return "the main-thread trace of the blocking stage";
+    if (rpl_class_is_memory(cls) && x->source == RPL_EXIT_INFO && x->reason_code == 2)
+        return "a LOW_MEMORY record or an lmkd line: signal 9 alone does not name memory";
+    return NULL;
+}
+
+/* What is missing to confirm the class: the class's own evidence, after
+ * the trace when none matches. */
 static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,
                     rpl_class cls, rpl_verdict *v)
 {
     int memory = rpl_class_is_memory(cls);
+    const char *own = class_missing(x, cls);
     if (x->source == RPL_IOS && x->ios == RPL_IOS_EXC_RESOURCE)
         snprintf(v->missing, sizeof v->missing, "the JetsamEvent written at the death: an "
                  "EXC_RESOURCE report does not end the process");
@@ -218,30 +237,17 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
                  "kill the process (look for the report written when it died)");
     else if (cls == RPL_CLASS_UNKNOWN)
         snprintf(v->missing, sizeof v->missing, "everything: no record names a reason");
-    else if (m == NULL && t == NULL)
-        snprintf(v->missing, sizeof v->missing, "%s", memory
-                 ? "a stage trace of the same process and time: the stage and the allocation "
-                   "that raised memory are not known"
-                 : "a stage trace of the same process and time: the stage that was running is "
-                   "not known");
     else if (m == NULL)
-        snprintf(v->missing, sizeof v->missing, "a trace exit of the same process within 5 s: "
-                 "the record does not match the timeline");
-    else if (cls == RPL_CLASS_WATCHDOG)
-        snprintf(v->missing, sizeof v->missing, "the main-thread work of the launch that took "
-                 "the time");
-    else if (cls == RPL_CLASS_JAVA_CRASH)
-        snprintf(v->missing, sizeof v->missing, "the device's heap growth limit");
-    else if (cls == RPL_CLASS_NATIVE_CRASH)
-        snprintf(v->missing, sizeof v->missing, "the tombstone: the delegate or path that "
-                 "crashed");
-    else if (cls == RPL_CLASS_ANR)
-        snprintf(v->missing, sizeof v->missing, "the main-thread trace of the blocking stage");
-    else if (memory && x->source == RPL_EXIT_INFO && x->reason_code == 2)
-        snprintf(v->missing, sizeof v->missing, "a LOW_MEMORY record or an lmkd line: signal 9 "
-                 "alone does not name memory");
+        snprintf(v->missing, sizeof v->missing, "%s%s%s",
+                 t != NULL ? "a trace exit of the same process within 5 s: the record does not "
+                             "match the timeline"
+                 : memory ? "a stage trace of the same process and time: the stage and the "
+                            "allocation that raised memory are not known"
+                          : "a stage trace of the same process and time: the stage that was "
+                            "running is not known",
+                 own != NULL ? "; and " : "", own != NULL ? own : "");
     else
-        snprintf(v->missing, sizeof v->missing, "nothing for the class");
+        snprintf(v->missing, sizeof v->missing, "%s", own != NULL ? own : "nothing for the class");
 }
 
 void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_exit *m,

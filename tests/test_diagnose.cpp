@@ -795,3 +795,28 @@ TEST_CASE("diagnose --process leaves out other apps' kill lines, says how many, 
     CHECK(ml.out.find("3 kill lines of other apps' processes") != std::string::npos);
     CHECK(ml.out.find("no exit records") == std::string::npos);
 }
+
+TEST_CASE("diagnose: a record without a trace still asks for its class's own evidence",
+          "[diagnose]")
+{
+    // a native crash read alone: the stage is not known, and the tombstone
+    // is what names the delegate or path that crashed
+    TempDir dir;
+    write_file(dir.file("crash.txt"),
+               "ApplicationExitInfo #0:\n  timestamp=2026-12-04 10:23:46.912 pid=501 realUid=10234"
+               "\n  process=com.example.chat reason=5 (CRASH_NATIVE) status=11 importance=100\n"
+               "ApplicationExitInfo #1:\n  timestamp=2026-12-04 10:20:46.912 pid=488 realUid=10234"
+               "\n  process=com.example.chat reason=6 (ANR) status=0 importance=100\n"
+               "ApplicationExitInfo #2:\n  timestamp=2026-12-04 10:10:46.912 pid=470 realUid=10234"
+               "\n  process=com.example.chat reason=3 (LOW_MEMORY) status=0 importance=100\n");
+    RunResult r = oomsim({"diagnose", "--exits", dir.file("crash.txt")});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("missing:   a stage trace of the same process and time: the stage that was "
+                     "running is not known; and the tombstone: the delegate or path that "
+                     "crashed") != std::string::npos);
+    CHECK(r.out.find("not known; and the main-thread trace of the blocking stage") !=
+          std::string::npos);
+    // a LOW_MEMORY record names its class: only the trace is missing
+    CHECK(r.out.find("the allocation that raised memory are not known\n") != std::string::npos);
+}
