@@ -45,7 +45,8 @@ static const cli_opt cal_table[] = {
      "--seed needs a non-negative integer, got '%s'", 0,
      "  --seed S   the seed of every evaluation (default: the plan's)\n"},
     {"--max-replications", NULL, CLI_OPT_COUNT, CO(max_reps), CLI_NOWHERE, 1, 160000000ull,
-     NULL, "--max-replications needs a count from 1 to 160000000, got '%s'", 0, "  --max-replications N  the most the replications grow to (default 16 times\n"
+     NULL, "--max-replications needs a count from 1 to 160000000, got '%s'", 0,
+     "  --max-replications N  the most the replications grow to (default 16 times\n"
                     "             the first)\n"},
     {"--checkpoint", NULL, CLI_OPT_FILE, CO(checkpoint), CLI_NOWHERE, 0, 0, NULL,
      "--checkpoint needs a file", 0,
@@ -58,7 +59,8 @@ static const cli_opt cal_table[] = {
      "  --holdout  then refit leaving out each field entry in turn and predict it: did its\n"
      "             observed rate fall inside the prediction's interval?\n"},
     {"--max-evaluations", NULL, CLI_OPT_COUNT, CO(budget), CLI_NOWHERE, 10, 100000, NULL,
-     "--max-evaluations needs a count from 10 to 100000, got '%s'", 0, "  --max-evaluations N  points run at most (default 400; a stage's design is one\n"
+     "--max-evaluations needs a count from 10 to 100000, got '%s'", 0,
+     "  --max-evaluations N  points run at most (default 400; a stage's design is one\n"
         "             plan run of its points); a fit that needs more stops,\n"
         "             says where, and exits 3\n"},
     CLI_HELP_OPT,

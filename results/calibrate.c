@@ -5,8 +5,9 @@
  * death out of `users`, binomial around the predicted per-user-day
  * probability q = 1 - (1 - p)^s, p the cell's per-session probability of
  * one; and for an entry with background_rate, a second binomial of the
- * same users against the cell's background memory deaths.  A simulated p is noisy, and with the same seeds at every point it
- * is still a jagged function of the unknowns (a changed spike interval
+ * same users against the cell's background memory deaths.  A simulated p
+ * is noisy, and with the same seeds at every point it is still a jagged
+ * function of the unknowns (a changed spike interval
  * moves every later spike, and a replication's death comes and goes), so
  * the likelihood is not maximised on the runs themselves: each stage runs
  * the fitted cells at a design of points (a grid for one unknown, a Halton
