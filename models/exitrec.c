@@ -32,12 +32,22 @@ static void ios_record(const mdl_death *x, mdl_exit_record *r)
         r->status = 9;
         break;
     default: /* low_memory: over the per-process limit, in the foreground or
-              * the background alike; an EXC_RESOURCE report is a
+              * the background alike, or the app in front killed for the
+              * system's pages (its cause kept); an EXC_RESOURCE report is a
               * diagnostic the app may get before, never the kill's record */
+        r->status = 9;
+        if (x->jetsam != MDL_JETSAM_NONE && x->jetsam != MDL_JETSAM_PER_PROCESS_LIMIT) {
+            r->jetsam = x->jetsam;
+            r->kind = r->jetsam == MDL_JETSAM_VM_PAGESHORTAGE ? MDL_REC_JETSAM_PAGESHORTAGE
+                                                               : MDL_REC_JETSAM_SYSTEM;
+            r->description = r->jetsam == MDL_JETSAM_VM_PAGESHORTAGE
+                                 ? MDL_TEXT_JETSAM_PAGESHORTAGE
+                                 : MDL_TEXT_JETSAM_SYSTEM;
+            break;
+        }
         r->jetsam = MDL_JETSAM_PER_PROCESS_LIMIT;
         r->kind = MDL_REC_JETSAM;
         r->description = MDL_TEXT_JETSAM;
-        r->status = 9;
         break;
     }
 }

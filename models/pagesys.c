@@ -105,12 +105,15 @@ static void ps_kill(void *ctx, const pg_kill *k)
         else
             w__die(w, w__svc_class(w, why), w->last_stage);
     } else {
-        /* memorystatus: a system kill (anything but the per-process limit)
-         * is system_reclaim */
+        /* memorystatus: over the per-process limit, or the app in front
+         * killed for the system's pages (every lower band already empty), is
+         * a foreground death, low_memory; a system kill of the app behind is
+         * system_reclaim */
         ps_jetsam_report(w, k->cause);
         w->proc.jetsam = k->cause;
-        w__die(w, k->cause == MDL_JETSAM_PER_PROCESS_LIMIT ? MDL_EXIT_LOW_MEMORY
-                                                           : MDL_EXIT_SYSTEM_RECLAIM,
+        w__die(w, k->cause == MDL_JETSAM_PER_PROCESS_LIMIT || w->proc.fg
+                      ? MDL_EXIT_LOW_MEMORY
+                      : MDL_EXIT_SYSTEM_RECLAIM,
                w->last_stage);
     }
 }

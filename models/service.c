@@ -138,6 +138,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     w->proc.aged = 0;
     w->proc.lmkd = MDL_LMKD_NONE;
     w->proc.kernel_oom = 0;
+    w->proc.jetsam = MDL_JETSAM_NONE;
     w__relaunch_at(w);
 }
 

@@ -54,7 +54,13 @@ static rpl_class classify_jetsam_event(const rpl_exit *x, rpl_verdict *v, int *l
         return RPL_CLASS_UNKNOWN;
     }
     rpl_class cls = class_of_cause(x->cause);
-    const char *what = cls == RPL_CLASS_LOW_MEMORY ? "over its own footprint limit"
+    int front = strstr(x->states, "frontmost") != NULL;
+    if (cls == RPL_CLASS_SYSTEM_RECLAIM && front)
+        cls = RPL_CLASS_LOW_MEMORY; /* the app in front: a foreground death */
+    const char *what = cls == RPL_CLASS_LOW_MEMORY
+                           ? front && strcmp(x->cause, "per-process-limit") != 0
+                                 ? "the system reclaiming memory down to the app in front"
+                                 : "over its own footprint limit"
                        : cls == RPL_CLASS_SYSTEM_RECLAIM
                            ? "the system reclaiming memory, the cause named"
                        : cls == RPL_CLASS_OTHER ? "a cause that is not memory"
@@ -89,13 +95,20 @@ static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
         "critical",
         "memorystatus killed the process for the system's memory health"};
     rpl_class cls = cls_of[x->ios];
+    /* the app in front killed for the system's pages: a foreground death */
+    int front = x->has_importance && x->importance < 400;
+    if (cls == RPL_CLASS_SYSTEM_RECLAIM && front)
+        cls = RPL_CLASS_LOW_MEMORY;
     if (x->ios == RPL_IOS_EXC_RESOURCE)
         *level = 0;
     const char *name = rpl_ios_report_name(x->ios);
     if (x->ios == RPL_IOS_JETSAM_SYSTEM && x->cause[0] != '\0') {
         snprintf(v->supports, sizeof v->supports, "a JetsamEvent with reason %.31s: %s",
                  x->cause, what[x->ios]);
-        return class_of_cause(x->cause) == RPL_CLASS_UNKNOWN ? cls : class_of_cause(x->cause);
+        rpl_class named = class_of_cause(x->cause);
+        if (named == RPL_CLASS_UNKNOWN || (named == RPL_CLASS_SYSTEM_RECLAIM && front))
+            return cls;
+        return named;
     }
     snprintf(v->supports, sizeof v->supports, "%s %s: %s",
              strchr("AEIOU", name[0]) != NULL ? "an" : "a", name,
@@ -288,6 +301,7 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
      * the start from the matching timeline, when there is one */
     v->started = m != NULL ? m->started : -1;
     v->rec = rpl_advise(cls, x, v->started);
-    rpl_ladder_of(v->rec, m != NULL ? m->signs : 0, &v->ladder);
+    rpl_ladder_of(v->rec, (m != NULL ? m->signs : 0) | rpl_record_signs(cls, x, v->started),
+                  &v->ladder);
     v->recovery = v->ladder.fix; /* one advice: the ladder's, the mode's own fix */
 }

@@ -76,9 +76,10 @@ TEST_CASE("ips: the app's fc-thrashing kill in front, its figures from the repor
     // 10:15:00.42 at +08:00 is 02:15:00.420 UTC: 2024-03-02 is day 19784
     CHECK(x.timestamp_ms == ((19784LL * 24 + 2) * 60 + 15) * 60000 + 420);
     rpl_verdict v = verdict(x);
-    CHECK(std::string(v.cls) == "system_reclaim");
+    CHECK(std::string(v.cls) == "low_memory"); // frontmost: a foreground death
     CHECK(std::string(v.evidence) == "supported");
     CHECK(v.rec == RPL_REC_THRASHING);
+    CHECK(std::string(v.supports).find("down to the app in front") != std::string::npos);
     CHECK(std::string(v.supports).find("fc-thrashing") != std::string::npos);
     CHECK(std::string(v.supports).find("it was the largest process") != std::string::npos);
 }
@@ -192,7 +193,7 @@ TEST_CASE("ips: oomsim diagnose reads a directory of reports, one verdict per re
     struct Want {
         const char *reason, *report, *cls;
         bool listed;
-    } want[] = {{"fc-thrashing", "JetsamEvent (fc-thrashing)", "system_reclaim", true},
+    } want[] = {{"fc-thrashing", "JetsamEvent (fc-thrashing)", "low_memory", true},
                 {"vm-pageshortage", "JetsamEvent (vm-pageshortage)", "system_reclaim", true},
                 {nullptr, "JetsamEvent", "unknown", true},
                 {nullptr, "JetsamEvent", "unknown", false}};
@@ -378,7 +379,7 @@ TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose 
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out.find("reason fc-thrashing, priority 100") != std::string::npos);
-    CHECK(r.out.find("system_reclaim (confirmed)") != std::string::npos);
+    CHECK(r.out.find("low_memory (confirmed)") != std::string::npos); // in front
     // the trace alone names the cause too
     RunResult t = oomsim({"diagnose", d.file("t.jsonl")});
     CHECK(t.out.find("JetsamEvent (fc-thrashing)") != std::string::npos);
