@@ -22,6 +22,18 @@ typedef rpl_others others;
 
 static json_t *int_or_null(int has, int64_t v) { return has ? json_integer(v) : json_null(); }
 
+/* The recovery ladder as JSON: step and action null when none applies. */
+static json_t *ladder_json(const rpl_ladder *l, int *failed)
+{
+    json_t *o = json_object();
+    trc_json_set(o, "step", int_or_null(l->step != RPL_STEP_NONE, (int64_t)l->step), failed);
+    trc_json_set(o, "action", l->step != RPL_STEP_NONE ? json_string(rpl_step_name(l->step))
+                                                        : json_null(), failed);
+    trc_json_set(o, "why", json_string(l->why), failed);
+    trc_json_set(o, "fix", json_string(l->fix), failed);
+    return o;
+}
+
 static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *failed)
 {
     const rpl_exit *x = &it->x;
@@ -86,16 +98,7 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "supports", json_string(v->supports), failed);
     trc_json_set(o, "missing", json_string(v->missing), failed);
     trc_json_set(o, "recovery", json_string(v->recovery), failed);
-    json_t *ladder = json_object();
-    trc_json_set(ladder, "step", v->ladder.step != RPL_STEP_NONE
-                                     ? json_integer((json_int_t)v->ladder.step) : json_null(),
-                 failed);
-    trc_json_set(ladder, "action", v->ladder.step != RPL_STEP_NONE
-                                       ? json_string(rpl_step_name(v->ladder.step))
-                                       : json_null(), failed);
-    trc_json_set(ladder, "why", json_string(v->ladder.why), failed);
-    trc_json_set(ladder, "fix", json_string(v->ladder.fix), failed);
-    trc_json_set(o, "ladder", ladder, failed);
+    trc_json_set(o, "ladder", ladder_json(&v->ladder, failed), failed);
     trc_json_append(arr, o, failed);
 }
 
@@ -363,8 +366,14 @@ static int print_json(json_t *arr, const others *o, const others *apps, const rp
     if (t != NULL) { /* what failed with no exit */
         uint64_t stale, req;
         rpl_trace_failures(t, &stale, &req);
-        trc_json_set(doc, "failures", json_pack("{sIsI}", "cache_stale", (json_int_t)stale,
-                                                "part_failed", (json_int_t)req), &failed);
+        json_t *f = json_pack("{sIsI}", "cache_stale", (json_int_t)stale, "part_failed",
+                              (json_int_t)req);
+        if (stale > 0 && f != NULL) { /* an outage: its row of the verdict table */
+            rpl_ladder l;
+            rpl_ladder_of(RPL_REC_STALE_CACHE, 0, &l);
+            trc_json_set(f, "ladder", ladder_json(&l, &failed), &failed);
+        }
+        trc_json_set(doc, "failures", f, &failed);
     }
     char *s = failed ? NULL : trc_json_dumps(doc, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(doc);
@@ -383,12 +392,21 @@ static void print_failures(const rpl_trace_exits *t)
     rpl_trace_failures(t, &stale, &req);
     if (stale > 0)
         printf("%llu runtime_prepare%s failed reading a compiled cache built for an earlier "
-               "runtime or OS version (cache_stale): no death and no record; the fix is a cache "
-               "key that names the model digest, the runtime and the OS version\n",
+               "runtime or OS version (cache_stale): no death and no record, an outage\n",
                (unsigned long long)stale, stale > 1 ? "s" : "");
     if (req > 0)
         printf("%llu request%s failed because a part could not be made ready (part_failed)\n",
                (unsigned long long)req, req > 1 ? "s" : "");
+    if (stale > 0) { /* the outage's row of the verdict table */
+        rpl_ladder l;
+        rpl_ladder_of(RPL_REC_STALE_CACHE, 0, &l);
+        sim_text out = SIM_TEXT_INIT;
+        rpl_ladder_text(&l, RPL_LADDER_INDENT, &out);
+        char *s = sim_text_done(&out);
+        if (s != NULL)
+            fputs(s, stdout);
+        free(s);
+    }
 }
 
 /* A file passed over while gathering, told as it is read. */

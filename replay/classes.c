@@ -70,15 +70,19 @@ static const struct {
          "retry only on a new condition",
          "fewer resident models, sessions and tasks: release idle parts, reduce concurrency"},
     [RPL_REC_RELEASE_IN_BACKGROUND] =
-        {"release models when the app goes to the background, and restore state on relaunch",
+        {"a reclaim in the background is the system's right, not a failure to forbid: check "
+         "that the app restores the user's state on relaunch (the page, the chat, the work "
+         "half done), and release models when the app goes to the background so that it is "
+         "reclaimed later and less often",
          "release models when the app goes to the background"},
     [RPL_REC_HEAP_OUT_OF_JAVA] = {"keep model bytes out of the Java heap (mmap or native buffers)",
                                   "keep model bytes out of the Java heap (mmap or native buffers)"},
     [RPL_REC_OFF_MAIN_THREAD] = {"move model work off the main thread",
                                  "move model work off the main thread"},
     [RPL_REC_ISOLATE_DELEGATE] =
-        {"isolate the delegate or the candidate and keep the evidence: CPU fallback or the last "
-         "known good",
+        {"turn the GPU delegate off on the affected devices first (a remote switch by device "
+         "model and driver) and serve from the CPU path, validated; keep the tombstone and "
+         "symbolicate it; the last known good only with a complete receipt",
          "isolate the delegate: the CPU path or the last known good, keeping the evidence"},
     [RPL_REC_OUT_OF_LAUNCH] =
         {"take model work out of the launch: load after the first frame, off the main thread",
@@ -99,9 +103,9 @@ static const struct {
          "copy them, a smaller or quantised KV cache) and release what is idle",
          NULL},
     [RPL_REC_CACHED] =
-        {"lmkd's low-memory kill takes cached apps only: the app was in the background and not "
-         "visible; release models when the app goes to the background, and restore state on "
-         "relaunch",
+        {"lmkd's low-memory kill takes cached apps only: the app was in the background, not "
+         "visible; check that it restores the user's state on relaunch, and release models "
+         "when it goes to the background so that it is reclaimed later and less often",
          NULL},
     [RPL_REC_KERNEL_OOM] =
         {"the kernel's OOM killer ran, not lmkd: memory ran out faster than lmkd could free it "
@@ -112,6 +116,11 @@ static const struct {
         {"an isolated process (a sandboxed WebView renderer or an isolated service) died, not "
          "the app, which lives on: look at what that process held (its page, its service's "
          "work); the model's memory in the app's process is not the cause",
+         NULL},
+    [RPL_REC_STALE_CACHE] =
+        {"turn the feature off remotely (the kill switch) until its cache is rebuilt, then key "
+         "the compiled cache by the model digest, the runtime and the OS version, so that an "
+         "update invalidates it: one rebuild after the update, not an outage",
          NULL},
 };
 

@@ -219,7 +219,8 @@ static int grade_order(rpl_teller *t, const char *a)
     int ok = strcmp(a, order_right) == 0;
     sim_text_printf(&t->out, "4. b d a c (%s): in the order of reversibility. Rejecting new "
                     "inference undoes itself once the pressure passes; stopping prewarm and "
-                    "extra sessions costs latency; clearing a cache costs a rebuild; the last "
+                    "extra sessions costs latency; releasing idle parts and clearing caches costs "
+                    "a reload or a rebuild; the last "
                     "known good changes what the user runs, so only with a complete receipt.\n",
                     mark(ok));
     for (size_t k = 0; !ok && k < 4; k++) {

@@ -199,6 +199,6 @@ void rpl_diagnose_told(const rpl_exit *x, const char *stage, int started, unsign
     snprintf(v->matched_stage, sizeof v->matched_stage, "%s", stage);
     v->started = started;
     v->rec = rpl_advise(v->kind, x, v->started);
-    rpl_ladder_of(v->rec, signs, &v->ladder);
+    rpl_ladder_of(v->rec, signs | rpl_record_signs(v->kind, x, started), &v->ladder);
     v->recovery = v->ladder.fix;
 }

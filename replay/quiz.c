@@ -147,11 +147,36 @@ void rpl__verdict(const tell_death *d, rpl_verdict *v)
     rpl_diagnose_told(&d->record, d->stage, d->started, d->signs, v);
 }
 
+/* A session without a death still ends with what to do: an outage (a
+ * stale compiled cache refused, the requests failing after it) has its
+ * row of the verdict table; else nothing calls for a recovery. */
+static void tell_no_death(rpl_teller *t)
+{
+    if (t->stale == 0) {
+        sim_text_printf(&t->out, "\nno death, so no exit record to classify; and no outage: "
+                        "%s. Nothing in this session calls for a step of the recovery ladder; "
+                        "what to do next is in the cells `oomsim run` compares\n",
+                        t->part_failed > 0 ? "some requests failed, none for a refused cache"
+                                           : "every request was served or is still waiting");
+        return;
+    }
+    sim_text_printf(&t->out, "\nno death, so no exit record to classify, but an outage: %llu "
+                    "prepare%s refused a stale compiled cache, and %llu request%s failed for "
+                    "want of the part after it: the app is up and its feature is not, and "
+                    "no exit record will ever say so\n",
+                    (unsigned long long)t->stale, t->stale > 1 ? "s" : "",
+                    (unsigned long long)t->part_failed, t->part_failed != 1 ? "s" : "");
+    rpl_ladder l;
+    rpl_ladder_of(RPL_REC_STALE_CACHE, 0, &l);
+    rpl_ladder_text(&l, RPL_LADDER_INDENT, &t->out);
+}
+
 void rpl_tell_verdicts(rpl_teller *t)
 {
-    if (t->ndeaths == 0)
-        sim_text_printf(&t->out, "\nno death, so no exit record: nothing to classify\n");
-    else
+    if (t->ndeaths == 0) {
+        tell_no_death(t);
+        return;
+    }
         sim_text_printf(&t->out, "\nwhat the evidence supports:\n");
     for (unsigned k = 0; k < t->ndeaths; k++) {
         const tell_death *d = &t->deaths[k];

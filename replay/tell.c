@@ -676,6 +676,7 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         say(t, e, "request %lld is dropped: the queue is full and gives up its stalest "
             "request, its payload freed, for the one arriving", (long long)r);
     } else if (strcmp(e->error, "part_failed") == 0) {
+        t->part_failed++;
         say(t, e, "request %lld fails: a part it needs could not be made ready in this process",
             (long long)r);
     } else if (strcmp(e->error, "background_gpu_denied") == 0) {
@@ -749,6 +750,7 @@ static void tell_end(rpl_teller *t, const trc_event *e, const char *part)
     int err = (e->has & TRC_F_ERROR) != 0;
     /* the transient a stage made goes at its end (a failed delegate's is told with the fallback) */
     double freed = e->stage != TRC_INFERENCE ? held_take(t, part, (int)e->stage) : 0;
+    t->stale += err && strcmp(e->error, "cache_stale") == 0;
     if (err && strcmp(e->error, "delegate_failed") == 0)
         say(t, e, "%s: the delegate fails to prepare: %s", part, after_delegate(t));
     else if (err && strcmp(e->error, "delegate_unavailable") == 0)

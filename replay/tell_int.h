@@ -78,6 +78,7 @@ struct rpl_teller {
     tell_death deaths[TELL_DEATHS];
     unsigned ndeaths;
     uint64_t more_deaths;
+    uint64_t stale, part_failed; /* prepares refused a stale cache; requests failed so */
 };
 
 /* An instant as every line prints it, in seconds: rounded to the

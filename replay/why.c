@@ -101,6 +101,62 @@ static void xnu_why(const rpl_teller *t, const trc_event *e, long long counted, 
              TELL_MIB(PG(e, TRC_PG_SWAP_USED)));
 }
 
+/* A memory death, in the device's own terms: the limit crossed and by how
+ * much, or the rule that fired. */
+static void memory_why(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf,
+                       size_t n)
+{
+    const mdl_device *d = t->cell->device;
+    int fg = !t->bg;
+    long long counted = (long long)e->rss_mb;
+    long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
+    const char *where = fg ? "foreground" : "background";
+    if ((e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
+        d->rule == MDL_KILL_LMK && !d->lmk_psi) {
+        /* the model's service process: the level of its adj from its binding */
+        const mdl_workload *wl = t->cell->workload;
+        line = (long long)(mdl_cell_model_line(t->cell, fg) >> 20);
+        where = wl->has_proc && wl->proc.waive_priority
+                    ? "service, whose binding lends it no importance (adj 900)"
+                : !fg ? "service bound by the app in the background"
+                : wl->has_proc && wl->proc.important
+                    ? "service importantly bound by the app in front (adj 0)"
+                    : "service bound by the app in front (adj 100)";
+    }
+    if (cls == RPL_CLASS_KERNEL_OOM)
+        snprintf(buf, n, "counted %lld MiB; free pages ran out before lmkd freed any: the "
+                 "kernel's OOM killer (mark_victim) chose it", counted);
+    else if (d->rule == MDL_KILL_JETSAM && d->xnu_pages &&
+             (cls == RPL_CLASS_SYSTEM_RECLAIM || jetsam_cause(e)[0] != '\0'))
+        xnu_why(t, e, counted, buf, n);
+    else if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM)
+        snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
+                 "the %lld MiB idle level (with the app the user switched to): "
+                 "memorystatus's idle-exit", counted,
+                 (long long)((d->pageshortage + (1 << 19)) >> 20));
+    else if (d->rule == MDL_KILL_JETSAM)
+        snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit", counted,
+                 (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
+                                 : mdl_device_jetsam_limit(d, 0)) >> 20),
+                 where);
+    else if (d->lmk_psi && lmkd_says(e) != NULL) {
+        char pg[200];
+        rpl__pages_text(e, pg, sizeof pg, t->cell->device->xnu_pages);
+        snprintf(buf, n, "counted %lld MiB; %s (%s%s%lld%s%s)", counted, lmkd_says(e),
+                 e->error, e->pages_has >> TRC_PG_ADJ & 1u ? ", adj " : "",
+                 (long long)PG(e, TRC_PG_ADJ), pg[0] ? "; " : "", pg);
+    }
+    else if (d->lmk_psi)
+        snprintf(buf, n, "counted %lld MiB; the page model killed it", counted);
+    else if (counted > line)
+        snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
+                 "apps reclaimed)", counted, line, where);
+    else
+        snprintf(buf, n, "counted %lld MiB, %lld MiB under the %lld MiB lmk line of the "
+                 "%s: other apps' memory took the rest", counted, line - counted, line,
+                 where);
+}
+
 /* What ended the process, in the device's own terms: the limit crossed
  * and by how much, or the rule that fired. */
 void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf,
@@ -110,51 +166,7 @@ void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char 
     int fg = !t->bg;
     long long counted = (long long)e->rss_mb;
     if (rpl_class_is_memory(cls)) {
-        long long line = (long long)(mdl_cell_kill_line(t->cell, fg) >> 20);
-        const char *where = fg ? "foreground" : "background";
-        if ((e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
-            d->rule == MDL_KILL_LMK && !d->lmk_psi) {
-            /* the model's service process: the level of its adj from its binding */
-            const mdl_workload *wl = t->cell->workload;
-            line = (long long)(mdl_cell_model_line(t->cell, fg) >> 20);
-            where = wl->has_proc && wl->proc.waive_priority
-                        ? "service, whose binding lends it no importance (adj 900)"
-                    : !fg ? "service bound by the app in the background"
-                    : wl->has_proc && wl->proc.important
-                        ? "service importantly bound by the app in front (adj 0)"
-                        : "service bound by the app in front (adj 100)";
-        }
-        if (cls == RPL_CLASS_KERNEL_OOM)
-            snprintf(buf, n, "counted %lld MiB; free pages ran out before lmkd freed any: the "
-                     "kernel's OOM killer (mark_victim) chose it", counted);
-        else if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM && d->xnu_pages)
-            xnu_why(t, e, counted, buf, n);
-        else if (d->rule == MDL_KILL_JETSAM && cls == RPL_CLASS_SYSTEM_RECLAIM)
-            snprintf(buf, n, "counted %lld MiB in the background, and free pages fell below "
-                     "the %lld MiB idle level (with the app the user switched to): "
-                     "memorystatus's idle-exit", counted,
-                     (long long)((d->pageshortage + (1 << 19)) >> 20));
-        else if (d->rule == MDL_KILL_JETSAM)
-            snprintf(buf, n, "counted %lld MiB over the %lld MiB %s jetsam limit", counted,
-                     (long long)((fg ? mdl_cell_kill_line(t->cell, 1)
-                                     : mdl_device_jetsam_limit(d, 0)) >> 20),
-                     where);
-        else if (d->lmk_psi && lmkd_says(e) != NULL) {
-            char pg[200];
-            rpl__pages_text(e, pg, sizeof pg, t->cell->device->xnu_pages);
-            snprintf(buf, n, "counted %lld MiB; %s (%s%s%lld%s%s)", counted, lmkd_says(e),
-                     e->error, e->pages_has >> TRC_PG_ADJ & 1u ? ", adj " : "",
-                     (long long)PG(e, TRC_PG_ADJ), pg[0] ? "; " : "", pg);
-        }
-        else if (d->lmk_psi)
-            snprintf(buf, n, "counted %lld MiB; the page model killed it", counted);
-        else if (counted > line)
-            snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
-                     "apps reclaimed)", counted, line, where);
-        else
-            snprintf(buf, n, "counted %lld MiB, %lld MiB under the %lld MiB lmk line of the "
-                     "%s: other apps' memory took the rest", counted, line - counted, line,
-                     where);
+        memory_why(t, e, cls, buf, n);
     } else if (cls == RPL_CLASS_JAVA_CRASH && t->last_java > 0 && (e->mem_has & 1u)) {
         /* what the heap held, and what the failing allocation asked of it */
         long long held = (long long)(e->mem[TRC_MEM_JAVA] >> 20);
@@ -169,8 +181,12 @@ void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char 
         snprintf(buf, n, "the service's main thread ran a callback past ActiveServices' timeout "
                  "(%d s, with the app %s)", fg ? 20 : 200, fg ? "in front" : "in the background");
     } else if (cls == RPL_CLASS_ANR) {
-        snprintf(buf, n, "the main thread was blocked for the %.1f s ANR timeout",
-                 (double)d->anr_timeout / 1e6);
+        snprintf(buf, n, "an input event waited %.1f s behind the blocked main thread (the "
+                 "model takes the user's touch as coming at once): the system declared the app "
+                 "not responding, %s", (double)d->anr_timeout / 1e6,
+                 fg ? "showed its dialog, and the process ended when the user closed it (taken "
+                      "as at once)"
+                    : "and killed it in the background, with no dialog");
     } else if (cls == RPL_CLASS_WATCHDOG) {
         snprintf(buf, n, "the launch took longer than the %.1f s watchdog",
                  (double)d->launch_watchdog / 1e6);

@@ -128,8 +128,8 @@ TEST_CASE("drill: a wrong answer says why the right one is right and the chosen 
     CHECK(has(r.out, "yours, confirmed, would need a system record that matches a timeline"));
     CHECK(has(r.out, "yours, 2) the device's heap growth limit, is what is missing for another "
                      "death"));
-    CHECK(has(r.out, "yours puts \"clear rebuildable inactive caches\" where \"reject new "
-                     "inference"));
+    CHECK(has(r.out, "yours puts \"release idle parts and clear rebuildable inactive caches\" "
+                     "where \"reject new inference"));
     CHECK(has(r.out, "5. 1 (your answer was not it): the first step suffices: the memory was "
                      "the queue's payloads"));
     CHECK(has(r.out, "yours, step 4, is harder to undo, and step 1 already answers it."));

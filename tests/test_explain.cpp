@@ -100,8 +100,12 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "160.000 s       0 MiB  the user reopens the app, 100.0 s after the death",
               "model: load begins", "supports system_reclaim"});
     in_order(explain("anr-main-thread-load"),
-             {"model: load begins", "5.000 s", "the process dies: anr, during load",
-              "reason=6 (ANR)", "supports anr", "move model work off the main thread"});
+             {"model: load begins", "5.000 s", "the process dies: anr, during load: an input "
+              "event waited 5.0 s behind the blocked main thread",
+              "showed its dialog, and the process ended when the user closed it",
+              "reason=6 (ANR)", "supports anr",
+              // at start, no request in flight: the start's own work, step 2
+              "> 2. stop prewarm and extra sessions", "load the model on a worker thread"});
     // a plan with no death says so
     in_order(explain("anr-main-thread-load", "1"), {"no death, so no exit record"});
     CHECK(oomsim({"explain"}).status == 2);

@@ -7,6 +7,7 @@
 #include <dirent.h>
 
 #include <algorithm>
+#include <map>
 #include <string>
 #include <vector>
 
@@ -76,7 +77,7 @@ TEST_CASE("ladder: the four steps in order, the step marked with why, then the m
 {
     std::string t = ladder_text(RPL_REC_START_UP, 0);
     size_t s1 = t.find("  1. reject new inference"), s2 = t.find("> 2. stop prewarm"),
-           s3 = t.find("  3. clear rebuildable inactive caches"),
+           s3 = t.find("  3. release idle parts and clear rebuildable inactive caches"),
            s4 = t.find("  4. fall back to the last known good, only with a complete receipt"),
            never = t.find("never: delete the active model or the evidence");
     CHECK(s1 < s2);
@@ -86,44 +87,154 @@ TEST_CASE("ladder: the four steps in order, the step marked with why, then the m
     CHECK(t.find("<- this death's step") == t.rfind("<- this death's step"));
     CHECK(t.find("why step 2: rejecting new inference does not suffice: no request had run") !=
           std::string::npos);
-    // a native crash: step 4, only with the receipt; the evidence kept
-    rpl_ladder l;
-    rpl_ladder_of(RPL_REC_ISOLATE_DELEGATE, RPL_SIGN_QUEUE, &l);
-    CHECK(l.step == RPL_STEP_LAST_GOOD);
-    CHECK(std::string(l.fix) == rpl_recovery_text(RPL_REC_ISOLATE_DELEGATE));
-    CHECK(std::string(l.fix).find("keep the evidence") != std::string::npos);
-    // an unknown death: the first step only, and evidence to collect
-    rpl_ladder_of(RPL_REC_COLLECT_EVIDENCE, RPL_SIGN_CACHE_REBUILD, &l);
-    CHECK(l.step == RPL_STEP_REJECT);
-    CHECK(std::string(l.fix).find("collect exit records before changing anything") !=
-          std::string::npos);
     // not a memory failure: no step
-    rpl_ladder_of(RPL_REC_NOT_MEMORY, 0, &l);
-    CHECK(l.step == RPL_STEP_NONE);
     CHECK(ladder_text(RPL_REC_NOT_MEMORY, 0).find("<-") == std::string::npos);
     CHECK(ladder_text(RPL_REC_NOT_MEMORY, 0).find("no step: none") != std::string::npos);
+    // an outage without a death says so
+    CHECK(ladder_text(RPL_REC_STALE_CACHE, 0).find("> 3. release idle parts and clear "
+                                                   "rebuildable inactive caches  <- this "
+                                                   "outage's step") != std::string::npos);
 }
 
-TEST_CASE("ladder: what the life showed names the failure mode and its own fix", "[ladder]")
+namespace {
+
+// One case per row of the verdict table: the verdict, the signs, the step
+// and a piece of the fix it must give (docs/on-call.md "The verdict table").
+struct Row {
+    const char *name;
+    rpl_recovery rec;
+    unsigned signs;
+    rpl_step step;
+    const char *fix;
+};
+const unsigned BG = RPL_SIGN_BACKGROUND;
+const Row rows[] = {
+    {"isolated", RPL_REC_ISOLATED, RPL_SIGN_QUEUE, RPL_STEP_NONE, "an isolated process"},
+    {"not-memory", RPL_REC_NOT_MEMORY, 0, RPL_STEP_NONE, "not a memory failure"},
+    {"stale-cache", RPL_REC_STALE_CACHE, 0, RPL_STEP_CLEAR_CACHES, "the kill switch"},
+    {"unknown", RPL_REC_COLLECT_EVIDENCE, RPL_SIGN_CACHE_REBUILD, RPL_STEP_REJECT,
+     "collect exit records before changing anything"},
+    {"native-crash", RPL_REC_ISOLATE_DELEGATE, RPL_SIGN_QUEUE, RPL_STEP_LAST_GOOD,
+     "turn the GPU delegate off on the affected devices first"},
+    {"anr-at-start", RPL_REC_OFF_MAIN_THREAD, RPL_SIGN_STARTING, RPL_STEP_STOP_EXTRA,
+     "load the model on a worker thread"},
+    {"anr", RPL_REC_OFF_MAIN_THREAD, 0, RPL_STEP_REJECT, "move model work off the main thread"},
+    {"java-heap", RPL_REC_HEAP_OUT_OF_JAVA, 0, RPL_STEP_STOP_EXTRA, "out of the Java heap"},
+    {"watchdog", RPL_REC_OUT_OF_LAUNCH, 0, RPL_STEP_STOP_EXTRA, "out of the launch"},
+    {"retry-duplicate", RPL_REC_RELEASE_IDLE, RPL_SIGN_RETRY_DUPLICATE | RPL_SIGN_QUEUE,
+     RPL_STEP_REJECT, "cancel the timed-out attempt"},
+    {"delegate-failed", RPL_REC_START_UP, RPL_SIGN_DELEGATE_FAILED, RPL_STEP_STOP_EXTRA,
+     "release the failed delegate's buffers"},
+    {"cache-rebuild", RPL_REC_START_UP, RPL_SIGN_CACHE_REBUILD, RPL_STEP_STOP_EXTRA,
+     "never answer it by clearing the cache"},
+    {"preload", RPL_REC_START_UP, RPL_SIGN_PRELOAD, RPL_STEP_STOP_EXTRA, "do not preload"},
+    {"switch", RPL_REC_RELEASE_IDLE, RPL_SIGN_SWITCH, RPL_STEP_CLEAR_CACHES,
+     "release the first part before the second loads"},
+    {"queue", RPL_REC_RELEASE_IDLE, RPL_SIGN_QUEUE, RPL_STEP_REJECT, "drop the stale requests"},
+    {"service", RPL_REC_RELEASE_IDLE, RPL_SIGN_SERVICE, RPL_STEP_REJECT, "BIND_IMPORTANT"},
+    {"leaked-session", RPL_REC_RELEASE_IN_BACKGROUND, RPL_SIGN_LEAKED | BG, RPL_STEP_STOP_EXTRA,
+     "close the sessions a page's owner holds"},
+    {"kv-foreground", RPL_REC_RELEASE_IDLE, RPL_SIGN_KV, RPL_STEP_REJECT, "cap the context"},
+    {"kv-background", RPL_REC_SWAP_LOW, RPL_SIGN_KV | BG, RPL_STEP_CLEAR_CACHES,
+     "keep the conversation as text and restore it"},
+    {"start-up", RPL_REC_START_UP, RPL_SIGN_STARTING, RPL_STEP_STOP_EXTRA,
+     "stop prewarm or start in safe mode"},
+    {"thrashing", RPL_REC_THRASHING, 0, RPL_STEP_STOP_EXTRA, "mapped weights read at every"},
+    {"swap-low", RPL_REC_SWAP_LOW, BG, RPL_STEP_STOP_EXTRA, "swap (zram) was nearly full"},
+    {"kernel-oom", RPL_REC_KERNEL_OOM, 0, RPL_STEP_STOP_EXTRA, "cut the peak of one step"},
+    {"background", RPL_REC_RELEASE_IN_BACKGROUND, BG, RPL_STEP_CLEAR_CACHES,
+     "restores the user's state on relaunch"},
+    {"foreground", RPL_REC_RELEASE_IDLE, 0, RPL_STEP_STOP_EXTRA,
+     "fewer resident models, sessions and tasks"},
+};
+
+// docs/on-call.md's verdict table: row name -> the step it documents.
+std::map<std::string, std::string> documented_rows()
+{
+    std::string doc = read_file(source_path("docs/on-call.md"));
+    size_t a = doc.find("## The verdict table");
+    REQUIRE(a != std::string::npos);
+    std::map<std::string, std::string> out;
+    // the table's rows: the lines from the first "| `" to the first that is not one
+    size_t at = doc.find("\n| `", a);
+    REQUIRE(at != std::string::npos);
+    while (doc.compare(at, 4, "\n| `") == 0) {
+        size_t name_end = doc.find('`', at + 4);
+        size_t line_end = doc.find('\n', at + 1);
+        std::string line = doc.substr(at + 1, line_end - at - 1);
+        // the step is the third cell: "| `name` | when | step | fix |"
+        std::vector<std::string> cells;
+        size_t c = 0;
+        while ((c = line.find('|', c)) != std::string::npos) {
+            size_t d = line.find('|', c + 1);
+            if (d == std::string::npos)
+                break;
+            std::string cell = line.substr(c + 1, d - c - 1);
+            cell.erase(0, cell.find_first_not_of(' '));
+            cell.erase(cell.find_last_not_of(' ') + 1);
+            cells.push_back(cell);
+            c = d;
+        }
+        if (cells.size() >= 3)
+            out[doc.substr(at + 4, name_end - at - 4)] = cells[2];
+        at = line_end;
+    }
+    return out;
+}
+
+} // namespace
+
+TEST_CASE("ladder: every row of the verdict table gives its step and fix, as documented",
+          "[ladder]")
+{
+    std::map<std::string, std::string> doc = documented_rows();
+    size_t k = 0;
+    rpl_step step;
+    for (const char *name; (name = rpl_ladder_row(k, &step)) != nullptr; k++) {
+        INFO(name);
+        REQUIRE(k < sizeof rows / sizeof *rows);
+        const Row &r = rows[k];
+        CHECK(std::string(r.name) == name); // the cases in the table's order
+        rpl_ladder l;
+        rpl_ladder_of(r.rec, r.signs, &l);
+        CHECK(l.step == r.step);
+        CHECK(step == r.step);
+        CHECK(std::string(l.fix).find(r.fix) != std::string::npos);
+        REQUIRE(doc.count(name) == 1);
+        CHECK(doc[name] == (step == RPL_STEP_NONE ? std::string("none")
+                                                  : std::to_string((int)step)));
+    }
+    CHECK(k == sizeof rows / sizeof *rows);
+    CHECK(doc.size() == k); // the docs list no row the code lacks
+}
+
+TEST_CASE("ladder: the first row that fits wins, and a foreground sign never takes a background "
+          "death",
+          "[ladder]")
 {
     rpl_ladder l;
+    // a retry storm that also queued: the retries first
     rpl_ladder_of(RPL_REC_RELEASE_IDLE, RPL_SIGN_RETRY_DUPLICATE | RPL_SIGN_QUEUE, &l);
-    CHECK(l.step == RPL_STEP_REJECT); // the retry storm first
-    CHECK(std::string(l.fix).find("cancel the timed-out attempt") == 0);
-    rpl_ladder_of(RPL_REC_RELEASE_IDLE, RPL_SIGN_QUEUE, &l);
     CHECK(l.step == RPL_STEP_REJECT);
-    CHECK(std::string(l.fix).find("drop the stale requests") != std::string::npos);
-    rpl_ladder_of(RPL_REC_START_UP, RPL_SIGN_DELEGATE_FAILED, &l);
+    CHECK(std::string(l.fix).find("cancel the timed-out attempt") == 0);
+    // a cache rebuilt at start is the rebuild's death, never "clear the cache"
+    rpl_ladder_of(RPL_REC_START_UP, RPL_SIGN_CACHE_REBUILD | RPL_SIGN_STARTING, &l);
     CHECK(l.step == RPL_STEP_STOP_EXTRA);
-    CHECK(std::string(l.fix).find("release the failed delegate's buffers") == 0);
-    rpl_ladder_of(RPL_REC_START_UP, RPL_SIGN_CACHE_REBUILD, &l);
-    CHECK(l.step == RPL_STEP_CLEAR_CACHES);
-    CHECK(std::string(l.fix).find("the model digest, the runtime and the OS version") !=
+    CHECK(std::string(l.why).find("clearing the cache would make the next start rebuild") !=
           std::string::npos);
-    // without a sign: the recovery's own step and sentence
-    rpl_ladder_of(RPL_REC_RELEASE_IDLE, 0, &l);
-    CHECK(l.step == RPL_STEP_STOP_EXTRA);
-    CHECK(std::string(l.fix) == rpl_recovery_text(RPL_REC_RELEASE_IDLE));
+    // the KV cache: in front, cap it; behind, release it and restore the chat
+    rpl_ladder_of(RPL_REC_THRASHING, RPL_SIGN_KV, &l);
+    CHECK(l.step == RPL_STEP_REJECT);
+    rpl_ladder_of(RPL_REC_THRASHING, RPL_SIGN_KV | BG, &l);
+    CHECK(l.step == RPL_STEP_CLEAR_CACHES);
+    // a service process's death in the background is not the bound service's row
+    rpl_ladder_of(RPL_REC_RELEASE_IN_BACKGROUND, RPL_SIGN_SERVICE | BG, &l);
+    CHECK(std::string(l.fix).find("BIND_IMPORTANT") == std::string::npos);
+    // signs name no mode for a death that is not memory's
+    rpl_ladder_of(RPL_REC_ISOLATE_DELEGATE, RPL_SIGN_QUEUE | RPL_SIGN_SWITCH, &l);
+    CHECK(l.step == RPL_STEP_LAST_GOOD);
+    rpl_ladder_of(RPL_REC_COLLECT_EVIDENCE, RPL_SIGN_KV, &l);
+    CHECK(l.step == RPL_STEP_REJECT);
 }
 
 TEST_CASE("ladder: explain, diagnose and the quiz give the same ladder for every teaching "
@@ -139,7 +250,9 @@ TEST_CASE("ladder: explain, diagnose and the quiz give the same ladder for every
         REQUIRE(e.status == 0);
         std::string from_explain = first_ladder(e.out);
         if (e.out.find("no death, so no exit record") != std::string::npos) {
-            CHECK(from_explain.empty());
+            // an outage still ends with its ladder; a session with neither, with none
+            CHECK(from_explain.empty() ==
+                  (e.out.find("but an outage") == std::string::npos));
             continue;
         }
         REQUIRE_FALSE(from_explain.empty());
@@ -178,11 +291,12 @@ TEST_CASE("ladder: a sign holds only while what it names does", "[ladder]")
     REQUIRE(d.status == 0);
     CHECK(d.out.find("> 2. stop prewarm and extra sessions") != std::string::npos);
     CHECK(d.out.find("cache rebuild") == std::string::npos);
-    // still rebuilding at the death: step 3
+    // still rebuilding at the death: the rebuild's death, step 2, never "clear it"
     std::string open = trace("open.jsonl",
                              "{\"time_ms\":2,\"stage\":\"cache\",\"kind\":\"begin\",\"part\":\"m\"}\n");
-    CHECK(oomsim({"diagnose", open}).out.find("> 3. clear rebuildable inactive caches") !=
-          std::string::npos);
+    RunResult o = oomsim({"diagnose", open});
+    CHECK(o.out.find("> 2. stop prewarm and extra sessions") != std::string::npos);
+    CHECK(o.out.find("the rebuild is what killed it") != std::string::npos);
     // a long queue that drained before the death: not the queue's
     std::string drained = trace("q.jsonl",
                                 "{\"time_ms\":2,\"stage\":\"inference\",\"kind\":\"sample\","

@@ -391,8 +391,9 @@ TEST_CASE("teaching: delegate-native-crash crashes in delegate_prepare at every 
     std::string e = explain("delegate-native-crash");
     CHECK(has(e, "> 4. fall back to the last known good, only with a complete receipt  <- this "
                  "death's step"));
-    CHECK(has(e, "then the failure mode's own fix: isolate the delegate or the candidate and "
-                 "keep the evidence"));
+    CHECK(has(e, "then the failure mode's own fix: turn the GPU delegate off on the affected "
+                 "devices first"));
+    CHECK(has(e, "keep the tombstone"));
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.completed_share(1) == 1.0);
 }
