@@ -85,8 +85,8 @@ static int draw(const char *dir, res_timeline *plot, res_chrome *json, const scn
 
 typedef struct opts {
     const char *scenario, *dir, *answers;
-    unsigned long long rep, cell, death;
-    int full, quiz, drill, has_death;
+    unsigned long long rep, cell, death, seed;
+    int full, quiz, drill, has_death, has_seed;
 } opts;
 
 /* The message names the limit. */
@@ -107,8 +107,13 @@ static const cli_opt explain_opts[] = {
      "                  questions (the class, the recovery), then the answer\n"},
     {"--drill", NULL, CLI_OPT_FLAG, XO(drill), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --drill         the quiz as a drill: the reason codes, importance and class\n"
-     "                  words hidden too; five questions (the stage, the evidence\n"
-     "                  level, what is missing, the ladder's order, its step)\n"},
+     "                  words hidden too; eight questions (the class, front or\n"
+     "                  background, the process, the stage, the evidence level, the\n"
+     "                  ladder's step, the fix, what changes if one fact does)\n"},
+    {"--seed", NULL, CLI_OPT_COUNT, XO(seed), XO(has_seed), 0, ~0ull, NULL,
+     "--seed needs an integer from 0 to 18446744073709551615", 0,
+     "  --seed N        the drill's choices shuffled by N (default: the scenario's\n"
+     "                  seed): the same N, the same drill\n"},
     {"--death", NULL, CLI_OPT_COUNT, XO(death), XO(has_death), 1, RPL_TELL_DEATHS, NULL,
      "--death needs an integer from 1 to 64", 0,
      "  --death K       the quiz or drill asks about death K (from 1) of the\n"
@@ -126,7 +131,7 @@ static const cli_opt explain_opts[] = {
 const cli_cmd cli_explain_cmd = {
     .name = "explain",
     .usage = "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
-        "                      [--quiz|--drill [--death K] [--answers FILE]]\n"
+        "                      [--quiz|--drill [--death K] [--seed N] [--answers FILE]]\n"
         "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
         "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
         "  deaths with the limit crossed and their exit records, recovery actions; then\n"
@@ -153,6 +158,8 @@ static int parse(int argc, char **argv, opts *o)
         return cli_usage_error("explain", "--answers goes with --quiz or --drill");
     if (o->has_death && !o->quiz)
         return cli_usage_error("explain", "--death goes with --quiz or --drill");
+    if (o->has_seed && !o->drill)
+        return cli_usage_error("explain", "--seed goes with --drill");
     return CLI_OK;
 }
 
@@ -219,7 +226,8 @@ static int ask(const rpl_teller *t, FILE *in, char *buf, size_t n, unsigned q)
  * then the answer.  CLI_OK, CLI_USAGE for an answer of the wrong form from
  * a file or a death the replication does not have, or CLI_INPUT for an
  * unreadable answers file. */
-static int quiz(rpl_teller *t, unsigned death, const char *answers, sim_error *err)
+static int quiz(rpl_teller *t, unsigned death, const char *answers, uint64_t seed,
+                sim_error *err)
 {
     unsigned deaths = rpl_teller_deaths(t);
     if (deaths == 0) {
@@ -232,6 +240,10 @@ static int quiz(rpl_teller *t, unsigned death, const char *answers, sim_error *e
         return rc != SIM_OK ? cli_report(err)
                : cli_usage_error("explain", "--death %u: this replication told %u death%s",
                                  death + 1, deaths, deaths == 1 ? "" : "s");
+    }
+    if (rpl_quiz_questions(t) == RPL_DRILL_QUESTIONS && rpl_drill_prepare(t, death, seed)) {
+        fprintf(stderr, "oomsim: out of memory\n");
+        return CLI_FAILURE;
     }
     FILE *in = stdin;
     if (answers != NULL && (in = fopen(answers, "r")) == NULL) {
@@ -278,7 +290,8 @@ static int narrate(const opts *o, const scn_scenario *s, rpl_teller *t, tee *bot
     if (o->quiz) {
         if (put(t, &err) != SIM_OK)
             return cli_report(&err);
-        int status = quiz(t, o->has_death ? (unsigned)o->death - 1 : 0, o->answers, &err);
+        int status = quiz(t, o->has_death ? (unsigned)o->death - 1 : 0, o->answers,
+                          o->has_seed ? o->seed : s->seed, &err);
         if (status == CLI_OK) {
             rpl_drill_reveal(t, s->about);
             status = put(t, &err) == SIM_OK ? CLI_OK : cli_report(&err);

@@ -39,6 +39,27 @@ rpl_class rpl_class_of_exit(mdl_exit x)
     return RPL_CLASS_UNKNOWN;
 }
 
+/* What supports each class: why a chosen class that is not the death's
+ * is not it (docs/on-call.md "Evidence levels"). */
+static const char *const needs[RPL_CLASS_COUNT] = {
+    [RPL_CLASS_LOW_MEMORY] = "a memory kill of the app in front: LOW_MEMORY below importance "
+                             "400, an lmkd kill below adj 700, a JetsamEvent per-process-limit",
+    [RPL_CLASS_SYSTEM_RECLAIM] = "a kill of the app in the background: importance 400 and up, "
+                                 "adj 700 and up, a JetsamEvent of the system's memory",
+    [RPL_CLASS_JAVA_CRASH] = "a CRASH whose description is java.lang.OutOfMemoryError",
+    [RPL_CLASS_NATIVE_CRASH] = "a CRASH_NATIVE record with a tombstone",
+    [RPL_CLASS_ANR] = "an ANR record: the main thread blocked past its timeout",
+    [RPL_CLASS_WATCHDOG] = "a launch watchdog report (0x8badf00d): a launch past its time",
+    [RPL_CLASS_KERNEL_OOM] = "the kernel OOM killer's line, not lmkd's",
+    [RPL_CLASS_OTHER] = "a reason that is no failure (EXIT_SELF, USER_REQUESTED, ...)",
+    [RPL_CLASS_UNKNOWN] = "a death no record names a reason for",
+};
+
+const char *rpl__class_needs(rpl_class c)
+{
+    return (unsigned)c < RPL_CLASS_COUNT ? needs[c] : "?";
+}
+
 rpl_class rpl_class_parse(const char *s, int any_case)
 {
     for (int c = 0; c < RPL_CLASS_COUNT; c++) {

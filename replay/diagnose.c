@@ -322,8 +322,13 @@ int rpl_trace_exits_load(const char *path, rpl_trace_exits **out, sim_error *err
         uint64_t idx = trc_events_read(r) - 1;
         if (e.has & TRC_F_PROCESS)
             memcpy(process, e.process, sizeof process);
-        if (e.has & TRC_F_APP_VERSION)
+        if (e.has & TRC_F_APP_VERSION) {
             memcpy(version, e.app_version, sizeof version);
+            if (t->builds == 0 && e.app_version[0] != '\0')
+                memcpy(t->build, e.app_version, sizeof t->build), t->builds = 1;
+            else if (t->builds == 1 && strcmp(t->build, e.app_version) != 0)
+                t->builds = 2;
+        }
         if ((rc = trc_pairs_add(p, &e, idx, err)) != SIM_OK)
             break;
         if (e.has & TRC_F_ERROR) {

@@ -23,6 +23,8 @@ struct rpl_trace_exits {
     trace_exit *v;
     size_t n;
     uint64_t stale, failed; /* prepares ended in cache_stale; part_failed requests */
+    unsigned builds;        /* app versions the trace names: 0, 1, or 2 for two or more */
+    char build[TRC_TEXT_MAX]; /* the first of them, "" when none */
 };
 
 /* diagnose.c */

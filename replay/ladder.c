@@ -153,11 +153,15 @@ static const struct row {
 #undef MEMORY
 #undef R
 
-const char *rpl_ladder_row(size_t k, rpl_step *step)
+const char *rpl_ladder_row(size_t k, rpl_step *step, const char **fix)
 {
     if (k >= sizeof rows / sizeof *rows)
         return NULL;
     *step = rows[k].step;
+    unsigned first = 0; /* a row without its own fix gives its first verdict's sentence */
+    while (!(rows[k].recs >> first & 1u))
+        first++;
+    *fix = rows[k].fix != NULL ? rows[k].fix : rpl_recovery_text((rpl_recovery)first);
     return rows[k].name;
 }
 

@@ -77,9 +77,9 @@ const char *rpl_step_name(rpl_step s);
  * record's; 0: nothing shown): the first row of the verdict table that
  * fits. */
 void rpl_ladder_of(rpl_recovery rec, unsigned signs, rpl_ladder *l);
-/* The verdict table's rows, for the docs' check: row k's name, or NULL
- * past the last. */
-const char *rpl_ladder_row(size_t k, rpl_step *step);
+/* The verdict table's rows (the docs' check, the drill's choices): row k's
+ * name, its step and its fix, or NULL past the last. */
+const char *rpl_ladder_row(size_t k, rpl_step *step, const char **fix);
 /* The signs a record adds to its life's (class c, started as rpl_advise
  * takes it). */
 unsigned rpl_record_signs(rpl_class c, const rpl_exit *x, int started);

@@ -168,6 +168,12 @@ rpl_class rpl_class_parse(const char *s, int any_case);
 rpl_class rpl_class_of_exit(mdl_exit x);
 /* low_memory, system_reclaim and kernel_oom: the kills for memory. */
 int rpl_class_is_memory(rpl_class c);
+/* Internal to replay/: what supports class c, the drills' word on why a
+ * class chosen is not the death's. */
+const char *rpl__class_needs(rpl_class c);
+/* What a record x of class c leaves out whatever a trace shows (NULL:
+ * nothing of its own): the evidence on-call asks for next. */
+const char *rpl_class_missing(const rpl_exit *x, rpl_class c);
 
 /* The recoveries, the ladder, the signs and the life (the verdict table). */
 #include "replay/ladder.h"
@@ -254,6 +260,19 @@ typedef struct rpl_others {
 } rpl_others;
 void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o,
                           rpl_others *apps);
+/* A loop: two or more deaths of one process (not an isolated one, not an
+ * exit for another reason), each within RPL_LOOP_WINDOW_MS of the one
+ * before (the tool's horizon of a session, not a platform's). */
+#define RPL_LOOP_WINDOW_MS ((int64_t)3600 * 1000)
+typedef struct rpl_loop {
+    char process[RPL_TEXT_MAX];
+    size_t deaths, start_up; /* of them, during start-up (started == 0) */
+    int64_t first_ms, last_ms;
+} rpl_loop;
+/* The loops among n records and their verdicts, in the order they began:
+ * *out (the caller frees it) and *nout.  SIM_OK or SIM_ENOMEM. */
+int rpl_loops(const rpl_record *items, const rpl_verdict *vs, size_t n, rpl_loop **out,
+              size_t *nout);
 /* Two records say the same thing (all but their time and pid): told once. */
 int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict *va,
                     const rpl_verdict *vb);
@@ -309,13 +328,17 @@ unsigned rpl_teller_deaths(const rpl_teller *t);
  * questions one by one, each answer's form checked, then grades them all,
  * saying why the right answer is right and why a chosen one is not.
  * rpl_drill_none when no death was told. */
-#define RPL_DRILL_QUESTIONS 5
+#define RPL_DRILL_QUESTIONS 8
 #define RPL_TELL_DEATHS 64 /* deaths a teller remembers (for the verdicts and --death) */
 #define RPL_ANSWER_MAX 128
 void rpl_drill_none(rpl_teller *t);
-/* How many questions: 2 (the class, the recovery), or the drill's 5 (the
- * stage, the evidence level, what is missing, the ladder's order, the
- * ladder's step). */
+/* Before the drill's questions on death k: picks the fixes it offers and
+ * the fact its last question changes, and shuffles each question's
+ * choices by seed (the same seed, the same drill).  SIM_OK or SIM_ENOMEM. */
+int rpl_drill_prepare(rpl_teller *t, unsigned death, uint64_t seed);
+/* How many questions: 2 (the class, the recovery), or the drill's 8 (the
+ * class, foreground or background, which process, the stage, the evidence
+ * level, the ladder's step, the fix, what changes if one fact does). */
 unsigned rpl_quiz_questions(const rpl_teller *t);
 /* Question q (from 0) about death `death`; echo: the answer to q - 1 as
  * given, printed first. */

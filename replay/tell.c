@@ -445,6 +445,10 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     rpl_life_event(&t->life, e, t->index - 1);
     const char *stage = d.stage;
     rpl_exit_of_event(e, t->index - 1, &d.record);
+    d.bg = t->bg;
+    /* the kill line say_record shows beside an exit record: one death, joined */
+    d.kill_line = d.record.source == RPL_EXIT_INFO && (e->has & TRC_F_EXIT) &&
+                  ((e->has & TRC_F_LOG) || d.record.reason_code == MDL_AEI_LOW_MEMORY);
     rpl_verdict v;
     rpl__verdict(&d, &v);
     rpl__why_text(t, e, v.kind, d.why, sizeof d.why);

@@ -24,7 +24,23 @@ typedef struct tell_death {
     unsigned signs;       /* what its life showed of the failure mode (RPL_SIGN_*) */
     sim_time time_us;     /* when, as the timeline prints it */
     char why[TELL_LINE_MAX]; /* the limit crossed, or what else ended it */
+    int bg;               /* the app was in the background at the death (the timeline's) */
+    int kill_line;        /* lmkd's kill line is shown beside its exit record */
 } tell_death;
+
+/* The drill of one death (drill.c): each question's choices in the order
+ * shown (canonical indices, shuffled by the drill's seed), the fixes it
+ * offers ([0] the right one), and the fact its last question changes with
+ * the verdict that follows. */
+#define TELL_DRILL_CHOICES 9
+typedef struct tell_drill {
+    unsigned char shown[RPL_DRILL_QUESTIONS][TELL_DRILL_CHOICES];
+    unsigned n[RPL_DRILL_QUESTIONS];
+    const char *fixes[4];
+    const char *fix_rows[4]; /* the verdict table's row each fix is from */
+    int change;              /* the fact changed (drill.c's CHANGE_*) */
+    rpl_verdict changed;     /* the verdict with it changed */
+} tell_drill;
 
 /* One line of the narration: its time and memory, and the text after them;
  * for a line about one request, the request and where its number is in
@@ -79,6 +95,7 @@ struct rpl_teller {
     unsigned ndeaths;
     uint64_t more_deaths;
     uint64_t stale, part_failed; /* prepares refused a stale cache; requests failed so */
+    tell_drill drill;
 };
 
 /* An instant as every line prints it, in seconds: rounded to the
@@ -94,11 +111,9 @@ static inline double rpl__instant_s(int64_t us)
 void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf, size_t n);
 void rpl__pages_text(const trc_event *e, char *buf, size_t n, int ios);
 
-/* quiz.c: why a class chosen is not the death's (what it needs). */
-const char *rpl__class_needs(rpl_class c);
 /* drill.c: the drill's questions, their forms, their grading. */
 void rpl__drill_ask(rpl_teller *t, unsigned death, unsigned q);
-int rpl__drill_form(unsigned q, char *answer, size_t n, const char **form);
+int rpl__drill_form(const rpl_teller *t, unsigned q, char *answer, size_t n, const char **form);
 void rpl__drill_grade(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
                       char answers[][RPL_ANSWER_MAX]);
 

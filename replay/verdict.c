@@ -218,9 +218,7 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
     return c;
 }
 
-/* What a record of the class leaves out whatever the trace shows (NULL:
- * nothing of its own): the evidence on-call asks for next. */
-static const char *class_missing(const rpl_exit *x, rpl_class cls)
+const char *rpl_class_missing(const rpl_exit *x, rpl_class cls)
 {
     if (cls == RPL_CLASS_WATCHDOG)
         return "the main-thread work of the launch that took the time";
@@ -241,7 +239,7 @@ static void missing(const rpl_exit *x, const rpl_trace_exits *t, const trace_exi
                     rpl_class cls, rpl_verdict *v)
 {
     int memory = rpl_class_is_memory(cls);
-    const char *own = class_missing(x, cls);
+    const char *own = rpl_class_missing(x, cls);
     if (x->source == RPL_IOS && x->ios == RPL_IOS_EXC_RESOURCE)
         snprintf(v->missing, sizeof v->missing, "the JetsamEvent written at the death: an "
                  "EXC_RESOURCE report does not end the process");
@@ -282,10 +280,25 @@ void rpl__verdict_of(const rpl_exit *x, const rpl_trace_exits *t, const trace_ex
                            cls == RPL_CLASS_KERNEL_OOM))
             level = 2;
     }
+    /* dumpsys exit-info prints no version: such a record ties to a build
+     * only when the trace ran one */
+    int versionless = m != NULL && !own && x->source == RPL_EXIT_INFO &&
+                      x->app_version[0] == '\0' && t != NULL && t->builds > 0;
+    if (versionless && t->builds > 1 && level > 1)
+        level = 1;
     v->kind = cls;
     v->cls = rpl_class_name(cls);
     v->evidence = level == 2 ? "confirmed" : level == 1 ? "supported" : "unconfirmed";
     missing(x, t, m, cls, v);
+    if (versionless && t->builds > 1)
+        snprintf(v->missing, sizeof v->missing, "the app version: the record names none, and "
+                 "the trace ran two builds or more, so which build died is not known (the "
+                 "app's own log of its version at start would tie it)");
+    else if (versionless) {
+        size_t used = strlen(v->missing);
+        snprintf(v->missing + used, sizeof v->missing - used, " (the record names no version: "
+                 "tied to the trace's only build, %.40s)", t->build);
+    }
     if (closer != NULL) {
         v->outbid = 1;
         snprintf(v->missing, sizeof v->missing, "a death of its own in the trace: the death "

@@ -190,7 +190,8 @@ TEST_CASE("ladder: every row of the verdict table gives its step and fix, as doc
     std::map<std::string, std::string> doc = documented_rows();
     size_t k = 0;
     rpl_step step;
-    for (const char *name; (name = rpl_ladder_row(k, &step)) != nullptr; k++) {
+    const char *row_fix;
+    for (const char *name; (name = rpl_ladder_row(k, &step, &row_fix)) != nullptr; k++) {
         INFO(name);
         REQUIRE(k < sizeof rows / sizeof *rows);
         const Row &r = rows[k];
@@ -200,6 +201,7 @@ TEST_CASE("ladder: every row of the verdict table gives its step and fix, as doc
         CHECK(l.step == r.step);
         CHECK(step == r.step);
         CHECK(std::string(l.fix).find(r.fix) != std::string::npos);
+        CHECK(std::string(row_fix) == l.fix);
         REQUIRE(doc.count(name) == 1);
         CHECK(doc[name] == (step == RPL_STEP_NONE ? std::string("none")
                                                   : std::to_string((int)step)));

@@ -52,7 +52,10 @@ const Expect expected[] = {
     {"timeout-retry-storm", "0", "low_memory", 0, 1, "cancel the timed-out attempt", false},
 };
 
-bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
+bool has(const std::string &s, const std::string &what)
+{
+    return s.find(what) != std::string::npos;
+}
 
 std::string marker(int step)
 {
@@ -66,7 +69,8 @@ TEST_CASE("verdicts: explain, diagnose and the drill agree with each teaching sc
           "[verdicts][teaching]")
 {
     TempDir dir;
-    std::string answers = dir.write("a.txt", "none\nconfirmed\n1\na b c d\n0\n");
+    std::string answers = dir.write("a.txt", "unknown\nforeground\nmain\nnone\nconfirmed\n0\n"
+                                             "1\n1\n");
     for (const Expect &x : expected) {
         INFO(x.scenario << " cell " << x.cell);
         RunResult e = oomsim({"explain", x.scenario, "--cell", x.cell});
@@ -118,13 +122,19 @@ TEST_CASE("verdicts: explain, diagnose and the drill agree with each teaching sc
             CHECK(std::string(json_string_value(json_object_get(l, "fix"))) == fix);
         }
         json_decref(doc);
-        // the drill's answer key: question 5 is the step
+        // the drill's answer key: the class, front or behind, the step, the fix
         RunResult q = oomsim({"explain", x.scenario, "--cell", x.cell, "--drill", "--answers",
                               answers});
         REQUIRE(q.status == 0);
+        std::string key = q.out.substr(q.out.find("the answer:"));
+        CHECK(has(key, std::string("\n1. ") + x.cls + " ("));
+        if (x.background >= 0)
+            CHECK(has(key, x.background ? "\n2. background (" : "\n2. foreground ("));
         // (a start-up death also allows step 4, the last known good)
-        CHECK((has(q.out, "\n5. " + std::to_string(x.step) + " (") ||
-               has(q.out, "\n5. " + std::to_string(x.step) + ", or 4 (")));
-        CHECK(has(q.out.substr(q.out.find("the answer:")), x.fix));
+        CHECK((has(key, "\n6. " + std::to_string(x.step) + " (") ||
+               has(key, "\n6. " + std::to_string(x.step) + ", or 4 (")));
+        size_t seven = key.find("\n7. ");
+        REQUIRE(seven != std::string::npos);
+        CHECK(has(key.substr(seven, key.find('\n', seven + 1) - seven), x.fix));
     }
 }
