@@ -354,13 +354,41 @@ static json_t *others_json(const others *o, const char *count, int *failed)
     return arr;
 }
 
+/* The loops: repeated deaths of one process, named as such. */
+static void print_loops(const rpl_loop *l, size_t n)
+{
+    for (size_t k = 0; k < n; k++)
+        printf("a loop: %zu deaths of %.63s, each within an hour of the one before (%.1f s "
+               "from the first to the last)%s; the app dies again after each restart: count "
+               "consecutive failures by class in the recovery state read at start, and stop "
+               "the model work (safe mode) before the next start rather than retry it\n",
+               l[k].deaths, l[k].process, (double)(l[k].last_ms - l[k].first_ms) / 1e3,
+               l[k].start_up == l[k].deaths ? ", every one during start-up: a boot loop"
+               : l[k].start_up > 0             ? ", some during start-up"
+                                               : "");
+}
+
+static json_t *loops_json(const rpl_loop *l, size_t n, int *failed)
+{
+    json_t *a = json_array();
+    for (size_t k = 0; k < n; k++)
+        trc_json_append(a, json_pack("{sssIsIsIsI}", "process", l[k].process, "deaths",
+                                     (json_int_t)l[k].deaths, "start_up",
+                                     (json_int_t)l[k].start_up, "first_ms",
+                                     (json_int_t)l[k].first_ms, "last_ms",
+                                     (json_int_t)l[k].last_ms),
+                        failed);
+    return a;
+}
+
 /* The verdicts as one JSON document on stdout (arr is taken; failed: an
  * allocation failed while it was built). */
-static int print_json(json_t *arr, const others *o, const others *apps, const rpl_trace_exits *t,
-                      int failed)
+static int print_json(json_t *arr, const rpl_loop *loops, size_t nloops, const others *o,
+                      const others *apps, const rpl_trace_exits *t, int failed)
 {
     json_t *doc = json_object();
     trc_json_set(doc, "exits", arr, &failed);
+    trc_json_set(doc, "loops", loops_json(loops, nloops, &failed), &failed);
     trc_json_set(doc, "other_processes", others_json(o, "deaths", &failed), &failed);
     trc_json_set(doc, "other_apps", others_json(apps, "kills", &failed), &failed);
     if (t != NULL) { /* what failed with no exit */
@@ -438,6 +466,12 @@ int cli_diagnose(int argc, char **argv)
     rpl_verdict *vs = NULL;
     if (status == CLI_OK && rpl_verdicts(items, n, t, nfiles == 0, &vs, &err) != SIM_OK)
         status = cli_report(&err);
+    rpl_loop *loops = NULL;
+    size_t nloops = 0;
+    if (status == CLI_OK && rpl_loops(items, vs, n, &loops, &nloops) != SIM_OK) {
+        fprintf(stderr, "oomsim: out of memory\n");
+        status = CLI_FAILURE;
+    }
     json_t *arr = json_array();
     int failed = 0;
     for (size_t k = 0; status == CLI_OK && k < n;) {
@@ -455,12 +489,15 @@ int cli_diagnose(int argc, char **argv)
     }
     free(vs);
     if (status == CLI_OK && json) {
-        status = print_json(arr, &o, &apps, t, failed);
+        status = print_json(arr, loops, nloops, &o, &apps, t, failed);
         arr = NULL;
     }
     json_decref(arr);
     if (status == CLI_OK && !json && n == 0 && o.n + o.more + apps.n + apps.more == 0)
         printf("no exit records in the trace\n");
+    if (status == CLI_OK && !json)
+        print_loops(loops, nloops);
+    free(loops);
     if (status == CLI_OK && !json)
         print_failures(t);
     if (status == CLI_OK && !json)

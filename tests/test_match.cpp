@@ -103,6 +103,84 @@ TEST_CASE("diagnose: a record of another process or another version is not this 
     CHECK_FALSE(v[2].own);
 }
 
+TEST_CASE("diagnose: a record without a version ties to a build only when the trace ran one",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    // dumpsys exit-info as most builds print it: no version field
+    std::string f = dir.write("r.txt", "ApplicationExitInfo(timestamp=2024-04-28 19:27:47.300 "
+                                       "process=com.example.app reason=3 (LOW_MEMORY) "
+                                       "importance=400)\n");
+    std::vector<verdict> one = verdicts({trace_of(dir, {AT_47}), "--exits", f});
+    REQUIRE(one.size() == 1);
+    CHECK(one[0].matched);
+    CHECK(one[0].evidence == "confirmed");
+    CHECK(one[0].missing.find("the record names no version: tied to the trace's only build, "
+                              "5.2.0") != std::string::npos);
+    // the trace ran two builds (an update at 19:27:40): which one died is not known
+    std::string two = dir.write(
+        "two.jsonl",
+        "{\"time_ms\":1,\"stage\":\"load\",\"kind\":\"begin\",\"app_version\":\"5.1.0\"}\n"
+        "{\"time_ms\":2,\"stage\":\"exit\",\"kind\":\"exit\",\"exit_reason\":\"system_reclaim\","
+        "\"process\":\"com.example.app\",\"exit\":{\"reason_code\":3,\"importance\":400,"
+        "\"timestamp_ms\":1714332460000}}\n"
+        "{\"time_ms\":3,\"stage\":\"inference\",\"kind\":\"begin\",\"session\":0,"
+        "\"app_version\":\"5.2.0\"}\n"
+        "{\"time_ms\":4,\"stage\":\"exit\",\"kind\":\"exit\",\"exit_reason\":\"system_reclaim\","
+        "\"process\":\"com.example.app\",\"exit\":{\"reason_code\":3,\"importance\":400,"
+        "\"timestamp_ms\":" + std::to_string(AT_47) + "}}\n");
+    std::vector<verdict> v = verdicts({two, "--exits", f});
+    REQUIRE(v.size() == 1);
+    CHECK(v[0].matched);
+    CHECK(v[0].evidence == "supported");
+    CHECK(v[0].missing.find("the app version: the record names none, and the trace ran two "
+                            "builds or more") == 0);
+}
+
+TEST_CASE("diagnose: deaths of one process, each within an hour of the one before, are a loop",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    auto rec = [](const std::string &at, const std::string &process, int reason) {
+        return "ApplicationExitInfo(timestamp=2024-04-28 " + at + " process=" + process +
+               " reason=" + std::to_string(reason) + " importance=100)\n";
+    };
+    // three kills 20 min apart, another process once, an exit for another reason
+    std::string f = dir.write("r.txt", rec("10:00:00.000", "com.example.app", 3) +
+                                           rec("10:20:00.000", "com.example.app", 3) +
+                                           rec("10:40:00.000", "com.example.app", 6) +
+                                           rec("10:41:00.000", "com.example.app:ml", 3) +
+                                           rec("10:42:00.000", "com.example.app", 10));
+    RunResult r = oomsim({"diagnose", "--exits", f});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("a loop: 3 deaths of com.example.app, each within an hour of the one "
+                     "before (2400.0 s from the first to the last)") != std::string::npos);
+    CHECK(r.out.find("deaths of com.example.app:ml") == std::string::npos);
+    // more than an hour apart: two deaths, no loop
+    std::string apart = dir.write("a.txt", rec("10:00:00.000", "com.example.app", 3) +
+                                               rec("11:00:00.001", "com.example.app", 3));
+    CHECK(oomsim({"diagnose", "--exits", apart}).out.find("a loop") == std::string::npos);
+    // a generated boot loop: every death of the trace, in JSON
+    std::string trace = dir.file("p.jsonl");
+    REQUIRE(oomsim({"gen", "prewarm-boot-loop", "-o", trace}).status == 0);
+    RunResult j = oomsim({"diagnose", trace, "--format", "json"});
+    REQUIRE(j.status == 0);
+    json_error_t e;
+    json_t *doc = json_loads(j.out.c_str(), 0, &e);
+    REQUIRE(doc != nullptr);
+    json_t *loops = json_object_get(doc, "loops");
+    REQUIRE(json_array_size(loops) == 1);
+    json_t *l = json_array_get(loops, 0);
+    CHECK(json_integer_value(json_object_get(l, "deaths")) ==
+          (json_int_t)json_array_size(json_object_get(doc, "exits")));
+    CHECK(json_integer_value(json_object_get(l, "start_up")) ==
+          json_integer_value(json_object_get(l, "deaths")));
+    json_decref(doc);
+    CHECK(oomsim({"diagnose", trace}).out.find("every one during start-up: a boot loop") !=
+          std::string::npos);
+}
+
 TEST_CASE("diagnose: one record per death, the nearest, and an outbid record takes a free death",
           "[diagnose][match]")
 {
