@@ -59,7 +59,7 @@ static rpl_class classify_jetsam_event(const rpl_exit *x, rpl_verdict *v, int *l
         cls = RPL_CLASS_LOW_MEMORY; /* the app in front: a foreground death */
     const char *what = cls == RPL_CLASS_LOW_MEMORY
                            ? front && strcmp(x->cause, "per-process-limit") != 0
-                                 ? "the system reclaiming memory down to the app in front"
+                                 ? "reclaimed down to the app in front"
                                  : "over its own footprint limit"
                        : cls == RPL_CLASS_SYSTEM_RECLAIM
                            ? "the system reclaiming memory, the cause named"
