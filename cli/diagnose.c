@@ -354,27 +354,45 @@ static json_t *others_json(const others *o, const char *count, int *failed)
     return arr;
 }
 
+/* What a loop calls for, by what its deaths were: a boot loop, a service
+ * restarted into its death, reclaims in the background, or deaths after
+ * each restart (docs/on-call.md "Loops"). */
+static const char *loop_advice(const rpl_loop *l)
+{
+    if (l->start_up == l->deaths)
+        return "every one during start-up: a boot loop; the recovery state read at start must "
+               "count consecutive failures by class and stop the model work (safe mode) before "
+               "the next start, never retry the same start";
+    if (strchr(l->process, ':') != NULL)
+        return "a service process restarted into the same death, each restart waiting longer: "
+               "the app's requests fail meanwhile (service_died); run less in the service or "
+               "bind it with BIND_IMPORTANT";
+    if (l->background == l->deaths)
+        return "each a reclaim in the background, the system's right: not one bad moment but "
+               "the app's habit of keeping its models when it leaves; release them in the "
+               "background, and check that the state is restored each time";
+    return "the app dies again after it comes back: the recovery state read at start must "
+           "count consecutive failures by class and change something (fewer resident models, "
+           "the last known good) before the next start, never retry it as it was";
+}
+
 /* The loops: repeated deaths of one process, named as such. */
 static void print_loops(const rpl_loop *l, size_t n)
 {
     for (size_t k = 0; k < n; k++)
         printf("a loop: %zu deaths of %.63s, each within an hour of the one before (%.1f s "
-               "from the first to the last)%s; the app dies again after each restart: count "
-               "consecutive failures by class in the recovery state read at start, and stop "
-               "the model work (safe mode) before the next start rather than retry it\n",
-               l[k].deaths, l[k].process, (double)(l[k].last_ms - l[k].first_ms) / 1e3,
-               l[k].start_up == l[k].deaths ? ", every one during start-up: a boot loop"
-               : l[k].start_up > 0             ? ", some during start-up"
-                                               : "");
+               "from the first to the last), %s\n", l[k].deaths, l[k].process,
+               (double)(l[k].last_ms - l[k].first_ms) / 1e3, loop_advice(&l[k]));
 }
 
 static json_t *loops_json(const rpl_loop *l, size_t n, int *failed)
 {
     json_t *a = json_array();
     for (size_t k = 0; k < n; k++)
-        trc_json_append(a, json_pack("{sssIsIsIsI}", "process", l[k].process, "deaths",
+        trc_json_append(a, json_pack("{sssIsIsIsIsI}", "process", l[k].process, "deaths",
                                      (json_int_t)l[k].deaths, "start_up",
-                                     (json_int_t)l[k].start_up, "first_ms",
+                                     (json_int_t)l[k].start_up, "background",
+                                     (json_int_t)l[k].background, "first_ms",
                                      (json_int_t)l[k].first_ms, "last_ms",
                                      (json_int_t)l[k].last_ms),
                         failed);

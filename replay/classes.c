@@ -42,10 +42,13 @@ rpl_class rpl_class_of_exit(mdl_exit x)
 /* What supports each class: why a chosen class that is not the death's
  * is not it (docs/on-call.md "Evidence levels"). */
 static const char *const needs[RPL_CLASS_COUNT] = {
-    [RPL_CLASS_LOW_MEMORY] = "a memory kill of the app in front: LOW_MEMORY below importance "
-                             "400, an lmkd kill below adj 700, a JetsamEvent per-process-limit",
+    [RPL_CLASS_LOW_MEMORY] = "a memory kill of the app in front (LOW_MEMORY below importance "
+                             "400, an lmkd kill below adj 700, a frontmost JetsamEvent "
+                             "whatever its cause) or over its own limit (per-process-limit, "
+                             "in front or behind)",
     [RPL_CLASS_SYSTEM_RECLAIM] = "a kill of the app in the background: importance 400 and up, "
-                                 "adj 700 and up, a JetsamEvent of the system's memory",
+                                 "adj 700 and up, a JetsamEvent of the system's memory for a "
+                                 "process not frontmost",
     [RPL_CLASS_JAVA_CRASH] = "a CRASH whose description is java.lang.OutOfMemoryError",
     [RPL_CLASS_NATIVE_CRASH] = "a CRASH_NATIVE record with a tombstone",
     [RPL_CLASS_ANR] = "an ANR record: the main thread blocked past its timeout",
@@ -139,9 +142,9 @@ static const struct {
          "work); the model's memory in the app's process is not the cause",
          NULL},
     [RPL_REC_STALE_CACHE] =
-        {"turn the feature off remotely (the kill switch) until its cache is rebuilt, then key "
-         "the compiled cache by the model digest, the runtime and the OS version, so that an "
-         "update invalidates it: one rebuild after the update, not an outage",
+        {"key the compiled cache by the model digest, the runtime and the OS version, so that "
+         "an update invalidates it and it is rebuilt once, not an outage; until that ships, the "
+         "remote kill switch, and clearing the refused artefact lets the next start rebuild it",
          NULL},
 };
 

@@ -23,29 +23,30 @@ static const char *const process_means[] = {
     "a service process of the app's own (PACKAGE:NAME): the app may live on without it",
     "an isolated process (a sandboxed renderer, an isolated service): not the app",
     "another app's process: the phone freeing memory, not this app's death"};
-static const char *const stages[] = {"load", "runtime_prepare", "delegate_prepare",
-                                     "inference", "cache", "none"};
+static const char *const stages[] = {"download", "load",      "runtime_prepare",
+                                     "delegate_prepare", "inference", "cache",
+                                     "release", "none"};
 #define NSTAGES (sizeof stages / sizeof *stages)
 static const char *const levels[] = {"confirmed", "supported", "unconfirmed"};
 static const char *const level_means[] = {
-    "a system record that matches a timeline of the same process and version, or a record "
-    "joined to the system's kill line of the same death",
+    ("a system record that matches a timeline of the same process and version, or a record "
+     "joined to the system's kill line of the same death"),
     "a record that names the class, with nothing in it alone that ties it to a timeline",
     "a death with no record that names a reason"};
 
 /* The facts the last question changes, and the verdicts they lead to. */
 enum { CHANGE_BACKGROUND, CHANGE_FOREGROUND, CHANGE_RECORDS, CHANGE_VERSION };
 static const char *const change_asks[] = {
-    "the same death after the user left the app (the record at importance 400, the app in "
-    "the background)",
+    ("the same death after the user left the app (the record at importance 400, the app in "
+     "the background)"),
     "the same death with the app in front (the record at importance 100)",
-    "the same death on a phone that keeps exit records (Android 11 and later), which writes "
-    "LOW_MEMORY at importance 100 for it",
+    ("the same death on a phone that keeps exit records (Android 11 and later), which writes "
+     "LOW_MEMORY at importance 100 for it"),
     "the same record naming another app version than this build"};
 static const char *const outcomes[] = {
     "the same class: the change does not move the verdict's class",
-    "a background memory death (system_reclaim): check that state is restored, release in "
-    "the background",
+    ("a background memory death (system_reclaim): check that state is restored, release in "
+     "the background"),
     "a foreground memory death (low_memory): reduce what is resident at once",
     "nothing can be said: no record names a reason"};
 
@@ -86,14 +87,16 @@ static void pick_change(rpl_teller *t, const tell_death *d, const rpl_verdict *v
     rpl_diagnose_told(&x, d->stage, d->started, d->signs, &t->drill.changed);
 }
 
-/* The fixes offered: the right one first, then three of other rows. */
+/* The fixes offered: the right one first, then three of rows that answer
+ * other verdicts (a row of the same verdict, the generic one included, is
+ * advice the guidance may allow for it: never offered as wrong). */
 static void pick_fixes(rpl_teller *t, const rpl_verdict *v, gsl_rng *r)
 {
     const char *fix[64], *name[64];
     size_t n = 0;
     rpl_step step;
     for (size_t k = 0; n < 64 && (name[n] = rpl_ladder_row(k, &step, &fix[n])) != NULL; k++)
-        if (strcmp(fix[n], v->ladder.fix) != 0)
+        if (!rpl_ladder_row_fits(k, v->rec) && strcmp(fix[n], v->ladder.fix) != 0)
             n++;
     t->drill.fixes[0] = v->ladder.fix;
     t->drill.fix_rows[0] = "";
@@ -146,8 +149,8 @@ static const char *const prompts[RPL_DRILL_QUESTIONS] = {
     "question 2: was the app in front or in the background when it died?",
     "question 3: which process died?",
     "question 4: which stage was running when the process died? (its name or number)",
-    "question 5: read alone, without this timeline, what evidence level does its record "
-    "reach?",
+    ("question 5: read alone, without this timeline, what evidence level does its record "
+     "reach?"),
     "question 6: which step of the recovery ladder does this death call for?",
     "question 7: which fix keeps it from happening again?",
     "question 8: what would the verdict become for"};
@@ -199,7 +202,7 @@ int rpl__drill_form(const rpl_teller *t, unsigned q, char *answer, size_t n, con
         "a class's name or the number of a choice, 1 to 9",
         "foreground, background, or the number of a choice, 1 to 2",
         "main, service, isolated, other, or the number of a choice, 1 to 4",
-        "a stage's name, none, or the number of a choice, 1 to 6",
+        "a stage's name, none, or the number of a choice, 1 to 8",
         "confirmed, supported, unconfirmed, or the number of a choice, 1 to 3",
         "a step, 0 to 4", "the number of a choice, 1 to 4", "the number of a choice, 1 to 4"};
     *form = forms[q];
@@ -248,20 +251,33 @@ static int grade_where(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
     sim_text_printf(&t->out, "2. %s (%s): %s. ", wheres[d->bg], mark(ok),
                     d->bg ? "the user had left the app before it died (the timeline says when)"
                           : "the app had not left the screen");
-    if (rpl_class_is_memory(v->kind))
+    if ((v->kind == RPL_CLASS_LOW_MEMORY && !d->bg) ||
+        (v->kind == RPL_CLASS_SYSTEM_RECLAIM && d->bg))
         sim_text_printf(&t->out, "A memory kill of the app in front is low_memory, behind it "
                         "system_reclaim: the class said it already.\n");
+    else if (v->kind == RPL_CLASS_LOW_MEMORY)
+        sim_text_printf(&t->out, "Behind, and still low_memory: the kill was over the app's "
+                        "own limit, which holds in front and behind alike.\n");
+    else if (rpl_class_is_memory(v->kind))
+        sim_text_printf(&t->out, "The %s names the killer, not where the app was.\n", v->cls);
     else
         sim_text_printf(&t->out, "For a %s it changes the advice little: the class names the "
                         "cause.\n", v->cls);
     return ok;
 }
 
-static int grade_process(rpl_teller *t, const tell_death *d, const char *a)
+static int grade_process(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
+                         const char *a)
 {
     unsigned right = rpl_exit_isolated(&d->record)             ? 3
                      : strchr(d->record.process, ':') != NULL ? 2
                                                               : 1;
+    if (v->kind == RPL_CLASS_UNKNOWN && right == 1) { /* no record: the timeline's process */
+        unsigned k = answered(t, Q_PROCESS, a);
+        sim_text_printf(&t->out, "3. main (%s): the timeline's process; no record names "
+                        "one.\n", mark(k == 1));
+        return k == 1;
+    }
     unsigned k = answered(t, Q_PROCESS, a);
     int ok = k == right;
     sim_text_printf(&t->out, "3. %s (%s): %s.\n", processes[right - 1], mark(ok),
@@ -326,14 +342,15 @@ static int grade_level(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
     return ok;
 }
 
-static int grade_step(rpl_teller *t, const rpl_verdict *v, const char *a)
+static int grade_step(rpl_teller *t, const tell_death *d, const rpl_verdict *v, const char *a)
 {
     unsigned long long j = 0;
     (void)sim_decimal(a, 0, 4, &j);
     int step = (int)v->ladder.step;
-    /* the guidance allows the last known good for a start-up death too,
-     * where stopping prewarm is the step */
-    int also4 = v->rec == RPL_REC_START_UP && step == RPL_STEP_STOP_EXTRA;
+    /* the guidance allows the last known good for a start-up death too (no
+     * request run yet), where stopping prewarm is the step */
+    int also4 = (v->rec == RPL_REC_START_UP || d->started == 0) &&
+                step == RPL_STEP_STOP_EXTRA;
     int ok = (int)j == step || (also4 && j == 4);
     if (step == RPL_STEP_NONE)
         sim_text_printf(&t->out, "6. 0, none (%s): %s.\n", mark(ok), v->ladder.why);
@@ -396,10 +413,10 @@ void rpl__drill_grade(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
     sim_text_printf(&t->out, "\nthe answer:\n");
     int score = grade_class(t, v, answers[Q_CLASS]);
     score += grade_where(t, d, v, answers[Q_WHERE]);
-    score += grade_process(t, d, answers[Q_PROCESS]);
+    score += grade_process(t, d, v, answers[Q_PROCESS]);
     score += grade_stage(t, d, answers[Q_STAGE]);
     score += grade_level(t, d, v, answers[Q_LEVEL]);
-    score += grade_step(t, v, answers[Q_STEP]);
+    score += grade_step(t, d, v, answers[Q_STEP]);
     score += grade_fix(t, answers[Q_FIX]);
     score += grade_change(t, v, answers[Q_CHANGE]);
     sim_text_printf(&t->out, "the death: %s, %s.\n", v->cls, d->why);

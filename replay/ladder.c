@@ -45,16 +45,16 @@ static const struct row {
      "none: an isolated process died and the app lives on", NULL},
     {"not-memory", R(NOT_MEMORY), 0, 0, RPL_STEP_NONE,
      "none: the exit is not a failure the ladder answers", NULL},
-    {"stale-cache", R(STALE_CACHE), 0, 0, RPL_STEP_CLEAR_CACHES,
-     "steps 1 and 2 do not suffice: no death, but every request fails whether it comes or not, "
-     "and nothing extra is held; the refused artefact is a cache that can be rebuilt and is "
-     "not in use: clearing it is this outage's step",
+    {"stale-cache", R(STALE_CACHE), 0, 0, RPL_STEP_REJECT,
+     "the first step suffices for now: no death, but every request for the part fails; "
+     "turning the feature off (the remote kill switch) keeps the app usable without them",
      NULL},
     {"unknown", R(COLLECT_EVIDENCE), 0, 0, RPL_STEP_REJECT,
      "the first step only: the later ones need a cause, and an unknown death names none", NULL},
     {"native-crash", R(ISOLATE_DELEGATE), 0, 0, RPL_STEP_LAST_GOOD,
      "steps 1 to 3 do not suffice: the crash is in the delegate's code, not in memory held; "
-     "only another path avoids it, the nearest first",
+     "step 4 here is another path, the nearest first: the same candidate without the GPU "
+     "delegate on the affected devices, then the last known good with a complete receipt",
      NULL},
     {"anr-at-start", R(OFF_MAIN_THREAD), RPL_SIGN_STARTING, 0, RPL_STEP_STOP_EXTRA,
      "rejecting new inference does not suffice: no request was in flight; the start's own "
@@ -114,7 +114,8 @@ static const struct row {
      "leaked holds its part after the page is gone",
      "close the sessions a page's owner holds when the page is left (the session_leaked note "
      "names the owner, its session and its last request): the part goes with its last "
-     "session"},
+     "session; a reclaim in the background stays the system's right, so check that the "
+     "state is restored"},
     {"kv-foreground", MEMORY, RPL_SIGN_KV, RPL_SIGN_BACKGROUND, RPL_STEP_REJECT,
      "the first step suffices: what killed it was the answer's own KV cache, growing with "
      "each token; a new request only grows it further",
@@ -152,6 +153,12 @@ static const struct row {
 };
 #undef MEMORY
 #undef R
+
+int rpl_ladder_row_fits(size_t k, rpl_recovery rec)
+{
+    return k < sizeof rows / sizeof *rows && (unsigned)rec < RPL_REC_COUNT &&
+           (rows[k].recs >> rec & 1u);
+}
 
 const char *rpl_ladder_row(size_t k, rpl_step *step, const char **fix)
 {

@@ -80,6 +80,8 @@ void rpl_ladder_of(rpl_recovery rec, unsigned signs, rpl_ladder *l);
 /* The verdict table's rows (the docs' check, the drill's choices): row k's
  * name, its step and its fix, or NULL past the last. */
 const char *rpl_ladder_row(size_t k, rpl_step *step, const char **fix);
+/* Row k answers verdicts of recovery rec (with some signs or none). */
+int rpl_ladder_row_fits(size_t k, rpl_recovery rec);
 /* The signs a record adds to its life's (class c, started as rpl_advise
  * takes it). */
 unsigned rpl_record_signs(rpl_class c, const rpl_exit *x, int started);
@@ -120,6 +122,9 @@ void rpl_life_init(rpl_life *l);
 /* An update step's note (the app stops there without a death): 1 the OS,
  * 2 the runtime, 0 not one. */
 int rpl_update_of(const trc_event *e);
+/* Whether every part named in needs ("first,second") is loaded and not
+ * released in this life. */
+int rpl_life_holds(const rpl_life *l, const char *needs);
 /* Follows event `index` (after trc_pairs_add on it); an exit ends the life. */
 void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index);
 /* At an exit event (before rpl_life_event on it): the stage running, that

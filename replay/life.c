@@ -61,10 +61,22 @@ static void note_asked(rpl_life *l, const char *needs)
     }
 }
 
+int rpl_life_holds(const rpl_life *l, const char *needs)
+{
+    for (const char *p = needs; *p != '\0';) {
+        size_t n = strcspn(p, ",");
+        if (n > 0 && !has_part(l->held, l->n_held, part_hash(p, n)))
+            return 0;
+        p += n + (p[n] == ',');
+    }
+    return 1;
+}
+
 /* A part begins to load or prepare while another is held: a preload when
  * no request asked for it or the part held was itself preloaded (loaded
- * unasked), else a switch.  Either holds until that part's prepare ends or
- * a part is released. */
+ * unasked and not yet used by a request), else a switch.  Either holds
+ * while the two are held together: until that part or every other held
+ * part is released. */
 static unsigned parts_sign(rpl_life *l, const trc_event *e, int kind, unsigned s)
 {
     uint64_t h = (e->has & TRC_F_PART) ? part_hash(e->part, TRC_TEXT_MAX) : 0;
@@ -75,10 +87,13 @@ static unsigned parts_sign(rpl_life *l, const trc_event *e, int kind, unsigned s
         return s;
     if (e->stage == TRC_RELEASE) {
         drop_part(l->held, &l->n_held, h);
-        return s & ~both;
+        unsigned others = l->n_held - (unsigned)has_part(l->held, l->n_held, l->sign_part);
+        return h == l->sign_part || others == 0 ? s & ~both : s;
     }
-    if (kind == TRC_BEGIN && e->stage == TRC_INFERENCE)
+    if (kind == TRC_BEGIN && e->stage == TRC_INFERENCE) {
         drop_part(l->asked, &l->n_asked, h);
+        drop_part(l->preloaded, &l->n_preloaded, h); /* used: no longer a preload */
+    }
     if (kind == TRC_BEGIN && (e->stage == TRC_LOAD || e->stage == TRC_RUNTIME_PREPARE) &&
         !has_part(l->held, l->n_held, h)) {
         int asked = has_part(l->asked, l->n_asked, h), pre = !asked;
@@ -93,8 +108,6 @@ static unsigned parts_sign(rpl_life *l, const trc_event *e, int kind, unsigned s
     }
     if (kind == TRC_END && (e->stage == TRC_RUNTIME_PREPARE || e->stage == TRC_LOAD))
         add_part(l->held, &l->n_held, h);
-    if (kind == TRC_END && e->stage == TRC_RUNTIME_PREPARE && h == l->sign_part)
-        s &= ~both;
     return s;
 }
 

@@ -21,10 +21,11 @@ static int by_time(const void *a, const void *b)
     return x->k < y->k ? -1 : x->k > y->k;
 }
 
-/* A death that counts: a failure of this app's process, dated. */
+/* A death that counts: a failure of a named process of the app, dated. */
 static int counts(const rpl_record *r, const rpl_verdict *v)
 {
-    return r->x.timestamp_ms >= 0 && v->kind != RPL_CLASS_OTHER && !rpl_exit_isolated(&r->x);
+    return r->x.timestamp_ms >= 0 && r->x.process[0] != '\0' && v->kind != RPL_CLASS_OTHER &&
+           !rpl_exit_isolated(&r->x);
 }
 
 /* Adds death k to the open chain of its process, or opens one. */
@@ -43,6 +44,7 @@ static void chain_add(rpl_loop *c, size_t *nc, const rpl_record *r, const rpl_ve
     }
     c[j].deaths++;
     c[j].start_up += v->started == 0;
+    c[j].background += v->kind == RPL_CLASS_SYSTEM_RECLAIM;
     c[j].last_ms = ms;
 }
 

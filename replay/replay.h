@@ -267,6 +267,7 @@ void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl
 typedef struct rpl_loop {
     char process[RPL_TEXT_MAX];
     size_t deaths, start_up; /* of them, during start-up (started == 0) */
+    size_t background;       /* of them, reclaims of the app in the background */
     int64_t first_ms, last_ms;
 } rpl_loop;
 /* The loops among n records and their verdicts, in the order they began:

@@ -850,9 +850,11 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
             uint32_t *a = attempts_of(t, e->request);
             if (a != NULL)
                 *a = 1;
-            say(t, e, "request %lld arrives: needs %s, payload %.1f MiB, %lld queued",
+            /* a request whose part is not loaded waits for its load, not in the queue */
+            int waits = !rpl_life_holds(&t->life, e->needs);
+            say(t, e, "request %lld arrives: needs %s, payload %.1f MiB, %s%lld queued%s",
                 (long long)e->request, e->needs, TELL_MIB(total(e->alloc, e->alloc_has)),
-                (long long)e->queue);
+                waits ? "waiting for its load (" : "", (long long)e->queue, waits ? ")" : "");
         }
         break;
     }

@@ -238,7 +238,7 @@ TEST_CASE("drill: answers of the wrong form are refused from a file, and --death
         {"1\n1\n5\n", "answer 3 '5' is not main, service, isolated, other, or the number of a "
                       "choice, 1 to 4"},
         {"1\n1\n1\nnowhere\n", "answer 4 'nowhere' is not a stage's name, none, or the number "
-                               "of a choice, 1 to 6"},
+                               "of a choice, 1 to 8"},
         {"1\n1\n1\n1\nprobably\n", "answer 5 'probably' is not confirmed, supported, "
                                    "unconfirmed, or the number of a choice, 1 to 3"},
         {"1\n1\n1\n1\n1\n5\n", "answer 6 '5' is not a step, 0 to 4"},

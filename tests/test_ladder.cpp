@@ -91,8 +91,8 @@ TEST_CASE("ladder: the four steps in order, the step marked with why, then the m
     CHECK(ladder_text(RPL_REC_NOT_MEMORY, 0).find("<-") == std::string::npos);
     CHECK(ladder_text(RPL_REC_NOT_MEMORY, 0).find("no step: none") != std::string::npos);
     // an outage without a death says so
-    CHECK(ladder_text(RPL_REC_STALE_CACHE, 0).find("> 3. release idle parts and clear "
-                                                   "rebuildable inactive caches  <- this "
+    CHECK(ladder_text(RPL_REC_STALE_CACHE, 0).find("> 1. reject new inference: keep the app "
+                                                   "usable, start no new request  <- this "
                                                    "outage's step") != std::string::npos);
 }
 
@@ -111,7 +111,7 @@ const unsigned BG = RPL_SIGN_BACKGROUND;
 const Row rows[] = {
     {"isolated", RPL_REC_ISOLATED, RPL_SIGN_QUEUE, RPL_STEP_NONE, "an isolated process"},
     {"not-memory", RPL_REC_NOT_MEMORY, 0, RPL_STEP_NONE, "not a memory failure"},
-    {"stale-cache", RPL_REC_STALE_CACHE, 0, RPL_STEP_CLEAR_CACHES, "the kill switch"},
+    {"stale-cache", RPL_REC_STALE_CACHE, 0, RPL_STEP_REJECT, "the remote kill switch"},
     {"unknown", RPL_REC_COLLECT_EVIDENCE, RPL_SIGN_CACHE_REBUILD, RPL_STEP_REJECT,
      "collect exit records before changing anything"},
     {"native-crash", RPL_REC_ISOLATE_DELEGATE, RPL_SIGN_QUEUE, RPL_STEP_LAST_GOOD,

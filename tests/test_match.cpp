@@ -157,6 +157,15 @@ TEST_CASE("diagnose: deaths of one process, each within an hour of the one befor
     CHECK(r.out.find("a loop: 3 deaths of com.example.app, each within an hour of the one "
                      "before (2400.0 s from the first to the last)") != std::string::npos);
     CHECK(r.out.find("deaths of com.example.app:ml") == std::string::npos);
+    CHECK(r.out.find("the app dies again after it comes back") != std::string::npos);
+    // reclaims in the background: a loop, with the background's advice
+    std::string bg = dir.write("b.txt", "ApplicationExitInfo(timestamp=2024-04-28 10:00:00.000 "
+                                        "process=com.example.app reason=3 importance=400)\n"
+                                        "ApplicationExitInfo(timestamp=2024-04-28 10:30:00.000 "
+                                        "process=com.example.app reason=3 importance=400)\n");
+    RunResult b = oomsim({"diagnose", "--exits", bg});
+    CHECK(b.out.find("each a reclaim in the background, the system's right") !=
+          std::string::npos);
     // more than an hour apart: two deaths, no loop
     std::string apart = dir.write("a.txt", rec("10:00:00.000", "com.example.app", 3) +
                                                rec("11:00:00.001", "com.example.app", 3));

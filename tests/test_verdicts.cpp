@@ -48,7 +48,7 @@ const Expect expected[] = {
     {"remote-inference-service", "0", "low_memory", 0, 1, "BIND_IMPORTANT", true},
     {"split-switch-overlap", "0", "low_memory", 0, 3,
      "release the first part before the second loads", true},
-    {"stale-cache-after-update", "0", "", -1, 3, "the kill switch", true},
+    {"stale-cache-after-update", "0", "", -1, 1, "the remote kill switch", true},
     {"timeout-retry-storm", "0", "low_memory", 0, 1, "cancel the timed-out attempt", false},
 };
 
