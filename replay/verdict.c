@@ -220,6 +220,8 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
 
 const char *rpl_class_missing(const rpl_exit *x, rpl_class cls)
 {
+    if (cls == RPL_CLASS_UNKNOWN)
+        return "everything: no record names a reason";
     if (cls == RPL_CLASS_WATCHDOG)
         return "the main-thread work of the launch that took the time";
     if (cls == RPL_CLASS_JAVA_CRASH)

@@ -220,6 +220,12 @@ TEST_CASE("drill: a wrong answer says why the right one is right and the chosen 
     RunResult early = drill(dir, "delegate-fallback-two-sets",
                             "low_memory\nforeground\nmain\n2\n2\n1\n1\n1\n");
     CHECK(has(early.out, "yours, step 1, does not suffice (see why step 2 above)."));
+    // a death no record names: everything is missing, and the process is the timeline's
+    RunResult none = drill(dir, "no-exit-record", "unknown\nforeground\nmain\nnone\n"
+                                                  "unconfirmed\n1\n1\n1\n");
+    CHECK(has(none.out, "Still missing with the timeline: everything: no record names a "
+                        "reason."));
+    CHECK(has(none.out, "3. main (right): the timeline's process; no record names one."));
     CHECK(has(early.out, "why step 2: rejecting new inference does not suffice: the failed "
                          "delegate's buffers are held"));
 }
