@@ -55,6 +55,24 @@ typedef struct mdl_provenance {
     char src[MDL_VALUES_MAX][MDL_SOURCE_MAX];
 } mdl_provenance;
 
+/* Thermal throttling (`thermal`; docs/model.md "The phone: speed and
+ * delegates"): sustained load heats the phone; past each step's `after`
+ * seconds of heat an execution runs at that step's speed, until the heat
+ * is `hysteresis` under it.  Idle, the heat falls `cooling` seconds per
+ * second. */
+#define MDL_THERMAL_STEPS_MAX 4
+typedef struct mdl_thermal {
+    sim_time after[MDL_THERMAL_STEPS_MAX]; /* heat at which each step begins, increasing */
+    double speed[MDL_THERMAL_STEPS_MAX];   /* the speed factor from then, decreasing, (0, 1) */
+    unsigned nsteps;
+    double cooling;                        /* heat shed per idle second (> 0) */
+    sim_time hysteresis;                   /* heat under `after` at which a step ends */
+} mdl_thermal;
+
+/* The name of thermal step k (0: none) as the OS reports it: Android's
+ * PowerManager THERMAL_STATUS_*, iOS's ProcessInfo.ThermalState. */
+const char *mdl_thermal_name(mdl_os os, unsigned k);
+
 typedef struct mdl_device {
     char name[MDL_NAME_MAX];
     mdl_os os;
@@ -98,6 +116,7 @@ typedef struct mdl_device {
     int64_t pageshortage;       /* jetsam: background page-shortage level, bytes; 0: none */
     int64_t entitled_limit;     /* jetsam: both limits with the entitlement; 0: none */
     int background_gpu_deny;    /* iOS: no GPU work in the background */
+    mdl_thermal thermal;        /* nsteps 0: never throttled */
     /* iOS page model (models/memstat.c; docs/model.md "The iPhone's pages"):
      * on when the device gives `others` */
     int xnu_pages;

@@ -194,6 +194,7 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
             return;
         }
     }
+    w__heat(w, 1);
     sim_time tp = EXEC_TIME(w, p, (sim_time)prompt * dr[G_PREFILL]);
     sim_time td0 = EXEC_TIME(w, p, (sim_time)output * dr[G_DECODE]);
     p->last_use = ++w->lru_clock;

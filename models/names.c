@@ -181,3 +181,14 @@ const char *mdl_device_source_in_force(const mdl_device *d, unsigned k, int *fit
 {
     return mdl_device_value_in_force(d, k) ? mdl_device_source(d, k, fitted) : NULL;
 }
+
+/* Android's PowerManager.THERMAL_STATUS_NONE to _CRITICAL; iOS's
+ * ProcessInfo.ThermalState, nominal to critical (docs/model.md). */
+const char *mdl_thermal_name(mdl_os os, unsigned k)
+{
+    static const char *const android[] = {"none", "light", "moderate", "severe", "critical"};
+    static const char *const ios[] = {"nominal", "fair", "serious", "critical"};
+    if (os == MDL_OS_IOS)
+        return k < 4 ? ios[k] : "?";
+    return k < 5 ? android[k] : "?";
+}

@@ -46,9 +46,11 @@ static int64_t ps_main_anon(void *ctx) { return w__main_anon((const world *)ctx)
  * numbering (docs/traces.md "log"). */
 static void ps_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
 {
-    int64_t anon = pg_app_anon(&w->pg), file = pg_app_file_resident(&w->pg);
+    /* lmkd's rss (/proc/PID/statm) leaves out the dma-bufs held by fd (gpu) */
+    int64_t anon = pg_app_anon(&w->pg) - mdl_ledger_total(w->led, MDL_CAT_GPU);
+    int64_t file = pg_app_file_resident(&w->pg);
     if (w->svc) { /* each process its own: the main one holds its baseline and holds */
-        int64_t m = w__main_anon(w);
+        int64_t m = w__main_anon(w) - w__main_held(w, MDL_CAT_BIT(MDL_CAT_GPU));
         anon = main ? m : anon - m;
         file = main ? 0 : file;
     }

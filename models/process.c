@@ -131,6 +131,7 @@ static void proc_reset(world *w)
             w->out->svc_failed++;
             w__emit_request_note(w, "service_died", u);
         }
+    w__heat(w, 0); /* its executions end with it */
     mdl_ledger_clear(w->led);
     for (uint32_t i = 0; i < w->store.pool_cap; i++) {
         req *r = &w->store.pool[i];
@@ -247,22 +248,30 @@ void w__proc_gone(world *w)
     w->epoch++;
 }
 
-/* The system's periodic pss/rss sample of the process (Android). */
+/* The system's periodic pss/rss sample of the process (Android).  Neither
+ * counts the `gpu` bytes: dma-bufs the process holds by a file descriptor,
+ * not mapped, are in no process's pss or rss (docs/model.md "Exit
+ * records"), though the phone's free memory lost them all the same. */
 static void sample(sim_engine *e, void *ctx, uint64_t arg)
 {
     (void)e;
     world *w = ctx;
     if (!current(w, arg))
         return;
-    int64_t all = 0;
+    const unsigned gpu = MDL_CAT_BIT(MDL_CAT_GPU), seen = MDL_CAT_ALL & ~gpu;
+    int64_t all = 0, counted = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
-        all += mdl_ledger_total(w->led, (mdl_category)c);
-    int64_t counted = mdl_ledger_counted(w->led);
+        if (seen & MDL_CAT_BIT(c)) {
+            all += mdl_ledger_total(w->led, (mdl_category)c);
+            if (w->dev->counts_mask & MDL_CAT_BIT(c))
+                counted += mdl_ledger_total(w->led, (mdl_category)c);
+        }
     if (w->svc) { /* the service process's own: the main one's bytes are its */
-        int64_t main_all = w__main_held(w, MDL_CAT_ALL);
-        w->main.sample_pss_kb = w__main_counted(w) / 1024;
+        int64_t main_all = w__main_held(w, seen);
+        int64_t main_counted = w__main_held(w, w->dev->counts_mask & seen);
+        w->main.sample_pss_kb = main_counted / 1024;
         w->main.sample_rss_kb = main_all / 1024;
-        counted -= w__main_counted(w);
+        counted -= main_counted;
         all -= main_all;
     }
     w->proc.sample_pss_kb = counted / 1024;

@@ -4,6 +4,7 @@
  * cancellation and the retry policies.  The records live in pool.c's
  * pools.  Any call here may kill the process (world_int.h). */
 #include <math.h>
+#include <stdio.h>
 
 #include "world_int.h"
 
@@ -131,6 +132,33 @@ void w__dispatch(world *w)
 /* Attempt i executes on ready part p: a session state when none is idle
  * (copy_runtime: with its own copy of the prepared runtime) and its
  * working set, one allocation of stage inference. */
+/* The phone's heat counted to now, with an execution running from now on or
+ * not; a step reached or left is told to the timeline (`thermal:NAME`). */
+void w__heat(world *w, int busy)
+{
+    if (!w->thermal_on)
+        return;
+    const mdl_thermal *t = &w->dev->thermal;
+    mdl_heat_to(t, &w->heat, now(w), busy);
+    unsigned k = mdl_heat_step(t, &w->heat, w->thermal_step);
+    if (k == w->thermal_step)
+        return;
+    w->thermal_step = k;
+    w->thermal_speed = mdl_heat_speed(t, k);
+    char what[32];
+    snprintf(what, sizeof what, "thermal:%s", mdl_thermal_name(w->dev->os, k));
+    w__emit_note(w, -1, MDL_STAGE_INFERENCE, what);
+}
+
+/* Whether any execution still runs in the process. */
+int w__executing(const world *w)
+{
+    for (unsigned k = 0; k < w->cand->nparts; k++)
+        if (w->proc.parts[k].busy > 0)
+            return 1;
+    return 0;
+}
+
 static void execute(world *w, uint32_t i, part_rt *p)
 {
     req *r = &w->store.pool[i];
@@ -145,6 +173,7 @@ static void execute(world *w, uint32_t i, part_rt *p)
         return;
     }
     w->exec_extra = refault;
+    w__heat(w, 1);
     p->last_use = ++w->lru_clock;
     p->busy++;
     if (r->start < 0)
@@ -257,6 +286,7 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     w__warning_after_free(w);
     w__emit_inference_end(w, p, r);
     p->busy--;
+    w__heat(w, w__executing(w));
     if (r->hsess != NIL)
         w->hold->put(w, r); /* the owner's session: idle again, or closed */
     else

@@ -241,6 +241,8 @@ int w__open(world *w, const mdl_cell *cell, uint64_t rep, const sim_alloc *alloc
     w->cell = cell;
     mdl_device_in_force(cell->device, &cell->policy, &w->dev_in_force);
     w->dev = &w->dev_in_force;
+    w->thermal_on = cell->replay == NULL && w->dev->thermal.nsteps > 0;
+    w->thermal_speed = 1.0;
     w__warning_levels(w);
     w->cand = cell->candidate;
     w->wl = cell->workload;

@@ -82,6 +82,7 @@
 #include "models.h"
 #include "world_fwd.h"
 #include "pages.h"
+#include "thermal.h"
 #include "generate.h"
 #include "parts.h"
 #include "requests.h"
@@ -179,6 +180,13 @@ struct mdl_world {
     int64_t warn_level[2];      /* warn below this headroom, background [0] / foreground [1] */
     double speed_cpu, speed_gpu_of_delegate; /* divide drawn durations (1: as drawn) */
     int scaled;                 /* some speed is not 1 */
+    /* the phone's heat (thermal.h), on with a `thermal` device in a run that
+     * is not trace-driven; requests.c and genrun.c at each execution's start
+     * and end, process.c at a death */
+    int thermal_on;
+    mdl_heat heat;
+    unsigned thermal_step;      /* the step last told */
+    double thermal_speed;       /* its speed: every execution's time is divided by it too */
     int delegate_available;     /* the candidate's delegate exists on this device */
     double dfail[MDL_PARTS_MAX], dcrash[MDL_PARTS_MAX]; /* delegate outcome probabilities */
     int deny_bg_delegate, denying; /* iOS background_gpu: deny with a GPU delegate; stopping one */
@@ -324,10 +332,12 @@ static inline sim_time scale_time(sim_time t, double f)
 }
 
 /* An execution's time on part p: the delegate's speed while p runs on it,
- * the CPU's otherwise. */
+ * the CPU's otherwise, times the thermal step's speed read at its start. */
 #define EXEC_TIME(w, p, t)                                                                  \
-    ((w)->scaled ? scale_time((t), (p)->on_delegate ? (w)->speed_gpu_of_delegate : (w)->speed_cpu) \
-                 : (t))
+    ((w)->scaled || (w)->thermal_step != 0                                                  \
+         ? scale_time((t), ((p)->on_delegate ? (w)->speed_gpu_of_delegate : (w)->speed_cpu) * \
+                               (w)->thermal_speed)                                          \
+         : (t))
 
 #define TRACING(w) ((w)->trace != NULL && !(w)->ending)
 

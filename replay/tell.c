@@ -338,6 +338,17 @@ void rpl_tell_finish(rpl_teller *t)
 
 
 
+/* lmkd's "to free" of the app at its death: what it counts, less the GPU's
+ * dma-bufs, which no rss counts (docs/model.md "Exit records"). */
+static long long lmkd_rss_kb(const rpl_teller *t, const trc_event *e)
+{
+    long long kb = (long long)e->rss_mb * 1024;
+    if ((t->cell->device->counts_mask & MDL_CAT_BIT(MDL_CAT_GPU)) &&
+        (e->mem_has >> TRC_MEM_GPU & 1u))
+        kb -= (long long)(e->mem[TRC_MEM_GPU] >> 10);
+    return kb;
+}
+
 /* The record's line, as the system writes it. */
 static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 {
@@ -391,7 +402,7 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
             : x->importance >= 400 ? 700
             : (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
                     !t->cell->workload->proc.important ? 100 : 0,
-            (long long)e->rss_mb * 1024);
+            (long long)lmkd_rss_kb(t, e));
 }
 
 /* Remembers what name holds until its release (kind: a stage, or TELL_PAGE). */
@@ -630,6 +641,25 @@ static int tell_update(rpl_teller *t, const trc_event *e)
     return 1;
 }
 
+/* A thermal step the phone reached or left (`thermal:NAME`), with its speed
+ * when the scenario's device gives it. */
+static void tell_thermal(rpl_teller *t, const trc_event *e, const char *name)
+{
+    const mdl_device *d = t->cell->device;
+    for (unsigned k = 1; k <= d->thermal.nsteps; k++)
+        if (strcmp(name, mdl_thermal_name(d->os, k)) == 0) {
+            say(t, e, "the phone is hot from sustained work (thermal status %s): every "
+                "execution from now runs at %.0f%% of its speed", name,
+                100 * d->thermal.speed[k - 1]);
+            return;
+        }
+    if (strcmp(name, mdl_thermal_name(d->os, 0)) == 0)
+        say(t, e, "the phone has cooled (thermal status %s): executions at full speed again",
+            name);
+    else
+        say(t, e, "the phone reports thermal status %s", name);
+}
+
 static void tell_note(rpl_teller *t, const trc_event *e)
 {
     static const struct {
@@ -679,6 +709,8 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "dropped_stale") == 0) {
         say(t, e, "request %lld is dropped: the queue is full and gives up its stalest "
             "request, its payload freed, for the one arriving", (long long)r);
+    } else if (strncmp(e->error, "thermal:", 8) == 0) {
+        tell_thermal(t, e, e->error + 8);
     } else if (strcmp(e->error, "part_failed") == 0) {
         t->part_failed++;
         say(t, e, "request %lld fails: a part it needs could not be made ready in this process",

@@ -17,7 +17,7 @@ static const char *const device_keys[] = {
     "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram",
     "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness",
     "others",      "compressor",    "pages",        "fc_thrashing", "exit_info",
-    "measured"};
+    "measured",    "thermal"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)
@@ -300,6 +300,70 @@ static int load_speed(const scn__node *root, mdl_device *dev, sim_error *err)
     return rc;
 }
 
+/* One thermal step: {after, speed}, later and slower than the one before. */
+static int thermal_step(void *ctx, const scn__node *v, sim_error *err)
+{
+    static const char *const keys[] = {"after", "speed"};
+    mdl_device *dev = ctx;
+    mdl_thermal *t = &dev->thermal;
+    unsigned max = dev->os == MDL_OS_IOS ? 3 : MDL_THERMAL_STEPS_MAX, k = t->nsteps;
+    scn__node a, sp;
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK && k == max)
+        rc = scn__fail(v, err, SIM_ELIMIT, "%u steps at most on %s (%s to %s)", max,
+                       dev->os == MDL_OS_IOS ? "ios" : "android",
+                       mdl_thermal_name(dev->os, 1), mdl_thermal_name(dev->os, max));
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, keys, 2, err);
+    if (rc == SIM_OK)
+        rc = scn__require(v, "after", &a, err);
+    if (rc == SIM_OK)
+        rc = scn__duration(&a, &t->after[k], err);
+    if (rc == SIM_OK && t->after[k] <= (k > 0 ? t->after[k - 1] : 0))
+        rc = scn__fail(&a, err, SIM_EINPUT, k > 0 ? "a step comes after the one before it"
+                                                  : "after must be longer than 0");
+    if (rc == SIM_OK)
+        rc = scn__require(v, "speed", &sp, err);
+    if (rc == SIM_OK)
+        rc = scn__real(&sp, 0.01, 0.999, &t->speed[k], err);
+    if (rc == SIM_OK && k > 0 && t->speed[k] >= t->speed[k - 1])
+        rc = scn__fail(&sp, err, SIM_EINPUT, "a step is slower than the one before it");
+    if (rc == SIM_OK)
+        t->nsteps++;
+    return rc;
+}
+
+/* thermal: {steps: [{after, speed}, ...], cooling, hysteresis}: how sustained load
+ * slows the phone (models/thermal.h); absent: never throttled. */
+static int load_thermal(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    static const char *const keys[] = {"steps", "cooling", "hysteresis"};
+    scn__node th, v;
+    memset(&dev->thermal, 0, sizeof dev->thermal);
+    scn__get(root, "thermal", &th);
+    if (th.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&th, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&th, keys, 3, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&th, "steps", &v, err);
+    if (rc == SIM_OK)
+        rc = scn__each(&v, "step", thermal_step, dev, err);
+    dev->thermal.cooling = 1.0;
+    scn__get(&th, "cooling", &v);
+    if (rc == SIM_OK && v.n != NULL)
+        rc = scn__real(&v, 0.01, 100.0, &dev->thermal.cooling, err);
+    dev->thermal.hysteresis = 30 * (sim_time)1000000; /* an assumption: docs/model.md */
+    scn__get(&th, "hysteresis", &v);
+    if (rc == SIM_OK && v.n != NULL)
+        rc = scn__duration(&v, &dev->thermal.hysteresis, err);
+    if (rc == SIM_OK && dev->thermal.hysteresis > dev->thermal.after[0])
+        rc = scn__fail(v.n != NULL ? &v : &th, err, SIM_EINPUT, "hysteresis must not exceed "
+                       "the first step's after");
+    return rc;
+}
+
 /* One `delegates` entry: {available, fail, crash}. */
 static int load_delegate(const scn__node *v, mdl_device_delegate *dd, sim_error *err)
 {
@@ -503,6 +567,8 @@ int scn__device(const scn__node *root, mdl_device *dev, sim_error *err)
         rc = load_warning(root, dev, err);
     if (rc == SIM_OK)
         rc = load_speed(root, dev, err);
+    if (rc == SIM_OK)
+        rc = load_thermal(root, dev, err);
     if (rc == SIM_OK)
         rc = load_delegates(root, dev, err);
     if (rc == SIM_OK)
