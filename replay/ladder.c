@@ -73,6 +73,14 @@ static const struct row {
      "rejecting new inference does not suffice: the launch's own model work took the time, "
      "before any request",
      NULL},
+    {"thermal", MEMORY, RPL_SIGN_THERMAL, 0, RPL_STEP_REJECT,
+     "the first step suffices: the phone throttled under sustained work, each execution "
+     "took longer, and the new work piling up behind them (timeouts, retries, a queue) held "
+     "the memory that killed it",
+     "watch the thermal status (Android's PowerManager thermal status listener, iOS's "
+     "ProcessInfo.thermalState) and lower the work as it rises: fewer frames, a smaller "
+     "model; cancel a timed-out attempt before retrying it, since timeouts tuned on a cool "
+     "phone fire on a hot one"},
     {"retry-duplicate", MEMORY, RPL_SIGN_RETRY_DUPLICATE, 0, RPL_STEP_REJECT,
      "the first step suffices: the memory that killed it was new attempts, retries each "
      "holding a working set beside the attempt still running",
@@ -82,6 +90,14 @@ static const struct row {
      "rejecting new inference does not suffice: the failed delegate's buffers are held "
      "whether a request comes or not, an extra set beside the fallback's",
      "release the failed delegate's buffers before the fallback prepares its own"},
+    {"update-rebuild", MEMORY, RPL_SIGN_CACHE_REBUILD | RPL_SIGN_UPDATED, 0,
+     RPL_STEP_STOP_EXTRA,
+     "rejecting new inference does not suffice: the rebuild is the start's own work, before "
+     "any request; the update invalidated the cache as its key meant it to, on every phone "
+     "at once, and clearing it would change nothing",
+     "keep the key: lower the rebuild's peak (compile in pieces, on a worker thread) or "
+     "rebuild off the start path, with the model off on the phones it does not fit until "
+     "then; plan for update day reaching every phone at once"},
     {"cache-rebuild", MEMORY, RPL_SIGN_CACHE_REBUILD, 0, RPL_STEP_STOP_EXTRA,
      "rejecting new inference does not suffice: the rebuild is the start's own work, before "
      "any request; and clearing the cache would make the next start rebuild again: the "
@@ -94,11 +110,6 @@ static const struct row {
      "prepared, before any request asked for it",
      "do not preload: load each part when a request first asks for it, releasing the other "
      "first (residency on_demand_release_first); each part fits, the two together do not"},
-    {"switch", MEMORY, RPL_SIGN_SWITCH, 0, RPL_STEP_CLEAR_CACHES,
-     "steps 1 and 2 do not suffice: the switch is the user's own request, not prewarm or an "
-     "extra session; the first part, idle, was still held while the second loaded",
-     "release the first part before the second loads (residency on_demand_release_first), or "
-     "smaller parts: the switch, holding both, is what does not fit"},
     {"queue", MEMORY, RPL_SIGN_QUEUE, 0, RPL_STEP_REJECT,
      "the first step suffices: the memory was the queue's payloads, requests waiting to run",
      "bound the queue and drop the stale requests (a camera's oldest frames), not the newest"},
@@ -109,6 +120,24 @@ static const struct row {
      "app: read every process's records and count the requests that failed with "
      "service_died; bind the service with BIND_IMPORTANT (important: true) so that it shares "
      "the app's adj, or run a smaller model in it"},
+    {"warning-ignored", R(RELEASE_IDLE), RPL_SIGN_WARNED,
+     RPL_SIGN_BACKGROUND | RPL_SIGN_LEAKED | RPL_SIGN_KV, RPL_STEP_CLEAR_CACHES,
+     "steps 1 and 2 do not suffice: what was held was idle, not new work or an extra "
+     "session; a memory warning came and nothing was released after it",
+     "act on the memory warning: release idle parts and clear rebuildable caches when it "
+     "comes (on_warning; onTrimMemory on Android, didReceiveMemoryWarning on iOS, where it "
+     "is the only notice before jetsam)"},
+    {"switch", MEMORY, RPL_SIGN_SWITCH, 0, RPL_STEP_CLEAR_CACHES,
+     "steps 1 and 2 do not suffice: the switch is the user's own request, not prewarm or an "
+     "extra session; the first part, idle, was still held while the second loaded",
+     "release the first part before the second loads (residency on_demand_release_first), or "
+     "smaller parts: the switch, holding both, is what does not fit"},
+    {"slow-leak", MEMORY, RPL_SIGN_LEAKED, RPL_SIGN_BACKGROUND, RPL_STEP_STOP_EXTRA,
+     "rejecting new inference does not suffice: the sessions a page's owner leaked, one at "
+     "each entry, are held whether a request comes or not",
+     "close the sessions a page's owner holds when the page is left (the session_leaked "
+     "notes name the owner and its sessions); a few MiB a page entry kill an hour later, so "
+     "read the pss samples' trend across the session, not the last one"},
     {"leaked-session", MEMORY, RPL_SIGN_LEAKED, 0, RPL_STEP_STOP_EXTRA,
      "rejecting new inference does not suffice: no request runs; the session a page's owner "
      "leaked holds its part after the page is gone",

@@ -49,7 +49,9 @@ typedef enum rpl_step {
  * failed to prepare until the fallback is ready or its memory goes, a
  * cache being rebuilt, a queue of RPL_QUEUE_SIGN or more waiting requests,
  * a part loading unasked or for a request while another part is held, a
- * session a page's owner leaked, an LLM's KV cache holding pages), and
+ * session a page's owner leaked, an LLM's KV cache holding pages, a phone
+ * throttled by its heat, a memory warning nothing was released after, an
+ * update the cache has not been rebuilt since), and
  * what its record says (rpl_record_signs: the app behind, the start not
  * finished, a service process of the app's own). */
 enum {
@@ -61,6 +63,9 @@ enum {
     RPL_SIGN_SWITCH = 1u << 5,
     RPL_SIGN_LEAKED = 1u << 6,
     RPL_SIGN_KV = 1u << 7,
+    RPL_SIGN_THERMAL = 1u << 8,
+    RPL_SIGN_WARNED = 1u << 9,
+    RPL_SIGN_UPDATED = 1u << 10,
     RPL_SIGN_BACKGROUND = 1u << 12,
     RPL_SIGN_STARTING = 1u << 13,
     RPL_SIGN_SERVICE = 1u << 14,

@@ -116,7 +116,9 @@ static unsigned parts_sign(rpl_life *l, const trc_event *e, int kind, unsigned s
  * it: a cache rebuild until it ends; a failed delegate until the fallback's
  * prepare ends or its memory is released; a duplicate attempt until nothing
  * is in flight; a long queue while it is long; a leaked session until the
- * life ends; the KV cache while it holds pages. */
+ * life ends; the KV cache while it holds pages; a memory warning until a
+ * part is released; across deaths, a thermal step until the phone reports
+ * none and an update until a cache rebuild ends. */
 static unsigned signs_after(rpl_life *l, const trc_event *e)
 {
     unsigned s = l->signs;
@@ -149,6 +151,18 @@ static unsigned signs_after(rpl_life *l, const trc_event *e)
         s |= RPL_SIGN_LEAKED;
     if (strcmp(err, "kv") == 0 && (e->has & TRC_F_PAGES) && (e->pages_has >> TRC_PG_KV & 1u))
         s = e->pages[TRC_PG_KV] > 0 ? s | RPL_SIGN_KV : s & ~(unsigned)RPL_SIGN_KV;
+    if (strncmp(err, "thermal:", 8) == 0)
+        s = strcmp(err + 8, "none") == 0 || strcmp(err + 8, "nominal") == 0
+                ? s & ~(unsigned)RPL_SIGN_THERMAL
+                : s | RPL_SIGN_THERMAL;
+    if (strcmp(err, "memory_warning") == 0)
+        s |= RPL_SIGN_WARNED;
+    else if (e->stage == TRC_RELEASE && (e->has & TRC_F_PART))
+        s &= ~(unsigned)RPL_SIGN_WARNED;
+    if (rpl_update_of(e))
+        s |= RPL_SIGN_UPDATED;
+    else if (kind == TRC_END && e->stage == TRC_CACHE)
+        s &= ~(unsigned)RPL_SIGN_UPDATED;
     return parts_sign(l, e, kind, s);
 }
 
@@ -170,7 +184,11 @@ void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
     else if (e->kind == TRC_END)
         l->last_end_us = e->time_us;
     else if (e->kind == TRC_EXIT_EVENT || rpl_update_of(e)) {
-        rpl_life_init(l); /* a death, or an update's stop: the next life starts anew */
+        /* a death, or an update's stop: the next life starts anew, on a phone
+         * as hot as it was and with a cache not rebuilt since the update */
+        unsigned keep = l->signs & (RPL_SIGN_THERMAL | RPL_SIGN_UPDATED);
+        rpl_life_init(l);
+        l->signs = keep;
         l->from = index + 1;
     }
 }

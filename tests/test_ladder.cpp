@@ -121,17 +121,25 @@ const Row rows[] = {
     {"anr", RPL_REC_OFF_MAIN_THREAD, 0, RPL_STEP_REJECT, "move model work off the main thread"},
     {"java-heap", RPL_REC_HEAP_OUT_OF_JAVA, 0, RPL_STEP_STOP_EXTRA, "out of the Java heap"},
     {"watchdog", RPL_REC_OUT_OF_LAUNCH, 0, RPL_STEP_STOP_EXTRA, "out of the launch"},
+    {"thermal", RPL_REC_RELEASE_IDLE, RPL_SIGN_THERMAL | RPL_SIGN_RETRY_DUPLICATE,
+     RPL_STEP_REJECT, "lower the work as it rises"},
     {"retry-duplicate", RPL_REC_RELEASE_IDLE, RPL_SIGN_RETRY_DUPLICATE | RPL_SIGN_QUEUE,
      RPL_STEP_REJECT, "cancel the timed-out attempt"},
     {"delegate-failed", RPL_REC_START_UP, RPL_SIGN_DELEGATE_FAILED, RPL_STEP_STOP_EXTRA,
      "release the failed delegate's buffers"},
+    {"update-rebuild", RPL_REC_START_UP, RPL_SIGN_CACHE_REBUILD | RPL_SIGN_UPDATED,
+     RPL_STEP_STOP_EXTRA, "keep the key"},
     {"cache-rebuild", RPL_REC_START_UP, RPL_SIGN_CACHE_REBUILD, RPL_STEP_STOP_EXTRA,
      "never answer it by clearing the cache"},
     {"preload", RPL_REC_START_UP, RPL_SIGN_PRELOAD, RPL_STEP_STOP_EXTRA, "do not preload"},
-    {"switch", RPL_REC_RELEASE_IDLE, RPL_SIGN_SWITCH, RPL_STEP_CLEAR_CACHES,
-     "release the first part before the second loads"},
     {"queue", RPL_REC_RELEASE_IDLE, RPL_SIGN_QUEUE, RPL_STEP_REJECT, "drop the stale requests"},
     {"service", RPL_REC_RELEASE_IDLE, RPL_SIGN_SERVICE, RPL_STEP_REJECT, "BIND_IMPORTANT"},
+    {"warning-ignored", RPL_REC_RELEASE_IDLE, RPL_SIGN_WARNED | RPL_SIGN_SWITCH,
+     RPL_STEP_CLEAR_CACHES, "act on the memory warning"},
+    {"switch", RPL_REC_RELEASE_IDLE, RPL_SIGN_SWITCH, RPL_STEP_CLEAR_CACHES,
+     "release the first part before the second loads"},
+    {"slow-leak", RPL_REC_RELEASE_IDLE, RPL_SIGN_LEAKED | RPL_SIGN_WARNED, RPL_STEP_STOP_EXTRA,
+     "read the pss samples' trend"},
     {"leaked-session", RPL_REC_RELEASE_IN_BACKGROUND, RPL_SIGN_LEAKED | BG, RPL_STEP_STOP_EXTRA,
      "close the sessions a page's owner holds"},
     {"kv-foreground", RPL_REC_RELEASE_IDLE, RPL_SIGN_KV, RPL_STEP_REJECT, "cap the context"},
@@ -306,4 +314,39 @@ TEST_CASE("ladder: a sign holds only while what it names does", "[ladder]")
                                 "{\"time_ms\":3,\"stage\":\"inference\",\"kind\":\"sample\","
                                 "\"queue\":0}\n");
     CHECK(oomsim({"diagnose", drained}).out.find("drop the stale requests") == std::string::npos);
+    // a memory warning: ignored until a part is released
+    auto note = [](int ms, const std::string &what) {
+        return "{\"time_ms\":" + std::to_string(ms) +
+               ",\"stage\":\"inference\",\"kind\":\"sample\",\"error\":\"" + what + "\"}\n";
+    };
+    const std::string warned = "act on the memory warning";
+    CHECK(oomsim({"diagnose", trace("w.jsonl", note(2, "memory_warning"))}).out.find(warned) !=
+          std::string::npos);
+    std::string released = trace("wr.jsonl", note(2, "memory_warning") +
+                                                 "{\"time_ms\":3,\"stage\":\"release\","
+                                                 "\"kind\":\"begin\",\"part\":\"m\"}\n"
+                                                 "{\"time_ms\":4,\"stage\":\"release\","
+                                                 "\"kind\":\"end\",\"part\":\"m\"}\n");
+    CHECK(oomsim({"diagnose", released}).out.find(warned) == std::string::npos);
+    // a thermal step until the phone reports none again
+    const std::string hot = "lower the work as it rises";
+    CHECK(oomsim({"diagnose", trace("t.jsonl", note(2, "thermal:severe"))}).out.find(hot) !=
+          std::string::npos);
+    CHECK(oomsim({"diagnose", trace("tc.jsonl", note(2, "thermal:severe") +
+                                                    note(3, "thermal:none"))})
+              .out.find(hot) == std::string::npos);
+    // an update until a rebuild ends: the rebuild after it is the update's, a later one not
+    const std::string cache_begin =
+        "{\"time_ms\":5,\"stage\":\"cache\",\"kind\":\"begin\",\"part\":\"m\"}\n";
+    CHECK(oomsim({"diagnose", trace("u.jsonl", note(2, "os_update") + cache_begin)})
+              .out.find("keep the key") != std::string::npos);
+    std::string later = trace("ul.jsonl", note(2, "os_update") +
+                                              "{\"time_ms\":3,\"stage\":\"cache\","
+                                              "\"kind\":\"begin\",\"part\":\"m\"}\n"
+                                              "{\"time_ms\":4,\"stage\":\"cache\","
+                                              "\"kind\":\"end\",\"part\":\"m\"}\n" +
+                                              cache_begin);
+    RunResult u = oomsim({"diagnose", later});
+    CHECK(u.out.find("keep the key") == std::string::npos);
+    CHECK(u.out.find("the rebuild is what killed it") != std::string::npos);
 }
