@@ -183,6 +183,14 @@ void rpl_tell_verdicts(rpl_teller *t)
                             "Recovery: %s.\n",
                             rpl__instant_s(d->time_us), d->stage[0] ? "in " : "while idle",
                             d->stage, d->why, v.cls, v.recovery);
+        /* a quarter or more of what it held is in no pss: said, or it reads as small */
+        if (d->unseen >= (int64_t)100 << 20 && d->unseen * 4 >= (int64_t)d->record.pss_kb * 1024)
+            sim_text_printf(&t->out, "  the record's pss (%lld MiB) leaves out the %.0f MiB of "
+                            "GPU buffers the app held at the kill: dma-bufs held by a file "
+                            "descriptor are in no pss or rss; read the graphics memory "
+                            "(dumpsys meminfo's Graphics row, dmabuf_dump) before calling the "
+                            "app small\n",
+                            (long long)(d->record.pss_kb >> 10), (double)d->unseen / 1048576.0);
         rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
     }
     if (t->more_deaths > 0)

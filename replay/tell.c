@@ -460,6 +460,10 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     /* the kill line say_record shows beside an exit record: one death, joined */
     d.kill_line = d.record.source == RPL_EXIT_INFO && (e->has & TRC_F_EXIT) &&
                   ((e->has & TRC_F_LOG) || d.record.reason_code == MDL_AEI_LOW_MEMORY);
+    d.unseen = d.record.source == RPL_EXIT_INFO && (e->has & TRC_F_EXIT) &&
+                       (e->mem_has >> TRC_MEM_GPU & 1u)
+                   ? e->mem[TRC_MEM_GPU]
+                   : 0;
     rpl_verdict v;
     rpl__verdict(&d, &v);
     rpl__why_text(t, e, v.kind, d.why, sizeof d.why);

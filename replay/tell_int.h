@@ -26,6 +26,7 @@ typedef struct tell_death {
     char why[TELL_LINE_MAX]; /* the limit crossed, or what else ended it */
     int bg;               /* the app was in the background at the death (the timeline's) */
     int kill_line;        /* lmkd's kill line is shown beside its exit record */
+    int64_t unseen;       /* GPU bytes held at the death that the record's pss leaves out */
 } tell_death;
 
 /* The drill of one death (drill.c): each question's choices in the order

@@ -50,6 +50,15 @@ const Expect expected[] = {
      "release the first part before the second loads", true},
     {"stale-cache-after-update", "0", "", -1, 1, "the remote kill switch", true},
     {"timeout-retry-storm", "0", "low_memory", 0, 1, "cancel the timed-out attempt", false},
+    {"llm-kv-mid-answer", "0", "low_memory", 0, 1, "cap the context", true},
+    {"slow-leak", "0", "low_memory", 0, 2, "read the pss samples' trend", true},
+    {"thermal-throttling", "0", "low_memory", 0, 1, "watch the thermal status", true},
+    {"gpu-memory-unseen", "0", "low_memory", 0, 2, "fewer resident models, sessions and tasks",
+     true},
+    {"os-update-every-phone", "0", "low_memory", 0, 2, "keep the key", true},
+    {"ios-warning-ignored", "0", "low_memory", 0, 3, "act on the memory warning", true},
+    {"kernel-oom-kill", "0", "kernel_oom", 0, 2, "cut the peak of one step", true},
+    {"thrashing-kill", "0", "low_memory", 0, 2, "mapped weights read at every token", true},
 };
 
 bool has(const std::string &s, const std::string &what)
