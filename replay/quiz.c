@@ -191,6 +191,15 @@ void rpl_tell_verdicts(rpl_teller *t)
                             "(dumpsys meminfo's Graphics row, dmabuf_dump) before calling the "
                             "app small\n",
                             (long long)(d->record.pss_kb >> 10), (double)d->unseen / 1048576.0);
+        /* memory that rose sample after sample: the trend, which one record hides */
+        const tell_samples *m = &d->samples;
+        if (m->n >= 3 && m->last_mb >= m->first_mb + 10 * (int64_t)(m->n - 1))
+            sim_text_printf(&t->out, "  the system's %u periodic samples of this life rose from "
+                            "%lld MiB at %.0f s to %lld MiB at %.0f s, %.1f MiB a sample: memory "
+                            "that grows so is held and never given back\n", m->n,
+                            (long long)m->first_mb, rpl__instant_s(m->first_us),
+                            (long long)m->last_mb, rpl__instant_s(m->last_us),
+                            (double)(m->last_mb - m->first_mb) / (double)(m->n - 1));
         rpl_ladder_text(&v.ladder, RPL_LADDER_INDENT, &t->out);
     }
     if (t->more_deaths > 0)

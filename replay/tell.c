@@ -460,6 +460,8 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     /* the kill line say_record shows beside an exit record: one death, joined */
     d.kill_line = d.record.source == RPL_EXIT_INFO && (e->has & TRC_F_EXIT) &&
                   ((e->has & TRC_F_LOG) || d.record.reason_code == MDL_AEI_LOW_MEMORY);
+    d.samples = t->samples;
+    memset(&t->samples, 0, sizeof t->samples); /* the next life samples anew */
     d.unseen = d.record.source == RPL_EXIT_INFO && (e->has & TRC_F_EXIT) &&
                        (e->mem_has >> TRC_MEM_GPU & 1u)
                    ? e->mem[TRC_MEM_GPU]
@@ -882,6 +884,14 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
             say(t, e, "%s is released", part);
         } else if (e->stage == TRC_EXIT && (e->has & TRC_F_DURATION)) {
             tell_relaunch(t, e);
+        } else if (!(e->has & TRC_F_REQUEST) && !(e->has & TRC_F_NEEDS)) {
+            tell_samples *m = &t->samples; /* the system's periodic sample: kept, not told */
+            if (m->n++ == 0) {
+                m->first_us = e->time_us;
+                m->first_mb = e->rss_mb;
+            }
+            m->last_us = e->time_us;
+            m->last_mb = e->rss_mb;
         } else if (e->has & TRC_F_NEEDS) {
             uint32_t *a = attempts_of(t, e->request);
             if (a != NULL)

@@ -17,6 +17,14 @@
 #define TELL_LINE_MAX 320
 
 /* One death, as the verdicts and the drill need it. */
+/* The system's periodic samples of one life (the trace's plain samples):
+ * how many, the first's and the last's instant and memory. */
+typedef struct tell_samples {
+    unsigned n;
+    sim_time first_us, last_us;
+    int64_t first_mb, last_mb;
+} tell_samples;
+
 typedef struct tell_death {
     rpl_exit record;      /* as diagnose would read it from the trace */
     char stage[32];       /* the stage running, "" when none */
@@ -27,6 +35,7 @@ typedef struct tell_death {
     int bg;               /* the app was in the background at the death (the timeline's) */
     int kill_line;        /* lmkd's kill line is shown beside its exit record */
     int64_t unseen;       /* GPU bytes held at the death that the record's pss leaves out */
+    tell_samples samples; /* the system's periodic samples of its life */
 } tell_death;
 
 /* The drill of one death (drill.c): each question's choices in the order
@@ -56,6 +65,7 @@ typedef struct tell_line {
 
 struct rpl_teller {
     const mdl_cell *cell;
+    tell_samples samples;  /* of the life being told */
     int full, quiz;        /* --full: no collapsing; --quiz: hide the causes */
     int bg;                /* the app is in the background now */
     trc_pairs *open;

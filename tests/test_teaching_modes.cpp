@@ -123,6 +123,8 @@ TEST_CASE("teaching: slow-leak leaks 6 MiB an entry and dies an hour in, its pss
     CHECK(has(e, "3600.000 s    1876 MiB  the process dies: low_memory, while no stage was "
                  "running"));
     CHECK(has(e, "read the pss samples' trend"));
+    CHECK(has(e, "the system's 59 periodic samples of this life rose from 814 MiB at 60 s to "
+                 "1858 MiB at 3540 s, 18.0 MiB a sample"));
     // the page whose owner closes its session: 796 MiB, no death, every request
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.at(1, "peak.app_bytes.max") == 796.0 * MiB);
@@ -152,6 +154,7 @@ TEST_CASE("teaching: thermal-throttling steps down to 30 % and the retries kill 
                  "severe): every execution from now runs at 30% of its speed"));
     CHECK(has(e, "over the 1873 MiB lmk line of the foreground"));
     CHECK(has(e, "then the failure mode's own fix: watch the thermal status"));
+    CHECK_FALSE(has(e, "periodic samples of this life rose")); // flat until the storm
     // the inference times step up with the same model and input: 500, 625, 833, 1667 ms
     std::string t = trace_of("thermal-throttling");
     std::vector<long long> took;
