@@ -184,7 +184,8 @@ void rpl_tell_verdicts(rpl_teller *t)
                             rpl__instant_s(d->time_us), d->stage[0] ? "in " : "while idle",
                             d->stage, d->why, v.cls, v.recovery);
         /* a quarter or more of what it held is in no pss: said, or it reads as small */
-        if (d->unseen >= (int64_t)100 << 20 && d->unseen * 4 >= (int64_t)d->record.pss_kb * 1024)
+        if (rpl_class_is_memory(v.kind) && d->record.pss_kb > 0 &&
+            d->unseen >= (int64_t)100 << 20 && d->unseen * 4 >= (int64_t)d->record.pss_kb * 1024)
             sim_text_printf(&t->out, "  the record's pss (%lld MiB) leaves out the %.0f MiB of "
                             "GPU buffers the app held at the kill: dma-bufs held by a file "
                             "descriptor are in no pss or rss; read the graphics memory "
@@ -195,8 +196,9 @@ void rpl_tell_verdicts(rpl_teller *t)
         const tell_samples *m = &d->samples;
         if (m->n >= 3 && m->last_mb >= m->first_mb + 10 * (int64_t)(m->n - 1))
             sim_text_printf(&t->out, "  the system's %u periodic samples of this life rose from "
-                            "%lld MiB at %.0f s to %lld MiB at %.0f s, %.1f MiB a sample: memory "
-                            "that grows so is held and never given back\n", m->n,
+                            "%lld MiB at %.0f s to %lld MiB at %.0f s, %.1f MiB a sample: the "
+                            "memory grew and was not given back, a trend no single record "
+                            "shows\n", m->n,
                             (long long)m->first_mb, rpl__instant_s(m->first_us),
                             (long long)m->last_mb, rpl__instant_s(m->last_us),
                             (double)(m->last_mb - m->first_mb) / (double)(m->n - 1));

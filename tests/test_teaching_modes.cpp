@@ -124,7 +124,7 @@ TEST_CASE("teaching: slow-leak leaks 6 MiB an entry and dies an hour in, its pss
                  "running"));
     CHECK(has(e, "read the pss samples' trend"));
     CHECK(has(e, "the system's 59 periodic samples of this life rose from 814 MiB at 60 s to "
-                 "1858 MiB at 3540 s, 18.0 MiB a sample"));
+                 "1858 MiB at 3540 s, 18.0 MiB a sample: the memory grew and was not given back"));
     // the page whose owner closes its session: 796 MiB, no death, every request
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.at(1, "peak.app_bytes.max") == 796.0 * MiB);
@@ -201,6 +201,8 @@ TEST_CASE("teaching: gpu-memory-unseen dies at 2090 MiB while its record says 28
     CHECK(has(e, "pss=286720kB rss=491520kB"));
     CHECK(has(e, "to free 296960kB rss"));
     CHECK(has(e, "the record's pss (280 MiB) leaves out the 1800 MiB of GPU buffers"));
+    // said of memory kills only: a native crash's record holding GPU buffers is not one
+    CHECK_FALSE(has(explain("delegate-native-crash"), "of GPU buffers"));
     // the record's pss is the exit's, in the trace too
     std::string t = trace_of("gpu-memory-unseen");
     std::vector<std::string> x = events(t, {"\"kind\":\"exit\""});
