@@ -46,7 +46,7 @@ static int64_t ps_main_anon(void *ctx) { return w__main_anon((const world *)ctx)
  * numbering (docs/traces.md "log"). */
 static void ps_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
 {
-    /* lmkd's rss (/proc/PID/statm) leaves out the dma-bufs held by fd (gpu) */
+    /* lmkd's rss (VmRSS of /proc/PID/status) leaves out the dma-bufs held by fd (gpu) */
     int64_t anon = pg_app_anon(&w->pg) - mdl_ledger_total(w->led, MDL_CAT_GPU);
     int64_t file = pg_app_file_resident(&w->pg);
     if (w->svc) { /* each process its own: the main one holds its baseline and holds */

@@ -131,7 +131,8 @@ static void proc_reset(world *w)
             w->out->svc_failed++;
             w__emit_request_note(w, "service_died", u);
         }
-    w__heat(w, 0); /* its executions end with it */
+    if (w->thermal_on) /* its executions end with it: the heat counted, no step told */
+        mdl_heat_to(&w->dev->thermal, &w->heat, now(w), 0);
     mdl_ledger_clear(w->led);
     for (uint32_t i = 0; i < w->store.pool_cap; i++) {
         req *r = &w->store.pool[i];

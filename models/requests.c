@@ -286,7 +286,8 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     w__warning_after_free(w);
     w__emit_inference_end(w, p, r);
     p->busy--;
-    w__heat(w, w__executing(w));
+    if (w->thermal_on)
+        w__heat(w, w__executing(w));
     if (r->hsess != NIL)
         w->hold->put(w, r); /* the owner's session: idle again, or closed */
     else

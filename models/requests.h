@@ -81,7 +81,7 @@ typedef struct req {
 void w__dispatch(world *w);
 void w__exec_end(sim_engine *e, void *ctx, uint64_t arg);
 /* The phone's heat to now (thermal.h), an execution running from now on or
- * not; at each execution's start and end and at a death. */
+ * not; at each execution's start and end (a death counts it in process.c). */
 void w__heat(world *w, int busy);
 int w__executing(const world *w);
 /* requests.c: unload_after's timer on an idle part */

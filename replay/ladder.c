@@ -73,7 +73,8 @@ static const struct row {
      "rejecting new inference does not suffice: the launch's own model work took the time, "
      "before any request",
      NULL},
-    {"thermal", MEMORY, RPL_SIGN_THERMAL, 0, RPL_STEP_REJECT,
+    {"thermal", MEMORY, RPL_SIGN_THERMAL, RPL_SIGN_BACKGROUND | RPL_SIGN_STARTING,
+     RPL_STEP_REJECT,
      "the first step suffices: the phone throttled under sustained work, each execution "
      "took longer, and the new work piling up behind them (timeouts, retries, a queue) held "
      "the memory that killed it",

@@ -122,6 +122,9 @@ typedef struct rpl_life {
     uint64_t held[RPL_LIFE_PARTS], asked[RPL_LIFE_PARTS], preloaded[RPL_LIFE_PARTS];
     unsigned n_held, n_asked, n_preloaded;
     uint64_t sign_part;
+    int64_t warned_mb;   /* the counted memory at the last warning (WARNED until under it) */
+    int cache_began;     /* a cache rebuild began in this life */
+    int cache_good;      /* across lives: a compiled cache was found valid or built */
 } rpl_life;
 void rpl_life_init(rpl_life *l);
 /* An update step's note (the app stops there without a death): 1 the OS,

@@ -155,11 +155,21 @@ static unsigned signs_after(rpl_life *l, const trc_event *e)
         s = strcmp(err + 8, "none") == 0 || strcmp(err + 8, "nominal") == 0
                 ? s & ~(unsigned)RPL_SIGN_THERMAL
                 : s | RPL_SIGN_THERMAL;
-    if (strcmp(err, "memory_warning") == 0)
+    if (strcmp(err, "memory_warning") == 0) {
         s |= RPL_SIGN_WARNED;
-    else if (e->stage == TRC_RELEASE && (e->has & TRC_F_PART))
-        s &= ~(unsigned)RPL_SIGN_WARNED;
-    if (rpl_update_of(e))
+        l->warned_mb = (e->has & TRC_F_RSS_MB) ? e->rss_mb : 0;
+    } else if ((e->stage == TRC_RELEASE && (e->has & TRC_F_PART)) ||
+               ((e->has & TRC_F_RSS_MB) && e->rss_mb < l->warned_mb)) {
+        s &= ~(unsigned)RPL_SIGN_WARNED; /* released, or the memory fell back */
+    }
+    /* an update invalidates a cache that was good before it: found valid (a
+     * prepare ended with no rebuild in its life) or built */
+    if (kind == TRC_BEGIN && e->stage == TRC_CACHE)
+        l->cache_began = 1;
+    if (kind == TRC_END && (e->stage == TRC_CACHE ||
+                            (e->stage == TRC_RUNTIME_PREPARE && !l->cache_began)))
+        l->cache_good = 1;
+    if (rpl_update_of(e) && l->cache_good)
         s |= RPL_SIGN_UPDATED;
     else if (kind == TRC_END && e->stage == TRC_CACHE)
         s &= ~(unsigned)RPL_SIGN_UPDATED;
@@ -187,8 +197,10 @@ void rpl_life_event(rpl_life *l, const trc_event *e, uint64_t index)
         /* a death, or an update's stop: the next life starts anew, on a phone
          * as hot as it was and with a cache not rebuilt since the update */
         unsigned keep = l->signs & (RPL_SIGN_THERMAL | RPL_SIGN_UPDATED);
+        int good = l->cache_good;
         rpl_life_init(l);
         l->signs = keep;
+        l->cache_good = good;
         l->from = index + 1;
     }
 }

@@ -358,9 +358,9 @@ static int load_thermal(const scn__node *root, mdl_device *dev, sim_error *err)
     scn__get(&th, "hysteresis", &v);
     if (rc == SIM_OK && v.n != NULL)
         rc = scn__duration(&v, &dev->thermal.hysteresis, err);
-    if (rc == SIM_OK && dev->thermal.hysteresis > dev->thermal.after[0])
-        rc = scn__fail(v.n != NULL ? &v : &th, err, SIM_EINPUT, "hysteresis must not exceed "
-                       "the first step's after");
+    if (rc == SIM_OK && dev->thermal.hysteresis >= dev->thermal.after[0])
+        rc = scn__fail(v.n != NULL ? &v : &th, err, SIM_EINPUT, "hysteresis must be shorter "
+                       "than the first step's after (the phone could never cool)");
     return rc;
 }
 

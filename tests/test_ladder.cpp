@@ -338,9 +338,26 @@ TEST_CASE("ladder: a sign holds only while what it names does", "[ladder]")
     // an update until a rebuild ends: the rebuild after it is the update's, a later one not
     const std::string cache_begin =
         "{\"time_ms\":5,\"stage\":\"cache\",\"kind\":\"begin\",\"part\":\"m\"}\n";
-    CHECK(oomsim({"diagnose", trace("u.jsonl", note(2, "os_update") + cache_begin)})
+    const std::string prepared =
+        "{\"time_ms\":1,\"stage\":\"runtime_prepare\",\"kind\":\"begin\",\"part\":\"m\"}\n"
+        "{\"time_ms\":2,\"stage\":\"runtime_prepare\",\"kind\":\"end\",\"part\":\"m\"}\n";
+    CHECK(oomsim({"diagnose", trace("u.jsonl", prepared + note(2, "os_update") + cache_begin)})
               .out.find("keep the key") != std::string::npos);
-    std::string later = trace("ul.jsonl", note(2, "os_update") +
+    // a cache never found valid before the update: its rebuild is not the update's
+    CHECK(oomsim({"diagnose", trace("un.jsonl", note(2, "os_update") + cache_begin)})
+              .out.find("keep the key") == std::string::npos);
+    // a warning whose memory fell back under its level: no longer ignored
+    auto mem = [](int ms, int mb, const std::string &what) {
+        return "{\"time_ms\":" + std::to_string(ms) +
+               ",\"stage\":\"inference\",\"kind\":\"sample\",\"rss_mb\":" +
+               std::to_string(mb) + (what.empty() ? "" : ",\"error\":\"" + what + "\"") +
+               "}\n";
+    };
+    CHECK(oomsim({"diagnose", trace("wf.jsonl", mem(2, 900, "memory_warning") + mem(3, 700, ""))})
+              .out.find(warned) == std::string::npos);
+    CHECK(oomsim({"diagnose", trace("wk.jsonl", mem(2, 900, "memory_warning") + mem(3, 950, ""))})
+              .out.find(warned) != std::string::npos);
+    std::string later = trace("ul.jsonl", prepared + note(2, "os_update") +
                                               "{\"time_ms\":3,\"stage\":\"cache\","
                                               "\"kind\":\"begin\",\"part\":\"m\"}\n"
                                               "{\"time_ms\":4,\"stage\":\"cache\","

@@ -330,6 +330,18 @@ TEST_CASE("teaching: thrashing-kill is lmkd's LOW_MEM_AND_THRASHING with the cou
         CHECK(x.stage == "inference");
     }
     CHECK(d[0].at_s == Approx(4.85).margin(0.001));
+    // 4 to 6 s after it opens, in every session
+    for (int k = 0; k < 20; k++) {
+        TempDir dir;
+        std::string t = dir.file("t.jsonl");
+        REQUIRE(oomsim({"gen", "thrashing-kill", "--replication", std::to_string(k), "-o", t})
+                    .status == 0);
+        std::vector<std::string> x = events(read_file(t), {"\"kind\":\"exit\""});
+        REQUIRE_FALSE(x.empty());
+        INFO("session " << k);
+        CHECK(field(x[0], "time_us") >= 4000000);
+        CHECK(field(x[0], "time_us") <= 6000000);
+    }
     std::string e = explain("thrashing-kill");
     CHECK(has(e, "reason: low watermark is breached and thrashing"));
     CHECK(has(e, "of its dropped weights back"));

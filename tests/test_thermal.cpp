@@ -75,9 +75,9 @@ TEST_CASE("thermal: each bad step is named with its place", "[thermal][device][e
           "dev.yaml:9:28: thermal.steps[1].speed: a step is slower than the one before it");
     CHECK(error_of(with("speed: 0.5}", "speed: 1}")).find("thermal.steps[1].speed: ") !=
           std::string::npos);
-    CHECK(error_of(with("cooling: 0.5", "cooling: 0.5\n  hysteresis: 2min")) ==
-          "dev.yaml:11:15: thermal.hysteresis: hysteresis must not exceed the first step's "
-          "after");
+    CHECK(error_of(with("cooling: 0.5", "cooling: 0.5\n  hysteresis: 1min")) ==
+          "dev.yaml:11:15: thermal.hysteresis: hysteresis must be shorter than the first "
+          "step's after (the phone could never cool)");
     CHECK(error_of(with("cooling: 0.5", "colling: 0.5")).find("unknown key \"colling\"") !=
           std::string::npos);
     std::string ios = with("os: android", "os: ios");
