@@ -338,17 +338,6 @@ void rpl_tell_finish(rpl_teller *t)
 
 
 
-/* lmkd's "to free" of the app at its death: what it counts, less the GPU's
- * dma-bufs, which no rss counts (docs/model.md "Exit records"). */
-static long long lmkd_rss_kb(const rpl_teller *t, const trc_event *e)
-{
-    long long kb = (long long)e->rss_mb * 1024;
-    if ((t->cell->device->counts_mask & MDL_CAT_BIT(MDL_CAT_GPU)) &&
-        (e->mem_has >> TRC_MEM_GPU & 1u))
-        kb -= (long long)(e->mem[TRC_MEM_GPU] >> 10);
-    return kb;
-}
-
 /* The record's line, as the system writes it. */
 static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 {
@@ -402,7 +391,7 @@ static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
             : x->importance >= 400 ? 700
             : (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
                     !t->cell->workload->proc.important ? 100 : 0,
-            (long long)lmkd_rss_kb(t, e));
+            (long long)rpl__lmkd_rss_kb(t, e));
 }
 
 /* Remembers what name holds until its release (kind: a stage, or TELL_PAGE). */

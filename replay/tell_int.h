@@ -120,6 +120,8 @@ static inline double rpl__instant_s(int64_t us)
 /* why.c: what ended the process at exit event e (class cls), into buf;
  * the phone's pages at e, into buf (ios: XNU's page levels). */
 void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf, size_t n);
+/* lmkd's "to free" of the app at its death, in kB (why.c). */
+long long rpl__lmkd_rss_kb(const rpl_teller *t, const trc_event *e);
 void rpl__pages_text(const trc_event *e, char *buf, size_t n, int ios);
 
 /* drill.c: the drill's questions, their forms, their grading. */

@@ -200,3 +200,13 @@ void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char 
     }
 }
 
+/* lmkd's "to free" of the app at its death: what it counts, less the GPU's
+ * dma-bufs, which no rss counts (docs/model.md "Exit records"). */
+long long rpl__lmkd_rss_kb(const rpl_teller *t, const trc_event *e)
+{
+    long long kb = (long long)e->rss_mb * 1024;
+    if ((t->cell->device->counts_mask & MDL_CAT_BIT(MDL_CAT_GPU)) &&
+        (e->mem_has >> TRC_MEM_GPU & 1u))
+        kb -= (long long)(e->mem[TRC_MEM_GPU] >> 10);
+    return kb;
+}

@@ -279,20 +279,29 @@ TEST_CASE("ladder: explain, diagnose and the quiz give the same ladder for every
     CHECK(compared >= 11);
 }
 
+namespace {
+
+// A life that loads, shows `middle`, then dies in inference in front.
+std::string sign_trace(TempDir &dir, const std::string &name, const std::string &middle)
+{
+    return dir.write(name, "{\"time_ms\":0,\"stage\":\"load\",\"kind\":\"begin\",\"part\":\"m\"}\n"
+                           "{\"time_ms\":1,\"stage\":\"load\",\"kind\":\"end\",\"part\":\"m\"}\n" +
+                               middle +
+                               "{\"time_ms\":9,\"stage\":\"inference\",\"kind\":\"begin\","
+                               "\"part\":\"m\",\"session\":0,\"in_flight\":1}\n"
+                               "{\"time_ms\":10,\"stage\":\"exit\",\"kind\":\"exit\","
+                               "\"exit_reason\":\"low_memory\",\"exit\":{\"reason_code\":3,"
+                               "\"importance\":100,\"timestamp_ms\":10}}\n");
+}
+
+} // namespace
+
 TEST_CASE("ladder: a sign holds only while what it names does", "[ladder]")
 {
     TempDir dir;
     // a cache rebuilt and done, then a death in inference: not the cache's
     auto trace = [&](const std::string &name, const std::string &middle) {
-        return dir.write(name,
-                         "{\"time_ms\":0,\"stage\":\"load\",\"kind\":\"begin\",\"part\":\"m\"}\n"
-                         "{\"time_ms\":1,\"stage\":\"load\",\"kind\":\"end\",\"part\":\"m\"}\n" +
-                             middle +
-                             "{\"time_ms\":9,\"stage\":\"inference\",\"kind\":\"begin\","
-                             "\"part\":\"m\",\"session\":0,\"in_flight\":1}\n"
-                             "{\"time_ms\":10,\"stage\":\"exit\",\"kind\":\"exit\","
-                             "\"exit_reason\":\"low_memory\",\"exit\":{\"reason_code\":3,"
-                             "\"importance\":100,\"timestamp_ms\":10}}\n");
+        return sign_trace(dir, name, middle);
     };
     std::string done = trace("done.jsonl",
                              "{\"time_ms\":2,\"stage\":\"cache\",\"kind\":\"begin\",\"part\":\"m\"}\n"
@@ -314,6 +323,15 @@ TEST_CASE("ladder: a sign holds only while what it names does", "[ladder]")
                                 "{\"time_ms\":3,\"stage\":\"inference\",\"kind\":\"sample\","
                                 "\"queue\":0}\n");
     CHECK(oomsim({"diagnose", drained}).out.find("drop the stale requests") == std::string::npos);
+}
+
+TEST_CASE("ladder: a warning, a thermal step and an update hold only while what they name does",
+          "[ladder]")
+{
+    TempDir dir;
+    auto trace = [&](const std::string &name, const std::string &middle) {
+        return sign_trace(dir, name, middle);
+    };
     // a memory warning: ignored until a part is released
     auto note = [](int ms, const std::string &what) {
         return "{\"time_ms\":" + std::to_string(ms) +
