@@ -68,6 +68,7 @@ TEST_CASE("teaching: llm-kv-mid-answer dies in front in its 16th answer, and a c
     CHECK(r.at(0, "peak.app_bytes.max") == Approx(1647.6 * MiB).margin(0.1 * MiB));
     CHECK(r.at(0, "generation.kv_peak_bytes.max") == 15540.0 * 32768);
     CHECK(r.at(0, "requests.arrived") - r.at(0, "requests.completed") == 20);
+    CHECK(r.at(0, "requests.lost") == 20); // the answer in flight, one a session
     std::vector<Death> d = deaths("llm-kv-mid-answer");
     REQUIRE_FALSE(d.empty());
     CHECK(d[0].cls == "low_memory");
@@ -81,6 +82,10 @@ TEST_CASE("teaching: llm-kv-mid-answer dies in front in its 16th answer, and a c
     CHECK(events(t, {"\"error\":\"kv\""}).size() >= 15);
     std::string e = explain("llm-kv-mid-answer");
     CHECK(has(e, "then the failure mode's own fix: cap the context"));
+    // 1162 MiB before any KV: its own 400, the 504 repacked, the 258 of compute at the first turn
+    CHECK(has(e, "    45.000 s    1162 MiB  "));
+    // reopened 10 s after the death: from an empty context again
+    CHECK(has(e, "742.000 s       0 MiB  the user reopens the app, 10.0 s after the death"));
     // the cap: 128 MiB of KV, 1290 MiB, no death, every answer
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.at(1, "generation.kv_peak_bytes.max") == 128.0 * MiB);
@@ -119,7 +124,11 @@ TEST_CASE("teaching: slow-leak leaks 6 MiB an entry and dies an hour in, its pss
     CHECK(events(t, {"\"session_leaked\""}).size() == 180);
     std::string e = explain("slow-leak");
     CHECK(has(e, "pss=1902592kB"));
-    CHECK(has(e, "a memory warning"));
+    CHECK(has(e, "3000.000 s    1696 MiB  a memory warning"));
+    // the six cached apps, one every 400 s from 620 s to 2620 s
+    for (int s = 620; s <= 2620; s += 400)
+        CHECK(has(e, std::to_string(s) + ".000 s    "));
+    CHECK(r.at(0, "cached_app_kills") == 6 * 20);
     CHECK(has(e, "3600.000 s    1876 MiB  the process dies: low_memory, while no stage was "
                  "running"));
     CHECK(has(e, "read the pss samples' trend"));
@@ -304,6 +313,8 @@ TEST_CASE("teaching: kernel-oom-kill is the kernel's kill, not lmkd's, and prepa
     CHECK(has(x[0], "\"error\":\"kernel_oom\""));
     CHECK_FALSE(has(x[0], "\"log\""));        // no lmkd kill line
     CHECK(field(x[0], "reason_code") == 2);   // SIGNALED, not LOW_MEMORY
+    CHECK(r.at(0, "deaths.by_lmkd_reason.LOW_MEM") == 0); // no lmkd reason counted for it
+    CHECK(r.at(0, "deaths.by_lmkd_reason.NOT_RESPONDING") == 0);
     CHECK(has(explain("kernel-oom-kill"), "the kernel's OOM killer kills a cached app"));
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.at(1, "peak.app_bytes.max") == Approx(1428.8 * MiB).margin(0.1 * MiB));
