@@ -151,7 +151,7 @@ void w__heat(world *w, int busy)
 }
 
 /* Whether any execution still runs in the process. */
-int w__executing(const world *w)
+static int executing(const world *w)
 {
     for (unsigned k = 0; k < w->cand->nparts; k++)
         if (w->proc.parts[k].busy > 0)
@@ -287,7 +287,7 @@ static void exec_stop(world *w, uint32_t i, part_rt *p)
     w__emit_inference_end(w, p, r);
     p->busy--;
     if (w->thermal_on)
-        w__heat(w, w__executing(w));
+        w__heat(w, executing(w));
     if (r->hsess != NIL)
         w->hold->put(w, r); /* the owner's session: idle again, or closed */
     else

@@ -83,7 +83,6 @@ void w__exec_end(sim_engine *e, void *ctx, uint64_t arg);
 /* The phone's heat to now (thermal.h), an execution running from now on or
  * not; at each execution's start and end (a death counts it in process.c). */
 void w__heat(world *w, int busy);
-int w__executing(const world *w);
 /* requests.c: unload_after's timer on an idle part */
 void w__unload_later(world *w, part_rt *p);
 W_MAY_KILL w_fate w__begin_load(world *w, part_rt *p, int on_demand);
