@@ -71,8 +71,8 @@ static int keep_report(void *ctx, const mdl_jetsam_event *ev, sim_error *err)
                              "nothing written", REPORTS_MAX);
     char *text;
     size_t len;
-    int rc = res_ips_format(ev, r->cell->candidate->id, r->cell->device->name, r->rep, r->n,
-                            &text, &len, err);
+    int rc = res_ips_format(ev, r->cell->workload->executable, r->cell->device->name, r->rep,
+                            r->n, &text, &len, err);
     if (rc != SIM_OK)
         return rc;
     /* the reports of one second: the first as iOS names it, then -1, -2, ... */

@@ -11,8 +11,11 @@
 
 void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX])
 {
-    snprintf(out, TRC_TEXT_MAX, "%.40s%s%.20s", w->cell->candidate->id, main ? "" : ":",
-             main ? "" : w->wl->proc.name);
+    if (w->cell->device->os == MDL_OS_IOS) /* a JetsamEvent names the executable */
+        snprintf(out, TRC_TEXT_MAX, "%s", w->wl->executable);
+    else
+        snprintf(out, TRC_TEXT_MAX, "%s%s%.22s", w->wl->package, main ? "" : ":",
+                 main ? "" : w->wl->proc.name);
 }
 
 /* The phone's pages as the page model has them now (docs/traces.md "pages"). */

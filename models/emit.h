@@ -51,7 +51,8 @@ void w__emit_gen(world *w, unsigned part, const char *what, unsigned n, const in
                  const int64_t *vals);
 
 
-/* an app process's name: the package (the candidate's id), or PACKAGE:NAME */
+/* an app process's name as its records give it: Android's package
+ * (`app.package`) or PACKAGE:NAME; on iOS the executable (`app.executable`) */
 void w__process_name(const world *w, int main, char out[TRC_TEXT_MAX]);
 
 /* an owner's session opens (what "session_open", how the owner's

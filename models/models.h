@@ -146,6 +146,7 @@ const char *mdl_exit_name(mdl_exit x);
 /* A model candidate (docs/model.md, docs/scenario-loader.md), every value resolved. */
 #define MDL_PARTS_MAX 16
 #define MDL_TEXT_MAX 64
+#define MDL_PACKAGE_MAX 41 /* `app.package`, `app.executable`: up to 40 characters */
 
 /* Memory per category, each a size distribution; `mask` has the
  * categories given (MDL_CAT_BIT). */

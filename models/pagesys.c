@@ -54,19 +54,13 @@ static void ps_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
         anon = main ? m : anon - m;
         file = main ? 0 : file;
     }
-    if (!w->svc) {
-        snprintf(w->kill_log, sizeof w->kill_log,
-                 "lowmemorykiller: Kill '%.40s' (%u), uid 10000, oom_score_adj %d to free %lldkB "
-                 "rss, 0kB swap; reason: %.85s", w->cand->id, 1000u + w->epoch, w__app_adj(w),
-                 (long long)((anon + file) / 1024), dec->description);
-        return;
-    }
     char name[TRC_TEXT_MAX];
-    w__process_name(w, main, name);
+    w__process_name(w, main || !w->svc, name);
     snprintf(w->kill_log, sizeof w->kill_log,
              "lowmemorykiller: Kill '%s' (%u), uid 10000, oom_score_adj %d to free "
-             "%lldkB rss, 0kB swap; reason: %.64s", name, 1000u + w->epoch + (main ? 500u : 0u),
-             main ? w__main_adj(w) : w__app_adj(w), (long long)((anon + file) / 1024),
+             "%lldkB rss, 0kB swap; reason: %.74s", name,
+             1000u + w->epoch + (main && w->svc ? 500u : 0u),
+             main && w->svc ? w__main_adj(w) : w__app_adj(w), (long long)((anon + file) / 1024),
              dec->description);
 }
 

@@ -135,6 +135,8 @@ typedef struct mdl_workload {
     int has_app;
     mdl_amounts app;          /* the app's own memory, drawn at each cold start (`app.baseline`) */
     char version[MDL_TEXT_MAX]; /* the app's version its exit records name (`app.version`) */
+    char package[MDL_PACKAGE_MAX];    /* Android: its processes' names (`app.package`) */
+    char executable[MDL_PACKAGE_MAX]; /* iOS: the process's name (`app.executable`) */
     mdl_amounts *holds;       /* what `enter` steps hold while on their page */
     uint32_t nholds;
     mdl_holder *holders;      /* `owners`, in file order (NULL: none, one implicit owner) */

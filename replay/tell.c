@@ -338,60 +338,13 @@ void rpl_tell_finish(rpl_teller *t)
 
 
 
-/* The record's line, as the system writes it. */
+/* The record's lines, as the system writes them (why.c). */
 static void say_record(rpl_teller *t, const trc_event *e, const rpl_exit *x)
 {
-    if (x->source == RPL_EXIT_INFO && !(e->has & TRC_F_EXIT)) {
-        say(t, e, "  no exit record: the phone keeps no ApplicationExitInfo (Android 10 or "
-            "older)%s", (e->has & TRC_F_LOG) ? "; lmkd's kill line is in its log" : "");
-        if ((e->has & TRC_F_LOG) && t->quiz != 2)
-            say(t, e, "  lmkd logs: %s", e->log);
-        return;
-    }
-    if (t->quiz == 2) { /* the drill: what the record is, not what it names */
-        if (x->source == RPL_IOS)
-            say(t, e, "  the system's report: (its kind hidden), footprint %lld kB at the "
-                "kill", (long long)x->pss_kb);
-        else
-            say(t, e, "  ApplicationExitInfo: reason=(hidden) status=%d importance=(hidden) "
-                "pss=%lldkB rss=%lldkB%s (the last periodic sample%s)", x->status,
-                (long long)x->pss_kb, (long long)x->rss_kb,
-                x->description[0] ? " description=(hidden)" : "",
-                x->pss_kb == 0 ? ": none before the death" : "");
-        if ((e->has & TRC_F_LOG) || x->reason_code == MDL_AEI_LOW_MEMORY)
-            say(t, e, "  lmkd logs a kill of '%.63s' (its adj and reason hidden)",
-                (e->has & TRC_F_PROCESS) ? e->process : "app");
-        return;
-    }
-    if (x->source == RPL_IOS) {
-        if (x->cause[0] != '\0')
-            say(t, e, "  the system's report: JetsamEvent (%s), footprint %lld kB at the kill",
-                x->cause, (long long)x->pss_kb);
-        else
-            say(t, e, "  the system's report: %s, footprint %lld kB at the kill",
-                rpl_ios_report_name(x->ios), (long long)x->pss_kb);
-        return;
-    }
-    say(t, e, "  ApplicationExitInfo: reason=%d (%s) status=%d importance=%d pss=%lldkB "
-        "rss=%lldkB%s%s%s (the last periodic sample%s)", x->reason_code,
-        rpl_reason_name(x->reason_code), x->status, x->importance, (long long)x->pss_kb,
-        (long long)x->rss_kb, x->description[0] ? " description=\"" : "", x->description,
-        x->description[0] ? "\"" : "", x->pss_kb == 0 ? ": none before the death" : "");
-    if (e->has & TRC_F_LOG) /* the page model's kill: lmkd's own line */
-        say(t, e, "  lmkd logs: %s", e->log);
-    else if (x->reason_code == MDL_AEI_LOW_MEMORY) /* lmkd reports its kills so */
-        say(t, e, "  lmkd logs: Kill '%.63s', oom_score_adj %d to free %lldkB rss",
-            (e->has & TRC_F_PROCESS) ? e->process : "app",
-            /* the adj lmkd logs: 700 (previous app) in the background
-             * (importance 400 and up), 0 in the foreground, 100 for a
-             * service bound by the app in front (its importance is the
-             * foreground's too) */
-            (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
-                    t->cell->workload->proc.waive_priority ? 900
-            : x->importance >= 400 ? 700
-            : (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL &&
-                    !t->cell->workload->proc.important ? 100 : 0,
-            (long long)rpl__lmkd_rss_kb(t, e));
+    char lines[TELL_RECORD_LINES][TELL_LINE_MAX];
+    unsigned n = rpl__record_lines(t, e, x, lines);
+    for (unsigned k = 0; k < n; k++)
+        say(t, e, "%s", lines[k]);
 }
 
 /* Remembers what name holds until its release (kind: a stage, or TELL_PAGE). */

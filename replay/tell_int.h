@@ -122,6 +122,11 @@ static inline double rpl__instant_s(int64_t us)
 void rpl__why_text(const rpl_teller *t, const trc_event *e, rpl_class cls, char *buf, size_t n);
 /* lmkd's "to free" of the app at its death, in kB (why.c). */
 long long rpl__lmkd_rss_kb(const rpl_teller *t, const trc_event *e);
+/* The lines of the record exit event e leaves (x, read from it), as the
+ * phone writes them, named by process and version; their count (why.c). */
+#define TELL_RECORD_LINES 2
+unsigned rpl__record_lines(const rpl_teller *t, const trc_event *e, const rpl_exit *x,
+                           char lines[TELL_RECORD_LINES][TELL_LINE_MAX]);
 void rpl__pages_text(const trc_event *e, char *buf, size_t n, int ios);
 
 /* drill.c: the drill's questions, their forms, their grading. */

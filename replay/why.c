@@ -4,6 +4,7 @@
  * record names a cause. */
 #include "tell_int.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -209,4 +210,96 @@ long long rpl__lmkd_rss_kb(const rpl_teller *t, const trc_event *e)
         (e->mem_has >> TRC_MEM_GPU & 1u))
         kb -= (long long)(e->mem[TRC_MEM_GPU] >> 10);
     return kb;
+}
+
+/* A line of the record, into line k; the next k. */
+static unsigned put(char lines[TELL_RECORD_LINES][TELL_LINE_MAX], unsigned k, const char *fmt,
+                    ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+static unsigned put(char lines[TELL_RECORD_LINES][TELL_LINE_MAX], unsigned k, const char *fmt,
+                    ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(lines[k], TELL_LINE_MAX, fmt, ap);
+    va_end(ap);
+    return k + 1;
+}
+
+/* The adj lmkd logs for the app's kill when the trace carries no line of
+ * its own: 700 (previous app) in the background (importance 400 and up), 0
+ * in the foreground, 100 for a service bound by the app in front (its
+ * importance is the foreground's too), 900 for one whose binding waives
+ * the app's priority. */
+static int logged_adj(const rpl_teller *t, const trc_event *e, const rpl_exit *x)
+{
+    int svc = (e->has & TRC_F_PROCESS) && strchr(e->process, ':') != NULL;
+    return svc && t->cell->workload->proc.waive_priority ? 900
+           : x->importance >= 400                      ? 700
+           : svc && !t->cell->workload->proc.important ? 100
+                                                       : 0;
+}
+
+unsigned rpl__record_lines(const rpl_teller *t, const trc_event *e, const rpl_exit *x,
+                           char lines[TELL_RECORD_LINES][TELL_LINE_MAX])
+{
+    const char *who = (e->has & TRC_F_PROCESS) && e->process[0] ? e->process : "(unnamed)";
+    const char *build = (e->has & TRC_F_APP_VERSION) ? e->app_version : "";
+    int hide = t->quiz == 2; /* the drill: what the record is, not what it names */
+    if (x->source == RPL_EXIT_INFO && !(e->has & TRC_F_EXIT)) {
+        unsigned k = put(lines, 0, "  no exit record: the phone keeps no ApplicationExitInfo "
+                         "(Android 10 or older)%s", (e->has & TRC_F_LOG)
+                         ? "; lmkd's kill line is in its log" : "");
+        return (e->has & TRC_F_LOG) && !hide ? put(lines, k, "  lmkd logs: %s", e->log) : k;
+    }
+    if (x->source == RPL_IOS) { /* a crash report's header names the version; a JetsamEvent none */
+        char version[TRC_TEXT_MAX + 40] = " (a JetsamEvent names no app version)";
+        int jetsam = x->ios == RPL_IOS_JETSAM || x->ios == RPL_IOS_JETSAM_PAGESHORTAGE ||
+                     x->ios == RPL_IOS_JETSAM_SYSTEM;
+        if (!jetsam && build[0])
+            snprintf(version, sizeof version, " (app version %s in its header)", build);
+        else if (!jetsam)
+            snprintf(version, sizeof version, " (its header names no version)");
+        if (hide)
+            return put(lines, 0, "  the system's report: (its kind hidden) of %s, footprint "
+                       "%lld kB at the kill", who, (long long)x->pss_kb);
+        if (x->cause[0] != '\0')
+            return put(lines, 0, "  the system's report: JetsamEvent (%s) of %s, footprint %lld "
+                       "kB at the kill%s", x->cause, who, (long long)x->pss_kb, version);
+        return put(lines, 0, "  the system's report: %s of %s, footprint %lld kB at the kill%s",
+                   rpl_ios_report_name(x->ios), who, (long long)x->pss_kb, version);
+    }
+    /* dumpsys activity exit-info prints no version: the app's own upload
+     * of the record (getHistoricalProcessExitReasons) adds its build */
+    char head[TRC_TEXT_MAX + 128] = "ApplicationExitInfo (no app version: dumpsys prints none)";
+    if (build[0])
+        snprintf(head, sizeof head, "ApplicationExitInfo of app version %s (dumpsys prints "
+                 "none: the app's upload of the record adds it)", build);
+    const char *sample = x->pss_kb == 0 ? ": none before the death" : "";
+    unsigned k;
+    if (hide)
+        k = put(lines, 0, "  %s: process=%s reason=(hidden) status=%d importance=(hidden) "
+                "pss=%lldkB rss=%lldkB%s (the last periodic sample%s)", head, who, x->status,
+                (long long)x->pss_kb, (long long)x->rss_kb,
+                x->description[0] ? " description=(hidden)" : "", sample);
+    else
+        k = put(lines, 0, "  %s: process=%s reason=%d (%s) status=%d importance=%d pss=%lldkB "
+                "rss=%lldkB%s%s%s (the last periodic sample%s)", head, who, x->reason_code,
+                rpl_reason_name(x->reason_code), x->status, x->importance,
+                (long long)x->pss_kb, (long long)x->rss_kb,
+                x->description[0] ? " description=\"" : "", x->description,
+                x->description[0] ? "\"" : "", sample);
+    if (hide)
+        return (e->has & TRC_F_LOG) || x->reason_code == MDL_AEI_LOW_MEMORY
+                   ? put(lines, k, "  lmkd logs a kill of '%s' (its adj and reason hidden)", who)
+                   : k;
+    if (e->has & TRC_F_LOG) /* the page model's kill: lmkd's own line */
+        return put(lines, k, "  lmkd logs: %s", e->log);
+    if (x->reason_code == MDL_AEI_LOW_MEMORY) /* lmkd reports its kills so */
+        return put(lines, k, "  lmkd logs: Kill '%s', oom_score_adj %d to free %lldkB rss", who,
+                   logged_adj(t, e, x), rpl__lmkd_rss_kb(t, e));
+    return k;
 }

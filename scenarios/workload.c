@@ -417,27 +417,73 @@ static int load_proc_app(scn_scenario *s, const scn__node *app, sim_error *err)
     return rc;
 }
 
+/* `app.package`: a name Android's package parser accepts (frameworks/base
+ * ParsingPackageUtils.validateName with a separator required: letters
+ * anywhere, digits and '_' after a segment's first character, at least one
+ * '.'), of at most 40 characters so that PACKAGE:NAME fits a record.
+ * `app.executable` (iOS): a token of at most 40 characters. */
+static int app_name(const scn__node *v, int package, char out[MDL_PACKAGE_MAX], sim_error *err)
+{
+    const char *s;
+    size_t len;
+    int rc = scn__scalar(v, &s, &len, err);
+    int ok = len > 0 && len < MDL_PACKAGE_MAX, sep = 0, front = 1;
+    for (size_t i = 0; rc == SIM_OK && ok && i < len; i++) {
+        char c = s[i];
+        int letter = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
+        int tail = (c >= '0' && c <= '9') || c == '_' || (!package && (c == '.' || c == '-'));
+        if (package && c == '.')
+            sep = front = 1;
+        else if (letter)
+            front = 0;
+        else
+            ok = tail && (!package || !front);
+    }
+    if (rc != SIM_OK)
+        return rc;
+    if (!ok || (package && !sep))
+        return scn__fail(v, err, SIM_EINPUT, "expected %s of 1 to %d characters, got \"%.*s\"",
+                         package ? "an Android package name (segments of letters, digits and "
+                                   "'_', each begun by a letter, joined by '.')"
+                                 : "a name from [A-Za-z0-9._-]",
+                         MDL_PACKAGE_MAX - 1, (int)(len > 40 ? 40 : len), s);
+    memcpy(out, s, len);
+    out[len] = '\0';
+    return SIM_OK;
+}
+
 int scn__load_app(scn_scenario *s, const scn__node *root, sim_error *err)
 {
-    static const char *const keys[] = {"baseline", "processes", "version"};
-    scn__node app, base, procs, version;
-    /* a scenario that names no version: "1" (an assumption; the records
-     * of every run then name the same version) */
+    static const char *const keys[] = {"baseline", "processes", "version", "package",
+                                       "executable"};
+    scn__node app, base, procs, version, package, executable;
+    /* a scenario that names no version: "1"; no package: com.example.app;
+     * no executable: ExampleApp (assumptions: the records of every run
+     * then name the same) */
     snprintf(s->workload.version, sizeof s->workload.version, "1");
+    snprintf(s->workload.package, sizeof s->workload.package, "com.example.app");
+    snprintf(s->workload.executable, sizeof s->workload.executable, "ExampleApp");
     scn__get(root, "app", &app);
     if (app.n == NULL)
         return SIM_OK;
     int rc = scn__expect_mapping(&app, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&app, keys, 3, err);
+        rc = scn__check_keys(&app, keys, 5, err);
     scn__get(&app, "version", &version);
     if (rc == SIM_OK && version.n != NULL)
         rc = scn__token(&version, 0, s->workload.version, err);
+    scn__get(&app, "package", &package);
+    if (rc == SIM_OK && package.n != NULL)
+        rc = app_name(&package, 1, s->workload.package, err);
+    scn__get(&app, "executable", &executable);
+    if (rc == SIM_OK && executable.n != NULL)
+        rc = app_name(&executable, 0, s->workload.executable, err);
     scn__get(&app, "processes", &procs);
     if (rc == SIM_OK && procs.n != NULL)
         rc = load_proc_app(s, &app, err);
     scn__get(&app, "baseline", &base);
-    if (rc != SIM_OK || (base.n == NULL && (procs.n != NULL || version.n != NULL)))
+    if (rc != SIM_OK || (base.n == NULL && (procs.n != NULL || version.n != NULL ||
+                                            package.n != NULL || executable.n != NULL)))
         return rc;
     if (rc == SIM_OK)
         rc = scn__require(&app, "baseline", &base, err);

@@ -230,7 +230,7 @@ TEST_CASE("diagnose, explain and run classify every death alike", "[diagnose][cl
     std::string ios = dir.file("ios.jsonl");
     REQUIRE(oomsim({"gen", "prewarm-boot-loop", "-o", ios}).status == 0);
     RunResult t = oomsim({"diagnose", ios});
-    CHECK(t.out.find("trace exit of big-v2, JetsamEvent (per-process-limit), "
+    CHECK(t.out.find("trace exit of ExampleApp, JetsamEvent (per-process-limit), "
                      "importance 100 (46 identical records") == 0);
     CHECK(t.out.find("class:     low_memory (confirmed by the simulator's own record") != std::string::npos);
     CHECK(t.out.find("LOW_MEMORY") == std::string::npos);

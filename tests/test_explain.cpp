@@ -75,7 +75,9 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
     in_order(explain("image-queue"),
              {"request 0 arrives: needs model, payload 24.0 MiB", "lmk kills a cached app",
               "a memory warning", "the process dies: low_memory, during inference",
-              "ApplicationExitInfo: reason=3 (LOW_MEMORY)", "importance=100",
+              // the record as on-call reads it: the build it came from and the process
+              "ApplicationExitInfo of app version 1 (dumpsys prints none",
+              "process=com.example.app reason=3 (LOW_MEMORY)", "importance=100",
               "supports low_memory"});
     in_order(explain("java-heap-copy"),
              {"model: load begins", "model: runtime_prepare begins",
@@ -195,7 +197,7 @@ TEST_CASE("explain --quiz hides the cause, asks, then answers", "[explain][quiz]
     CHECK(b.out.find("score: 2 of 2") != std::string::npos);
     // Android memory deaths show lmkd's line as evidence
     RunResult a = oomsim({"explain", "image-queue", "--quiz", "--answers", boot});
-    CHECK(a.out.find("lmkd logs: Kill 'recogniser', oom_score_adj 0 to free") != std::string::npos);
+    CHECK(a.out.find("lmkd logs: Kill 'com.example.app', oom_score_adj 0 to free") != std::string::npos);
     CHECK(a.out.find("1. low_memory (right)") != std::string::npos);
     CHECK(oomsim({"explain", "java-heap-copy", "--quiz", "--answers",
                   dir.file("missing.txt")}).status == 1);
@@ -517,7 +519,7 @@ TEST_CASE("explain tells each release with its size: a page entered twice, a del
     RunResult c = oomsim({"explain", dir.write("svc.yaml", kSvc), "--full"});
     INFO(c.out << c.err);
     REQUIRE(c.status == 0);
-    in_order(c.out, {"15.000 s     630 MiB  the service process scan-app:ml dies",
+    in_order(c.out, {"15.000 s     630 MiB  the service process com.example.app:ml dies",
                      "60.000 s     120 MiB  the user leaves cam: its hold of 50.0 MiB is released",
                      "70.000 s     580 MiB  the phone's OS is updated: the app stops",
                      "70.000 s     120 MiB  the model's service process starts"});

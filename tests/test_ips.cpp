@@ -348,7 +348,7 @@ TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose 
         "    runtime: test-1\n    parts:\n      m:\n        file: 1500MiB\n"
         "        load: {mode: mmap, time: 100ms, file_hot: true}\n"
         "        prepare: {time: 100ms}\n        inference: {time: 100ms}\n"
-        "app: {baseline: {native: 1700MiB}}\n"
+        "app: {baseline: {native: 1700MiB}, executable: ChatLlm}\n"
         "workload: {path: [cold_start, {requests: {every: 200ms, for: 20s}}]}\n";
     std::string scn = d.write("llm.yaml", yaml);
     RunResult g = oomsim({"gen", scn, "-o", d.file("t.jsonl"), "--exits", d.file("ev"),
@@ -367,7 +367,7 @@ TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose 
     CHECK(std::string(json_string_value(json_object_get(head, "timestamp"))) ==
           "1970-01-01 00:00:03.99 +0000");
     json_decref(head);
-    Parsed p = parse(text, "chat-llm");
+    Parsed p = parse(text, "ChatLlm"); // the process as iOS names it: `app.executable`
     REQUIRE(p.rc == SIM_OK);
     REQUIRE(p.v.size() == 1);
     CHECK(std::string(p.v[0].cause) == "fc-thrashing");
@@ -375,7 +375,7 @@ TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose 
     CHECK(std::string(p.v[0].states) == "frontmost");
     // diagnose: the report, lined up with the trace's own exit, confirmed
     RunResult r = oomsim({"diagnose", d.file("t.jsonl"), "--exits", d.file("ev"), "--process",
-                          "chat-llm"});
+                          "ChatLlm"});
     INFO(r.out << r.err);
     REQUIRE(r.status == 0);
     CHECK(r.out.find("reason fc-thrashing, priority 100") != std::string::npos);

@@ -302,15 +302,59 @@ TEST_CASE("diagnose: the scenario's app.version is the version its records name"
     CHECK(b.err.find("a token from [A-Za-z0-9._-]") != std::string::npos);
 }
 
+TEST_CASE("app.package and app.executable name the processes as the phone does",
+          "[diagnose][match]")
+{
+    TempDir dir;
+    std::string base = read_file(source_path("scenarios/catalog/teach/java-heap-copy.yaml"));
+    std::string yaml = dir.write("p.yaml", base + "app: {package: org.example.chat2, "
+                                                  "version: 7.1}\n");
+    std::string gen = dir.file("g.jsonl");
+    REQUIRE(oomsim({"gen", yaml, "-o", gen}).status == 0);
+    std::string text = read_file(gen);
+    CHECK(text.find("\"process\":\"org.example.chat2\"") != std::string::npos);
+    CHECK(text.find("\"process\":\"bytes-in-heap\"") == std::string::npos);
+    // the narration's record names the process and the build, as on-call matches them
+    RunResult x = oomsim({"explain", yaml});
+    INFO(x.out << x.err);
+    CHECK(x.out.find("ApplicationExitInfo of app version 7.1 (dumpsys prints none: the app's "
+                     "upload of the record adds it): process=org.example.chat2 reason=4 "
+                     "(CRASH)") != std::string::npos);
+    // the drill hides the reason, not the process
+    RunResult q = oomsim({"explain", yaml, "--drill", "--answers", dir.write("a.txt", "1\n")});
+    CHECK(q.out.find("process=org.example.chat2 reason=(hidden)") != std::string::npos);
+    // only what Android's package parser accepts; each refusal names the value's place
+    for (const char *bad : {"chat", "com.1example", "com.example-app", "com._x",
+                            "com.example.a-very-long-package-name-indeed"}) {
+        std::string b = dir.write("b.yaml", base + "app: {package: " + bad + "}\n");
+        RunResult r = oomsim({"validate", b});
+        INFO(bad << ": " << r.err);
+        CHECK(r.status == 1);
+        CHECK(r.err.find("b.yaml:") != std::string::npos);
+        CHECK(r.err.find("an Android package name") != std::string::npos);
+    }
+    for (const char *good : {"a.b", "com.example.app_2", "A.B9"}) {
+        std::string g2 = dir.write("g.yaml", base + "app: {package: " + good + "}\n");
+        CHECK(oomsim({"validate", g2}).status == 0);
+    }
+    std::string e = dir.write("e.yaml", base + "app: {executable: \"Chat App\"}\n");
+    RunResult r = oomsim({"validate", e});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("e.yaml:") != std::string::npos);
+}
+
 TEST_CASE("diagnose: a JetsamEvent that does not list the trace's process is read whole",
           "[diagnose][match]")
 {
     TempDir dir;
-    // reports written for llm-1b-reserved, a trace of another app (in-launch)
+    // reports written for ExampleApp, a trace of another app (OtherApp)
     std::string ips = dir.file("ips"), mine = dir.file("a.jsonl"), other = dir.file("b.jsonl");
     REQUIRE(oomsim({"gen", "llm-chat-grows", "--cell", "8", "-o", mine, "--exits", ips})
                 .status == 0);
-    REQUIRE(oomsim({"gen", "launch-watchdog", "-o", other}).status == 0);
+    std::string watchdog = dir.write(
+        "w.yaml", read_file(source_path("scenarios/catalog/teach/launch-watchdog.yaml")) +
+                      "app: {executable: OtherApp}\n");
+    REQUIRE(oomsim({"gen", watchdog, "-o", other}).status == 0);
     RunResult d = oomsim({"diagnose", other, "--exits", ips});
     INFO(d.out << d.err);
     REQUIRE(d.status == 0);
@@ -321,10 +365,10 @@ TEST_CASE("diagnose: a JetsamEvent that does not list the trace's process is rea
     CHECK(d.out.find("(confirmed)") == std::string::npos);
     // the app's own trace: its entry, matched
     RunResult m = oomsim({"diagnose", mine, "--exits", ips});
-    CHECK(m.out.find("JetsamEvent entry of llm-1b-reserved, reason vm-pageshortage") == 0);
+    CHECK(m.out.find("JetsamEvent entry of ExampleApp, reason vm-pageshortage") == 0);
     // frontmost when the phone ran out: a foreground death
     CHECK(m.out.find("class:     low_memory (confirmed)") != std::string::npos);
     // --process names the entry to read, listed or not
-    RunResult p = oomsim({"diagnose", other, "--exits", ips, "--process", "in-launch"});
+    RunResult p = oomsim({"diagnose", other, "--exits", ips, "--process", "OtherApp"});
     CHECK(p.out.find("not listed") != std::string::npos);
 }

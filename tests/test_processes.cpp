@@ -56,7 +56,7 @@ struct Timeline {
     }
 };
 
-// The teaching scenario: the app (120 MiB) binds scan-app:ml, which holds
+// The teaching scenario: the app (120 MiB) binds com.example.app:ml, which holds
 // 40 MiB of its own, the 600 MiB detector and the camera's 20 MiB session
 // (780 MiB counted in all); minfree 72 MiB at adj 0, 90 at 100, 126 at
 // 250 (which adj 700 uses); 2048 - 900 MiB of system; a 290 MiB spike
@@ -91,7 +91,7 @@ TEST_CASE("processes: the service dies under pressure, the app lives, requests f
     REQUIRE(t.exits.size() == 3);
     for (size_t k = 0; k < 3; k++) {
         CHECK(t.exits[k].t == (sim_time)(40 * (k + 1)) * S);
-        CHECK(t.exits[k].process == "scan-app:ml");
+        CHECK(t.exits[k].process == "com.example.app:ml");
         CHECK(t.exits[k].importance == 100); // BOUND_TOP: the foreground's importance
         CHECK(t.exits[k].reason == TRC_LOW_MEMORY);
     }
@@ -150,7 +150,7 @@ TEST_CASE("processes: an important binding gives the service the app's adj, and 
         Timeline t;
         mdl_rep q = shim::run_traced(m.s.cells[0], Timeline::add, &t);
         REQUIRE(!t.exits.empty());
-        CHECK(t.exits[0].process == "scan-app:ml");
+        CHECK(t.exits[0].process == "com.example.app:ml");
         CHECK(q.deaths_total == q.svc_deaths);
     }
 }
@@ -194,12 +194,12 @@ TEST_CASE("processes: the main process's death takes the service, and both start
     mdl_rep r = shim::run_traced(l.s.cells[0], Timeline::add, &t);
     REQUIRE(t.exits.size() >= 2);
     CHECK(t.exits[0].t == 40 * S);
-    CHECK(t.exits[0].process == "scan-app");
+    CHECK(t.exits[0].process == "com.example.app");
     CHECK(t.exits[0].reason == TRC_SYSTEM_RECLAIM);
     CHECK(t.exits[0].importance == 400);
     CHECK(t.when("service_unbound") == std::vector<sim_time>{40 * S});
     CHECK(t.exits[1].t == 120 * S);
-    CHECK(t.exits[1].process == "scan-app:ml");
+    CHECK(t.exits[1].process == "com.example.app:ml");
     CHECK(t.exits.size() == 2);
     CHECK(r.svc_deaths == 1);
     CHECK(r.deaths_total == 2);
@@ -228,7 +228,7 @@ TEST_CASE("processes: lmkd's PSI mode kills the service at adj 100 and logs its 
                     "        prepare: {time: 500ms, resident: {native: 2000MiB}}\n"
                     "        inference: {time: 200ms}\n"
                     "processes:\n  ml: {kind: service, restart: 2s}\n"
-                    "app:\n  baseline: {native: 150MiB}\n"
+                    "app:\n  baseline: {native: 150MiB}\n  package: com.example.big\n"
                     "  processes:\n    ml: {baseline: {native: 40MiB}}\n"
                     "workload:\n  path: [cold_start, {requests: {every: 1s, for: 50s}}]\n";
     Loaded l(y);
@@ -238,10 +238,10 @@ TEST_CASE("processes: lmkd's PSI mode kills the service at adj 100 and logs its 
     CHECK(r.deaths_total == r.svc_deaths); // the app in front lives
     bool lmkd = false;
     for (const Exit &x : t.exits) {
-        CHECK(x.process == "big:ml");
+        CHECK(x.process == "com.example.big:ml"); // `app.package`, as the phone names it
         if (!x.log.empty()) {
             lmkd = true;
-            CHECK(x.log.find("Kill 'big:ml'") != std::string::npos);
+            CHECK(x.log.find("Kill 'com.example.big:ml'") != std::string::npos);
             CHECK(x.log.find("oom_score_adj 100 ") != std::string::npos);
         }
     }
@@ -258,14 +258,14 @@ TEST_CASE("processes: exit records of every process, and diagnose attributes eac
     REQUIRE(g.status == 0);
     auto all = shim::oomsim({"diagnose", trace});
     REQUIRE(all.status == 0);
-    CHECK(all.out.find("trace exit of scan-app:ml, reason 3 (LOW_MEMORY), importance 100") !=
+    CHECK(all.out.find("trace exit of com.example.app:ml, reason 3 (LOW_MEMORY), importance 100") !=
           std::string::npos);
-    CHECK(all.out.find("trace exit of scan-app,") == std::string::npos);
+    CHECK(all.out.find("trace exit of com.example.app,") == std::string::npos);
     // the main process alone: nothing of its own, the others said
-    auto main = shim::oomsim({"diagnose", trace, "--process", "scan-app"});
+    auto main = shim::oomsim({"diagnose", trace, "--process", "com.example.app"});
     REQUIRE(main.status == 0);
     CHECK(main.out == "3 deaths of other processes of this app were not read (--process names "
-                      "one): scan-app:ml (3)\n");
+                      "one): com.example.app:ml (3)\n");
     SECTION("asked for the service, the main process's record is the other")
     {
         // the background variant: the app dies at 40 s, the service at 120 s
@@ -275,17 +275,17 @@ TEST_CASE("processes: exit records of every process, and diagnose attributes eac
                                 "    - {requests: {every: 1s, for: 60s, owner: camera}}\n");
         std::string bg = dir.file("bg.jsonl");
         REQUIRE(shim::oomsim({"gen", dir.write("bg.yaml", y), "-o", bg}).status == 0);
-        auto svc = shim::oomsim({"diagnose", bg, "--process", "scan-app:ml"});
+        auto svc = shim::oomsim({"diagnose", bg, "--process", "com.example.app:ml"});
         REQUIRE(svc.status == 0);
-        CHECK(svc.out.find("trace exit of scan-app:ml") != std::string::npos);
-        CHECK(svc.out.find("trace exit of scan-app,") == std::string::npos);
+        CHECK(svc.out.find("trace exit of com.example.app:ml") != std::string::npos);
+        CHECK(svc.out.find("trace exit of com.example.app,") == std::string::npos);
         CHECK(svc.out.find("1 death of other processes of this app was not read (--process "
-                           "names one): scan-app (1)") != std::string::npos);
+                           "names one): com.example.app (1)") != std::string::npos);
     }
-    auto js = shim::oomsim({"diagnose", trace, "--process", "scan-app", "--format", "json"});
+    auto js = shim::oomsim({"diagnose", trace, "--process", "com.example.app", "--format", "json"});
     REQUIRE(js.status == 0);
     CHECK(js.out.find("\"exits\": []") != std::string::npos);
-    CHECK(js.out.find("\"process\": \"scan-app:ml\",\n      \"deaths\": 3") != std::string::npos);
+    CHECK(js.out.find("\"process\": \"com.example.app:ml\",\n      \"deaths\": 3") != std::string::npos);
 }
 
 TEST_CASE("processes: the results give each process and the feature's availability",
@@ -430,7 +430,7 @@ TEST_CASE("processes: the main process's death in the service's start-up is a st
     mdl_rep naive = shim::run_traced(l.s.cells[0], Timeline::add, &t);
     REQUIRE(!t.exits.empty());
     CHECK(t.exits[0].t == 300000);
-    CHECK(t.exits[0].process == "scan-app");
+    CHECK(t.exits[0].process == "com.example.app");
     CHECK(naive.svc_deaths == 0);
     CHECK(naive.boot_loop == 1);
     // safe mode, learning of the start-up deaths, starts without the model
@@ -466,7 +466,7 @@ TEST_CASE("processes: a service's main-thread work dies of ActiveServices' timeo
     mdl_rep r = shim::run_traced(b.s.cells[0], Timeline::add, &t);
     REQUIRE(!t.exits.empty());
     CHECK(t.exits[0].t == 20 * S);
-    CHECK(t.exits[0].process == "scan-app:ml");
+    CHECK(t.exits[0].process == "com.example.app:ml");
     CHECK(r.deaths[MDL_EXIT_ANR] == r.deaths_total);
     SECTION("the timeout set with the app in front fires though the user left since")
     {

@@ -297,7 +297,7 @@ TEST_CASE("psi: the thrashing LLM's timeline: pages, lmkd's kill line, explain a
     CHECK(x.out.find("adj 700): free pages ") != std::string::npos);
     CHECK(x.out.find("(LOW_MEM_AND_THRASHING, adj 0; free pages ") != std::string::npos);
     // the app's death carries lmkd's own kill line, which the log reader reads as a real one
-    size_t lp = t.find("\"log\":\"lowmemorykiller: Kill 'm' (");
+    size_t lp = t.find("\"log\":\"lowmemorykiller: Kill 'com.example.app' (");
     REQUIRE(lp != std::string::npos);
     std::string line = t.substr(lp + 7, t.find('"', lp + 7) - lp - 7);
     CHECK(line.find(", uid 10000, oom_score_adj 0 to free ") != std::string::npos);
@@ -313,7 +313,7 @@ TEST_CASE("psi: the thrashing LLM's timeline: pages, lmkd's kill line, explain a
     CHECK(std::string(xs[0].description).find(" watermark is breached and thrashing (") !=
           std::string::npos);
     std::free(xs);
-    CHECK(x.out.find("  lmkd logs: lowmemorykiller: Kill 'm' (") != std::string::npos);
+    CHECK(x.out.find("  lmkd logs: lowmemorykiller: Kill 'com.example.app' (") != std::string::npos);
     shim::RunResult dg = shim::oomsim({"diagnose", dir.file("t.jsonl")});
     REQUIRE(dg.status == 0);
     CHECK(dg.out.find(", pid 10") != std::string::npos);
