@@ -125,7 +125,8 @@ static void memory_why(const rpl_teller *t, const trc_event *e, rpl_class cls, c
                     : "service bound by the app in front (adj 100)";
     }
     if (cls == RPL_CLASS_KERNEL_OOM)
-        snprintf(buf, n, "counted %lld MiB; free pages ran out before lmkd freed any: the "
+        snprintf(buf, n, "counted %lld MiB; an allocation found no free page even after direct "
+                 "reclaim, sooner than lmkd (one kill a wake-up) could free enough: the "
                  "kernel's OOM killer (mark_victim) chose it", counted);
     else if (d->rule == MDL_KILL_JETSAM && d->xnu_pages &&
              (cls == RPL_CLASS_SYSTEM_RECLAIM || jetsam_cause(e)[0] != '\0'))
@@ -152,10 +153,13 @@ static void memory_why(const rpl_teller *t, const trc_event *e, rpl_class cls, c
     else if (counted > line)
         snprintf(buf, n, "counted %lld MiB over the %lld MiB lmk line of the %s (cached "
                  "apps reclaimed)", counted, line, where);
-    else
+    else /* the line leaves out what is not counted: the app's mapped files too */
         snprintf(buf, n, "counted %lld MiB, %lld MiB under the %lld MiB lmk line of the "
-                 "%s: other apps' memory took the rest", counted, line - counted, line,
-                 where);
+                 "%s: %s took the rest", counted, line - counted, line, where,
+                 (e->mem_has >> TRC_MEM_FILE & 1u) && e->mem[TRC_MEM_FILE] > 0
+                     ? "other apps' memory and the app's own mapped file pages (resident, "
+                       "not counted)"
+                     : "other apps' memory");
 }
 
 /* What ended the process, in the device's own terms: the limit crossed

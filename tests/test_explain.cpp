@@ -94,8 +94,8 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "40.000 s     600 MiB  the user switches away: the app is in the background",
               "60.000 s     600 MiB  other apps' memory spikes",
               "60.000 s     600 MiB  the process dies: system_reclaim, while no stage was running",
-              "348 MiB under the 948 MiB lmk line of the background: other apps' memory took "
-              "the rest",
+              "348 MiB under the 948 MiB lmk line of the background: other apps' memory and the "
+              "app's own mapped file pages (resident, not counted) took the rest",
               "reason=3 (LOW_MEMORY) status=0 importance=400 pss=614400kB",
               // the delay that happened: the user comes back two minutes after
               // leaving, 100 s after the death
@@ -108,6 +108,13 @@ TEST_CASE("explain: each teaching scenario's narration, in order", "[explain]")
               "reason=6 (ANR)", "supports anr",
               // at start, no request in flight: the start's own work, step 2
               "> 2. stop prewarm and extra sessions", "load the model on a worker thread"});
+    // the model read into native memory, no file mapped: the other apps' memory alone
+    TempDir dir;
+    std::string copy = read_file(source_path("scenarios/catalog/teach/background-reclaim.yaml"));
+    copy.replace(copy.find("mode: mmap"), 10, "mode: copy");
+    in_order(explain(dir.write("copy.yaml", copy)),
+             {"the process dies: system_reclaim", "lmk line of the background: other apps' "
+              "memory took the rest"});
     // a plan with no death says so
     in_order(explain("anr-main-thread-load", "1"), {"no death, so no exit record"});
     CHECK(oomsim({"explain"}).status == 2);
