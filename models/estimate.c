@@ -47,7 +47,8 @@ static double arrivals_of(const mdl_requests *q, sim_time horizon)
     if (q->count > 0)
         return (double)q->count;
     double span = (double)(q->duration < horizon ? q->duration : horizon);
-    double gap = q->poisson ? q->mean_gap_us : (double)q->every;
+    /* after_answer: at most one a think time (the answers' own time is not known here) */
+    double gap = q->poisson || q->closed ? q->mean_gap_us : (double)q->every;
     return gap > 0 ? span / gap : 0;
 }
 
@@ -75,8 +76,10 @@ void mdl_events_estimate(const mdl_cell *cell, mdl_estimate *out)
         unsigned needs = q->nneeds > 0 ? q->nneeds : c->nparts;
         arrivals += n;
         weighted += n * (2 + EVENTS_PER_PART * needs + generation_events(c, q));
-        double gap = q->count > 0 ? (double)q->every : q->poisson ? q->mean_gap_us
-                                                                  : (double)q->every;
+        double gap = q->closed        ? q->mean_gap_us
+                     : q->count > 0   ? (double)q->every
+                     : q->poisson     ? q->mean_gap_us
+                                      : (double)q->every;
         if (gap > 0 && (fastest == 0 || gap < fastest))
             fastest = gap;
     }

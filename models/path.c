@@ -97,8 +97,26 @@ static void draw_request(world *w, const mdl_requests *rq, uint32_t step, req_dr
 
 static sim_time next_gap(world *w, const mdl_requests *rq)
 {
-    sim_time gap = rq->poisson ? sim_stream_exp_us(&w->s_arr, rq->mean_gap_us) : rq->every;
+    sim_time gap = rq->closed    ? mdl_dist_sample(&rq->think, sim_stream_rng(&w->s_arr))
+                   : rq->poisson ? sim_stream_exp_us(&w->s_arr, rq->mean_gap_us)
+                                 : rq->every;
     return gap < 1 ? 1 : gap;
+}
+
+static void arrival(sim_engine *e, void *ctx, uint64_t arg);
+
+/* The awaited answer is over (w__answer_ended): the next request a think
+ * time later, or, past a counted step's last, the next step. */
+static void answered(world *w)
+{
+    const mdl_requests *rq = w->path.rq;
+    if (rq->count > 0 && w->path.left == 0) { /* its last answer ends the step */
+        next_step(w, now(w));
+        return;
+    }
+    sim_time t = now(w) + next_gap(w, rq);
+    if (rq->count > 0 || t <= w->path.end)
+        (void)w__at(w, t, PRIO_ARRIVAL, arrival, w->path.rqi, NULL);
 }
 
 static void arrival(sim_engine *e, void *ctx, uint64_t arg)
@@ -118,6 +136,12 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     }
     uint8_t nneeds;
     draw_request(w, rq, rqi, d, &nneeds);
+    if (rq->closed) { /* the answer it brings is awaited; one never made ends at once */
+        w->path.left -= rq->count > 0;
+        w->path.awaiting = 1;
+        w->path.awaiting_id = w->path.user_seq;
+        w->path.answered = answered;
+    }
     if (u != NIL) {
         memcpy(w->store.users[u].needs, &w->needs_map[(size_t)rqi * MDL_PARTS_MAX],
                MDL_PARTS_MAX);
@@ -126,6 +150,11 @@ static void arrival(sim_engine *e, void *ctx, uint64_t arg)
     }
     if (w->rc != SIM_OK)
         return;
+    if (rq->closed) {
+        if (u == NIL)
+            w__answer_ended(w, w->path.awaiting_id);
+        return;
+    }
     if (rq->count > 0 && --w->path.left == 0) {
         if (rq->poisson)
             next_step(w, now(w));
@@ -142,13 +171,15 @@ static void drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
 {
     sim_time t = now(w);
     w->path.rq = rq;
+    w->path.rqi = w->wl->steps[step].index;
     w->path.left = rq->count;
     w->path.end = t + rq->duration;
     sim_time gap = next_gap(w, rq);
     if (rq->count > 0 || t + gap <= w->path.end)
         (void)w__at(w, t + gap, PRIO_ARRIVAL, arrival, w->wl->steps[step].index, NULL);
-    /* rate + count ends at its last arrival (see arrival()) */
-    if (rq->count == 0 || !rq->poisson)
+    /* rate + count ends at its last arrival (see arrival()), after_answer +
+     * count at its last answer (w__answer_ended) */
+    if (rq->count == 0 || (!rq->poisson && !rq->closed))
         next_step(w, w->path.end);
 }
 
@@ -159,7 +190,7 @@ static void recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
     const mdl_replay *rp = w->cell->replay;
     sim_time t = now(w);
     sim_time end = t + rq->duration;
-    if (rq->count > 0 && rq->poisson)
+    if (rq->count > 0 && (rq->poisson || rq->closed)) /* ends at the last recorded arrival */
         end = t;
     while (w->path.rp_next_req < rp->nrequests && rp->requests[w->path.rp_next_req].step < step)
         w->path.rp_next_req++; /* a step this run did not reach the same way */
@@ -167,7 +198,7 @@ static void recorded_requests(world *w, uint32_t step, const mdl_requests *rq)
            rp->requests[w->path.rp_next_req].step == step) {
         const mdl_replay_request *q = &rp->requests[w->path.rp_next_req];
         sim_time at_t = q->time < t ? t : q->time;
-        if (rq->count > 0 && rq->poisson && at_t > end)
+        if (rq->count > 0 && (rq->poisson || rq->closed) && at_t > end)
             end = at_t;
         if (w__at(w, at_t, PRIO_ARRIVAL, replay_arrival, w->path.rp_next_req, NULL) != SIM_OK)
             return;
@@ -332,6 +363,7 @@ void w__step(sim_engine *e, void *ctx, uint64_t arg)
     world *w = ctx;
     uint32_t i = (uint32_t)arg;
     w->path.step = i;
+    w->path.awaiting = 0; /* an answer still awaited belongs to a step that ended */
     if (i >= w->wl->nsteps)
         return;
     const mdl_step *s = &w->wl->steps[i];

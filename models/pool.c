@@ -85,4 +85,13 @@ void w__user_maybe_free(world *w, uint32_t u)
     x->in_use = 0;
     x->next = w->proc.users_free;
     w->proc.users_free = u;
+    w__answer_ended(w, x->id);
+}
+
+void w__answer_ended(world *w, uint64_t id)
+{
+    if (!w->path.awaiting || id != w->path.awaiting_id || w->ending)
+        return;
+    w->path.awaiting = 0;
+    w->path.answered(w);
 }

@@ -147,6 +147,8 @@ static void proc_reset(world *w)
     }
     uint32_t users_free = NIL; /* the client's requests die with the app */
     for (uint32_t u = w->store.users_cap; u-- > 0;) {
+        if (w->store.users[u].in_use)
+            w__answer_ended(w, w->store.users[u].id);
         w->store.users[u].in_use = 0;
         w->store.users[u].next = users_free;
         users_free = u;

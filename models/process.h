@@ -88,6 +88,7 @@ void w__relaunch_at(world *w); /* after the app's death: the user reopens it aft
 /* path.c: the path's next step (an event) */
 void w__step(sim_engine *e, void *ctx, uint64_t arg);
 
+
 #ifdef __cplusplus
 }
 #endif

@@ -518,6 +518,7 @@ static void retry_after_timeout(world *w, uint32_t u)
     user *x = &w->store.users[u];
     const mdl_retry *rt = &w->pol->retry;
     if (rt->kind == MDL_RETRY_NONE || x->retries >= rt->max) {
+        w__answer_ended(w, x->id); /* the client gave up: the user has no answer */
         w__user_maybe_free(w, u);
         return;
     }

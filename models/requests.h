@@ -100,6 +100,9 @@ uint32_t w__attempt_take(world *w);
 uint32_t w__user_get(world *w);
 /* frees user request u once no attempt of it is left and none will come */
 void w__user_maybe_free(world *w, uint32_t u);
+/* user request `id` is over for the user (answered, failed, given up, lost):
+ * under `after_answer`, the awaited one tells the path (path.c's `answered`) */
+void w__answer_ended(world *w, uint64_t id);
 void w__finish(world *w, uint32_t i, int had_slot);
 void w__deny_background_delegate(world *w);
 

@@ -9,8 +9,10 @@
 
 /* One requests step (docs/model.md, docs/scenario-loader.md). */
 typedef struct mdl_requests {
-    int poisson;              /* 1: `rate` (exponential gaps); 0: `every` */
-    double mean_gap_us;       /* poisson */
+    int poisson;              /* 1: `rate` (exponential gaps); 0: `every` or `after_answer` */
+    int closed;               /* 1: `after_answer`: each after the previous one's end */
+    mdl_dist think;           /* closed: the user's time from an answer's end to the next */
+    double mean_gap_us;       /* poisson; closed: the think time's mean (estimates) */
     sim_time every;           /* fixed interval */
     sim_time duration;        /* `for`; with `count` and `every`: count x every */
     uint64_t count;           /* 0: the step lasts `duration` */

@@ -161,6 +161,10 @@ typedef struct w_path {
     uint64_t user_seq;    /* user requests made (their ids in the timeline) */
     uint8_t on_page[MDL_HOLDERS_MAX]; /* owners: the user is on the page owner's page */
     uint32_t rp_next_req; /* a trace-driven run: the next recorded request */
+    uint32_t rqi;         /* the requests step's index in workload.requests */
+    int awaiting;         /* after_answer: the user waits for request awaiting_id's answer, */
+    uint64_t awaiting_id; /* then `answered` (path.c's) brings the next */
+    void (*answered)(struct mdl_world *w);
 } w_path;
 
 /* A trace-driven run: the next recorded occurrence of each list. */
@@ -252,6 +256,7 @@ struct mdl_world {
 
 /* --------------------------------------------------------------- helpers */
 static inline sim_time now(const world *w) { return sim_now(w->e); }
+
 
 /* Part p's identity: its definition and its owners (w_store). */
 static inline w_part_id *part_id(world *w, const part_rt *p)

@@ -83,8 +83,8 @@ int scn__part_names(const scn_scenario *s, const scn__node *v, char (*out)[MDL_N
 
 static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, sim_error *err)
 {
-    static const char *const keys[] = {"rate", "every", "for", "count", "needs", "payload",
-                                       "owner"};
+    static const char *const keys[] = {"rate", "every", "after_answer", "for", "count",
+                                       "needs", "payload", "owner"};
     mdl_workload *wl = &s->workload;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
@@ -100,14 +100,16 @@ static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, s
     mdl_requests *rq = &wl->requests[wl->nrequests];
     memset(rq, 0, sizeof *rq);
     rq->holder = MDL_NO_HOLDER;
-    scn__node rate, every, dur, count, x;
+    scn__node rate, every, after, dur, count, x;
     scn__get(v, "rate", &rate);
     scn__get(v, "every", &every);
+    scn__get(v, "after_answer", &after);
     scn__get(v, "for", &dur);
     scn__get(v, "count", &count);
-    if ((rate.n == NULL) == (every.n == NULL))
-        return scn__fail(v, err, SIM_EINPUT, "give exactly one of rate (Poisson arrivals) and "
-                         "every (a fixed interval)");
+    if ((rate.n != NULL) + (every.n != NULL) + (after.n != NULL) != 1)
+        return scn__fail(v, err, SIM_EINPUT, "give exactly one of rate (Poisson arrivals), "
+                         "every (a fixed interval) and after_answer (each request a think time "
+                         "after the previous one's answer)");
     if ((dur.n == NULL) == (count.n == NULL))
         return scn__fail(v, err, SIM_EINPUT, "give exactly one of for (a duration) and count");
     if (rate.n != NULL) {
@@ -119,6 +121,12 @@ static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, s
                              "model's microsecond clock");
         rq->poisson = 1;
         rq->mean_gap_us = 1e6 / per_s;
+    } else if (after.n != NULL) {
+        if ((rc = scn__owned_dist(&wl->owned, &after, SCN__UNIT_DURATION, &rq->think, err)) !=
+            SIM_OK)
+            return rc;
+        rq->closed = 1;
+        rq->mean_gap_us = mdl_dist_mean(&rq->think);
     } else {
         if ((rc = scn__duration(&every, &rq->every, err)) != SIM_OK)
             return rc;
@@ -133,7 +141,7 @@ static int load_requests(scn_scenario *s, const scn__node *v, uint32_t *index, s
         if ((rc = scn__int(&count, 1, 100000000, &n, err)) != SIM_OK)
             return rc;
         rq->count = (uint64_t)n;
-        if (!rq->poisson) {
+        if (!rq->poisson && !rq->closed) {
             if ((double)rq->every * (double)n > (double)SCN_DURATION_MAX)
                 return scn__fail(&count, err, SIM_ELIMIT, "count x every exceeds 30 days");
             rq->duration = rq->every * (sim_time)n;
