@@ -257,7 +257,10 @@ unsigned rpl__record_lines(const rpl_teller *t, const trc_event *e, const rpl_ex
         unsigned k = put(lines, 0, "  no exit record: the phone keeps no ApplicationExitInfo "
                          "(Android 10 or older)%s", (e->has & TRC_F_LOG)
                          ? "; lmkd's kill line is in its log" : "");
-        return (e->has & TRC_F_LOG) && !hide ? put(lines, k, "  lmkd logs: %s", e->log) : k;
+        if (!(e->has & TRC_F_LOG))
+            return k;
+        return hide ? put(lines, k, "  lmkd logs a kill of '%s' (its adj and reason hidden)", who)
+                    : put(lines, k, "  lmkd logs: %s", e->log);
     }
     if (x->source == RPL_IOS) { /* a crash report's header names the version; a JetsamEvent none */
         char version[TRC_TEXT_MAX + 40] = " (a JetsamEvent names no app version)";

@@ -53,7 +53,7 @@ void res_ips_name(sim_time t, unsigned same, char *buf, size_t n)
 static void name_of(const mdl_jetsam_proc *p, const char *app, unsigned k, char *buf, size_t n)
 {
     if (p->app)
-        snprintf(buf, n, "%.40s", app);
+        snprintf(buf, n, "%.32s", app); /* XNU keeps 2 x MAXCOMLEN */
     else if (p->successor)
         snprintf(buf, n, "successor-app");
     else

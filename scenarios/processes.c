@@ -158,6 +158,14 @@ int scn__load_processes(scn_scenario *s, const scn__node *root, sim_error *err)
         if (strcmp(d[n].name, "main") == 0)
             return scn__fail(&v, err, SIM_EINPUT, "`main` is the app's main process: name "
                              "the others");
+        /* records name it PACKAGE:NAME (android:process=":NAME", which the
+         * package parser's validateName reads: a letter first, no '-'), in
+         * 63 bytes with a package of up to 40 */
+        const char *nm = d[n].name;
+        if (strlen(nm) > 22 || nm[0] < 'a' || nm[0] > 'z' || strchr(nm, '-') != NULL)
+            return scn__fail(&v, err, SIM_EINPUT, "process '%s': expected a name of at most 22 "
+                             "characters from [a-z0-9], begun by a letter (the phone names "
+                             "it PACKAGE:%s)", nm, nm);
         if ((rc = load_one(s, &v, &d[n], &p[n], err)) != SIM_OK)
             return rc;
         n++;

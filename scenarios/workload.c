@@ -451,8 +451,8 @@ static int app_name(const scn__node *v, int package, char out[MDL_PACKAGE_MAX], 
         return rc;
     if (!ok || (package && !sep))
         return scn__fail(v, err, SIM_EINPUT, "expected %s of 1 to %d characters, got \"%.*s\"",
-                         package ? "an Android package name (segments of letters, digits and "
-                                   "'_', each begun by a letter, joined by '.')"
+                         package ? "an Android package name (letters, digits, '_' and '.', "
+                                   "at least one '.', no digit or '_' first or after a '.')"
                                  : "a name from [A-Za-z0-9._-]",
                          MDL_PACKAGE_MAX - 1, (int)(len > 40 ? 40 : len), s);
     memcpy(out, s, len);

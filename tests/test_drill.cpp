@@ -283,3 +283,28 @@ TEST_CASE("quiz: a wrong class or recovery says what it would need", "[quiz]")
                      "at once."));
     CHECK(has(r.out, "score: 0 of 2"));
 }
+
+TEST_CASE("drill: a phone without exit records still shows whose kill lmkd logged",
+          "[quiz][drill]")
+{
+    // thrashing-kill on the same phone as Android 10 (no ApplicationExitInfo):
+    // lmkd's line is the only record; the drill names its process and hides
+    // its adj and reason, as it does beside an exit record
+    TempDir dir;
+    std::string y = read_file(source_path("scenarios/catalog/teach/thrashing-kill.yaml"));
+    size_t at = y.find("    os: android\n");
+    REQUIRE(at != std::string::npos);
+    y.insert(at + 16, "    exit_info: false\n");
+    std::string f = dir.write("t10.yaml", y);
+    RunResult plain = oomsim({"explain", f});
+    INFO(plain.out << plain.err);
+    REQUIRE(plain.status == 0);
+    CHECK(plain.out.find("no exit record: the phone keeps no ApplicationExitInfo") !=
+          std::string::npos);
+    CHECK(plain.out.find("lmkd logs: lowmemorykiller: Kill 'com.example.app' (") !=
+          std::string::npos);
+    RunResult d = oomsim({"explain", f, "--drill", "--answers", dir.write("a.txt", "1\n")});
+    CHECK(d.out.find("lmkd logs a kill of 'com.example.app' (its adj and reason hidden)") !=
+          std::string::npos);
+    CHECK(d.out.find("oom_score_adj") == std::string::npos);
+}

@@ -264,7 +264,8 @@ TEST_CASE("diagnose: the trace's own records are the simulator's, a logged one i
     CHECK(logged[0].matched);
     CHECK_FALSE(logged[0].own);
     // a generated trace names the process and version of every exit: its
-    // app's (the candidate's id) and `app.version`, "1" when none is given
+    // app's package (`app.package`, com.example.app) and `app.version`, "1"
+    // when none is given
     std::string gen = dir.file("g.jsonl");
     REQUIRE(oomsim({"gen", "java-heap-copy", "-o", gen}).status == 0);
     std::string g = read_file(gen);

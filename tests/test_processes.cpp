@@ -397,6 +397,16 @@ TEST_CASE("processes: bad processes are refused with the file, line and column",
          "owners.svc.process: owner svc: no process named 'remote'"},
         {"devices:\n", "devices:\n  - iphone-4g\n", "processes: device iphone-4g runs iOS, "
          "which has no app-owned service processes"},
+        // the phone names it PACKAGE:NAME, as android:process=":NAME" allows
+        {"  ml: {kind: service, bound_by: main, restart: 1s}\n",
+         "  ml: {kind: service, bound_by: main, restart: 1s}\n"
+         "  on-device-ml: {kind: service, restart: 1s}\n",
+         "process 'on-device-ml': expected a name of at most 22 characters from [a-z0-9], "
+         "begun by a letter"},
+        {"  ml: {kind: service, bound_by: main, restart: 1s}\n",
+         "  ml: {kind: service, bound_by: main, restart: 1s}\n"
+         "  inferenceserviceprocess: {kind: service, restart: 1s}\n",
+         "process 'inferenceserviceprocess': expected a name of at most 22"},
     };
     for (const Case &c : cases) {
         std::string yaml = replace(teach(), c.from, c.to);
