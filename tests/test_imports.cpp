@@ -269,6 +269,36 @@ TEST_CASE("import llama-cpp: buffers by backend, the KV cache, the compute buffe
     CHECK(n.msg.rfind("n.log:2: n_ctx 0", 0) == 0);
 }
 
+TEST_CASE("import llama-cpp: a log without timings leaves the times per token REQUIRED",
+          "[imports][generation]")
+{
+    // the 2025 log without its prompt eval and eval lines: the tokens stay
+    // assumptions to replace, the times are never filled in, and the loader
+    // refuses the candidate until they are given
+    std::string all = shim::read_file(std::string(OOMSIM_SOURCE_DIR) +
+                                      "/tests/data/imports/llama_cpp_android_2025.log");
+    std::string log;
+    for (size_t at = 0, nl; at < all.size(); at = nl + 1) {
+        nl = all.find('\n', at);
+        std::string line = all.substr(at, nl - at);
+        if (line.find("eval time") == std::string::npos)
+            log += line + "\n";
+    }
+    Imported t = import(SCN_IMPORT_LLAMA_CPP, "nt.log", log);
+    INFO(t.msg << t.yaml);
+    REQUIRE(t.rc == SIM_OK);
+    CHECK(t.yaml.find("      prefill: {}  # per_token: REQUIRED, not in the log (no prompt eval "
+                      "time line)") != std::string::npos);
+    CHECK(t.yaml.find("      decode: {}  # per_token: REQUIRED, not in the log (no eval time "
+                      "line)") != std::string::npos);
+    CHECK(t.yaml.find("1ms") == std::string::npos);
+    CHECK(t.yaml.find("50ms") == std::string::npos);
+    Cand c(t.yaml);
+    CHECK(c.rc == SIM_EINPUT);
+    CHECK(c.msg.find("generation.prefill: missing required key \"per_token\"") !=
+          std::string::npos);
+}
+
 TEST_CASE("import llama-cpp: a 2025 log round-trips to a candidate whose peak is the log's "
           "buffers and the app's baseline",
           "[imports][generation]")

@@ -540,7 +540,8 @@ static unsigned first_line(const measure *m, int n)
 
 /* One figure of every request that has it, as scn__values writes them:
  * which 0 prompt tokens, 1 decoded tokens, 2 prefill per token (us), 3
- * decode per token (us). */
+ * decode per token (us).  Tokens not in the log are `assumed` (a traffic
+ * to replace); a time not in the log is left REQUIRED, never filled in. */
 static int request_values(out *w, const char *key, const llama_more *m, int which,
                           const char *what, const char *assumed)
 {
@@ -563,10 +564,16 @@ static int request_values(out *w, const char *key, const llama_more *m, int whic
         v[n++] = x;
     }
     int flow = which >= 2; /* inside "{per_token: ...}" */
+    if (n == 0 && flow) { /* a time never filled in: the loader refuses it until given */
+        put(w, "      %.*s}  # per_token: REQUIRED, not in the log (no %s line): a time per "
+            "token on the reference phone, to fill in\n", (int)(strchr(key, '{') - key + 1), key,
+            which == 2 ? "prompt eval time" : "eval time");
+        free(v);
+        return SIM_OK;
+    }
     put(w, "      %s", key);
     if (n == 0) {
-        put(w, "%s%s  # not in the log (%s): an assumption to replace\n", assumed,
-            flow ? "}" : "", what);
+        put(w, "%s  # not in the log (%s): an assumption to replace\n", assumed, what);
     } else {
         char c[200];
         snprintf(c, sizeof c, "%s%s", what, cut ? " (under 1 us taken as 1 us)" : "");
@@ -640,10 +647,10 @@ static int write_generation(const llama_log *l, out *w, int mapped, int gpu)
                                               : "not in the log: one sequence assumed");
     if (rc == SIM_OK)
         rc = request_values(w, "prefill: {per_token: ", l->more, 2, "prompt eval time over its "
-                   "tokens, at the log's phone's speed", "1ms");
+                   "tokens, at the log's phone's speed", NULL);
     if (rc == SIM_OK)
         rc = request_values(w, "decode: {per_token: ", l->more, 3, "eval time over its runs, at the "
-                   "log's phone's speed", "50ms");
+                   "log's phone's speed", NULL);
     write_weights(l, w, mapped);
     double compute = 0, output = 0;
     for (int k = 0; k < MDL_CAT_COUNT; k++) {
