@@ -291,6 +291,8 @@ TEST_CASE("import llama-cpp: a log without timings leaves the times per token RE
                       "time line)") != std::string::npos);
     CHECK(t.yaml.find("      decode: {}  # per_token: REQUIRED, not in the log (no eval time "
                       "line)") != std::string::npos);
+    CHECK(t.yaml.find("# No prompt eval or eval time line: the requests' times are left "
+                      "REQUIRED") != std::string::npos);
     CHECK(t.yaml.find("1ms") == std::string::npos);
     CHECK(t.yaml.find("50ms") == std::string::npos);
     Cand c(t.yaml);

@@ -702,6 +702,9 @@ static void write_header(const llama_log *l, out *w)
                "# compute per device); the table does not tell mapped from copied weights.\n");
     if (l->build.line)
         put(w, "# %s:%u: llama.cpp build %.0f.\n", w->name, l->build.line, l->build.v);
+    if (l->more->nreq == 0)
+        put(w, "# No prompt eval or eval time line: the requests' times are left REQUIRED,\n"
+               "# to fill in (the loader names each); none is made up.\n");
     if (l->mem_required.line && l->model[MDL_CAT_FILE].line + l->model[MDL_CAT_NATIVE].line)
         put(w, "# The 2023 form: the weights from 'mem required' (%.2f MiB) less 'ggml ctx\n"
                "# size' (%.2f MiB, the weights themselves only when copied), the KV from 'kv\n"
