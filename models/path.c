@@ -176,7 +176,7 @@ static void drawn_requests(world *w, uint32_t step, const mdl_requests *rq)
     w->path.end = t + rq->duration;
     sim_time gap = next_gap(w, rq);
     if (rq->count > 0 || t + gap <= w->path.end)
-        (void)w__at(w, t + gap, PRIO_ARRIVAL, arrival, w->wl->steps[step].index, NULL);
+        (void)w__at(w, t + gap, PRIO_ARRIVAL, arrival, w->path.rqi, NULL);
     /* rate + count ends at its last arrival (see arrival()), after_answer +
      * count at its last answer (w__answer_ended) */
     if (rq->count == 0 || (!rq->poisson && !rq->closed))
