@@ -19,6 +19,12 @@ static const mdl_phase *phase_def(const mdl_part *def, int ph)
 static void load_resident(const w_part_id *id, int64_t res[MDL_CAT_COUNT])
 {
     const mdl_part *def = id->def;
+    if (def->has_generation && id->gen->no_mmap) {
+        /* --no-mmap: the file read into the repacked copy, nothing mapped */
+        res[MDL_CAT_NATIVE] += id->gen->repacked;
+        res[MDL_CAT_GPU] += id->gen->gpu;
+        return;
+    }
     int64_t locked = def->has_generation && id->gen->locked ? id->gen->mapped : 0;
     res[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file - locked;
     res[MDL_CAT_NATIVE] += locked;

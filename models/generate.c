@@ -138,19 +138,22 @@ int gen_fit(const mdl_generation *g, uint32_t c, uint32_t *from, uint32_t *promp
     return 1;
 }
 
-void gen_record(mdl_rep *o, const w_gen_slot *s, sim_time first)
+void gen_record(mdl_rep *o, const w_gen_slot *s, sim_time first, const mdl_times_sink *times)
 {
     o->gen_requests++;
     sim_time ttft = s->start + s->tp - first;
     if (s->output > 0)
         ttft += s->td / s->output;
     o->ttft[mdl_ttft_bucket(ttft)]++;
+    double tps = -1;
     if (s->output > 0 && s->td > 0) {
-        double tps = (double)s->output * 1e6 / (double)s->td;
+        tps = (double)s->output * 1e6 / (double)s->td;
         o->tps[mdl_tps_bucket(tps)]++;
         o->tokens_out += s->output;
         o->decode_us += s->td;
     }
+    if (times != NULL && times->gen != NULL)
+        times->gen(times->ctx, ttft, tps);
 }
 
 /* ------------------------------------------------------------ buckets */
@@ -164,26 +167,77 @@ double mdl_tps_middle(unsigned bucket) { return mdl_slowdown_middle(bucket) / 16
 
 /* ------------------------------------------------------------ in force */
 
+double mdl_kv_type_scale(mdl_kv_type t)
+{
+    return t == MDL_KVT_Q8_0 ? 34.0 / 64.0 : t == MDL_KVT_Q4_0 ? 18.0 / 64.0 : 1.0;
+}
+
+/* llama.cpp's compute buffer is the high-water mark of the graph's live
+ * tensors (ggml-alloc.c, ggml_gallocr_reserve_n), reserved for a prompt
+ * graph of min(n_ubatch, n_ctx) tokens (llama-context.cpp, sched_reserve);
+ * n_ctx is padded to 256, and so is each sequence's share of it with
+ * several (n_ctx_seq; the llama_context constructor, kv_unified false).  Its largest
+ * tensors: without flash attention the f32 scores, n_kv x tokens x heads
+ * (build_attn_mha's ggml_mul_mat(k, q); the soft_max runs in place, ggml-
+ * alloc.c's ggml_op_can_inplace), beside the f32 mask, n_kv x tokens
+ * (build_attn_inp_kq_mask); with it no scores and an f16 mask; or the
+ * logits, vocab x tokens f32, whichever is larger; plus the rest.  The
+ * output buffer holds a row of logits per sequence (output_reserve). */
+int64_t mdl_compute_bytes(const mdl_compute_graph *gr, uint32_t context, uint32_t slots, int fa)
+{
+    uint64_t n_ctx = ((uint64_t)context + 255) / 256 * 256;
+    if (slots < 1)
+        slots = 1;
+    /* the KV rows one sequence attends to (n_ctx_seq, padded again) */
+    double kv = (double)(slots > 1 ? (n_ctx / slots + 255) / 256 * 256 : n_ctx);
+    double tokens = (double)(gr->ubatch < n_ctx ? gr->ubatch : n_ctx);
+    double attention = fa ? kv * tokens * 2.0 : kv * tokens * ((double)gr->heads * 4.0 + 4.0);
+    double logits = (double)gr->vocab * tokens * 4.0;
+    double output = (double)gr->vocab * 4.0 * (double)slots;
+    return (int64_t)(fmax(attention, logits) + output) + gr->other;
+}
+
+int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
+{
+    if (def->load_mode != MDL_LOAD_MMAP || g->no_mmap)
+        return 0;
+    return def->file - (g->locked ? g->mapped : 0);
+}
+
 /* The policy's generation axes over the candidate's block (docs/scenarios.md
  * "Policies"): the context, the KV's precision, how the weights are held,
- * the slots. */
+ * the slots, flash attention, and the compute buffer they make. */
 void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_generation *g)
 {
     *g = def->gen;
     if (pol->gen_context > 0)
         g->context = pol->gen_context;
-    if (pol->kv_scale > 0 && pol->kv_scale != 1.0) {
-        g->kv_per_token = (int64_t)((double)g->kv_per_token * pol->kv_scale + 0.5);
+    if (pol->kv_type > 0 && (mdl_kv_type)(pol->kv_type - 1) != g->kv_type) {
+        mdl_kv_type t = (mdl_kv_type)(pol->kv_type - 1);
+        double f = mdl_kv_type_scale(t) / mdl_kv_type_scale(g->kv_type);
+        g->kv_per_token = (int64_t)((double)g->kv_per_token * f + 0.5);
         if (g->kv_per_token < 1)
             g->kv_per_token = 1;
+        g->kv_type = t;
     }
+    if (pol->flash_attn > 0)
+        g->flash_attn = (mdl_flash_attn)(pol->flash_attn - 1);
+    /* auto: on, as llama.cpp resolves it where the backend runs the fused
+     * op on the layer's device (llama-context.cpp, resolve_fused_ops), or
+     * where a quantised V cache needs it (llama_init_from_model) */
+    if (g->flash_attn == MDL_FA_AUTO)
+        g->flash_attn = MDL_FA_ON;
     if (pol->gen_slots > 0)
         g->slots = pol->gen_slots;
     if (g->slots > g->context)
         g->slots = g->context;
+    if (g->graph.heads > 0)
+        g->compute = mdl_compute_bytes(&g->graph, g->context, g->slots,
+                                       g->flash_attn == MDL_FA_ON);
     /* the weights file, all read from its mapping (no repacking: llama.cpp
      * built without its CPU repack buffers), or all copied into anonymous
-     * memory (--no-mmap: one CPU buffer the size of the weights) */
+     * memory (--no-mmap: one CPU buffer the size of the weights, and no
+     * mapping: the file's pages are the page cache's, not the app's) */
     int mmap = def->load_mode == MDL_LOAD_MMAP;
     int64_t cpu = def->file > g->gpu ? def->file - g->gpu : 0; /* what the CPU reads */
     if ((pol->gen_weights == MDL_WEIGHTS_MAPPED || pol->gen_weights == MDL_WEIGHTS_LOCKED) &&
@@ -195,5 +249,6 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_gen
         g->mapped = 0;
         g->repacked = mmap ? cpu : 0; /* a copied file is the copy already */
         g->locked = 0;
+        g->no_mmap = mmap;
     }
 }

@@ -65,7 +65,7 @@ sim_time gen_line_at(const w_gen_slot *s, const mdl_generation *g, uint32_t grow
                      int64_t hard, int64_t soft, sim_time now);
 /* A request's end on region s, counted (its first submission at `first`):
  * time to first token, tokens per second. */
-void gen_record(mdl_rep *o, const w_gen_slot *s, sim_time first);
+void gen_record(mdl_rep *o, const w_gen_slot *s, sim_time first, const mdl_times_sink *times);
 
 #ifdef __cplusplus
 }

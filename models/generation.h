@@ -31,6 +31,28 @@ typedef enum mdl_on_full {
     MDL_FULL_RESET,        /* the conversation starts again */
     MDL_FULL_FAIL          /* the request fails */
 } mdl_on_full;
+/* The KV cache's type (llama.cpp's type_k and type_v, one for both here):
+ * bytes per value over f16's 2 are 1, 34/64 (ggml's q8_0 block: 32 values
+ * in 34 bytes) and 18/64 (q4_0: 32 in 18). */
+typedef enum mdl_kv_type { MDL_KVT_F16 = 0, MDL_KVT_Q8_0, MDL_KVT_Q4_0 } mdl_kv_type;
+double mdl_kv_type_scale(mdl_kv_type t);
+/* llama.cpp's flash_attn_type: auto resolves to on where the backend runs
+ * the fused op on the layer's device (the CPU and Metal do). */
+typedef enum mdl_flash_attn { MDL_FA_AUTO = 0, MDL_FA_ON, MDL_FA_OFF } mdl_flash_attn;
+/* Why a quantised V cache without flash attention makes no context
+ * (llama.cpp's llama_init_from_model). */
+#define MDL_FA_V_REFUSED                                                                      \
+    "a quantised V cache needs flash attention: llama.cpp refuses to make the context "     \
+    "(\"quantized V cache requires flash_attn to be enabled\"); use flash_attn: on or auto, " \
+    "or kv_precision f16"
+/* The compute buffer from the graph (docs/model.md "The compute buffer"):
+ * heads 0 means the candidate gave `compute` as one size. */
+typedef struct mdl_compute_graph {
+    uint32_t heads;  /* n_head: query heads */
+    uint32_t ubatch; /* n_ubatch: the tokens of one graph, 512 by default */
+    uint32_t vocab;  /* n_vocab: the logits' rows */
+    int64_t other;   /* the rest of the graph's live tensors at its peak, bytes */
+} mdl_compute_graph;
 typedef struct mdl_generation {
     mdl_dist prompt_tokens, output_tokens; /* per request */
     mdl_dist prefill, decode;              /* time per token at speed 1, us */
@@ -43,7 +65,20 @@ typedef struct mdl_generation {
     int64_t mapped, repacked, gpu;         /* the weights by kind, bytes */
     int locked;                            /* the mapped weights are mlock'ed */
     int64_t compute;                       /* the compute buffer, at the context's creation */
+    mdl_compute_graph graph;               /* compute from the graph, when heads > 0 */
+    mdl_kv_type kv_type;                   /* what kv_per_token is of */
+    mdl_flash_attn flash_attn;             /* as given; in force: on or off */
+    int no_mmap;                           /* in force: the weights read into memory, unmapped */
 } mdl_generation;
+
+/* The compute and output buffers of a graph-sized part (docs/model.md
+ * "The compute buffer") for a context of so many tokens shared by slots
+ * KV regions, flash attention on or off. */
+int64_t mdl_compute_bytes(const mdl_compute_graph *gr, uint32_t context, uint32_t slots,
+                          int fa);
+/* The bytes of a part's file held as file pages no rule counts while it is
+ * loaded (the mapping, less mlock'ed weights): 0 without mmap. */
+int64_t mdl_generation_file_pages(const struct mdl_part *def, const mdl_generation *in_force);
 
 /* A generation part's block with the policy's axes applied (the context,
  * kv_precision, weights, slots), as a replication runs it. */
@@ -55,7 +90,8 @@ typedef enum mdl_weights {
     MDL_WEIGHTS_AS_GIVEN = 0, /* the candidate's weights block */
     MDL_WEIGHTS_MAPPED,       /* all mapped from the file */
     MDL_WEIGHTS_LOCKED,       /* mapped and mlock'ed */
-    MDL_WEIGHTS_REPACKED      /* all repacked into anonymous memory */
+    MDL_WEIGHTS_REPACKED,     /* all repacked into anonymous memory */
+    MDL_WEIGHTS_CANDIDATE     /* the candidate's own (as MDL_WEIGHTS_AS_GIVEN, named) */
 } mdl_weights;
 
 /* The bucket of a time to first token (of 10 ms: 10 ms and up), of a decode

@@ -263,7 +263,7 @@ void w__gen_stop(world *w, uint32_t i, part_rt *p)
     s->tokens = id->gen->keep_context ? written : 0;
     s->running = 0;
     if (now(w) >= s->start + s->tp + s->td)
-        gen_record(w->out, s, w->store.users[r->user].first);
+        gen_record(w->out, s, w->store.users[r->user].first, w->times);
 }
 
 void w__gen_wake(world *w, part_rt *p)

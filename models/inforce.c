@@ -33,6 +33,17 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err)
                              cell->policy.sessions, MDL_SESSIONS_MAX);
     if (c->nparts < 1)
         return sim_error_set(err, SIM_EINPUT, "candidate %s has no parts", c->id);
+    for (unsigned k = 0; k < c->nparts; k++) {
+        mdl_generation g;
+        if (!c->parts[k].has_generation)
+            continue;
+        mdl_generation_in_force(&c->parts[k], &cell->policy, &g);
+        if (g.kv_type != MDL_KVT_F16 && g.flash_attn == MDL_FA_OFF)
+            return sim_error_set(err, SIM_EINPUT, "candidate %s, part %s, in force with "
+                                 "kv_precision %s and flash_attn off: %s", c->id,
+                                 c->parts[k].name, g.kv_type == MDL_KVT_Q8_0 ? "q8_0" : "q4_0",
+                                 MDL_FA_V_REFUSED);
+    }
     const mdl_device *d = cell->device;
     const mdl_device_delegate *dd = mdl_device_delegate_of(d, c->delegate);
     if (dd != NULL) {

@@ -319,7 +319,8 @@ typedef struct mdl_policy {
     int entitlement;          /* iOS increased_memory_limit: the device's entitled_limit */
     /* generation parts (docs/scenarios.md "Policies"); 0: as the candidate says */
     uint32_t gen_context;     /* context: n_ctx */
-    double kv_scale;          /* kv_precision: bytes per token over f16's */
+    unsigned kv_type;         /* kv_precision: an mdl_kv_type + 1 */
+    unsigned flash_attn;      /* flash_attn: an mdl_flash_attn + 1 */
     mdl_weights gen_weights;  /* weights: how the CPU's weights are held */
     uint32_t gen_slots;       /* slots */
     sim_time unload_after;    /* an idle generation part is released after this long */

@@ -80,6 +80,10 @@ typedef struct mdl_times_sink {
     /* optional (may be NULL): each request the user makes (a first
      * submission, not a retry), at its arrival time */
     void (*arrival)(void *ctx, sim_time t);
+    /* optional (may be NULL): each LLM request that ended, its time to
+     * first token (us) and its decode rate (tokens/s; -1 when it decoded
+     * nothing), for the exact quantiles (docs/results.md "generation") */
+    void (*gen)(void *ctx, sim_time ttft, double tokens_per_s);
 } mdl_times_sink;
 
 /* Requests in the system (queued, waiting or running) at once, per

@@ -26,7 +26,7 @@
 #include <zlib.h>
 
 #define CK_MAGIC "OOMSIMCK"
-#define CK_FORMAT 1u
+#define CK_FORMAT 2u
 #define CK_ORDER UINT64_C(0x0102030405060708)
 
 /* The sketches' buckets (stats.c): each side of a res__qhist. */
@@ -50,6 +50,7 @@ typedef struct ck_header {
 typedef struct ck_sums {
     double peak_sum, wait_sum, latency_sum, queue_area, alive, accepting, deaths;
     uint64_t boot_loops, nmargins;
+    uint64_t ngen, gen_over; /* the LLM requests' pairs kept (genvals.c) */
     uint64_t nstage[MDL_STAGE_COUNT];
     uint64_t peak_stage[MDL_STAGE_COUNT + 1], death_stage[MDL_STAGE_COUNT + 1];
 } ck_sums;
@@ -207,6 +208,8 @@ int res__ckpt_write(const res_plan *plan, uint64_t plan_digest, const acc *a,
     s.deaths = a->deaths;
     s.boot_loops = a->boot_loops;
     s.nmargins = a->nmargins;
+    s.ngen = a->gen.v != NULL ? a->gen.n : 0;
+    s.gen_over = a->gen.v != NULL && a->gen.over;
     memcpy(s.nstage, a->nstage, sizeof s.nstage);
     memcpy(s.peak_stage, a->peak_stage, sizeof s.peak_stage);
     memcpy(s.death_stage, a->death_stage, sizeof s.death_stage);
@@ -235,6 +238,7 @@ int res__ckpt_write(const res_plan *plan, uint64_t plan_digest, const acc *a,
     put_hist(&w, &t0->latency);
     if (t0->boot != NULL)
         put_boot(&w, t0->boot, t0->boot_lo, t0->boot_hi);
+    put(&w, a->gen.v, (size_t)(2 * s.ngen) * sizeof(double));
     /* the baseline the running cell is compared with */
     if (res__baseline_of(plan, cell) != cell) {
         ck_base b = {a->base_cell, a->base_completed, a->base_peak_p95, a->base_any,
@@ -411,7 +415,7 @@ uint64_t res__ckpt_bound(const res_plan *plan, uint64_t cap, int with_boot)
                  sizeof(ck_sums) + arrays * kept * 8 +
                  (plan->replications > cap ? (MDL_STAGE_COUNT + 3) * sketch : 0) + 2 * hist +
                  sizeof(ck_base) + RES_CMP_COUNT * kept * 8 + 16;
-    return n + (with_boot ? 2 * boot : 0);
+    return n + (with_boot ? 2 * boot : 0) + 16 * res__gen_kept(plan);
 }
 
 /* What differs between the checkpoint's run and this one, "" if nothing. */
@@ -591,6 +595,8 @@ static int check_restored(ck_reader *r, const res_plan *plan, const ck_header *h
         at_peak += s->peak_stage[k];
     if (at_peak != done)
         return bad(r, "the running cell's counts");
+    if (s->ngen > c->gen_requests || s->ngen > res__gen_kept(plan) || s->gen_over > 1)
+        return bad(r, "the LLM requests' values");
     return SIM_OK;
 }
 
@@ -643,6 +649,16 @@ static void restore_values(ck_reader *r, acc *a, uint64_t done, uint64_t with_sw
         take_boot(r, t0->boot, &t0->boot_lo, &t0->boot_hi, "the latency resamples");
 }
 
+/* The running cell's LLM requests' pairs (checked against its cap). */
+static void restore_gen(ck_reader *r, acc *a, const ck_sums *s)
+{
+    if (a->gen.v == NULL)
+        return;
+    take_into(r, a->gen.v, (size_t)(2 * s->ngen) * sizeof(double), "the LLM requests' values");
+    a->gen.n = s->ngen;
+    a->gen.over = (int)s->gen_over;
+}
+
 /* The baseline's figures and values, when the running cell has one. */
 static void restore_baseline(ck_reader *r, const res_plan *plan, unsigned cell, acc *a)
 {
@@ -683,6 +699,7 @@ int res__ckpt_restore(const res_plan *plan, const res_resume *res, acc *a, res_c
         return rc;
     restore_sums(a, &s);
     restore_values(&r, a, h->done, cells[cell].with_switch);
+    restore_gen(&r, a, &s);
     restore_baseline(&r, plan, cell, a);
     if (r.rc == SIM_OK && r.at != r.end)
         bad(&r, "bytes after the last section");

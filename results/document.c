@@ -261,12 +261,8 @@ static json_t *records_json(const res_cell *c)
     return recs;
 }
 
-/* A bucketed figure's quantile (null with nothing in the buckets). */
-static json_t *bucket_q(const uint64_t *count, double p, double (*middle)(unsigned))
-{
-    int b = res_bucket_quantile(count, MDL_SLOWDOWN_BUCKETS, p);
-    return b < 0 ? json_null() : json_real(b == 0 ? middle(0) / exp2(1.0 / 16.0) : middle((unsigned)b));
-}
+/* A quantile of the LLM's requests (null when none had it). */
+static json_t *gen_q(double v) { return v < 0 ? json_null() : json_real(v); }
 
 /* An LLM cell (docs/results.md "generation"): each generation part as the
  * policy runs it, then what its requests did. */
@@ -287,6 +283,10 @@ static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_
                                     (json_int_t)x.repacked, "gpu", (json_int_t)x.gpu, "locked",
                                     x.locked));
         set(p, "compute_bytes", json_integer((json_int_t)x.compute));
+        static const char *const kvt[] = {"f16", "q8_0", "q4_0"};
+        set(p, "kv_type", json_string(kvt[x.kv_type]));
+        set(p, "flash_attn", json_boolean(x.flash_attn == MDL_FA_ON));
+        set(p, "mapped_file_bytes", json_integer((json_int_t)mdl_generation_file_pages(def, &x)));
         set(parts, def->name, p);
     }
     set(g, "parts", parts);
@@ -296,13 +296,14 @@ static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_
     json_t *tps = json_object();
     set(tps, "mean", c->decode_us > 0 ? json_real((double)c->tokens_out * 1e6 / c->decode_us)
                                       : json_null());
-    set(tps, "p50", bucket_q(c->tps, 0.50, mdl_tps_middle));
-    set(tps, "p5", bucket_q(c->tps, 0.05, mdl_tps_middle));
+    set(tps, "p50", gen_q(c->tps_q[0]));
+    set(tps, "p5", gen_q(c->tps_q[1]));
     set(g, "tokens_per_s", tps);
     json_t *tt = json_object();
-    set(tt, "p50", bucket_q(c->ttft, 0.50, mdl_ttft_middle_us));
-    set(tt, "p95", bucket_q(c->ttft, 0.95, mdl_ttft_middle_us));
+    set(tt, "p50", gen_q(c->ttft_q[0]));
+    set(tt, "p95", gen_q(c->ttft_q[1]));
     set(g, "ttft_us", tt);
+    set(g, "quantiles", json_string(c->gen_exact ? "exact" : "buckets"));
     set(g, "kv_peak_bytes", json_pack("{sIsI}", "mean", (json_int_t)whole(c->kv_peak_sum / n),
                                       "max", (json_int_t)c->kv_peak_max));
     set(g, "mapped_weights_bytes", json_pack("{sIsI}", "mean",

@@ -332,6 +332,7 @@ void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon)
     for (int x = 1; x < MDL_EXIT_COUNT; x++)
         if (c->by_reason[x] > c->by_reason[c->top_reason])
             c->top_reason = (mdl_exit)x;
+    res__gen_finish(a, c);
     a->cur_peak_p95 = c->peak.p95;
     a->cur_any = c->any_rate;
     a->cur_avail = c->availability;
@@ -439,4 +440,10 @@ void res__acc_reset(acc *a)
     a->boot_hi = 0;
     a->wait_sum = a->latency_sum = a->queue_area = a->alive = a->accepting = a->deaths = 0;
     a->boot_loops = 0;
+    a->gen.n = 0;
+    a->gen.over = 0;
+    for (unsigned t = 0; t < a->nthreads; t++) {
+        a->per_thread[t].gen.n = 0;
+        a->per_thread[t].gen.over = 0;
+    }
 }

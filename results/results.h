@@ -168,11 +168,9 @@ typedef struct res_cell {
     int64_t thrashing_max, swap_used_max; /* the highest over the replications */
     uint64_t lmkd_kills_of_others, kernel_oom_kills, lmkd_wakeups;
     uint64_t deaths_unrecorded;          /* deaths that left no exit record (exit_info: false) */
-    /* owners (docs/results.md "owners"): summed over the replications */
-    double held_after_leave_us;
+    double held_after_leave_us; /* owners (docs/results.md "owners"), summed */
     uint64_t leaked_sessions;
-    /* processes (docs/results.md "processes"): summed over the replications */
-    uint64_t svc_deaths, svc_failed;
+    uint64_t svc_deaths, svc_failed; /* processes (docs/results.md "processes"), summed */
     double svc_alive_us;
     /* iOS page model (docs/results.md "jetsam") */
     uint64_t by_jetsam[MDL_JETSAM_COUNT];     /* the app's deaths by cause */
@@ -184,11 +182,13 @@ typedef struct res_cell {
     double death_hot_sum;                /* first memory deaths' hot mapped weights, summed */
     /* generation parts (docs/results.md "generation") */
     uint64_t gen_requests, context_overflow, kv_lines, tokens_out;
-    double decode_us;
+    double decode_us, kv_peak_sum;
     int64_t kv_peak_max;
-    double kv_peak_sum;
     uint64_t ttft[MDL_SLOWDOWN_BUCKETS]; /* requests by time to first token (mdl_ttft_bucket) */
     uint64_t tps[MDL_SLOWDOWN_BUCKETS];  /* ... by decode tokens per second (mdl_tps_bucket) */
+    /* TTFT p50, p95 (us), tokens/s p50, p5 (-1: none); exact, or buckets' middles */
+    double ttft_q[2], tps_q[2];
+    int gen_exact;
 } res_cell;
 
 /* The lmkd reason of most of the app's lmkd deaths in a PSI-mode cell (the

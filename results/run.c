@@ -47,7 +47,7 @@ static int one(void *ctx, const sim_rep_env *env, void *out, sim_error *err)
         return sim_error_set(err, SIM_EINTR, "interrupted");
     rep_out *o = out;
     times_hist *t = &b->per_thread[env->thread];
-    mdl_times_sink sink = {res__add_times, t, NULL};
+    mdl_times_sink sink = {res__add_times, t, NULL, res__add_gen};
     int rc = mdl_run_replication(b->cell, b->base + env->replication, env->alloc, &sink, &o->m,
                                  err);
     o->latency_p95 =
@@ -228,6 +228,8 @@ static int run_cell(run_ctx *x, unsigned ci, uint64_t from, sim_error *err)
                              sizeof *x->outs;
         rc = sim_ranks_gather(x->outs, (size_t)(hi - lo) * sizeof *x->outs, x->outs, x->lens,
                               err);
+        if (rc == SIM_OK)
+            rc = res__gen_round(a, err);
         if (rc != SIM_OK)
             return rc;
         if (rank == 0) {
@@ -277,6 +279,7 @@ static void acc_destroy(acc *a)
     if (a == NULL)
         return;
     res__acc_sketches_free(a);
+    res__gen_free(a);
     free(a->peaks);
     free(a->switch_peaks);
     free(a->margins);
@@ -294,9 +297,9 @@ static void acc_destroy(acc *a)
 }
 
 /* An accumulator for `threads` worker threads and n per-replication
- * values (rank 0 folds them all; the other ranks keep one); NULL when out
- * of memory. */
-static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
+ * values (rank 0 folds them all; the other ranks keep one), and gen LLM
+ * requests' values (genvals.c); NULL when out of memory. */
+static acc *acc_create(unsigned threads, uint64_t n, int with_boot, uint64_t gen)
 {
     acc *a = calloc(1, sizeof *a);
     if (a == NULL)
@@ -323,6 +326,7 @@ static acc *acc_create(unsigned threads, uint64_t n, int with_boot)
     ok = ok && (!with_boot || (a->boot_base = calloc(1, boot)) != NULL);
     for (unsigned t = 0; ok && with_boot && t < threads; t++)
         ok = (a->per_thread[t].boot = calloc(1, boot)) != NULL;
+    ok = ok && (gen == 0 || res__gen_alloc(a, gen, sim_ranks_size()) == SIM_OK);
     if (!ok) {
         acc_destroy(a);
         return NULL;
@@ -400,7 +404,7 @@ int res_run(const res_plan *plan, unsigned threads, res_progress_fn progress, vo
     unsigned ncmp = (unsigned)res__comparisons_before(plan, plan->ncells);
     /* rank 0 holds a round of every rank's metrics; the others a slice */
     size_t nouts = rank == 0 ? (size_t)round_of(size) : BATCH;
-    acc *a = acc_create(threads, rank != 0 ? 1 : kept_of(plan), ncmp > 0);
+    acc *a = acc_create(threads, rank != 0 ? 1 : kept_of(plan), ncmp > 0, res__gen_kept(plan));
     rep_out *outs = calloc(nouts, sizeof *outs);
     size_t *lens = calloc(size, sizeof *lens);
     res_cell *cells = calloc(plan->ncells, sizeof *cells);

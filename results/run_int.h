@@ -43,6 +43,18 @@ typedef struct boot_hist {
 #define BOOT_USED(h, k) (((h)->used[(k) / 64] >> ((k) % 64)) & 1u)
 #define BOOT_MARK(h, k) ((h)->used[(k) / 64] |= UINT64_C(1) << ((k) % 64))
 
+/* LLM requests' values, a pair each: time to first token (us) and decode
+ * rate (tokens/s, -1 when it decoded nothing).  Kept while a cell has at
+ * most `cap` of them, so that their quantiles are exact order statistics;
+ * past it `over` is set and the quantiles come from the 1/8-octave
+ * buckets the replications count (genvals.c, docs/results.md). */
+typedef struct gen_vals {
+    double *v;    /* 2 x cap: the pairs */
+    uint64_t n;   /* pairs held */
+    uint64_t cap;
+    int over;     /* more came than cap */
+} gen_vals;
+
 /* Each thread's own, on cache lines of its own (run.c allocates them
  * aligned): a neighbour's writes to the next one's first buckets would
  * otherwise bounce a shared line between the cores on every request. */
@@ -52,6 +64,7 @@ typedef struct times_hist {
     rep_hist rep;           /* the running replication's latencies */
     boot_hist *boot;        /* the weighted latency resamples */
     unsigned boot_lo, boot_hi; /* buckets [lo, hi] of them may be non-zero; lo > hi: none */
+    gen_vals gen;           /* the running round's LLM requests */
 } times_hist;
 
 /* What a replication hands back: the model's metrics and its latency p95. */
@@ -104,6 +117,9 @@ typedef struct acc {
     unsigned base_cell;     /* the cell whose values `base` holds; UINT_MAX: none */
     double base_latency_p95; /* its pooled latency p95, and its completed requests */
     uint64_t base_completed;
+    gen_vals gen;           /* the cell's LLM requests, sorted, while exact */
+    double *gen_in;         /* rank 0: a round's pairs from every rank */
+    unsigned nranks;
 } acc;
 
 /* fold.c */
@@ -135,6 +151,23 @@ void res__acc_sketches_free(acc *a);
 void res__boot_clear(boot_hist *h, unsigned lo, unsigned hi);
 /* The cell's figures from its accumulator, once every replication is in. */
 void res__finish_cell(acc *a, res_cell *c, uint64_t reps, sim_time horizon);
+
+/* genvals.c */
+/* The LLM requests' values kept per cell: exact_max, or 65,536;
+ * 0 when no cell of the plan generates. */
+uint64_t res__gen_kept(const res_plan *plan);
+/* The LLM sink of a thread (mdl_times_sink.gen). */
+void res__add_gen(void *ctx, sim_time ttft, double tokens_per_s);
+/* Buffers of cap pairs for every thread and the cell, and on rank 0 for a
+ * round of every rank's; SIM_ENOMEM. */
+int res__gen_alloc(acc *a, uint64_t cap, unsigned ranks);
+void res__gen_free(acc *a);
+/* At the end of a round, every rank: the threads' pairs (and the other
+ * ranks') into the cell's, sorted, or its `over` set; threads emptied. */
+int res__gen_round(acc *a, sim_error *err);
+/* The cell's time to first token p50, p95 and decode rate p50, p5: exact
+ * while it held every request, else the buckets' middles. */
+void res__gen_finish(acc *a, res_cell *c);
 
 /* checkpoint.c */
 /* Writes the run's state at the end of a round: cells[0 .. cell] (the last

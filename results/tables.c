@@ -382,7 +382,10 @@ static int reads_mapped_weights(const mdl_cell *cell)
 {
     for (unsigned k = 0; k < cell->candidate->nparts; k++) {
         const mdl_part *p = &cell->candidate->parts[k];
-        if (p->file_hot || (p->has_generation && p->gen.mapped > 0))
+        mdl_generation g;
+        if (p->has_generation)
+            mdl_generation_in_force(p, &cell->policy, &g);
+        if (p->has_generation ? g.mapped > 0 && !g.locked : p->file_hot)
             return 1;
     }
     return 0;

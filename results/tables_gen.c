@@ -20,37 +20,45 @@ const char res__generation_note[] =
     "included, p50 and p5 over the requests that ended; TTFT: time to first token, from the "
     "request's arrival through its wait, prefill and first decoded token, p50 and p95; KV max: "
     "the KV caches held at their highest (reserved: all of the context at its creation); "
-    "weights: mapped (file pages, not counted), repacked (native), gpu, as the policy holds "
+    "weights: mapped (file pages, not counted; the cells table's mapped weights), of them hot "
+    "(read at every token), repacked (native), gpu, and mlock'ed (counted), as the policy holds "
     "them; slowdown p95: decode time over its time without refaults; context overflow: "
-    "requests cut to their KV region or refused (on_full).  Quantiles are the middles of "
-    "buckets an eighth of an octave wide, within 5 % of the value.";
+    "requests cut to their KV region or refused (on_full).  Quantiles are exact order "
+    "statistics over the cell's requests; past 65,536 requests in a cell (marked ~) they are "
+    "the middles of buckets an eighth of an octave wide, within 4.4 % of the value.";
 
-/* A bucketed quantile's text ("-" with nothing counted). */
-static void quantile_text(char buf[32], const uint64_t *count, double p,
-                          double (*middle)(unsigned), double scale, const char *fmt)
+/* A quantile's text ("-" when no request had it). */
+static void quantile_text(char buf[32], double v, double scale, const char *fmt)
 {
-    int b = res_bucket_quantile(count, MDL_SLOWDOWN_BUCKETS, p);
-    if (b < 0)
+    if (v < 0)
         snprintf(buf, 32, "-");
     else
-        snprintf(buf, 32, fmt, middle((unsigned)b) * scale);
+        snprintf(buf, 32, fmt, v * scale);
 }
 
+/* "730 (226 hot) / 504 / 0 MiB": the file pages mapped and not counted
+ * (the figure the cells table's mapped weights column peaks at), those
+ * read at every token, the repacked copy, the uploaded weights; mlock'ed
+ * weights, counted, after. */
 static void weights_text(char *buf, const mdl_cell *cell)
 {
-    int64_t w[3] = {0, 0, 0};
+    int64_t w[5] = {0, 0, 0, 0, 0};
     for (unsigned k = 0; k < cell->candidate->nparts; k++) {
         const mdl_part *def = &cell->candidate->parts[k];
         if (!def->has_generation)
             continue;
         mdl_generation g;
         mdl_generation_in_force(def, &cell->policy, &g);
-        w[0] += g.mapped;
-        w[1] += g.repacked;
-        w[2] += g.gpu;
+        w[0] += mdl_generation_file_pages(def, &g);
+        w[1] += g.locked ? 0 : g.mapped;
+        w[2] += g.repacked;
+        w[3] += g.gpu;
+        w[4] += g.locked ? g.mapped : 0;
     }
-    snprintf(buf, RES_TEXT_MAX, "%.0f / %.0f / %.0f MiB", (double)w[0] / MIB,
-             (double)w[1] / MIB, (double)w[2] / MIB);
+    int n = snprintf(buf, RES_TEXT_MAX, "%.0f (%.0f hot) / %.0f / %.0f MiB", (double)w[0] / MIB,
+                     (double)w[1] / MIB, (double)w[2] / MIB, (double)w[3] / MIB);
+    if (w[4] > 0 && n > 0 && n < RES_TEXT_MAX)
+        snprintf(buf + n, (size_t)(RES_TEXT_MAX - n), ", %.0f MiB locked", (double)w[4] / MIB);
 }
 
 static int generates(const mdl_cell *cell)
@@ -82,11 +90,11 @@ int res__generation_table(const res_plan *plan, const res_result *r, res__table 
             return SIM_ENOMEM;
         snprintf(x[1], RES_TEXT_MAX, "%llu", (unsigned long long)c->gen_requests);
         char a[32], b[32];
-        quantile_text(a, c->tps, 0.50, mdl_tps_middle, 1.0, "%.1f");
-        quantile_text(b, c->tps, 0.05, mdl_tps_middle, 1.0, "%.1f");
-        snprintf(x[2], RES_TEXT_MAX, "%s / %s", a, b);
-        quantile_text(a, c->ttft, 0.50, mdl_ttft_middle_us, 1e-3, "%.0f");
-        quantile_text(b, c->ttft, 0.95, mdl_ttft_middle_us, 1e-3, "%.0f ms");
+        quantile_text(a, c->tps_q[0], 1.0, "%.1f");
+        quantile_text(b, c->tps_q[1], 1.0, "%.1f");
+        snprintf(x[2], RES_TEXT_MAX, "%s / %s%s", a, b, c->gen_exact ? "" : " ~");
+        quantile_text(a, c->ttft_q[0], 1e-3, "%.0f");
+        quantile_text(b, c->ttft_q[1], 1e-3, c->gen_exact ? "%.0f ms" : "%.0f ms ~");
         snprintf(x[3], RES_TEXT_MAX, "%s / %s", a, b);
         snprintf(x[4], RES_TEXT_MAX, "%.1f MiB", (double)c->kv_peak_max / MIB);
         weights_text(x[5], &plan->cells[i]);

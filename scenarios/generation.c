@@ -83,12 +83,65 @@ static int weights(const scn__node *m, mdl_part *p, sim_error *err)
     return SIM_OK;
 }
 
+/* compute: a size (as a log measured it), or the graph's figures
+ * {heads, vocab, ubatch, other} (docs/model.md "The compute buffer"). */
+static int compute(const scn__node *m, mdl_generation *g, sim_error *err)
+{
+    static const char *const keys[] = {"heads", "vocab", "ubatch", "other"};
+    scn__node v, x;
+    scn__get(m, "compute", &v);
+    if (v.n == NULL || !fy_node_is_mapping(v.n))
+        return gen_size(m, "compute", 0, 0, &g->compute, err);
+    int64_t n = 0;
+    int rc = scn__check_keys(&v, keys, 4, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "heads", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&x, 1, 4096, &n, err);
+    g->graph.heads = (uint32_t)n;
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "vocab", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&x, 1, 1 << 24, &n, err);
+    g->graph.vocab = (uint32_t)n;
+    g->graph.ubatch = 512; /* llama_context_default_params */
+    scn__get(&v, "ubatch", &x);
+    if (rc == SIM_OK && x.n != NULL) {
+        rc = scn__int(&x, 1, 65536, &n, err);
+        g->graph.ubatch = (uint32_t)n;
+    }
+    if (rc == SIM_OK)
+        rc = gen_size(&v, "other", 0, 0, &g->graph.other, err);
+    return rc;
+}
+
+/* kv_type and flash_attn; a quantised V cache without flash attention is
+ * refused, as llama.cpp refuses to make its context. */
+static int attention(const scn__node *m, mdl_generation *g, sim_error *err)
+{
+    static const char *const types[] = {"f16", "q8_0", "q4_0"};
+    static const char *const fas[] = {"auto", "on", "off"};
+    int type = 0, fa = 0;
+    int rc = gen_word(m, "kv_type", types, 3, &type, err);
+    g->kv_type = (mdl_kv_type)type;
+    if (rc == SIM_OK)
+        rc = gen_word(m, "flash_attn", fas, 3, &fa, err);
+    g->flash_attn = (mdl_flash_attn)fa;
+    if (rc == SIM_OK && g->kv_type != MDL_KVT_F16 && g->flash_attn == MDL_FA_OFF) {
+        scn__node x;
+        scn__get(m, "flash_attn", &x);
+        return scn__fail(&x, err, SIM_EINPUT, "%s", MDL_FA_V_REFUSED);
+    }
+    return rc;
+}
+
 int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error *err)
 {
     static const char *const keys[] = {"prompt_tokens", "output_tokens", "context",
                                        "kv_per_token",  "kv",            "slots",
                                        "prefill",       "decode",        "weights",
-                                       "compute",       "keep_context",  "on_full"};
+                                       "compute",       "keep_context",  "on_full",
+                                       "kv_type",       "flash_attn"};
     static const char *const kvs[] = {"touched", "reserved"};
     static const char *const fulls[] = {"truncate", "reset", "fail"};
     static const char *const bools[] = {"false", "true"};
@@ -99,7 +152,7 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     scn__node x;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(v, keys, 12, err);
+        rc = scn__check_keys(v, keys, 14, err);
     if (rc == SIM_OK)
         rc = scn__require(v, "prompt_tokens", &x, err);
     if (rc == SIM_OK)
@@ -135,7 +188,9 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     if (rc == SIM_OK)
         rc = weights(v, p, err);
     if (rc == SIM_OK)
-        rc = gen_size(v, "compute", 0, 0, &g->compute, err);
+        rc = compute(v, g, err);
+    if (rc == SIM_OK)
+        rc = attention(v, g, err);
     if (rc == SIM_OK)
         rc = gen_word(v, "keep_context", bools, 2, &g->keep_context, err);
     if (rc == SIM_OK)

@@ -359,26 +359,35 @@ static int p_context(const scn_scenario *s, const scn__node *v, mdl_policy *p, s
     return rc == SIM_OK ? need_generation(s, v, err) : rc;
 }
 
-/* kv_precision: the KV cache's type, its bytes per value over f16's 2:
- * ggml's q8_0 block holds 32 values in 34 bytes (a half scale and 32
- * int8), q4_0 32 in 18 (a half scale and 16 bytes of nibbles). */
+/* kv_precision: the KV cache's type (mdl_kv_type), kv_per_token scaled
+ * from the candidate's own type to it. */
 static int p_kv_precision(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                           sim_error *err)
 {
     static const char *const names[] = {"f16", "q8_0", "q4_0"};
-    static const double scale[] = {1.0, 34.0 / 64.0, 18.0 / 64.0};
     int k = 0;
     int rc = scn__enum(v, names, 3, &k, err);
     if (rc == SIM_OK)
-        p->kv_scale = scale[k];
+        p->kv_type = (unsigned)k + 1;
+    return rc == SIM_OK ? need_generation(s, v, err) : rc;
+}
+
+static int p_flash_attn(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                        sim_error *err)
+{
+    static const char *const names[] = {"auto", "on", "off"};
+    int k = 0;
+    int rc = scn__enum(v, names, 3, &k, err);
+    if (rc == SIM_OK)
+        p->flash_attn = (unsigned)k + 1;
     return rc == SIM_OK ? need_generation(s, v, err) : rc;
 }
 
 static int p_weights(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim_error *err)
 {
-    static const char *const names[] = {"mapped", "locked", "repacked"};
+    static const char *const names[] = {"mapped", "locked", "repacked", "candidate"};
     int k = 0;
-    int rc = scn__enum(v, names, 3, &k, err);
+    int rc = scn__enum(v, names, 4, &k, err);
     if (rc == SIM_OK)
         p->gen_weights = (mdl_weights)(k + 1);
     return rc == SIM_OK ? need_generation(s, v, err) : rc;
@@ -417,7 +426,7 @@ static const policy_key policy_keys[] = {
     {"stable_after", 0, p_stable_after}, {"entitlement", 0, p_entitlement},
     {"context", 0, p_context},         {"kv_precision", 0, p_kv_precision},
     {"weights", 0, p_weights},         {"slots", 0, p_slots},
-    {"unload_after", 0, p_unload_after},
+    {"unload_after", 0, p_unload_after}, {"flash_attn", 0, p_flash_attn},
 };
 #define NPOLICY_KEYS (sizeof policy_keys / sizeof *policy_keys)
 

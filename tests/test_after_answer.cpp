@@ -63,7 +63,7 @@ Seen run(const std::string &yaml)
 {
     Loaded l(yaml);
     Seen s;
-    mdl_times_sink sink = {Seen::done, &s, Seen::came};
+    mdl_times_sink sink = {Seen::done, &s, Seen::came, nullptr};
     l.run(0, 0, &sink);
     return s;
 }
@@ -144,7 +144,7 @@ TEST_CASE("after_answer: an answer lost with the process ends too: the user writ
     y.insert(at, "          keep_context: true\n");
     Loaded l(y);
     Seen s;
-    mdl_times_sink sink = {Seen::done, &s, Seen::came};
+    mdl_times_sink sink = {Seen::done, &s, Seen::came, nullptr};
     mdl_rep r = l.run(0, 0, &sink);
     CHECK(r.deaths_total >= 1);
     REQUIRE(s.arrival.size() >= 3);

@@ -278,6 +278,45 @@ TEST_CASE("resume: stopped after every round in turn, on 1, 3 and 2 threads, the
     }
 }
 
+TEST_CASE("resume: an LLM cell's exact request quantiles, and its buckets past them, survive "
+          "a checkpoint at every round",
+          "[checkpoint][generation]")
+{
+    // one phone, a 1B-like model, 5 requests a replication: 4500
+    // replications are three rounds (2048, 2048, 404), 22,500 requests.
+    // Kept whole, the pairs cross every checkpoint; with 15,000 kept, the
+    // second round's push the cell past them, and its `over` must survive.
+    TempDir t;
+    std::string ck = t.file("llm.ck");
+    std::string path = t.write(
+        "llm.yaml",
+        "name: llm-ck\nhorizon: 2min\nreplications: 1\ndevices:\n"
+        "  - {name: phone, os: ios, ram: 8GiB, system: 1GiB, kill: {rule: jetsam, limit: 7GiB}}\n"
+        "candidates:\n  - id: llm\n    digest: 0a\n    runtime: test-1\n    parts:\n"
+        "      m:\n        file: 100MiB\n        load: {mode: mmap, time: 0ms}\n"
+        "        prepare: {time: 0ms}\n        generation:\n"
+        "          prompt_tokens: {dist: uniform, min: 10, max: 400}\n"
+        "          output_tokens: {dist: uniform, min: 10, max: 200}\n"
+        "          context: 4096\n          kv_per_token: 1KiB\n"
+        "          prefill: {per_token: {dist: lognormal, median: 2ms, p95: 5ms}}\n"
+        "          decode: {per_token: {dist: lognormal, median: 30ms, p95: 60ms}}\n"
+        "          weights: {mapped: 100MiB}\n          compute: 10MiB\n"
+        "workload: {path: [cold_start, {requests: {every: 10s, count: 5}}]}\n");
+    for (uint64_t kept : {UINT64_C(0), UINT64_C(15000)}) {
+        INFO("kept " << kept);
+        Planned p(path, 4500);
+        p.plan.exact_max = kept;
+        std::string whole = document(p.plan, 2);
+        CHECK(whole.find(kept == 0 ? "\"quantiles\": \"exact\"" : "\"quantiles\": \"buckets\"") !=
+              std::string::npos);
+        unsigned calls = 0;
+        uint64_t largest = 0;
+        CHECK(round_by_round(p.plan, ck, &calls, &largest) == whole);
+        CHECK(calls == 3);
+        CHECK(largest <= res_checkpoint_bound(&p.plan));
+    }
+}
+
 TEST_CASE("run --checkpoint: interrupted at about half by SIGINT, SIGTERM or SIGUSR1, resumed "
           "on other threads, gives the uninterrupted run's files",
           "[checkpoint][cli]")

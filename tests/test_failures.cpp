@@ -609,7 +609,8 @@ TEST_CASE("comparisons: changing only sessions leaves the arrival times unchange
                 cand));
     for (uint64_t rep = 0; rep < 3; rep++) {
         std::vector<sim_time> a, b;
-        mdl_times_sink sa{ignore_times, &a, note_arrival}, sb{ignore_times, &b, note_arrival};
+        mdl_times_sink sa{ignore_times, &a, note_arrival, nullptr},
+            sb{ignore_times, &b, note_arrival, nullptr};
         mdl_rep ra = p.run(0, rep, &sa), rb = p.run(1, rep, &sb);
         // Poisson(120) arrivals in the 60 s horizon: more than 4 SD below
         // the mean would mean the arrivals are broken

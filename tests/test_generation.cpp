@@ -81,7 +81,7 @@ TEST_CASE("generation: the KV resident after N tokens is N x kv_per_token (touch
                                              "          kv: ") + kv[k] + "\n") +
                  path("{requests: {every: 1s, count: 1}}"));
         Times t;
-        mdl_times_sink sink = {Times::add, &t, nullptr};
+        mdl_times_sink sink = {Times::add, &t, nullptr, nullptr};
         mdl_rep r = l.run(0, 0, &sink);
         INFO(kv[k]);
         CHECK(r.peak == peak[k]);
@@ -236,7 +236,7 @@ TEST_CASE("generation: a part runs at most its slots' requests at once, each slo
                        std::to_string(slots) + "\n") +
                  path("{requests: {every: 1ms, count: 2}}") + "policies: {sessions: 2}\n");
         Times t;
-        mdl_times_sink sink = {Times::add, &t, nullptr};
+        mdl_times_sink sink = {Times::add, &t, nullptr, nullptr};
         mdl_rep r = l.run(0, 0, &sink);
         INFO(slots << " slots");
         REQUIRE(t.latency.size() == 2);
@@ -462,7 +462,7 @@ TEST_CASE("generation: a freed KV region goes to the request that waited for it,
                    "          keep_context: false\n") +
              path("{requests: {every: 1ms, count: 3}}") + "policies: {sessions: 2}\n");
     Times t;
-    mdl_times_sink sink = {Times::add, &t, nullptr};
+    mdl_times_sink sink = {Times::add, &t, nullptr, nullptr};
     l.run(0, 0, &sink);
     REQUIRE(t.latency.size() == 3);
     CHECK(t.latency[0] == 600 * MS);
@@ -499,7 +499,7 @@ TEST_CASE("generation: waiting for a region survives the part's release and a re
         for (const char *slots : {"1", "2"}) {
             Loaded l(yaml_of(slots) + "policies: {sessions: 4, residency: " + residency + "}\n");
             Times t;
-            mdl_times_sink sink = {Times::add, &t, nullptr};
+            mdl_times_sink sink = {Times::add, &t, nullptr, nullptr};
             mdl_rep r = l.run(0, 0, &sink);
             INFO(residency << ", " << slots << " slots");
             CHECK(r.completed == 6);

@@ -106,6 +106,14 @@ TEST_CASE("mpirun: fewer replications than ranks, and the split-vs-preload grid"
     same_as_one_process({"split-vs-preload", "-r", "2"});
 }
 
+TEST_CASE("mpirun: an LLM chat's exact request quantiles gather across the ranks",
+          "[mpi][bytes]")
+{
+    // every rank's requests' times to first token and decode rates go to
+    // rank 0 at each round's end: the same order statistics as one process
+    same_as_one_process({"llm-chat-grows", "-r", "30"});
+}
+
 TEST_CASE("mpirun: progress comes from rank 0 alone, a line per tenth", "[mpi][progress]")
 {
     std::string cmd = "OOMSIM_PROGRESS_AFTER=0 exec";
