@@ -289,6 +289,42 @@ static int headroom(const cli_run_opts *o, const res_plan *plan, res_result *r,
     return CLI_OK;
 }
 
+/* The largest context per phone (results/context.c): for a plan with a
+ * target and a candidate that generates, on one rank; *found (ncells) set
+ * on r for the outputs; the exit status. */
+#define CONTEXT_STEPS 12
+static int largest_context(const cli_run_opts *o, const res_plan *plan, res_result *r,
+                           res_context **found)
+{
+    int generates = 0;
+    for (unsigned i = 0; i < plan->ncells && !generates; i++)
+        generates = res_cell_context(&plan->cells[i]) > 0;
+    if (!plan->target.set || !generates)
+        return CLI_OK;
+    if (sim_ranks_size() > 1) {
+        if (speaks())
+            fprintf(stderr, "oomsim: the largest context per phone is searched on one rank: "
+                    "run without mpirun to have it\n");
+        return CLI_OK;
+    }
+    sim_error err;
+    sim_error_clear(&err);
+    *found = calloc(plan->ncells, sizeof **found);
+    if (*found == NULL) {
+        sim_error_set(&err, SIM_ENOMEM, "out of memory");
+        return cli_report(&err);
+    }
+    fprintf(stderr, "oomsim: the largest context meeting the target, per phone: up to %d more "
+            "runs of one cell per phone\n", CONTEXT_STEPS);
+    unsigned n = 0;
+    int rc = res_context_find(plan, r, (unsigned)o->threads, CONTEXT_STEPS, *found, &n, &err);
+    if (rc != SIM_OK)
+        return cli_report(&err);
+    r->contexts = *found;
+    r->ncontexts = n;
+    return CLI_OK;
+}
+
 /* The scenario of the command line with its -r and --seed, agreed by
  * every rank of a job. */
 static int load(const cli_run_opts *o, scn_scenario *s, sim_error *err)
@@ -408,11 +444,15 @@ int cli_run(int argc, char **argv)
         status = run_failed(rc, &err, &shown, &plan);
     } else {
         res_headroom *room = NULL;
+        res_context *found = NULL;
         if (o.headroom)
             status = headroom(&o, &plan, &r, &room);
         if (status == CLI_OK)
+            status = largest_context(&o, &plan, &r, &found);
+        if (status == CLI_OK)
             status = speaks() ? cli__emit(&o, &plan, &r) : CLI_OK;
         free(room);
+        free(found);
         res_result_free(&r);
         /* the results are out: the checkpoint has served */
         if (status == CLI_OK && o.checkpoint != NULL && speaks())

@@ -190,11 +190,15 @@ int64_t mdl_compute_bytes(const mdl_compute_graph *gr, uint32_t context, uint32_
         slots = 1;
     /* the KV rows one sequence attends to (n_ctx_seq, padded again) */
     double kv = (double)(slots > 1 ? (n_ctx / slots + 255) / 256 * 256 : n_ctx);
-    double tokens = (double)(gr->ubatch < n_ctx ? gr->ubatch : n_ctx);
+    /* n_ubatch is at most n_batch, itself at most the context asked for,
+     * before its padding (2048 by default: llama_context_default_params) */
+    uint64_t batch = context < 2048u ? context : 2048u;
+    double tokens = (double)(gr->ubatch < batch ? gr->ubatch : batch);
     double attention = fa ? kv * tokens * 2.0 : kv * tokens * ((double)gr->heads * 4.0 + 4.0);
     double logits = (double)gr->vocab * tokens * 4.0;
     double output = (double)gr->vocab * 4.0 * (double)slots;
-    return (int64_t)(fmax(attention, logits) + output) + gr->other;
+    double scale = gr->scale > 0 ? gr->scale : 1.0;
+    return (int64_t)((fmax(attention, logits) + output + (double)gr->other) * scale);
 }
 
 int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)

@@ -52,6 +52,7 @@ typedef struct mdl_compute_graph {
     uint32_t ubatch; /* n_ubatch: the tokens of one graph, 512 by default */
     uint32_t vocab;  /* n_vocab: the logits' rows */
     int64_t other;   /* the rest of the graph's live tensors at its peak, bytes */
+    double scale;    /* 0 or 1: as sized; --headroom's memory factor otherwise */
 } mdl_compute_graph;
 typedef struct mdl_generation {
     mdl_dist prompt_tokens, output_tokens; /* per request */

@@ -180,6 +180,7 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
     w_gen_slot *s = &regions[si];
     uint32_t from = g->keep_context ? s->tokens : 0, prompt = dr[G_PROMPT],
              output = dr[G_OUTPUT];
+    w->out->gen_started++;
     if (gen_fit(g, g->context / g->slots, &from, &prompt, &output)) {
         w->out->context_overflow++;
         if (g->on_full == MDL_FULL_FAIL) { /* the runtime refuses the request */

@@ -253,6 +253,7 @@ typedef struct mdl_rep {
     /* generation parts (docs/results.md "generation") */
     uint64_t gen_requests;              /* requests decoded to their end */
     uint64_t context_overflow;          /* requests cut to their KV region, or refused */
+    uint64_t gen_started;               /* requests that reached a KV region */
     uint64_t kv_lines;                  /* KV lines met (a check where the KV crossed one) */
     int64_t kv_peak;                    /* the KV cache charged at its highest, bytes */
     uint64_t tokens_out;                /* tokens decoded by requests that ended ... */

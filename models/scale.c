@@ -82,6 +82,8 @@ static int scale_part(mdl_part *p, double f, mdl_owned *owned, sim_error *err)
         g->repacked = times(g->repacked, f);
         g->gpu = times(g->gpu, f);
         g->compute = times(g->compute, f);
+        /* a compute buffer sized from the graph: its size times f */
+        g->graph.scale = (g->graph.scale > 0 ? g->graph.scale : 1.0) * f;
     }
     return rc;
 }
@@ -119,9 +121,14 @@ double mdl_candidate_memory(const mdl_candidate *c)
             for (int cat = 0; cat < MDL_CAT_COUNT; cat++)
                 if (held[a]->mask & (1u << cat))
                     sum += mdl_dist_mean(&held[a]->cat[cat]);
-        if (p->has_generation)
-            sum += (double)(p->gen.mapped + p->gen.repacked + p->gen.gpu + p->gen.compute) +
+        if (p->has_generation) {
+            int64_t compute = p->gen.compute;
+            if (p->gen.graph.heads > 0)
+                compute = mdl_compute_bytes(&p->gen.graph, p->gen.context, p->gen.slots,
+                                            p->gen.flash_attn != MDL_FA_OFF);
+            sum += (double)(p->gen.mapped + p->gen.repacked + p->gen.gpu + compute) +
                    (double)p->gen.kv_per_token * p->gen.context;
+        }
     }
     return sum;
 }

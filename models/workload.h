@@ -97,6 +97,13 @@ typedef struct mdl_target {
     sim_time latency_p95; /* 0: not checked */
     int has_completed;
     double completed;     /* the least share of the requests made that complete, in (0, 1] */
+    /* an LLM's requests (docs/scenarios.md "target") */
+    sim_time ttft;        /* the most time to first token at quantile ttft_q; 0: not checked */
+    int ttft_q;           /* 0: p50, 1: p95 */
+    double tokens_per_s;  /* the least decode rate at quantile tps_q; 0: not checked */
+    int tps_q;            /* 0: p50, 1: p5 */
+    int has_overflow;
+    double overflow;      /* the most share of the LLM requests the context may cut, in [0, 1] */
 } mdl_target;
 
 /* What the fleet observed of a device (a scenario's `field` entries,

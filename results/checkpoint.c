@@ -595,7 +595,9 @@ static int check_restored(ck_reader *r, const res_plan *plan, const ck_header *h
         at_peak += s->peak_stage[k];
     if (at_peak != done)
         return bad(r, "the running cell's counts");
-    if (s->ngen > c->gen_requests || s->ngen > res__gen_kept(plan) || s->gen_over > 1)
+    /* while not over, every request so far is kept */
+    if (s->ngen > c->gen_requests || s->ngen > res__gen_kept(plan) || s->gen_over > 1 ||
+        (!s->gen_over && s->ngen != c->gen_requests))
         return bad(r, "the LLM requests' values");
     return SIM_OK;
 }

@@ -5,6 +5,7 @@
 #include "render_int.h"
 
 #include <float.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -17,6 +18,31 @@ static double latency_ratio(const mdl_target *t, const res_cell *c)
     return c->completed ? c->latency_us.p95 / (double)t->latency_p95 : DBL_MAX;
 }
 
+double res_overflow_share(const res_cell *c)
+{
+    return c->gen_started > 0 ? (double)c->context_overflow / (double)c->gen_started : 0;
+}
+
+/* The LLM criteria's ratios of measured value to target (> 1: missed),
+ * the largest; DBL_MAX when no request had the figure. */
+static double llm_verdict(const mdl_target *t, const res_cell *c, res_verdict *v)
+{
+    double worst = 0;
+    double q = t->ttft > 0 ? c->ttft_q[t->ttft_q] : 0;
+    v->ttft_ok = t->ttft <= 0 || (q >= 0 && q <= (double)t->ttft);
+    if (t->ttft > 0)
+        worst = fmax(worst, q < 0 ? DBL_MAX : q / (double)t->ttft);
+    double r = t->tokens_per_s > 0 ? c->tps_q[t->tps_q] : 0;
+    v->tps_ok = t->tokens_per_s <= 0 || r >= t->tokens_per_s;
+    if (t->tokens_per_s > 0)
+        worst = fmax(worst, r <= 0 ? DBL_MAX : t->tokens_per_s / r);
+    double share = res_overflow_share(c);
+    v->overflow_ok = !t->has_overflow || share <= t->overflow;
+    if (t->has_overflow)
+        worst = fmax(worst, t->overflow > 0 ? share / t->overflow : share > 0 ? DBL_MAX : 0);
+    return worst;
+}
+
 void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v)
 {
     v->deaths_ok = !t->has_deaths || c->any_ci.hi < t->deaths;
@@ -24,14 +50,23 @@ void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v)
                                             (double)t->latency_p95);
     double share = c->arrived ? (double)c->completed / (double)c->arrived : 1;
     v->completed_ok = !t->has_completed || share >= t->completed;
-    v->meets = t->set && v->deaths_ok && v->latency_ok && v->completed_ok;
+    double g = llm_verdict(t, c, v);
+    v->meets = t->set && v->deaths_ok && v->latency_ok && v->completed_ok && v->ttft_ok &&
+               v->tps_ok && v->overflow_ok;
     double d = t->has_deaths ? c->any_ci.hi / t->deaths : 0, l = latency_ratio(t, c);
     /* the requests that did not complete over those the target allows */
     double f = !t->has_completed ? 0
                : t->completed < 1 ? (1 - share) / (1 - t->completed)
                : share < 1 ? DBL_MAX : 0;
-    v->shortfall = d > l ? d : l;
-    v->shortfall = f > v->shortfall ? f : v->shortfall;
+    v->shortfall = fmax(fmax(d, l), fmax(f, g));
+}
+
+const char *res_rule_name(res_rule r)
+{
+    static const char *const names[] = {"the only one", "the largest context",
+                                        "the fastest decode", "the lowest peak",
+                                        "the lowest latency", "the first in the grid"};
+    return (unsigned)r < sizeof names / sizeof *names ? names[r] : "?";
 }
 
 /* Latency p95 for ordering: cells where nothing completed go last. */
@@ -40,9 +75,51 @@ static double latency_key(const res_cell *c)
     return c->completed ? c->latency_us.p95 : DBL_MAX;
 }
 
-/* Cell a ranks before cell b: the lowest peak p95, then the lowest latency
- * p95 (then the first, as the caller scans in order). */
-static int better(const res_cell *a, const res_cell *b)
+/* The largest context of a cell's generation parts as its policy runs
+ * them; 0 for a candidate that does not generate. */
+uint32_t res_cell_context(const mdl_cell *cell)
+{
+    uint32_t n = 0;
+    for (unsigned k = 0; k < cell->candidate->nparts; k++) {
+        const mdl_part *p = &cell->candidate->parts[k];
+        if (!p->has_generation)
+            continue;
+        mdl_generation g;
+        mdl_generation_in_force(p, &cell->policy, &g);
+        if (g.context > n)
+            n = g.context;
+    }
+    return n;
+}
+
+/* The first rule by which cell a ranks before cell b, RES_RULE_ORDER when
+ * none does: for an LLM, the largest context, then the fastest decode
+ * (tokens/s p50; none is slowest); then the lowest peak p95, the lowest
+ * latency p95. */
+static res_rule ranks_before(const res_plan *plan, const res_result *r, unsigned a, unsigned b)
+{
+    const res_cell *x = &r->cells[a], *y = &r->cells[b];
+    uint32_t ca = res_cell_context(&plan->cells[a]), cb = res_cell_context(&plan->cells[b]);
+    if (ca != cb)
+        return ca > cb ? RES_RULE_CONTEXT : RES_RULE_ORDER;
+    if (ca > 0 && x->tps_q[0] != y->tps_q[0])
+        return x->tps_q[0] > y->tps_q[0] ? RES_RULE_DECODE : RES_RULE_ORDER;
+    if (x->peak.p95 != y->peak.p95)
+        return x->peak.p95 < y->peak.p95 ? RES_RULE_PEAK : RES_RULE_ORDER;
+    if (latency_key(x) != latency_key(y))
+        return latency_key(x) < latency_key(y) ? RES_RULE_LATENCY : RES_RULE_ORDER;
+    return RES_RULE_ORDER;
+}
+
+/* Cell a ranks strictly before cell b. */
+static int better(const res_plan *plan, const res_result *r, unsigned a, unsigned b)
+{
+    return ranks_before(plan, r, a, b) != RES_RULE_ORDER;
+}
+
+/* Cell a is lighter than cell b: the lower peak p95, then latency p95
+ * (a policy's worst cell over its paths is the heaviest). */
+static int lighter(const res_cell *a, const res_cell *b)
 {
     if (a->peak.p95 != b->peak.p95)
         return a->peak.p95 < b->peak.p95;
@@ -65,7 +142,7 @@ static policy_fate fate_of(const res_plan *plan, const res_result *r, const res_
         unsigned i = d->first + q * d->policies + j;
         res_verdict v;
         res_cell_verdict(&plan->target, &r->cells[i], &v);
-        if (better(&r->cells[f.worst], &r->cells[i]))
+        if (lighter(&r->cells[f.worst], &r->cells[i]))
             f.worst = i;
         if (!v.meets && (f.meets || v.shortfall > f.shortfall)) {
             f.missing = i;
@@ -97,23 +174,28 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
             d->policies = d->count;
         d->paths = d->count / d->policies;
         double closest = DBL_MAX;
-        int best = -1; /* the recommended policy's worst cell */
+        int best = -1, second = -1; /* the worst cells of the best two policies */
         for (unsigned j = 0; j < d->policies; j++) {
             policy_fate f = fate_of(plan, r, d, j);
             if (f.meets) {
                 d->meeting++;
-                if (best < 0 || better(&r->cells[f.worst], &r->cells[best])) {
+                if (best < 0 || better(plan, r, f.worst, (unsigned)best)) {
+                    second = best;
                     best = (int)f.worst;
                     d->recommended = (int)(d->first + j);
+                } else if (second < 0 || better(plan, r, f.worst, (unsigned)second)) {
+                    second = (int)f.worst;
                 }
                 d->heaviest = best;
             } else if (d->closest < 0 || f.shortfall < closest ||
                        (f.shortfall == closest &&
-                        better(&r->cells[f.missing], &r->cells[d->closest]))) {
+                        lighter(&r->cells[f.missing], &r->cells[d->closest]))) {
                 d->closest = (int)f.missing;
                 closest = f.shortfall;
             }
         }
+        d->rule = second < 0 ? RES_RULE_ONLY
+                             : ranks_before(plan, r, (unsigned)best, (unsigned)second);
     }
     return n;
 }

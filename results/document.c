@@ -292,6 +292,7 @@ static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_
     set(g, "parts", parts);
     double n = plan->replications > 0 ? (double)plan->replications : 1.0;
     set(g, "requests_decoded", json_integer((json_int_t)c->gen_requests));
+    set(g, "requests_started", json_integer((json_int_t)c->gen_started));
     set(g, "context_overflow", json_integer((json_int_t)c->context_overflow));
     json_t *tps = json_object();
     set(tps, "mean", c->decode_us > 0 ? json_real((double)c->tokens_out * 1e6 / c->decode_us)
@@ -415,6 +416,12 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
                               "latency_ok", v.latency_ok);
         if (plan->target.has_completed)
             set(g, "completed_ok", json_boolean(v.completed_ok));
+        if (plan->target.ttft > 0)
+            set(g, "ttft_ok", json_boolean(v.ttft_ok));
+        if (plan->target.tokens_per_s > 0)
+            set(g, "tokens_per_s_ok", json_boolean(v.tps_ok));
+        if (plan->target.has_overflow)
+            set(g, "overflow_ok", json_boolean(v.overflow_ok));
         set(o, "target", g);
     }
     return o;
@@ -434,6 +441,13 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
                                                  : json_null());
     if (t->has_completed)
         set(g, "completed", json_real(t->completed));
+    static const char *const tq[] = {"p50", "p95"}, *const rq[] = {"p50", "p5"};
+    if (t->ttft > 0)
+        set(g, "ttft_us", json_pack("{sI}", tq[t->ttft_q], (json_int_t)t->ttft));
+    if (t->tokens_per_s > 0)
+        set(g, "tokens_per_s", json_pack("{sf}", rq[t->tps_q], t->tokens_per_s));
+    if (t->has_overflow)
+        set(g, "overflow", json_real(t->overflow));
     set(doc, "target", g);
     res_decision *d = calloc(r->ncells ? r->ncells : 1, sizeof *d);
     if (d == NULL) {
@@ -461,6 +475,19 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
                                                      : json_null());
         set(o, "closest", d[k].closest >= 0 && d[k].recommended < 0
                               ? json_integer(d[k].closest) : json_null());
+        static const char *const rules[] = {"only", "largest_context", "fastest_decode",
+                                            "lowest_peak", "lowest_latency", "grid_order"};
+        if (res_cell_context(cell) > 0) /* the LLM rule; older documents unchanged */
+            set(o, "rule", d[k].recommended >= 0 ? json_string(rules[d[k].rule]) : json_null());
+        if (r->contexts != NULL && k < r->ncontexts && r->contexts[k].searched) {
+            const res_context *x = &r->contexts[k];
+            set(o, "largest_context",
+                json_pack("{sIsosososIsb}", "from_cell", (json_int_t)x->base, "tokens",
+                          x->tokens > 0 ? json_integer(x->tokens) : json_null(), "missed",
+                          x->upper > 0 ? json_integer(x->upper) : json_null(), "step",
+                          x->step > 0 ? json_integer(x->step) : json_null(), "runs",
+                          (json_int_t)x->runs, "converged", x->done));
+        }
         if (plan->paths > 0) /* the gate: every path meets it, for some policy */
             set(o, "paths", json_pack("{sIsIsb}", "count", (json_int_t)d[k].paths,
                                       "policies_meeting", (json_int_t)d[k].meeting, "passed",
@@ -669,8 +696,41 @@ const char *res__top_stage(const res_cell *c)
     return best < 0 ? "-" : mdl_stage_name((mdl_stage)best);
 }
 
+/* The LLM columns of a cell (empty for one that does not generate). */
+static void csv_llm(sim_text *o, const mdl_cell *cell, const res_cell *c)
+{
+    int64_t compute = 0, mapped = 0;
+    for (unsigned k = 0; k < cell->candidate->nparts; k++) {
+        const mdl_part *def = &cell->candidate->parts[k];
+        if (!def->has_generation)
+            continue;
+        mdl_generation x;
+        mdl_generation_in_force(def, &cell->policy, &x);
+        compute += x.compute;
+        mapped += mdl_generation_file_pages(def, &x);
+    }
+    uint32_t context = res_cell_context(cell);
+    if (context == 0) {
+        sim_text_printf(o, ",,,,,,,,,");
+        return;
+    }
+    sim_text_printf(o, ",%u", context);
+    const double q[4] = {c->ttft_q[0], c->ttft_q[1], c->tps_q[0], c->tps_q[1]};
+    for (int k = 0; k < 4; k++)
+        if (q[k] < 0)
+            sim_text_printf(o, ",");
+        else
+            sim_text_printf(o, k < 2 ? ",%.0f" : ",%.6g", q[k]);
+    sim_text_printf(o, ",%llu,%llu,%lld,%lld,%lld", (unsigned long long)c->context_overflow,
+                    (unsigned long long)c->gen_started, (long long)c->kv_peak_max,
+                    (long long)compute, (long long)mapped);
+}
+
 char *res_document_csv(const res_plan *plan, const res_result *r)
 {
+    int llm = 0;
+    for (unsigned i = 0; i < plan->ncells && !llm; i++)
+        llm = res_cell_context(&plan->cells[i]) > 0;
     sim_text o = SIM_TEXT_INIT;
     sim_text_printf(&o, "device,candidate,policy,peak_mean_bytes,peak_p50_bytes,peak_p95_bytes,"
             "peak_p99_bytes,peak_max_bytes,stage_at_peak,deaths_per_replication,any_rate,"
@@ -681,7 +741,10 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             "duplicate_working_sets,wait_mean_us,wait_p95_us,latency_mean_us,latency_p50_us,"
             "latency_p95_us,latency_p99_us,queue_len_mean,availability,inference_availability,"
             "leaks,memory_warnings,cached_app_kills,switches,switch_peak_p95_bytes,limit_foreground_bytes,"
-            "limit_background_bytes,margin_p5_bytes,margin_p50_bytes,meets_target\n");
+            "limit_background_bytes,margin_p5_bytes,margin_p50_bytes,meets_target%s\n",
+            llm ? ",context,ttft_p50_us,ttft_p95_us,tokens_per_s_p50,tokens_per_s_p5,"
+                  "context_overflow,requests_started,kv_peak_max_bytes,compute_bytes,"
+                  "mapped_file_bytes" : "");
     for (unsigned i = 0; i < r->ncells; i++) {
         const res_cell *c = &r->cells[i];
         const mdl_cell *cell = &plan->cells[i];
@@ -719,7 +782,10 @@ char *res_document_csv(const res_plan *plan, const res_result *r)
             sim_text_printf(&o, ",,");
         res_verdict v;
         res_cell_verdict(&plan->target, c, &v);
-        sim_text_printf(&o, "%s\n", !plan->target.set ? "" : v.meets ? "1" : "0");
+        sim_text_printf(&o, "%s", !plan->target.set ? "" : v.meets ? "1" : "0");
+        if (llm)
+            csv_llm(&o, cell, c);
+        sim_text_printf(&o, "\n");
     }
     return res__text_done(&o);
 }

@@ -150,6 +150,7 @@ static void fold_generation(res_cell *c, const mdl_rep *r)
         return;
     c->gen_requests += r->gen_requests;
     c->context_overflow += r->context_overflow;
+    c->gen_started += r->gen_started;
     c->kv_lines += r->kv_lines;
     c->tokens_out += r->tokens_out;
     c->decode_us += (double)r->decode_us;

@@ -54,7 +54,7 @@ int res__table_alloc(res__table *t, unsigned rows, unsigned cols, const char *co
 extern const char res__processes_note[];
 int res__plan_has_processes(const res_plan *plan);
 extern const char res__cells_note[], res__comparison_intro[], res__comparison_note[],
-    res__decision_intro[];
+    res__decision_intro[], res__context_note[];
 
 /* The four tables of a result: SIM_OK, or SIM_ENOMEM (free them all the
  * same: a table not made is empty). */

@@ -191,6 +191,11 @@ static void decision_sections(sim_text *o, const res_plan *plan, const res__tabl
         text(o, target);
         sim_text_printf(o, "</p>\n");
         table(o, "decision-table", dec);
+        if (dec->cols > 5) {
+            sim_text_printf(o, "<p>");
+            text(o, res__context_note);
+            sim_text_printf(o, "</p>\n");
+        }
         sim_text_printf(o, "</section>\n");
     }
     if (fld->rows > 1) {

@@ -181,7 +181,7 @@ typedef struct res_cell {
     double file_peak_sum;
     double death_hot_sum;                /* first memory deaths' hot mapped weights, summed */
     /* generation parts (docs/results.md "generation") */
-    uint64_t gen_requests, context_overflow, kv_lines, tokens_out;
+    uint64_t gen_requests, context_overflow, kv_lines, tokens_out, gen_started;
     double decode_us, kv_peak_sum;
     int64_t kv_peak_max;
     uint64_t ttft[MDL_SLOWDOWN_BUCKETS]; /* requests by time to first token (mdl_ttft_bucket) */
@@ -229,6 +229,8 @@ typedef struct res_result {
     unsigned ncmp;
     uint64_t events;                     /* engine events over the whole run */
     const struct res_headroom *headroom; /* ncells, from --headroom (NULL: none; not owned) */
+    const struct res_context *contexts;  /* one per decision (NULL: none; not owned) */
+    unsigned ncontexts;
 } res_result;
 
 /* Called after each batch of replications (progress); may be NULL. */
@@ -313,48 +315,7 @@ typedef struct res_field_cmp {
 void res_field_compare(const res_plan *plan, unsigned i, const res_cell *c, res_field_cmp *out);
 const char *res_field_verdict_name(res_field_verdict v);
 
-/* ------------------------------------------------------------ decision */
-
-/* A cell against the plan's target: deaths_ok when the upper end of its
- * death-rate interval is under target.deaths, latency_ok when requests
- * completed and their p95 is at most target.latency_p95 (an unset
- * criterion holds); meets when the target is set and both hold.
- * shortfall: the larger measured/target ratio (DBL_MAX when nothing
- * completed), which ranks the cells that miss. */
-typedef struct res_verdict {
-    int meets, deaths_ok, latency_ok, completed_ok;
-    double shortfall;
-} res_verdict;
-void res_cell_verdict(const mdl_target *t, const res_cell *c, res_verdict *v);
-
-/* The decision for one device and candidate: its cells first .. first +
- * count - 1, how many meet the target, the recommended one (among those
- * that meet it: the lowest peak p95, then the lowest latency p95, then the
- * first; -1 when none meets it) and, when none does, the closest (the
- * smallest shortfall, then the same order; -1 otherwise). */
-typedef struct res_decision {
-    unsigned first, count, meeting;
-    int recommended, closest;
-    /* a scenario's named paths: its cells are paths x policies (path
-     * first), and a policy meets the target only on every path: meeting
-     * counts such policies, recommended is the best one's cell on the first
-     * path, closest the cell where the nearest policy misses */
-    unsigned paths, policies;
-    int heaviest; /* the recommended policy's worst cell (the highest peak p95, then latency) */
-} res_decision;
-/* One decision per run of cells sharing a device and candidate, into
- * out[] (room for r->ncells); returns how many.  Without named paths
- * (paths 1) every cell is a policy. */
-unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *out);
-/* "deaths under 0.1% (the upper end of the 95% interval), latency p95 at
- * most 2000 ms", and a cell's verdict: "meets" or "misses: deaths up to
- * 3.2%, latency p95 2300 ms". */
-void res_target_text(const mdl_target *t, char *buf, size_t n);
-/* A cell's commonest death reason, and for a memory death the limit that
- * was crossed and where the app was: "low_memory: background limit 300
- * MiB"; "-" without deaths. */
-void res_death_text(const mdl_device *dev, const res_cell *c, char *buf, size_t n);
-void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t n);
+#include "results/decide.h"
 
 /* ----------------------------------------------------------- documents */
 

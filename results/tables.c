@@ -29,6 +29,28 @@ static void millis(char *buf, size_t n, double us)
         snprintf(buf, n, "%.0f ms", us / 1e3);
 }
 
+/* The LLM criteria of a target: ", TTFT p95 at most 5 s, tokens/s p5 at
+ * least 10, context overflow at most 5%". */
+static void llm_target_text(const mdl_target *t, char *buf, size_t n)
+{
+    static const char *const tq[] = {"p50", "p95"}, *const rq[] = {"p50", "p5"};
+    size_t len = strlen(buf);
+    char v[32];
+    if (t->ttft > 0 && len < n) {
+        millis(v, sizeof v, (double)t->ttft);
+        snprintf(buf + len, n - len, "%sTTFT %s at most %s", len ? ", " : "", tq[t->ttft_q], v);
+    }
+    len = strlen(buf);
+    if (t->tokens_per_s > 0 && len < n)
+        snprintf(buf + len, n - len, "%stokens/s %s at least %.3g", len ? ", " : "",
+                 rq[t->tps_q], t->tokens_per_s);
+    len = strlen(buf);
+    if (t->has_overflow && len < n) {
+        percent(v, sizeof v, t->overflow);
+        snprintf(buf + len, n - len, "%scontext overflow at most %s", len ? ", " : "", v);
+    }
+}
+
 void res_target_text(const mdl_target *t, char *buf, size_t n)
 {
     char d[32] = "", l[32] = "", c[32] = "";
@@ -47,6 +69,33 @@ void res_target_text(const mdl_target *t, char *buf, size_t n)
     if (t->has_completed) {
         size_t len = strlen(buf);
         snprintf(buf + len, n - len, " of requests completed");
+    }
+    llm_target_text(t, buf, n);
+}
+
+/* What the LLM criteria missed: ", TTFT p95 7.2 s, tokens/s p5 8.1,
+ * context overflow 12%" (each only when missed). */
+static void llm_misses(const mdl_target *t, const res_cell *c, const res_verdict *v, char *buf,
+                       size_t n)
+{
+    static const char *const tq[] = {"p50", "p95"}, *const rq[] = {"p50", "p5"};
+    char x[32];
+    size_t len = strlen(buf);
+    if (!v->ttft_ok && len < n) {
+        if (c->ttft_q[t->ttft_q] < 0)
+            snprintf(x, sizeof x, "none");
+        else
+            millis(x, sizeof x, c->ttft_q[t->ttft_q]);
+        snprintf(buf + len, n - len, "%sTTFT %s %s", len > 9 ? ", " : "", tq[t->ttft_q], x);
+    }
+    len = strlen(buf);
+    if (!v->tps_ok && len < n)
+        snprintf(buf + len, n - len, "%stokens/s %s %.1f", len > 9 ? ", " : "", rq[t->tps_q],
+                 c->tps_q[t->tps_q] < 0 ? 0.0 : c->tps_q[t->tps_q]);
+    len = strlen(buf);
+    if (!v->overflow_ok && len < n) {
+        percent(x, sizeof x, res_overflow_share(c));
+        snprintf(buf + len, n - len, "%scontext overflow %s", len > 9 ? ", " : "", x);
     }
 }
 
@@ -71,6 +120,8 @@ void res_verdict_text(const mdl_target *t, const res_cell *c, char *buf, size_t 
         snprintf(buf, n, "misses: %s%s%s%s%s%s", v.deaths_ok ? "" : "deaths up to ",
                  v.deaths_ok ? "" : d, !v.deaths_ok && !v.latency_ok ? ", " : "",
                  v.latency_ok ? "" : "latency p95 ", v.latency_ok ? "" : l, k);
+    if (!v.meets)
+        llm_misses(t, c, &v, buf, n);
 }
 
 /* The recommended policy of a decision over named paths: its label
@@ -84,26 +135,41 @@ static const res_cell *gated(const res_result *r, const res_decision *d, char *l
     return &r->cells[d->heaviest >= 0 ? d->heaviest : d->recommended];
 }
 
+void res_context_text(const res_context *x, char *buf, size_t n)
+{
+    if (!x->searched)
+        snprintf(buf, n, "-");
+    else if (x->tokens == 0)
+        snprintf(buf, n, "none%s", x->done ? " down to 256" : "");
+    else if (x->upper == 0)
+        snprintf(buf, n, "%u or more%s", x->tokens, x->done ? " (the cap)" : "");
+    else
+        snprintf(buf, n, "%u (%u missed)", x->tokens, x->upper);
+}
+
 int res__decision_table(const res_plan *plan, const res_result *r, res__table *t)
 {
     static const char *const head[] = {"device", "candidate", "meet the target", "recommended",
-                                       "why"};
-    static const int right[] = {0, 0, 1, 0, 0};
+                                       "why", "largest context"};
+    static const int right[] = {0, 0, 1, 0, 0, 1};
+    unsigned cols = r->contexts != NULL ? 6 : 5;
     t->cell = NULL;
     t->rows = 1;
     if (!plan->target.set || r->ncells == 0)
-        return res__table_alloc(t, 1, 5, head, right);
+        return res__table_alloc(t, 1, cols, head, right);
     res_decision *d = calloc(r->ncells, sizeof *d);
     if (d == NULL)
         return SIM_ENOMEM;
     unsigned n = res_decisions(plan, r, d);
-    if (res__table_alloc(t, n + 1, 5, head, right) != SIM_OK) {
+    if (res__table_alloc(t, n + 1, cols, head, right) != SIM_OK) {
         free(d);
         return SIM_ENOMEM;
     }
     int rc = SIM_OK;
     for (unsigned k = 0; k < n && rc == SIM_OK; k++) {
-        res__text *row = &t->cell[(k + 1) * 5];
+        res__text *row = &t->cell[(k + 1) * cols];
+        if (r->contexts != NULL && k < r->ncontexts)
+            res_context_text(&r->contexts[k], row[5], RES_TEXT_MAX);
         const mdl_cell *cell = &plan->cells[d[k].first];
         snprintf(row[0], RES_TEXT_MAX, "%s", cell->device->name);
         snprintf(row[1], RES_TEXT_MAX, "%s", cell->candidate->id);
@@ -123,16 +189,20 @@ int res__decision_table(const res_plan *plan, const res_result *r, res__table *t
             millis(lat, sizeof lat, c->latency_us.p95);
         else
             snprintf(lat, sizeof lat, "-");
+        char llm[96] = "";
+        if (c->gen_started > 0)
+            snprintf(llm, sizeof llm, ", %u tokens of context, %.1f tokens/s p50",
+                     res_cell_context(&plan->cells[pick]), c->tps_q[0]);
         if (d[k].recommended >= 0 && plan->paths > 0) {
             snprintf(row[3], RES_TEXT_MAX, "%s", label);
-            snprintf(row[4], RES_TEXT_MAX, "meets it on every path; %s: peak p95 %s "
-                     "on its heaviest path (latency p95 %s there)", d[k].meeting > 1 ?
-                     "the lowest peak of those that do" : "the only one that does", peak, lat);
+            snprintf(row[4], RES_TEXT_MAX, "meets it on every path; %s%s: peak p95 %s "
+                     "on its heaviest path (latency p95 %s there)%s", res_rule_name(d[k].rule),
+                     d[k].meeting > 1 ? " of those that do" : " that does", peak, lat, llm);
         } else if (d[k].recommended >= 0) {
             snprintf(row[3], RES_TEXT_MAX, "%s", label);
-            snprintf(row[4], RES_TEXT_MAX, "%s: peak p95 %s, latency p95 %s",
-                     d[k].meeting > 1 ? "the lowest peak of those that meet it" : "the only one "
-                     "that meets it", peak, lat);
+            snprintf(row[4], RES_TEXT_MAX, "%s%s: peak p95 %s, latency p95 %s%s",
+                     res_rule_name(d[k].rule), d[k].meeting > 1 ? " of those that meet it"
+                     : " that meets it", peak, lat, llm);
         } else {
             res_verdict_text(&plan->target, c, verdict, sizeof verdict);
             snprintf(row[3], RES_TEXT_MAX, "none");
@@ -243,6 +313,11 @@ int res__plan_has_processes(const res_plan *plan)
 
 const char res__decision_intro[] =
     "each device and candidate against the target:";
+const char res__context_note[] =
+    "largest context: the most tokens of context at which the recommended cell (or, when none "
+    "meets the target, the closest), its other settings kept, still meets the target, found "
+    "by runs of that cell alone on steps of 256 tokens, and the least found to miss; \"or "
+    "more\": none missed up to the cap (2^20 tokens, or a 1 TiB KV cache).";
 const char res__comparison_intro[] =
     "each policy against its baseline (the first policy of its device and candidate, on the "
     "same path when the plan names paths), paired over the same replications: difference "
@@ -656,6 +731,8 @@ char *res_document_table(const res_plan *plan, const res_result *r)
             res_target_text(&plan->target, target, sizeof target);
             sim_text_printf(&o, "\n%s %s:\n\n", res__decision_intro, target);
             put_table(&o, &t.dec);
+            if (t.dec.cols > 5)
+                sim_text_printf(&o, "\n%s\n", res__context_note);
         }
         if (t.cmp.rows > 1) {
             sim_text_printf(&o, "\n%s\n\n", res__comparison_intro);

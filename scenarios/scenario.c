@@ -101,20 +101,84 @@ static int check_events(const scn_scenario *s, const scn__node *root, sim_error 
                      most.pressure, MDL_EVENTS_MAX);
 }
 
-/* target: {deaths: 0.1%, latency_p95: 2s}, at least one of the two. */
+/* The one key of mapping v, among names (its index in *which, its value
+ * in *x). */
+static int one_key(const scn__node *v, const char *const *names, size_t n, int *which,
+                   scn__node *x, sim_error *err)
+{
+    int rc = scn__expect_mapping(v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(v, names, n, err);
+    if (rc != SIM_OK)
+        return rc;
+    if (fy_node_mapping_item_count(v->n) != 1)
+        return scn__fail(v, err, SIM_EINPUT, "expected one quantile and its bound, such as "
+                         "{%s: ...}", names[n - 1]);
+    for (size_t k = 0; k < n; k++) {
+        scn__get(v, names[k], x);
+        if (x->n != NULL) {
+            *which = (int)k;
+            return SIM_OK;
+        }
+    }
+    return scn__fail(v, err, SIM_EINPUT, "expected one of its quantiles");
+}
+
+/* The LLM criteria of a target: ttft: {p50 | p95: DURATION}, tokens_per_s:
+ * {p50 | p5: N}, overflow: SHARE; each needs a candidate that generates. */
+static int llm_target(const scn_scenario *s, const scn__node *t, mdl_target *g, sim_error *err)
+{
+    static const char *const tq[] = {"p50", "p95"}, *const rq[] = {"p50", "p5"};
+    scn__node v, x;
+    int rc = SIM_OK, any = 0;
+    scn__get(t, "ttft", &v);
+    if (v.n != NULL) {
+        rc = one_key(&v, tq, 2, &g->ttft_q, &x, err);
+        if (rc == SIM_OK)
+            rc = scn__duration(&x, &g->ttft, err);
+        if (rc == SIM_OK && g->ttft <= 0)
+            rc = scn__fail(&x, err, SIM_EINPUT, "a time-to-first-token target must be above 0");
+        any = 1;
+    }
+    scn__get(t, "tokens_per_s", &v);
+    if (rc == SIM_OK && v.n != NULL) {
+        rc = one_key(&v, rq, 2, &g->tps_q, &x, err);
+        if (rc == SIM_OK)
+            rc = scn__real(&x, 1e-6, 1e9, &g->tokens_per_s, err);
+        any = 1;
+    }
+    scn__get(t, "overflow", &v);
+    if (rc == SIM_OK && v.n != NULL) {
+        rc = scn__probability(&v, &g->overflow, err);
+        g->has_overflow = 1;
+        any = 1;
+    }
+    for (unsigned c = 0; rc == SIM_OK && any && c < s->ncandidates; c++)
+        for (unsigned k = 0; k < s->candidates[c].nparts; k++)
+            if (s->candidates[c].parts[k].has_generation)
+                return SIM_OK;
+    return rc != SIM_OK || !any ? rc : scn__fail(t, err, SIM_EINPUT, "ttft, tokens_per_s and "
+                                                 "overflow need a candidate with a generation "
+                                                 "part: no request of the plan has tokens");
+}
+
+/* target: {deaths: 0.1%, latency_p95: 2s, ...}, at least one criterion. */
 static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
 {
-    static const char *const keys[] = {"deaths", "latency_p95", "completed"};
+    static const char *const keys[] = {"deaths",   "latency_p95",  "completed",
+                                       "ttft",     "tokens_per_s", "overflow"};
     scn__node t, v;
     scn__get(root, "target", &t);
     if (t.n == NULL)
         return SIM_OK;
     int rc = scn__expect_mapping(&t, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&t, keys, 3, err);
+        rc = scn__check_keys(&t, keys, 6, err);
+    mdl_target *g = &s->target;
+    if (rc == SIM_OK)
+        rc = llm_target(s, &t, g, err);
     if (rc != SIM_OK)
         return rc;
-    mdl_target *g = &s->target;
     scn__get(&t, "completed", &v);
     if (v.n != NULL) {
         if ((rc = scn__probability(&v, &g->completed, err)) != SIM_OK)
@@ -139,9 +203,10 @@ static int load_target(scn_scenario *s, const scn__node *root, sim_error *err)
         if (g->latency_p95 <= 0)
             return scn__fail(&v, err, SIM_EINPUT, "a latency target must be longer than 0");
     }
-    if (!g->has_deaths && g->latency_p95 == 0 && !g->has_completed)
-        return scn__fail(&t, err, SIM_EINPUT, "a target needs deaths, latency_p95, completed, or "
-                         "several of them");
+    if (!g->has_deaths && g->latency_p95 == 0 && !g->has_completed && g->ttft == 0 &&
+        g->tokens_per_s == 0 && !g->has_overflow)
+        return scn__fail(&t, err, SIM_EINPUT, "a target needs deaths, latency_p95, completed, "
+                         "ttft, tokens_per_s or overflow, or several of them");
     g->set = 1;
     return SIM_OK;
 }
@@ -317,8 +382,6 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
         return rc;
     if ((rc = load_about(s, root, err)) != SIM_OK)
         return rc;
-    if ((rc = load_target(s, root, err)) != SIM_OK)
-        return rc;
     int64_t n;
     s->seed = 1;
     scn__get(root, "seed", &v);
@@ -340,6 +403,8 @@ static int load_top(loader *ld, const scn__node *root, sim_error *err)
     if (s->horizon < 1)
         return scn__fail(&v, err, SIM_EINPUT, "expected a positive horizon");
     if ((rc = scn__load_profiles(ld, root, err)) != SIM_OK)
+        return rc;
+    if ((rc = load_target(s, root, err)) != SIM_OK) /* its LLM criteria read the candidates */
         return rc;
     if ((rc = load_field(s, root, err)) != SIM_OK)
         return rc;

@@ -285,7 +285,9 @@ TEST_CASE("resume: an LLM cell's exact request quantiles, and its buckets past t
     // one phone, a 1B-like model, 5 requests a replication: 4500
     // replications are three rounds (2048, 2048, 404), 22,500 requests.
     // Kept whole, the pairs cross every checkpoint; with 15,000 kept, the
-    // second round's push the cell past them, and its `over` must survive.
+    // second round's push the cell past them, and its `over` must survive
+    // (a restored cell that is not over must hold every request so far);
+    // with 3,000, one thread's own buffer overflows within the first round.
     TempDir t;
     std::string ck = t.file("llm.ck");
     std::string path = t.write(
@@ -302,7 +304,7 @@ TEST_CASE("resume: an LLM cell's exact request quantiles, and its buckets past t
         "          decode: {per_token: {dist: lognormal, median: 30ms, p95: 60ms}}\n"
         "          weights: {mapped: 100MiB}\n          compute: 10MiB\n"
         "workload: {path: [cold_start, {requests: {every: 10s, count: 5}}]}\n");
-    for (uint64_t kept : {UINT64_C(0), UINT64_C(15000)}) {
+    for (uint64_t kept : {UINT64_C(0), UINT64_C(15000), UINT64_C(3000)}) {
         INFO("kept " << kept);
         Planned p(path, 4500);
         p.plan.exact_max = kept;

@@ -87,9 +87,15 @@ TEST_CASE("compute buffer: the graph's largest tensors at 2k, 8k and 32k, with a
         CHECK(mdl_compute_bytes(&g, n, 1, 1) == 94 * MiB + MiB / 2 + OUTPUT);
     // n_ctx padded to 256: 2000 is made as 2048
     CHECK(mdl_compute_bytes(&g, 2000, 1, 0) == 164 * MiB + OUTPUT);
-    // a context shorter than the batch: a 256-token graph, 256 x 256 x 132
-    // bytes of attention (8.25 MiB) under 32000 x 256 x 4 of logits (31.25)
-    CHECK(mdl_compute_bytes(&g, 100, 1, 0) == 32 * MiB + 31 * MiB + MiB / 4 + OUTPUT);
+    // a context shorter than the batch: n_batch is cut to the 100 tokens
+    // asked for, before n_ctx is padded to 256: a 100-token graph, 256 x
+    // 100 x 132 bytes of attention under 32000 x 100 x 4 of logits
+    CHECK(mdl_compute_bytes(&g, 100, 1, 0) == 32 * MiB + 32000 * 100 * 4 + OUTPUT);
+    // a ubatch past n_batch's default of 2048: 2048 tokens, 2048 x 2048 x
+    // 132 bytes (528 MiB) of attention
+    g.ubatch = 4096;
+    CHECK(mdl_compute_bytes(&g, 2048, 1, 0) == 32 * MiB + 528 * MiB + OUTPUT);
+    g.ubatch = 512;
     // 4 sequences of 8192: each attends to 8192 / 4 = 2048 rows, the batch
     // still 512 tokens (132 MiB), and 4 rows of output
     CHECK(mdl_compute_bytes(&g, 8192, 4, 0) == 164 * MiB + 4 * OUTPUT);
@@ -146,7 +152,8 @@ TEST_CASE("flash_attn: a quantised V cache without flash attention is refused, a
     std::string own = std::string(GRAPH) + "          kv_type: q8_0\n          flash_attn: off\n";
     CHECK(parse(scenario(own, ""), msg) == SIM_EINPUT);
     CHECK(msg.find("fa.yaml:") == 0);
-    CHECK(msg.find("flash_attn") != std::string::npos);
+    CHECK(msg.find(": a quantised V cache needs flash attention") != std::string::npos);
+    CHECK(msg.find("in force with") == std::string::npos); // the candidate's, not a cell's
     // as written the candidate makes no context, whatever a policy does
     CHECK(parse(scenario(own, "policies: {kv_precision: f16}\n"), msg) == SIM_EINPUT);
     // the candidate's off, and a policy quantising V: refused at the grid
