@@ -102,6 +102,25 @@ std::string with_target(const std::string &target)
     return y;
 }
 
+const std::string GRID = "context: [2048, 4096, 6144, 8192]";
+
+// PLAN with `grid` for its policies (and `target`, when given): each
+// phone's search for its largest context, in 12 runs at most.
+std::vector<res_context> searched(const std::string &grid, const std::string &target = "")
+{
+    std::string y = target.empty() ? std::string(PLAN) : with_target(target);
+    y.replace(y.find(GRID), GRID.size(), grid);
+    Loaded l(y);
+    Run run(l.s);
+    std::vector<res_context> c(run.r.ncells);
+    unsigned n = 0;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(res_context_find(&run.plan, &run.r, 2, 12, c.data(), &n, &err) == SIM_OK);
+    REQUIRE(n == 2);
+    return c;
+}
+
 } // namespace
 
 TEST_CASE("llm decision: the largest context that meets TTFT, tokens/s and overflow is "
@@ -177,17 +196,8 @@ TEST_CASE("llm decision: with no context of the grid meeting the target, the sea
     // overflow at most 60 %: 2048 (50 %) meets it; with a grid of 8192
     // alone on small (dies): halving, 4096 meets; then 6144 and 5120 miss,
     // 4608 meets, 4864 misses
-    std::string y = with_target("target: {deaths: 30%, overflow: 60%}");
-    const std::string grid = "context: [2048, 4096, 6144, 8192]";
-    y.replace(y.find(grid), grid.size(), "context: [8192]");
-    Loaded l(y);
-    Run run(l.s);
-    std::vector<res_context> c(run.r.ncells);
-    unsigned n = 0;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(res_context_find(&run.plan, &run.r, 1, 12, c.data(), &n, &err) == SIM_OK);
-    REQUIRE(n == 2);
+    std::vector<res_context> c =
+        searched("context: [8192]", "target: {deaths: 30%, overflow: 60%}");
     CHECK(c[1].base == 1);
     CHECK(c[1].tokens == 4608);
     CHECK(c[1].upper == 4864);
@@ -200,17 +210,7 @@ TEST_CASE("llm decision: a context whose overflow alone misses is searched upwar
     // memory holds; a larger context overflows less, so the search doubles:
     // 4096 meets; then as before, big: 8192 dies, 6144, 7168 and 7680 meet,
     // 7936 dies; small: 8192, 6144, 5120 die, 4608 meets, 4864 dies
-    std::string y = PLAN;
-    const std::string grid = "context: [2048, 4096, 6144, 8192]";
-    y.replace(y.find(grid), grid.size(), "context: [2048]");
-    Loaded l(y);
-    Run run(l.s);
-    std::vector<res_context> c(run.r.ncells);
-    unsigned n = 0;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(res_context_find(&run.plan, &run.r, 2, 12, c.data(), &n, &err) == SIM_OK);
-    REQUIRE(n == 2);
+    std::vector<res_context> c = searched("context: [2048]");
     CHECK(c[0].low == 2048);
     CHECK(c[0].tokens == 7680);
     CHECK(c[0].upper == 7936);
@@ -228,8 +228,7 @@ TEST_CASE("llm decision: among cells of one context the fastest decode wins, the
     // by hand: both meet the target; the faster decode is recommended,
     // whatever their peaks; equal decode: the lower peak
     std::string y = with_target("target: {ttft: {p95: 1s}}");
-    const std::string grid = "context: [2048, 4096, 6144, 8192]";
-    y.replace(y.find(grid), grid.size(), "slots: [1, 2]");
+    y.replace(y.find(GRID), GRID.size(), "slots: [1, 2]");
     Loaded l(y);
     res_plan plan{};
     const char **labels = nullptr;
