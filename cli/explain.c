@@ -86,7 +86,7 @@ static int draw(const char *dir, res_timeline *plot, res_chrome *json, const scn
 typedef struct opts {
     const char *scenario, *dir, *answers;
     unsigned long long rep, cell, death, seed;
-    int full, quiz, drill, has_death, has_seed;
+    int full, quiz, drill, has_death, has_seed, first_death;
 } opts;
 
 /* The message names the limit. */
@@ -99,6 +99,9 @@ static const cli_opt explain_opts[] = {
     {"--cell", NULL, CLI_OPT_COUNT, XO(cell), CLI_NOWHERE, 0, SCN_CELLS_MAX - 1, NULL,
      "--cell needs an integer from 0 (oomsim explain SCENARIO --cell 999 lists the cells)", 0,
      NULL},
+    {"--first-death", NULL, CLI_OPT_FLAG, XO(first_death), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
+     "  --first-death   tell the first replication of the cell (from 0, up to the\n"
+     "                  scenario's replications) in which a process died\n"},
     {"--full", NULL, CLI_OPT_FLAG, XO(full), CLI_NOWHERE, 0, 0, NULL, NULL, 0,
      "  --full          every line: do not collapse a death or a request that repeats\n"
      "                  the same way\n"},
@@ -130,7 +133,8 @@ static const cli_opt explain_opts[] = {
 
 const cli_cmd cli_explain_cmd = {
     .name = "explain",
-    .usage = "usage: oomsim explain SCENARIO.yaml [--replication K] [--cell N] [--full] [-o DIR]\n"
+    .usage = "usage: oomsim explain SCENARIO.yaml [--replication K | --first-death] [--cell N]\n"
+        "                      [--full] [-o DIR]\n"
         "                      [--quiz|--drill [--death K] [--seed N] [--answers FILE]]\n"
         "  tells replication K (default 0) of cell N (default 0) as a timeline: stages,\n"
         "  allocations, requests and their attempts, warnings, cached-app kills, retries,\n"
@@ -160,7 +164,37 @@ static int parse(int argc, char **argv, opts *o)
         return cli_usage_error("explain", "--death goes with --quiz or --drill");
     if (o->has_seed && !o->drill)
         return cli_usage_error("explain", "--seed goes with --drill");
+    if (o->first_death && o->rep != 0)
+        return cli_usage_error("explain", "--first-death chooses the replication: not with "
+                               "--replication");
     return CLI_OK;
+}
+
+/* --first-death: the first replication of the cell with a death, into
+ * o->rep (said on stderr); CLI_INPUT when none of the scenario's
+ * replications has one. */
+static int first_death(opts *o, const scn_scenario *s)
+{
+    const mdl_cell *c = &s->cells[o->cell];
+    for (uint64_t rep = 0; rep < s->replications; rep++) {
+        sim_error err;
+        sim_error_clear(&err);
+        mdl_rep r;
+        if (mdl_run_replication(c, rep, NULL, NULL, &r, &err) != SIM_OK)
+            return cli_report(&err);
+        uint64_t died = 0;
+        for (int x = 0; x < MDL_EXIT_COUNT; x++)
+            died += r.deaths[x];
+        if (died > 0) {
+            o->rep = rep;
+            fprintf(stderr, "oomsim explain: --first-death: replication %llu of cell %llu\n",
+                    (unsigned long long)rep, o->cell);
+            return CLI_OK;
+        }
+    }
+    fprintf(stderr, "oomsim explain: --first-death: no process died in the cell's %llu "
+            "replications (cell %llu)\n", (unsigned long long)s->replications, o->cell);
+    return CLI_INPUT;
 }
 
 /* A cell out of range: the error, and the cells there are. */
@@ -315,6 +349,10 @@ int cli_explain(int argc, char **argv)
         return cli_report(&err);
     if (o.cell >= s.ncells) {
         status = no_such_cell(&s, o.cell);
+        scn_scenario_release(&s);
+        return status;
+    }
+    if (o.first_death && (status = first_death(&o, &s)) != CLI_OK) {
         scn_scenario_release(&s);
         return status;
     }

@@ -38,18 +38,23 @@ static uint32_t cap_of(const mdl_cell *cell)
     return cap / PAD * PAD;
 }
 
-/* Where a context falls: it meets the target on every path, or it is too
- * small (only the context overflow misses: a larger one may meet), or too
- * large (anything else misses). */
+/* Where a context falls: it meets the target on every path; or it is too
+ * small: the context overflow misses, or with requests cut and no death
+ * too many, the requests that did not complete or the latency miss (a
+ * context that refuses what does not fit fails them: `on_full: fail`), and
+ * a larger one may meet; or too large (anything else misses). */
 enum { MEETS, TOO_SMALL, TOO_LARGE };
 static int judge(const res_plan *plan, const res_result *r, const unsigned *cells, unsigned n)
 {
     int all = 1, other = 0;
     for (unsigned q = 0; q < n; q++) {
+        const res_cell *c = &r->cells[cells[q]];
         res_verdict v;
-        res_cell_verdict(&plan->target, &r->cells[cells[q]], &v);
+        res_cell_verdict(&plan->target, c, &v);
         all &= v.meets;
-        other |= !(v.deaths_ok && v.latency_ok && v.completed_ok && v.ttft_ok && v.tps_ok);
+        int cut = c->context_overflow > 0 && v.deaths_ok;
+        other |= !(v.deaths_ok && v.ttft_ok && v.tps_ok &&
+                   (cut || (v.latency_ok && v.completed_ok)));
     }
     return all ? MEETS : other ? TOO_LARGE : TOO_SMALL;
 }
@@ -71,17 +76,21 @@ static uint32_t doubled(const res_context *s, uint32_t from)
 }
 
 /* The next context of search s, 0 when it is done: up from the largest
- * that met (or, with none yet, from the largest that was too small), down
- * from the smallest too large, then the middle of the gap. */
+ * that met or was too small, down from the smallest too large, then the
+ * middle of the gap (on a multiple of 256 when one is inside it), until
+ * the two are at most 256 tokens apart. */
 static uint32_t next_probe(const res_context *s)
 {
-    uint32_t below = s->tokens > 0 ? s->tokens : s->low;
+    uint32_t below = s->tokens > s->low ? s->tokens : s->low;
     if (s->upper == 0)
         return below > 0 ? doubled(s, below) : 0;
     if (below == 0) /* too large so far: halve */
         return s->upper <= PAD ? 0 : (s->upper / 2 + PAD - 1) / PAD * PAD;
-    uint32_t mid = (below + (s->upper - below) / 2) / PAD * PAD;
-    return mid > below && mid < s->upper ? mid : 0;
+    if (s->upper <= below || s->upper - below <= PAD)
+        return 0;
+    uint32_t half = below + (s->upper - below) / 2;
+    uint32_t mid = half / PAD * PAD;
+    return mid > below ? mid : half;
 }
 
 /* One step: the cells of every open search at its probe, run as a plan of

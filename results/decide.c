@@ -28,13 +28,17 @@ double res_overflow_share(const res_cell *c)
 static double llm_verdict(const mdl_target *t, const res_cell *c, res_verdict *v)
 {
     double worst = 0;
+    /* a cell none of whose requests reached an LLM's KV region (a
+     * candidate that does not generate, a path without such requests) is
+     * not judged on them */
+    int judged = c->gen_started > 0;
     double q = t->ttft > 0 ? c->ttft_q[t->ttft_q] : 0;
-    v->ttft_ok = t->ttft <= 0 || (q >= 0 && q <= (double)t->ttft);
-    if (t->ttft > 0)
+    v->ttft_ok = t->ttft <= 0 || !judged || (q >= 0 && q <= (double)t->ttft);
+    if (t->ttft > 0 && judged)
         worst = fmax(worst, q < 0 ? DBL_MAX : q / (double)t->ttft);
     double r = t->tokens_per_s > 0 ? c->tps_q[t->tps_q] : 0;
-    v->tps_ok = t->tokens_per_s <= 0 || r >= t->tokens_per_s;
-    if (t->tokens_per_s > 0)
+    v->tps_ok = t->tokens_per_s <= 0 || !judged || r >= t->tokens_per_s;
+    if (t->tokens_per_s > 0 && judged)
         worst = fmax(worst, r <= 0 ? DBL_MAX : t->tokens_per_s / r);
     double share = res_overflow_share(c);
     v->overflow_ok = !t->has_overflow || share <= t->overflow;

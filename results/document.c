@@ -482,11 +482,13 @@ static void decisions_json(json_t *doc, const res_plan *plan, const res_result *
         if (r->contexts != NULL && k < r->ncontexts && r->contexts[k].searched) {
             const res_context *x = &r->contexts[k];
             set(o, "largest_context",
-                json_pack("{sIsosososIsb}", "from_cell", (json_int_t)x->base, "tokens",
+                json_pack("{sIsosososososIsb}", "from_cell", (json_int_t)x->base, "tokens",
                           x->tokens > 0 ? json_integer(x->tokens) : json_null(), "missed",
-                          x->upper > 0 ? json_integer(x->upper) : json_null(), "step",
-                          x->step > 0 ? json_integer(x->step) : json_null(), "runs",
-                          (json_int_t)x->runs, "converged", x->done));
+                          x->upper > 0 ? json_integer(x->upper) : json_null(), "too_small",
+                          x->low > 0 ? json_integer(x->low) : json_null(), "step",
+                          x->step > 0 ? json_integer(x->step) : json_null(), "cap",
+                          json_integer(x->cap), "runs", (json_int_t)x->runs, "converged",
+                          x->done));
         }
         if (plan->paths > 0) /* the gate: every path meets it, for some policy */
             set(o, "paths", json_pack("{sIsIsb}", "count", (json_int_t)d[k].paths,
@@ -711,7 +713,7 @@ static void csv_llm(sim_text *o, const mdl_cell *cell, const res_cell *c)
     }
     uint32_t context = res_cell_context(cell);
     if (context == 0) {
-        sim_text_printf(o, ",,,,,,,,,");
+        sim_text_printf(o, ",,,,,,,,,,");
         return;
     }
     sim_text_printf(o, ",%u", context);

@@ -137,14 +137,19 @@ static const res_cell *gated(const res_result *r, const res_decision *d, char *l
 
 void res_context_text(const res_context *x, char *buf, size_t n)
 {
+    const char *open = x->done ? "" : ", not converged";
     if (!x->searched)
         snprintf(buf, n, "-");
+    else if (x->tokens == 0 && x->low > 0 && x->upper > 0)
+        snprintf(buf, n, "none (%u overflows, %u missed%s)", x->low, x->upper, open);
+    else if (x->tokens == 0 && x->low > 0)
+        snprintf(buf, n, "none (%u overflows%s)", x->low, open);
     else if (x->tokens == 0)
-        snprintf(buf, n, "none%s", x->done ? " down to 256" : "");
+        snprintf(buf, n, "none (%u missed%s)", x->upper, open);
     else if (x->upper == 0)
-        snprintf(buf, n, "%u or more%s", x->tokens, x->done ? " (the cap)" : "");
+        snprintf(buf, n, "%u or more (%s)", x->tokens, x->done ? "the cap" : "not converged");
     else
-        snprintf(buf, n, "%u (%u missed)", x->tokens, x->upper);
+        snprintf(buf, n, "%u (%u missed%s)", x->tokens, x->upper, open);
 }
 
 int res__decision_table(const res_plan *plan, const res_result *r, res__table *t)

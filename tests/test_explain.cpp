@@ -7,6 +7,7 @@
 #include <vector>
 
 #include "shim/shim.hpp"
+#include "shim/world.hpp"
 
 using namespace shim;
 
@@ -138,6 +139,38 @@ TEST_CASE("explain: options are checked, and a cell out of range lists the cells
     CHECK(b.err == "oomsim explain: --replication needs an integer from 0 to 9999999\n"
                    "see oomsim explain --help\n");
     CHECK(oomsim({"explain", "anr-main-thread-load", "--answers", "x"}).status == 2);
+}
+
+TEST_CASE("explain --first-death tells the first replication in which a process died",
+          "[explain]")
+{
+    // llm-chat-grows' cell 1 (android-3g, llm-1b-touched at 4096 tokens):
+    // replications 0 and 1 live, 2 dies (the loop below checks it)
+    shim::Loaded l(read_file(source_path("scenarios/catalog/teach/llm-chat-grows.yaml")));
+    uint64_t first = 0;
+    for (;; first++) {
+        REQUIRE(first < 200);
+        mdl_rep r = l.run(1, first);
+        uint32_t died = 0;
+        for (int x = 0; x < MDL_EXIT_COUNT; x++)
+            died += r.deaths[x];
+        if (died > 0)
+            break;
+    }
+    CHECK(first == 2);
+    RunResult r = oomsim({"explain", "llm-chat-grows", "--cell", "1", "--first-death"});
+    REQUIRE(r.status == 0);
+    CHECK(r.err == "oomsim explain: --first-death: replication 2 of cell 1\n");
+    CHECK(r.out.find("llm-chat-grows, replication 2: android-3g running llm-1b-touched") !=
+          std::string::npos);
+    CHECK(r.out.find("the process dies") != std::string::npos);
+    // a cell where nobody dies: said, exit 1; with --replication: exit 2
+    RunResult none = oomsim({"explain", "capacity-plan", "--cell", "5", "--first-death"});
+    CHECK(none.status == 1);
+    CHECK(none.err.find("no process died in the cell's 1000 replications") != std::string::npos);
+    CHECK(none.out.empty());
+    CHECK(oomsim({"explain", "llm-chat-grows", "--first-death", "--replication", "3"}).status ==
+          2);
 }
 
 TEST_CASE("explain --full tells every repeat", "[explain]")

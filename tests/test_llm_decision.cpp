@@ -7,6 +7,7 @@
 // a comment.
 #include <catch2/catch.hpp>
 
+#include <algorithm>
 #include <cstring>
 #include <string>
 #include <vector>
@@ -218,6 +219,55 @@ TEST_CASE("llm decision: a context whose overflow alone misses is searched upwar
     CHECK(c[1].tokens == 4608);
     CHECK(c[1].upper == 4864);
     CHECK(c[1].runs == 6);
+    // a context that refuses what does not fit (on_full: fail) fails half
+    // the requests at 2048 without a death: too small as well, not too large
+    std::string y = with_target("target: {deaths: 30%, completed: 90%}");
+    y.replace(y.find("          compute: 10MiB\n"), 25, "          compute: 10MiB\n          on_full: fail\n");
+    y.replace(y.find(GRID), GRID.size(), "context: [2048]");
+    Loaded l(y);
+    Run run(l.s);
+    CHECK(run.r.cells[0].failed == 100);
+    std::vector<res_context> f(run.r.ncells);
+    unsigned n = 0;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(res_context_find(&run.plan, &run.r, 2, 12, f.data(), &n, &err) == SIM_OK);
+    CHECK(f[0].low == 2048);
+    CHECK(f[0].tokens == 7680);
+    CHECK(f[0].upper == 7936);
+    // what the table says of searches that found none
+    res_context x{};
+    x.searched = x.done = 1;
+    x.low = 512, x.upper = 768;
+    char text[64];
+    res_context_text(&x, text, sizeof text);
+    CHECK(std::string(text) == "none (512 overflows, 768 missed)");
+    x.low = 0, x.upper = 256;
+    res_context_text(&x, text, sizeof text);
+    CHECK(std::string(text) == "none (256 missed)");
+    x.done = 0, x.tokens = 4096, x.upper = 0;
+    res_context_text(&x, text, sizeof text);
+    CHECK(std::string(text) == "4096 or more (not converged)");
+}
+
+TEST_CASE("llm decision: a cell whose requests reach no LLM is not judged on TTFT or tokens/s",
+          "[decision][generation]")
+{
+    mdl_target t{};
+    t.set = 1;
+    t.ttft = 1000000;
+    t.ttft_q = 1;
+    t.tokens_per_s = 10;
+    res_cell c{};
+    c.ttft_q[0] = c.ttft_q[1] = c.tps_q[0] = c.tps_q[1] = -1;
+    res_verdict v;
+    res_cell_verdict(&t, &c, &v); // no request reached a KV region
+    CHECK(v.meets == 1);
+    c.gen_started = 5; // requests reached one, none got a first token
+    res_cell_verdict(&t, &c, &v);
+    CHECK(v.meets == 0);
+    CHECK(v.ttft_ok == 0);
+    CHECK(v.tps_ok == 0);
 }
 
 TEST_CASE("llm decision: among cells of one context the fastest decode wins, then the lowest "
@@ -277,6 +327,23 @@ TEST_CASE("cells.csv: an LLM plan's cells carry their context, TTFT, tokens/s an
     // 2048: half of the 200 requests cut
     CHECK(text.find(",0,2048,310000,310000,100,100,100,200,268435456,10485760,104857600\n") !=
           std::string::npos);
+    // beside a candidate that does not generate, every row has the header's
+    // columns (its LLM ones empty)
+    std::string y = PLAN;
+    y.replace(y.find("candidates:\n"), 12, "candidates:\n  - classifier-v1\n");
+    Loaded both(y);
+    Run two(both.s);
+    char *csv2 = res_document_csv(&two.plan, &two.r);
+    REQUIRE(csv2 != nullptr);
+    std::string rows(csv2);
+    std::free(csv2);
+    size_t header = std::count(rows.begin(), rows.begin() + rows.find('\n'), ',');
+    for (size_t at = 0; at < rows.size();) {
+        size_t end = std::min(rows.find('\n', at), rows.size());
+        CHECK((size_t)std::count(rows.begin() + at, rows.begin() + end, ',') == header);
+        at = end + 1;
+    }
+    CHECK(rows.find("classifier-v1") != std::string::npos);
 }
 
 TEST_CASE("llm decision: the LLM criteria of a target are checked with file:line",
