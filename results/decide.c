@@ -96,18 +96,26 @@ uint32_t res_cell_context(const mdl_cell *cell)
     return n;
 }
 
-/* The first rule by which cell a ranks before cell b, RES_RULE_ORDER when
- * none does: for an LLM, the largest context, then the fastest decode
- * (tokens/s p50; none is slowest); then the lowest peak p95, the lowest
- * latency p95. */
-static res_rule ranks_before(const res_plan *plan, const res_result *r, unsigned a, unsigned b)
+/* A policy as the rule ranks it: its worst cell over its paths (the
+ * highest peak p95, then latency) and its slowest decode (tokens/s p50)
+ * over the paths whose requests reached its LLM (-1: none). */
+typedef struct ranked {
+    unsigned worst;
+    double tps;
+} ranked;
+
+/* The first rule by which policy a ranks before policy b, RES_RULE_ORDER
+ * when none does: for an LLM, the largest context, then the fastest decode
+ * (none is slowest); then the lowest peak p95, the lowest latency p95. */
+static res_rule ranks_before(const res_plan *plan, const res_result *r, ranked a, ranked b)
 {
-    const res_cell *x = &r->cells[a], *y = &r->cells[b];
-    uint32_t ca = res_cell_context(&plan->cells[a]), cb = res_cell_context(&plan->cells[b]);
+    const res_cell *x = &r->cells[a.worst], *y = &r->cells[b.worst];
+    uint32_t ca = res_cell_context(&plan->cells[a.worst]);
+    uint32_t cb = res_cell_context(&plan->cells[b.worst]);
     if (ca != cb)
         return ca > cb ? RES_RULE_CONTEXT : RES_RULE_ORDER;
-    if (ca > 0 && x->tps_q[0] != y->tps_q[0])
-        return x->tps_q[0] > y->tps_q[0] ? RES_RULE_DECODE : RES_RULE_ORDER;
+    if (ca > 0 && a.tps != b.tps)
+        return a.tps > b.tps ? RES_RULE_DECODE : RES_RULE_ORDER;
     if (x->peak.p95 != y->peak.p95)
         return x->peak.p95 < y->peak.p95 ? RES_RULE_PEAK : RES_RULE_ORDER;
     if (latency_key(x) != latency_key(y))
@@ -115,8 +123,8 @@ static res_rule ranks_before(const res_plan *plan, const res_result *r, unsigned
     return RES_RULE_ORDER;
 }
 
-/* Cell a ranks strictly before cell b. */
-static int better(const res_plan *plan, const res_result *r, unsigned a, unsigned b)
+/* Policy a ranks strictly before policy b. */
+static int better(const res_plan *plan, const res_result *r, ranked a, ranked b)
 {
     return ranks_before(plan, r, a, b) != RES_RULE_ORDER;
 }
@@ -136,16 +144,20 @@ typedef struct policy_fate {
     int meets;
     unsigned worst, missing; /* cells */
     double shortfall;
+    double tps; /* its slowest decode p50 over the paths with LLM requests, -1: none */
 } policy_fate;
 
 static policy_fate fate_of(const res_plan *plan, const res_result *r, const res_decision *d,
                            unsigned j)
 {
-    policy_fate f = {1, d->first + j, d->first + j, 0};
+    policy_fate f = {1, d->first + j, d->first + j, 0, -1};
     for (unsigned q = 0; q < d->paths; q++) {
         unsigned i = d->first + q * d->policies + j;
         res_verdict v;
         res_cell_verdict(&plan->target, &r->cells[i], &v);
+        const res_cell *c = &r->cells[i];
+        if (c->gen_started > 0 && (f.tps < 0 || c->tps_q[0] < f.tps))
+            f.tps = c->tps_q[0];
         if (lighter(&r->cells[f.worst], &r->cells[i]))
             f.worst = i;
         if (!v.meets && (f.meets || v.shortfall > f.shortfall)) {
@@ -178,19 +190,23 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
             d->policies = d->count;
         d->paths = d->count / d->policies;
         double closest = DBL_MAX;
-        int best = -1, second = -1; /* the worst cells of the best two policies */
+        int nbest = 0; /* the best two policies so far: best, then second */
+        ranked best = {0, -1}, second = {0, -1};
         for (unsigned j = 0; j < d->policies; j++) {
             policy_fate f = fate_of(plan, r, d, j);
+            ranked me = {f.worst, f.tps};
             if (f.meets) {
                 d->meeting++;
-                if (best < 0 || better(plan, r, f.worst, (unsigned)best)) {
+                if (nbest == 0 || better(plan, r, me, best)) {
                     second = best;
-                    best = (int)f.worst;
+                    best = me;
                     d->recommended = (int)(d->first + j);
-                } else if (second < 0 || better(plan, r, f.worst, (unsigned)second)) {
-                    second = (int)f.worst;
+                    nbest++;
+                } else if (nbest == 1 || better(plan, r, me, second)) {
+                    second = me;
+                    nbest++;
                 }
-                d->heaviest = best;
+                d->heaviest = (int)best.worst;
             } else if (d->closest < 0 || f.shortfall < closest ||
                        (f.shortfall == closest &&
                         lighter(&r->cells[f.missing], &r->cells[d->closest]))) {
@@ -198,8 +214,7 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
                 closest = f.shortfall;
             }
         }
-        d->rule = second < 0 ? RES_RULE_ONLY
-                             : ranks_before(plan, r, (unsigned)best, (unsigned)second);
+        d->rule = nbest < 2 ? RES_RULE_ONLY : ranks_before(plan, r, best, second);
     }
     return n;
 }

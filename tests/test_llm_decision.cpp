@@ -346,6 +346,50 @@ TEST_CASE("cells.csv: an LLM plan's cells carry their context, TTFT, tokens/s an
     CHECK(rows.find("classifier-v1") != std::string::npos);
 }
 
+TEST_CASE("llm decision: over named paths, a policy's decode is its slowest where its LLM ran",
+          "[decision][generation]")
+{
+    // paths chat and idle (no request) x slots [1, 2]: on each phone the
+    // cells are chat/1, chat/2, idle/1, idle/2.  By hand: the idle cells
+    // are the heavier (the policies' worst) and have no decode; on chat,
+    // slots 2 decodes faster.  The decode compared is chat's: slots 2.
+    std::string y = with_target("target: {ttft: {p95: 1s}}");
+    y.replace(y.find(GRID), GRID.size(), "slots: [1, 2]");
+    const std::string path = "workload:\n  path: [cold_start, {requests: {every: 60s, count: 10}}]\n";
+    y.replace(y.find(path), path.size(),
+              "workload:\n  paths:\n    chat: [cold_start, {requests: {every: 60s, count: 10}}]\n"
+              "    idle: [cold_start]\n");
+    Loaded l(y);
+    res_plan plan{};
+    const char **labels = nullptr;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(cli_plan_of(&l.s, &plan, &labels, &err) == SIM_OK);
+    REQUIRE(l.s.ncells == 8);
+    std::vector<res_cell> cells(4);
+    std::memset(cells.data(), 0, cells.size() * sizeof(res_cell));
+    for (int k = 0; k < 4; k++) {
+        cells[k].ttft_q[0] = cells[k].ttft_q[1] = k < 2 ? 300000 : -1;
+        cells[k].tps_q[0] = cells[k].tps_q[1] = -1;
+        cells[k].gen_started = k < 2 ? 10 : 0;
+        cells[k].peak.p95 = k < 2 ? 100 : 500;
+    }
+    cells[0].tps_q[0] = 20;
+    cells[1].tps_q[0] = 30;
+    cells[3].peak.p95 = 400; // idle/2 lighter: peaks alone would choose slots 2 too...
+    cells[2].peak.p95 = 300; // ...so make idle/1 the lighter: peaks would choose slots 1
+    res_result r{};
+    r.cells = cells.data();
+    r.ncells = 4;
+    std::vector<res_decision> d(4);
+    REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
+    CHECK(d[0].paths == 2);
+    CHECK(d[0].meeting == 2);
+    CHECK(d[0].recommended == 1);
+    CHECK(d[0].rule == RES_RULE_DECODE);
+    std::free(labels);
+}
+
 TEST_CASE("llm decision: the LLM criteria of a target are checked with file:line",
           "[decision][generation][scenario]")
 {
