@@ -105,6 +105,19 @@ std::string with_target(const std::string &target)
 
 const std::string GRID = "context: [2048, 4096, 6144, 8192]";
 
+// Each phone's search for its largest context after `run`, in `steps`
+// runs at most.
+std::vector<res_context> find(const Run &run, unsigned steps = 12)
+{
+    std::vector<res_context> c(run.r.ncells);
+    unsigned n = 0;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(res_context_find(&run.plan, &run.r, 2, steps, c.data(), &n, &err) == SIM_OK);
+    REQUIRE(n == 2);
+    return c;
+}
+
 // PLAN with `grid` for its policies (and `target`, when given): each
 // phone's search for its largest context, in 12 runs at most.
 std::vector<res_context> searched(const std::string &grid, const std::string &target = "")
@@ -113,13 +126,7 @@ std::vector<res_context> searched(const std::string &grid, const std::string &ta
     y.replace(y.find(GRID), GRID.size(), grid);
     Loaded l(y);
     Run run(l.s);
-    std::vector<res_context> c(run.r.ncells);
-    unsigned n = 0;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(res_context_find(&run.plan, &run.r, 2, 12, c.data(), &n, &err) == SIM_OK);
-    REQUIRE(n == 2);
-    return c;
+    return find(run);
 }
 
 } // namespace
@@ -164,12 +171,7 @@ TEST_CASE("llm decision: the largest context that meets TTFT, tokens/s and overf
     // 12288, 9216 miss; 7680 meets; 8448, 7936 miss).  small: C <= 4720:
     // 4608 meets, 4864 dies (from 4096: 8192, 6144, 5120 miss; 4608
     // meets; 4864 misses)
-    std::vector<res_context> c(r.ncells);
-    unsigned n = 0;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(res_context_find(&run.plan, &r, 2, 12, c.data(), &n, &err) == SIM_OK);
-    REQUIRE(n == 2);
+    std::vector<res_context> c = find(run);
     CHECK(c[0].searched == 1);
     CHECK(c[0].base == 2);
     CHECK(c[0].tokens == 7680);
@@ -184,7 +186,7 @@ TEST_CASE("llm decision: the largest context that meets TTFT, tokens/s and overf
     res_context_text(&c[0], text, sizeof text);
     CHECK(std::string(text) == "7680 (7936 missed)");
     // with too few steps the search says so: not converged
-    REQUIRE(res_context_find(&run.plan, &r, 2, 2, c.data(), &n, &err) == SIM_OK);
+    c = find(run, 2);
     CHECK(c[0].done == 0);
     CHECK(c[0].tokens == 6144);
     CHECK(c[0].upper == 9216);
@@ -227,11 +229,7 @@ TEST_CASE("llm decision: a context whose overflow alone misses is searched upwar
     Loaded l(y);
     Run run(l.s);
     CHECK(run.r.cells[0].failed == 100);
-    std::vector<res_context> f(run.r.ncells);
-    unsigned n = 0;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(res_context_find(&run.plan, &run.r, 2, 12, f.data(), &n, &err) == SIM_OK);
+    std::vector<res_context> f = find(run);
     CHECK(f[0].low == 2048);
     CHECK(f[0].tokens == 7680);
     CHECK(f[0].upper == 7936);
