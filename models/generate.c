@@ -39,6 +39,65 @@ mdl_category gen_kv_cat(const mdl_generation *g)
     return g->gpu > 0 ? MDL_CAT_GPU : MDL_CAT_NATIVE;
 }
 
+/* ------------------------------------------------------------ the times */
+
+/* A time computed in double, held to what sim_time carries with room. */
+static sim_time time_us(double us)
+{
+    if (!(us > 0))
+        return 0;
+    return us < 4e18 ? (sim_time)llround(us) : (sim_time)4e18;
+}
+
+sim_time gen_prefill_us(const mdl_generation *g, uint32_t from, uint32_t prompt,
+                        uint32_t per_token)
+{
+    double us = (double)prompt * per_token;
+    if (g->prefill_ctx > 0 && prompt > 0) {
+        /* m full batches of b and a last of c: a batch of k tokens from
+         * position n reads n + k cells (the KQ of the batch's graph) */
+        double b = g->graph.ubatch > 0 ? g->graph.ubatch : 512;
+        double m = floor((double)prompt / b), c = (double)prompt - m * b, n = from;
+        double cells = b * (m * n + b * m * (m + 1) / 2) + c * (n + m * b + c);
+        us += g->prefill_ctx / 1000.0 * cells;
+    }
+    return time_us(us * (g->time_scale > 0 ? g->time_scale : 1.0));
+}
+
+sim_time gen_decode_us(const mdl_generation *g, uint32_t from, uint32_t output,
+                       uint32_t per_token)
+{
+    double k = output, us = k * per_token;
+    /* the token at position n reads n + 1 cells: from + 1 .. from + output */
+    if (g->decode_ctx > 0)
+        us += g->decode_ctx / 1000.0 * (k * from + k * (k + 1) / 2);
+    return time_us(us * (g->time_scale > 0 ? g->time_scale : 1.0));
+}
+
+/* The share of decode's time the first k of its tokens take: k / output
+ * when no token reads the context; else T(k) / T(output) with T(k) =
+ * k (1 + shape n0) + shape k (k + 1) / 2, n0 the tokens before decode. */
+static double decode_share(const w_gen_slot *s, double k)
+{
+    if (s->shape <= 0 || s->output == 0)
+        return s->output > 0 ? k / s->output : 1.0;
+    double n0 = (double)s->from + s->prompt, out = s->output;
+    double whole = out * (1 + s->shape * n0) + s->shape * out * (out + 1) / 2;
+    return (k * (1 + s->shape * n0) + s->shape * k * (k + 1) / 2) / whole;
+}
+
+/* decode_share's inverse: the tokens decoded at share u of its time. */
+static double decode_tokens(const w_gen_slot *s, double u)
+{
+    if (s->shape <= 0)
+        return (double)s->output * u;
+    double n0 = (double)s->from + s->prompt, out = s->output;
+    double a = s->shape / 2, b = 1 + s->shape * n0 + s->shape / 2;
+    double t = u * (out * (1 + s->shape * n0) + s->shape * out * (out + 1) / 2);
+    double k = 2 * t / (b + sqrt(b * b + 4 * a * t)); /* the positive root, stable */
+    return k < out ? k : out;
+}
+
 /* ------------------------------------------------------------ the tokens */
 
 /* A phase of no time writes its tokens at its start. */
@@ -54,7 +113,7 @@ double gen_tokens_at(const w_gen_slot *s, sim_time t)
     in -= s->tp;
     if (in >= s->td)
         return x + s->output;
-    return x + (double)s->output * (double)in / (double)s->td;
+    return x + decode_tokens(s, (double)in / (double)s->td);
 }
 
 int64_t gen_kv_at(const w_gen_slot *s, sim_time t, int64_t per_token)
@@ -81,7 +140,7 @@ static sim_time time_of_tokens(const w_gen_slot *s, uint64_t n)
         return INT64_MAX;
     if (s->td <= 0)
         return s->start + s->tp;
-    return s->start + s->tp + (sim_time)ceil((double)s->td * (double)k / (double)s->output - 1e-9);
+    return s->start + s->tp + (sim_time)ceil((double)s->td * decode_share(s, (double)k) - 1e-9);
 }
 
 /* ------------------------------------------------------------ the lines */
@@ -142,7 +201,9 @@ void gen_record(mdl_rep *o, const w_gen_slot *s, sim_time first, const mdl_times
 {
     o->gen_requests++;
     sim_time ttft = s->start + s->tp - first;
-    if (s->output > 0)
+    if (s->output > 0 && s->shape > 0)
+        ttft += (sim_time)llround((double)s->td * decode_share(s, 1.0));
+    else if (s->output > 0)
         ttft += s->td / s->output;
     o->ttft[mdl_ttft_bucket(ttft)]++;
     double tps = -1;
@@ -208,6 +269,19 @@ int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
     return def->file - (g->locked ? g->mapped : 0);
 }
 
+/* The time the kernels take to read a part's CPU weights as g holds them,
+ * in bytes at speed 1: each kind at its speed (weights_speed; 0 is 1), the
+ * rest at 1.  At least 1, so a part of no CPU weights has a factor of 1. */
+static double weights_time(const mdl_part *def, const mdl_generation *g)
+{
+    double sm = def->gen.speed_mapped > 0 ? def->gen.speed_mapped : 1.0;
+    double sr = def->gen.speed_repacked > 0 ? def->gen.speed_repacked : 1.0;
+    int64_t cpu = def->file > g->gpu ? def->file - g->gpu : 0;
+    int64_t rest = cpu - g->mapped - g->repacked;
+    double t = (double)g->mapped / sm + (double)g->repacked / sr + (double)(rest > 0 ? rest : 0);
+    return t > 1.0 ? t : 1.0;
+}
+
 /* The policy's generation axes over the candidate's block (docs/scenarios.md
  * "Policies"): the context, the KV's precision, how the weights are held,
  * the slots, flash attention, and the compute buffer they make. */
@@ -255,4 +329,5 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_gen
         g->locked = 0;
         g->no_mmap = mmap;
     }
+    g->time_scale = weights_time(def, g) / weights_time(def, &def->gen);
 }

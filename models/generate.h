@@ -27,8 +27,9 @@ extern "C" {
 enum { G_PROMPT = 0, G_OUTPUT, G_PREFILL, G_DECODE };
 
 /* One KV region of a generation part: the conversation in it and the
- * request decoding in it, whose tokens are a linear function of time within
- * each phase. */
+ * request decoding in it, whose tokens are a linear function of time in
+ * prefill, and in decode too unless each token reads the context (shape >
+ * 0: then the time of k tokens is quadratic in k). */
 typedef struct w_gen_slot {
     sim_time start, tp, td;  /* the running request: prefill from start for tp, then decode */
     int64_t charged;         /* touched: the region's KV bytes charged to the ledger */
@@ -37,6 +38,7 @@ typedef struct w_gen_slot {
     uint32_t high;           /* the most tokens ever written in it (touched: resident) */
     uint32_t from, prompt, output; /* the running request's first token and its counts */
     uint32_t attempt;        /* the attempt running in it */
+    double shape;            /* decode: a token's added time per token of context over its own */
     sim_handle line;         /* its next KV line (has_line) */
     uint8_t running, growing, has_line;
 } w_gen_slot;
@@ -46,6 +48,15 @@ void gen_draw(const mdl_part *def, gsl_rng *r, uint32_t out[4]);
 /* The category the KV and compute buffers live in: the accelerator's when
  * the weights were uploaded to it. */
 mdl_category gen_kv_cat(const mdl_generation *g);
+/* A request's prefill and decode times at speed 1, us: `prompt` tokens
+ * written after `from` (in batches of the graph's ubatch, each reading the
+ * context before it and itself), then `output` decoded, each reading the
+ * tokens before it; per_token the request's draw.  Scaled by the weights'
+ * time_scale. */
+sim_time gen_prefill_us(const mdl_generation *g, uint32_t from, uint32_t prompt,
+                        uint32_t per_token);
+sim_time gen_decode_us(const mdl_generation *g, uint32_t from, uint32_t output,
+                       uint32_t per_token);
 /* Tokens written in region s at t (the request's from and after). */
 double gen_tokens_at(const w_gen_slot *s, sim_time t);
 /* The KV bytes region s holds resident at t (touched). */

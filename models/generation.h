@@ -57,6 +57,14 @@ typedef struct mdl_compute_graph {
 typedef struct mdl_generation {
     mdl_dist prompt_tokens, output_tokens; /* per request */
     mdl_dist prefill, decode;              /* time per token at speed 1, us */
+    /* the time a token adds per 1,000 tokens of context its attention reads,
+     * us at speed 1 (prefill's per batch: a batch reads what precedes it
+     * and itself); 0: none given */
+    double prefill_ctx, decode_ctx;
+    /* how fast the matrix kernels read each kind of CPU weights, relative to
+     * an unnamed kind (1); the times were measured with the candidate's own */
+    double speed_mapped, speed_repacked;
+    double time_scale;                     /* in force: the times' factor from the weights */
     uint32_t context;                      /* n_ctx: the tokens the KV cache is made for */
     uint32_t slots;                        /* KV regions of context / slots tokens each */
     int64_t kv_per_token;                  /* bytes, every layer's K and V */

@@ -196,8 +196,8 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
         }
     }
     w__heat(w, 1);
-    sim_time tp = EXEC_TIME(w, p, (sim_time)prompt * dr[G_PREFILL]);
-    sim_time td0 = EXEC_TIME(w, p, (sim_time)output * dr[G_DECODE]);
+    sim_time tp = EXEC_TIME(w, p, gen_prefill_us(g, from, prompt, dr[G_PREFILL]));
+    sim_time td0 = EXEC_TIME(w, p, gen_decode_us(g, from + prompt, output, dr[G_DECODE]));
     p->last_use = ++w->lru_clock;
     p->busy++;
     if (r->start < 0)
@@ -211,6 +211,7 @@ void w__gen_execute(world *w, uint32_t i, part_rt *p, sim_time refault)
     s->from = from;
     s->prompt = prompt;
     s->output = output;
+    s->shape = g->decode_ctx > 0 && dr[G_DECODE] > 0 ? g->decode_ctx / 1000.0 / dr[G_DECODE] : 0;
     s->tp = tp;
     s->td = td0 + refault; /* each decoded token reads every weight: the refault is decode's */
     s->least = gen_least(s, g, from + prompt + output); /* the request's growth / 16 */

@@ -26,23 +26,51 @@ static int gen_word(const scn__node *m, const char *key, const char *const *name
     return v.n == NULL ? SIM_OK : scn__enum(&v, names, n, out, err);
 }
 
-/* prefill / decode: {per_token: <duration or distribution>} */
+/* prefill / decode: {per_token: <duration or distribution>,
+ * per_1k_context: DURATION} */
 static int per_token(mdl_owned *owned, const scn__node *m, const char *key, mdl_dist *out,
-                     sim_error *err)
+                     double *per_ctx, sim_error *err)
 {
-    static const char *const keys[] = {"per_token"};
+    static const char *const keys[] = {"per_token", "per_1k_context"};
     scn__node v, t;
     int rc = scn__require(m, key, &v, err);
     if (rc == SIM_OK)
         rc = scn__expect_mapping(&v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&v, keys, 1, err);
+        rc = scn__check_keys(&v, keys, 2, err);
     if (rc == SIM_OK)
         rc = scn__require(&v, "per_token", &t, err);
     if (rc == SIM_OK)
         rc = scn__owned_dist(owned, &t, SCN__UNIT_DURATION, out, err);
     if (rc == SIM_OK && mdl_dist_mean(out) <= 0)
         rc = scn__fail(&t, err, SIM_EINPUT, "a time per token must be more than 0");
+    scn__get(&v, "per_1k_context", &t);
+    sim_time c = 0;
+    if (rc == SIM_OK && t.n != NULL)
+        rc = scn__duration(&t, &c, err);
+    *per_ctx = (double)c;
+    return rc;
+}
+
+/* weights_speed: {mapped: N, repacked: N}, how fast the kernels read each
+ * kind (1 each unless given) */
+static int weights_speed(const scn__node *m, mdl_generation *g, sim_error *err)
+{
+    static const char *const keys[] = {"mapped", "repacked"};
+    double *const to[2] = {&g->speed_mapped, &g->speed_repacked};
+    scn__node v, x;
+    g->speed_mapped = g->speed_repacked = 1.0;
+    scn__get(m, "weights_speed", &v);
+    if (v.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&v, keys, 2, err);
+    for (int k = 0; k < 2 && rc == SIM_OK; k++) {
+        scn__get(&v, keys[k], &x);
+        if (x.n != NULL)
+            rc = scn__real(&x, 0.01, 100.0, to[k], err);
+    }
     return rc;
 }
 
@@ -141,7 +169,7 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
                                        "kv_per_token",  "kv",            "slots",
                                        "prefill",       "decode",        "weights",
                                        "compute",       "keep_context",  "on_full",
-                                       "kv_type",       "flash_attn"};
+                                       "kv_type",       "flash_attn",    "weights_speed"};
     static const char *const kvs[] = {"touched", "reserved"};
     static const char *const fulls[] = {"truncate", "reset", "fail"};
     static const char *const bools[] = {"false", "true"};
@@ -152,7 +180,7 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     scn__node x;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(v, keys, 14, err);
+        rc = scn__check_keys(v, keys, 15, err);
     if (rc == SIM_OK)
         rc = scn__require(v, "prompt_tokens", &x, err);
     if (rc == SIM_OK)
@@ -182,9 +210,11 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
                            g->slots, g->context);
     }
     if (rc == SIM_OK)
-        rc = per_token(owned, v, "prefill", &g->prefill, err);
+        rc = per_token(owned, v, "prefill", &g->prefill, &g->prefill_ctx, err);
     if (rc == SIM_OK)
-        rc = per_token(owned, v, "decode", &g->decode, err);
+        rc = per_token(owned, v, "decode", &g->decode, &g->decode_ctx, err);
+    if (rc == SIM_OK)
+        rc = weights_speed(v, g, err);
     if (rc == SIM_OK)
         rc = weights(v, p, err);
     if (rc == SIM_OK)
@@ -205,6 +235,7 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     }
     /* the mapped weights are read at every decoded token: hot, unless
      * locked (then never dropped, so never read back) */
+    g->time_scale = 1.0;
     p->file_hot = g->mapped > 0 && !g->locked;
     p->hot_bytes = g->mapped;
     p->has_generation = 1;
