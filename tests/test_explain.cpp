@@ -284,7 +284,7 @@ TEST_CASE("explain prints a death's time the same way in the timeline and the ve
           "[explain]")
 {
     for (const char *s : {"image-queue", "prewarm-boot-loop", "llm-chat-grows"}) {
-        RunResult r = oomsim({"explain", s, "--full"});
+        RunResult r = oomsim({"explain", s, "--full", "--first-death"});
         REQUIRE(r.status == 0);
         size_t at = 0;
         unsigned n = 0;

@@ -420,11 +420,14 @@ TEST_CASE("generation: the llm-chat-grows teaching scenario shows what it promis
           "[generation][teach][about:llm-chat-grows]")
 {
     // On the 3 GB Android phone (cells 0-5: touched, reserved, fresh, each at
-    // a context of 16384 then 4096): the touched KV grows until the app dies,
+    // a context of 16384 then 4096), a user who reads each answer before the
+    // next message: the touched KV grows until about half the sessions die,
     // mostly in the background; the reserved one kills it in the foreground
     // from the start; a 4096-token context or no kept conversation cuts the
-    // deaths to a small share.  60 replications: the shares promised are far
-    // from the bounds checked (96 %, 100 %, 12-16 %, 8 % at 200).
+    // deaths to a small share, the 4096-token context by cutting most
+    // requests to fit.  At 200 replications: 51.5 %, 100 %, 15.5 %, 10.5 %,
+    // 6.5 %; at 60 each bound checked is 3 standard errors or more (0.065
+    // at one half, 0.047 at 0.155) from the share.
     Loaded l(shim::read_file(shim::source_path("scenarios/catalog/teach/llm-chat-grows.yaml")));
     REQUIRE(l.s.ncells == 12);
     auto share = [&](unsigned cell, unsigned *fg, unsigned *bg) {
@@ -440,13 +443,24 @@ TEST_CASE("generation: the llm-chat-grows teaching scenario shows what it promis
         return died / 60.0;
     };
     unsigned fg, bg;
-    CHECK(share(0, &fg, &bg) > 0.8); // touched, 16384
+    double touched = share(0, &fg, &bg); // touched, 16384
+    CHECK(touched > 0.3);
+    CHECK(touched < 0.75);
     CHECK(bg > fg);
     CHECK(share(2, &fg, &bg) > 0.9); // reserved, 16384
     CHECK(fg > bg);
-    CHECK(share(1, &fg, &bg) < 0.35); // touched, 4096
-    CHECK(share(3, &fg, &bg) < 0.35); // reserved, 4096
-    CHECK(share(4, &fg, &bg) < 0.3);  // fresh, 16384
+    CHECK(share(1, &fg, &bg) < 0.3); // touched, 4096
+    CHECK(share(3, &fg, &bg) < 0.3); // reserved, 4096
+    CHECK(share(4, &fg, &bg) < 0.2); // fresh, 16384
+    // the 4096-token context no longer holds most conversations: more than
+    // half of its requests are cut (2464 of 3836 at 200 replications)
+    uint64_t cut = 0, started = 0;
+    for (uint64_t rep = 0; rep < 60; rep++) {
+        mdl_rep r = l.run(1, rep);
+        cut += r.context_overflow;
+        started += r.gen_started;
+    }
+    CHECK(cut * 2 > started);
 }
 
 TEST_CASE("generation: a freed KV region goes to the request that waited for it, before the "

@@ -74,18 +74,21 @@ TEST_CASE("teaching: llm-kv-mid-answer dies in front in its 16th answer, and a c
     CHECK(d[0].cls == "low_memory");
     CHECK(d[0].importance == 100);
     CHECK(d[0].stage == "inference");
-    CHECK(d[0].at_s == Approx(732.0).margin(0.001));
+    CHECK(d[0].at_s == Approx(708.0).margin(0.001));
     std::string t = trace_of("llm-kv-mid-answer");
     std::vector<std::string> warn = events(t, {"\"memory_warning\""});
     REQUIRE_FALSE(warn.empty());
-    CHECK(field(warn[0], "time_us") / 1e6 == Approx(474.2).margin(0.1));
+    CHECK(field(warn[0], "time_us") / 1e6 == Approx(447.8).margin(0.1));
     CHECK(events(t, {"\"error\":\"kv\""}).size() >= 15);
     std::string e = explain("llm-kv-mid-answer");
     CHECK(has(e, "then the failure mode's own fix: cap the context"));
-    // 1162 MiB before any KV: its own 400, the 504 repacked, the 258 of compute at the first turn
-    CHECK(has(e, "    45.000 s    1162 MiB  "));
+    // 1162 MiB before any KV: its own 400, the 504 repacked, the 258 of compute at the first
+    // turn, 15 s after the step begins (after_answer's first think time)
+    CHECK(has(e, "    15.000 s    1162 MiB  "));
     // reopened 10 s after the death: from an empty context again
-    CHECK(has(e, "742.000 s       0 MiB  the user reopens the app, 10.0 s after the death"));
+    CHECK(has(e, "718.000 s       0 MiB  the user reopens the app, 10.0 s after the death"));
+    // closed loop: the next message 15 s after the answer the death cut short, 708 + 15
+    CHECK(has(e, "723.000 s     904 MiB  request 16 arrives"));
     // the cap: 128 MiB of KV, 1290 MiB, no death, every answer
     CHECK(r.at(1, "deaths.any_rate") == 0.0);
     CHECK(r.at(1, "generation.kv_peak_bytes.max") == 128.0 * MiB);
