@@ -35,7 +35,7 @@ static void yaml_head(FILE *f)
 
 /* What `oomsim import KIND` was asked. */
 typedef struct yaml_args {
-    const char *out, *minus;
+    const char *out, *minus, *speed_of;
     scn_import_opts o;
     unsigned long long run;
     const char *files[SCN_IMPORT_INPUTS_MAX];
@@ -51,6 +51,10 @@ typedef struct yaml_args {
 #define RUN_HELP                                                                        \
     "  --run K      benchmark-model: the log's run K alone (from 1); without it every run,\n" \
     "               each its own candidate (ids suffixed -1, -2, ...)\n"
+#define SPEED_HELP                                                                       \
+    "  --speed-of DEVICE  llama-cpp: the log's machine is as fast as DEVICE (a file, or a\n" \
+    "               catalog device's name): its times are scaled by DEVICE's speed to the\n"  \
+    "               reference phone's; needed to use the times of a server's or desktop's log\n"
 #define RUN_MAX 1000000
 static const cli_opt yaml_opts[] = {
     {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o OUT.yaml  write the YAML there (default: standard output)\n"},
@@ -68,6 +72,17 @@ static const cli_opt yaml_opts_run[] = {
     {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
     {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
     {"--run", NULL, CLI_OPT_COUNT, YA(run), CLI_NOWHERE, 1, RUN_MAX, NULL, NULL, 0, RUN_HELP},
+    CLI_HELP_OPT,
+};
+
+/* llama-cpp: --speed-of is its alone. */
+static const cli_opt yaml_opts_speed[] = {
+    {"-o", NULL, CLI_OPT_TEXT, YA(out), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o OUT.yaml  write the YAML there (default: standard output)\n"},
+    {"--id", NULL, CLI_OPT_TEXT, YA(o.id), CLI_NOWHERE, 0, 0, NULL, NULL, 0, ID_HELP},
+    {"--part", NULL, CLI_OPT_TEXT, YA(o.part), CLI_NOWHERE, 0, 0, NULL, NULL, 0, PART_HELP},
+    {"--speed-of", NULL, CLI_OPT_TEXT, YA(speed_of), CLI_NOWHERE, 0, 0, NULL, NULL, 0, SPEED_HELP},
+    {"--minus", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, MINUS_HELP},
+    {"--run", NULL, CLI_OPT_ELSEWHERE, 0, CLI_NOWHERE, 0, 0, NULL, NULL, 0, RUN_HELP},
     CLI_HELP_OPT,
 };
 
@@ -160,6 +175,20 @@ static int load_candidate(const char *arg, mdl_candidate *c, sim_error *err)
     return scn_candidate_load(arg, c, err);
 }
 
+/* --speed-of DEVICE: a catalog device's name, or a device file. */
+static int load_device(const char *arg, mdl_device *d, sim_error *err)
+{
+    char path[128];
+    snprintf(path, sizeof path, "devices/%s.yaml", arg);
+    for (unsigned i = 0; i < scn_catalog_count() && strchr(arg, '/') == NULL; i++) {
+        scn_catalog_item it;
+        scn_catalog_get(i, &it);
+        if (strcmp(it.path, path) == 0)
+            return scn_device_parse(it.text, it.len, path, d, err);
+    }
+    return scn_device_load(arg, d, err);
+}
+
 static int import_yaml(scn_import_kind kind, int argc, char **argv)
 {
     yaml_args a;
@@ -171,6 +200,9 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
     } else if (kind == SCN_IMPORT_BENCHMARK_MODEL) { /* ... and --run */
         c.opts = yaml_opts_run;
         c.nopts = sizeof yaml_opts_run / sizeof *yaml_opts_run;
+    } else if (kind == SCN_IMPORT_LLAMA_CPP) { /* ... and --speed-of */
+        c.opts = yaml_opts_speed;
+        c.nopts = sizeof yaml_opts_speed / sizeof *yaml_opts_speed;
     }
     int status = cli_parse(&c, argc - 1, argv + 1, &a);
     if (status != CLI_OK)
@@ -198,6 +230,17 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
         have_cand = rc == SIM_OK;
         o.minus = have_cand ? &cand : NULL;
     }
+    mdl_device dev;
+    int have_dev = 0;
+    if (a.speed_of != NULL && rc == SIM_OK) {
+        rc = load_device(a.speed_of, &dev, &err);
+        have_dev = rc == SIM_OK;
+        if (have_dev) {
+            o.speed_of = dev.name[0] ? dev.name : "the device";
+            o.speed_cpu = dev.speed_cpu;
+            o.speed_gpu = dev.speed_gpu;
+        }
+    }
     for (unsigned k = 0; k < n && rc == SIM_OK; k++) {
         size_t len = 0;
         rc = sim_read_file(files[k], IMPORT_MAX_BYTES, &texts[k], &len, &err);
@@ -211,6 +254,8 @@ static int import_yaml(scn_import_kind kind, int argc, char **argv)
         free(texts[k]);
     if (have_cand)
         scn_candidate_release(&cand);
+    if (have_dev)
+        scn_device_release(&dev);
     if (rc != SIM_OK) {
         free(yaml);
         return cli_report(&err);

@@ -323,15 +323,51 @@ static int load_cache(mdl_candidate *c, const scn__node *root, sim_error *err)
     return rc;
 }
 
+/* measured_on: where an imported log ran (docs/scenarios.md "measured_on"):
+ * checked, not used by the model. */
+static int measured_on(const scn__node *root, sim_error *err)
+{
+    static const char *const keys[] = {"platform", "target", "backend", "hardware", "build",
+                                       "speed_of"};
+    static const char *const platforms[] = {"unknown", "android", "ios", "other"};
+    scn__node v, x;
+    scn__get(root, "measured_on", &v);
+    if (v.n == NULL)
+        return SIM_OK;
+    int rc = scn__expect_mapping(&v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&v, keys, 6, err);
+    int pf;
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "platform", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__enum(&x, platforms, 4, &pf, err);
+    for (int k = 1; k < 6 && rc == SIM_OK; k++) {
+        scn__get(&v, keys[k], &x);
+        const char *s;
+        size_t len;
+        if (x.n == NULL)
+            continue;
+        int64_t n;
+        if (k == 4)
+            rc = scn__int(&x, 1, 9999999, &n, err);
+        else if ((rc = scn__scalar(&x, &s, &len, err)) == SIM_OK && (len == 0 || len > 63))
+            rc = scn__fail(&x, err, SIM_EINPUT, "%s: 1 to 63 characters", keys[k]);
+    }
+    return rc;
+}
+
 int scn__candidate(const scn__node *root, mdl_candidate *c, sim_error *err)
 {
     static const char *const keys[] = {"id",       "about",          "digest",
                                        "runtime",  "delegate",       "fallback",
                                        "fallback_overlap", "receipt_complete", "last_known_good",
                                        "parts",    "cache", "release_on_init_failure",
-                                       "shares_weights"};
+                                       "shares_weights", "measured_on"};
     scn__node v;
     int rc = scn__check_keys(root, keys, sizeof keys / sizeof *keys, err);
+    if (rc == SIM_OK)
+        rc = measured_on(root, err);
     if (rc == SIM_OK)
         rc = scn__require(root, "id", &v, err);
     if (rc == SIM_OK)

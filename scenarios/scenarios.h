@@ -215,6 +215,10 @@ typedef struct scn_import_opts {
     const char *part;  /* the part's name (NULL: "model") */
     const mdl_candidate *minus; /* meminfo: the model's parts to subtract (NULL: none) */
     unsigned long long run;     /* benchmark-model: the run to import, from 1 (0: all) */
+    /* llama-cpp: the log's machine is as fast as this device (NULL: a
+     * phone at speed 1, or not a phone's times), its speeds */
+    const char *speed_of;
+    double speed_cpu, speed_gpu;
 } scn_import_opts;
 
 /* The YAML an importer writes into, and the lines, events or keys it read

@@ -433,7 +433,7 @@ TEST_CASE("every importer survives every allocation failing", "[alloc]")
                 ReadResult r{};
                 sim_error_clear(&r.err);
                 scn_import_input in = {c.file, text.data(), text.size()};
-                scn_import_opts o = {nullptr, nullptr, nullptr, 0};
+                scn_import_opts o = {nullptr, nullptr, nullptr, 0, nullptr, 0, 0};
                 char *yaml = nullptr;
                 r.rc = scn_import(c.kind, &in, 1, &o, &yaml, &r.err);
                 Digest d;

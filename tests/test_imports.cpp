@@ -485,7 +485,7 @@ TEST_CASE("import metrickit: foreground memory-limit exits per device-day, local
 {
     std::string a = fixture("metrickit_day1.json"), b = fixture("metrickit_days.json");
     scn_import_input in[2] = {{"day1.json", a.data(), a.size()}, {"days.json", b.data(), b.size()}};
-    scn_import_opts o = {nullptr, nullptr, nullptr, 0};
+    scn_import_opts o = {nullptr, nullptr, nullptr, 0, nullptr, 0, 0};
     char *yaml = nullptr;
     sim_error err;
     sim_error_clear(&err);

@@ -1,7 +1,7 @@
 /* llama_cpp.c - `oomsim import llama-cpp` (docs/imports/llama-cpp.md):
  * llama.cpp's load log to a candidate: the buffers by backend (the mapped
  * file, native, the accelerator's), the KV cache, compute, and the times. */
-#include "import_int.h"
+#include "llama_int.h"
 
 #include <ctype.h>
 #include <inttypes.h>
@@ -9,19 +9,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* One request's timings: llama_print_timings / llama_perf_context_print
- * print one per run, a server one per request. */
-typedef struct llama_req {
-    double prompt_ms, prompt_tok, eval_ms, eval_tok; /* eval_tok < 0: no eval line */
-    unsigned line;
-} llama_req;
-
-/* What the state cannot hold in its fixed size: the requests. */
-typedef struct llama_more {
-    llama_req *req;
-    size_t nreq, cap;
-} llama_more;
 
 typedef struct llama_log {
     measure model[MDL_CAT_COUNT], kv[MDL_CAT_COUNT], compute[MDL_CAT_COUNT]; /* MiB */
@@ -33,6 +20,8 @@ typedef struct llama_log {
     /* 2023 (before b1843): one figure each, no buffers by backend */
     measure mem_required, ctx_size, vram_weights, vram_kv, kv_self, compute_total, per_state;
     int from_table; /* the sizes came from the memory breakdown table */
+    int table_kinds; /* bits 1 model, 2 context, 4 compute: taken from the table */
+    unsigned table_line; /* the table's first row */
     int plain_cpu;  /* "CPU buffer size" without "model": b1843 to b3989, mapped or not */
     int assumed_mapped; /* the plain CPU buffer taken as mapped (docs/imports/llama-cpp.md) */
     char mapped_why[160]; /* how the log tells mapped from copied weights */
@@ -70,7 +59,7 @@ static int cat_of_backend(const char *b, size_t n)
 /* "BACKEND <what> buffer size = X MiB": the backend is the word before
  * <what>.  A repacking backend's model buffer is counted in *repack too. */
 static int buffer_line(const line_iter *it, const char *what, measure *m, measure *repack,
-                       int *bad)
+                       llama_more *more, int *bad)
 {
     const char *at = scn__find(it, what);
     if (at == NULL)
@@ -88,19 +77,20 @@ static int buffer_line(const line_iter *it, const char *what, measure *m, measur
         return 0;
     int c = cat_of_backend(b, (size_t)(e - b));
     scn__set(&m[c], m[c].v + v, it->no);
+    if (more != NULL && c == MDL_CAT_GPU)
+        llm__backend_seen(more, b, (size_t)(e - b), it->no);
     if (repack != NULL && repacked_backend(b, (size_t)(e - b)))
         scn__set(repack, repack->v + v, it->no);
     return 1;
 }
 
-static int value_after(const line_iter *it, const char *phrase, double *v, int *bad);
 
 /* "n_ctx         = 4096", "n_seq_max     = 2": a context parameter, the
  * key alone (not n_ctx_per_seq, n_ctx_train).  1 when the line was one. */
 static int context_line(const line_iter *it, const char *key, measure *m, int *bad)
 {
     double v;
-    if (!value_after(it, key, &v, bad))
+    if (!llm__value_after(it, key, &v, bad))
         return 0;
     if (m->line == 0) /* the context's own line comes first (a server's slots later) */
         scn__set(m, v, it->no);
@@ -148,96 +138,17 @@ static int breakdown_row(const line_iter *it, llama_log *l)
     return 1;
 }
 
-/* The number after `phrase` and the '=' that follows it, spaces between
- * ("prompt eval time     =      11.54 ms"): 1 and *v; 0 when the phrase
- * or its '=' is absent; *bad when the '=' has no number. */
-static int value_after(const line_iter *it, const char *phrase, double *v, int *bad)
-{
-    const char *at = scn__find(it, phrase);
-    if (at == NULL)
-        return 0;
-    const char *p = at + strlen(phrase), *end = it->s + it->n;
-    while (p < end && *p == ' ')
-        p++;
-    if (p >= end || *p != '=')
-        return 0;
-    p++;
-    if (!scn__number_at(&p, end, v) || *v < 0) {
-        *bad = 1;
-        return 0;
-    }
-    return 1;
-}
-
-/* "... = X ms / N tokens" or "... / N runs": the count after the slash
- * that follows the phrase (a logcat prefix "I/tag" has a slash of its
- * own), -1. */
-static double count_after_slash(const line_iter *it, const char *phrase)
-{
-    line_iter after = *it;
-    const char *at = scn__find(it, phrase);
-    if (at != NULL) {
-        after.s = at;
-        after.n = (size_t)(it->s + it->n - at);
-    }
-    const char *slash = scn__find(&after, "/");
-    double r;
-    if (slash != NULL) {
-        const char *p = slash + 1;
-        if (scn__number_at(&p, it->s + it->n, &r))
-            return r;
-    }
-    return -1;
-}
-
-/* A request's timing line: a prompt's opens a request, a decode's ("eval
- * time", "generation eval time") closes the open one (or is one of its
- * own).  1 when the line was one. */
-static int timing_line(const line_iter *it, llama_log *l, int *bad, int *oom)
-{
-    double v;
-    int prompt = scn__find(it, "prompt eval time") != NULL;
-    if (!(prompt ? value_after(it, "prompt eval time", &v, bad) : value_after(it, "eval time", &v, bad)))
-        return 0;
-    llama_more *m = l->more;
-    llama_req *last = m->nreq > 0 ? &m->req[m->nreq - 1] : NULL;
-    if (prompt || last == NULL || last->eval_tok >= 0) {
-        if (m->nreq == m->cap) {
-            size_t nc = m->cap ? m->cap * 2 : 16;
-            llama_req *nr = realloc(m->req, nc * sizeof *nr);
-            if (nr == NULL) {
-                *oom = 1;
-                return 1;
-            }
-            m->req = nr;
-            m->cap = nc;
-        }
-        last = &m->req[m->nreq++];
-        *last = (llama_req){0, -1, 0, -1, it->no};
-    }
-    if (prompt) {
-        last->prompt_ms = v;
-        last->prompt_tok = count_after_slash(it, "prompt eval time");
-    } else {
-        last->eval_ms = v;
-        last->eval_tok = count_after_slash(it, "eval time");
-        if (last->eval_tok < 0)
-            last->eval_tok = 0; /* a decode time without its count */
-    }
-    return 1;
-}
-
 /* The file size and the load time.  1 when the line gave one. */
 static int size_or_load(const line_iter *it, llama_log *l, int *bad)
 {
     double v;
     if ((scn__find(it, "file size") || scn__find(it, "model size")) &&
         (scn__find(it, " GiB") || scn__find(it, " MiB")) &&
-        (value_after(it, "file size", &v, bad) || value_after(it, "model size", &v, bad))) {
+        (llm__value_after(it, "file size", &v, bad) || llm__value_after(it, "model size", &v, bad))) {
         scn__set(&l->file_gib, scn__find(it, " GiB") ? v : v / 1024.0, it->no);
         return 1;
     }
-    if (value_after(it, "load time", &v, bad)) {
+    if (llm__value_after(it, "load time", &v, bad)) {
         scn__set(&l->load_ms, v, it->no);
         return 1;
     }
@@ -253,8 +164,8 @@ static int size_or_load(const line_iter *it, llama_log *l, int *bad)
 static int line_2023(const line_iter *it, llama_log *l, int *bad)
 {
     double v;
-    if (value_after(it, "mem required", &v, bad) ||
-        value_after(it, "system memory used", &v, bad)) {
+    if (llm__value_after(it, "mem required", &v, bad) ||
+        llm__value_after(it, "system memory used", &v, bad)) {
         scn__set(&l->mem_required, v, it->no);
         const char *plus = scn__find(it, "(+ ");
         const char *p = plus != NULL ? plus + 3 : NULL;
@@ -262,24 +173,24 @@ static int line_2023(const line_iter *it, llama_log *l, int *bad)
             scn__set(&l->per_state, v, it->no);
         return 1;
     }
-    if (value_after(it, "ggml ctx size", &v, bad)) {
+    if (llm__value_after(it, "ggml ctx size", &v, bad)) {
         scn__set(&l->ctx_size, scn__find(it, " KB") ? v / 1024.0 : v, it->no);
         return 1;
     }
-    if (value_after(it, "kv self size", &v, bad) || value_after(it, "KV self size", &v, bad)) {
+    if (llm__value_after(it, "kv self size", &v, bad) || llm__value_after(it, "KV self size", &v, bad)) {
         scn__set(&l->kv_self, v, it->no);
         return 1;
     }
-    if (value_after(it, "compute buffer total size", &v, bad)) {
+    if (llm__value_after(it, "compute buffer total size", &v, bad)) {
         scn__set(&l->compute_total, v, it->no);
         return 1;
     }
     if (scn__find(it, "VRAM used") && (scn__number_after(it, "VRAM used:", &v, bad) ||
-                                       value_after(it, "VRAM used", &v, bad))) {
+                                       llm__value_after(it, "VRAM used", &v, bad))) {
         scn__set(&l->vram_weights, v, it->no);
         return 1;
     }
-    if (value_after(it, "VRAM kv self", &v, bad)) {
+    if (llm__value_after(it, "VRAM kv self", &v, bad)) {
         scn__set(&l->vram_kv, v, it->no);
         return 1;
     }
@@ -313,17 +224,29 @@ static int mmap_line(const line_iter *it, llama_log *l)
     return 1;
 }
 
-/* "build = 1289 (16bc66d)" (2023's main) or "build: 6502 (a1b2c3d4)". */
+/* "build = 1289 (16bc66d)" (2023's main), "build: 6502 (a1b2c3d4)", or
+ * llama-bench's footer "build: 1831f53 (5212)" (the commit first): the
+ * number is the one followed by " (", else the one in the parentheses. */
 static int build_line(const line_iter *it, llama_log *l)
 {
+    const char *at = scn__find(it, "build = ");
+    if (at != NULL)
+        at += 8;
+    else if ((at = scn__find(it, "build: ")) != NULL)
+        at += 7;
+    if (at == NULL || l->build.line)
+        return 0;
+    const char *end = it->s + it->n, *p = at, *open = memchr(at, '(', (size_t)(end - at));
     double v;
-    int bad = 0;
-    if ((scn__number_after(it, "build = ", &v, &bad) || scn__number_after(it, "build: ", &v, &bad)) &&
-        v == floor(v) && v < 1e7) {
-        scn__set(&l->build, v, it->no);
-        return 1;
+    if (!(scn__number_at(&p, end, &v) && end - p >= 2 && p[0] == ' ' && p[1] == '(')) {
+        p = open != NULL ? open + 1 : NULL; /* the bench's footer */
+        if (p == NULL || !scn__number_at(&p, end, &v) || p >= end || *p != ')')
+            return 0;
     }
-    return 0;
+    if (v != floor(v) || v < 1 || v >= 1e7)
+        return 0;
+    scn__set(&l->build, v, it->no);
+    return 1;
 }
 
 /* One line of the log into *l: 1 when it was used. */
@@ -331,13 +254,13 @@ static int llama_line(const line_iter *it, llama_log *l, llama_log *table, int *
                       int *any_table, int *bad, int *oom)
 {
     int used = 0, b;
-    b = buffer_line(it, "model buffer size", l->model, &l->repack, bad);
-    b |= buffer_line(it, "KV buffer size", l->kv, NULL, bad);
-    b |= buffer_line(it, "compute buffer size", l->compute, NULL, bad);
-    used |= buffer_line(it, "output buffer size", l->output, NULL, bad);
+    b = buffer_line(it, "model buffer size", l->model, &l->repack, l->more, bad);
+    b |= buffer_line(it, "KV buffer size", l->kv, NULL, NULL, bad);
+    b |= buffer_line(it, "compute buffer size", l->compute, NULL, NULL, bad);
+    used |= buffer_line(it, "output buffer size", l->output, NULL, NULL, bad);
     if (!b && scn__find(it, "load_tensors:") && scn__find(it, " buffer size")) {
         /* b1843 to b3989: "llm_load_tensors:        CPU buffer size = ..." */
-        b = buffer_line(it, "buffer size", l->model, &l->repack, bad);
+        b = buffer_line(it, "buffer size", l->model, &l->repack, l->more, bad);
         if (b && scn__find(it, " CPU buffer size"))
             l->plain_cpu = 1;
     }
@@ -347,9 +270,15 @@ static int llama_line(const line_iter *it, llama_log *l, llama_log *table, int *
     used |= context_line(it, " n_seq_max ", &l->n_seq, bad);
     used |= mmap_line(it, l);
     used |= build_line(it, l);
+    used |= llm__where_line(it, l->more);
     if (!used)
-        used = size_or_load(it, l, bad) || timing_line(it, l, bad, oom) || line_2023(it, l, bad);
+        used = llm__context_line(it, l->more, bad) || llm__bench_row(it, l->more);
+    if (!used)
+        used = size_or_load(it, l, bad) || llm__timing_line(it, l->more, bad, oom) || line_2023(it, l, bad);
+    *oom |= l->more->oom;
     int t = breakdown_row(it, table);
+    if (t && table->table_line == 0)
+        table->table_line = it->no;
     *any_table |= t;
     return used | t;
 }
@@ -436,6 +365,22 @@ static void buffers_of_2023(llama_log *l)
         l->compute[MDL_CAT_NATIVE] = l->compute_total;
 }
 
+static unsigned first_line(const measure *m, int n);
+
+/* The memory breakdown table's rows (b6569 on) for each kind no buffer
+ * line gave: the model's, the context's (the KV) and compute's. */
+static void from_table(llama_log *l, const llama_log *table)
+{
+    measure *mine[3] = {l->model, l->kv, l->compute};
+    const measure *its[3] = {table->model, table->kv, table->compute};
+    l->table_line = table->table_line;
+    for (int k = 0; k < 3; k++)
+        if (first_line(mine[k], MDL_CAT_COUNT) == 0 && first_line(its[k], MDL_CAT_COUNT) != 0) {
+            memcpy(mine[k], its[k], MDL_CAT_COUNT * sizeof *mine[k]);
+            l->table_kinds |= 1 << k;
+        }
+}
+
 static int read_llama(const scn_import_input *in, unsigned n, const char *name, void *state,
                       scn_tally *ignored, sim_error *err)
 {
@@ -461,10 +406,9 @@ static int read_llama(const scn_import_input *in, unsigned n, const char *name, 
     int rc = llama_bounds(l, &table, name, err);
     if (rc != SIM_OK)
         return rc;
+    if (any_table) /* each kind the buffer lines do not give, from the table */
+        from_table(l, &table);
     if (!any_buffer && any_table) { /* the table alone: a log cut to its end */
-        memcpy(l->model, table.model, sizeof l->model);
-        memcpy(l->kv, table.kv, sizeof l->kv);
-        memcpy(l->compute, table.compute, sizeof l->compute);
         l->from_table = 1;
     } else if (!any_buffer && l->mem_required.line) {
         buffers_of_2023(l);
@@ -495,8 +439,10 @@ static int read_llama(const scn_import_input *in, unsigned n, const char *name, 
 static void release_llama(void *state)
 {
     llama_log *l = state;
-    if (l->more != NULL)
+    if (l->more != NULL) {
         free(l->more->req);
+        free(l->more->bench);
+    }
     free(l->more);
     l->more = NULL;
 }
@@ -538,12 +484,24 @@ static unsigned first_line(const measure *m, int n)
     return 0;
 }
 
+/* How the times are written: the context's term (us per 1,000 cells, 0
+ * none) taken out of each, the speed they are scaled by (--speed-of), or
+ * left REQUIRED (a server's or desktop's log without it). */
+typedef struct llama_times {
+    double per_1k_prefill, per_1k_decode;
+    unsigned per_1k_line[2];
+    double speed;     /* the log's machine's speed: 1 a phone's at speed 1 */
+    const char *foreign; /* not NULL: not a phone's, left REQUIRED; the machine */
+} llama_times;
+
 /* One figure of every request that has it, as scn__values writes them:
  * which 0 prompt tokens, 1 decoded tokens, 2 prefill per token (us), 3
  * decode per token (us).  Tokens not in the log are `assumed` (a traffic
- * to replace); a time not in the log is left REQUIRED, never filled in. */
+ * to replace); a time not in the log is left REQUIRED, never filled in.  A
+ * time per token is the log's less the context's share of it (the cells
+ * its tokens read, from an empty context), times the speed. */
 static int request_values(out *w, const char *key, const llama_more *m, int which,
-                          const char *what, const char *assumed)
+                          const char *what, const char *assumed, const llama_times *tm)
 {
     double *v = malloc((m->nreq + 1) * sizeof *v);
     if (v == NULL)
@@ -551,23 +509,38 @@ static int request_values(out *w, const char *key, const llama_more *m, int whic
     size_t n = 0;
     unsigned line = 0;
     int cut = 0;
+    double per_1k = which == 2 ? tm->per_1k_prefill : which == 3 ? tm->per_1k_decode : 0;
     for (size_t k = 0; k < m->nreq; k++) {
         const llama_req *q = &m->req[k];
         double tok = which == 0 || which == 2 ? q->prompt_tok : q->eval_tok;
         double ms = which == 2 ? q->prompt_ms : q->eval_ms;
         if (tok < 0 || (which >= 2 && tok == 0))
             continue;
-        double x = which < 2 ? tok : round(ms * 1000.0 / tok);
+        double x = which < 2 ? tok : ms * 1000.0 / tok;
+        if (which == 2 && per_1k > 0)
+            x -= per_1k / 1000.0 * llm__prefill_cells(tok);
+        else if (which == 3 && per_1k > 0)
+            x -= per_1k / 1000.0 * ((q->prompt_tok > 0 ? q->prompt_tok : 0) + (tok + 1) / 2);
+        if (which >= 2)
+            x = round(x * tm->speed);
         if (which >= 2 && x < 1)
             x = 1, cut = 1; /* under 1 us: the least a time per token may be */
-        line = line ? line : q->line;
+        line = line ? line : (which == 1 || which == 3 ? q->eval_line : q->line);
         v[n++] = x;
     }
     int flow = which >= 2; /* inside "{per_token: ...}" */
-    if (n == 0 && flow) { /* a time never filled in: the loader refuses it until given */
-        put(w, "      %.*s}  # per_token: REQUIRED, not in the log (no %s line): a time per "
-            "token on the reference phone, to fill in\n", (int)(strchr(key, '{') - key + 1), key,
-            which == 2 ? "prompt eval time" : "eval time");
+    char close[64] = "}";
+    if (per_1k > 0)
+        snprintf(close, sizeof close, ", per_1k_context: %.0fus}", per_1k * tm->speed);
+    if (flow && (n == 0 || tm->foreign != NULL)) { /* never filled in: refused until given */
+        put(w, "      %.*s%s  # per_token: REQUIRED, ", (int)(strchr(key, '{') - key + 1), key,
+            per_1k > 0 ? close + 2 : "}");
+        if (n == 0)
+            put(w, "not in the log (no %s line): a time per token on the reference phone, to "
+                "fill in\n", which == 2 ? "prompt eval time" : "eval time");
+        else
+            put(w, "%s:%u: %.0f us a token on %s, not a phone: measure on one, or give "
+                "--speed-of DEVICE\n", w->name, line, v[0], tm->foreign);
         free(v);
         return SIM_OK;
     }
@@ -575,9 +548,14 @@ static int request_values(out *w, const char *key, const llama_more *m, int whic
     if (n == 0) {
         put(w, "%s  # not in the log (%s): an assumption to replace\n", assumed, what);
     } else {
-        char c[200];
-        snprintf(c, sizeof c, "%s%s", what, cut ? " (under 1 us taken as 1 us)" : "");
-        scn__values(w, v, n, flow ? "us" : "", flow ? "}" : "", line, c);
+        char c[300];
+        snprintf(c, sizeof c, "%s%s%s%s", what, per_1k > 0 ? ", less the context's share "
+                 "(per_1k_context, from llama-bench's rows" : "", per_1k > 0 ? ")" : "",
+                 cut ? " (under 1 us taken as 1 us)" : "");
+        if (per_1k > 0 && tm->per_1k_line[which - 2] > 0)
+            snprintf(c + strlen(c), sizeof c - strlen(c), "; per_1k_context from line %u on",
+                     tm->per_1k_line[which - 2]);
+        scn__values(w, v, n, flow ? "us" : "", flow ? close : "", line, c);
     }
     free(v);
     return SIM_OK;
@@ -613,7 +591,8 @@ static void write_weights(const llama_log *l, out *w, int mapped)
 }
 
 /* The part's requests as tokens (the log's context, KV, compute, times). */
-static int write_generation(const llama_log *l, out *w, int mapped, int gpu)
+static int write_generation(const llama_log *l, out *w, int mapped, int gpu,
+                            const llama_times *tm)
 {
     char c[300];
     put(w, "    prepare:\n      time: 0us  # not timed apart: inside the load time; the "
@@ -623,10 +602,10 @@ static int write_generation(const llama_log *l, out *w, int mapped, int gpu)
                "time; its failure rates are not in the log\n");
     put(w, "    generation:\n");
     int rc = request_values(w, "prompt_tokens: ", l->more, 0, "the log's prompt: replace with your "
-                   "traffic's", "300");
+                   "traffic's", "300", tm);
     if (rc == SIM_OK)
         rc = request_values(w, "output_tokens: ", l->more, 1, "the log's decoded tokens: replace with "
-                   "your traffic's", "150");
+                   "your traffic's", "150", tm);
     put(w, "      context: %.0f", l->n_ctx.v);
     scn__from(w, l->n_ctx.line, "n_ctx");
     double kv = kv_total(l), per = round(kv * MIB / l->n_ctx.v);
@@ -646,11 +625,14 @@ static int write_generation(const llama_log *l, out *w, int mapped, int gpu)
                                                      : "n_seq_max (n_parallel)")
                                               : "not in the log: one sequence assumed");
     if (rc == SIM_OK)
-        rc = request_values(w, "prefill: {per_token: ", l->more, 2, "prompt eval time over its "
-                   "tokens, at the log's phone's speed", NULL);
+        rc = request_values(w, "prefill: {per_token: ", l->more, 2, tm->speed != 1
+                   ? "prompt eval time over its tokens, times --speed-of's speed"
+                   : "prompt eval time over its tokens, at the log's phone's speed", NULL, tm);
     if (rc == SIM_OK)
-        rc = request_values(w, "decode: {per_token: ", l->more, 3, "eval time over its runs, at the "
-                   "log's phone's speed", NULL);
+        rc = request_values(w, "decode: {per_token: ", l->more, 3, tm->speed != 1
+                   ? "eval time over its runs, times --speed-of's speed"
+                   : "eval time over its runs, at the log's phone's speed", NULL, tm);
+    llm__write_attention(l->more, w);
     write_weights(l, w, mapped);
     double compute = 0, output = 0;
     for (int k = 0; k < MDL_CAT_COUNT; k++) {
@@ -669,14 +651,17 @@ static int write_generation(const llama_log *l, out *w, int mapped, int gpu)
 
 /* Without tokens: each request's time as the log ran it (prompt eval and
  * eval), or, not in the log, left to the user: the loader names it. */
-static int request_time(out *w, const llama_more *m)
+static int request_time(out *w, const llama_more *m, const llama_times *tm)
 {
     double *v = malloc((m->nreq + 1) * sizeof *v);
     if (v == NULL)
         return SIM_ENOMEM;
     for (size_t k = 0; k < m->nreq; k++)
-        v[k] = round((m->req[k].prompt_ms + m->req[k].eval_ms) * 1000.0);
-    if (m->nreq == 0) {
+        v[k] = round((m->req[k].prompt_ms + m->req[k].eval_ms) * 1000.0 * tm->speed);
+    if (m->nreq > 0 && tm->foreign != NULL) {
+        put(w, "      # time: REQUIRED, %s:%u: %.0f us on %s, not a phone: measure on one, or "
+               "give --speed-of DEVICE\n", w->name, m->req[0].line, v[0], tm->foreign);
+    } else if (m->nreq == 0) {
         put(w, "      # time: REQUIRED, not in the log (no prompt eval or eval time line): "
                "a request's time, to fill in\n");
     } else {
@@ -700,6 +685,14 @@ static void write_header(const llama_log *l, out *w)
     if (l->from_table)
         put(w, "# The sizes come from the memory breakdown table (model, context,\n"
                "# compute per device); the table does not tell mapped from copied weights.\n");
+    else if (l->table_line && l->table_kinds == 0)
+        put(w, "# %s:%u: the memory breakdown table: read, not used: the buffer lines give\n"
+               "# the model, the context and compute.\n", w->name, l->table_line);
+    else if (l->table_line)
+        put(w, "# %s:%u: the memory breakdown table: %s%s%staken from it (the log has no\n"
+               "# such buffer lines); its other rows read, not used: the buffer lines give them.\n",
+            w->name, l->table_line, l->table_kinds & 1 ? "the model, " : "",
+            l->table_kinds & 2 ? "the context (KV), " : "", l->table_kinds & 4 ? "compute " : "");
     if (l->build.line)
         put(w, "# %s:%u: llama.cpp build %.0f.\n", w->name, l->build.line, l->build.v);
     if (l->more->nreq == 0)
@@ -722,17 +715,58 @@ static void write_header(const llama_log *l, out *w)
     scn__tally_put(w, "line");
 }
 
+/* How the log's times are written: the context's term from llama-bench's
+ * rows, --speed-of's speed, or REQUIRED for a server's or desktop's. */
+static llama_times times_of(const llama_log *l, const scn_import_opts *o, int gpu)
+{
+    llama_times tm = {0, 0, {0, 0}, 1.0, NULL};
+    int clamped[2];
+    tm.per_1k_prefill = llm__per_1k(l->more, 0, &tm.per_1k_line[0], &clamped[0]);
+    tm.per_1k_decode = llm__per_1k(l->more, 1, &tm.per_1k_line[1], &clamped[1]);
+    if (o->speed_of != NULL)
+        tm.speed = gpu && o->speed_gpu > 0 ? o->speed_gpu : o->speed_cpu > 0 ? o->speed_cpu : 1;
+    else if (llm__platform(l->more) == LP_OTHER)
+        tm.foreign = l->more->target[0] ? l->more->target : "a server or desktop";
+    return tm;
+}
+
+/* The load: mapped or copied, and its time. */
+static void write_load(const llama_log *l, out *w, int mapped, const llama_times *tm)
+{
+    put(w, "    load:\n      mode: %s", mapped ? "mmap" : "copy");
+    char c[200];
+    snprintf(c, sizeof c, "%s, as %s", mapped ? "mapped" : "copied", l->mapped_why);
+    scn__from(w, l->mmap.line ? l->mmap.line : mapped ? l->model[MDL_CAT_FILE].line : 0, c);
+    if (l->load_ms.line && tm->foreign != NULL) {
+        put(w, "      # time: REQUIRED, %s:%u: %.0f ms on %s, not a phone: measure on one, or "
+               "give --speed-of DEVICE\n", w->name, l->load_ms.line, l->load_ms.v, tm->foreign);
+    } else if (l->load_ms.line) {
+        put(w, "      time: %.0fus", round(l->load_ms.v * 1000.0 * tm->speed));
+        scn__from(w, l->load_ms.line, tm->speed != 1 ? "load time, times --speed-of's speed"
+                                                     : "load time");
+    } else {
+        put(w, "      # time: REQUIRED, not in the log (no load time line): the load's time, "
+               "to fill in\n");
+    }
+}
+
 static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error *err)
 {
     const llama_log *l = state;
     int mapped = l->model[MDL_CAT_FILE].v > 0;
     int gpu = l->model[MDL_CAT_GPU].v > 0 || l->compute[MDL_CAT_GPU].v > 0;
+    int npu = strcmp(l->more->backend, "HTP") == 0;
+    llama_times tm = times_of(l, o, gpu);
     write_header(l, w);
+    llm__write_where(l->more, w, o->speed_of);
     put(w, "id: %s\nabout: \"measured from a llama.cpp load log\"\ndigest: \"0\"\n"
            "runtime: llama.cpp\n", o->id != NULL ? o->id : "imported");
+    llm__write_measured_on(l->more, w, l->build.line ? l->build.v : 0, o->speed_of);
     if (gpu)
-        put(w, "delegate: gpu  # an accelerator backend holds buffers\nfallback: cpu  # "
-               "assumed\n");
+        put(w, "delegate: %s  # %s\nfallback: cpu  # assumed\n", npu ? "npu" : "gpu",
+            npu ? "the Hexagon NPU's backend (HTP) holds buffers, in shared memory counted as "
+                  "the accelerator's"
+                : "an accelerator backend holds buffers");
     put(w, "parts:\n  %s:\n", o->part != NULL ? o->part : "model");
     double file = mapped ? l->model[MDL_CAT_FILE].v * MIB : l->file_gib.v * 1073741824.0;
     int host_copy = !mapped && !l->file_gib.line && l->model[MDL_CAT_NATIVE].v > 0;
@@ -751,21 +785,9 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
              "table does not tell mapped from copied weights)");
     else
         scn__from(w, 0, "not in the log: fill in the GGUF file size");
-    put(w, "    load:\n      mode: %s", mapped ? "mmap" : "copy");
-    {
-        char c[200];
-        snprintf(c, sizeof c, "%s, as %s", mapped ? "mapped" : "copied", l->mapped_why);
-        scn__from(w, l->mmap.line ? l->mmap.line : mapped ? l->model[MDL_CAT_FILE].line : 0, c);
-    }
-    if (l->load_ms.line) {
-        put(w, "      time: %.0fus", l->load_ms.v * 1000.0);
-        scn__from(w, l->load_ms.line, "load time");
-    } else {
-        put(w, "      # time: REQUIRED, not in the log (no load time line): the load's time, "
-               "to fill in\n");
-    }
+    write_load(l, w, mapped, &tm);
     if (l->n_ctx.line && kv_total(l) > 0) {
-        return write_generation(l, w, mapped, gpu) == SIM_OK
+        return write_generation(l, w, mapped, gpu, &tm) == SIM_OK
                    ? SIM_OK : sim_error_set(err, SIM_ENOMEM, "out of memory");
     }
     put(w, "    # no n_ctx or KV buffer in the log: one request as the log ran it, no tokens\n");
@@ -790,7 +812,7 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
                "line): a request's time, to fill in\n");
     } else {
         put(w, "    inference:\n");
-        if (request_time(w, l->more) != SIM_OK)
+        if (request_time(w, l->more, &tm) != SIM_OK)
             return sim_error_set(err, SIM_ENOMEM, "out of memory");
         amounts_row(w, "      working_set: ", l->compute, "the compute buffers");
     }

@@ -17,7 +17,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     scn_import_input in = {"fuzz.txt", (const char *)data, size};
-    scn_import_opts o = {NULL, NULL, NULL, 0};
+    scn_import_opts o = {NULL, NULL, NULL, 0, NULL, 0, 0};
     char *yaml = NULL;
     sim_error err;
     sim_error_clear(&err);

@@ -32,7 +32,7 @@ inline Imported import(scn_import_kind kind, const std::string &name, const std:
                 const mdl_candidate *minus = nullptr, unsigned long long run = 0)
 {
     scn_import_input in = {name.c_str(), text.data(), text.size()};
-    scn_import_opts o = {id, part, minus, run};
+    scn_import_opts o = {id, part, minus, run, nullptr, 0, 0};
     char *yaml = nullptr;
     sim_error err;
     sim_error_clear(&err);
