@@ -101,7 +101,8 @@ uint32_t res_cell_context(const mdl_cell *cell)
  * over the paths whose requests reached its LLM (-1: none). */
 typedef struct ranked {
     unsigned worst;
-    double tps;
+    double tps;       /* -1: none */
+    double tps_ci[2]; /* that p50's 95% interval */
 } ranked;
 
 /* The first rule by which policy a ranks before policy b, RES_RULE_ORDER
@@ -114,8 +115,12 @@ static res_rule ranks_before(const res_plan *plan, const res_result *r, ranked a
     uint32_t cb = res_cell_context(&plan->cells[b.worst]);
     if (ca != cb)
         return ca > cb ? RES_RULE_CONTEXT : RES_RULE_ORDER;
-    if (ca > 0 && a.tps != b.tps)
+    /* decode rates whose medians' intervals overlap are the same rate: the
+     * difference is the runs' noise, not the policy's */
+    if (ca > 0 && (a.tps < 0) != (b.tps < 0))
         return a.tps > b.tps ? RES_RULE_DECODE : RES_RULE_ORDER;
+    if (ca > 0 && a.tps >= 0 && (a.tps_ci[0] > b.tps_ci[1] || b.tps_ci[0] > a.tps_ci[1]))
+        return a.tps_ci[0] > b.tps_ci[1] ? RES_RULE_DECODE : RES_RULE_ORDER;
     if (x->peak.p95 != y->peak.p95)
         return x->peak.p95 < y->peak.p95 ? RES_RULE_PEAK : RES_RULE_ORDER;
     if (latency_key(x) != latency_key(y))
@@ -145,19 +150,23 @@ typedef struct policy_fate {
     unsigned worst, missing; /* cells */
     double shortfall;
     double tps; /* its slowest decode p50 over the paths with LLM requests, -1: none */
+    double tps_ci[2];
 } policy_fate;
 
 static policy_fate fate_of(const res_plan *plan, const res_result *r, const res_decision *d,
                            unsigned j)
 {
-    policy_fate f = {1, d->first + j, d->first + j, 0, -1};
+    policy_fate f = {1, d->first + j, d->first + j, 0, -1, {-1, -1}};
     for (unsigned q = 0; q < d->paths; q++) {
         unsigned i = d->first + q * d->policies + j;
         res_verdict v;
         res_cell_verdict(&plan->target, &r->cells[i], &v);
         const res_cell *c = &r->cells[i];
-        if (c->gen_started > 0 && (f.tps < 0 || c->tps_q[0] < f.tps))
+        if (c->gen_started > 0 && (f.tps < 0 || c->tps_q[0] < f.tps)) {
             f.tps = c->tps_q[0];
+            f.tps_ci[0] = c->tps_ci[0];
+            f.tps_ci[1] = c->tps_ci[1];
+        }
         if (lighter(&r->cells[f.worst], &r->cells[i]))
             f.worst = i;
         if (!v.meets && (f.meets || v.shortfall > f.shortfall)) {
@@ -191,10 +200,10 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
         d->paths = d->count / d->policies;
         double closest = DBL_MAX;
         int nbest = 0; /* the best two policies so far: best, then second */
-        ranked best = {0, -1}, second = {0, -1};
+        ranked best = {0, -1, {-1, -1}}, second = {0, -1, {-1, -1}};
         for (unsigned j = 0; j < d->policies; j++) {
             policy_fate f = fate_of(plan, r, d, j);
-            ranked me = {f.worst, f.tps};
+            ranked me = {f.worst, f.tps, {f.tps_ci[0], f.tps_ci[1]}};
             if (f.meets) {
                 d->meeting++;
                 if (nbest == 0 || better(plan, r, me, best)) {

@@ -171,6 +171,12 @@ void res__gen_finish(acc *a, res_cell *c)
         c->ttft_q[1] = bucket_middle(c->ttft, 0.95, mdl_ttft_middle_us);
         c->tps_q[0] = bucket_middle(c->tps, 0.50, mdl_tps_middle);
         c->tps_q[1] = bucket_middle(c->tps, 0.05, mdl_tps_middle);
+        uint64_t m = 0;
+        for (unsigned b = 0; b < MDL_SLOWDOWN_BUCKETS; b++)
+            m += c->tps[b];
+        double h = m > 0 ? 0.98 / sqrt((double)m) : 0.5;
+        c->tps_ci[0] = bucket_middle(c->tps, fmax(0.5 - h, 0), mdl_tps_middle);
+        c->tps_ci[1] = bucket_middle(c->tps, fmin(0.5 + h, 1), mdl_tps_middle);
         return;
     }
     size_t n = (size_t)a->gen.n;
@@ -185,4 +191,11 @@ void res__gen_finish(acc *a, res_cell *c)
     const double *r = v + 2 * skip + 1;
     c->tps_q[0] = n > skip ? gsl_stats_quantile_from_sorted_data(r, 2, n - skip, 0.50) : -1;
     c->tps_q[1] = n > skip ? gsl_stats_quantile_from_sorted_data(r, 2, n - skip, 0.05) : -1;
+    /* the median's interval: the ranks m/2 -+ 1.96 sqrt(m)/2 (the binomial's
+     * normal approximation; distribution-free) */
+    size_t m = n - skip;
+    double h = 0.98 * sqrt((double)m);
+    long lo = (long)floor((double)m / 2 - h), hi = (long)ceil((double)m / 2 + h);
+    c->tps_ci[0] = m > 0 ? r[2 * (size_t)(lo < 0 ? 0 : lo)] : -1;
+    c->tps_ci[1] = m > 0 ? r[2 * (size_t)(hi > (long)m - 1 ? (long)m - 1 : hi)] : -1;
 }

@@ -188,6 +188,7 @@ typedef struct res_cell {
     uint64_t tps[MDL_SLOWDOWN_BUCKETS];  /* ... by decode tokens per second (mdl_tps_bucket) */
     /* TTFT p50, p95 (us), tokens/s p50, p5 (-1: none); exact, or buckets' middles */
     double ttft_q[2], tps_q[2];
+    double tps_ci[2]; /* tokens/s p50's 95% interval (distribution-free, by rank) */
     int gen_exact;
 } res_cell;
 

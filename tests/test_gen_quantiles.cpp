@@ -140,7 +140,17 @@ TEST_CASE("generation quantiles: the order statistics of every request of the ce
     for (int k = 0; k < 2; k++) {
         CHECK(three.ttft_q[k] == one.ttft_q[k]);
         CHECK(three.tps_q[k] == one.tps_q[k]);
+        CHECK(three.tps_ci[k] == one.tps_ci[k]);
     }
+    // the p50's 95% interval: of m rates sorted, the ranks m/2 -+ 0.98
+    // sqrt(m) (from 0, rounded outward); it holds the p50
+    std::vector<double> sorted = all.tps;
+    std::sort(sorted.begin(), sorted.end());
+    double m = (double)sorted.size(), h = 0.98 * std::sqrt(m);
+    CHECK(one.tps_ci[0] == sorted[(size_t)std::floor(m / 2 - h)]);
+    CHECK(one.tps_ci[1] == sorted[(size_t)std::ceil(m / 2 + h)]);
+    CHECK(one.tps_ci[0] <= one.tps_q[0]);
+    CHECK(one.tps_ci[1] >= one.tps_q[0]);
     // one value fewer kept than the cell has: no longer exact
     res_cell past = run_plan(l, 3, 1499);
     CHECK(past.gen_exact == 0);

@@ -274,7 +274,8 @@ TEST_CASE("llm decision: among cells of one context the fastest decode wins, the
 {
     // two policies of the same context (slots 1 and 2); their figures set
     // by hand: both meet the target; the faster decode is recommended,
-    // whatever their peaks; equal decode: the lower peak
+    // whatever their peaks, when the medians' 95% intervals are apart;
+    // equal decode, or intervals that overlap (noise): the lower peak
     std::string y = with_target("target: {ttft: {p95: 1s}}");
     y.replace(y.find(GRID), GRID.size(), "slots: [1, 2]");
     Loaded l(y);
@@ -290,7 +291,9 @@ TEST_CASE("llm decision: among cells of one context the fastest decode wins, the
         x.gen_requests = x.gen_started = 10;
     }
     cells[0].tps_q[0] = 20, cells[0].peak.p95 = 100;
+    cells[0].tps_ci[0] = 19, cells[0].tps_ci[1] = 21;
     cells[1].tps_q[0] = 30, cells[1].peak.p95 = 200;
+    cells[1].tps_ci[0] = 29, cells[1].tps_ci[1] = 31;
     res_result r{};
     r.cells = cells.data();
     r.ncells = 2; // the big phone's two cells
@@ -298,7 +301,12 @@ TEST_CASE("llm decision: among cells of one context the fastest decode wins, the
     REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
     CHECK(d[0].recommended == 1);
     CHECK(d[0].rule == RES_RULE_DECODE);
-    cells[1].tps_q[0] = 20;
+    // 21.5 in [20.8, 22]: faster, but within the noise of 20 in [19, 21]
+    cells[1].tps_q[0] = 21.5, cells[1].tps_ci[0] = 20.8, cells[1].tps_ci[1] = 22;
+    REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
+    CHECK(d[0].recommended == 0);
+    CHECK(d[0].rule == RES_RULE_PEAK);
+    cells[1].tps_q[0] = 20, cells[1].tps_ci[0] = 19, cells[1].tps_ci[1] = 21;
     REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
     CHECK(d[0].recommended == 0);
     CHECK(d[0].rule == RES_RULE_PEAK);
@@ -372,8 +380,8 @@ TEST_CASE("llm decision: over named paths, a policy's decode is its slowest wher
         cells[k].gen_started = k < 2 ? 10 : 0;
         cells[k].peak.p95 = k < 2 ? 100 : 500;
     }
-    cells[0].tps_q[0] = 20;
-    cells[1].tps_q[0] = 30;
+    cells[0].tps_q[0] = 20, cells[0].tps_ci[0] = 19, cells[0].tps_ci[1] = 21;
+    cells[1].tps_q[0] = 30, cells[1].tps_ci[0] = 29, cells[1].tps_ci[1] = 31;
     cells[3].peak.p95 = 400; // idle/2 lighter: peaks alone would choose slots 2 too...
     cells[2].peak.p95 = 300; // ...so make idle/1 the lighter: peaks would choose slots 1
     res_result r{};
