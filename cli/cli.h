@@ -232,6 +232,9 @@ int cli_diagnose(int argc, char **argv);
 int cli_lmkd(int argc, char **argv);
 int cli_replay(int argc, char **argv);
 int cli_explain(int argc, char **argv);
+/* After an LLM's death told by explain: the replication run again in each
+ * cell that changes one LLM lever alone (levers.c), and which lived. */
+int cli_explain_levers(const struct scn_scenario *s, unsigned cell, uint64_t rep);
 int cli_probe(int argc, char **argv);
 int cli_run(int argc, char **argv);
 int cli_calibrate(int argc, char **argv);

@@ -333,7 +333,10 @@ static int narrate(const opts *o, const scn_scenario *s, rpl_teller *t, tee *bot
         return status;
     }
     rpl_tell_verdicts(t);
-    return put(t, &err) == SIM_OK ? CLI_OK : cli_report(&err);
+    if (put(t, &err) != SIM_OK)
+        return cli_report(&err);
+    fflush(stdout);
+    return r.deaths_total > 0 ? cli_explain_levers(s, (unsigned)o->cell, o->rep) : CLI_OK;
 }
 
 int cli_explain(int argc, char **argv)

@@ -289,6 +289,18 @@ void w__gen_wake(world *w, part_rt *p)
     }
 }
 
+void w__gen_at_death(world *w)
+{
+    if (!TRACING(w) || w->proc.kv_held <= 0)
+        return;
+    /* the KV written up to the death: charged before the check that killed */
+    for (unsigned k = 0; k < w->nparts; k++)
+        if (w->proc.parts[k].ctx_open) {
+            emit_kv(w, k);
+            return;
+        }
+}
+
 void w__gen_close(world *w, part_rt *p)
 {
     if (!p->ctx_open)

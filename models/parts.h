@@ -130,6 +130,9 @@ void w__gen_sync(world *w);
 void w__gen_replan(world *w);
 /* The context's memory is gone (sessions dropped, part released). */
 void w__gen_close(world *w, part_rt *p);
+/* Before a death's exit event: the KV held then, as a `kv` note (traced
+ * runs only; it changes nothing). */
+void w__gen_at_death(world *w);
 
 #ifdef __cplusplus
 }

@@ -229,6 +229,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
         w->out->deaths_unrecorded++;
     else
         mdl_rep_add_record(w->out, &r);
+    w__gen_at_death(w);
     w__emit_exit(w, &r, 0);
     w->kill_log[0] = '\0';
     mdl_recovery_on_death(&w->life.rec, w->pol, w->cand, w->cell->lkg, !w->proc.startup_done,

@@ -151,6 +151,14 @@ static const struct row {
      "each token; a new request only grows it further",
      "cap the context, or stop generating as the KV cache nears its budget (a quantized KV, "
      "kv_precision, holds less); restore the chat after the death, the user was in it"},
+    {"kv-background-answering", MEMORY, RPL_SIGN_KV | RPL_SIGN_BACKGROUND | RPL_SIGN_ANSWERING,
+     0, RPL_STEP_CLEAR_CACHES,
+     "the steps before it do not suffice: no new request came, and the answer still decoding "
+     "after the user left held the model and its growing KV cache; stopped, they are idle, "
+     "and releasing them is this step",
+     "stop generating when the app leaves the foreground (keep what was written as text), then "
+     "release the model and its KV cache (unload_after); restore the chat on relaunch; a "
+     "smaller context or a quantized KV holds less meanwhile"},
     {"kv-background", MEMORY, RPL_SIGN_KV | RPL_SIGN_BACKGROUND, 0, RPL_STEP_CLEAR_CACHES,
      "the steps before it do not suffice: in the background no request runs and no session "
      "is extra; the model and its KV cache are idle",

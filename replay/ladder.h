@@ -66,6 +66,7 @@ enum {
     RPL_SIGN_THERMAL = 1u << 8,
     RPL_SIGN_WARNED = 1u << 9,
     RPL_SIGN_UPDATED = 1u << 10,
+    RPL_SIGN_ANSWERING = 1u << 11, /* an inference (an LLM's answer) runs at the death */
     RPL_SIGN_BACKGROUND = 1u << 12,
     RPL_SIGN_STARTING = 1u << 13,
     RPL_SIGN_SERVICE = 1u << 14,
@@ -125,6 +126,7 @@ typedef struct rpl_life {
     int64_t warned_mb;   /* the counted memory at the last warning (WARNED until under it) */
     int cache_began;     /* a cache rebuild began in this life */
     int cache_good;      /* across lives: a compiled cache was found valid or built */
+    unsigned running;    /* inferences begun and not ended */
 } rpl_life;
 void rpl_life_init(rpl_life *l);
 /* An update step's note (the app stops there without a death): 1 the OS,

@@ -149,6 +149,11 @@ static unsigned signs_after(rpl_life *l, const trc_event *e)
         s &= ~(unsigned)RPL_SIGN_CACHE_REBUILD;
     if (strcmp(err, "session_leaked") == 0)
         s |= RPL_SIGN_LEAKED;
+    if (kind == TRC_BEGIN && e->stage == TRC_INFERENCE)
+        l->running++;
+    else if (kind == TRC_END && e->stage == TRC_INFERENCE && l->running > 0)
+        l->running--;
+    s = l->running > 0 ? s | RPL_SIGN_ANSWERING : s & ~(unsigned)RPL_SIGN_ANSWERING;
     if (strcmp(err, "kv") == 0 && (e->has & TRC_F_PAGES) && (e->pages_has >> TRC_PG_KV & 1u))
         s = e->pages[TRC_PG_KV] > 0 ? s | RPL_SIGN_KV : s & ~(unsigned)RPL_SIGN_KV;
     if (strncmp(err, "thermal:", 8) == 0)

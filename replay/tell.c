@@ -423,6 +423,10 @@ static void tell_exit(rpl_teller *t, const trc_event *e)
     else
         say(t, e, "%s dies: %s, %s%s: %s", who, v.cls, stage[0] ? "during " : "while no "
             "stage was running", stage, d.why);
+    char llm[2][TELL_LINE_MAX];
+    int answering = (d.signs & RPL_SIGN_ANSWERING) != 0;
+    for (int k = 0, n = t->quiz ? 0 : rpl__tell_gen_death(t, e, answering, llm); k < n; k++)
+        say(t, e, "%s", llm[k]);
     say_record(t, e, &d.record);
     if (t->ndeaths < TELL_DEATHS)
         t->deaths[t->ndeaths++] = d;
@@ -631,8 +635,8 @@ static void tell_note(rpl_teller *t, const trc_event *e)
         {"service_unbound", "the app's main process is killed: its binding to the model's "
                             "service goes with it, and the service with its model"}};
     int64_t r = (e->has & TRC_F_REQUEST) ? e->request : -1;
-    if (tell_pages_note(t, e) || tell_session(t, e) || tell_delegate(t, e) || tell_page(t, e) ||
-        tell_update(t, e))
+    if (rpl__tell_gen_note(t, e) || tell_pages_note(t, e) || tell_session(t, e) ||
+        tell_delegate(t, e) || tell_page(t, e) || tell_update(t, e))
         return;
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
@@ -692,6 +696,9 @@ static void tell_begin(rpl_teller *t, const trc_event *e, const char *part)
         say(t, e, "%s: request %lld%s runs (session %lld), working set %.1f MiB", part,
             (long long)e->request, which, (long long)e->session,
             TELL_MIB(total(e->alloc, e->alloc_has)));
+        char ctx[TELL_LINE_MAX];
+        if (rpl__tell_gen_context(t, e, ctx, sizeof ctx))
+            say(t, e, "%s", ctx);
     } else if (e->stage == TRC_CACHE) {
         held_put(t, part, TRC_CACHE, total(e->alloc, e->alloc_has));
         say(t, e, "%s: the compiled cache is not valid: rebuilding, %.1f MiB more", part,
@@ -824,6 +831,7 @@ int rpl_tell(void *ctx, const trc_event *e, sim_error *err)
     default:
         if (e->stage == TRC_RELEASE) {
             say(t, e, "%s is released", part);
+            rpl__tell_gen_release(t, e);
         } else if (e->stage == TRC_EXIT && (e->has & TRC_F_DURATION)) {
             tell_relaunch(t, e);
         } else if (!(e->has & TRC_F_REQUEST) && !(e->has & TRC_F_NEEDS)) {

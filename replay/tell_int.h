@@ -107,6 +107,12 @@ struct rpl_teller {
     uint64_t more_deaths;
     uint64_t stale, part_failed; /* prepares refused a stale cache; requests failed so */
     tell_drill drill;
+    /* an LLM part (tell_gen.c): its KV, its weights by kind (mapped,
+     * repacked, gpu) and the compute buffers of the contexts made */
+    int64_t gen_kv, gen_weights[3], gen_compute;
+    int64_t gen_per_token; /* the last context made: its KV bytes a token */
+    uint32_t gen_context;  /* ... its tokens */
+    int gen_reserved;      /* ... its KV written whole at its creation */
 };
 
 /* An instant as every line prints it, in seconds: rounded to the
@@ -134,6 +140,15 @@ void rpl__drill_ask(rpl_teller *t, unsigned death, unsigned q);
 int rpl__drill_form(const rpl_teller *t, unsigned q, char *answer, size_t n, const char **form);
 void rpl__drill_grade(rpl_teller *t, const tell_death *d, const rpl_verdict *v,
                       char answers[][RPL_ANSWER_MAX]);
+
+/* tell_gen.c: an LLM part's notes followed (1 when e was one); its
+ * context's creation (1 and the line); its release; at a death, the split
+ * of the counted memory and the app's one state (the lines, 2; 0 none). */
+int rpl__tell_gen_note(rpl_teller *t, const trc_event *e);
+int rpl__tell_gen_context(rpl_teller *t, const trc_event *e, char *line, size_t n);
+void rpl__tell_gen_release(rpl_teller *t, const trc_event *e);
+int rpl__tell_gen_death(rpl_teller *t, const trc_event *e, int answering,
+                        char lines[2][TELL_LINE_MAX]);
 
 /* The verdict on death d: rpl_diagnose_told, the advice `diagnose` gives. */
 void rpl__verdict(const tell_death *d, rpl_verdict *v);

@@ -618,3 +618,47 @@ workload:
     CHECK(d.out.find("recovery:  a death during start-up, before any request") !=
           std::string::npos);
 }
+
+static bool has(const std::string &s, const std::string &what)
+{
+    return s.find(what) != std::string::npos;
+}
+
+TEST_CASE("explain tells an LLM's death: the context made, the memory split, one state, and "
+          "the lever that would have saved it",
+          "[explain][generation]")
+{
+    // llm-kv-mid-answer's cell 0 (docs/on-call.md "An LLM's death, told"):
+    // the context made at the first request, 15 s in: 258 MiB of compute and
+    // a KV of 32 KiB a token as written; the death at 708 s, 15540 tokens in
+    // (485.6 MiB), the app in front mid-answer; its weights 504 MiB repacked,
+    // 226 mapped besides; the rest 1647 - 504 - 485.6 - 258 = 399.4, the
+    // app's own 400 (rounded).  Its grid's one lever, the context: 4096
+    // lives in the same replication.
+    RunResult r = oomsim({"explain", "llm-kv-mid-answer"});
+    REQUIRE(r.status == 0);
+    CHECK(has(r.out, "    15.000 s     904 MiB  decoder: the context is made at its first "
+                     "request, for 16384 tokens: the compute buffer, 258.0 MiB, and the KV "
+                     "cache, 32.0 KiB a token as tokens are written (kv: touched)"));
+    CHECK(has(r.out, "at the death, the counted 1647 MiB: weights 504.0 MiB (repacked 504.0, "
+                     "on the accelerator 0.0), KV cache 485.6 MiB, compute buffer 258.0 MiB, "
+                     "the rest 399.4 MiB"));
+    CHECK(has(r.out, "226.0 MiB of weights mapped besides, not counted"));
+    CHECK(has(r.out, "the app in front, an answer still decoding: its KV cache held 15540 "
+                     "tokens, the conversation lost with the process"));
+    CHECK(has(r.out, "the grid's levers: this replication again, one setting changed:\n"
+                     "  context=4096: lives\n"
+                     "  what would have saved it: the context (context=4096)\n"));
+    // llm-chat-grows on the iPhone (cell 6), as the user leaves mid-answer:
+    // behind, answering, one state; the ladder's row for it
+    RunResult i = oomsim({"explain", "llm-chat-grows", "--cell", "6"});
+    REQUIRE(i.status == 0);
+    CHECK(has(i.out, "the app in the background, an answer still decoding"));
+    CHECK(has(i.out, "why step 3: the steps before it do not suffice: no new request came, and "
+                     "the answer still decoding after the user left"));
+    CHECK(has(i.out, "context=4096: "));
+    // a plan without an LLM has no such lines
+    RunResult p = oomsim({"explain", "image-queue"});
+    CHECK(!has(p.out, "the grid's levers"));
+    CHECK(!has(p.out, "the context is made"));
+}
