@@ -109,6 +109,20 @@ void w__emit_note(world *w, int part, mdl_stage stage, const char *what)
     ev_send(w);
 }
 
+void w__emit_background(world *w)
+{
+    if (!TRACING(w))
+        return;
+    trc_event *e = ev_begin(w, w->last_stage, TRC_SAMPLE, -1);
+    with_error(e, "background");
+    if (w->dev->has_successor) {
+        e->has |= TRC_F_PAGES;
+        e->pages[TRC_PG_SUCCESSOR] = w->dstate.successor;
+        e->pages_has |= 1u << TRC_PG_SUCCESSOR;
+    }
+    ev_send(w);
+}
+
 /* The app's own memory is allocated: its baseline at a cold start, or a
  * page's hold (`what`), announcing the allocation that follows. */
 void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT])

@@ -22,6 +22,9 @@ extern "C" {
 #endif
 
 void w__emit_note(world *w, int part, mdl_stage stage, const char *what); /* part -1: none */
+/* The `background` note, with the app the user switched to (`pages`
+ * successor) when the device draws one. */
+void w__emit_background(world *w);
 void w__emit_app(world *w, const char *what, const int64_t amounts[MDL_CAT_COUNT]);
 void w__emit_page(world *w, const char *what, const char *page, const int64_t *amounts);
 void w__emit_update(world *w, const char *what, int stops); /* stops: it stopped the app */

@@ -269,17 +269,21 @@ int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
     return def->file - (g->locked ? g->mapped : 0);
 }
 
-/* The time the kernels take to read a part's CPU weights as g holds them,
- * in bytes at speed 1: each kind at its speed (weights_speed; 0 is 1), the
- * rest at 1.  At least 1, so a part of no CPU weights has a factor of 1. */
+/* The time the kernels take to read a byte of a part's CPU weights as g
+ * holds them: each kind's bytes at its speed (weights_speed; 0 is 1), the
+ * rest of the CPU's at 1, averaged over the bytes; 1 for a part of no CPU
+ * weights.  An average, so that with every speed 1 the factor is exactly
+ * 1 whatever the kinds' bytes add up to (an imported part's mapped and
+ * repacked bytes may overlap the file's). */
 static double weights_time(const mdl_part *def, const mdl_generation *g)
 {
     double sm = def->gen.speed_mapped > 0 ? def->gen.speed_mapped : 1.0;
     double sr = def->gen.speed_repacked > 0 ? def->gen.speed_repacked : 1.0;
     int64_t cpu = def->file > g->gpu ? def->file - g->gpu : 0;
     int64_t rest = cpu - g->mapped - g->repacked;
+    double bytes = (double)g->mapped + (double)g->repacked + (double)(rest > 0 ? rest : 0);
     double t = (double)g->mapped / sm + (double)g->repacked / sr + (double)(rest > 0 ? rest : 0);
-    return t > 1.0 ? t : 1.0;
+    return bytes > 0 ? t / bytes : 1.0;
 }
 
 /* The policy's generation axes over the candidate's block (docs/scenarios.md

@@ -285,7 +285,7 @@ static void to_background(world *w, sim_time duration)
     }
     if (w__app_alive(w)) {
         w->proc.fg = 0;
-        w__emit_note(w, -1, w->last_stage, "background");
+        w__emit_background(w);
         uint32_t epoch = w->epoch;
         if (w->deny_bg_delegate)
             w__deny_background_delegate(w);

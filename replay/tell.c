@@ -641,7 +641,9 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     if (strcmp(e->error, "background") == 0)
         t->bg = 1;
     else if (strcmp(e->error, "foreground") == 0)
-        t->bg = 0;
+        t->bg = t->suspended = 0;
+    else if (strcmp(e->error, "idle_band") == 0)
+        t->suspended = 1;
     if (strcmp(e->error, "timeout") == 0) {
         say(t, e, "request %lld times out: the client gives up on attempt %u%s", (long long)r,
             attempt(t, r), t->cell->policy.cancel_on_timeout
@@ -676,6 +678,10 @@ static void tell_note(rpl_teller *t, const trc_event *e)
     } else if (strcmp(e->error, "service_baseline") == 0) {
         say(t, e, "the model's service process starts: its own memory %.1f MiB, held until it "
             "ends", TELL_MIB(total(e->alloc, e->alloc_has)));
+    } else if (strcmp(e->error, "background") == 0 && PG(e, TRC_PG_SUCCESSOR) > 0) {
+        say(t, e, "the user switches away: the app is in the background (importance 400: the "
+            "background kill limits apply); the app switched to takes %.0f MiB",
+            TELL_MIB(PG(e, TRC_PG_SUCCESSOR)));
     } else if (strcmp(e->error, "service_died") == 0) {
         say(t, e, "request %lld fails: the model's service process is gone (service_died); "
             "the app lives", (long long)r);

@@ -11,17 +11,26 @@
 #include <stdio.h>
 #include <string.h>
 
-/* The cell's generation part named `part`, as the policy holds it: 1 and
- * *g, or 0 when the part does not generate. */
+/* The cell's generation part named `part`, as the policy holds it: its
+ * index and *g, or -1 when the part does not generate. */
 static int gen_of(const rpl_teller *t, const char *part, mdl_generation *g)
 {
     const mdl_candidate *c = t->cell->candidate;
-    for (unsigned k = 0; k < c->nparts; k++)
+    for (unsigned k = 0; k < c->nparts && k < MDL_PARTS_MAX; k++)
         if (c->parts[k].has_generation && strcmp(c->parts[k].name, part) == 0) {
             mdl_generation_in_force(&c->parts[k], &t->cell->policy, g);
-            return 1;
+            return (int)k;
         }
-    return 0;
+    return -1;
+}
+
+/* The compute buffers of the contexts made now. */
+static int64_t compute_held(const rpl_teller *t)
+{
+    int64_t s = 0;
+    for (unsigned k = 0; k < MDL_PARTS_MAX; k++)
+        s += t->gen_compute[k];
+    return s;
 }
 
 int rpl__tell_gen_note(rpl_teller *t, const trc_event *e)
@@ -44,9 +53,10 @@ int rpl__tell_gen_note(rpl_teller *t, const trc_event *e)
 int rpl__tell_gen_context(rpl_teller *t, const trc_event *e, char *line, size_t n)
 {
     mdl_generation g;
-    if (!(e->has & TRC_F_KEEP) || !(e->has & TRC_F_PART) || !gen_of(t, e->part, &g))
+    int k = (e->has & TRC_F_KEEP) && (e->has & TRC_F_PART) ? gen_of(t, e->part, &g) : -1;
+    if (k < 0)
         return 0;
-    t->gen_compute += g.compute;
+    t->gen_compute[k] = g.compute; /* a context made again (sessions dropped) replaces it */
     t->gen_per_token = g.kv_per_token;
     t->gen_context = g.context;
     t->gen_reserved = g.kv == MDL_KV_RESERVED;
@@ -69,42 +79,58 @@ int rpl__tell_gen_context(rpl_teller *t, const trc_event *e, char *line, size_t 
 void rpl__tell_gen_release(rpl_teller *t, const trc_event *e)
 {
     mdl_generation g;
-    if ((e->has & TRC_F_PART) && gen_of(t, e->part, &g) && t->gen_compute >= g.compute) {
-        t->gen_compute -= g.compute;
-        t->gen_kv = 0;
-    }
+    int k = (e->has & TRC_F_PART) ? gen_of(t, e->part, &g) : -1;
+    if (k >= 0) /* its KV: the kv note that follows its release says what is left */
+        t->gen_compute[k] = 0;
 }
 
 int rpl__tell_gen_death(rpl_teller *t, const trc_event *e, int answering,
                         char lines[2][TELL_LINE_MAX])
 {
     int64_t w = t->gen_weights[1] + t->gen_weights[2];
-    if (w == 0 && t->gen_kv == 0 && t->gen_compute == 0)
+    int64_t compute = compute_held(t);
+    if (w == 0 && t->gen_kv == 0 && compute == 0)
         return 0; /* no LLM part held anything */
+    /* the counted bytes by category when the event has them (rss_mb is
+     * rounded down to the MiB) */
     double counted = (double)e->rss_mb;
-    double rest = counted - TELL_MIB(w) - TELL_MIB(t->gen_kv) - TELL_MIB(t->gen_compute);
+    if (e->mem_has != 0) {
+        int64_t b = 0;
+        for (int k = 0; k < TRC_MEM_COUNT; k++)
+            if ((e->mem_has >> k & 1u) && (t->cell->device->counts_mask & MDL_CAT_BIT(k)))
+                b += e->mem[k];
+        counted = TELL_MIB(b);
+    }
+    double rest = counted - TELL_MIB(w) - TELL_MIB(t->gen_kv) - TELL_MIB(compute);
     snprintf(lines[0], TELL_LINE_MAX,
-             "  at the death, the counted %.0f MiB: weights %.1f MiB (repacked %.1f, on "
+             "  at the death, the counted %.1f MiB: weights %.1f MiB (repacked %.1f, on "
              "the accelerator %.1f), KV cache %.1f MiB, compute buffer %.1f MiB, the rest %.1f "
              "MiB (the app's own, sessions, working sets); %.1f MiB of weights mapped besides, "
              "not counted", counted, TELL_MIB(w), TELL_MIB(t->gen_weights[1]),
-             TELL_MIB(t->gen_weights[2]), TELL_MIB(t->gen_kv), TELL_MIB(t->gen_compute),
+             TELL_MIB(t->gen_weights[2]), TELL_MIB(t->gen_kv), TELL_MIB(compute),
              rest > 0 ? rest : 0, TELL_MIB(t->gen_weights[0]));
     char held[96] = "";
     if (t->gen_kv > 0 && t->gen_per_token > 0 && !t->gen_reserved)
         snprintf(held, sizeof held, "%lld tokens", (long long)(t->gen_kv / t->gen_per_token));
     else if (t->gen_kv > 0)
         snprintf(held, sizeof held, "a context made for %u tokens", t->gen_context);
+    /* one state: in front, behind and running, or suspended (iOS's idle
+     * band: nothing of it runs, an answer begun is left unfinished) */
     snprintf(lines[1], TELL_LINE_MAX, "  the app %s, %s%s%s%s",
-             t->bg ? "in the background" : "in front",
-             answering ? "an answer still decoding" : "no answer decoding",
+             t->suspended ? "suspended in the background (the idle band)"
+             : t->bg      ? "in the background"
+                          : "in front",
+             !answering     ? "no answer decoding"
+             : t->suspended ? "an answer begun before and left unfinished"
+                            : "an answer still decoding",
              held[0] ? ": its KV cache held " : "", held,
              held[0] ? answering ? ", the conversation lost with the process, and the answer's "
                                    "tokens not yet shown"
                                  : ", the conversation lost with the process"
                      : "");
     t->gen_kv = 0;
-    t->gen_compute = 0;
+    t->suspended = 0;
+    memset(t->gen_compute, 0, sizeof t->gen_compute);
     memset(t->gen_weights, 0, sizeof t->gen_weights);
     return 2;
 }

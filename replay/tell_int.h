@@ -68,6 +68,7 @@ struct rpl_teller {
     tell_samples samples;  /* of the life being told */
     int full, quiz;        /* --full: no collapsing; --quiz: hide the causes */
     int bg;                /* the app is in the background now */
+    int suspended;         /* ... and suspended in iOS's idle band (an idle_band note) */
     trc_pairs *open;
     uint64_t index;
     sim_text out;          /* told, not yet taken */
@@ -109,7 +110,8 @@ struct rpl_teller {
     tell_drill drill;
     /* an LLM part (tell_gen.c): its KV, its weights by kind (mapped,
      * repacked, gpu) and the compute buffers of the contexts made */
-    int64_t gen_kv, gen_weights[3], gen_compute;
+    int64_t gen_kv, gen_weights[3];
+    int64_t gen_compute[MDL_PARTS_MAX]; /* by part: its context's compute buffer, 0 none */
     int64_t gen_per_token; /* the last context made: its KV bytes a token */
     uint32_t gen_context;  /* ... its tokens */
     int gen_reserved;      /* ... its KV written whole at its creation */

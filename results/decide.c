@@ -101,13 +101,16 @@ uint32_t res_cell_context(const mdl_cell *cell)
  * over the paths whose requests reached its LLM (-1: none). */
 typedef struct ranked {
     unsigned worst;
-    double tps;       /* -1: none */
-    double tps_ci[2]; /* that p50's 95% interval */
+    int fast; /* of the largest context's fastest decodes (within the fastest's interval) */
 } ranked;
 
 /* The first rule by which policy a ranks before policy b, RES_RULE_ORDER
  * when none does: for an LLM, the largest context, then the fastest decode
- * (none is slowest); then the lowest peak p95, the lowest latency p95. */
+ * (of the policies that meet at the largest context, those whose decode
+ * p50's 95% interval reaches the fastest's lower end: a difference within
+ * the runs' noise is no difference, and the set is fixed before any two are
+ * compared, so the order is the same whatever the grid's); then the lowest
+ * peak p95, the lowest latency p95. */
 static res_rule ranks_before(const res_plan *plan, const res_result *r, ranked a, ranked b)
 {
     const res_cell *x = &r->cells[a.worst], *y = &r->cells[b.worst];
@@ -115,12 +118,8 @@ static res_rule ranks_before(const res_plan *plan, const res_result *r, ranked a
     uint32_t cb = res_cell_context(&plan->cells[b.worst]);
     if (ca != cb)
         return ca > cb ? RES_RULE_CONTEXT : RES_RULE_ORDER;
-    /* decode rates whose medians' intervals overlap are the same rate: the
-     * difference is the runs' noise, not the policy's */
-    if (ca > 0 && (a.tps < 0) != (b.tps < 0))
-        return a.tps > b.tps ? RES_RULE_DECODE : RES_RULE_ORDER;
-    if (ca > 0 && a.tps >= 0 && (a.tps_ci[0] > b.tps_ci[1] || b.tps_ci[0] > a.tps_ci[1]))
-        return a.tps_ci[0] > b.tps_ci[1] ? RES_RULE_DECODE : RES_RULE_ORDER;
+    if (ca > 0 && a.fast != b.fast)
+        return a.fast ? RES_RULE_DECODE : RES_RULE_ORDER;
     if (x->peak.p95 != y->peak.p95)
         return x->peak.p95 < y->peak.p95 ? RES_RULE_PEAK : RES_RULE_ORDER;
     if (latency_key(x) != latency_key(y))
@@ -178,6 +177,29 @@ static policy_fate fate_of(const res_plan *plan, const res_result *r, const res_
     return f;
 }
 
+/* The fastest decode's lower end among the policies of d that meet the
+ * target at the largest context (*ctx); -1 when none decodes. */
+static double fastest_floor(const res_plan *plan, const res_result *r, const res_decision *d,
+                            uint32_t *ctx)
+{
+    *ctx = 0;
+    for (unsigned j = 0; j < d->policies; j++) {
+        policy_fate f = fate_of(plan, r, d, j);
+        uint32_t c = res_cell_context(&plan->cells[f.worst]);
+        if (f.meets && c > *ctx)
+            *ctx = c;
+    }
+    double best = -1, floor = -1;
+    for (unsigned j = 0; j < d->policies; j++) {
+        policy_fate f = fate_of(plan, r, d, j);
+        if (f.meets && res_cell_context(&plan->cells[f.worst]) == *ctx && f.tps > best) {
+            best = f.tps;
+            floor = f.tps_ci[0];
+        }
+    }
+    return floor;
+}
+
 unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *out)
 {
     unsigned n = 0;
@@ -200,10 +222,13 @@ unsigned res_decisions(const res_plan *plan, const res_result *r, res_decision *
         d->paths = d->count / d->policies;
         double closest = DBL_MAX;
         int nbest = 0; /* the best two policies so far: best, then second */
-        ranked best = {0, -1, {-1, -1}}, second = {0, -1, {-1, -1}};
+        ranked best = {0, 0}, second = {0, 0};
+        uint32_t top_ctx;
+        double floor = fastest_floor(plan, r, d, &top_ctx);
         for (unsigned j = 0; j < d->policies; j++) {
             policy_fate f = fate_of(plan, r, d, j);
-            ranked me = {f.worst, f.tps, {f.tps_ci[0], f.tps_ci[1]}};
+            ranked me = {f.worst, f.meets && floor >= 0 && f.tps >= 0 && f.tps_ci[1] >= floor &&
+                                      res_cell_context(&plan->cells[f.worst]) == top_ctx};
             if (f.meets) {
                 d->meeting++;
                 if (nbest == 0 || better(plan, r, me, best)) {

@@ -632,28 +632,30 @@ TEST_CASE("explain tells an LLM's death: the context made, the memory split, one
     // the context made at the first request, 15 s in: 258 MiB of compute and
     // a KV of 32 KiB a token as written; the death at 708 s, 15540 tokens in
     // (485.6 MiB), the app in front mid-answer; its weights 504 MiB repacked,
-    // 226 mapped besides; the rest 1647 - 504 - 485.6 - 258 = 399.4, the
-    // app's own 400 (rounded).  Its grid's one lever, the context: 4096
+    // 226 mapped besides; the rest 1647.6 - 504 - 485.6 - 258 = 400, the
+    // app's own.  Its grid's one lever, the context: 4096
     // lives in the same replication.
     RunResult r = oomsim({"explain", "llm-kv-mid-answer"});
     REQUIRE(r.status == 0);
     CHECK(has(r.out, "    15.000 s     904 MiB  decoder: the context is made at its first "
                      "request, for 16384 tokens: the compute buffer, 258.0 MiB, and the KV "
                      "cache, 32.0 KiB a token as tokens are written (kv: touched)"));
-    CHECK(has(r.out, "at the death, the counted 1647 MiB: weights 504.0 MiB (repacked 504.0, "
+    CHECK(has(r.out, "at the death, the counted 1647.6 MiB: weights 504.0 MiB (repacked 504.0, "
                      "on the accelerator 0.0), KV cache 485.6 MiB, compute buffer 258.0 MiB, "
-                     "the rest 399.4 MiB"));
+                     "the rest 400.0 MiB"));
     CHECK(has(r.out, "226.0 MiB of weights mapped besides, not counted"));
     CHECK(has(r.out, "the app in front, an answer still decoding: its KV cache held 15540 "
                      "tokens, the conversation lost with the process"));
     CHECK(has(r.out, "the grid's levers: this replication again, one setting changed:\n"
                      "  context=4096: lives\n"
                      "  what would have saved it: the context (context=4096)\n"));
-    // llm-chat-grows on the iPhone (cell 6), as the user leaves mid-answer:
-    // behind, answering, one state; the ladder's row for it
+    // llm-chat-grows on the iPhone (cell 6), reclaimed 2 s after it was
+    // suspended with an answer begun: one state, suspended; the ladder's row
     RunResult i = oomsim({"explain", "llm-chat-grows", "--cell", "6"});
     REQUIRE(i.status == 0);
-    CHECK(has(i.out, "the app in the background, an answer still decoding"));
+    CHECK(has(i.out, "the app suspended in the background (the idle band), an answer begun "
+                     "before and left unfinished"));
+    CHECK(!has(i.out, "an answer still decoding"));
     CHECK(has(i.out, "why step 3: the steps before it do not suffice: no new request came, and "
                      "the answer still decoding after the user left"));
     CHECK(has(i.out, "context=4096: "));

@@ -133,6 +133,16 @@ TEST_CASE("generation speed: the weights' kinds run at their speeds, so `weights
     CHECK(rep.tps[0] == Approx(125.0).epsilon(1e-12));
     CHECK(run(l, 2).latency[0] == 600 * MS);
 
+    // With no weights_speed every kind reads at 1: the weights' axis changes
+    // no time, even where the kinds' bytes overlap (60 mapped + 80 repacked
+    // of a 100 MiB file, as an import may give them): 600 ms each.
+    std::string o = plan(100, 50, "{per_token: 1ms}", "{per_token: 10ms}") +
+                    "policies: {weights: [mapped, repacked, candidate]}\n";
+    o.replace(o.find("weights: {mapped: 100MiB}"), 25, "weights: {mapped: 60MiB, repacked: 80MiB}");
+    Loaded ov(o);
+    for (unsigned cell = 0; cell < 3; cell++)
+        CHECK(run(ov, cell).latency[0] == 600 * MS);
+
     // A candidate measured with repacked weights that maps them instead runs
     // at 1 / 1.25 of its speed: 600 ms x 1.25 = 750 ms.
     std::string y = plan(100, 50, "{per_token: 1ms}", "{per_token: 10ms}",

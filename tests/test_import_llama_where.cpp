@@ -206,3 +206,43 @@ TEST_CASE("import llama-cpp: a Hexagon backend is the npu delegate, and the brea
     Imported all = import(SCN_IMPORT_LLAMA_CPP, "a.log", fixture("llama_cpp_android.log"));
     CHECK(has(all.yaml, "# a.log:25: the memory breakdown table: read, not used"));
 }
+
+TEST_CASE("import llama-cpp: what auto resolved to, an older log's target line, odd bench "
+          "rows, an unknown backend",
+          "[imports][generation]")
+{
+    // "Flash Attention was auto, set to disabled": the state in force
+    std::string fa = edited("llama_cpp_android_2025.log", "", "llama_context: kv_unified    = false",
+                            "llama_context: kv_unified    = false\n"
+                            "llama_context: Flash Attention was auto, set to disabled");
+    Imported f = import(SCN_IMPORT_LLAMA_CPP, "f.log", fa);
+    INFO(f.yaml);
+    CHECK(value_of(f.yaml, "flash_attn:") == "flash_attn: off");
+    // 2023's main prints its target on a line of its own
+    std::string old = "main: build = 1289 (16bc66d)\nmain: built with cc (GCC) 12.2 for "
+                      "x86_64-linux-gnu\n" + fixture("llama_cpp_2023_copy.log");
+    Imported o = import(SCN_IMPORT_LLAMA_CPP, "o.log", old);
+    INFO(o.yaml);
+    CHECK(has(o.yaml, "  platform: other"));
+    CHECK(has(o.yaml, "# NOT A PHONE"));
+    // a server's log with llama-bench's rows: the slope is the server's too,
+    // so neither it nor the times are written
+    std::string srv = edited("llama_cpp_android_2025.log", "", "aarch64-unknown-linux-android28",
+                             "x86_64-linux-gnu") +
+                      "| m | 1 MiB | 1 B | CPU | 8 | tg128 | 20.00 ± 0.10 |\n"
+                      "| m | 1 MiB | 1 B | CPU | 8 | tg128 @ d4096 | 16.00 ± 0.10 |\n";
+    Imported s = import(SCN_IMPORT_LLAMA_CPP, "s.log", srv);
+    CHECK(has(s.yaml, "      decode: {}  # per_token: REQUIRED, s.log:52: 50000 us a token on "
+                      "x86_64-linux-gnu (and llama-bench's slope on it)"));
+    // a depth without its number is no test row: one depth left, no slope
+    std::string odd = fixture("llama_cpp_android_2025.log") +
+                      "| m | 1 MiB | 1 B | CPU | 8 | tg128 | 20.00 ± 0.10 |\n"
+                      "| m | 1 MiB | 1 B | CPU | 8 | tg128 @ d | 16.00 ± 0.10 |\n"
+                      "| m | 1 MiB | 1 B | CPU | 8 | tg128 @ d+4096 | 16.00 ± 0.10 |\n";
+    Imported d = import(SCN_IMPORT_LLAMA_CPP, "d.log", odd);
+    CHECK(value_of(d.yaml, "decode:") == "decode: {per_token: 50000us}");
+    CHECK(has(d.yaml, "# per_1k_context: not in the log for prefill and decode both"));
+    // an accelerator backend of another name is kept as it is printed
+    std::string rpc = edited("llama_cpp_android_2025.log", "", "OpenCL0", "RPC0");
+    CHECK(has(import(SCN_IMPORT_LLAMA_CPP, "r.log", rpc).yaml, "  backend: \"RPC0\""));
+}

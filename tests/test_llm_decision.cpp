@@ -313,6 +313,50 @@ TEST_CASE("llm decision: among cells of one context the fastest decode wins, the
     std::free(labels);
 }
 
+TEST_CASE("llm decision: the fastest decodes are fixed before any two are compared, whatever "
+          "the grid's order",
+          "[decision][generation]")
+{
+    // three policies of one context: A 10 tokens/s in [9.5, 10.5], peak 80;
+    // B 10.8 in [10.3, 11.3], peak 90; C 11.6 in [11.1, 12.1], peak 100.  C
+    // is the fastest, its interval's lower end 11.1: B reaches it, A does
+    // not.  Of B and C the lower peak: B, in every order of the grid.
+    std::string y = with_target("target: {ttft: {p95: 1s}}");
+    y.replace(y.find(GRID), GRID.size(), "slots: [1, 2, 3]");
+    Loaded l(y);
+    res_plan plan{};
+    const char **labels = nullptr;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(cli_plan_of(&l.s, &plan, &labels, &err) == SIM_OK);
+    struct Fig {
+        double tps, lo, hi, peak;
+    } figs[3] = {{10, 9.5, 10.5, 80}, {10.8, 10.3, 11.3, 90}, {11.6, 11.1, 12.1, 100}};
+    const int orders[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
+    for (const auto &order : orders) {
+        std::vector<res_cell> cells(3);
+        std::memset(cells.data(), 0, cells.size() * sizeof(res_cell));
+        int b = -1;
+        for (int k = 0; k < 3; k++) {
+            const Fig &f = figs[order[k]];
+            cells[k].ttft_q[0] = cells[k].ttft_q[1] = 300000;
+            cells[k].gen_requests = cells[k].gen_started = 10;
+            cells[k].tps_q[0] = f.tps, cells[k].tps_ci[0] = f.lo, cells[k].tps_ci[1] = f.hi;
+            cells[k].peak.p95 = f.peak;
+            if (order[k] == 1)
+                b = k;
+        }
+        res_result r{};
+        r.cells = cells.data();
+        r.ncells = 3; // the big phone's three cells
+        std::vector<res_decision> d(2);
+        REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
+        CHECK(d[0].recommended == b);
+        CHECK(d[0].rule == RES_RULE_PEAK);
+    }
+    std::free(labels);
+}
+
 TEST_CASE("cells.csv: an LLM plan's cells carry their context, TTFT, tokens/s and overflow",
           "[decision][generation][csv]")
 {

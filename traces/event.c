@@ -37,7 +37,7 @@ const char *trc_exit_reason_name(trc_exit_reason r)
 }
 static const char *const page_names[TRC_PG_COUNT] = {
     "free", "low", "file_lru", "swap_used", "thrashing", "psi_some_us", "dropped", "refault", "adj",
-    "kv", "weights_mapped", "weights_repacked", "weights_gpu"};
+    "kv", "weights_mapped", "weights_repacked", "weights_gpu", "successor"};
 
 const char *trc__mem_name(int k) { return mem_names[k]; }
 const char *trc__page_name(int k) { return page_names[k]; }

@@ -83,6 +83,7 @@ enum {
     TRC_PG_WEIGHTS_MAPPED,   /* a generation part's weights by kind (a weights note) */
     TRC_PG_WEIGHTS_REPACKED,
     TRC_PG_WEIGHTS_GPU,
+    TRC_PG_SUCCESSOR,   /* the app the user switched to (a background note) */
     TRC_PG_COUNT
 };
 enum {

@@ -490,6 +490,7 @@ static unsigned first_line(const measure *m, int n)
 typedef struct llama_times {
     double per_1k_prefill, per_1k_decode;
     unsigned per_1k_line[2];
+    int clamped[2]; /* llama-bench's slope was under 0: not used */
     double speed;     /* the log's machine's speed: 1 a phone's at speed 1 */
     const char *foreign; /* not NULL: not a phone's, left REQUIRED; the machine */
 } llama_times;
@@ -510,6 +511,7 @@ static int request_values(out *w, const char *key, const llama_more *m, int whic
     unsigned line = 0;
     int cut = 0;
     double per_1k = which == 2 ? tm->per_1k_prefill : which == 3 ? tm->per_1k_decode : 0;
+    double raw = 0; /* the first request's own time per token, us */
     for (size_t k = 0; k < m->nreq; k++) {
         const llama_req *q = &m->req[k];
         double tok = which == 0 || which == 2 ? q->prompt_tok : q->eval_tok;
@@ -517,6 +519,8 @@ static int request_values(out *w, const char *key, const llama_more *m, int whic
         if (tok < 0 || (which >= 2 && tok == 0))
             continue;
         double x = which < 2 ? tok : ms * 1000.0 / tok;
+        if (n == 0)
+            raw = x;
         if (which == 2 && per_1k > 0)
             x -= per_1k / 1000.0 * llm__prefill_cells(tok);
         else if (which == 3 && per_1k > 0)
@@ -534,13 +538,14 @@ static int request_values(out *w, const char *key, const llama_more *m, int whic
         snprintf(close, sizeof close, ", per_1k_context: %.0fus}", per_1k * tm->speed);
     if (flow && (n == 0 || tm->foreign != NULL)) { /* never filled in: refused until given */
         put(w, "      %.*s%s  # per_token: REQUIRED, ", (int)(strchr(key, '{') - key + 1), key,
-            per_1k > 0 ? close + 2 : "}");
+            per_1k > 0 && tm->foreign == NULL ? close + 2 : "}");
         if (n == 0)
             put(w, "not in the log (no %s line): a time per token on the reference phone, to "
                 "fill in\n", which == 2 ? "prompt eval time" : "eval time");
-        else
-            put(w, "%s:%u: %.0f us a token on %s, not a phone: measure on one, or give "
-                "--speed-of DEVICE\n", w->name, line, v[0], tm->foreign);
+        else /* the log's own figure, the first request's */
+            put(w, "%s:%u: %.0f us a token on %s%s, not a phone: measure on one, or give "
+                "--speed-of DEVICE\n", w->name, line, raw, tm->foreign, per_1k > 0
+                ? " (and llama-bench's slope on it)" : "");
         free(v);
         return SIM_OK;
     }
@@ -632,6 +637,13 @@ static int write_generation(const llama_log *l, out *w, int mapped, int gpu,
         rc = request_values(w, "decode: {per_token: ", l->more, 3, tm->speed != 1
                    ? "eval time over its runs, times --speed-of's speed"
                    : "eval time over its runs, at the log's phone's speed", NULL, tm);
+    if (tm->per_1k_decode <= 0 || tm->per_1k_prefill <= 0)
+        put(w, "      # per_1k_context: %s: a token's time here does not grow with the context, "
+               "an assumption (llama-bench -d 0,4096 appended to the log measures it)\n",
+            tm->clamped[0] || tm->clamped[1] ? "llama-bench's rows give a slope under 0 (their "
+            "noise), not used" : "not in the log for prefill and decode both");
+    put(w, "      # weights_speed: not in the log: every kind of weights at speed 1, an "
+           "assumption (a run with and one without the repacking measure it)\n");
     llm__write_attention(l->more, w);
     write_weights(l, w, mapped);
     double compute = 0, output = 0;
@@ -719,10 +731,9 @@ static void write_header(const llama_log *l, out *w)
  * rows, --speed-of's speed, or REQUIRED for a server's or desktop's. */
 static llama_times times_of(const llama_log *l, const scn_import_opts *o, int gpu)
 {
-    llama_times tm = {0, 0, {0, 0}, 1.0, NULL};
-    int clamped[2];
-    tm.per_1k_prefill = llm__per_1k(l->more, 0, &tm.per_1k_line[0], &clamped[0]);
-    tm.per_1k_decode = llm__per_1k(l->more, 1, &tm.per_1k_line[1], &clamped[1]);
+    llama_times tm = {0, 0, {0, 0}, {0, 0}, 1.0, NULL};
+    tm.per_1k_prefill = llm__per_1k(l->more, 0, &tm.per_1k_line[0], &tm.clamped[0]);
+    tm.per_1k_decode = llm__per_1k(l->more, 1, &tm.per_1k_line[1], &tm.clamped[1]);
     if (o->speed_of != NULL)
         tm.speed = gpu && o->speed_gpu > 0 ? o->speed_gpu : o->speed_cpu > 0 ? o->speed_cpu : 1;
     else if (llm__platform(l->more) == LP_OTHER)

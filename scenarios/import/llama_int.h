@@ -46,6 +46,7 @@ typedef struct llama_more {
     measure cells;     /* the KV caches' cells, summed over the caches */
     measure kv_k, kv_v; /* the KV's types: 0 f16, 1 q8_0, 2 q4_0, 3 another */
     unsigned caches;   /* the KV size lines */
+    int fa_resolved;   /* fa is what auto resolved to ("set to enabled") */
     int oom;
 } llama_more;
 

@@ -138,7 +138,10 @@ int llm__timing_line(const line_iter *it, llama_more *m, int *bad, int *oom)
 /* "build: 6500 (a7a98e0f) with <compiler> for <target>": the target. */
 static int target_line(const line_iter *it, llama_more *m)
 {
-    if (m->target_line || !(scn__find(it, "build: ") || scn__find(it, "build = ")))
+    /* before b1289 the target is on a line of its own: "main: built with
+     * <compiler> for <target>" */
+    if (m->target_line || !(scn__find(it, "build: ") || scn__find(it, "build = ") ||
+                            scn__find(it, "built with ")))
         return 0;
     const char *w = scn__find(it, " with "), *f = NULL;
     for (const char *p = w; p != NULL;) { /* the last " for " */
@@ -241,13 +244,10 @@ void llm__backend_seen(llama_more *m, const char *b, size_t n, unsigned line)
             return;
         }
     }
-    /* b3204 to b3932: Vulkan printed the GPU's own name ("Mali-G720") */
-    snprintf(m->backend, sizeof m->backend, "Vulkan");
+    /* another backend (RPC, MUSA, ...), or from b3204 to b3932 Vulkan's
+     * buffers under the GPU's own name ("Mali-G720"): kept as printed */
+    clean_name(m->backend, sizeof m->backend, b, n);
     m->backend_line = line;
-    if (!m->hardware_line) {
-        clean_name(m->hardware, sizeof m->hardware, b, n);
-        m->hardware_line = line;
-    }
 }
 
 /* A phone's target names Android or iOS (the compiler's triple before
@@ -317,7 +317,17 @@ int llm__context_line(const line_iter *it, llama_more *m, int *bad)
 {
     char w[16];
     double v;
-    if (word_after(it, " flash_attn ", w, sizeof w) && m->fa.line == 0) {
+    /* "Flash Attention was auto, set to enabled": auto as it resolved */
+    const char *res = scn__find(it, "Flash Attention was auto, set to ");
+    if (res != NULL) {
+        int on = scn__find(it, "set to enabled") != NULL;
+        if (!on && scn__find(it, "set to disabled") == NULL)
+            return 0;
+        scn__set(&m->fa, on ? 1 : 2, it->no);
+        m->fa_resolved = 1;
+        return 1;
+    }
+    if (word_after(it, " flash_attn ", w, sizeof w) && !m->fa_resolved) {
         /* "auto" (b6325 on), "enabled"/"disabled", or 1/0 before */
         int on = strcmp(w, "1") == 0 || strcmp(w, "true") == 0 || strcmp(w, "enabled") == 0 ||
                  strcmp(w, "on") == 0;
@@ -367,17 +377,21 @@ int llm__bench_row(const line_iter *it, llama_more *m)
             b.gen = p[0] == 't';
             char *e;
             unsigned long n = strtoul(p + 2, &e, 10), d = 0;
+            int depth_ok = 1;
             while (e < bar && *e == ' ')
                 e++;
             if (e < bar - 1 && *e == '@') {
                 for (e++; e < bar && *e == ' '; e++)
                     ;
-                if (e < bar && *e == 'd')
+                /* "@ d4096": digits after the d, or not a test */
+                if (e + 1 < bar && *e == 'd' && isdigit((unsigned char)e[1]))
                     d = strtoul(e + 1, &e, 10);
+                else
+                    depth_ok = 0;
                 while (e < bar && *e == ' ')
                     e++;
             }
-            if (e == bar && n > 0 && n <= 1000000 && d <= MDL_GEN_CONTEXT_MAX) {
+            if (depth_ok && e == bar && n > 0 && n <= 1000000 && d <= MDL_GEN_CONTEXT_MAX) {
                 b.n = (unsigned)n;
                 b.depth = (unsigned)d;
                 have_test = 1;
@@ -457,13 +471,12 @@ void llm__write_where(const llama_more *m, out *w, const char *speed_of)
         put(w, "# %s:%u: the accelerator: %s (%s).\n", w->name, m->hardware_line, m->hardware,
             m->backend[0] ? m->backend : "its backend not in the buffers");
     if (pf == LP_OTHER && speed_of == NULL)
-        put(w, "# NOT A PHONE: this log ran on a server or a desktop (%s%s%s). Its times are\n"
+        put(w, "# NOT A PHONE: this log ran on a server or a desktop (%s). Its times are\n"
                "# that machine's, not the reference phone's: they are left REQUIRED below,\n"
                "# the log's figure in each comment. Give --speed-of DEVICE to take them as the\n"
                "# times of a phone as fast as DEVICE (scaled to the reference phone), or measure\n"
                "# on a phone.\n",
-            m->target[0] ? m->target : "", m->target[0] && m->backend[0] ? ", " : "",
-            strcmp(m->backend, "CUDA") == 0 ? "a CUDA backend" : "");
+            m->target[0] ? m->target : m->backend[0] ? m->backend : "its backend");
     else if (pf == LP_OTHER)
         put(w, "# NOT A PHONE: this log ran on a server or a desktop (%s); its times are\n"
                "# taken as those of a phone as fast as %s (--speed-of), scaled to the\n"
