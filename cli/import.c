@@ -162,31 +162,34 @@ static int write_event(void *ctx, const trc_event *e, sim_error *err)
 #define IMPORT_MAX_BYTES ((size_t)64 << 20)
 
 /* A candidate by path, or by a catalog candidate's id. */
-static int load_candidate(const char *arg, mdl_candidate *c, sim_error *err)
+/* The catalog's entry FOLDER/ARG.yaml when arg is a name (no '/'): 1 and
+ * *it, else 0 (arg is a file). */
+static int catalog_entry(const char *folder, const char *arg, scn_catalog_item *it)
 {
     char path[128];
-    snprintf(path, sizeof path, "candidates/%s.yaml", arg);
+    snprintf(path, sizeof path, "%s/%s.yaml", folder, arg);
     for (unsigned i = 0; i < scn_catalog_count() && strchr(arg, '/') == NULL; i++) {
-        scn_catalog_item it;
-        scn_catalog_get(i, &it);
-        if (strcmp(it.path, path) == 0)
-            return scn_candidate_parse(it.text, it.len, path, c, err);
+        scn_catalog_get(i, it);
+        if (strcmp(it->path, path) == 0)
+            return 1;
     }
-    return scn_candidate_load(arg, c, err);
+    return 0;
+}
+
+static int load_candidate(const char *arg, mdl_candidate *c, sim_error *err)
+{
+    scn_catalog_item it;
+    return catalog_entry("candidates", arg, &it) ? scn_candidate_parse(it.text, it.len, it.path,
+                                                                       c, err)
+                                                 : scn_candidate_load(arg, c, err);
 }
 
 /* --speed-of DEVICE: a catalog device's name, or a device file. */
 static int load_device(const char *arg, mdl_device *d, sim_error *err)
 {
-    char path[128];
-    snprintf(path, sizeof path, "devices/%s.yaml", arg);
-    for (unsigned i = 0; i < scn_catalog_count() && strchr(arg, '/') == NULL; i++) {
-        scn_catalog_item it;
-        scn_catalog_get(i, &it);
-        if (strcmp(it.path, path) == 0)
-            return scn_device_parse(it.text, it.len, path, d, err);
-    }
-    return scn_device_load(arg, d, err);
+    scn_catalog_item it;
+    return catalog_entry("devices", arg, &it) ? scn_device_parse(it.text, it.len, it.path, d, err)
+                                              : scn_device_load(arg, d, err);
 }
 
 static int import_yaml(scn_import_kind kind, int argc, char **argv)

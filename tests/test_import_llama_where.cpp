@@ -34,22 +34,6 @@ std::string edited(const std::string &name, const std::string &drop, const std::
     return out;
 }
 
-Imported import_as(const std::string &log, const char *speed_of, double cpu, double gpu)
-{
-    scn_import_input in = {"s.log", log.data(), log.size()};
-    scn_import_opts o = {nullptr, nullptr, nullptr, 0, speed_of, cpu, gpu};
-    char *yaml = nullptr;
-    sim_error err;
-    sim_error_clear(&err);
-    Imported r;
-    r.rc = scn_import(SCN_IMPORT_LLAMA_CPP, &in, 1, &o, &yaml, &err);
-    r.msg = err.msg;
-    if (yaml != nullptr)
-        r.yaml = yaml;
-    free(yaml);
-    return r;
-}
-
 bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
 
 } // namespace
@@ -108,7 +92,8 @@ TEST_CASE("import llama-cpp: a server's log says so, and its times wait for --sp
     CHECK(c.rc == SIM_EINPUT); // validate refuses it until the times are given
     // --speed-of a phone whose accelerator runs at 1.5 (the log's buffers are
     // OpenCL's, so its gpu speed): each time x 1.5 at the reference phone
-    Imported s = import_as(srv, "fast-phone", 2.0, 1.5);
+    Imported s = import(SCN_IMPORT_LLAMA_CPP, "s.log", srv, nullptr, nullptr, nullptr, 0,
+                        "fast-phone", 2.0, 1.5);
     INFO(s.yaml);
     REQUIRE(s.rc == SIM_OK);
     CHECK(value_of(s.yaml, "prefill:") == "prefill: {per_token: 10800us}");

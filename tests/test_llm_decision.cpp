@@ -268,6 +268,44 @@ TEST_CASE("llm decision: a cell whose requests reach no LLM is not judged on TTF
     CHECK(v.tps_ok == 0);
 }
 
+// The hand plan with `slots` as its grid and a TTFT target, its plan, and
+// cells whose figures a test sets: every one meeting the TTFT target.
+struct SlotsPlan {
+    Loaded l;
+    res_plan plan{};
+    const char **labels = nullptr;
+    std::vector<res_cell> cells;
+    explicit SlotsPlan(const std::string &slots, unsigned n) : l(grid(slots))
+    {
+        sim_error err;
+        sim_error_clear(&err);
+        REQUIRE(cli_plan_of(&l.s, &plan, &labels, &err) == SIM_OK);
+        cells.resize(n);
+        std::memset(cells.data(), 0, cells.size() * sizeof(res_cell));
+        for (res_cell &x : cells) {
+            x.ttft_q[0] = x.ttft_q[1] = 300000;
+            x.gen_requests = x.gen_started = 10;
+        }
+    }
+    static std::string grid(const std::string &slots)
+    {
+        std::string y = with_target("target: {ttft: {p95: 1s}}");
+        y.replace(y.find(GRID), GRID.size(), slots);
+        return y;
+    }
+    // res_decisions over the first n cells: the one decision
+    res_decision decide(unsigned n)
+    {
+        res_result r{};
+        r.cells = cells.data();
+        r.ncells = n;
+        std::vector<res_decision> d(4);
+        REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
+        return d[0];
+    }
+    ~SlotsPlan() { std::free(labels); }
+};
+
 TEST_CASE("llm decision: among cells of one context the fastest decode wins, then the lowest "
           "peak",
           "[decision][generation]")
@@ -276,41 +314,24 @@ TEST_CASE("llm decision: among cells of one context the fastest decode wins, the
     // by hand: both meet the target; the faster decode is recommended,
     // whatever their peaks, when the medians' 95% intervals are apart;
     // equal decode, or intervals that overlap (noise): the lower peak
-    std::string y = with_target("target: {ttft: {p95: 1s}}");
-    y.replace(y.find(GRID), GRID.size(), "slots: [1, 2]");
-    Loaded l(y);
-    res_plan plan{};
-    const char **labels = nullptr;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(cli_plan_of(&l.s, &plan, &labels, &err) == SIM_OK);
-    std::vector<res_cell> cells(l.s.ncells);
-    std::memset(cells.data(), 0, cells.size() * sizeof(res_cell));
-    for (res_cell &x : cells) {
-        x.ttft_q[0] = x.ttft_q[1] = 300000;
-        x.gen_requests = x.gen_started = 10;
-    }
+    SlotsPlan h("slots: [1, 2]", 2);
+    std::vector<res_cell> &cells = h.cells;
     cells[0].tps_q[0] = 20, cells[0].peak.p95 = 100;
     cells[0].tps_ci[0] = 19, cells[0].tps_ci[1] = 21;
     cells[1].tps_q[0] = 30, cells[1].peak.p95 = 200;
     cells[1].tps_ci[0] = 29, cells[1].tps_ci[1] = 31;
-    res_result r{};
-    r.cells = cells.data();
-    r.ncells = 2; // the big phone's two cells
-    std::vector<res_decision> d(2);
-    REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
-    CHECK(d[0].recommended == 1);
-    CHECK(d[0].rule == RES_RULE_DECODE);
+    res_decision d = h.decide(2); // the big phone's two cells
+    CHECK(d.recommended == 1);
+    CHECK(d.rule == RES_RULE_DECODE);
     // 21.5 in [20.8, 22]: faster, but within the noise of 20 in [19, 21]
     cells[1].tps_q[0] = 21.5, cells[1].tps_ci[0] = 20.8, cells[1].tps_ci[1] = 22;
-    REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
-    CHECK(d[0].recommended == 0);
-    CHECK(d[0].rule == RES_RULE_PEAK);
+    d = h.decide(2);
+    CHECK(d.recommended == 0);
+    CHECK(d.rule == RES_RULE_PEAK);
     cells[1].tps_q[0] = 20, cells[1].tps_ci[0] = 19, cells[1].tps_ci[1] = 21;
-    REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
-    CHECK(d[0].recommended == 0);
-    CHECK(d[0].rule == RES_RULE_PEAK);
-    std::free(labels);
+    d = h.decide(2);
+    CHECK(d.recommended == 0);
+    CHECK(d.rule == RES_RULE_PEAK);
 }
 
 TEST_CASE("llm decision: the fastest decodes are fixed before any two are compared, whatever "
@@ -321,40 +342,25 @@ TEST_CASE("llm decision: the fastest decodes are fixed before any two are compar
     // B 10.8 in [10.3, 11.3], peak 90; C 11.6 in [11.1, 12.1], peak 100.  C
     // is the fastest, its interval's lower end 11.1: B reaches it, A does
     // not.  Of B and C the lower peak: B, in every order of the grid.
-    std::string y = with_target("target: {ttft: {p95: 1s}}");
-    y.replace(y.find(GRID), GRID.size(), "slots: [1, 2, 3]");
-    Loaded l(y);
-    res_plan plan{};
-    const char **labels = nullptr;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(cli_plan_of(&l.s, &plan, &labels, &err) == SIM_OK);
+    SlotsPlan h("slots: [1, 2, 3]", 3);
     struct Fig {
         double tps, lo, hi, peak;
     } figs[3] = {{10, 9.5, 10.5, 80}, {10.8, 10.3, 11.3, 90}, {11.6, 11.1, 12.1, 100}};
     const int orders[3][3] = {{0, 1, 2}, {1, 2, 0}, {2, 0, 1}};
     for (const auto &order : orders) {
-        std::vector<res_cell> cells(3);
-        std::memset(cells.data(), 0, cells.size() * sizeof(res_cell));
         int b = -1;
         for (int k = 0; k < 3; k++) {
             const Fig &f = figs[order[k]];
-            cells[k].ttft_q[0] = cells[k].ttft_q[1] = 300000;
-            cells[k].gen_requests = cells[k].gen_started = 10;
-            cells[k].tps_q[0] = f.tps, cells[k].tps_ci[0] = f.lo, cells[k].tps_ci[1] = f.hi;
-            cells[k].peak.p95 = f.peak;
+            res_cell &c = h.cells[k];
+            c.tps_q[0] = f.tps, c.tps_ci[0] = f.lo, c.tps_ci[1] = f.hi;
+            c.peak.p95 = f.peak;
             if (order[k] == 1)
                 b = k;
         }
-        res_result r{};
-        r.cells = cells.data();
-        r.ncells = 3; // the big phone's three cells
-        std::vector<res_decision> d(2);
-        REQUIRE(res_decisions(&plan, &r, d.data()) == 1);
-        CHECK(d[0].recommended == b);
-        CHECK(d[0].rule == RES_RULE_PEAK);
+        res_decision d = h.decide(3); // the big phone's three cells
+        CHECK(d.recommended == b);
+        CHECK(d.rule == RES_RULE_PEAK);
     }
-    std::free(labels);
 }
 
 TEST_CASE("cells.csv: an LLM plan's cells carry their context, TTFT, tokens/s and overflow",

@@ -29,10 +29,11 @@ struct Imported {
 
 inline Imported import(scn_import_kind kind, const std::string &name, const std::string &text,
                 const char *id = nullptr, const char *part = nullptr,
-                const mdl_candidate *minus = nullptr, unsigned long long run = 0)
+                const mdl_candidate *minus = nullptr, unsigned long long run = 0,
+                const char *speed_of = nullptr, double speed_cpu = 0, double speed_gpu = 0)
 {
     scn_import_input in = {name.c_str(), text.data(), text.size()};
-    scn_import_opts o = {id, part, minus, run, nullptr, 0, 0};
+    scn_import_opts o = {id, part, minus, run, speed_of, speed_cpu, speed_gpu};
     char *yaml = nullptr;
     sim_error err;
     sim_error_clear(&err);
