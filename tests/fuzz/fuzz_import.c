@@ -29,8 +29,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     }
     size_t len = strlen(yaml);
     scn_kind kind = scn_kind_of_text(yaml, len);
-    /* a value the input did not hold is left REQUIRED: the loader names it */
-    int required = strstr(yaml, ": REQUIRED, not in the") != NULL;
+    /* a value the input did not hold, or held as a server's rather than a
+     * phone's, is left REQUIRED: the loader names it */
+    int required = strstr(yaml, ": REQUIRED, not in the") != NULL ||
+                   (strstr(yaml, ": REQUIRED, ") != NULL && strstr(yaml, "# NOT A PHONE") != NULL);
     if (kind == SCN_KIND_CANDIDATE) {
         mdl_candidate c;
         if (scn_candidate_parse(yaml, len, "out.yaml", &c, &err) == SIM_OK)
