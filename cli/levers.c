@@ -57,14 +57,6 @@ static void value_of(json_t *p, const char *axis, char *buf, size_t n)
         snprintf(buf, n, "?");
 }
 
-static int generates(const mdl_cell *c)
-{
-    for (unsigned k = 0; k < c->candidate->nparts; k++)
-        if (c->candidate->parts[k].has_generation)
-            return 1;
-    return 0;
-}
-
 /* The same replication in cell j; its line; 1 when it lived, 0 when it
  * died, -1 on an error (reported). */
 static int again(const scn_scenario *s, unsigned j, uint64_t rep, const char *axis,
@@ -88,7 +80,7 @@ static int again(const scn_scenario *s, unsigned j, uint64_t rep, const char *ax
 int cli_explain_levers(const scn_scenario *s, unsigned cell, uint64_t rep)
 {
     const mdl_cell *c = &s->cells[cell];
-    if (!generates(c) || s->npolicies < 2)
+    if (!mdl_candidate_generates(c->candidate) || s->npolicies < 2)
         return CLI_OK;
     json_t *mine = json_loads(s->policy_json[cell % s->npolicies], 0, NULL);
     if (mine == NULL)

@@ -262,6 +262,14 @@ int64_t mdl_compute_bytes(const mdl_compute_graph *gr, uint32_t context, uint32_
     return (int64_t)((fmax(attention, logits) + output + (double)gr->other) * scale);
 }
 
+int mdl_candidate_generates(const mdl_candidate *c)
+{
+    for (unsigned k = 0; k < c->nparts; k++)
+        if (c->parts[k].has_generation)
+            return 1;
+    return 0;
+}
+
 int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
 {
     if (def->load_mode != MDL_LOAD_MMAP || g->no_mmap)

@@ -94,6 +94,10 @@ int64_t mdl_generation_file_pages(const struct mdl_part *def, const mdl_generati
 void mdl_generation_in_force(const struct mdl_part *def, const struct mdl_policy *pol,
                              mdl_generation *out);
 
+/* Whether a candidate has a part that generates tokens. */
+struct mdl_candidate;
+int mdl_candidate_generates(const struct mdl_candidate *c);
+
 /* How a generation part's CPU weights are held (the policy's `weights`). */
 typedef enum mdl_weights {
     MDL_WEIGHTS_AS_GIVEN = 0, /* the candidate's weights block */

@@ -315,14 +315,6 @@ static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_
     return g;
 }
 
-static int has_generation(const mdl_candidate *cand)
-{
-    for (unsigned k = 0; k < cand->nparts; k++)
-        if (cand->parts[k].has_generation)
-            return 1;
-    return 0;
-}
-
 /* A field rate's predicted side (docs/results.md "field"). */
 static json_t *predicted_json(const res_field_rate *r)
 {
@@ -382,7 +374,7 @@ static json_t *cell_json(const res_plan *plan, unsigned i, const res_cell *c)
         set(o, "pages", pages(c));
     if (cell->device->xnu_pages)
         set(o, "memorystatus", memorystatus(c));
-    if (has_generation(cell->candidate))
+    if (mdl_candidate_generates(cell->candidate))
         set(o, "generation", generation(plan, cell, c));
     json_t *b = json_object();
     set(b, "rate", json_real(c->boot_loop_rate));

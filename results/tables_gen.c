@@ -61,14 +61,6 @@ static void weights_text(char *buf, const mdl_cell *cell)
         snprintf(buf + n, (size_t)(RES_TEXT_MAX - n), ", %.0f MiB locked", (double)w[4] / MIB);
 }
 
-static int generates(const mdl_cell *cell)
-{
-    for (unsigned k = 0; k < cell->candidate->nparts; k++)
-        if (cell->candidate->parts[k].has_generation)
-            return 1;
-    return 0;
-}
-
 int res__generation_table(const res_plan *plan, const res_result *r, res__table *t)
 {
     static const char *const head[GEN_COLS] = {
@@ -77,12 +69,12 @@ int res__generation_table(const res_plan *plan, const res_result *r, res__table 
     static const int right[GEN_COLS] = {0, 1, 1, 1, 1, 1, 1, 1};
     unsigned rows = 1;
     for (unsigned i = 0; i < r->ncells; i++)
-        rows += (unsigned)generates(&plan->cells[i]);
+        rows += (unsigned)mdl_candidate_generates(plan->cells[i].candidate);
     if (res__table_alloc(t, rows, GEN_COLS, head, right) != SIM_OK)
         return SIM_ENOMEM;
     unsigned row = 1;
     for (unsigned i = 0; i < r->ncells; i++) {
-        if (!generates(&plan->cells[i]))
+        if (!mdl_candidate_generates(plan->cells[i].candidate))
             continue;
         const res_cell *c = &r->cells[i];
         res__text *x = &t->cell[row++ * GEN_COLS];
