@@ -25,13 +25,19 @@ static void load_resident(const w_part_id *id, int64_t res[MDL_CAT_COUNT])
         res[MDL_CAT_GPU] += id->gen->gpu;
         return;
     }
-    int64_t locked = def->has_generation && id->gen->locked ? id->gen->mapped : 0;
-    res[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file - locked;
-    res[MDL_CAT_NATIVE] += locked;
-    if (def->has_generation) {
-        res[MDL_CAT_NATIVE] += id->gen->repacked;
-        res[MDL_CAT_GPU] += id->gen->gpu;
+    if (!def->has_generation) {
+        res[def->load_mode == MDL_LOAD_MMAP ? MDL_CAT_FILE : MDL_CAT_NATIVE] += def->file;
+        return;
     }
+    const mdl_generation *g = id->gen;
+    if (def->load_mode == MDL_LOAD_MMAP) {
+        res[MDL_CAT_FILE] += mdl_generation_file_pages(def, g);
+        res[MDL_CAT_NATIVE] += g->locked ? g->mapped : 0;
+    } else { /* the copy holds what the CPU reads: the GPU's weights were uploaded */
+        res[MDL_CAT_NATIVE] += def->file > g->on_gpu ? def->file - g->on_gpu : 0;
+    }
+    res[MDL_CAT_NATIVE] += g->repacked;
+    res[MDL_CAT_GPU] += g->gpu;
 }
 
 static void drawn_stage(world *w, unsigned idx, int ph, w_stage_cost *c)

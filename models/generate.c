@@ -34,9 +34,31 @@ void gen_draw(const mdl_part *def, gsl_rng *r, uint32_t out[4])
     out[G_DECODE] = clamp_us(mdl_dist_sample(&g->decode, r));
 }
 
-mdl_category gen_kv_cat(const mdl_generation *g)
+int64_t mdl_kv_gpu_bytes(const mdl_generation *g, int64_t n)
 {
-    return g->gpu > 0 ? MDL_CAT_GPU : MDL_CAT_NATIVE;
+    if (g->kv_gpu_layers == 0 || g->kv_layers == 0)
+        return 0;
+    return g->kv_gpu_layers >= g->kv_layers ? n : n / g->kv_layers * g->kv_gpu_layers +
+                                                      n % g->kv_layers * g->kv_gpu_layers /
+                                                          g->kv_layers;
+}
+
+void gen_kv_split(const mdl_generation *g, int64_t before, int64_t after,
+                  int64_t add[MDL_CAT_COUNT])
+{
+    int64_t gpu = mdl_kv_gpu_bytes(g, after) - mdl_kv_gpu_bytes(g, before);
+    add[MDL_CAT_GPU] += gpu;
+    add[MDL_CAT_NATIVE] += after - before - gpu;
+}
+
+unsigned gen_kv_cats(const mdl_generation *g)
+{
+    unsigned m = 0;
+    if (g->kv_gpu_layers > 0)
+        m |= MDL_CAT_BIT(MDL_CAT_GPU);
+    if (g->kv_gpu_layers < g->kv_layers || g->kv_layers == 0)
+        m |= MDL_CAT_BIT(MDL_CAT_NATIVE);
+    return m;
 }
 
 /* ------------------------------------------------------------ the times */
@@ -274,7 +296,101 @@ int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
 {
     if (def->load_mode != MDL_LOAD_MMAP || g->no_mmap)
         return 0;
-    return def->file - (g->locked ? g->mapped : 0);
+    int64_t n = def->file - (g->locked ? g->mapped : 0) - g->unmapped;
+    return n > 0 ? n : 0;
+}
+
+/* ------------------------------------------------------------ the GPU */
+
+void mdl_gen_layers_on_gpu(const mdl_gen_layers *l, uint32_t k, uint32_t *repeating,
+                           int *output)
+{
+    uint32_t n = l->count;
+    if (k > n + 1)
+        k = n + 1;
+    if (l->output_first) { /* i_gpu_start = n + 1 - k: the output layer, then the last k - 1 */
+        *output = k >= 1;
+        *repeating = k >= 1 ? k - 1 : 0;
+    } else { /* i_gpu_start = n - k: the last k, the output layer past them */
+        *output = k > n;
+        *repeating = k < n ? k : n;
+    }
+}
+
+const char *mdl_gen_layers_refusal(const mdl_part *def, uint32_t k)
+{
+    const mdl_gen_layers *l = &def->gen.layers;
+    uint32_t r0, r;
+    int o0, o;
+    if (l->count == 0)
+        return "its generation gives no layers (layers: {count, offloaded, bytes, output})";
+    mdl_gen_layers_on_gpu(l, l->offloaded, &r0, &o0);
+    mdl_gen_layers_on_gpu(l, k, &r, &o);
+    if (r != r0 && l->bytes < 0)
+        return "it moves repeating layers, and the candidate gives no layers.bytes";
+    if (o != o0 && l->output < 0)
+        return "it moves the output layer, and the candidate gives no layers.output";
+    return NULL;
+}
+
+/* Up to n bytes off *from, as far as it holds them: what is left of n. */
+static int64_t take(int64_t *from, int64_t n)
+{
+    int64_t t = n < *from ? n : *from;
+    *from -= t;
+    return n - t;
+}
+
+/* The policy's gpu_layers over the candidate's layers (docs/model.md "The
+ * GPU path"): the weights that move between the CPU's kinds and the GPU,
+ * the KV's and the compute buffer's place, the file's tail unmapped. */
+static void offload(const mdl_part *def, const mdl_policy *pol, mdl_generation *g)
+{
+    const mdl_gen_layers *l = &def->gen.layers;
+    g->unmapped = 0;
+    if (l->count == 0) { /* the weights.gpu as given, and the KV and compute with them */
+        g->on_gpu = g->gpu;
+        g->kv_layers = 1;
+        g->kv_gpu_layers = g->gpu > 0;
+        g->compute_gpu = g->gpu > 0;
+        return;
+    }
+    uint32_t k = pol->gpu_layers > 0 ? pol->gpu_layers - 1 : l->offloaded;
+    if (k > l->count + 1)
+        k = l->count + 1;
+    uint32_t r0, r;
+    int o0, o;
+    mdl_gen_layers_on_gpu(l, l->offloaded, &r0, &o0);
+    mdl_gen_layers_on_gpu(l, k, &r, &o);
+    int64_t dl = ((int64_t)r - (int64_t)r0) * (l->bytes > 0 ? l->bytes : 0);
+    int64_t dout = (int64_t)(o - o0) * (l->output > 0 ? l->output : 0);
+    int mmap = def->load_mode == MDL_LOAD_MMAP;
+    /* a layer's matrices leave the repacked copy first (what llama.cpp
+     * repacks are the layers' matrices), the output's the mapping first
+     * (its matrix, or the tied embedding, read from the file); back, they
+     * return where the candidate keeps such weights */
+    if (dl > 0)
+        (void)take(&g->mapped, take(&g->repacked, dl));
+    else if (dl < 0 && def->gen.repacked > 0)
+        g->repacked -= dl;
+    else if (dl < 0 && mmap)
+        g->mapped -= dl;
+    if (dout > 0)
+        (void)take(&g->repacked, take(&g->mapped, dout));
+    else if (dout < 0 && mmap)
+        g->mapped -= dout;
+    g->gpu += dl + dout;
+    if (g->gpu < 0)
+        g->gpu = 0;
+    g->on_gpu = g->gpu;
+    g->layers.offloaded = k;
+    g->kv_layers = l->count;
+    g->kv_gpu_layers = r; /* llama_kv_cache: each layer's K and V on its layer's device */
+    g->compute_gpu = k >= 1;
+    /* once loaded, llama.cpp unmaps the file past the CPU's last tensor
+     * (llama_model_loader::load_all_data, unmap_fragment): the offloaded
+     * layers at the file's end, when the output layer went with them */
+    g->unmapped = o && l->bytes > 0 ? (int64_t)r * l->bytes : 0;
 }
 
 /* The time the kernels take to read a byte of a part's CPU weights as g
@@ -283,21 +399,24 @@ int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
  * weights.  An average, so that with every speed 1 the factor is exactly
  * 1 whatever the kinds' bytes add up to (an imported part's mapped and
  * repacked bytes may overlap the file's). */
-static double weights_time(const mdl_part *def, const mdl_generation *g)
+static double weights_time(const mdl_part *def, const mdl_generation *g, int64_t on_gpu)
 {
     double sm = def->gen.speed_mapped > 0 ? def->gen.speed_mapped : 1.0;
     double sr = def->gen.speed_repacked > 0 ? def->gen.speed_repacked : 1.0;
-    int64_t cpu = def->file > g->gpu ? def->file - g->gpu : 0;
+    double sg = def->gen.speed_gpu > 0 ? def->gen.speed_gpu : 1.0;
+    int64_t cpu = def->file > on_gpu ? def->file - on_gpu : 0;
     int64_t rest = cpu - g->mapped - g->repacked;
-    double bytes = (double)g->mapped + (double)g->repacked + (double)(rest > 0 ? rest : 0);
-    double t = (double)g->mapped / sm + (double)g->repacked / sr + (double)(rest > 0 ? rest : 0);
+    double r = (double)(rest > 0 ? rest : 0);
+    double bytes = (double)g->mapped + (double)g->repacked + r + (double)on_gpu;
+    double t = (double)g->mapped / sm + (double)g->repacked / sr + r + (double)on_gpu / sg;
     return bytes > 0 ? t / bytes : 1.0;
 }
 
 /* The policy's generation axes over the candidate's block (docs/scenarios.md
  * "Policies"): the context, the KV's precision, how the weights are held,
  * the slots, flash attention, and the compute buffer they make. */
-void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_generation *g)
+void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, int ios,
+                             mdl_generation *g)
 {
     *g = def->gen;
     if (pol->gen_context > 0)
@@ -328,8 +447,9 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_gen
      * built without its CPU repack buffers), or all copied into anonymous
      * memory (--no-mmap: one CPU buffer the size of the weights, and no
      * mapping: the file's pages are the page cache's, not the app's) */
+    offload(def, pol, g);
     int mmap = def->load_mode == MDL_LOAD_MMAP;
-    int64_t cpu = def->file > g->gpu ? def->file - g->gpu : 0; /* what the CPU reads */
+    int64_t cpu = def->file > g->on_gpu ? def->file - g->on_gpu : 0; /* what the CPU reads */
     if ((pol->gen_weights == MDL_WEIGHTS_MAPPED || pol->gen_weights == MDL_WEIGHTS_LOCKED) &&
         mmap) {
         g->mapped = cpu;
@@ -341,5 +461,15 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, mdl_gen
         g->locked = 0;
         g->no_mmap = mmap;
     }
-    g->time_scale = weights_time(def, g) / weights_time(def, &def->gen);
+    g->time_scale = weights_time(def, g, g->on_gpu) / weights_time(def, &def->gen, def->gen.gpu);
+    /* Metal wraps a mapped file's pages in its buffers, no copy (ggml-metal.cpp,
+     * buffer_from_host_ptr; llama-model.cpp, load_tensors): on an iPhone the
+     * GPU's weights stay file pages, read at every token */
+    if (ios && mmap && !g->no_mmap && def->gen.layers.count > 0 && g->on_gpu > 0) {
+        g->mapped += g->on_gpu;
+        if (g->mapped > def->file)
+            g->mapped = def->file;
+        g->gpu = 0;
+        g->unmapped = 0;
+    }
 }

@@ -45,9 +45,11 @@ typedef struct w_gen_slot {
 
 /* A request's draws for generation part def, from r. */
 void gen_draw(const mdl_part *def, gsl_rng *r, uint32_t out[4]);
-/* The category the KV and compute buffers live in: the accelerator's when
- * the weights were uploaded to it. */
-mdl_category gen_kv_cat(const mdl_generation *g);
+/* The categories a part's KV is charged to (MDL_CAT_BIT mask), and the
+ * split of its growth from before to after bytes into them (added to add). */
+unsigned gen_kv_cats(const mdl_generation *g);
+void gen_kv_split(const mdl_generation *g, int64_t before, int64_t after,
+                  int64_t add[MDL_CAT_COUNT]);
 /* A request's prefill and decode times at speed 1, us: `prompt` tokens
  * written after `from` (in batches of the graph's ubatch, each reading the
  * context before it and itself), then `output` decoded, each reading the

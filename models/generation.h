@@ -54,6 +54,19 @@ typedef struct mdl_compute_graph {
     int64_t other;   /* the rest of the graph's live tensors at its peak, bytes */
     double scale;    /* 0 or 1: as sized; --headroom's memory factor otherwise */
 } mdl_compute_graph;
+/* The model's layers as llama.cpp places them (docs/model.md "The GPU
+ * path"): n_gpu_layers counts the repeating layers and the output layer;
+ * since 57c1e0564 (December 2025) the output layer goes first, before it
+ * last.  count 0: the candidate gives no layers (its gpu weights as given,
+ * and the KV and compute all in gpu when it gives any). */
+typedef struct mdl_gen_layers {
+    uint32_t count;      /* n_layer: the repeating layers */
+    uint32_t offloaded;  /* n_gpu_layers the candidate's figures are of */
+    int output_first;    /* the output layer is offloaded first */
+    int64_t bytes;       /* one repeating layer's weights; -1: not given */
+    int64_t output;      /* the output layer's weights; -1: not given */
+} mdl_gen_layers;
+#define MDL_GEN_LAYERS_MAX 4096u
 typedef struct mdl_generation {
     mdl_dist prompt_tokens, output_tokens; /* per request */
     mdl_dist prefill, decode;              /* time per token at speed 1, us */
@@ -63,7 +76,7 @@ typedef struct mdl_generation {
     double prefill_ctx, decode_ctx;
     /* how fast the matrix kernels read each kind of CPU weights, relative to
      * an unnamed kind (1); the times were measured with the candidate's own */
-    double speed_mapped, speed_repacked;
+    double speed_mapped, speed_repacked, speed_gpu;
     double time_scale;                     /* in force: the times' factor from the weights */
     uint32_t context;                      /* n_ctx: the tokens the KV cache is made for */
     uint32_t slots;                        /* KV regions of context / slots tokens each */
@@ -78,6 +91,16 @@ typedef struct mdl_generation {
     mdl_kv_type kv_type;                   /* what kv_per_token is of */
     mdl_flash_attn flash_attn;             /* as given; in force: on or off */
     int no_mmap;                           /* in force: the weights read into memory, unmapped */
+    mdl_gen_layers layers;                 /* offloaded: as given; in force: the policy's */
+    /* in force: the weight bytes the GPU reads at every token (in gpu
+     * memory, or on an iPhone with mmap the file's pages it maps), the
+     * repeating layers whose KV is in gpu memory (of layers.count; legacy:
+     * all or none), whether the compute buffer is the GPU's, and the file's
+     * bytes llama.cpp unmaps once the GPU holds them */
+    int64_t on_gpu;
+    uint32_t kv_gpu_layers, kv_layers;
+    int compute_gpu;
+    int64_t unmapped;
 } mdl_generation;
 
 /* The compute and output buffers of a graph-sized part (docs/model.md
@@ -90,9 +113,19 @@ int64_t mdl_compute_bytes(const mdl_compute_graph *gr, uint32_t context, uint32_
 int64_t mdl_generation_file_pages(const struct mdl_part *def, const mdl_generation *in_force);
 
 /* A generation part's block with the policy's axes applied (the context,
- * kv_precision, weights, slots), as a replication runs it. */
+ * kv_precision, weights, slots, gpu_layers), as a replication runs it on a
+ * device of that system (iOS: Metal maps a mapped file's pages). */
 void mdl_generation_in_force(const struct mdl_part *def, const struct mdl_policy *pol,
-                             mdl_generation *out);
+                             int ios, mdl_generation *out);
+/* Of n bytes of a part's KV, those in gpu memory: the share of its layers
+ * offloaded (floor). */
+int64_t mdl_kv_gpu_bytes(const mdl_generation *in_force, int64_t n);
+/* The layers on the GPU for n_gpu_layers k: *repeating of them, *output
+ * whether the output layer is. */
+void mdl_gen_layers_on_gpu(const mdl_gen_layers *l, uint32_t k, uint32_t *repeating,
+                           int *output);
+/* Why a policy's gpu_layers cannot be taken for part def (NULL: it can). */
+const char *mdl_gen_layers_refusal(const struct mdl_part *def, uint32_t k);
 
 /* Whether a candidate has a part that generates tokens. */
 struct mdl_candidate;

@@ -56,6 +56,14 @@ static void plan_line(world *w, unsigned k, unsigned si, int64_t hard, int64_t s
         s->has_line = 1;
 }
 
+/* The share of a part's KV a rule counting the categories of mask counts. */
+static double kv_counted_share(const mdl_generation *g, unsigned mask)
+{
+    double gpu = g->kv_layers > 0 ? (double)g->kv_gpu_layers / g->kv_layers : 0;
+    return ((mask & MDL_CAT_BIT(MDL_CAT_GPU)) ? gpu : 0) +
+           ((mask & MDL_CAT_BIT(MDL_CAT_NATIVE)) ? 1 - gpu : 0);
+}
+
 void w__gen_replan(world *w)
 {
     if (w->proc.gen_growing == 0 || !w->proc.alive)
@@ -65,27 +73,52 @@ void w__gen_replan(world *w)
         part_rt *p = &w->proc.parts[k];
         if (!p->ctx_open)
             continue;
-        /* memory the rule does not count moves no line of the plain rule */
-        int counted = (w->dev->counts_mask & MDL_CAT_BIT(gen_kv_cat(w->store.part[k].gen))) != 0;
-        for (unsigned si = 0; si < w->store.part[k].gen->slots; si++)
+        /* memory the rule does not count moves no line of the plain rule;
+         * where it counts a share of the KV (its native or its gpu layers),
+         * the KV reaches the room when that share does */
+        const mdl_generation *g = w->store.part[k].gen;
+        double share = kv_counted_share(g, w->dev->counts_mask);
+        int64_t h = hard, sf = soft;
+        if (w->pg.on)
+            share = 1.0;
+        if (share <= 0) {
+            h = sf = INT64_MAX;
+        } else if (share < 1) {
+            h = h == INT64_MAX ? h : (int64_t)((double)h / share);
+            sf = sf == INT64_MAX ? sf : (int64_t)((double)sf / share);
+        }
+        for (unsigned si = 0; si < g->slots; si++)
             if (GEN_SLOTS(w, p)[si].growing)
-                plan_line(w, k, si, counted || w->pg.on ? hard : INT64_MAX,
-                          counted || w->pg.on ? soft : INT64_MAX);
+                plan_line(w, k, si, h, sf);
     }
 }
 
-/* Region s's KV written up to now, into the ledger (no check: the caller
- * checks).  The bytes added. */
-static int64_t sync_slot(world *w, unsigned k, w_gen_slot *s)
+/* Region s's KV written up to now, split into its categories in add (no
+ * check: the caller checks).  The bytes added. */
+static int64_t sync_slot(world *w, unsigned k, w_gen_slot *s, int64_t add[MDL_CAT_COUNT])
 {
     const mdl_generation *g = w->store.part[k].gen;
     int64_t want = gen_kv_at(s, now(w), g->kv_per_token);
     if (want <= s->charged)
         return 0;
-    int64_t add = want - s->charged;
+    gen_kv_split(g, s->charged, want, add);
+    int64_t n = want - s->charged;
     s->charged = want;
-    note_kv(w, add);
-    return add;
+    note_kv(w, n);
+    return n;
+}
+
+/* Region s's KV written up to now, into the ledger unchecked.  The bytes
+ * added. */
+static int64_t sync_alloc(world *w, unsigned k, w_gen_slot *s)
+{
+    int64_t add[MDL_CAT_COUNT] = {0};
+    int64_t n = sync_slot(w, k, s, add);
+    for (int c = 0; c < MDL_CAT_COUNT && n > 0; c++)
+        if (add[c] > 0 && mdl_ledger_alloc(w->led, w->store.part[k].sess_owner, (mdl_category)c,
+                                           add[c], MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
+            w__fail(w, SIM_EINTERNAL);
+    return n;
 }
 
 void w__gen_sync(world *w)
@@ -94,15 +127,9 @@ void w__gen_sync(world *w)
         part_rt *p = &w->proc.parts[k];
         if (!p->ctx_open)
             continue;
-        const w_part_id *id = &w->store.part[k];
-        for (unsigned si = 0; si < id->gen->slots; si++) {
-            if (!GEN_SLOTS(w, p)[si].growing)
-                continue;
-            int64_t add = sync_slot(w, k, &GEN_SLOTS(w, p)[si]);
-            if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, gen_kv_cat(id->gen), add,
-                                            MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
-                w__fail(w, SIM_EINTERNAL);
-        }
+        for (unsigned si = 0; si < w->store.part[k].gen->slots; si++)
+            if (GEN_SLOTS(w, p)[si].growing)
+                (void)sync_alloc(w, k, &GEN_SLOTS(w, p)[si]);
     }
 }
 
@@ -111,11 +138,11 @@ void w__gen_sync(world *w)
 static w_fate settle(world *w, unsigned k, w_gen_slot *s)
 {
     int64_t add[MDL_CAT_COUNT] = {0};
-    add[gen_kv_cat(w->store.part[k].gen)] = sync_slot(w, k, s);
+    int64_t n = sync_slot(w, k, s, add);
     uint32_t epoch = w->epoch;
     if (w__charge(w, w->store.part[k].sess_owner, add, MDL_STAGE_INFERENCE) != W_LIVES)
         return W_GONE;
-    if (still(w, epoch) && add[gen_kv_cat(w->store.part[k].gen)] == 0)
+    if (still(w, epoch) && n == 0)
         w__gen_replan(w); /* nothing charged, so no check replanned */
     else if (still(w, epoch))
         emit_kv(w, k);
@@ -153,9 +180,9 @@ static void open_context(world *w, part_rt *p, int64_t ctx[MDL_CAT_COUNT])
     unsigned k = (unsigned)(p - w->proc.parts);
     const mdl_generation *g = w->store.part[k].gen;
     w->src->session(w, k, ctx);
-    ctx[gen_kv_cat(g)] += g->compute;
+    ctx[g->compute_gpu ? MDL_CAT_GPU : MDL_CAT_NATIVE] += g->compute;
     p->ctx_kv = g->kv == MDL_KV_RESERVED ? (int64_t)g->context * g->kv_per_token : 0;
-    ctx[gen_kv_cat(g)] += p->ctx_kv;
+    gen_kv_split(g, 0, p->ctx_kv, ctx);
     memset(GEN_SLOTS(w, p), 0, MDL_GEN_SLOTS_MAX * sizeof(w_gen_slot));
     p->ctx_open = 1;
     note_kv(w, p->ctx_kv);
@@ -246,11 +273,7 @@ void w__gen_stop(world *w, uint32_t i, part_rt *p)
     const w_part_id *id = &w->store.part[k];
     w_gen_slot *s = &GEN_SLOTS(w, p)[r->gslot];
     if (s->growing) {
-        int64_t add = sync_slot(w, k, s);
-        if (add > 0 && mdl_ledger_alloc(w->led, id->sess_owner, gen_kv_cat(id->gen), add,
-                                        MDL_STAGE_INFERENCE, now(w), w->err) != SIM_OK)
-            w__fail(w, SIM_EINTERNAL);
-        if (add > 0)
+        if (sync_alloc(w, k, s) > 0)
             emit_kv(w, k);
         s->growing = 0;
         w->proc.gen_growing--;

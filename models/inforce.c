@@ -3,6 +3,7 @@
  * parts and their owners' needs, its delegate on this device, its
  * generation under the policy's axes, its start-up list), at setup and at a
  * relaunch that switches to the last known good. */
+#include <stdio.h>
 #include <string.h>
 
 #include "world_int.h"
@@ -13,6 +14,15 @@ static int part_index(const mdl_candidate *c, const char *name)
         if (strcmp(c->parts[k].name, name) == 0)
             return (int)k;
     return -1;
+}
+
+/* A policy's gpu_layers as it was written, a number or `all`, into buf. */
+static const char *gpu_layers_text(uint32_t k, char buf[16])
+{
+    if (k > MDL_GEN_LAYERS_MAX)
+        return "all";
+    snprintf(buf, 16, "%u", k);
+    return buf;
 }
 
 int mdl_cell_check(const mdl_cell *cell, sim_error *err)
@@ -37,7 +47,16 @@ int mdl_cell_check(const mdl_cell *cell, sim_error *err)
         mdl_generation g;
         if (!c->parts[k].has_generation)
             continue;
-        mdl_generation_in_force(&c->parts[k], &cell->policy, &g);
+        mdl_generation_in_force(&c->parts[k], &cell->policy, cell->device->os == MDL_OS_IOS,
+                                &g);
+        char text[16];
+        const char *why = cell->policy.gpu_layers > 0
+                              ? mdl_gen_layers_refusal(&c->parts[k], cell->policy.gpu_layers - 1)
+                              : NULL;
+        if (why != NULL)
+            return sim_error_set(err, SIM_EINPUT, "candidate %s, part %s: gpu_layers %s "
+                                 "cannot be taken: %s", c->id, c->parts[k].name,
+                                 gpu_layers_text(cell->policy.gpu_layers - 1, text), why);
         if (g.kv_type != MDL_KVT_F16 && g.flash_attn == MDL_FA_OFF)
             return sim_error_set(err, SIM_EINPUT, "candidate %s, part %s, in force with "
                                  "kv_precision %s and flash_attn off: %s", c->id,
@@ -117,7 +136,7 @@ static void gen_config(world *w, unsigned k)
     if (!def->has_generation)
         return;
     id->gen = &w->gen_in_force[k];
-    mdl_generation_in_force(def, w->pol, id->gen);
+    mdl_generation_in_force(def, w->pol, w->dev->os == MDL_OS_IOS, id->gen);
     id->file_hot = id->gen->mapped > 0 && !id->gen->locked;
     id->hot_bytes = id->gen->mapped;
 }

@@ -323,6 +323,7 @@ typedef struct mdl_policy {
     unsigned flash_attn;      /* flash_attn: an mdl_flash_attn + 1 */
     mdl_weights gen_weights;  /* weights: how the CPU's weights are held */
     uint32_t gen_slots;       /* slots */
+    uint32_t gpu_layers;      /* gpu_layers: llama.cpp's n_gpu_layers + 1; 0: the candidate's */
     sim_time unload_after;    /* an idle generation part is released after this long */
 } mdl_policy;
 

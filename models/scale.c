@@ -81,6 +81,10 @@ static int scale_part(mdl_part *p, double f, mdl_owned *owned, sim_error *err)
         g->mapped = times(g->mapped, f);
         g->repacked = times(g->repacked, f);
         g->gpu = times(g->gpu, f);
+        if (g->layers.bytes > 0)
+            g->layers.bytes = times(g->layers.bytes, f);
+        if (g->layers.output > 0)
+            g->layers.output = times(g->layers.output, f);
         g->compute = times(g->compute, f);
         /* a compute buffer sized from the graph: its size times f */
         g->graph.scale = (g->graph.scale > 0 ? g->graph.scale : 1.0) * f;

@@ -145,12 +145,13 @@ static int check_generation(const world *w, unsigned k, int64_t *kv, uint32_t *g
     const part_rt *p = &w->proc.parts[k];
     const w_part_id *id = &w->store.part[k];
     uint32_t running = 0;
-    int64_t charged = p->ctx_kv;
+    int64_t charged = p->ctx_kv, gpu = mdl_kv_gpu_bytes(id->gen, p->ctx_kv);
     for (unsigned s = 0; s < MDL_GEN_SLOTS_MAX; s++) {
         const w_gen_slot *g = &w->gslots[(size_t)k * MDL_GEN_SLOTS_MAX + s];
         running += g->running;
         *growing += g->growing;
         charged += g->charged;
+        gpu += mdl_kv_gpu_bytes(id->gen, g->charged);
         if ((g->growing && !g->running) || (s >= id->gen->slots && g->running) ||
             g->tokens > id->gen->context || g->charged > (int64_t)g->high * id->gen->kv_per_token +
                                                            (int64_t)id->gen->context * id->gen->kv_per_token)
@@ -158,8 +159,9 @@ static int check_generation(const world *w, unsigned k, int64_t *kv, uint32_t *g
     }
     if (running != p->busy || (!p->ctx_open && (running > 0 || charged > 0)))
         return broken(err, "part %u: %u KV regions decode, %u executions", k, running, p->busy);
-    mdl_category c = id->gen->gpu > 0 ? MDL_CAT_GPU : MDL_CAT_NATIVE;
-    if (mdl_ledger_held(w->led, id->sess_owner, c) < charged)
+    /* each region's growth split as it came: its gpu share is its total's */
+    if (mdl_ledger_held(w->led, id->sess_owner, MDL_CAT_GPU) < gpu ||
+        mdl_ledger_held(w->led, id->sess_owner, MDL_CAT_NATIVE) < charged - gpu)
         return broken(err, "part %u: its session owner holds less than its KV", k);
     *kv += charged;
     return SIM_OK;

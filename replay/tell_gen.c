@@ -18,7 +18,8 @@ static int gen_of(const rpl_teller *t, const char *part, mdl_generation *g)
     const mdl_candidate *c = t->cell->candidate;
     for (unsigned k = 0; k < c->nparts && k < MDL_PARTS_MAX; k++)
         if (c->parts[k].has_generation && strcmp(c->parts[k].name, part) == 0) {
-            mdl_generation_in_force(&c->parts[k], &t->cell->policy, g);
+            mdl_generation_in_force(&c->parts[k], &t->cell->policy,
+                                    t->cell->device->os == MDL_OS_IOS, g);
             return (int)k;
         }
     return -1;
@@ -67,12 +68,17 @@ int rpl__tell_gen_context(rpl_teller *t, const trc_event *e, char *line, size_t 
     else
         snprintf(kv, sizeof kv, "the KV cache, %.1f KiB a token as tokens are written "
                  "(kv: touched)", (double)g.kv_per_token / 1024.0);
+    char gpu[160] = "";
+    if (g.layers.count > 0 && g.compute_gpu)
+        snprintf(gpu, sizeof gpu, "; with %u of %u layers on the GPU (gpu_layers), the compute "
+                 "buffer and %u of %u layers' KV are the GPU's memory", g.layers.offloaded,
+                 g.layers.count + 1, g.kv_gpu_layers, g.kv_layers);
     snprintf(line, n, "%s: the context is made at its first request, for %u tokens%s: the "
-             "compute buffer, %.1f MiB%s, and %s", e->part, g.context,
+             "compute buffer, %.1f MiB%s, and %s%s", e->part, g.context,
              g.slots > 1 ? " shared by its slots" : "", TELL_MIB(g.compute),
              g.graph.heads == 0 ? "" : g.flash_attn == MDL_FA_OFF ? " (flash attention off)"
                                                                    : " (flash attention on)",
-             kv);
+             kv, gpu);
     return 1;
 }
 

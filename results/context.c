@@ -30,7 +30,7 @@ static uint32_t cap_of(const mdl_cell *cell)
         mdl_policy pol = cell->policy;
         pol.gen_context = PAD;
         mdl_generation g;
-        mdl_generation_in_force(p, &pol, &g);
+        mdl_generation_in_force(p, &pol, cell->device->os == MDL_OS_IOS, &g);
         double most = MDL_GEN_KV_MAX / (double)(g.kv_per_token > 0 ? g.kv_per_token : 1);
         if (most < (double)cap)
             cap = (uint32_t)most;

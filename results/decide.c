@@ -89,7 +89,7 @@ uint32_t res_cell_context(const mdl_cell *cell)
         if (!p->has_generation)
             continue;
         mdl_generation g;
-        mdl_generation_in_force(p, &cell->policy, &g);
+        mdl_generation_in_force(p, &cell->policy, cell->device->os == MDL_OS_IOS, &g);
         if (g.context > n)
             n = g.context;
     }

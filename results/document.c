@@ -264,6 +264,20 @@ static json_t *records_json(const res_cell *c)
 /* A quantile of the LLM's requests (null when none had it). */
 static json_t *gen_q(double v) { return v < 0 ? json_null() : json_real(v); }
 
+/* A part's layers on the GPU, as the policy holds them (docs/results.md
+ * "generation"). */
+static json_t *gpu_layers(const mdl_generation *x)
+{
+    uint32_t r;
+    int o;
+    mdl_gen_layers_on_gpu(&x->layers, x->layers.offloaded, &r, &o);
+    return json_pack("{sIsIsIsbsIsIsb}", "n_gpu_layers", (json_int_t)x->layers.offloaded,
+                     "layers", (json_int_t)x->layers.count, "repeating_on_gpu", (json_int_t)r,
+                     "output_on_gpu", o, "gpu_read_bytes", (json_int_t)x->on_gpu,
+                     "kv_gpu_layers", (json_int_t)x->kv_gpu_layers, "compute_on_gpu",
+                     x->compute_gpu);
+}
+
 /* An LLM cell (docs/results.md "generation"): each generation part as the
  * policy runs it, then what its requests did. */
 static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_cell *c)
@@ -274,7 +288,8 @@ static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_
         if (!def->has_generation)
             continue;
         mdl_generation x;
-        mdl_generation_in_force(def, &cell->policy, &x);
+        mdl_generation_in_force(def, &cell->policy, cell->device->os == MDL_OS_IOS,
+                                &x);
         static const char *const kvs[] = {"touched", "reserved"};
         json_t *p = json_pack("{sIsIsIss}", "context", (json_int_t)x.context, "slots",
                               (json_int_t)x.slots, "kv_per_token_bytes",
@@ -287,6 +302,8 @@ static json_t *generation(const res_plan *plan, const mdl_cell *cell, const res_
         set(p, "kv_type", json_string(kvt[x.kv_type]));
         set(p, "flash_attn", json_boolean(x.flash_attn == MDL_FA_ON));
         set(p, "mapped_file_bytes", json_integer((json_int_t)mdl_generation_file_pages(def, &x)));
+        if (def->gen.layers.count > 0)
+            set(p, "gpu_layers", gpu_layers(&x));
         set(parts, def->name, p);
     }
     set(g, "parts", parts);
@@ -699,7 +716,8 @@ static void csv_llm(sim_text *o, const mdl_cell *cell, const res_cell *c)
         if (!def->has_generation)
             continue;
         mdl_generation x;
-        mdl_generation_in_force(def, &cell->policy, &x);
+        mdl_generation_in_force(def, &cell->policy, cell->device->os == MDL_OS_IOS,
+                                &x);
         compute += x.compute;
         mapped += mdl_generation_file_pages(def, &x);
     }

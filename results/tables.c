@@ -464,7 +464,8 @@ static int reads_mapped_weights(const mdl_cell *cell)
         const mdl_part *p = &cell->candidate->parts[k];
         mdl_generation g;
         if (p->has_generation)
-            mdl_generation_in_force(p, &cell->policy, &g);
+            mdl_generation_in_force(p, &cell->policy, cell->device->os == MDL_OS_IOS,
+                                    &g);
         if (p->has_generation ? g.mapped > 0 && !g.locked : p->file_hot)
             return 1;
     }

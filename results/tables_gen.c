@@ -43,22 +43,30 @@ static void quantile_text(char buf[32], double v, double scale, const char *fmt)
 static void weights_text(char *buf, const mdl_cell *cell)
 {
     int64_t w[5] = {0, 0, 0, 0, 0};
+    uint32_t on = 0, of = 0;
     for (unsigned k = 0; k < cell->candidate->nparts; k++) {
         const mdl_part *def = &cell->candidate->parts[k];
         if (!def->has_generation)
             continue;
         mdl_generation g;
-        mdl_generation_in_force(def, &cell->policy, &g);
+        mdl_generation_in_force(def, &cell->policy, cell->device->os == MDL_OS_IOS, &g);
         w[0] += mdl_generation_file_pages(def, &g);
         w[1] += g.locked ? 0 : g.mapped;
         w[2] += g.repacked;
         w[3] += g.gpu;
         w[4] += g.locked ? g.mapped : 0;
+        if (g.layers.count > 0) {
+            on += g.layers.offloaded;
+            of += g.layers.count + 1;
+        }
     }
     int n = snprintf(buf, RES_TEXT_MAX, "%.0f (%.0f hot) / %.0f / %.0f MiB", (double)w[0] / MIB,
                      (double)w[1] / MIB, (double)w[2] / MIB, (double)w[3] / MIB);
     if (w[4] > 0 && n > 0 && n < RES_TEXT_MAX)
-        snprintf(buf + n, (size_t)(RES_TEXT_MAX - n), ", %.0f MiB locked", (double)w[4] / MIB);
+        n += snprintf(buf + n, (size_t)(RES_TEXT_MAX - n), ", %.0f MiB locked",
+                      (double)w[4] / MIB);
+    if (of > 0 && n > 0 && n < RES_TEXT_MAX)
+        snprintf(buf + n, (size_t)(RES_TEXT_MAX - n), ", %u/%u layers on the GPU", on, of);
 }
 
 int res__generation_table(const res_plan *plan, const res_result *r, res__table *t)

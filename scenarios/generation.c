@@ -52,21 +52,21 @@ static int per_token(mdl_owned *owned, const scn__node *m, const char *key, mdl_
     return rc;
 }
 
-/* weights_speed: {mapped: N, repacked: N}, how fast the kernels read each
- * kind (1 each unless given) */
+/* weights_speed: {mapped: N, repacked: N, gpu: N}, how fast the kernels
+ * read each kind (1 each unless given) */
 static int weights_speed(const scn__node *m, mdl_generation *g, sim_error *err)
 {
-    static const char *const keys[] = {"mapped", "repacked"};
-    double *const to[2] = {&g->speed_mapped, &g->speed_repacked};
+    static const char *const keys[] = {"mapped", "repacked", "gpu"};
+    double *const to[3] = {&g->speed_mapped, &g->speed_repacked, &g->speed_gpu};
     scn__node v, x;
-    g->speed_mapped = g->speed_repacked = 1.0;
+    g->speed_mapped = g->speed_repacked = g->speed_gpu = 1.0;
     scn__get(m, "weights_speed", &v);
     if (v.n == NULL)
         return SIM_OK;
     int rc = scn__expect_mapping(&v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&v, keys, 2, err);
-    for (int k = 0; k < 2 && rc == SIM_OK; k++) {
+        rc = scn__check_keys(&v, keys, 3, err);
+    for (int k = 0; k < 3 && rc == SIM_OK; k++) {
         scn__get(&v, keys[k], &x);
         if (x.n != NULL)
             rc = scn__real(&x, 0.01, 100.0, to[k], err);
@@ -109,6 +109,85 @@ static int weights(const scn__node *m, mdl_part *p, sim_error *err)
         return scn__fail(&at, err, SIM_EINPUT, "locked needs mapped weights to lock");
     }
     return SIM_OK;
+}
+
+/* The gpu weights the candidate's figures hold: weights.gpu as given, or
+ * from the layers' sizes; either, when a layer is offloaded. */
+static int layers_gpu(const scn__node *l, mdl_generation *g, int64_t file, sim_error *err)
+{
+    mdl_gen_layers *y = &g->layers;
+    scn__node at;
+    uint32_t r;
+    int o;
+    mdl_gen_layers_on_gpu(y, y->offloaded, &r, &o);
+    if (y->bytes > file || y->output > file) {
+        scn__get(l, y->bytes > file ? "bytes" : "output", &at);
+        return scn__fail(&at, err, SIM_EINPUT, "a layer of %lld bytes exceeds the part's file "
+                         "(%lld bytes)", (long long)(y->bytes > file ? y->bytes : y->output),
+                         (long long)file);
+    }
+    if (g->gpu > 0 && y->offloaded == 0) {
+        scn__get(l, "offloaded", &at);
+        return scn__fail(at.n != NULL ? &at : l, err, SIM_EINPUT, "weights.gpu is given but "
+                         "layers.offloaded is 0: no layer is on the GPU");
+    }
+    if (g->gpu > 0 || y->offloaded == 0)
+        return SIM_OK;
+    if ((r > 0 && y->bytes < 0) || (o && y->output < 0)) {
+        scn__get(l, "offloaded", &at);
+        return scn__fail(&at, err, SIM_EINPUT, "layers.offloaded %u puts weights on the GPU: "
+                         "give weights.gpu (the GPU's model buffer) or layers.bytes%s",
+                         y->offloaded, o ? " and layers.output" : "");
+    }
+    g->gpu = (int64_t)r * (y->bytes > 0 ? y->bytes : 0) + (o ? y->output : 0);
+    return SIM_OK;
+}
+
+/* layers: {count, offloaded, order, bytes, output} (docs/scenarios.md
+ * "generation"): llama.cpp's layers, for the gpu_layers axis. */
+static int layers(const scn__node *m, mdl_part *p, sim_error *err)
+{
+    static const char *const keys[] = {"count", "offloaded", "order", "bytes", "output"};
+    static const char *const orders[] = {"output_last", "output_first"};
+    mdl_gen_layers *y = &p->gen.layers;
+    y->bytes = y->output = -1;
+    y->output_first = 1;
+    scn__node v, x;
+    scn__get(m, "layers", &v);
+    if (v.n == NULL)
+        return SIM_OK;
+    int64_t n = 0;
+    int rc = scn__expect_mapping(&v, err);
+    if (rc == SIM_OK)
+        rc = scn__check_keys(&v, keys, 5, err);
+    if (rc == SIM_OK)
+        rc = scn__require(&v, "count", &x, err);
+    if (rc == SIM_OK)
+        rc = scn__int(&x, 1, MDL_GEN_LAYERS_MAX, &n, err);
+    y->count = (uint32_t)n;
+    scn__get(&v, "offloaded", &x);
+    n = 0;
+    if (rc == SIM_OK && x.n != NULL)
+        rc = scn__int(&x, 0, (int64_t)y->count + 1, &n, err);
+    y->offloaded = (uint32_t)n;
+    if (rc == SIM_OK)
+        rc = gen_word(&v, "order", orders, 2, &y->output_first, err);
+    scn__get(&v, "bytes", &x);
+    if (rc == SIM_OK && x.n != NULL)
+        rc = gen_size(&v, "bytes", 0, 1, &y->bytes, err);
+    scn__get(&v, "output", &x);
+    if (rc == SIM_OK && x.n != NULL)
+        rc = gen_size(&v, "output", 0, 0, &y->output, err);
+    return rc == SIM_OK ? layers_gpu(&v, &p->gen, p->file, err) : rc;
+}
+
+/* How the weights are held and read: weights_speed, weights, layers. */
+static int held(const scn__node *m, mdl_part *p, sim_error *err)
+{
+    int rc = weights_speed(m, &p->gen, err);
+    if (rc == SIM_OK)
+        rc = weights(m, p, err);
+    return rc == SIM_OK ? layers(m, p, err) : rc;
 }
 
 /* compute: a size (as a log measured it), or the graph's figures
@@ -169,7 +248,8 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
                                        "kv_per_token",  "kv",            "slots",
                                        "prefill",       "decode",        "weights",
                                        "compute",       "keep_context",  "on_full",
-                                       "kv_type",       "flash_attn",    "weights_speed"};
+                                       "kv_type",       "flash_attn",    "weights_speed",
+                                       "layers"};
     static const char *const kvs[] = {"touched", "reserved"};
     static const char *const fulls[] = {"truncate", "reset", "fail"};
     static const char *const bools[] = {"false", "true"};
@@ -180,7 +260,7 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     scn__node x;
     int rc = scn__expect_mapping(v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(v, keys, 15, err);
+        rc = scn__check_keys(v, keys, 16, err);
     if (rc == SIM_OK)
         rc = scn__require(v, "prompt_tokens", &x, err);
     if (rc == SIM_OK)
@@ -214,9 +294,7 @@ int scn__generation(mdl_owned *owned, const scn__node *v, mdl_part *p, sim_error
     if (rc == SIM_OK)
         rc = per_token(owned, v, "decode", &g->decode, &g->decode_ctx, err);
     if (rc == SIM_OK)
-        rc = weights_speed(v, g, err);
-    if (rc == SIM_OK)
-        rc = weights(v, p, err);
+        rc = held(v, p, err);
     if (rc == SIM_OK)
         rc = compute(v, g, err);
     if (rc == SIM_OK)

@@ -402,6 +402,30 @@ static int p_slots(const scn_scenario *s, const scn__node *v, mdl_policy *p, sim
     return rc == SIM_OK ? need_generation(s, v, err) : rc;
 }
 
+/* gpu_layers: llama.cpp's n_gpu_layers (its -1, every layer, is `all`);
+ * some candidate of the scenario must give its generation's layers. */
+static int p_gpu_layers(const scn_scenario *s, const scn__node *v, mdl_policy *p,
+                        sim_error *err)
+{
+    int64_t n = MDL_GEN_LAYERS_MAX + 1;
+    const char *t = NULL;
+    size_t len = 0;
+    int rc = scn__scalar(v, &t, &len, err);
+    if (rc == SIM_OK && !(len == 3 && memcmp(t, "all", 3) == 0))
+        rc = scn__int(v, 0, MDL_GEN_LAYERS_MAX + 1, &n, err);
+    if (rc != SIM_OK)
+        return rc;
+    p->gpu_layers = (uint32_t)n + 1;
+    for (unsigned c = 0; c < s->ncandidates; c++)
+        for (unsigned k = 0; k < s->candidates[c].nparts; k++)
+            if (s->candidates[c].parts[k].has_generation &&
+                s->candidates[c].parts[k].gen.layers.count > 0)
+                return SIM_OK;
+    return scn__fail(v, err, SIM_EINPUT, "no candidate of the scenario gives its generation's "
+                     "layers (layers: {count, offloaded, bytes, output}), so it would change "
+                     "nothing");
+}
+
 static int p_unload_after(const scn_scenario *s, const scn__node *v, mdl_policy *p,
                           sim_error *err)
 {
@@ -427,6 +451,7 @@ static const policy_key policy_keys[] = {
     {"context", 0, p_context},         {"kv_precision", 0, p_kv_precision},
     {"weights", 0, p_weights},         {"slots", 0, p_slots},
     {"unload_after", 0, p_unload_after}, {"flash_attn", 0, p_flash_attn},
+    {"gpu_layers", 0, p_gpu_layers},
 };
 #define NPOLICY_KEYS (sizeof policy_keys / sizeof *policy_keys)
 

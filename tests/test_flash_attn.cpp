@@ -178,7 +178,7 @@ TEST_CASE("kv_precision scales the KV from the candidate's own type", "[generati
     const mdl_kv_type type[3] = {MDL_KVT_Q8_0, MDL_KVT_F16, MDL_KVT_Q4_0};
     for (unsigned k = 0; k < 3; k++) {
         mdl_generation g;
-        mdl_generation_in_force(&l.s.cells[k].candidate->parts[0], &l.s.cells[k].policy, &g);
+        mdl_generation_in_force(&l.s.cells[k].candidate->parts[0], &l.s.cells[k].policy, 0, &g);
         INFO("cell " << k);
         CHECK(g.kv_per_token == per[k]);
         CHECK(g.kv_type == type[k]);
@@ -210,7 +210,7 @@ TEST_CASE("weights: repacked without a mapping counts the weights once, and the 
     for (unsigned k = 0; k < 3; k++) {
         mdl_generation g;
         const mdl_part *def = &l.s.cells[k].candidate->parts[0];
-        mdl_generation_in_force(def, &l.s.cells[k].policy, &g);
+        mdl_generation_in_force(def, &l.s.cells[k].policy, 0, &g);
         CHECK(mdl_generation_file_pages(def, &g) == pages[k]);
     }
 }

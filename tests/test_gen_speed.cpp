@@ -165,8 +165,11 @@ TEST_CASE("generation speed: the new keys are checked with file:line", "[generat
               "          weights_speed: {repacked: 0}\n"),
          "0"},
         {plan(1, 1, "{per_token: 1ms}", "{per_token: 10ms}",
-              "          weights_speed: {gpu: 2}\n"),
-         "gpu"},
+              "          weights_speed: {shared: 2}\n"),
+         "shared"},
+        {plan(1, 1, "{per_token: 1ms}", "{per_token: 10ms}",
+              "          weights_speed: {gpu: 0}\n"),
+         "0"},
     };
     for (const Case &c : cases) {
         scn_scenario s{};

@@ -17,10 +17,10 @@ namespace {
 
 // The fixture with every line holding `drop` removed and `from` replaced by
 // `to` (once a line).
-std::string edited(const std::string &name, const std::string &drop, const std::string &from = "",
-                   const std::string &to = "")
+std::string edited_text(const std::string &all, const std::string &drop,
+                        const std::string &from = "", const std::string &to = "")
 {
-    std::string all = fixture(name), out;
+    std::string out;
     for (size_t at = 0, nl; at < all.size(); at = nl + 1) {
         nl = all.find('\n', at);
         std::string line = all.substr(at, nl - at);
@@ -32,6 +32,12 @@ std::string edited(const std::string &name, const std::string &drop, const std::
         out += line + "\n";
     }
     return out;
+}
+
+std::string edited(const std::string &name, const std::string &drop, const std::string &from = "",
+                   const std::string &to = "")
+{
+    return edited_text(fixture(name), drop, from, to);
 }
 
 bool has(const std::string &s, const std::string &what) { return s.find(what) != std::string::npos; }
@@ -230,4 +236,55 @@ TEST_CASE("import llama-cpp: what auto resolved to, an older log's target line, 
     // an accelerator backend of another name is kept as it is printed
     std::string rpc = edited("llama_cpp_android_2025.log", "", "OpenCL0", "RPC0");
     CHECK(has(import(SCN_IMPORT_LLAMA_CPP, "r.log", rpc).yaml, "  backend: \"RPC0\""));
+}
+
+TEST_CASE("import llama-cpp: the offload lines give the layers, their order and a layer's bytes",
+          "[imports][generation]")
+{
+    // "offloaded 14/29 layers to GPU" (line 22): 28 repeating layers and the
+    // output layer; "offloading 14 repeating layers" (line 21) and no line
+    // offloading the output layer: the order of builds before 7467; the
+    // OpenCL model buffer (line 25) holds the 14 layers alone: 351.70 MiB /
+    // 14 = 25.121 MiB = 25,724.5 KiB, written 25725KiB.
+    Imported r = import(SCN_IMPORT_LLAMA_CPP, "a.log", fixture("llama_cpp_android_2025.log"));
+    INFO(r.msg << r.yaml);
+    REQUIRE(r.rc == SIM_OK);
+    CHECK(has(r.yaml, "      layers:\n        count: 28  # a.log:22:"));
+    CHECK(has(r.yaml, "        offloaded: 14  # a.log:22:"));
+    CHECK(has(r.yaml, "        order: output_last  # a.log:22:"));
+    CHECK(has(r.yaml, "        bytes: 25725KiB  # a.log:25:"));
+    CHECK(has(r.yaml, "        # output: not in the log"));
+    Cand c(r.yaml);
+    INFO(c.msg);
+    REQUIRE(c.rc == SIM_OK);
+    CHECK(c.c.parts[0].gen.layers.count == 28);
+    CHECK(c.c.parts[0].gen.layers.offloaded == 14);
+    CHECK(c.c.parts[0].gen.layers.output_first == 0);
+    CHECK(c.c.parts[0].gen.layers.output == -1);
+
+    // A build of 7467 or later offloads the output layer first and says
+    // so: then the buffer holds it and 13 layers, neither alone.
+    std::string first = edited("llama_cpp_android_2025.log", "", "offloading 14 repeating layers",
+                               "offloading output layer to GPU\nload_tensors: offloading 13 "
+                               "repeating layers");
+    Imported f = import(SCN_IMPORT_LLAMA_CPP, "f.log", first);
+    CHECK(has(f.yaml, "        order: output_first  # f.log:21: the output layer offloaded"));
+    CHECK(has(f.yaml, "# bytes, output: not apart in the log"));
+    CHECK(!has(f.yaml, "        bytes:"));
+    Cand fc(f.yaml);
+    INFO(fc.msg);
+    CHECK(fc.rc == SIM_OK);
+
+    // One layer, the output layer alone (order output_first): the buffer
+    // is its size, 351.70 MiB = 360,140.8 KiB.
+    std::string one =
+        edited_text(first, "offloading 13 repeating", "offloaded 14/29", "offloaded 1/29");
+    Imported o = import(SCN_IMPORT_LLAMA_CPP, "o.log", one);
+    CHECK(has(o.yaml, "        output: 360141KiB  # o.log:"));
+    CHECK(has(o.yaml, "        offloaded: 1  # o.log:"));
+
+    // A CPU log has no offload line, and no layers.
+    Imported cpu = import(SCN_IMPORT_LLAMA_CPP, "c.log",
+                          edited("llama_cpp_android_2025.log", "offload"));
+    CHECK(!has(cpu.yaml, "layers:"));
 }

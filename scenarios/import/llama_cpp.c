@@ -646,6 +646,8 @@ static int write_generation(const llama_log *l, out *w, int mapped, int gpu,
            "assumption (a run with and one without the repacking measure it)\n");
     llm__write_attention(l->more, w);
     write_weights(l, w, mapped);
+    llm__write_layers(l->more, w, l->model[MDL_CAT_GPU].v, l->model[MDL_CAT_GPU].line,
+                      l->build.line ? l->build.v : 0);
     double compute = 0, output = 0;
     for (int k = 0; k < MDL_CAT_COUNT; k++) {
         compute += l->compute[k].v;

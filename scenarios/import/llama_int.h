@@ -46,6 +46,9 @@ typedef struct llama_more {
     measure cells;     /* the KV caches' cells, summed over the caches */
     measure kv_k, kv_v; /* the KV's types: 0 f16, 1 q8_0, 2 q4_0, 3 another */
     unsigned caches;   /* the KV size lines */
+    measure off_k, off_of; /* "offloaded K/M layers to GPU" (M: n_layer + 1) */
+    measure off_rep;       /* "offloading R repeating layers to GPU" */
+    unsigned off_out_line; /* "offloading output layer to GPU" */
     int fa_resolved;   /* fa is what auto resolved to ("set to enabled") */
     int oom;
 } llama_more;
@@ -76,6 +79,11 @@ double llm__prefill_cells(double p);
  * generation keys of flash attention and the KV's type; `measured_on`. */
 void llm__write_where(const llama_more *m, out *w, const char *speed_of);
 void llm__write_attention(const llama_more *m, out *w);
+/* The generation's `layers` from the offload lines, the accelerator's
+ * model buffers gpu_mib (at line gpu_line) giving a layer's bytes where
+ * they hold one kind of layer only. */
+void llm__write_layers(const llama_more *m, out *w, double gpu_mib, unsigned gpu_line,
+                       double build);
 void llm__write_measured_on(const llama_more *m, out *w, double build, const char *speed_of);
 
 #endif /* OOMSIM_LLAMA_INT_H */

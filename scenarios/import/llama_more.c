@@ -7,6 +7,7 @@
 #include "llama_int.h"
 
 #include <ctype.h>
+#include <inttypes.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -221,10 +222,98 @@ static int hardware_line(const line_iter *it, llama_more *m)
     return 1;
 }
 
+/* load_tensors' offload lines (src/llama-model.cpp, load_tensors). */
+static int offload_line(const line_iter *it, llama_more *m)
+{
+    const char *at = scn__find(it, "offloaded ");
+    const char *end = it->s + it->n;
+    double k, of;
+    if (at != NULL && scn__find(it, " layers to GPU")) {
+        const char *p = at + 10;
+        if (!scn__number_at(&p, end, &k) || p >= end || *p != '/')
+            return 0;
+        p++;
+        if (!scn__number_at(&p, end, &of) || of < 1 || of > MDL_GEN_LAYERS_MAX + 1 || k < 0 ||
+            k > of || k != floor(k) || of != floor(of))
+            return 0;
+        scn__set(&m->off_k, k, it->no);
+        scn__set(&m->off_of, of, it->no);
+        return 1;
+    }
+    if ((at = scn__find(it, "offloading ")) != NULL && scn__find(it, " repeating layers")) {
+        const char *p = at + 11;
+        if (!scn__number_at(&p, end, &k) || k < 0 || k > MDL_GEN_LAYERS_MAX)
+            return 0;
+        scn__set(&m->off_rep, floor(k), it->no);
+        return 1;
+    }
+    if (scn__find(it, "offloading output layer to GPU")) {
+        m->off_out_line = it->no;
+        return 1;
+    }
+    return 0;
+}
+
 int llm__where_line(const line_iter *it, llama_more *m)
 {
     int t = target_line(it, m);
+    t |= offload_line(it, m);
     return hardware_line(it, m) | t;
+}
+
+/* llama.cpp's build 7467 (57c1e0564) offloads the output layer first. */
+#define LLM_OUTPUT_FIRST_BUILD 7467
+
+void llm__write_layers(const llama_more *m, out *w, double gpu_mib, unsigned gpu_line,
+                       double build)
+{
+    if (!m->off_of.line)
+        return;
+    uint32_t count = (uint32_t)m->off_of.v - 1, k = (uint32_t)m->off_k.v;
+    int out_on = m->off_out_line > 0;
+    /* the log's own lines say the order when not every layer went; else the build */
+    int first = k <= count ? out_on : build <= 0 || build >= LLM_OUTPUT_FIRST_BUILD;
+    char c[240];
+    if (gpu_mib <= 0 && k > 0) {
+        put(w, "      # layers: {count: %u, offloaded: %u}: %s:%u, but no accelerator's model "
+               "buffer of its own (Metal maps the file): give layers.bytes and layers.output to "
+               "use gpu_layers\n", count, k, w->name, m->off_k.line);
+        return;
+    }
+    put(w, "      layers:\n        count: %u", count);
+    scn__from(w, m->off_of.line, "n_layer: the layers offloadable, less the output layer");
+    put(w, "        offloaded: %u", k);
+    scn__from(w, m->off_k.line, "n_gpu_layers, as the log ran");
+    put(w, "        order: %s", first ? "output_first" : "output_last");
+    scn__from(w, k <= count && k > 0 ? (out_on ? m->off_out_line : m->off_k.line) : 0,
+              k <= count && k > 0
+                  ? (out_on ? "the output layer offloaded before every repeating one"
+                            : "the output layer not offloaded with some repeating ones")
+              : build > 0 ? "by the build: 7467 (57c1e0564) and later offload the output first"
+                          : "the build is not in the log: today's llama.cpp assumed");
+    uint32_t r = m->off_rep.line ? (uint32_t)m->off_rep.v : 0;
+    int out_gpu = first ? k >= 1 : k > count;
+    if (!m->off_rep.line)
+        r = first ? (k >= 1 ? k - 1 : 0) : (k < count ? k : count);
+    if (k > 0 && r > 0 && !out_gpu) {
+        put(w, "        bytes: %" PRId64 "KiB", scn__kib_of(gpu_mib * MIB / r));
+        snprintf(c, sizeof c, "the accelerator's model buffers (%.2f MiB) over the %u repeating "
+                 "layers on it", gpu_mib, r);
+        scn__from(w, gpu_line, c);
+        put(w, "        # output: not in the log: the output layer's weights (a tied "
+               "embedding's copy), to give before gpu_layers offloads it\n");
+    } else if (k > 0 && r == 0 && out_gpu) {
+        put(w, "        output: %" PRId64 "KiB", scn__kib_of(gpu_mib * MIB));
+        scn__from(w, gpu_line, "the accelerator's model buffers: the output layer alone");
+        put(w, "        # bytes: not in the log: one repeating layer's weights, to give before "
+               "gpu_layers moves one\n");
+    } else {
+        snprintf(c, sizeof c, "        # bytes, output: not apart in the log%s%.2f MiB: give "
+                 "them to use gpu_layers\n", k > 0 ? ": the accelerator holds the output layer "
+                 "and the repeating ones offloaded together, " : " (nothing offloaded)",
+                 k > 0 ? gpu_mib : 0.0);
+        put(w, "%s", c);
+    }
 }
 
 void llm__backend_seen(llama_more *m, const char *b, size_t n, unsigned line)
