@@ -22,7 +22,8 @@ const char res__generation_note[] =
     "the KV caches held at their highest (reserved: all of the context at its creation); "
     "weights: mapped (file pages, not counted; the cells table's mapped weights), of them hot "
     "(read at every token), repacked (native), gpu, and mlock'ed (counted), as the policy holds "
-    "them; slowdown p95: decode time over its time without refaults; context overflow: "
+    "them, and for a part that gives its layers, how many run on the GPU (gpu_layers, of its "
+    "layers and the output layer); slowdown p95: decode time over its time without refaults; context overflow: "
     "requests cut to their KV region or refused (on_full).  Quantiles are exact order "
     "statistics over the cell's requests; past 65,536 requests in a cell (marked ~) they are "
     "the middles of buckets an eighth of an octave wide, within 4.4 % of the value.";
