@@ -251,6 +251,47 @@ TEST_CASE("generation: a part runs at most its slots' requests at once, each slo
     CHECK(l.run(0).context_overflow == 1);
 }
 
+TEST_CASE("generation: a reserved KV with two slots is the whole context, written at once",
+          "[generation]")
+{
+    // kv: reserved, context 1000 shared by 2 slots: llama.cpp makes one
+    // cache of n_ctx cells, whatever n_seq_max, and clears all of it
+    // (llama_kv_cache's constructor): 1000 x 1 MiB at the first request,
+    // not 500 per slot nor 500 for the one slot in use.  One request of
+    // 100 + 50 tokens: the peak is compute's 10 MiB and the 1000 MiB.
+    Loaded l(phone() + model("          prompt_tokens: 100\n          output_tokens: 50\n"
+                             "          kv: reserved\n          slots: 2\n") +
+             path("{requests: {every: 1s, count: 1}}"));
+    mdl_rep r = l.run(0);
+    CHECK(r.kv_peak == 1000 * MiB);
+    CHECK(r.peak == 1010 * MiB);
+}
+
+TEST_CASE("generation: two regions growing at once die at the first crossing of the limit",
+          "[generation]")
+{
+    // Two slots, two sessions, two requests 1 ms apart (every 1 ms: at 1 ms
+    // and 2 ms), each 100 prompt + 400 output tokens, KV touched, limit 310
+    // MiB: the app dies when the two regions together hold 301 tokens (10
+    // MiB of compute + 301 MiB).  A writes its prompt's token i at 1 + i
+    // ms, B at 2 + i; A's decoded token j at 101 + 10 j ms, B's at 102 +
+    // 10 j.  At 101 + 10 j the regions hold 100 + j and 100 + j - 1 = 199 +
+    // 2 j tokens; at 102 + 10 j, 200 + 2 j.  301 is first reached at j = 51,
+    // 101 + 510 = 611 ms (at 602 ms they hold 300).  The room is shared by
+    // the regions growing: each region's line is half the room, so the
+    // kill falls there, with 311 MiB counted, not where one region alone
+    // would have grown by the whole room.
+    Loaded l(phone("310MiB") +
+             model("          prompt_tokens: 100\n          output_tokens: 400\n"
+                   "          keep_context: false\n          slots: 2\n") +
+             path("{requests: {every: 1ms, count: 2}}") + "policies: {sessions: 2}\n");
+    mdl_rep r = l.run(0);
+    REQUIRE(r.deaths_total == 1);
+    CHECK(r.first_death == MDL_EXIT_LOW_MEMORY);
+    CHECK(r.first_death_time == 611 * MS);
+    CHECK(r.first_death_counted == 311 * MiB);
+}
+
 TEST_CASE("generation: the policies set the context, the KV's precision, the weights and the "
           "slots",
           "[generation]")
