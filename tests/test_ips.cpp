@@ -144,6 +144,27 @@ TEST_CASE("ips: names are matched as the report cuts them, causes classed by XNU
     CHECK(std::string(verdict(all.v[3]).evidence) == "unconfirmed");
 }
 
+TEST_CASE("ips: a longer name that begins with the app's is another process")
+{
+    // The report lists `llmd` alone, killed; the app is `llm`: the name is
+    // compared whole (a name under 32 characters with its end), so the
+    // report does not list the app and gives it no cause; `llmd` itself,
+    // and a name cut at 32 characters, still match.
+    std::string body = "{\"memoryStatus\":{\"pageSize\":16384},\"processes\":["
+                       "{\"name\":\"llmd\",\"reason\":\"per-process-limit\","
+                       "\"rpages\":100}]}\n";
+    Parsed p = parse(header + body, "llm");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    CHECK(p.v[0].jetsam_listed == 0);
+    CHECK(p.v[0].cause[0] == '\0');
+    CHECK(std::string(verdict(p.v[0]).supports).find("does not list llm") != std::string::npos);
+    Parsed d = parse(header + body, "llmd");
+    REQUIRE(d.v.size() == 1);
+    CHECK(d.v[0].jetsam_listed == 1);
+    CHECK(std::string(d.v[0].cause) == "per-process-limit");
+}
+
 TEST_CASE("ips: malformed reports are refused naming the file and what was wrong")
 {
     struct Case {

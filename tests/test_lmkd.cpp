@@ -336,6 +336,27 @@ TEST_CASE("lmkd: PRESSURE_AFTER_KILL on the wake-up after a kill", "[lmkd]")
     CHECK(l.wake(30).reason == MDL_LMKD_LOW_MEM);
 }
 
+TEST_CASE("lmkd: after a kill, free pages between min and low are LOW_MEM, not PRESSURE_AFTER_KILL",
+          "[lmkd]")
+{
+    // mp_event_psi: "cycle_after_kill && wmark < WMARK_LOW" (lmkd 18578a5):
+    // WMARK_LOW (free under low, over min) is not under WMARK_LOW, so the
+    // wake-up after a LOW_MEM kill with 2000 free pages (min 1500, low 2500)
+    // falls to the LOW_MEM branch: "low watermark is breached", killing from
+    // PREVIOUS_APP_ADJ + 1, 701; not pressure_after_kill_min_score's 200.
+    Lmkd l("ro.lmk.pressure_after_kill_min_score=200\n");
+    l.m.free = 2000;
+    l.m.pgscan_kswapd = 10;
+    mdl_lmkd_decision d = l.wake(10);
+    REQUIRE(d.reason == MDL_LMKD_LOW_MEM);
+    mdl_lmkd_killed(&l.s, &l.p, &d);
+    l.m.pgscan_kswapd = 20;
+    d = l.wake(20);
+    CHECK(d.reason == MDL_LMKD_LOW_MEM);
+    CHECK(desc(d) == "low watermark is breached");
+    CHECK(d.min_score_adj == 701);
+}
+
 TEST_CASE("lmkd: a thrashing kill cuts the limit, the window decays", "[lmkd]")
 {
     Lmkd l;
