@@ -111,6 +111,33 @@ TEST_CASE("memstat: the suspended app below idle is idle-exit, the app in front 
     CHECK(lives.run(0).deaths_total == 0);
 }
 
+TEST_CASE("memstat: in the aging band beside another process, the other goes first",
+          "[memstat][ios]")
+{
+    // One other process in band 20 (300 MiB).  The app: 1800 MiB + a 10 MiB
+    // model: free 3072 - 300 - 1810 = 962 MiB.  In the background the app is
+    // in band 20 too, and the successor's 900 MiB leave free 62, available
+    // 72 with the file: under critical (204.8).  vm-pageshortage kills the
+    // lowest band's first process: band 20's, where the other was before
+    // the app (memorystatus_kill_top_process walks a band in order), so the
+    // other goes: free 362, available 372, healthy.  372 is under idle
+    // (409.6), and when the app ages into band 0 at 2 s it is idle-exit.
+    Loaded l(iphone("[{band: 20, count: 1, size: 300MiB}]", "    successor: {size: 900MiB}\n") +
+             part("10MiB", false) + app("1800MiB", "cold_start, {background: 30s}"));
+    Notes n;
+    mdl_rep r = traced(l, n);
+    CHECK(r.cached_kills == 1);
+    CHECK(r.jetsam_kills[MDL_JETSAM_VM_PAGESHORTAGE] == 1);
+    CHECK(r.deaths_by_jetsam[MDL_JETSAM_VM_PAGESHORTAGE] == 0);
+    REQUIRE(r.deaths_total == 1);
+    CHECK(r.deaths_by_jetsam[MDL_JETSAM_IDLE_EXIT] == 1);
+    sim_time left = n.first("background");
+    REQUIRE(left >= 0);
+    REQUIRE(r.nrecords >= 1);
+    CHECK(r.records[0].jetsam == MDL_JETSAM_IDLE_EXIT);
+    CHECK(r.records[0].time == left + 2 * SECOND);
+}
+
 TEST_CASE("memstat: below critical, vm-pageshortage marches up the bands to the app in front",
           "[memstat][ios]")
 {
