@@ -297,6 +297,13 @@ TEST_CASE("pages: kswapd reclaims in the model's own time, at the looks it asks 
     pg_result r = p.alloc((4096 - 1300 - 700 - 45) * MiB);
     CHECK_FALSE(r.gone);
     CHECK(p.pg.kswapd == 1);
+    // direct reclaim starts under min only (__alloc_pages_slowpath: the
+    // allocation is served from free pages down to min): nothing scanned
+    // directly, no stall, the page cache whole, free still 45 MiB
+    CHECK(p.pg.pgscan_direct == 0);
+    CHECK(p.pg.stall == 0);
+    CHECK(p.pg.pc_cold == 400 * MiB);
+    CHECK(pg_free(&p.pg) == 45 * MiB);
     REQUIRE(p.looks.size() == 1);
     CHECK(p.looks[0].t == 100 * MS);
     CHECK(p.looks[0].what == PG_TICK);
@@ -306,6 +313,10 @@ TEST_CASE("pages: kswapd reclaims in the model's own time, at the looks it asks 
     pg_look(&p.pg, &p.a, PG_TICK);
     CHECK(p.pg.pgscan_kswapd == 10 * MiB);
     CHECK(p.pg.pc_cold == 390 * MiB);
+    // over low but under high: kswapd, once awake, goes on to high
+    // (balance_pgdat reclaims until the zone is balanced at its high
+    // watermark), so it stays awake and asks for another look
+    CHECK(pg_free(&p.pg) == 55 * MiB);
     CHECK(p.pg.kswapd == 1);
     REQUIRE(p.looks.size() == 2);
     CHECK(p.looks[1].t == 200 * MS);
