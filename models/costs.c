@@ -33,8 +33,8 @@ static void load_resident(const w_part_id *id, int64_t res[MDL_CAT_COUNT])
     if (def->load_mode == MDL_LOAD_MMAP) {
         res[MDL_CAT_FILE] += mdl_generation_file_pages(def, g);
         res[MDL_CAT_NATIVE] += g->locked ? g->mapped : 0;
-    } else { /* the copy holds what the CPU reads: the GPU's weights were uploaded */
-        res[MDL_CAT_NATIVE] += def->file > g->on_gpu ? def->file - g->on_gpu : 0;
+    } else { /* the copy holds what the CPU keeps: the GPU's layers were uploaded */
+        res[MDL_CAT_NATIVE] += def->file > g->cpu_off ? def->file - g->cpu_off : 0;
     }
     res[MDL_CAT_NATIVE] += g->repacked;
     res[MDL_CAT_GPU] += g->gpu;

@@ -51,16 +51,6 @@ void gen_kv_split(const mdl_generation *g, int64_t before, int64_t after,
     add[MDL_CAT_NATIVE] += after - before - gpu;
 }
 
-unsigned gen_kv_cats(const mdl_generation *g)
-{
-    unsigned m = 0;
-    if (g->kv_gpu_layers > 0)
-        m |= MDL_CAT_BIT(MDL_CAT_GPU);
-    if (g->kv_gpu_layers < g->kv_layers || g->kv_layers == 0)
-        m |= MDL_CAT_BIT(MDL_CAT_NATIVE);
-    return m;
-}
-
 /* ------------------------------------------------------------ the times */
 
 /* A time computed in double, held to what sim_time carries with room. */
@@ -296,7 +286,7 @@ int64_t mdl_generation_file_pages(const mdl_part *def, const mdl_generation *g)
 {
     if (def->load_mode != MDL_LOAD_MMAP || g->no_mmap)
         return 0;
-    int64_t n = def->file - (g->locked ? g->mapped : 0) - g->unmapped;
+    int64_t n = def->file - (g->locked ? g->mapped : 0);
     return n > 0 ? n : 0;
 }
 
@@ -343,13 +333,13 @@ static int64_t take(int64_t *from, int64_t n)
 
 /* The policy's gpu_layers over the candidate's layers (docs/model.md "The
  * GPU path"): the weights that move between the CPU's kinds and the GPU,
- * the KV's and the compute buffer's place, the file's tail unmapped. */
+ * the KV's and the compute buffer's place, what the CPU keeps. */
 static void offload(const mdl_part *def, const mdl_policy *pol, mdl_generation *g)
 {
     const mdl_gen_layers *l = &def->gen.layers;
-    g->unmapped = 0;
     if (l->count == 0) { /* the weights.gpu as given, and the KV and compute with them */
         g->on_gpu = g->gpu;
+        g->cpu_off = 0; /* as before layers: a copied file holds them too */
         g->kv_layers = 1;
         g->kv_gpu_layers = g->gpu > 0;
         g->compute_gpu = g->gpu > 0;
@@ -386,11 +376,14 @@ static void offload(const mdl_part *def, const mdl_policy *pol, mdl_generation *
     g->layers.offloaded = k;
     g->kv_layers = l->count;
     g->kv_gpu_layers = r; /* llama_kv_cache: each layer's K and V on its layer's device */
-    g->compute_gpu = k >= 1;
-    /* once loaded, llama.cpp unmaps the file past the CPU's last tensor
-     * (llama_model_loader::load_all_data, unmap_fragment): the offloaded
-     * layers at the file's end, when the output layer went with them */
-    g->unmapped = o && l->bytes > 0 ? (int64_t)r * l->bytes : 0;
+    /* the logits, the largest tensor at the default settings, are computed
+     * where the output matrix is (ggml_backend_sched: an op goes to its
+     * weights' backend) */
+    g->compute_gpu = o;
+    /* a tied output is the embedding's copy (TENSOR_DUPLICATED): the CPU
+     * keeps the embedding for the input layer */
+    g->cpu_off = (int64_t)r * (l->bytes > 0 ? l->bytes : 0) +
+                 (o && !l->tied && l->output > 0 ? l->output : 0);
 }
 
 /* The time the kernels take to read a byte of a part's CPU weights as g
@@ -399,12 +392,14 @@ static void offload(const mdl_part *def, const mdl_policy *pol, mdl_generation *
  * weights.  An average, so that with every speed 1 the factor is exactly
  * 1 whatever the kinds' bytes add up to (an imported part's mapped and
  * repacked bytes may overlap the file's). */
-static double weights_time(const mdl_part *def, const mdl_generation *g, int64_t on_gpu)
+static double weights_time(const mdl_part *def, const mdl_generation *g, int64_t gpu)
 {
     double sm = def->gen.speed_mapped > 0 ? def->gen.speed_mapped : 1.0;
     double sr = def->gen.speed_repacked > 0 ? def->gen.speed_repacked : 1.0;
     double sg = def->gen.speed_gpu > 0 ? def->gen.speed_gpu : 1.0;
-    int64_t cpu = def->file > on_gpu ? def->file - on_gpu : 0;
+    int64_t cpu = def->file > gpu ? def->file - gpu : 0;
+    /* a part without layers times its CPU's weights only, as before them */
+    int64_t on_gpu = def->gen.layers.count > 0 ? gpu : 0;
     int64_t rest = cpu - g->mapped - g->repacked;
     double r = (double)(rest > 0 ? rest : 0);
     double bytes = (double)g->mapped + (double)g->repacked + r + (double)on_gpu;
@@ -457,7 +452,11 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, int ios
         g->locked = pol->gen_weights == MDL_WEIGHTS_LOCKED && cpu > 0;
     } else if (pol->gen_weights == MDL_WEIGHTS_REPACKED) {
         g->mapped = 0;
-        g->repacked = mmap ? cpu : 0; /* a copied file is the copy already */
+        /* a copied file is the copy already; the copy holds what the CPU
+         * keeps (a tied embedding, though the GPU reads the output's copy) */
+        g->repacked = !mmap ? 0 : def->gen.layers.count > 0 ? def->file - g->cpu_off : cpu;
+        if (g->repacked < 0)
+            g->repacked = 0;
         g->locked = 0;
         g->no_mmap = mmap;
     }
@@ -470,6 +469,5 @@ void mdl_generation_in_force(const mdl_part *def, const mdl_policy *pol, int ios
         if (g->mapped > def->file)
             g->mapped = def->file;
         g->gpu = 0;
-        g->unmapped = 0;
     }
 }

@@ -45,9 +45,8 @@ typedef struct w_gen_slot {
 
 /* A request's draws for generation part def, from r. */
 void gen_draw(const mdl_part *def, gsl_rng *r, uint32_t out[4]);
-/* The categories a part's KV is charged to (MDL_CAT_BIT mask), and the
- * split of its growth from before to after bytes into them (added to add). */
-unsigned gen_kv_cats(const mdl_generation *g);
+/* The split of a part's KV growth from before to after bytes into its
+ * categories (added to add). */
 void gen_kv_split(const mdl_generation *g, int64_t before, int64_t after,
                   int64_t add[MDL_CAT_COUNT]);
 /* A request's prefill and decode times at speed 1, us: `prompt` tokens

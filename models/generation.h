@@ -65,6 +65,7 @@ typedef struct mdl_gen_layers {
     int output_first;    /* the output layer is offloaded first */
     int64_t bytes;       /* one repeating layer's weights; -1: not given */
     int64_t output;      /* the output layer's weights; -1: not given */
+    int tied;            /* the output is the token embedding's copy: the CPU keeps its own */
 } mdl_gen_layers;
 #define MDL_GEN_LAYERS_MAX 4096u
 typedef struct mdl_generation {
@@ -95,12 +96,11 @@ typedef struct mdl_generation {
     /* in force: the weight bytes the GPU reads at every token (in gpu
      * memory, or on an iPhone with mmap the file's pages it maps), the
      * repeating layers whose KV is in gpu memory (of layers.count; legacy:
-     * all or none), whether the compute buffer is the GPU's, and the file's
-     * bytes llama.cpp unmaps once the GPU holds them */
+     * all or none), whether the compute buffer is the GPU's */
     int64_t on_gpu;
     uint32_t kv_gpu_layers, kv_layers;
     int compute_gpu;
-    int64_t unmapped;
+    int64_t cpu_off; /* in force: the file's bytes the CPU no longer holds (legacy: gpu) */
 } mdl_generation;
 
 /* The compute and output buffers of a graph-sized part (docs/model.md

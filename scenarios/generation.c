@@ -120,11 +120,25 @@ static int layers_gpu(const scn__node *l, mdl_generation *g, int64_t file, sim_e
     uint32_t r;
     int o;
     mdl_gen_layers_on_gpu(y, y->offloaded, &r, &o);
-    if (y->bytes > file || y->output > file) {
-        scn__get(l, y->bytes > file ? "bytes" : "output", &at);
-        return scn__fail(&at, err, SIM_EINPUT, "a layer of %lld bytes exceeds the part's file "
-                         "(%lld bytes)", (long long)(y->bytes > file ? y->bytes : y->output),
-                         (long long)file);
+    /* the file may hold only the CPU's range (an import's mapped buffer):
+     * the layers fit in it and the GPU's weights */
+    if (y->bytes > 0 && (double)y->bytes * y->count > (double)file + (double)g->gpu) {
+        scn__get(l, "bytes", &at);
+        return scn__fail(&at, err, SIM_EINPUT, "%u layers of %lld bytes exceed the part's file "
+                         "and weights.gpu (%lld bytes)", y->count, (long long)y->bytes,
+                         (long long)(file + g->gpu));
+    }
+    if (y->output > file + g->gpu) {
+        scn__get(l, "output", &at);
+        return scn__fail(&at, err, SIM_EINPUT, "an output layer of %lld bytes exceeds the "
+                         "part's file and weights.gpu", (long long)y->output);
+    }
+    /* (a layer's size given to the KiB: a KiB a layer of rounding) */
+    if (g->gpu > 0 && y->bytes > 0 && g->gpu + (int64_t)r * 1024 < (int64_t)r * y->bytes) {
+        scn__get(l, "bytes", &at);
+        return scn__fail(&at, err, SIM_EINPUT, "weights.gpu (%lld bytes) is less than the %u "
+                         "repeating layers offloaded at %lld bytes each", (long long)g->gpu, r,
+                         (long long)y->bytes);
     }
     if (g->gpu > 0 && y->offloaded == 0) {
         scn__get(l, "offloaded", &at);
@@ -143,12 +157,13 @@ static int layers_gpu(const scn__node *l, mdl_generation *g, int64_t file, sim_e
     return SIM_OK;
 }
 
-/* layers: {count, offloaded, order, bytes, output} (docs/scenarios.md
+/* layers: {count, offloaded, order, bytes, output, tied} (docs/scenarios.md
  * "generation"): llama.cpp's layers, for the gpu_layers axis. */
 static int layers(const scn__node *m, mdl_part *p, sim_error *err)
 {
-    static const char *const keys[] = {"count", "offloaded", "order", "bytes", "output"};
+    static const char *const keys[] = {"count", "offloaded", "order", "bytes", "output", "tied"};
     static const char *const orders[] = {"output_last", "output_first"};
+    static const char *const bools[] = {"false", "true"};
     mdl_gen_layers *y = &p->gen.layers;
     y->bytes = y->output = -1;
     y->output_first = 1;
@@ -159,7 +174,7 @@ static int layers(const scn__node *m, mdl_part *p, sim_error *err)
     int64_t n = 0;
     int rc = scn__expect_mapping(&v, err);
     if (rc == SIM_OK)
-        rc = scn__check_keys(&v, keys, 5, err);
+        rc = scn__check_keys(&v, keys, 6, err);
     if (rc == SIM_OK)
         rc = scn__require(&v, "count", &x, err);
     if (rc == SIM_OK)
@@ -172,6 +187,8 @@ static int layers(const scn__node *m, mdl_part *p, sim_error *err)
     y->offloaded = (uint32_t)n;
     if (rc == SIM_OK)
         rc = gen_word(&v, "order", orders, 2, &y->output_first, err);
+    if (rc == SIM_OK)
+        rc = gen_word(&v, "tied", bools, 2, &y->tied, err);
     scn__get(&v, "bytes", &x);
     if (rc == SIM_OK && x.n != NULL)
         rc = gen_size(&v, "bytes", 0, 1, &y->bytes, err);

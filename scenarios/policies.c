@@ -411,6 +411,8 @@ static int p_gpu_layers(const scn_scenario *s, const scn__node *v, mdl_policy *p
     const char *t = NULL;
     size_t len = 0;
     int rc = scn__scalar(v, &t, &len, err);
+    if (rc == SIM_OK && len == 2 && memcmp(t, "-1", 2) == 0)
+        return scn__fail(v, err, SIM_EINPUT, "llama.cpp's -1 (every layer) is written `all` here");
     if (rc == SIM_OK && !(len == 3 && memcmp(t, "all", 3) == 0))
         rc = scn__int(v, 0, MDL_GEN_LAYERS_MAX + 1, &n, err);
     if (rc != SIM_OK)

@@ -1,8 +1,9 @@
 // The GPU path of an LLM part (models/generate.c, docs/model.md "The GPU
 // path"): llama.cpp's n_gpu_layers as the policy's `gpu_layers`, the
 // offloaded layers' weights and their share of the KV in gpu memory, the
-// compute buffer the GPU's, the file's tail unmapped, and on an iPhone
-// with mmap the GPU's weights left as the file's pages (Metal maps them).
+// compute buffer with the output layer, a tied embedding kept by the CPU,
+// and on an iPhone with mmap the GPU's weights left as the file's pages
+// (Metal maps them); a part without layers as before them.
 // Every figure is derived in a comment.
 //
 // The model: 16 repeating layers of 32 MiB and an output layer of 205 MiB
@@ -62,6 +63,14 @@ mdl_generation in_force(const Loaded &l, unsigned cell)
     return g;
 }
 
+// y with `from` replaced by `to`, once.
+std::string swap(std::string y, const std::string &from, const std::string &to)
+{
+    size_t at = y.find(from);
+    REQUIRE(at != std::string::npos);
+    return y.replace(at, from.size(), to);
+}
+
 std::string load_error(const std::string &yaml)
 {
     scn_scenario s{};
@@ -118,7 +127,8 @@ TEST_CASE("gpu layers: the weights the GPU takes leave the CPU's kinds, and its 
     CHECK(mdl_generation_file_pages(&l.s.cells[0].candidate->parts[0], &g) == 730 * MIB);
     // 8, output last: the last 8 repeating layers, 8 x 32 = 256 MiB, from the
     // repacked copy (504 - 256 = 248); the KV of 8 of 16 layers (half); the
-    // output layer stays, so the file's tail stays mapped (730 MiB).
+    // output layer stays on the CPU, and with it the logits and the compute
+    // buffer; the mapping is the whole file (730 MiB).
     g = in_force(l, 1);
     CHECK(g.gpu == 256 * MIB);
     CHECK(g.on_gpu == 256 * MIB);
@@ -127,18 +137,19 @@ TEST_CASE("gpu layers: the weights the GPU takes leave the CPU's kinds, and its 
     CHECK(g.kv_gpu_layers == 8);
     CHECK(g.kv_layers == 16);
     CHECK(mdl_kv_gpu_bytes(&g, 128 * MIB) == 64 * MIB);
-    CHECK(g.compute_gpu == 1);
+    CHECK(g.compute_gpu == 0);
     CHECK(mdl_generation_file_pages(&l.s.cells[1].candidate->parts[0], &g) == 730 * MIB);
     // all (17): 16 x 32 = 512 MiB, 504 from the repacked copy and 8 from the
     // mapped (226 - 8 = 218); the output layer's 205 from the mapped (218 -
-    // 205 = 13); gpu 717 MiB; all the KV; the 512 MiB of layers at the
-    // file's end unmapped once the output layer went too: 730 - 512 = 218.
+    // 205 = 13); gpu 717 MiB; all the KV and the compute buffer; the file
+    // still mapped whole (oomsim does not place tensors in the file).
     g = in_force(l, 2);
     CHECK(g.gpu == 717 * MIB);
     CHECK(g.repacked == 0);
     CHECK(g.mapped == 13 * MIB);
     CHECK(mdl_kv_gpu_bytes(&g, 128 * MIB) == 128 * MIB);
-    CHECK(mdl_generation_file_pages(&l.s.cells[2].candidate->parts[0], &g) == 218 * MIB);
+    CHECK(g.compute_gpu == 1);
+    CHECK(mdl_generation_file_pages(&l.s.cells[2].candidate->parts[0], &g) == 730 * MIB);
 }
 
 TEST_CASE("gpu layers: the output layer first, as llama.cpp places it since 57c1e0564",
@@ -148,7 +159,7 @@ TEST_CASE("gpu layers: the output layer first, as llama.cpp places it since 57c1
     // 21); no repeating layer, so no KV on the GPU, but the compute buffer
     // is the GPU's.  8: the output and 7 layers, 205 + 224 = 429 MiB; the
     // 224 from the repacked (504 - 224 = 280); KV 7/16 of 128 MiB = 56 MiB;
-    // the 7 layers' 224 MiB unmapped: 730 - 224 = 506 MiB of file pages.
+    // the compute buffer the GPU's, with the output layer.
     Loaded l(plan("android", "[native, java, gpu]", "mmap", "output_first",
                   "policies: {gpu_layers: [1, 8]}\n"));
     mdl_generation g = in_force(l, 0);
@@ -162,7 +173,7 @@ TEST_CASE("gpu layers: the output layer first, as llama.cpp places it since 57c1
     CHECK(g.repacked == 280 * MIB);
     CHECK(g.mapped == 21 * MIB);
     CHECK(mdl_kv_gpu_bytes(&g, 128 * MIB) == 56 * MIB);
-    CHECK(mdl_generation_file_pages(&l.s.cells[1].candidate->parts[0], &g) == 506 * MIB);
+    CHECK(g.compute_gpu == 1);
 }
 
 TEST_CASE("gpu layers: on an iPhone with mmap the GPU's weights stay the file's pages",
@@ -194,16 +205,17 @@ TEST_CASE("gpu layers: on an iPhone with mmap the GPU's weights stay the file's 
 TEST_CASE("gpu layers: a run charges each share where the platform counts it", "[generation]")
 {
     // A part read into memory (load mode copy): its copy holds what the CPU
-    // reads, the file less the GPU's weights.  The KV reserved, 128 MiB.
+    // keeps, the file less the GPU's layers (the output layer untied here).
+    // The KV reserved, 128 MiB; compute 10 MiB with the output layer.
     // Counting native only (the peak is the counted peak):
     //   0:   730 copy + 128 KV + 10 compute = 868 MiB;
-    //   8:   730 - 256 = 474 copy + 64 KV = 538 MiB (the compute is the GPU's);
-    //   all: 730 - 717 = 13 copy, no KV: 13 MiB.
-    // Counting gpu only: 0; 256 + 64 + 10 = 330; 717 + 128 + 10 = 855 MiB.
+    //   8:   730 - 256 = 474 copy + 64 KV + 10 compute = 548 MiB;
+    //   all: 730 - 717 = 13 copy, no KV, no compute: 13 MiB.
+    // Counting gpu only: 0; 256 + 64 = 320; 717 + 128 + 10 = 855 MiB.
     const char *p = "policies: {gpu_layers: [0, 8, all]}\n";
     Loaded native(plan("ios", "[native]", "copy", "output_last", p));
     Loaded gpu(plan("ios", "[gpu]", "copy", "output_last", p));
-    const int64_t want_native[3] = {868, 538, 13}, want_gpu[3] = {0, 330, 855};
+    const int64_t want_native[3] = {868, 548, 13}, want_gpu[3] = {0, 320, 855};
     for (unsigned c = 0; c < 3; c++) {
         INFO("cell " << c);
         mdl_rep rn = native.run(c), rg = gpu.run(c);
@@ -213,9 +225,16 @@ TEST_CASE("gpu layers: a run charges each share where the platform counts it", "
     }
     // A KV written as tokens come (touched): the 1001 tokens of the request,
     // 1001 x 32 KiB = 31.28 MiB, half of them the GPU's at 8 layers:
-    // 1001 x 16 KiB = 16,016 KiB beside 256 + 10 MiB.
+    // 1001 x 16 KiB = 16,016 KiB beside the 256 MiB of layers.
     Loaded t(plan("ios", "[gpu]", "copy", "output_last", p, "touched"));
-    CHECK(t.run(1).peak == 266 * MIB + 1001 * 16 * 1024);
+    CHECK(t.run(1).peak == 256 * MIB + 1001 * 16 * 1024);
+    // Tied: the output layer the GPU gets is the embedding's copy, and the
+    // CPU's copy keeps the embedding: at all, 730 - 512 = 218 MiB native.
+    std::string y = plan("ios", "[native]", "copy", "output_last", p);
+    y.replace(y.find("output: 205MiB}"), 15, "output: 205MiB, tied: true}");
+    Loaded tied(y);
+    CHECK(tied.run(2).peak == 218 * MIB);
+    CHECK(tied.run(1).peak == 548 * MIB);
 }
 
 TEST_CASE("gpu layers: the GPU's weights read at their own speed", "[generation]")
@@ -230,6 +249,61 @@ TEST_CASE("gpu layers: the GPU's weights read at their own speed", "[generation]
     Loaded l(y);
     CHECK(in_force(l, 1).time_scale == Approx(602.0 / 730.0).epsilon(1e-12));
     CHECK(in_force(l, 0).time_scale == 1.0);
+}
+
+TEST_CASE("gpu layers: tied, `weights: repacked` keeps the embedding; layers come back",
+          "[generation]")
+{
+    // Tied, all on the GPU, --no-mmap (weights: repacked): the CPU's copy
+    // holds the embedding and what is left of the layers, 730 - 16 x 32 =
+    // 218 MiB, though the GPU reads the output's copy; what the CPU reads
+    // at every token under `weights: mapped` is 730 - 717 = 13 MiB.
+    std::string y = plan("android", "[native, java, gpu]", "mmap", "output_last",
+                         "policies: {gpu_layers: [all], weights: [repacked, mapped]}\n");
+    y.replace(y.find("output: 205MiB}"), 15, "output: 205MiB, tied: true}");
+    Loaded l(y);
+    mdl_generation g = in_force(l, 0);
+    CHECK(g.repacked == 218 * MIB);
+    CHECK(g.gpu == 717 * MIB);
+    g = in_force(l, 1);
+    CHECK(g.mapped == 13 * MIB);
+    CHECK(g.repacked == 0);
+    // A candidate measured with 8 layers on the GPU (weights.gpu 256 MiB,
+    // 248 repacked) brought back to 0: the 256 MiB return to the repacked
+    // copy, 504 MiB; the GPU holds nothing, the KV is all native.
+    std::string b = plan("android", "[native, java, gpu]", "mmap", "output_last",
+                         "policies: {gpu_layers: [0]}\n");
+    b.replace(b.find("weights: {mapped: 226MiB, repacked: 504MiB}"), 43,
+              "weights: {mapped: 226MiB, repacked: 248MiB, gpu: 256MiB}");
+    b.replace(b.find("offloaded: 0"), 12, "offloaded: 8");
+    Loaded back(b);
+    g = in_force(back, 0);
+    CHECK(g.repacked == 504 * MIB);
+    CHECK(g.gpu == 0);
+    CHECK(g.kv_gpu_layers == 0);
+    CHECK(g.mapped == 226 * MIB);
+}
+
+TEST_CASE("gpu layers: a part without layers runs as before them", "[generation]")
+{
+    // weights.gpu 300 MiB with no layers: the KV and compute in gpu, and
+    // the weights' speed over the CPU's kinds only.  226 mapped, 204
+    // repacked at speed 2: as given, per byte (226 + 204 / 2) / 430 =
+    // 328 / 430; `weights: repacked` holds the 730 - 300 = 430 CPU bytes
+    // repacked: 215 / 430; the factor 215 / 328.
+    std::string y = plan("android", "[native, java, gpu]", "mmap", "output_last",
+                         "policies: {weights: [repacked]}\n");
+    y.replace(y.find("weights: {mapped: 226MiB, repacked: 504MiB}"), 43,
+              "weights: {mapped: 226MiB, repacked: 204MiB, gpu: 300MiB}\n"
+              "          weights_speed: {repacked: 2}");
+    y.erase(y.find("          layers:"), y.find("output: 205MiB}\n") + 16 - y.find("          layers:"));
+    Loaded l(y);
+    mdl_generation g = in_force(l, 0);
+    CHECK(g.gpu == 300 * MIB);
+    CHECK(g.repacked == 430 * MIB);
+    CHECK(g.kv_gpu_layers == g.kv_layers);
+    CHECK(g.compute_gpu == 1);
+    CHECK(g.time_scale == Approx(215.0 / 328.0).epsilon(1e-12));
 }
 
 TEST_CASE("gpu layers: the keys and the axis are checked", "[generation][scenario]")
@@ -251,7 +325,13 @@ TEST_CASE("gpu layers: the keys and the axis are checked", "[generation][scenari
         {with(layers, "layers: {offloaded: 0}"), "count"},
         {with(layers, "layers: {count: 16, offloaded: 18}"), "18"},
         {with(layers, "layers: {count: 16, order: middle}"), "middle"},
-        {with(layers, "layers: {count: 16, bytes: 731MiB}"), "exceeds the part's file"},
+        {with(layers, "layers: {count: 16, bytes: 46MiB}"), "exceed the part's file"},
+        {with(layers, "layers: {count: 16, tied: maybe}"), "maybe"},
+        {swap(with("weights: {mapped: 226MiB, repacked: 504MiB}",
+                   "weights: {mapped: 226MiB, repacked: 504MiB, gpu: 12MiB}"),
+              "offloaded: 0", "offloaded: 8"),
+         "is less than the 8 repeating layers"},
+        {with(layers, "layers: {count: 16}") + "policies: {gpu_layers: [-1]}\n", "`all`"},
         {with(layers, "layers: {count: 16, offloaded: 4}"), "give weights.gpu"},
         {with("weights: {mapped: 226MiB, repacked: 504MiB}",
               "weights: {mapped: 226MiB, repacked: 504MiB, gpu: 100MiB}"),

@@ -296,7 +296,7 @@ void llm__write_layers(const llama_more *m, out *w, double gpu_mib, unsigned gpu
     if (!m->off_rep.line)
         r = first ? (k >= 1 ? k - 1 : 0) : (k < count ? k : count);
     if (k > 0 && r > 0 && !out_gpu) {
-        put(w, "        bytes: %" PRId64 "KiB", scn__kib_of(gpu_mib * MIB / r));
+        put(w, "        bytes: %.0fKiB", floor(gpu_mib * 1024.0 / r));
         snprintf(c, sizeof c, "the accelerator's model buffers (%.2f MiB) over the %u repeating "
                  "layers on it", gpu_mib, r);
         scn__from(w, gpu_line, c);
@@ -307,13 +307,16 @@ void llm__write_layers(const llama_more *m, out *w, double gpu_mib, unsigned gpu
         scn__from(w, gpu_line, "the accelerator's model buffers: the output layer alone");
         put(w, "        # bytes: not in the log: one repeating layer's weights, to give before "
                "gpu_layers moves one\n");
+    } else if (k > 0) {
+        put(w, "        # bytes, output: not apart in the log: the accelerator's %.2f MiB hold "
+               "the output layer and the repeating ones together; give them to use "
+               "gpu_layers\n", gpu_mib);
     } else {
-        snprintf(c, sizeof c, "        # bytes, output: not apart in the log%s%.2f MiB: give "
-                 "them to use gpu_layers\n", k > 0 ? ": the accelerator holds the output layer "
-                 "and the repeating ones offloaded together, " : " (nothing offloaded)",
-                 k > 0 ? gpu_mib : 0.0);
-        put(w, "%s", c);
+        put(w, "        # bytes, output: not in the log (nothing offloaded): give them to use "
+               "gpu_layers\n");
     }
+    put(w, "        # tied: not in the log: true when the output layer is the token embedding's "
+           "copy (the CPU then keeps the embedding)\n");
 }
 
 void llm__backend_seen(llama_more *m, const char *b, size_t n, unsigned line)
