@@ -251,7 +251,7 @@ TEST_CASE("gpu layers: the GPU's weights read at their own speed", "[generation]
     CHECK(in_force(l, 0).time_scale == 1.0);
 }
 
-TEST_CASE("gpu layers: tied, `weights: repacked` keeps the embedding; layers come back",
+TEST_CASE("gpu layers: tied, `weights: repacked` keeps the embedding, and layers come back",
           "[generation]")
 {
     // Tied, all on the GPU, --no-mmap (weights: repacked): the CPU's copy
