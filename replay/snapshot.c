@@ -516,6 +516,14 @@ static int one_prop(const src *sf, rpl_lmkd_snapshot *s, mdl_lmkd_props *experim
     }
     if (short_name == NULL)
         return SIM_OK; /* not lmkd's */
+    /* low_ram is ro.config.low_ram's alone: update_props reads it with
+     * property_get_bool, never through GET_LMK_PROPERTY (lmkd 18578a5), so
+     * ro.lmk.low_ram and the experiment's low_ram are not lmkd's */
+    if (strcmp(short_name, "low_ram") == 0 && strcmp(name, "ro.config.low_ram") != 0) {
+        if (s->nignored < RPL_LMKD_IGNORED_MAX)
+            snprintf(s->ignored[s->nignored++], sizeof s->ignored[0], "%s", name);
+        return SIM_OK;
+    }
     const mdl_lmkd_prop *prop = mdl_lmkd_prop_named(short_name);
     int64_t v;
     if (prop == NULL) { /* lmkd reads it, or a later lmkd does: not this decision */

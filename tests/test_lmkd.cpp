@@ -235,6 +235,17 @@ TEST_CASE("lmkd: LOW_MEM_AND_THRASHING spares perceptible apps until critical", 
     CHECK(d.min_score_adj == 201);
     x.props = "";
     CHECK(decide(x).reason == MDL_LMKD_LOW_MEM);
+    // lmkd reads the low-RAM switch from ro.config.low_ram alone
+    // (update_props, property_get_bool): ro.lmk.low_ram and the
+    // experiment's low_ram leave a phone as it is, LOW_MEM from 701
+    for (const char *alias : {"ro.lmk.low_ram=true\n",
+                              "persist.device_config.lmkd_native.low_ram=true\n"}) {
+        x.props = alias;
+        d = decide(x);
+        INFO(alias);
+        CHECK(d.reason == MDL_LMKD_LOW_MEM);
+        CHECK(d.min_score_adj == 701);
+    }
 }
 
 TEST_CASE("lmkd: DIRECT_RECL_AND_THRASHING over the low watermark", "[lmkd]")

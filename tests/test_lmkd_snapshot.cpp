@@ -134,6 +134,14 @@ TEST_CASE("lmkd snapshot: properties as GET_LMK_PROPERTY reads them", "[lmkd]")
     CHECK(s.props.swap_util_max == 100);            // clamp(0, 100, 250)
     REQUIRE(s.nignored == 1);
     CHECK(std::string(s.ignored[0]) == "ro.lmk.low");
+    // ro.lmk.low_ram is not lmkd's switch (update_props reads
+    // ro.config.low_ram alone): listed as ignored, the phone not low-RAM
+    rpl_lmkd_snapshot a;
+    rpl_lmkd_snapshot_init(&a);
+    REQUIRE(parse(&a, "props", "ro.lmk.low_ram=true\n", &msg) == SIM_OK);
+    CHECK(a.props.low_ram <= 0);
+    REQUIRE(a.nignored == 1);
+    CHECK(std::string(a.ignored[0]) == "ro.lmk.low_ram");
 }
 
 TEST_CASE("lmkd snapshot: oomsim lmkd on real-format directories", "[lmkd][cli]")
