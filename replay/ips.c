@@ -205,7 +205,13 @@ static int read_process(const ips_ctx *c, const json_t *p, size_t k, rpl_exit *x
     x->compressor_kb = c->compressor_kb;
     rpl__utf8_copy(x->largest, sizeof x->largest, c->largest);
     rpl__utf8_copy(x->process, sizeof x->process, json_string_value(nm));
-    if (rs != NULL)
+    /* "vm-thrashing", the name older reports write: kern_memorystatus.h keeps
+     * kMemorystatusKilledVMThrashing as kMemorystatusKilledVMCompressorThrashing
+     * (xnu-11417.101.15), so it is read under that name */
+    if (rs != NULL && strcmp(json_string_value(rs), "vm-thrashing") == 0)
+        snprintf(x->cause, sizeof x->cause, "%s",
+                 mdl_jetsam_cause_name(MDL_JETSAM_COMPRESSOR_THRASHING));
+    else if (rs != NULL)
         rpl__utf8_copy(x->cause, sizeof x->cause, json_string_value(rs));
     int64_t v = 0;
     int got;

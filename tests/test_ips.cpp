@@ -165,6 +165,22 @@ TEST_CASE("ips: a longer name that begins with the app's is another process")
     CHECK(std::string(d.v[0].cause) == "per-process-limit");
 }
 
+TEST_CASE("ips: vm-thrashing, the older name, is the compressor's thrashing")
+{
+    // xnu-11417.101.15's kern_memorystatus.h keeps, for ReportCrash,
+    // kMemorystatusKilledVMThrashing defined as
+    // kMemorystatusKilledVMCompressorThrashing: an older report's
+    // "vm-thrashing" is "vm-compressor-thrashing" (not the file cache's
+    // fc-thrashing), the system's reclaim, and its advice that of thrashing.
+    std::string body = "{\"memoryStatus\":{\"pageSize\":16384},\"processes\":["
+                       "{\"name\":\"llm\",\"reason\":\"vm-thrashing\",\"rpages\":100}]}\n";
+    Parsed p = parse(header + body, "llm");
+    REQUIRE(p.rc == SIM_OK);
+    REQUIRE(p.v.size() == 1);
+    CHECK(std::string(p.v[0].cause) == "vm-compressor-thrashing");
+    CHECK(std::string(verdict(p.v[0]).cls) == "system_reclaim");
+}
+
 TEST_CASE("ips: malformed reports are refused naming the file and what was wrong")
 {
     struct Case {
