@@ -786,6 +786,7 @@ static int write_llama(void *state, const scn_import_opts *o, out *w, sim_error 
     if (host_copy)
         file = l->model[MDL_CAT_NATIVE].v * MIB;
     put(w, "    file: %" PRId64 "KiB", scn__kib_of(file));
+    l->more->file_bytes = file;
     if (mapped)
         scn__from(w, l->model[MDL_CAT_FILE].line, l->mem_required.line && !l->plain_cpu
                   ? "'mem required' less 'ggml ctx size': the mapped weights (before b1289 the "

@@ -49,6 +49,7 @@ typedef struct llama_more {
     measure off_k, off_of; /* "offloaded K/M layers to GPU" (M: n_layer + 1) */
     measure off_rep;       /* "offloading R repeating layers to GPU" */
     unsigned off_out_line; /* "offloading output layer to GPU" */
+    double file_bytes;     /* the part's file as written */
     int fa_resolved;   /* fa is what auto resolved to ("set to enabled") */
     int oom;
 } llama_more;

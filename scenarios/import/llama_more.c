@@ -295,14 +295,19 @@ void llm__write_layers(const llama_more *m, out *w, double gpu_mib, unsigned gpu
     int out_gpu = first ? k >= 1 : k > count;
     if (!m->off_rep.line)
         r = first ? (k >= 1 ? k - 1 : 0) : (k < count ? k : count);
-    if (k > 0 && r > 0 && !out_gpu) {
+    /* the loader holds the layers within the file and the GPU's buffers */
+    double room = m->file_bytes + gpu_mib * MIB;
+    if (k > 0 && r > 0 && !out_gpu && floor(gpu_mib * 1024.0 / r) * 1024.0 * count > room) {
+        put(w, "        # bytes: %u layers of the accelerator's %.2f MiB / %u exceed the file and "
+               "that buffer: the log's counts disagree, not used\n", count, gpu_mib, r);
+    } else if (k > 0 && r > 0 && !out_gpu) {
         put(w, "        bytes: %.0fKiB", floor(gpu_mib * 1024.0 / r));
         snprintf(c, sizeof c, "the accelerator's model buffers (%.2f MiB) over the %u repeating "
                  "layers on it", gpu_mib, r);
         scn__from(w, gpu_line, c);
         put(w, "        # output: not in the log: the output layer's weights (a tied "
                "embedding's copy), to give before gpu_layers offloads it\n");
-    } else if (k > 0 && r == 0 && out_gpu) {
+    } else if (k > 0 && r == 0 && out_gpu && gpu_mib * MIB <= room) {
         put(w, "        output: %" PRId64 "KiB", scn__kib_of(gpu_mib * MIB));
         scn__from(w, gpu_line, "the accelerator's model buffers: the output layer alone");
         put(w, "        # bytes: not in the log: one repeating layer's weights, to give before "
