@@ -115,7 +115,8 @@ static const char *const formats[] = {"text", "json", NULL};
 static const cli_opt diagnose_opts[] = {
     {"--exits", NULL, CLI_OPT_LIST, DA(files), DA(nfiles), 0, MAX_FILES, NULL, NULL, 0, "  --exits FILE       exit records: dumpsys exit-info, logcat with kill lines, .ips\n"
     "                     reports or a directory of them; may be given several times\n"},
-    {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0, "  --format F         text (default) or json\n"},
+    {"--format", NULL, CLI_OPT_CHOICE, DA(format), CLI_NOWHERE, 0, 0, formats,
+     "--format is text or json, got '%s'", 0, "  --format F         text (default) or json\n"},
     {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --process NAME     the app's process: its entry in a JetsamEvent; in\n"
      "                     exit-info records, the deaths of its other processes\n"
      "                     (NAME:ml) are left out, counted by name\n"},

@@ -36,7 +36,8 @@ static void head(FILE *f)
 
 #define LA(field) offsetof(lmkd_args, field)
 static const cli_opt lmkd_opts[] = {
-    {"--format", NULL, CLI_OPT_CHOICE, LA(format), CLI_NOWHERE, 0, 0, formats, NULL, 0,
+    {"--format", NULL, CLI_OPT_CHOICE, LA(format), CLI_NOWHERE, 0, 0, formats,
+     "--format is table or json, got '%s'", 0,
      "  --format table|json   the output (default table)\n"},
     CLI_HELP_OPT,
 };

@@ -31,7 +31,9 @@ static const cli_opt replay_opts[] = {
      "                     replayed one)\n"},
     {"-o", NULL, CLI_OPT_TEXT, RA(o.dir), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  -o DIR             also write the result document and report files into DIR\n"},
     {"-j", NULL, CLI_OPT_COUNT, RA(o.threads), CLI_NOWHERE, 1, 256, NULL, NULL, 0, "  -j N               threads (1 to 256); the result is the same for any N\n"},
-    {"--format", NULL, CLI_OPT_CHOICE, RA(o.format), CLI_NOWHERE, 0, 0, formats, NULL, 0, "  --format F         table (default), json or csv on standard output\n"},
+    {"--format", NULL, CLI_OPT_CHOICE, RA(o.format), CLI_NOWHERE, 0, 0, formats,
+     "--format is table, json or csv, got '%s'", 0,
+     "  --format F         table (default), json or csv on standard output\n"},
     CLI_HELP_OPT,
 };
 

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define FILE_MAX ((size_t)4 << 20)
 
@@ -618,6 +619,14 @@ int rpl_lmkd_snapshot_read(const char *dir, rpl_lmkd_snapshot *s, sim_error *err
 {
     rpl_lmkd_snapshot_init(s);
     int rc = SIM_OK;
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return sim_error_set(err, SIM_EINPUT, "%s: %s", dir, errno == ENOENT
+                             ? "no such directory (a snapshot is a directory holding meminfo, "
+                               "zoneinfo, vmstat.0 and vmstat.1)" : strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return sim_error_set(err, SIM_EINPUT, "%s: not a directory (a snapshot is a directory "
+                             "holding meminfo, zoneinfo, vmstat.0 and vmstat.1)", dir);
     for (size_t k = 0; rc == SIM_OK && k < sizeof snapshot_files / sizeof *snapshot_files; k++) {
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", dir, snapshot_files[k].name) >= (int)sizeof path)
@@ -631,6 +640,9 @@ int rpl_lmkd_snapshot_read(const char *dir, rpl_lmkd_snapshot *s, sim_error *err
                                                    "vmstat.0 and vmstat.1)" : strerror(errno));
         }
         fclose(f);
+        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            return sim_error_set(err, SIM_EINPUT, "%s: a directory, not the file a snapshot "
+                                 "needs", path);
         char *text = NULL;
         size_t len = 0;
         rc = sim_read_file(path, FILE_MAX, &text, &len, err);

@@ -4,6 +4,9 @@
 
 #include <string>
 
+#include <sys/stat.h>
+#include <unistd.h>
+
 #include "replay/replay.h"
 #include "shim/shim.hpp"
 
@@ -201,6 +204,24 @@ TEST_CASE("lmkd snapshot: a missing or broken file is exit 1 naming it", "[lmkd]
     r = oomsim({"lmkd", dir.path()});
     CHECK(r.status == 1);
     CHECK(r.err.find("vmstat.1: missing") != std::string::npos);
+    // a directory in the file's place: exit 1 saying so (before, exit 3)
+    REQUIRE(::mkdir(dir.file("vmstat.1").c_str(), 0700) == 0);
+    r = oomsim({"lmkd", dir.path()});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("vmstat.1: a directory, not the file a snapshot needs") !=
+          std::string::npos);
+    ::rmdir(dir.file("vmstat.1").c_str());
+    // no such directory, or a file given as the directory: said as such
+    r = oomsim({"lmkd", dir.file("nowhere")});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("nowhere: no such directory") != std::string::npos);
+    r = oomsim({"lmkd", dir.file("meminfo")});
+    CHECK(r.status == 1);
+    CHECK(r.err.find("meminfo: not a directory") != std::string::npos);
+    // a format it does not write names the ones it does
+    r = oomsim({"lmkd", dir.path(), "--format", "xml"});
+    CHECK(r.status == 2);
+    CHECK(r.err.find("--format is table or json, got 'xml'") != std::string::npos);
     CHECK(oomsim({"lmkd"}).status == 2);
     RunResult h = oomsim({"lmkd", "--help"});
     CHECK(h.status == 0);
