@@ -352,8 +352,9 @@ static void offload(const mdl_part *def, const mdl_policy *pol, mdl_generation *
     int o0, o;
     mdl_gen_layers_on_gpu(l, l->offloaded, &r0, &o0);
     mdl_gen_layers_on_gpu(l, k, &r, &o);
-    int64_t dl = ((int64_t)r - (int64_t)r0) * (l->bytes > 0 ? l->bytes : 0);
-    int64_t dout = (int64_t)(o - o0) * (l->output > 0 ? l->output : 0);
+    /* sizes not given move nothing (a cell that would move them is refused) */
+    int64_t lb = l->bytes > 0 ? l->bytes : 0, ob = l->output > 0 ? l->output : 0;
+    int64_t dl = ((int64_t)r - (int64_t)r0) * lb, dout = (int64_t)(o - o0) * ob;
     int mmap = def->load_mode == MDL_LOAD_MMAP;
     /* a layer's matrices leave the repacked copy first (what llama.cpp
      * repacks are the layers' matrices), the output's the mapping first
@@ -382,8 +383,7 @@ static void offload(const mdl_part *def, const mdl_policy *pol, mdl_generation *
     g->compute_gpu = o;
     /* a tied output is the embedding's copy (TENSOR_DUPLICATED): the CPU
      * keeps the embedding for the input layer */
-    g->cpu_off = (int64_t)r * (l->bytes > 0 ? l->bytes : 0) +
-                 (o && !l->tied && l->output > 0 ? l->output : 0);
+    g->cpu_off = (int64_t)r * lb + (o && !l->tied ? ob : 0);
 }
 
 /* The time the kernels take to read a byte of a part's CPU weights as g

@@ -631,16 +631,14 @@ int rpl_lmkd_snapshot_read(const char *dir, rpl_lmkd_snapshot *s, sim_error *err
         char path[PATH_MAX];
         if (snprintf(path, sizeof path, "%s/%s", dir, snapshot_files[k].name) >= (int)sizeof path)
             return sim_error_set(err, SIM_EINVAL, "%s: path too long", dir);
-        FILE *f = fopen(path, "rb");
-        if (f == NULL) {
+        if (stat(path, &st) != 0) {
             if (errno == ENOENT && !snapshot_files[k].required)
                 continue;
             return sim_error_set(err, errno == ENOENT ? SIM_EINPUT : SIM_EIO, "%s: %s", path,
                                  errno == ENOENT ? "missing (a snapshot needs meminfo, zoneinfo, "
                                                    "vmstat.0 and vmstat.1)" : strerror(errno));
         }
-        fclose(f);
-        if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+        if (S_ISDIR(st.st_mode))
             return sim_error_set(err, SIM_EINPUT, "%s: a directory, not the file a snapshot "
                                  "needs", path);
         char *text = NULL;
