@@ -157,6 +157,47 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
 
 /* ----------------------------------------------------------- records */
 
+/* A kill line that goes on in the lines after it (lmkd's and the kernel
+ * driver's two-line forms, or a line cut by whoever posted the log): up
+ * to three of them joined to it and the whole read again; *pos and *line
+ * move past what was joined.  One still without its oom_score_adj is cut:
+ * gather leaves it out with a note rather than guess its adj. */
+static int continue_kill_line(const char *data, size_t len, size_t *pos, uint64_t *line,
+                              const char *t, size_t tn, rpl_exit *x)
+{
+    char *joined = NULL;
+    const char *cur = t;
+    size_t curn = tn;
+    for (int k = 0; k < 3 && *pos < len && rpl__kill_line_open(cur, curn, x); k++) {
+        const char *next = data + *pos;
+        const char *nl = memchr(next, '\n', len - *pos);
+        size_t nn = nl != NULL ? (size_t)(nl - next) : len - *pos, mn = 0;
+        const char *more = rpl__kill_line_more(cur, curn, next, nn, &mn);
+        if (more == NULL)
+            break;
+        char *j = malloc(curn + mn + 2);
+        if (j == NULL) {
+            free(joined);
+            return SIM_ENOMEM;
+        }
+        memcpy(j, cur, curn);
+        j[curn] = ' ';
+        memcpy(j + curn + 1, more, mn);
+        j[curn + 1 + mn] = '\0';
+        free(joined);
+        joined = j;
+        cur = j;
+        curn += mn + 1;
+        uint64_t first = x->line;
+        rpl__read_kill_line(cur, curn, first, x);
+        *pos += nn + (nl != NULL);
+        (*line)++;
+    }
+    free(joined);
+    x->cut = x->source == RPL_LMKD && !x->killinfo && !x->has_adj;
+    return SIM_OK;
+}
+
 int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **out, size_t *n,
                     sim_error *err)
 {
@@ -182,6 +223,10 @@ int rpl_exits_parse(const char *data, size_t len, const char *name, rpl_exit **o
         const char *one = rpl__find(t, tn, "ApplicationExitInfo(");
         rpl_exit x;
         int lmkd = !header && one == NULL && rpl__read_kill_line(t, tn, line, &x);
+        if (lmkd && continue_kill_line(data, len, &pos, &line, t, tn, &x) != SIM_OK) {
+            free(v);
+            return sim_error_set(err, SIM_ENOMEM, "out of memory");
+        }
         if (header || one != NULL || lmkd) {
             if (cnt == cap) {
                 if (cnt == RPL_EXITS_MAX) {

@@ -43,6 +43,16 @@ int64_t rpl__zone_gap(int64_t a, int64_t b);
  * its log prefix: 1 and *x, or 0 when the line is neither. */
 int rpl__read_kill_line(const char *s, size_t n, uint64_t line, rpl_exit *x);
 
+/* Whether the kill line s[0..n), read as *x, goes on in the next line:
+ * lmkd's and the kernel driver's two-line forms, or a line cut by whoever
+ * posted the log (no adj, no size, an open parenthesis, a trailing comma). */
+int rpl__kill_line_open(const char *s, size_t n, const rpl_exit *x);
+/* The part of the next line next[0..nn) that continues the open kill line
+ * s[0..n) (*len its length), or NULL when that line does not continue it
+ * (a log line of its own, a record, a blank line). */
+const char *rpl__kill_line_more(const char *s, size_t n, const char *next, size_t nn,
+                                size_t *len);
+
 /* classes.c: an iOS report's kind as a trace's exit event names it
  * ("jetsam", "watchdog", ...). */
 const char *rpl__ios_report_key(rpl_ios_report r);

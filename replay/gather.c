@@ -74,6 +74,27 @@ static int append(gathering *g, const rpl_exit *xs, size_t nx)
     return SIM_OK;
 }
 
+/* The kill lines cut short (no oom_score_adj, nothing after them to join)
+ * left out, each said with its line: an adj guessed would decide the
+ * death's class.  Returns how many records are left. */
+static size_t leave_out_cut(const gathering *g, const char *file, rpl_exit *xs, size_t nx)
+{
+    size_t kept = 0;
+    for (size_t k = 0; k < nx; k++) {
+        if (!xs[k].cut) {
+            xs[kept++] = xs[k];
+            continue;
+        }
+        char text[4096 + 200];
+        snprintf(text, sizeof text, "%s:%llu: an lmkd kill line cut short before its "
+                 "oom_score_adj, and the next line does not go on with it: not read (join the "
+                 "wrapped line)", file, (unsigned long long)xs[k].line);
+        if (g->note != NULL)
+            g->note(g->ctx, text);
+    }
+    return kept;
+}
+
 /* One file's records appended: dumpsys or lmkd lines, or a JetsamEvent
  * report (found by its header line).  in_dir: the file is one of a
  * directory's, where a report of another kind (a crash report) and a
@@ -114,7 +135,11 @@ static int gather_file(gathering *g, const char *file, int in_dir)
                                : "oomsim: no exit record found in %s: expected dumpsys "
                                  "exit-info, lmkd lines or a JetsamEvent report", file);
     } else {
-        rc = append(g, xs, nx);
+        nx = leave_out_cut(g, file, xs, nx);
+        rc = nx > 0 ? append(g, xs, nx)
+                    : sim_error_set(g->err, SIM_EINPUT, "oomsim: %s: every kill line in it is "
+                                    "cut short before its oom_score_adj: join the wrapped lines",
+                                    file);
     }
     free(text);
     free(xs);
@@ -258,7 +283,8 @@ void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl
             tally_other(o, p);
         /* a kill line of another app: the system freeing memory, logged for
          * every process it kills (an exit record is the app's own) */
-        else if (len > 0 && !same_package && (x->source == RPL_LMKD || x->source == RPL_KERNEL))
+        else if (len > 0 && !same_package && p[0] != '\0' &&
+                 (x->source == RPL_LMKD || x->source == RPL_KERNEL)) /* killinfo: no name */
             tally_other(apps, p);
         else
             items[kept++] = items[k];

@@ -102,6 +102,8 @@ typedef struct rpl_exit {
     mdl_lmkd_reason lmkd;           /* lmkd's reason, from its words; NONE: not named */
     int kernel_oom;                 /* the kernel's OOM killer ended it */
     int64_t swap_kb;                /* lmkd: "kB swap" freed; -1: not given */
+    int killinfo;                   /* lmkd: read from the events log's killinfo (no name) */
+    int cut;                        /* lmkd: a line cut short before its oom_score_adj */
     int64_t yearless_ms;            /* a logcat time without its year (RPL_YEARLESS); -1 */
     int log_utc;                    /* the log's time is UTC (logcat -v epoch) */
     uint64_t joined_line;           /* an exit-info record: the kill line joined to it (0) */

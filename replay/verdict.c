@@ -189,10 +189,18 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
         return RPL_CLASS_KERNEL_OOM;
     }
     if (x->source == RPL_LMKD) {
-        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s%s%s",
-                 name, x->adj, x->has_adj ? "" : " (adj not given)",
-                 x->lmkd != MDL_LMKD_NONE ? ", reason " : "",
-                 x->lmkd != MDL_LMKD_NONE ? mdl_lmkd_reason_name(x->lmkd) : "");
+        char who[80], why[RPL_TEXT_MAX + 40] = "";
+        if (name[0] != '\0')
+            snprintf(who, sizeof who, "%s", name);
+        else /* killinfo gives no name */
+            snprintf(who, sizeof who, "pid %lld (uid %lld; killinfo names no process)",
+                     (long long)x->pid, (long long)x->uid);
+        if (x->lmkd != MDL_LMKD_NONE)
+            snprintf(why, sizeof why, ", reason %s", mdl_lmkd_reason_name(x->lmkd));
+        else if (x->description[0] != '\0') /* a vendor's words, or the older forms' */
+            snprintf(why, sizeof why, ", in its own words \"%.*s\"", 100, x->description);
+        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s%s",
+                 who, x->adj, x->has_adj ? "" : " (adj not given)", why);
         return x->has_adj && x->adj >= 700 ? RPL_CLASS_SYSTEM_RECLAIM : RPL_CLASS_LOW_MEMORY;
     }
     rpl_class c = classify_exit_info(x, v, level, bg);
