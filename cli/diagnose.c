@@ -1,5 +1,5 @@
 /* diagnose.c - `oomsim diagnose [TRACE] [--exits FILE]... [--process NAME]
- * [--format text|json]` (docs/traces.md): every exit record of the --exits
+ * [--tz ZONE] [--format text|json]` (docs/traces.md): every exit record of the --exits
  * files (dumpsys exit-info output, lmkd lines in a log, iOS JetsamEvent
  * reports; a directory stands for its .ips files), or without them the
  * trace's own exit records, classified with an evidence level and matched
@@ -22,6 +22,22 @@ typedef rpl_others others;
 
 static json_t *int_or_null(int has, int64_t v) { return has ? json_integer(v) : json_null(); }
 
+/* A time before this (1973-03-03) is a trace's own clock, not the wall
+ * clock: a trace without a REALTIME clock snapshot (or a simulated one)
+ * counts from its start. */
+#define WALL_CLOCK_FROM_MS INT64_C(100000000000)
+
+/* Which clock a record's time is on: the phone's own (dumpsys and logcat
+ * print it without a zone), UTC, a trace's start, or none. */
+static const char *clock_of(const rpl_exit *x)
+{
+    if (x->timestamp_ms < 0)
+        return x->yearless_ms >= 0 ? "phone-local" : "none";
+    if (x->timestamp_ms < WALL_CLOCK_FROM_MS)
+        return "trace start";
+    return x->local_clock ? "phone-local" : "UTC";
+}
+
 /* The recovery ladder as JSON: step and action null when none applies. */
 static json_t *ladder_json(const rpl_ladder *l, int *failed)
 {
@@ -42,6 +58,7 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
     trc_json_set(o, "source", json_string(it->source), failed);
     trc_json_set(o, "process", x->process[0] ? json_string(x->process) : json_null(), failed);
     trc_json_set(o, "timestamp_ms", int_or_null(x->timestamp_ms >= 0, x->timestamp_ms), failed);
+    trc_json_set(o, "clock", json_string(clock_of(x)), failed);
     trc_json_set(o, "reason_code", int_or_null(has_reason, x->reason_code), failed);
     trc_json_set(o, "reason", has_reason ? json_string(rpl_reason_name(x->reason_code))
                                          : json_null(), failed);
@@ -104,7 +121,7 @@ static void add_json(json_t *arr, const item *it, const rpl_verdict *v, int *fai
 
 /* What `oomsim diagnose` was asked. */
 typedef struct diag_args {
-    const char *trace, *format, *process;
+    const char *trace, *format, *process, *tz;
     const char *files[MAX_FILES];
     unsigned nfiles;
 } diag_args;
@@ -120,13 +137,16 @@ static const cli_opt diagnose_opts[] = {
     {"--process", NULL, CLI_OPT_TEXT, DA(process), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --process NAME     the app's process: its entry in a JetsamEvent; in\n"
      "                     exit-info records, the deaths of its other processes\n"
      "                     (NAME:ml) are left out, counted by name\n"},
+    {"--tz", NULL, CLI_OPT_TEXT, DA(tz), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --tz ZONE          the phone's offset from UTC when the records were written\n"
+     "                     (+08:00, -0500, UTC): dumpsys and logcat times, printed\n"
+     "                     on the phone's clock, are put on UTC\n"},
     CLI_HELP_OPT,
 };
 
 const cli_cmd cli_diagnose_cmd = {
     .name = "diagnose",
     .usage = "usage: oomsim diagnose [TRACE] [--exits FILE]... [--process NAME]\n"
-        "                       [--format text|json]\n"
+        "                       [--tz ZONE] [--format text|json]\n"
         "  classifies each exit record (dumpsys activity exit-info output, lmkd kill\n"
         "  lines, iOS JetsamEvent .ips reports; a directory: its .ips files) with an\n"
         "  evidence level, matched to the trace by process, app version and time;\n"
@@ -141,6 +161,37 @@ const cli_cmd cli_diagnose_cmd = {
     .positionals = 1,
 };
 
+/* "+08:00", "+0800", "-5", "+5:30", "UTC", "Z": minutes east of UTC, a
+ * whole number of quarter hours from -12:00 to +14:00 (the zones that
+ * exist); 0 and *min, or -1. */
+static int zone_minutes(const char *s, int *min)
+{
+    if (strcmp(s, "UTC") == 0 || strcmp(s, "Z") == 0 || strcmp(s, "utc") == 0) {
+        *min = 0;
+        return 0;
+    }
+    if (s[0] != '+' && s[0] != '-')
+        return -1;
+    int h = 0, m = 0, k = 1, digits = 0;
+    while (s[k] >= '0' && s[k] <= '9' && digits < 2)
+        h = h * 10 + (s[k++] - '0'), digits++;
+    if (digits == 0)
+        return -1;
+    if (s[k] == ':')
+        k++;
+    if (s[k] != '\0') {
+        if (!(s[k] >= '0' && s[k] <= '5' && s[k + 1] >= '0' && s[k + 1] <= '9' &&
+              s[k + 2] == '\0'))
+            return -1;
+        m = (s[k] - '0') * 10 + (s[k + 1] - '0');
+    }
+    int v = (h * 60 + m) * (s[0] == '-' ? -1 : 1);
+    if (v < -12 * 60 || v > 14 * 60 || v % 15 != 0)
+        return -1;
+    *min = v;
+    return 0;
+}
+
 /* The command line: CLI_OK, CLI_USAGE, or CLI_DONE after --help. */
 static int parse(int argc, char **argv, diag_args *a)
 {
@@ -151,17 +202,17 @@ static int parse(int argc, char **argv, diag_args *a)
         return cli_usage_error("diagnose", "give a trace, --exits files, or both");
     if (rc == CLI_OK && a->process != NULL && a->process[0] == '\0')
         return cli_usage_error("diagnose", "--process needs a name");
+    int zone;
+    if (rc == CLI_OK && a->tz != NULL && zone_minutes(a->tz, &zone) != 0)
+        return cli_usage_error("diagnose", "--tz is the phone's offset from UTC as +08:00, "
+                               "-0500 or UTC (a whole number of quarter hours, -12:00 to "
+                               "+14:00), got '%s'", a->tz);
     return rc;
 }
 
-/* Where a record came from, as the output names it. */
-/* A time before this (1973-03-03) is a trace's own clock, not the wall
- * clock: a trace without a REALTIME clock snapshot (or a simulated one)
- * counts from its start. */
-#define WALL_CLOCK_FROM_MS INT64_C(100000000000)
-
-/* "2024-04-28 19:27:47.967 UTC", or "+12.345 s from the trace's start". */
-static void utc_text(int64_t ms, char *buf, size_t n)
+/* "2024-04-28 19:27:47.967 UTC" (or "phone-local": the phone's clock, its
+ * zone not known), or "+12.345 s from the trace's start". */
+static void time_text(int64_t ms, int local, char *buf, size_t n)
 {
     time_t sec = (time_t)(ms / 1000);
     struct tm tm;
@@ -175,7 +226,7 @@ static void utc_text(int64_t ms, char *buf, size_t n)
     }
     char day[32];
     strftime(day, sizeof day, "%Y-%m-%d %H:%M:%S", &tm);
-    snprintf(buf, n, "%s.%03d UTC", day, (int)(ms % 1000));
+    snprintf(buf, n, "%s.%03d %s", day, (int)(ms % 1000), local ? "phone-local" : "UTC");
 }
 
 /* The record's heading: where it came from and what it names. */
@@ -210,17 +261,24 @@ static void print_heading(const item *it)
         printf(", importance %d", x->importance);
 }
 
+/* A record's time as the output prints it (a logcat time without its year
+ * as the log gives it). */
+static void when_text(const rpl_exit *x, char *when, size_t n)
+{
+    time_text(x->timestamp_ms, x->local_clock, when, n);
+    if (x->timestamp_ms < 0 && x->yearless_ms >= 0) { /* a logcat time: no year */
+        int64_t md = x->yearless_ms / 86400000, ms = x->yearless_ms % 86400000;
+        snprintf(when, n, "%02d-%02d %02d:%02d:%02d.%03d phone-local (no year)",
+                 (int)(md / 32), (int)(md % 32), (int)(ms / 3600000), (int)(ms / 60000 % 60),
+                 (int)(ms / 1000 % 60), (int)(ms % 1000));
+    }
+}
+
 /* The evidence the verdict used, field by field (what the record gave). */
 static void print_evidence(const rpl_exit *x)
 {
     char when[64];
-    utc_text(x->timestamp_ms, when, sizeof when);
-    if (x->timestamp_ms < 0 && x->yearless_ms >= 0) { /* a logcat time: no year */
-        int64_t md = x->yearless_ms / 86400000, ms = x->yearless_ms % 86400000;
-        snprintf(when, sizeof when, "%02d-%02d %02d:%02d:%02d.%03d (the log's time, no year)",
-                 (int)(md / 32), (int)(md % 32), (int)(ms / 3600000), (int)(ms / 60000 % 60),
-                 (int)(ms / 1000 % 60), (int)(ms % 1000));
-    }
+    when_text(x, when, sizeof when);
     printf("  evidence:  %s", when);
     if (x->pid >= 0)
         printf(", pid %lld", (long long)x->pid);
@@ -274,14 +332,14 @@ static void print_evidence(const rpl_exit *x)
 }
 
 static void print_text(const item *it, const rpl_verdict *v, int first, size_t count,
-                       int64_t last_ms)
+                       const rpl_exit *last_x)
 {
     const rpl_exit *x = &it->x;
     printf("%s", first ? "" : "\n");
     print_heading(it);
     if (count > 1) {
         char last[96];
-        utc_text(last_ms, last, sizeof last);
+        when_text(last_x, last, sizeof last);
         printf(" (%zu identical records, the last at %s)", count, last);
     }
     printf("\n");
@@ -480,6 +538,9 @@ int cli_diagnose(int argc, char **argv)
     size_t n = 0;
     if (rpl_gather(files, nfiles, a.process, t, skipped, NULL, &items, &n, &err) != SIM_OK)
         status = cli_report(&err);
+    int zone = 0;
+    if (a.tz != NULL && zone_minutes(a.tz, &zone) == 0)
+        rpl_exits_to_utc(items, n, zone);
     others o, apps;
     rpl_leave_out_others(items, &n, a.process, &o, &apps);
     rpl_verdict *vs = NULL;
@@ -503,7 +564,7 @@ int cli_diagnose(int argc, char **argv)
         size_t j = k + 1;
         while (j < n && rpl_same_record(&items[k], &items[j], &vs[k], &vs[j]))
             j++;
-        print_text(&items[k], &vs[k], k == 0, j - k, items[j - 1].x.timestamp_ms);
+        print_text(&items[k], &vs[k], k == 0, j - k, &items[j - 1].x);
         k = j;
     }
     free(vs);

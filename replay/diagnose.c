@@ -117,7 +117,9 @@ static int read_fields(const char *s, size_t n, rpl_exit *x)
                 int64_t num;
                 found++;
                 switch (key) {
-                case 0: x->timestamp_ms = rpl__timestamp_ms(v, vn); break;
+                case 0: x->timestamp_ms = rpl__timestamp_ms(v, vn);
+                    x->local_clock = x->timestamp_ms >= 0 && rpl__timestamp_local(v, vn);
+                    break;
                 case 1: if (rpl__parse_int(v, vn, &num)) x->pid = num; break;
                 case 2: if (rpl__parse_int(v, vn, &num) && num >= 0) x->uid = num; break;
                 case 8: rpl__copy_text(x->subreason, v, vn); break;

@@ -224,6 +224,17 @@ int rpl_gather(const char *const *files, int nfiles, const char *process,
     return rc;
 }
 
+void rpl_exits_to_utc(rpl_record *items, size_t n, int zone_min)
+{
+    for (size_t k = 0; k < n; k++) {
+        rpl_exit *x = &items[k].x;
+        if (!x->local_clock || x->timestamp_ms < 0)
+            continue;
+        x->timestamp_ms -= (int64_t)zone_min * 60000;
+        x->local_clock = 0;
+    }
+}
+
 int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict *va,
                     const rpl_verdict *vb)
 {
@@ -241,6 +252,7 @@ int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict 
            va->matched == vb->matched && va->outbid == vb->outbid &&
            va->ladder.step == vb->ladder.step && va->ladder.fix == vb->ladder.fix &&
            x->pss_kb == y->pss_kb && x->rss_kb == y->rss_kb && x->joined_line == 0 &&
+           x->local_clock == y->local_clock &&
            y->joined_line == 0;
 }
 

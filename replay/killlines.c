@@ -104,6 +104,7 @@ static void log_time(const char *s, size_t n, rpl_exit *x)
         a++;
     if (digits_at(s, n, a, 4) && s[a + 4] == '-' && a + 23 <= n) {
         x->timestamp_ms = rpl__timestamp_ms(s + a, 23); /* "2024-12-04 10:23:45.678" */
+        x->local_clock = x->timestamp_ms >= 0; /* logcat prints the phone's clock */
         return;
     }
     if (digits_at(s, n, a, 2) && s[a + 2] == '-' && digits_at(s, n, a + 3, 2) && a + 5 < n &&

@@ -78,6 +78,8 @@ typedef struct rpl_exit {
     char description[RPL_TEXT_MAX]; /* dumpsys description, or lmkd's reason */
     char app_version[RPL_TEXT_MAX]; /* a `version=` or `versionCode=` field, "" when none */
     int64_t timestamp_ms;           /* UTC; -1: none, or not readable unambiguously */
+    int local_clock;                /* timestamp_ms is the phone's wall clock, zone unknown
+                                     * (dumpsys, logcat): read as if UTC (rpl_exits_to_utc) */
     int reason_code;                /* ApplicationExitInfo reason; -1 for lmkd */
     int has_status, status;
     int has_importance, importance;
@@ -148,6 +150,9 @@ int rpl_ips_detect(const char *data, size_t len);
 /* Internal to replay/: a timestamp as rpl_exits_parse reads it (UTC
  * milliseconds, -1 when unreadable), with an optional " +HHMM" zone. */
 int64_t rpl__timestamp_ms(const char *s, size_t n);
+/* 1 when s is a date and time without a zone (the phone's own clock, as
+ * dumpsys and logcat print it), 0 for epoch milliseconds or a zone given. */
+int rpl__timestamp_local(const char *s, size_t n);
 /* Internal to replay/: s into dst[cap], control characters as spaces, cut
  * on a UTF-8 character's start. */
 void rpl__utf8_copy(char *dst, size_t cap, const char *s);
@@ -277,6 +282,10 @@ typedef struct rpl_loop {
 int rpl_loops(const rpl_record *items, const rpl_verdict *vs, size_t n, rpl_loop **out,
               size_t *nout);
 /* Two records say the same thing (all but their time and pid): told once. */
+/* The phone's zone, when the user knows it (`--tz`): each record on the
+ * phone's clock (local_clock) put on UTC, zone_min minutes east of UTC.
+ * A logcat time without a year stays on the phone's clock. */
+void rpl_exits_to_utc(rpl_record *items, size_t n, int zone_min);
 int rpl_same_record(const rpl_record *a, const rpl_record *b, const rpl_verdict *va,
                     const rpl_verdict *vb);
 /* rpl_diagnose_all over records: *out (n verdicts, the caller frees it);

@@ -91,6 +91,18 @@ int64_t rpl__timestamp_ms(const char *s, size_t n)
     return ((days * 24 + h) * 60 + mi - zone) * 60000 + (int64_t)sec * 1000 + ms;
 }
 
+int rpl__timestamp_local(const char *s, size_t n)
+{
+    size_t k = 0;
+    while (k < n && isdigit((unsigned char)s[k]))
+        k++;
+    if (k == n) /* epoch milliseconds */
+        return 0;
+    while (n > 0 && s[n - 1] == ' ')
+        n--;
+    return !(n >= 6 && s[n - 6] == ' ' && (s[n - 5] == '+' || s[n - 5] == '-'));
+}
+
 void rpl__exit_init(rpl_exit *x, rpl_source src, uint64_t line)
 {
     memset(x, 0, sizeof *x);

@@ -134,7 +134,7 @@ TEST_CASE("diagnose: a record that matches the trace is confirmed, with the stag
     // the JSON form's keys, in the order of docs/traces.md
     CHECK(r.out.find("{\n  \"exits\": [\n    {\n      \"source\": \"exit-info\",\n      "
                      "\"process\": \"com.example.app\",\n      \"timestamp_ms\": 1714332467967,"
-                     "\n      \"reason_code\": 3,\n      \"reason\": \"LOW_MEMORY\",\n      "
+                     "\n      \"clock\": \"phone-local\",\n      \"reason_code\": 3,\n      \"reason\": \"LOW_MEMORY\",\n      "
                      "\"importance\": 400,") == 0);
     // another app version does not match the timeline
     std::string other = dir.write("v.txt", "ApplicationExitInfo(timestamp=2024-04-28 "
@@ -262,8 +262,8 @@ TEST_CASE("diagnose shows its evidence, groups identical records, flags isolated
                      "own size), 0kB swap, reason \"low watermark is breached\"\n"
                      "  isolated:  an isolated process") == 0);
     CHECK(r.out.find("exit-info exit of com.example.app, reason 6 (ANR), importance 100 (2 "
-                     "identical records, the last at 2024-04-28 19:28:47.967 UTC)\n"
-                     "  evidence:  2024-04-28 19:27:47.967 UTC, pid 1234, uid 10123, package "
+                     "identical records, the last at 2024-04-28 19:28:47.967 phone-local)\n"
+                     "  evidence:  2024-04-28 19:27:47.967 phone-local, pid 1234, uid 10123, package "
                      "com.example.app, pss 76800kB, rss 122880kB, status 0, description "
                      "\"user request after error: Input dispatching timed out\", subreason 0 "
                      "(UNKNOWN)") != std::string::npos);
@@ -819,4 +819,57 @@ TEST_CASE("diagnose: a record without a trace still asks for its class's own evi
           std::string::npos);
     // a LOW_MEMORY record names its class: only the trace is missing
     CHECK(r.out.find("the allocation that raised memory are not known\n") != std::string::npos);
+}
+
+TEST_CASE("diagnose: dumpsys and logcat times are the phone's clock, --tz puts them on UTC",
+          "[diagnose]")
+{
+    TempDir dir;
+    // dumpsys prints the phone's wall clock, logcat -v year too, -v epoch UTC
+    std::string log = dir.write(
+        "x.txt",
+        "ApplicationExitInfo(timestamp=2024-04-28 19:27:47.967 pid=12345 realUid=10123 "
+        "process=com.example.app reason=3 (LOW_MEMORY) importance=400 description=lmk)\n"
+        "2024-04-28 19:20:00.000  1203  1203 I lowmemorykiller: Kill 'com.example.app' (12001), "
+        "uid 10123, oom_score_adj 905 to free 1kB rss, 0kB swap; reason: low watermark is "
+        "breached\n"
+        "1714332000.000  1203  1203 I lowmemorykiller: Kill 'com.example.app' (12002), uid "
+        "10123, oom_score_adj 905 to free 1kB rss, 0kB swap; reason: low watermark is breached\n"
+        "04-28 19:00:00.000  1203  1203 I lowmemorykiller: Kill 'com.example.app' (12003), uid "
+        "10123, oom_score_adj 905 to free 1kB rss, 0kB swap; reason: low watermark is breached\n");
+    RunResult r = oomsim({"diagnose", "--exits", log});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("evidence:  2024-04-28 19:27:47.967 phone-local, pid 12345") !=
+          std::string::npos);
+    CHECK(r.out.find("evidence:  2024-04-28 19:20:00.000 phone-local, pid 12001") !=
+          std::string::npos);
+    // the same kill twice, the last one's time as its log gives it
+    CHECK(r.out.find("(2 identical records, the last at 04-28 19:00:00.000 phone-local (no "
+                     "year))\n  evidence:  2024-04-28 19:20:00.000 UTC, pid 12002") !=
+          std::string::npos);
+    CHECK(r.out.find(" UTC, pid 12345") == std::string::npos);
+    // the phone was at +05:30: 19:27:47.967 there is 13:57:47.967 UTC
+    r = oomsim({"diagnose", "--exits", log, "--tz", "+05:30"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("evidence:  2024-04-28 13:57:47.967 UTC, pid 12345") != std::string::npos);
+    CHECK(r.out.find("evidence:  2024-04-28 13:50:00.000 UTC, pid 12001") != std::string::npos);
+    // now on one clock, the three kills are told as one run
+    CHECK(r.out.find("(3 identical records, the last at 04-28 19:00:00.000 phone-local (no "
+                     "year))") != std::string::npos);
+    r = oomsim({"diagnose", "--exits", log, "--tz", "-0800", "--format", "json"});
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("\"timestamp_ms\": 1714361267967,\n      \"clock\": \"UTC\"") !=
+          std::string::npos);
+    r = oomsim({"diagnose", "--exits", log, "--format", "json"});
+    CHECK(r.out.find("\"timestamp_ms\": 1714332467967,\n      \"clock\": \"phone-local\"") !=
+          std::string::npos);
+    CHECK(oomsim({"diagnose", "--exits", log, "--tz", "UTC"}).status == 0);
+    for (const char *bad : {"+8:10", "+15:00", "Asia/Shanghai", "8", "+08:0", "-"}) {
+        INFO(bad);
+        RunResult b = oomsim({"diagnose", "--exits", log, "--tz", bad});
+        CHECK(b.status == 2);
+        CHECK(b.err.find("--tz is the phone's offset from UTC") != std::string::npos);
+        CHECK(b.out.empty());
+    }
 }
