@@ -141,6 +141,14 @@ static const struct {
          "the app, which lives on: look at what that process held (its page, its service's "
          "work); the model's memory in the app's process is not the cause",
          NULL},
+    [RPL_REC_SWAP_THRASHING] =
+        {"lmkd killed because swap (zram) was full and the page cache thrashed: with swap "
+         "full, anonymous memory (the heaps, the KV cache, copied weights) can no longer be "
+         "pushed out, so reclaim takes the page cache and reads it back; hold less anonymous "
+         "memory first (map the weights rather than copy them, a smaller or quantised KV "
+         "cache, release what is idle), then count the mapped weights read at every token in "
+         "the plan",
+         NULL},
     [RPL_REC_STALE_CACHE] =
         {"key the compiled cache by the model digest, the runtime and the OS version, so that "
          "an update invalidates it and it is rebuilt once, not an outage; until that ships, the "
@@ -210,6 +218,8 @@ rpl_recovery rpl_advise(rpl_class c, const rpl_exit *x, int started)
         return RPL_REC_KERNEL_OOM;
     if (rpl_class_is_memory(c)) {
         mdl_lmkd_reason r = lmkd_reason_of(x);
+        if (r == MDL_LMKD_LOW_SWAP_AND_THRASHING) /* swap full: the anonymous memory first */
+            return RPL_REC_SWAP_THRASHING;
         if (rpl_lmkd_thrashed(mdl_lmkd_reason_name(r)))
             return RPL_REC_THRASHING;
         if (r == MDL_LMKD_LOW_MEM_AND_SWAP || r == MDL_LMKD_LOW_MEM_AND_SWAP_UTIL)
@@ -232,7 +242,8 @@ rpl_recovery rpl_recovery_fitting(rpl_class c, const rpl_exit *x, int started)
         return r;
     if (r == RPL_REC_CACHED)
         return RPL_REC_RELEASE_IN_BACKGROUND;
-    if (r == RPL_REC_THRASHING || r == RPL_REC_SWAP_LOW || r == RPL_REC_KERNEL_OOM)
+    if (r == RPL_REC_THRASHING || r == RPL_REC_SWAP_LOW || r == RPL_REC_KERNEL_OOM ||
+        r == RPL_REC_SWAP_THRASHING)
         return RPL_REC_RELEASE_IDLE;
     return RPL_REC_COLLECT_EVIDENCE; /* the drill's choices have no "not memory" */
 }

@@ -30,7 +30,7 @@ const char *rpl_step_name(rpl_step s)
 /* the verdicts of a kill for memory */
 #define MEMORY                                                                                 \
     (R(START_UP) | R(RELEASE_IDLE) | R(RELEASE_IN_BACKGROUND) | R(THRASHING) | R(SWAP_LOW) |    \
-     R(CACHED) | R(KERNEL_OOM))
+     R(CACHED) | R(KERNEL_OOM) | R(SWAP_THRASHING))
 
 /* The verdict table: a row fits a death whose recovery is in recs, whose
  * signs include need and none of none.  fix NULL: the recovery's own
@@ -172,6 +172,10 @@ static const struct row {
     {"thrashing", R(THRASHING), 0, 0, RPL_STEP_STOP_EXTRA,
      "rejecting new inference does not suffice: the weights refaulted at every token are held "
      "between requests too",
+     NULL},
+    {"swap-thrashing", R(SWAP_THRASHING), 0, 0, RPL_STEP_STOP_EXTRA,
+     "rejecting new inference does not suffice: swap is full of what the app already holds, "
+     "and the weights refaulted at every token are held between requests too",
      NULL},
     {"swap-low", R(SWAP_LOW), 0, 0, RPL_STEP_STOP_EXTRA,
      "rejecting new inference does not suffice: swap is full of what the app already holds",

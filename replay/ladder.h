@@ -25,6 +25,7 @@ typedef enum rpl_recovery {
     RPL_REC_KERNEL_OOM,            /* the kernel's OOM killer, not lmkd */
     RPL_REC_ISOLATED,              /* an isolated process died, not the app */
     RPL_REC_STALE_CACHE,           /* no death: an outage, a compiled cache refused */
+    RPL_REC_SWAP_THRASHING,        /* lmkd killed for swap full and the page cache thrashing */
     RPL_REC_COUNT
 } rpl_recovery;
 #define RPL_REC_DRILL_CHOICES 8

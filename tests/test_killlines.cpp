@@ -259,3 +259,35 @@ TEST_CASE("killlines: a line wrapped by whoever posted it is joined, or left out
           SIM_EINPUT);
     CHECK(std::string(err.msg).find("cut short") != std::string::npos);
 }
+
+TEST_CASE("killlines: swap exhausted and thrashing names the anonymous memory first",
+          "[diagnose][killlines]")
+{
+    // LOW_SWAP_AND_THRASHING: zram full, so reclaim can take only the page
+    // cache; the app's anonymous memory is what filled it
+    for (const char *text :
+         {"I lowmemorykiller: Kill 'com.example.chat' (507), uid 10234, oom_score_adj 0 to free "
+          "812340kB rss, 201332kB swap; reason: device is low on swap (1000kB < 204800kB) and "
+          "thrashing (134%)",
+          "12-04 10:23:49.100  1203  1203 I killinfo: [507,10234,0,0,812340,2]"}) {
+        INFO(text);
+        std::vector<rpl_exit> x = parse(text);
+        REQUIRE(x.size() == 1);
+        rpl_verdict v;
+        rpl_diagnose_all(x.data(), 1, nullptr, 0, &v);
+        CHECK(v.rec == RPL_REC_SWAP_THRASHING);
+        std::string r = v.recovery;
+        size_t anon = r.find("hold less anonymous memory first"), mapped = r.find("mapped weights");
+        CHECK(anon != std::string::npos);
+        CHECK(mapped != std::string::npos);
+        CHECK(anon < mapped);
+        CHECK(v.ladder.step == RPL_STEP_STOP_EXTRA);
+    }
+    // thrashing with swap to spare stays the mapped weights' advice
+    std::vector<rpl_exit> t = parse("Kill 'a' (1), uid 1, oom_score_adj 0 to free 1kB rss, 0kB "
+                                    "swap; reason: low watermark is breached and thrashing "
+                                    "(40%)");
+    rpl_verdict v;
+    rpl_diagnose_all(t.data(), 1, nullptr, 0, &v);
+    CHECK(v.rec == RPL_REC_THRASHING);
+}

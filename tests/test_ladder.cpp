@@ -151,6 +151,8 @@ const Row rows[] = {
     {"start-up", RPL_REC_START_UP, RPL_SIGN_STARTING, RPL_STEP_STOP_EXTRA,
      "stop prewarm or start in safe mode"},
     {"thrashing", RPL_REC_THRASHING, 0, RPL_STEP_STOP_EXTRA, "mapped weights read at every"},
+    {"swap-thrashing", RPL_REC_SWAP_THRASHING, BG, RPL_STEP_STOP_EXTRA,
+     "hold less anonymous memory first"},
     {"swap-low", RPL_REC_SWAP_LOW, BG, RPL_STEP_STOP_EXTRA, "swap (zram) was nearly full"},
     {"kernel-oom", RPL_REC_KERNEL_OOM, 0, RPL_STEP_STOP_EXTRA, "cut the peak of one step"},
     {"background", RPL_REC_RELEASE_IN_BACKGROUND, BG, RPL_STEP_CLEAR_CACHES,
