@@ -175,6 +175,49 @@ TEST_CASE("import benchmark-model: a log of two runs (CPU, then an external dele
     CHECK(third.msg.find("--run 3: the log holds 2 runs") != std::string::npos);
 }
 
+TEST_CASE("import benchmark-model: another tool's lines before STARTING!, a CPU run then a GPU "
+          "run, op profiling's summary", "[imports][vintages]")
+{
+    // label_image ran first: its "Applied GPU delegate." and a timing line
+    // with 99999 everywhere must reach no run
+    Imported both = import(SCN_IMPORT_BENCHMARK_MODEL, "p.log",
+                           fixture("benchmark_model_label_image_op_profiling.log"), "mnet");
+    INFO(both.msg);
+    REQUIRE(both.rc == SIM_OK);
+    CHECK(both.yaml.find("# lines 1 to 7 come before the first STARTING!") != std::string::npos);
+    CHECK(both.yaml.find("99999") == std::string::npos);
+    CHECK(both.yaml.find("\n  - id: mnet-2\n") != std::string::npos);
+    Imported cpu = import(SCN_IMPORT_BENCHMARK_MODEL, "p.log",
+                          fixture("benchmark_model_label_image_op_profiling.log"), "mnet",
+                          nullptr, nullptr, 1);
+    REQUIRE(cpu.rc == SIM_OK);
+    // the CPU run: XNNPACK only, no delegate; its times from the benchmark's
+    // own count= line (line 18), not the profiler's "Timings (microseconds)"
+    values_are(cpu.yaml, {"delegate: none", "prepare:>time: 48200us",
+                          "inference:>time: {dist: lognormal, median: 40290us, p95: 41880us}"});
+    CHECK(cpu.yaml.find("fallback:") == std::string::npos);
+    CHECK(cpu.yaml.find("39885") == std::string::npos);
+    CHECK(cpu.yaml.find("7 op profiler summary lines") != std::string::npos);
+    // the GPU run, whose delegate is said by "Applied GPU delegate." (the
+    // form benchmark_model printed before "Explicitly applied")
+    Imported gpu = import(SCN_IMPORT_BENCHMARK_MODEL, "p.log",
+                          fixture("benchmark_model_label_image_op_profiling.log"), "mnet",
+                          nullptr, nullptr, 2);
+    REQUIRE(gpu.rc == SIM_OK);
+    values_are(gpu.yaml, {"delegate: gpu", "prepare:>time: 1210400us",
+                          "inference:>time: {dist: lognormal, median: 9200us, p95: 9480us}"});
+    Cand gc(gpu.yaml);
+    INFO(gc.msg);
+    CHECK(gc.rc == SIM_OK);
+    // "Applied NNAPI delegate." alone, in a one-run log without STARTING!
+    Imported nn = import(SCN_IMPORT_BENCHMARK_MODEL, "n.log",
+                         "INFO: Applied NNAPI delegate.\nINFO: Inference timings in us: Init: "
+                         "1000, First inference: 900, Warmup (avg): 800, Inference (avg): 700\n");
+    REQUIRE(nn.rc == SIM_OK);
+    values_are(nn.yaml, {"delegate: nnapi"});
+    CHECK(nn.yaml.find("before the first STARTING!") == std::string::npos);
+}
+
 TEST_CASE("import onnxruntime: a profile pasted without its [ ] or with a trailing comma, "
           "DirectML, a parameter_size of 0, no run", "[imports][vintages]")
 {

@@ -21,6 +21,7 @@ typedef struct tflite_log {
     char library[64];       /* an external delegate's library, its file name only */
     unsigned library_line, start_line, unused_line; /* unused: the delegate took no node */
     int old_form;           /* "Average inference timings in us" (before 2020) */
+    int profiling;          /* in --enable_op_profiling's summary, to the run's end */
 } tflite_log;
 
 /* The runs of a log (each from a "STARTING!" line) and what was dropped. */
@@ -28,6 +29,7 @@ typedef struct tflite_logs {
     tflite_log *run;
     size_t n, cap;
     unsigned skipped[8], nskipped; /* runs without timings, by their first line */
+    unsigned before;               /* lines before the first STARTING!: not a run's */
 } tflite_logs;
 
 /* "kTfLiteArenaRw Info:" ... "taking N bytes" (or "taking X MB" in older
@@ -76,7 +78,11 @@ static int timing_line(tflite_log *l, const line_iter *it, const char *name, int
         if (scn__number_after(it, "Warmup (avg):", &c, bad))
             scn__set(&l->warmup_us, c, it->no);
     }
-    if (scn__find(it, "count=") && scn__find(it, " avg=")) {
+    /* the benchmark's own count= line; --enable_op_profiling's summaries
+     * ("Timings (microseconds): count=...", "Memory (bytes): count=...")
+     * are the profiler's, over the operators, and come after it */
+    if (scn__find(it, "count=") && scn__find(it, " avg=") &&
+        !scn__find(it, "Timings (microseconds):") && !scn__find(it, "Memory (bytes):")) {
         double c, a, s = 0, md = 0, p = 0;
         if (!scn__number_after(it, "count=", &c, bad) || !scn__number_after(it, " avg=", &a, bad))
             return scn__fail_at(err, name, it->no, "a 'count=' line without its count and avg");
@@ -122,6 +128,29 @@ static int arena_line(tflite_log *l, const line_iter *it, measure **arena, const
     return SIM_OK;
 }
 
+/* "Applied NAME delegate." (benchmark_model before "Explicitly applied",
+ * and label_image) and "Explicitly applied NAME delegate": the kind of
+ * the delegate provider's name, NULL when the line has none. */
+static const char *applied_kind(const line_iter *it)
+{
+    static const struct {
+        const char *name, *kind;
+    } names[] = {{"GPU", "gpu"},         {"NNAPI", "nnapi"},     {"Hexagon", "hexagon"},
+                 {"XNNPACK", "xnnpack"}, {"CoreML", "coreml"},   {"COREML", "coreml"},
+                 {"EXTERNAL", "npu"}};
+    const char *a = scn__find(it, "pplied ");
+    if (a == NULL || a == it->s || (a[-1] != 'A' && a[-1] != 'a'))
+        return NULL;
+    const char *w = a + 7, *end = it->s + it->n;
+    for (size_t k = 0; k < sizeof names / sizeof *names; k++) {
+        size_t n = strlen(names[k].name);
+        if ((size_t)(end - w) >= n + 9 && memcmp(w, names[k].name, n) == 0 &&
+            memcmp(w + n, " delegate", 9) == 0)
+            return names[k].kind;
+    }
+    return NULL;
+}
+
 /* The delegate a line names (a GPU or external delegate, once seen,
  * stays), an external delegate's library, a delegate that took no node.
  * 1 when the line said one. */
@@ -132,8 +161,7 @@ static int delegate_line(tflite_log *l, const line_iter *it)
     } delegates[] = {{"XNNPACK delegate", "xnnpack"},     {"delegate for GPU", "gpu"},
                      {"GPU delegate created", "gpu"},     {"NNAPI delegate", "nnapi"},
                      {"Hexagon delegate", "hexagon"},     {"Core ML delegate", "coreml"},
-                     {"COREML delegate", "coreml"},       {"EXTERNAL delegate", "npu"},
-                     {"applied GPU delegate", "gpu"}};
+                     {"COREML delegate", "coreml"},       {"EXTERNAL delegate", "npu"}};
     const char *lib = scn__find(it, "External delegate path: [");
     if (lib != NULL) { /* the library's file name, never its path */
         const char *p = lib + 25, *end = it->s + it->n, *rb = memchr(p, ']', (size_t)(end - p));
@@ -152,14 +180,19 @@ static int delegate_line(tflite_log *l, const line_iter *it)
         return 1;
     }
     int used = 0;
-    for (size_t k = 0; k < sizeof delegates / sizeof *delegates; k++)
-        if (scn__find(it, delegates[k].phrase)) {
-            used = 1;
-            if (strcmp(l->delegate, "gpu") != 0 && strcmp(l->delegate, "npu") != 0) {
-                snprintf(l->delegate, sizeof l->delegate, "%s", delegates[k].kind);
-                l->delegate_line = it->no;
-            }
+    const char *applied = applied_kind(it);
+    for (size_t k = 0; k <= sizeof delegates / sizeof *delegates; k++) {
+        const char *kind = k < sizeof delegates / sizeof *delegates
+                               ? (scn__find(it, delegates[k].phrase) ? delegates[k].kind : NULL)
+                               : applied;
+        if (kind == NULL)
+            continue;
+        used = 1;
+        if (strcmp(l->delegate, "gpu") != 0 && strcmp(l->delegate, "npu") != 0) {
+            snprintf(l->delegate, sizeof l->delegate, "%s", kind);
+            l->delegate_line = it->no;
         }
+    }
     return used;
 }
 
@@ -224,13 +257,18 @@ static int run_line(tflite_log *l, const line_iter *it, measure **arena, scn_tal
     int said = delegate_line(l, it);
     if (bad)
         return scn__fail_at(err, name, it->no, "a number that cannot be read");
-    if (!said && !arena_head && !line_used(l, it->no))
-        scn__tally_line(ignored, it);
+    if (scn__find(it, "Profiling Info for"))
+        l->profiling = 1; /* the op profiler's tables: one tally, not a line each */
+    if (!said && !arena_head && !line_used(l, it->no)) {
+        if (l->profiling)
+            scn__tally(ignored, "op profiler summary", strlen("op profiler summary"));
+        else
+            scn__tally_line(ignored, it);
+    }
     return SIM_OK;
 }
 
-/* A new run, at a "STARTING!" line (the first one's lines before it are
- * its own). */
+/* A new run, at a "STARTING!" line. */
 static tflite_log *new_run(tflite_logs *g, unsigned line)
 {
     if (g->n == g->cap) {
@@ -254,9 +292,19 @@ static int read_tflite(const scn_import_input *in, unsigned n, const char *name,
     tflite_logs *g = state;
     memset(g, 0, sizeof *g);
     line_iter it;
+    /* benchmark_model prints STARTING! first: what comes before it in the
+     * file (another tool's output, label_image's "Applied GPU delegate.")
+     * is no run's; a log without the line is one run from its first line */
     scn__lines_of(&it, in[0].text, in[0].len);
+    while (scn__next_line(&it) && !scn__find(&it, "STARTING!"))
+        g->before = it.no;
+    if (g->before == it.no) /* no STARTING! at all */
+        g->before = 0;
+    scn__lines_of(&it, in[0].text, in[0].len);
+    for (unsigned k = 0; k < g->before; k++)
+        scn__next_line(&it);
     measure *arena = NULL;
-    tflite_log *l = new_run(g, 1);
+    tflite_log *l = new_run(g, g->before + 1);
     int started = 0, rc;
     while (l != NULL && scn__next_line(&it)) {
         if (scn__find(&it, "STARTING!")) {
@@ -445,6 +493,9 @@ static int write_tflite(void *state, const scn_import_opts *o, out *w, sim_error
     else if (g->n > 1)
         put(w, "# run %llu of the log's %zu (from line %u).\n", o->run, g->n,
             g->run[o->run - 1].start_line);
+    if (g->before > 0)
+        put(w, "# lines 1 to %u come before the first STARTING!: another tool's output, not "
+               "read.\n", g->before);
     for (unsigned k = 0; k < g->nskipped && k < 8; k++)
         put(w, "# the run from line %u has no timings (it ended early): not imported.\n",
             g->skipped[k]);
