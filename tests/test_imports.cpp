@@ -168,6 +168,47 @@ TEST_CASE("import meminfo: both App Summary layouts into the app's baseline", "[
     CHECK(rep.peak >= (14516 + 62148 + 22852) * 1024);
 }
 
+TEST_CASE("import meminfo: System holds the app's own swap, a swap the dump does not give is "
+          "not 0", "[imports]")
+{
+    // Debug.MemoryInfo: System = TOTAL PSS less the private pages, TOTAL PSS
+    // with the swapped-out PSS in it: 6444 KB holds the app's 552 KB
+    Imported a = import(SCN_IMPORT_MEMINFO, "m13.txt", fixture("meminfo_android13.txt"));
+    REQUIRE(a.rc == SIM_OK);
+    CHECK(a.yaml.find("System 6444 KB left out: TOTAL PSS less the app's private pages, so the "
+                      "pages it shares (libraries, fonts, the zygote's heap) and its own "
+                      "swapped-out 552 KB (TOTAL SWAP PSS, counted above); the shared part, 5892 "
+                      "KB, is not the app's own.") != std::string::npos);
+    CHECK(a.yaml.find("not the app's own.\n") != std::string::npos);
+    // no TOTAL SWAP PSS: not known, never written as 0
+    std::string text = fixture("meminfo_android13.txt");
+    std::string no_total = text;
+    size_t at = no_total.find("TOTAL SWAP PSS:");
+    REQUIRE(at != std::string::npos);
+    no_total.erase(at, no_total.find('\n', at) - at);
+    Imported b = import(SCN_IMPORT_MEMINFO, "m.txt", no_total);
+    INFO(b.msg);
+    REQUIRE(b.rc == SIM_OK);
+    CHECK(b.yaml.find("what the app had swapped out is not known (not taken as 0 KB)") !=
+          std::string::npos);
+    CHECK(b.yaml.find("swapped 0") == std::string::npos);
+    CHECK(b.yaml.find("swapped-out PSS, which this dump does not give") != std::string::npos);
+    CHECK(value_of(b.yaml, "java:") == "java: 20516KiB");
+    // TOTAL SWAP PSS without the per-heap SwapPss column: all of it in
+    // native, the Java heap's share said to be unknown, not "0 KB"
+    std::string no_column = text;
+    at = no_column.find("SwapPss");
+    REQUIRE(at != std::string::npos);
+    no_column.replace(at, 7, "Dirty  ");
+    Imported c = import(SCN_IMPORT_MEMINFO, "m.txt", no_column);
+    REQUIRE(c.rc == SIM_OK);
+    CHECK(c.yaml.find("counted below with the native memory, as the dump has no Dalvik Heap "
+                      "SwapPss (the Java heap's share is not known)") != std::string::npos);
+    CHECK(c.yaml.find("0 KB of the Java heap's") == std::string::npos);
+    CHECK(value_of(c.yaml, "java:") == "java: 20516KiB");
+    CHECK(value_of(c.yaml, "native:") == "native: 531752KiB"); // 412180 + 1604 + 117416 + 552
+}
+
 TEST_CASE("import meminfo: the model's parts subtracted, rows missing, a wrong file",
           "[imports]")
 {

@@ -291,11 +291,19 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
      * in RAM, compressed), the Java heap's to java, the rest to native */
     double sj = mi->swap_java.v > mi->swap_total.v ? mi->swap_total.v : mi->swap_java.v;
     double sn = mi->swap_total.v - sj;
-    if (mi->swap_total.line)
+    if (mi->swap_total.line && mi->swap_java.line)
         put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
                "in RAM, compressed), counted below: %.0f KB of the Java heap's (the Dalvik Heap "
                "row's SwapPss), %.0f KB in native\n", w->name, mi->swap_total.line,
             mi->swap_total.v, sj, sn);
+    else if (mi->swap_total.line) /* no per-heap SwapPss: the Java heap's share not given */
+        put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
+               "in RAM, compressed), counted below with the native memory, as the dump has no "
+               "Dalvik Heap SwapPss (the Java heap's share is not known)\n", w->name,
+            mi->swap_total.line, mi->swap_total.v);
+    else
+        put(w, "    # no TOTAL SWAP PSS in the dump: what the app had swapped out is not known "
+               "(not taken as 0 KB)\n");
     snprintf(c, sizeof c, sj > 0 ? "Java Heap %.0f + its swapped %.0f KB" : "Java Heap", m[MI_JAVA].v, sj);
     baseline_row(w, "java", m[MI_JAVA].v + sj, minus[MDL_CAT_JAVA], c, m[MI_JAVA].line);
     double native = m[MI_NATIVE].v + m[MI_STACK].v + m[MI_OTHER].v + sn;
@@ -308,9 +316,20 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
                  "Graphics (GL and EGL memory tracked for the app)", m[MI_GRAPHICS].line);
     baseline_row(w, "file", m[MI_CODE].v, minus[MDL_CAT_FILE],
                  "Code (mapped .so, .dex, .oat, .apk: file pages)", m[MI_CODE].line);
-    if (m[MI_SYSTEM].line)
-        put(w, "# %s:%u: System %.0f KB left out: shared system pages, not the app's own.\n",
-            w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v);
+    /* System is TOTAL PSS less the private pages (Debug.MemoryInfo's
+     * getSummarySystem), and TOTAL PSS adds the swapped-out PSS
+     * (getTotalPss): the app's own swap is inside System */
+    if (m[MI_SYSTEM].line && mi->swap_total.line && mi->swap_total.v > 0)
+        put(w, "# %s:%u: System %.0f KB left out: TOTAL PSS less the app's private pages, so "
+               "the pages it shares (libraries, fonts, the zygote's heap) and its own swapped-out "
+               "%.0f KB (TOTAL SWAP PSS, counted above); the shared part, %.0f KB, is not the "
+               "app's own.\n", w->name, m[MI_SYSTEM].line, m[MI_SYSTEM].v, mi->swap_total.v,
+            m[MI_SYSTEM].v > mi->swap_total.v ? m[MI_SYSTEM].v - mi->swap_total.v : 0.0);
+    else if (m[MI_SYSTEM].line)
+        put(w, "# %s:%u: System %.0f KB left out: TOTAL PSS less the app's private pages, the "
+               "pages it shares (libraries, fonts, the zygote's heap)%s.\n", w->name,
+            m[MI_SYSTEM].line, m[MI_SYSTEM].v, mi->swap_total.line ? ""
+            : "; with swap, also the app's own swapped-out PSS, which this dump does not give");
     if (m[MI_TOTAL].line)
         put(w, "# %s:%u: TOTAL PSS %.0f KB%s.\n", w->name, m[MI_TOTAL].line, m[MI_TOTAL].v,
             mi->rss[MI_TOTAL].line ? "" : " (the layout before Android 10: no RSS column)");
