@@ -255,6 +255,25 @@ static void baseline_row(out *w, const char *key, double kb, double minus, const
     scn__from(w, line, c);
 }
 
+/* What the dump says of the app's swapped-out memory: its split, or that
+ * the split or the whole is not given (never written as 0 KB). */
+static void swap_comment(const meminfo *mi, double sj, double sn, out *w)
+{
+    if (mi->swap_total.line && mi->swap_java.line)
+        put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
+               "in RAM, compressed), counted below: %.0f KB of the Java heap's (the Dalvik Heap "
+               "row's SwapPss), %.0f KB in native\n", w->name, mi->swap_total.line,
+            mi->swap_total.v, sj, sn);
+    else if (mi->swap_total.line) /* no per-heap SwapPss: the Java heap's share not given */
+        put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
+               "in RAM, compressed), counted below with the native memory, as the dump has no "
+               "Dalvik Heap SwapPss (the Java heap's share is not known)\n", w->name,
+            mi->swap_total.line, mi->swap_total.v);
+    else
+        put(w, "    # no TOTAL SWAP PSS in the dump: what the app had swapped out is not known "
+               "(not taken as 0 KB)\n");
+}
+
 static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_error *err)
 {
     (void)err;
@@ -291,19 +310,7 @@ static int write_meminfo(void *state, const scn_import_opts *o, out *w, sim_erro
      * in RAM, compressed), the Java heap's to java, the rest to native */
     double sj = mi->swap_java.v > mi->swap_total.v ? mi->swap_total.v : mi->swap_java.v;
     double sn = mi->swap_total.v - sj;
-    if (mi->swap_total.line && mi->swap_java.line)
-        put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
-               "in RAM, compressed), counted below: %.0f KB of the Java heap's (the Dalvik Heap "
-               "row's SwapPss), %.0f KB in native\n", w->name, mi->swap_total.line,
-            mi->swap_total.v, sj, sn);
-    else if (mi->swap_total.line) /* no per-heap SwapPss: the Java heap's share not given */
-        put(w, "    # %s:%u: TOTAL SWAP PSS %.0f KB: the app's memory swapped out (zram keeps it "
-               "in RAM, compressed), counted below with the native memory, as the dump has no "
-               "Dalvik Heap SwapPss (the Java heap's share is not known)\n", w->name,
-            mi->swap_total.line, mi->swap_total.v);
-    else
-        put(w, "    # no TOTAL SWAP PSS in the dump: what the app had swapped out is not known "
-               "(not taken as 0 KB)\n");
+    swap_comment(mi, sj, sn, w);
     snprintf(c, sizeof c, sj > 0 ? "Java Heap %.0f + its swapped %.0f KB" : "Java Heap", m[MI_JAVA].v, sj);
     baseline_row(w, "java", m[MI_JAVA].v + sj, minus[MDL_CAT_JAVA], c, m[MI_JAVA].line);
     double native = m[MI_NATIVE].v + m[MI_STACK].v + m[MI_OTHER].v + sn;
