@@ -81,6 +81,10 @@ static int print_json(const rpl_lmkd_snapshot *s, const mdl_lmkd_decision *d)
     for (unsigned k = 0; k < s->nignored; k++)
         trc_json_append(ig, json_string(s->ignored[k]), &failed);
     trc_json_set(o, "ignored_props", ig, &failed);
+    json_t *nt = json_array();
+    for (unsigned k = 0; k < s->nnotes; k++)
+        trc_json_append(nt, json_string(s->notes[k]), &failed);
+    trc_json_set(o, "notes", nt, &failed);
     char *text = failed ? NULL : json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     json_decref(o);
     if (text == NULL)
@@ -114,6 +118,10 @@ static int print_table(const rpl_lmkd_snapshot *s, const mdl_lmkd_decision *d)
         printf("  (no reclaim and no new refault since the reset: lmkd stops there)\n");
     for (unsigned k = 0; k < s->nignored; k++)
         printf("  ignored: %s (not read by this decision)\n", s->ignored[k]);
+    for (unsigned k = 0; k < s->nnotes; k++)
+        printf("  note: %s\n", s->notes[k]);
+    if (s->notes_over > 0)
+        printf("  note: %u more notes\n", s->notes_over);
     return fflush(stdout) != 0 ? CLI_FAILURE : CLI_OK;
 }
 

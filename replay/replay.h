@@ -370,6 +370,7 @@ void rpl_drill_reveal(rpl_teller *t, const char *about);
 /* ---- lmkd's decision on a snapshot (snapshot.c; `oomsim lmkd`) ---------- */
 
 #define RPL_LMKD_IGNORED_MAX 16
+#define RPL_LMKD_NOTES_MAX 8
 
 /* One wake-up of lmkd read from the kernel's files of a snapshot
  * directory: meminfo, zoneinfo, vmstat.0 (at lmkd's last reset) and
@@ -381,6 +382,10 @@ typedef struct rpl_lmkd_snapshot {
     int use_minfree_levels, use_new_strategy, use_psi; /* -1: not set */
     char ignored[RPL_LMKD_IGNORED_MAX][128]; /* lmkd properties this decision does not read */
     unsigned nignored;
+    /* how lmkd reads what it was given, where that differs from the file:
+     * zones its parser drops, a protection taken as 0 (zoneinfo) */
+    char notes[RPL_LMKD_NOTES_MAX][600];
+    unsigned nnotes, notes_over;
 } rpl_lmkd_snapshot;
 
 /* Empty, with lmkd's defaults to come (4 KiB pages, a PSI event). */

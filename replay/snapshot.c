@@ -9,9 +9,13 @@
  * zoneinfo_parse_protection (a zone ends at "pagesets"; one whose present
  * is 0 is not populated; the watermarks summed by calc_zone_watermarks
  * with each zone's largest protection), vmstat_parse (workingset_refault,
- * or workingset_refault_file from kernel 5.9), psi_parse_mem.  Unlike lmkd,
- * a field the decision reads must be there: a missing one is an error
- * naming the file, not a silent 0. */
+ * or workingset_refault_file from kernel 5.9), psi_parse_mem.
+ * zoneinfo_parse_node is followed line by line: where lmkd fails (no
+ * per-node stats, a third node) there is no decision; where it reads less
+ * than the file (a node's first zone before 4.8) a note says so.  Beyond
+ * lmkd, a field the decision reads must be there, once, within what a
+ * phone can have: an error naming the file, not a silent 0 or the last
+ * of two. */
 #include "capture_int.h"
 
 #include <errno.h>
@@ -118,6 +122,10 @@ static int bad(sim_error *err, const src *f, unsigned no, const char *what, cons
 
 /* ---- meminfo ---------------------------------------------------------- */
 
+/* No phone has a PiB: a size past it is not a phone's (SwapTotal at
+ * INT64_MAX kB would make every threshold lmkd computes overflow). */
+#define KB_MAX (INT64_C(1) << 40)
+
 static const char *const meminfo_names[] = {"MemFree:", "CmaFree:", "SwapTotal:", "SwapFree:",
                                             "Inactive(file):", "Active(anon):",
                                             "Inactive(anon):", "Shmem:"};
@@ -128,7 +136,7 @@ static int parse_meminfo(const src *sf, const char *text, size_t len, int64_t pa
 {
     int64_t *at[MEMINFO_N] = {&m->free, &m->cma_free, &m->swap_total, &m->swap_free,
                               &m->inactive_file, &m->active_anon, &m->inactive_anon, &m->shmem};
-    int seen[MEMINFO_N] = {0};
+    unsigned seen[MEMINFO_N] = {0};
     cursor c = {text, text + len, sf->base};
     line l;
     char w[3][WORD_MAX];
@@ -141,12 +149,18 @@ static int parse_meminfo(const src *sf, const char *text, size_t len, int64_t pa
             if (strcmp(w[0], meminfo_names[f]) != 0)
                 continue;
             int64_t kb;
+            if (seen[f])
+                return sim_error_set(err, SIM_EINPUT, "%s:%u: a second %s line (the first at "
+                                     "line %u): two files pasted together?", sf->name, l.no,
+                                     meminfo_names[f], seen[f]);
             if (n < 2 || number(w[1], &kb) < 0)
                 return bad(err, sf, l.no, "not a number of kB after", meminfo_names[f]);
+            if (kb > KB_MAX)
+                return bad(err, sf, l.no, "more than a phone has (over 1 PiB):", w[1]);
             if (n == 3 && strcmp(w[2], "kB") != 0)
                 return bad(err, sf, l.no, "a unit other than kB:", w[2]);
             *at[f] = kb / page_kb; /* meminfo_parse_line: val / page_k */
-            seen[f] = 1;
+            seen[f] = l.no;
         }
     }
     for (int f = 0; f < MEMINFO_N; f++)
@@ -167,7 +181,8 @@ static int parse_vmstat(const src *sf, const char *text, size_t len, mdl_lmkd_me
                         sim_error *err)
 {
     int64_t v[VMSTAT_N] = {0};
-    int seen[VMSTAT_N] = {0};
+    unsigned seen[VMSTAT_N] = {0};
+    int zone_split = 0; /* pgscan_kswapd_normal and kin: a kernel before 4.8 */
     cursor c = {text, text + len, sf->base};
     line l;
     char w[2][WORD_MAX];
@@ -177,16 +192,33 @@ static int parse_vmstat(const src *sf, const char *text, size_t len, mdl_lmkd_me
             continue;
         if (n == 2 && w[1][0] >= '0' && w[1][0] <= '9')
             keep(sf, w[0], strlen(w[0]), w[1], l.no);
+        zone_split |= strncmp(w[0], "pgscan_kswapd_", 14) == 0;
         for (int f = 0; f < VMSTAT_N; f++)
             if (strcmp(w[0], vmstat_names[f]) == 0) {
-                if (number(w[1], &v[f]) < 0)
-                    return bad(err, sf, l.no, "not a count after", vmstat_names[f]);
-                seen[f] = 1;
+                if (seen[f])
+                    return sim_error_set(err, SIM_EINPUT, "%s:%u: a second %s line (the first "
+                                         "at line %u): two files pasted together?", sf->name,
+                                         l.no, vmstat_names[f], seen[f]);
+                if (number(w[1], &v[f]) < 0 || v[f] > (INT64_C(1) << 62))
+                    return bad(err, sf, l.no, "not a count a kernel keeps after",
+                               vmstat_names[f]);
+                seen[f] = l.no;
             }
     }
+    if (!seen[4] && !seen[2] && !seen[3])
+        return sim_error_set(err, SIM_EINPUT, "%s: no pgscan_kswapd and no workingset_refault "
+                             "line%s: this kernel predates the counters lmkd's PSI mode reads "
+                             "(workingset_refault from 3.15, one pgscan_kswapd for the node "
+                             "from 4.8, PSI itself from 4.20); on it lmkd runs its vmpressure "
+                             "mode, which oomsim lmkd does not decide", sf->label,
+                             zone_split ? " (only the per-zone pgscan_kswapd_* of kernels "
+                                          "before 4.8)" : "");
     for (int f = 0; f < VMSTAT_N; f++)
         if (!seen[f] && f != 2 && f != 3)
-            return sim_error_set(err, SIM_EINPUT, "%s: no %s line", sf->label, vmstat_names[f]);
+            return sim_error_set(err, SIM_EINPUT, "%s: no %s line%s", sf->label, vmstat_names[f],
+                                 zone_split && (f == 4 || f == 5)
+                                     ? ": only the per-zone counters of a kernel before 4.8, "
+                                       "whose vmstat lmkd's PSI mode does not read" : "");
     if (!seen[2] && !seen[3])
         return sim_error_set(err, SIM_EINPUT, "%s: no workingset_refault_file line (nor "
                              "workingset_refault, its name before kernel 5.9)", sf->label);
@@ -201,17 +233,32 @@ static int parse_vmstat(const src *sf, const char *text, size_t len, mdl_lmkd_me
 
 /* ---- zoneinfo --------------------------------------------------------- */
 
+/* No phone has a PiB: a count past it is not a phone's (an overflowing
+ * SwapTotal would turn every threshold to nonsense). */
+#define PAGES_MAX (INT64_C(1) << 38) /* 1 PiB of 4 KiB pages */
+
 typedef struct zone {
     unsigned header;         /* the line of "Node N, zone NAME" */
     char name[WORD_MAX];
     int node;
     int open;                /* before its pagesets */
+    int lost;                /* lmkd's node parser read its first lines (no per-node stats) */
     int64_t v[4];            /* min, low, high, present */
-    int seen[4];
+    unsigned seen[4];        /* the line of each, 0: none */
+    unsigned prot_line;      /* its protection: line, 0: none */
     int64_t max_protection;
 } zone;
 
 static const char *const zone_fields[4] = {"min", "low", "high", "present"};
+
+static void note(rpl_lmkd_snapshot *s, const char *text)
+{
+    if (s->nnotes == RPL_LMKD_NOTES_MAX) {
+        s->notes_over++;
+        return;
+    }
+    snprintf(s->notes[s->nnotes++], sizeof s->notes[0], "%s", text);
+}
 
 /* "(0, 1234, 1234, 1234)": the largest value. */
 static int protection(const line *l, int64_t *max)
@@ -228,11 +275,11 @@ static int protection(const line *l, int64_t *max)
         int64_t v = 0;
         const char *start = p;
         while (p < end && *p >= '0' && *p <= '9') {
-            if (v > (INT64_MAX - 9) / 10)
+            if (v > PAGES_MAX)
                 return -1;
             v = v * 10 + (*p++ - '0');
         }
-        if (p == start)
+        if (p == start || v > PAGES_MAX)
             return -1;
         if (v > *max)
             *max = v;
@@ -247,8 +294,18 @@ static int protection(const line *l, int64_t *max)
 }
 
 /* A zone ended: its watermarks summed when populated (calc_zone_watermarks). */
-static int close_zone(const src *sf, const zone *z, mdl_lmkd_wake *w, sim_error *err)
+static int close_zone(const src *sf, const zone *z, rpl_lmkd_snapshot *s, sim_error *err)
 {
+    char text[600];
+    if (z->lost && !z->seen[3]) { /* lmkd never read its present: 0, left out */
+        snprintf(text, sizeof text, "%.200s:%u: zone %s of node %d left out, as lmkd leaves it out: "
+                 "the file has no per-node stats (a kernel before 4.8), so lmkd's "
+                 "zoneinfo_parse_node reads this zone's own lines up to nr_active_file and its "
+                 "min, low, high and present are never read", sf->name, z->header, z->name,
+                 z->node);
+        note(s, text);
+        return SIM_OK;
+    }
     if (!z->seen[3])
         return bad(err, sf, z->header, "no present line in zone", z->name);
     if (z->v[3] == 0)
@@ -257,6 +314,13 @@ static int close_zone(const src *sf, const zone *z, mdl_lmkd_wake *w, sim_error 
         if (!z->seen[f])
             return sim_error_set(err, SIM_EINPUT, "%s:%u: no %s line in zone %s of node %d",
                                  sf->name, z->header, zone_fields[f], z->name, z->node);
+    if (z->prot_line == 0) {
+        snprintf(text, sizeof text, "%.200s:%u: zone %s of node %d has no protection: line: its "
+                 "protection taken as 0, as lmkd takes it", sf->name, z->header, z->name,
+                 z->node);
+        note(s, text);
+    }
+    mdl_lmkd_wake *w = &s->wake;
     w->wmark_min += z->max_protection + z->v[0];
     w->wmark_low += z->max_protection + z->v[1];
     w->wmark_high += z->max_protection + z->v[2];
@@ -273,28 +337,108 @@ static int zone_line(const src *sf, zone *z, const line *l, sim_error *err)
         z->open = 0;
         return SIM_OK;
     }
-    if (strcmp(w[0], "protection:") == 0)
+    if (strcmp(w[0], "protection:") == 0) {
+        if (z->prot_line != 0)
+            return sim_error_set(err, SIM_EINPUT, "%s:%u: a second protection: line in zone %s "
+                                 "(the first at line %u): two files pasted together?", sf->name,
+                                 l->no, z->name, z->prot_line);
+        z->prot_line = l->no;
         return protection(l, &z->max_protection) < 0
-                   ? bad(err, sf, l->no, "not a protection array \"(a, b, ...)\"", NULL)
+                   ? bad(err, sf, l->no, "not a protection array \"(a, b, ...)\" of page "
+                         "counts a phone can have", NULL)
                    : SIM_OK;
+    }
     for (int f = 0; f < 4; f++)
         if (strcmp(w[0], zone_fields[f]) == 0) {
-            if (n < 2 || number(w[1], &z->v[f]) < 0)
-                return bad(err, sf, l->no, "not a page count after", zone_fields[f]);
-            z->seen[f] = 1;
+            if (z->seen[f])
+                return sim_error_set(err, SIM_EINPUT, "%s:%u: a second %s line in zone %s "
+                                     "(the first at line %u): two files pasted together?",
+                                     sf->name, l->no, zone_fields[f], z->name, z->seen[f]);
+            if (n < 2 || number(w[1], &z->v[f]) < 0 || z->v[f] > PAGES_MAX)
+                return bad(err, sf, l->no, "not a page count a phone can have after",
+                           zone_fields[f]);
+            z->seen[f] = l->no;
             if (f == 3 && z->v[3] == 0)
                 z->open = 0; /* lmkd stops reading a zone that is not populated */
         }
     return SIM_OK;
 }
 
-static int parse_zoneinfo(const src *sf, const char *text, size_t len, mdl_lmkd_wake *w,
+/* lmkd's zoneinfo_parse_node from a node's first header on: every line,
+ * headers too, until both nr_inactive_file and nr_active_file are read;
+ * a line of one word (or blanks only) fails it.  0 when they were found,
+ * with *fields set when the lines read held a zone's own fields (the
+ * layout before 4.8, where those counts are a zone's, not a node's); -1
+ * and *at the line where lmkd fails (0: the end of the file). */
+static int node_stats(cursor *c, const char *cur_zone, int node, const src *sf,
+                      rpl_lmkd_snapshot *s, int *fields, unsigned *at)
+{
+    line l;
+    int found = 0;
+    *fields = 0;
+    while (next_line(c, &l)) {
+        char w[2][WORD_MAX];
+        size_t k = 0;
+        while (k < l.len && l.s[k] == '\r')
+            k++;
+        if (k == l.len)
+            continue; /* strtok skips an empty line */
+        unsigned n = words(&l, w, 2);
+        if (n < 2) {
+            *at = l.no;
+            return -1;
+        }
+        int64_t v;
+        int dummy_node;
+        char name[WORD_MAX], text[600];
+        char buf[160];
+        size_t m = l.len < sizeof buf - 1 ? l.len : sizeof buf - 1;
+        memcpy(buf, l.s, m);
+        buf[m] = '\0';
+        if (sscanf(buf, "Node %d, zone %63s", &dummy_node, name) == 2) {
+            snprintf(text, sizeof text, "%.200s:%u: zone %s of node %d is never read as a zone: "
+                     "lmkd's zoneinfo_parse_node, still looking for node %d's nr_inactive_file "
+                     "and nr_active_file after zone %s, reads it as node lines", sf->name,
+                     l.no, name, dummy_node, node, cur_zone);
+            note(s, text);
+        }
+        for (int f = 0; f < 4; f++)
+            *fields |= strcmp(w[0], zone_fields[f]) == 0;
+        for (int f = 0; f < 2; f++)
+            if (strcmp(w[0], f == 0 ? "nr_inactive_file" : "nr_active_file") == 0) {
+                if (number(w[1], &v) < 0) {
+                    *at = l.no;
+                    return -1;
+                }
+                found |= 1 << f;
+            }
+        if (found == 3)
+            return 0;
+    }
+    *at = 0;
+    return -1;
+}
+
+/* lmkd 18578a5 fails on this zoneinfo: no decision, said with why. */
+static int lmkd_fails(sim_error *err, const src *sf, unsigned no, const char *why)
+{
+    return sim_error_set(err, SIM_EINPUT, "%s:%u: %s: lmkd 18578a5's zoneinfo_parse fails on "
+                         "this file (\"%s parse error\") and makes no decision, so neither "
+                         "does oomsim lmkd", sf->name, no, why, "/proc/zoneinfo");
+}
+
+static int parse_zoneinfo(const src *sf, const char *text, size_t len, rpl_lmkd_snapshot *s,
                           sim_error *err)
 {
     cursor c = {text, text + len, sf->base};
     line l;
     zone z;
-    int zones = 0;
+    int zones = 0, nodes = 0, cur_node = 0;
+    /* lmkd's view (oomsim lmkd): the file as zoneinfo_parse reads it, or a
+     * capture's (a device profile from a bugreport: sf->kv kept), every
+     * zone as the kernel wrote it, for the phone's page model */
+    int lmkd_view = sf->kv == NULL;
+    mdl_lmkd_wake *w = &s->wake;
     w->wmark_min = w->wmark_low = w->wmark_high = 0;
     while (next_line(&c, &l)) {
         char buf[160];
@@ -303,23 +447,40 @@ static int parse_zoneinfo(const src *sf, const char *text, size_t len, mdl_lmkd_
         size_t k = l.len < sizeof buf - 1 ? l.len : sizeof buf - 1;
         memcpy(buf, l.s, k);
         buf[k] = '\0';
-        if (sscanf(buf, "Node %d, zone %63s", &node, name) == 2) {
-            if (zones > 0 && close_zone(sf, &z, w, err) != SIM_OK)
+        if (sscanf(buf, "Node %d, zone %63s", &node, name) != 2) {
+            if (zones > 0 && z.open && zone_line(sf, &z, &l, err) != SIM_OK)
                 return err->code;
-            memset(&z, 0, sizeof z);
-            z.header = l.no;
-            z.node = node;
-            z.open = 1;
-            snprintf(z.name, sizeof z.name, "%s", name);
-            zones++;
-        } else if (zones > 0 && z.open && zone_line(sf, &z, &l, err) != SIM_OK) {
+            continue;
+        }
+        if (zones > 0 && close_zone(sf, &z, s, err) != SIM_OK)
             return err->code;
+        memset(&z, 0, sizeof z);
+        z.header = l.no;
+        z.node = node;
+        z.open = 1;
+        snprintf(z.name, sizeof z.name, "%s", name);
+        zones++;
+        if (!lmkd_view || (nodes > 0 && node == cur_node))
+            continue; /* another zone of the same node; or the kernel's view */
+        if (nodes == 2) /* MAX_NR_NODES */
+            return lmkd_fails(err, sf, l.no, "a third node (lmkd reads at most two, "
+                              "MAX_NR_NODES)");
+        nodes++;
+        cur_node = node;
+        unsigned at = 0;
+        char why[160];
+        if (node_stats(&c, z.name, node, sf, s, &z.lost, &at) < 0) {
+            snprintf(why, sizeof why, "node %d has no per-node stats lmkd can read (its "
+                     "nr_inactive_file and nr_active_file %s)", node,
+                     at == 0 ? "are not in the file" : "are not found before a line that is "
+                                                       "not a name and a value");
+            return lmkd_fails(err, sf, at != 0 ? at : l.no, why);
         }
     }
     if (zones == 0)
         return sim_error_set(err, SIM_EINPUT, "%s: no \"Node N, zone NAME\" line",
                              sf->label);
-    if (close_zone(sf, &z, w, err) != SIM_OK)
+    if (close_zone(sf, &z, s, err) != SIM_OK)
         return err->code;
     if (!(w->wmark_min <= w->wmark_low && w->wmark_low <= w->wmark_high))
         return sim_error_set(err, SIM_EINPUT, "%s: the summed watermarks are out of "
@@ -577,7 +738,7 @@ int rpl__snapshot_section(rpl_lmkd_snapshot *s, const char *file, const char *na
     if (strcmp(file, "meminfo") == 0)
         return parse_meminfo(&sf, text, len, s->wake.page_kb, &s->now, err);
     if (strcmp(file, "zoneinfo") == 0)
-        return parse_zoneinfo(&sf, text, len, &s->wake, err);
+        return parse_zoneinfo(&sf, text, len, s, err);
     if (strcmp(file, "vmstat.0") == 0)
         return parse_vmstat(&sf, text, len, &s->reset, err);
     if (strcmp(file, "vmstat.1") == 0)

@@ -190,7 +190,7 @@ TEST_CASE("import device: bad input is refused, naming the file", "[device]")
     write_file(t.path() + "/bad.txt", bad);
     r = oomsim({"import", "device", t.path() + "/bad.txt", "-o", t.path() + "/out.yaml"});
     CHECK(r.status == 1);
-    CHECK(r.err.find("bad.txt:80: not a page count after \"min\"") != std::string::npos);
+    CHECK(r.err.find("bad.txt:80: not a page count a phone can have after \"min\"") != std::string::npos);
     CHECK_FALSE(exists(t.path() + "/out.yaml")); // nothing half-written
     // a RAM of 100 MB under the catalog's assumed system share: refused,
     // naming the capture and what the loader finds wrong

@@ -50,7 +50,9 @@ struct Snap {
     }
 };
 
-const char *const kZone = "Node 0, zone   Normal\n  pages free 1\n        min 1000\n"
+// the 4.8-on layout: the node's stats after its first zone's header
+const char *const kZone = "Node 0, zone   Normal\n  per-node stats\n      nr_inactive_file 59999\n"
+                          "      nr_active_file 40000\n  pages free 1\n        min 1000\n"
                           "        low 2000\n        high 3000\n        present 100000\n"
                           "        protection: (0, 500)\n  pagesets\n    cpu: 0\n";
 

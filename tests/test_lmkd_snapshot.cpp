@@ -67,17 +67,20 @@ TEST_CASE("lmkd snapshot: zoneinfo over nodes and zones, protection, unpopulated
 
 TEST_CASE("lmkd snapshot: every malformed file is refused with its line", "[lmkd]")
 {
-    CHECK(refused("zoneinfo", "Node 0, zone Normal\n  min 1\n  low x\n") ==
-          "zoneinfo:3: not a page count after \"low\"");
-    CHECK(refused("zoneinfo", "Node 0, zone Normal\n  min 1\n  low 2\n  high 3\n") ==
+    // a node's stats first, as every kernel from 4.8 writes them
+    const std::string n = "Node 0, zone Normal\n  per-node stats\n  nr_inactive_file 1\n"
+                          "  nr_active_file 2\n";
+    CHECK(refused("zoneinfo", n + "  min 1\n  low x\n") ==
+          "zoneinfo:6: not a page count a phone can have after \"low\"");
+    CHECK(refused("zoneinfo", n + "  min 1\n  low 2\n  high 3\n") ==
           "zoneinfo:1: no present line in zone \"Normal\"");
-    CHECK(refused("zoneinfo", "Node 0, zone Normal\n  present 9\n  min 1\n  high 3\n") ==
+    CHECK(refused("zoneinfo", n + "  present 9\n  min 1\n  high 3\n") ==
           "zoneinfo:1: no low line in zone Normal of node 0");
-    CHECK(refused("zoneinfo", "Node 0, zone Normal\n  present 9\n  min 1\n  low 2\n  high 3\n"
-                              "  protection: (0, 1\n") ==
-          "zoneinfo:6: not a protection array \"(a, b, ...)\"");
+    CHECK(refused("zoneinfo", n + "  present 9\n  min 1\n  low 2\n  high 3\n"
+                                  "  protection: (0, 1\n") ==
+          "zoneinfo:9: not a protection array \"(a, b, ...)\" of page counts a phone can have");
     CHECK(refused("zoneinfo", "nothing\n") == "zoneinfo: no \"Node N, zone NAME\" line");
-    CHECK(refused("zoneinfo", "Node 0, zone Normal\n present 9\n min 5\n low 2\n high 3\n") ==
+    CHECK(refused("zoneinfo", n + " present 9\n min 5\n low 2\n high 3\n") ==
           "zoneinfo: the summed watermarks are out of order (min 5, low 2, high 3)");
     CHECK(refused("meminfo", "MemFree: 12 kB\nSwapTotal: 1 MB\n") ==
           "meminfo:2: a unit other than kB: \"MB\"");
@@ -89,7 +92,7 @@ TEST_CASE("lmkd snapshot: every malformed file is refused with its line", "[lmkd
           "vmstat.1: no workingset_refault_file line (nor workingset_refault, its name "
           "before kernel 5.9)");
     CHECK(refused("vmstat.0", "pgscan_direct 99999999999999999999\n") ==
-          "vmstat.0:1: not a count after \"pgscan_direct\"");
+          "vmstat.0:1: not a count a kernel keeps after \"pgscan_direct\"");
     CHECK(refused("pressure_memory", "some avg10=1.00\nfull avg10=101.00\n") ==
           "pressure_memory:2: avg10 is not a percent: \"101.00\"");
     CHECK(refused("pressure_memory", "some avg10=1.00 total=3\n") ==
@@ -197,7 +200,7 @@ TEST_CASE("lmkd snapshot: a missing or broken file is exit 1 naming it", "[lmkd]
     write_file(dir.file("vmstat.1"), "nr_inactive_file 1\nnr_active_file x\n");
     r = oomsim({"lmkd", dir.path()});
     CHECK(r.status == 1);
-    CHECK(r.err.find(dir.file("vmstat.1") + ":2: not a count after \"nr_active_file\"") !=
+    CHECK(r.err.find(dir.file("vmstat.1") + ":2: not a count a kernel keeps after \"nr_active_file\"") !=
           std::string::npos);
     CHECK(r.out.empty());
     ::unlink(dir.file("vmstat.1").c_str());
@@ -227,4 +230,104 @@ TEST_CASE("lmkd snapshot: a missing or broken file is exit 1 naming it", "[lmkd]
     CHECK(h.status == 0);
     CHECK(h.out.find(MDL_LMKD_VERSION) != std::string::npos);
     CHECK(h.out.find("thrashing_limit_critical") != std::string::npos);
+}
+
+TEST_CASE("lmkd snapshot: zoneinfo where lmkd's parser fails or drops zones", "[lmkd]")
+{
+    const std::string stats = "  per-node stats\n  nr_inactive_file 1\n  nr_active_file 2\n";
+    const std::string zone = "  pages free 1\n  min 10\n  low 20\n  high 30\n  present 9\n"
+                             "  protection: (0, 4)\n  pagesets\n";
+    // a third node: MAX_NR_NODES is 2, zoneinfo_parse fails, no decision
+    std::string three;
+    for (int k = 0; k < 3; k++)
+        three += "Node " + std::to_string(k) + ", zone Normal\n" + stats + zone;
+    std::string m = refused("zoneinfo", three);
+    CHECK(m.rfind("zoneinfo:23: a third node (lmkd reads at most two, MAX_NR_NODES): lmkd "
+                  "18578a5's zoneinfo_parse fails on this file", 0) == 0);
+    CHECK(m.find("makes no decision, so neither does oomsim lmkd") != std::string::npos);
+    // no per-node stats at all: zoneinfo_parse_node meets "pagesets" (one word)
+    m = refused("zoneinfo", "Node 0, zone Normal\n" + zone);
+    CHECK(m.rfind("zoneinfo:8: node 0 has no per-node stats lmkd can read", 0) == 0);
+    // the layout before 4.8: nr_inactive_file is a zone's; lmkd's node parser
+    // reads the first zone's lines through nr_active_file, so that zone's
+    // watermarks and present are never read: left out, said in a note; the
+    // second zone counts (30 + 4 ...)
+    const std::string old_first = "Node 0, zone DMA\n  pages free 1\n  min 100\n  low 200\n"
+                                  "  high 300\n  present 4000\n  nr_inactive_file 1\n"
+                                  "  nr_active_file 2\n  protection: (0, 0)\n  pagesets\n";
+    rpl_lmkd_snapshot s;
+    rpl_lmkd_snapshot_init(&s);
+    REQUIRE(parse(&s, "zoneinfo", old_first + "Node 0, zone Normal\n" + zone, &m) == SIM_OK);
+    CHECK(s.wake.wmark_min == 4 + 10);
+    CHECK(s.wake.wmark_high == 4 + 30);
+    REQUIRE(s.nnotes == 1);
+    CHECK(std::string(s.notes[0]).rfind("zoneinfo:1: zone DMA of node 0 left out, as lmkd "
+                                        "leaves it out: the file has no per-node stats", 0) ==
+          0);
+    // a zone whose header lmkd's node parser passes over is never a zone
+    // for lmkd: an unpopulated DMA has no nr_*_file lines, so the scan runs
+    // on into Normal, whose lines (protection, pagesets) then fill DMA's
+    rpl_lmkd_snapshot_init(&s);
+    REQUIRE(parse(&s, "zoneinfo", "Node 0, zone DMA\n  pages free 0\n  min 0\n  low 0\n"
+                                  "  high 0\n  present 0\nNode 0, zone Normal\n  pages free 1\n"
+                                  "  min 100\n  low 200\n  high 300\n  present 4000\n"
+                                  "  nr_inactive_file 1\n  nr_active_file 2\n"
+                                  "  protection: (0, 0)\n  pagesets\n", &m) == SIM_OK);
+    REQUIRE(s.nnotes == 2);
+    CHECK(std::string(s.notes[0]).rfind("zoneinfo:7: zone Normal of node 0 is never read as a "
+                                        "zone", 0) == 0);
+    CHECK(s.wake.wmark_min == 0);
+    // no protection: line: taken as 0, said so
+    rpl_lmkd_snapshot_init(&s);
+    REQUIRE(parse(&s, "zoneinfo", "Node 0, zone Normal\n" + stats +
+                                  "  min 10\n  low 20\n  high 30\n  present 9\n  pagesets\n",
+                  &m) == SIM_OK);
+    CHECK(s.wake.wmark_min == 10);
+    REQUIRE(s.nnotes == 1);
+    CHECK(std::string(s.notes[0]) == "zoneinfo:1: zone Normal of node 0 has no protection: "
+                                     "line: its protection taken as 0, as lmkd takes it");
+}
+
+TEST_CASE("lmkd snapshot: overflowing numbers, duplicate lines, CRLF, a 3.4-era vmstat",
+          "[lmkd]")
+{
+    // SwapTotal at INT64_MAX kB: every threshold lmkd computes from it overflows
+    CHECK(refused("meminfo", "MemFree: 1 kB\nSwapTotal: 9223372036854775807 kB\n") ==
+          "meminfo:2: more than a phone has (over 1 PiB): \"9223372036854775807\"");
+    CHECK(refused("meminfo", "MemFree: 1 kB\nSwapTotal: 1 kB\nMemFree: 2 kB\n") ==
+          "meminfo:3: a second MemFree: line (the first at line 1): two files pasted together?");
+    CHECK(refused("vmstat.0", "pgrefill 1\npgrefill 2\n") ==
+          "vmstat.0:2: a second pgrefill line (the first at line 1): two files pasted "
+          "together?");
+    CHECK(refused("zoneinfo", "Node 0, zone Normal\n  per-node stats\n  nr_inactive_file 1\n"
+                              "  nr_active_file 2\n  min 1\n  min 2\n") ==
+          "zoneinfo:6: a second min line in zone Normal (the first at line 5): two files "
+          "pasted together?");
+    CHECK(refused("zoneinfo", "Node 0, zone Normal\n  per-node stats\n  nr_inactive_file 1\n"
+                              "  nr_active_file 2\n  min 274877906945\n") ==
+          "zoneinfo:5: not a page count a phone can have after \"min\"");
+    // a kernel before 3.15 and 4.8: the counters lmkd's PSI mode needs are not there
+    CHECK(refused("vmstat.1", "nr_inactive_file 1\nnr_active_file 2\npgrefill_normal 1\n"
+                              "pgscan_kswapd_normal 1\npgscan_direct_normal 1\n") ==
+          "vmstat.1: no pgscan_kswapd and no workingset_refault line (only the per-zone "
+          "pgscan_kswapd_* of kernels before 4.8): this kernel predates the counters lmkd's "
+          "PSI mode reads (workingset_refault from 3.15, one pgscan_kswapd for the node from "
+          "4.8, PSI itself from 4.20); on it lmkd runs its vmpressure mode, which oomsim lmkd "
+          "does not decide");
+    // a snapshot copied through Windows (CRLF) decides as its LF original
+    std::string src = source_path("tests/lmkd/phone");
+    TempDir dir;
+    for (const char *f : {"meminfo", "zoneinfo", "vmstat.0", "vmstat.1", "pressure_memory",
+                          "event", "props"}) {
+        std::string t = read_file(src + "/" + f), crlf;
+        for (char ch : t)
+            crlf += ch == '\n' ? std::string("\r\n") : std::string(1, ch);
+        dir.write(f, crlf);
+    }
+    RunResult a = oomsim({"lmkd", src, "--format", "json"});
+    RunResult b = oomsim({"lmkd", dir.path(), "--format", "json"});
+    INFO(b.err);
+    REQUIRE(a.status == 0);
+    CHECK(b.status == 0);
+    CHECK(a.out == b.out);
 }

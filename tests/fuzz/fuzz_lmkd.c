@@ -21,7 +21,8 @@ static const char *const files[] = {"meminfo", "zoneinfo", "vmstat.0", "vmstat.1
 static void base(rpl_lmkd_snapshot *s)
 {
     static const char *const text[][2] = {
-        {"zoneinfo", "Node 0, zone Normal\n min 2508\n low 4081\n high 5654\n present 9\n"},
+        {"zoneinfo", "Node 0, zone Normal\n per-node stats\n nr_inactive_file 100000\n"
+                     " nr_active_file 50000\n min 2508\n low 4081\n high 5654\n present 9\n"},
         {"meminfo", "MemFree: 14000 kB\nSwapTotal: 2048000 kB\nSwapFree: 123457 kB\n"
                     "Inactive(file): 400000 kB\nActive(anon): 1 kB\nInactive(anon): 1 kB\n"
                     "Shmem: 1 kB\n"},
