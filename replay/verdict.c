@@ -57,7 +57,13 @@ static rpl_class classify_jetsam_event(const rpl_exit *x, rpl_verdict *v, int *l
     int front = strstr(x->states, "frontmost") != NULL;
     if (cls == RPL_CLASS_SYSTEM_RECLAIM && front)
         cls = RPL_CLASS_LOW_MEMORY; /* the app in front: a foreground death */
-    const char *what = cls == RPL_CLASS_LOW_MEMORY
+    /* memorystatus_pick_action (kern_memorystatus_policy.c) kills over a
+     * high-water mark only below the pressure level or when the system is
+     * unhealthy: the soft limit alone kills nothing */
+    const char *what = strcmp(x->cause, "highwater") == 0
+                           ? "over its high-water mark, its soft limit, which kills only when "
+                             "the system is under memory pressure"
+                       : cls == RPL_CLASS_LOW_MEMORY
                            ? front && strcmp(x->cause, "per-process-limit") != 0
                                  ? "reclaimed down to the app in front"
                                  : "over its own footprint limit"

@@ -6,7 +6,9 @@
 // are in tests/data/ips (its README says where their layout comes from).
 #include <catch2/catch.hpp>
 
+#include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <string>
 
 #include <jansson.h>
@@ -462,4 +464,30 @@ TEST_CASE("ips: gen --exits names every report of one second apart")
         INFO(name);
         CHECK(read_file(d.file(name)).find("per-process-limit") != std::string::npos);
     }
+}
+
+TEST_CASE("ips: a highwater kill is explained as a kill under system pressure", "[ips]")
+{
+    // memorystatus_pick_action: MEMORYSTATUS_KILL_HIWATER only below the
+    // pressure level or on an unhealthy system
+    rpl_exit x;
+    memset(&x, 0, sizeof x);
+    x.source = RPL_IOS;
+    x.ios = RPL_IOS_JETSAM;
+    x.jetsam_event = 1;
+    x.jetsam_listed = 1;
+    x.timestamp_ms = x.pid = x.uid = x.pss_kb = x.rss_kb = -1;
+    x.priority = -1;
+    snprintf(x.process, sizeof x.process, "%s", "llmd");
+    snprintf(x.cause, sizeof x.cause, "%s", "highwater");
+    snprintf(x.states, sizeof x.states, "%s", "daemon");
+    rpl_verdict v;
+    rpl_diagnose_all(&x, 1, nullptr, 0, &v);
+    CHECK(v.kind == RPL_CLASS_LOW_MEMORY);
+    CHECK(std::string(v.supports).find("over its high-water mark, its soft limit, which kills "
+                                       "only when the system is under memory pressure") !=
+          std::string::npos);
+    snprintf(x.cause, sizeof x.cause, "%s", "per-process-limit");
+    rpl_diagnose_all(&x, 1, nullptr, 0, &v);
+    CHECK(std::string(v.supports).find("over its own footprint limit") != std::string::npos);
 }
