@@ -164,14 +164,19 @@ int w__victim_is_main(const world *w, int adj)
     int main = w__main_adj(w), svc = w__app_adj(w);
     if (main != svc) /* the one at adj */
         return main == adj;
-    /* find_and_kill_process: at one adj, the process registered there first
-     * (the client's adj reaches lmkd before its service's) over
-     * PERCEPTIBLE_APP_ADJ, the heaviest at or under it */
+    /* find_and_kill_process (lmkd 18578a5): at one adj, the tail of its
+     * list, the process slotted there first (the client's adj reaches lmkd
+     * before its service's), over PERCEPTIBLE_APP_ADJ; the heaviest
+     * (proc_get_heaviest) at or under it, or at every adj with
+     * kill_heaviest_task.  proc_get_heaviest walks from the list's head,
+     * the newest, and keeps the first of a tie: the service */
+    if (adj > APP_ADJ_PERCEPTIBLE && w->dev->lmkd.kill_heaviest_task <= 0)
+        return 1;
     int64_t all = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
         all += mdl_ledger_total(w->led, (mdl_category)c);
     int64_t mine = w__main_held(w, MDL_CAT_ALL);
-    return adj > APP_ADJ_PERCEPTIBLE || mine >= all - mine;
+    return mine > all - mine;
 }
 
 mdl_exit w__svc_class(const world *w, mdl_exit why)

@@ -522,3 +522,57 @@ TEST_CASE("processes: the service starts when the app's own start leaves the pho
     CHECK(r.completed > 0);
     CHECK(r.svc_failed < r.arrived);
 }
+
+TEST_CASE("processes: kill_heaviest_task makes lmkd take the heavier of main and service at one "
+          "adj in the background", "[processes][psi]")
+{
+    // BIND_IMPORTANT: the service shares its client's adj, 700 then 900 in
+    // the background. A 1400 MiB model in the service (1440 MiB with its
+    // baseline, against the app's 150) and the background's successor app
+    // leave the 3 GB phone short, and lmkd kills at the pair's adj, over
+    // PERCEPTIBLE_APP_ADJ: find_and_kill_process takes its list's tail, the
+    // process slotted first (the client's adj reaches lmkd first): the main
+    // process, whose death takes the service. With kill_heaviest_task,
+    // proc_get_heaviest at every adj: the service, and the app lives.
+    std::string dev = shim::read_file(source_path("scenarios/catalog/devices/android-3g.yaml"));
+    std::string inl;
+    bool first = true;
+    for (size_t at = 0; at < dev.size();) {
+        size_t nl = dev.find('\n', at);
+        std::string line = dev.substr(at, nl - at);
+        at = nl == std::string::npos ? dev.size() : nl + 1;
+        if (line.empty() || line[0] == '#' || line.rfind("measured", 0) == 0 ||
+            line.rfind("  zram.ratio", 0) == 0)
+            continue;
+        inl += (first ? "  - " : "    ") + line + "\n";
+        first = false;
+    }
+    auto scenario = [&](const std::string &lmkd) {
+        return "name: heaviest\nseed: 7\nreplications: 4\nhorizon: 3min\ndevices:\n" + inl +
+               lmkd +
+               "candidates:\n  - id: big\n    digest: a1\n    runtime: litert-1.4.0\n"
+               "    parts:\n      model:\n        file: 40MiB\n"
+               "        load: {mode: mmap, time: 300ms}\n"
+               "        prepare: {time: 500ms, resident: {native: 1400MiB}}\n"
+               "        inference: {time: 200ms}\n"
+               "processes:\n  ml: {kind: service, restart: 2s, important: true}\n"
+               "app:\n  baseline: {native: 150MiB}\n  package: com.example.big\n"
+               "  processes:\n    ml: {baseline: {native: 40MiB}}\n"
+               "workload:\n  path: [cold_start, {requests: {every: 1s, for: 5s}}, "
+               "{background: 150s}]\n";
+    };
+    Loaded tail(scenario(""));
+    Loaded heavy(scenario("    lmkd: {kill_heaviest_task: true}\n"));
+    int64_t tail_main = 0, tail_svc = 0, heavy_main = 0, heavy_svc = 0;
+    for (uint64_t k = 0; k < 4; k++) {
+        mdl_rep a = tail.run(0, k), b = heavy.run(0, k);
+        tail_main += (int64_t)(a.deaths_total - a.svc_deaths);
+        tail_svc += (int64_t)a.svc_deaths;
+        heavy_main += (int64_t)(b.deaths_total - b.svc_deaths);
+        heavy_svc += (int64_t)b.svc_deaths;
+    }
+    CHECK(tail_main > 0);
+    CHECK(tail_svc == 0);
+    CHECK(heavy_main == 0);
+    CHECK(heavy_svc > 0);
+}
