@@ -42,7 +42,8 @@ static const command commands[] = {
                            "                      YAML from benchmark-model, llama-cpp,\n"
                            "                      onnxruntime logs, dumpsys meminfo, metrickit\n"
                            "                      payloads or play-vitals rows"},
-    {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--process NAME] [--format text|json]\n"
+    {"diagnose", cli_diagnose, "diagnose [TRACE] [--exits FILE]... [--process NAME] [--tz ZONE]\n"
+                               "           [--format text|json]\n"
                                "                      classify exit records, with evidence"},
     {"lmkd", cli_lmkd, "lmkd SNAPSHOT_DIR [--format table|json]\n"
                        "                      lmkd's decision on one wake-up of a real phone"},
