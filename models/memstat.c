@@ -316,6 +316,12 @@ static void ms_kill_succ(w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
     pg->out->successor_kills++;
 }
 
+/* The app's per-process limit, where it is (the entitlement in force). */
+static int64_t ms_limit_of(const w_pages *pg, const pg_app *a)
+{
+    return *a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
+}
+
 void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
                   mdl_jetsam_event *ev)
 {
@@ -332,22 +338,35 @@ void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
     for (uint32_t k = 0; k < x->ngone && ev->nprocs < MDL_JETSAM_PROCS; k++)
         ev->procs[ev->nprocs++] = (mdl_jetsam_proc){
             x->gone[k].band, x->gone[k].resident, x->gone[k].comp,
-            x->gone[k].resident + x->gone[k].comp, 0, x->gone[k].succ,
-            (mdl_jetsam_cause)x->gone[k].cause};
+            x->gone[k].resident + x->gone[k].comp, x->gone[k].resident + x->gone[k].comp, 0,
+            x->gone[k].succ, (mdl_jetsam_cause)x->gone[k].cause};
     mdl_ledger_stats st;
     mdl_ledger_stats_get(pg->led, &st);
+    /* the app's footprint is what jetsam counts (the ledger's counted
+     * bytes, compressed ones included); over its per-process limit the
+     * kill comes at the page that crossed it (the ledger's limit check,
+     * task_footprint_exceeded), not after the whole allocation */
+    int64_t foot = st.counted, most = st.peak;
+    if (why == MDL_JETSAM_PER_PROCESS_LIMIT && foot > ms_limit_of(pg, a)) {
+        foot = ms_limit_of(pg, a) + MDL_XNU_PAGE;
+        most = most > foot ? foot : most;
+    }
+    if (most < foot)
+        most = foot;
     mdl_jetsam_proc app = {ms_app_band(a), app_anon(pg) - ms_app_comp(pg) + app_file_resident(pg),
-                           ms_app_comp(pg), st.peak, 1, 0, why};
+                           ms_app_comp(pg), most, foot, 1, 0, why};
     if (ev->nprocs < MDL_JETSAM_PROCS)
         ev->procs[ev->nprocs++] = app;
     if (ms_succ_alive(pg) && ev->nprocs < MDL_JETSAM_PROCS)
         ev->procs[ev->nprocs++] = (mdl_jetsam_proc){ms_succ_band(pg, a), pg->ds->successor,
                                                     x->succ_comp,
+                                                    pg->ds->successor + x->succ_comp,
                                                     pg->ds->successor + x->succ_comp, 0, 1,
                                                     MDL_JETSAM_NONE};
     for (uint32_t k = 0; k < x->nother && ev->nprocs < MDL_JETSAM_PROCS; k++)
         ev->procs[ev->nprocs++] = (mdl_jetsam_proc){x->other[k].band, x->other[k].resident,
                                                     x->other[k].comp,
+                                                    x->other[k].resident + x->other[k].comp,
                                                     x->other[k].resident + x->other[k].comp, 0,
                                                     0, MDL_JETSAM_NONE};
 }
@@ -361,11 +380,6 @@ static void ms_kill_app(w_pages *pg, mdl_jetsam_cause why)
     pg->host->kill(pg->ctx, &k);
 }
 
-/* The app's per-process limit, where it is (the entitlement in force). */
-static int64_t ms_limit_of(const w_pages *pg, const pg_app *a)
-{
-    return *a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
-}
 
 /* ------------------------------------------------ the decision loop */
 

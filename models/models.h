@@ -433,6 +433,8 @@ typedef struct mdl_jetsam_proc {
     int band;
     int64_t resident, compressed; /* bytes: in RAM (file pages of the app included), compressed */
     int64_t lifetime_max;         /* the most it held (the app: its counted peak) */
+    int64_t footprint;            /* phys_footprint, the report's rpages: anonymous in RAM and
+                                   * compressed, no clean file page; never over lifetime_max */
     int app, successor;           /* the app; the app the user switched to */
     mdl_jetsam_cause killed;      /* killed in this pass, with this cause; NONE: listed */
 } mdl_jetsam_proc;

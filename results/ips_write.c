@@ -69,7 +69,7 @@ static json_t *process(const mdl_jetsam_proc *p, const char *name, unsigned pid,
     }
     trc_json_set(o, "name", json_string(name), failed);
     trc_json_set(o, "pid", json_integer(pid), failed);
-    trc_json_set(o, "rpages", pages_of(p->resident), failed);
+    trc_json_set(o, "rpages", pages_of(p->footprint), failed); /* phys_footprint */
     trc_json_set(o, "lifetimeMax", pages_of(p->lifetime_max), failed);
     json_t *st = json_array();
     trc_json_append(st, json_string(p->band >= MDL_BAND_FOREGROUND ? "frontmost" : "suspended"),

@@ -6,10 +6,14 @@
 // derived in a comment.
 #include <catch2/catch.hpp>
 
+#include <cstdlib>
 #include <string>
+#include <vector>
 
 #include "models/world_int.h"
+#include "results/results.h"
 #include "scenarios/scenarios.h"
+#include "shim/shim.hpp"
 #include "shim/world.hpp"
 
 namespace {
@@ -543,4 +547,57 @@ TEST_CASE("memstat: a count {min, max} draws each count equally often, 0 include
         CHECK(seen[k] >= 200 - 46);
         CHECK(seen[k] <= 200 + 46);
     }
+}
+
+namespace {
+struct Reports {
+    std::vector<mdl_jetsam_event> v;
+    static int keep(void *ctx, const mdl_jetsam_event *ev, sim_error *)
+    {
+        static_cast<Reports *>(ctx)->v.push_back(*ev);
+        return SIM_OK;
+    }
+    static int none(void *, const trc_event *, sim_error *) { return SIM_OK; }
+};
+} // namespace
+
+TEST_CASE("memstat: a JetsamEvent's rpages is the footprint, at the page that crossed the limit",
+          "[memstat][ips]")
+{
+    // ios-warning-ignored: the app in front goes over its per-process limit
+    // by a whole allocation; XNU's ledger kills at the page that crossed it
+    // (phys_footprint, which the snapshot's `pages` is), so the report says
+    // the limit and one page, and its lifetimeMax is no less
+    Loaded l(shim::read_file(
+        shim::source_path("scenarios/catalog/teach/ios-warning-ignored.yaml")));
+    const mdl_cell &cell = l.s.cells[0];
+    Reports got;
+    mdl_trace_sink sink{Reports::none, nullptr, Reports::keep};
+    sink.ctx = &got;
+    mdl_rep r;
+    sim_error err;
+    sim_error_clear(&err);
+    REQUIRE(mdl_run_replication_traced(&cell, 0, nullptr, nullptr, &sink, &r, &err) == SIM_OK);
+    REQUIRE(got.v.size() == 1);
+    const mdl_jetsam_event &ev = got.v[0];
+    REQUIRE(ev.cause == MDL_JETSAM_PER_PROCESS_LIMIT);
+    bool app = false;
+    for (unsigned k = 0; k < ev.nprocs; k++) {
+        const mdl_jetsam_proc &p = ev.procs[k];
+        CHECK(p.footprint <= p.lifetime_max);
+        if (!p.app)
+            continue;
+        app = true;
+        CHECK(p.footprint == cell.device->jetsam_limit + MDL_XNU_PAGE);
+        CHECK(p.lifetime_max == p.footprint);
+    }
+    CHECK(app);
+    // the report as written: rpages the footprint in 16 KiB pages
+    char *text = nullptr;
+    size_t len = 0;
+    REQUIRE(res_ips_format(&ev, "ExampleApp", "iphone", 0, 0, &text, &len, &err) == SIM_OK);
+    std::string t(text, len);
+    free(text);
+    CHECK(t.find("\"rpages\": " + std::to_string((cell.device->jetsam_limit + MDL_XNU_PAGE) /
+                                                  MDL_XNU_PAGE)) != std::string::npos);
 }
