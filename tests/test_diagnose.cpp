@@ -13,23 +13,14 @@
 
 #include "replay/replay.h"
 #include "traces/traces.h"
+#include "shim/exits.hpp"
 #include "shim/shim.hpp"
 
 using namespace shim;
 
 namespace {
 
-std::vector<rpl_exit> parse(const std::string &text)
-{
-    rpl_exit *v = nullptr;
-    size_t n = 0;
-    sim_error err;
-    sim_error_clear(&err);
-    REQUIRE(rpl_exits_parse(text.data(), text.size(), "x", &v, &n, &err) == SIM_OK);
-    std::vector<rpl_exit> out(v, v + n);
-    free(v);
-    return out;
-}
+std::vector<rpl_exit> parse(const std::string &text) { return shim::parse_exits(text); }
 
 } // namespace
 
