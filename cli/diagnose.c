@@ -138,8 +138,8 @@ static const cli_opt diagnose_opts[] = {
      "                     exit-info records, the deaths of its other processes\n"
      "                     (NAME:ml) are left out, counted by name\n"},
     {"--tz", NULL, CLI_OPT_TEXT, DA(tz), CLI_NOWHERE, 0, 0, NULL, NULL, 0, "  --tz ZONE          the phone's offset from UTC when the records were written\n"
-     "                     (+08:00, -0500, UTC): dumpsys and logcat times, printed\n"
-     "                     on the phone's clock, are put on UTC\n"},
+     "                     (+08:00, -0500, UTC): dumpsys and logcat times with a\n"
+     "                     date, printed on the phone's clock, are put on UTC\n"},
     CLI_HELP_OPT,
 };
 
@@ -177,6 +177,8 @@ static int zone_minutes(const char *s, int *min)
         h = h * 10 + (s[k++] - '0'), digits++;
     if (digits == 0)
         return -1;
+    if (s[k] == ':' && s[k + 1] == '\0')
+        return -1; /* "+1:": the minutes cut off */
     if (s[k] == ':')
         k++;
     if (s[k] != '\0') {

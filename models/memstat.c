@@ -20,6 +20,7 @@
 #include "filepages.h"
 
 #include <math.h>
+#include <string.h>
 
 #define XPAGE MDL_XNU_PAGE
 /* vm_page_free_target on iOS: the pageout daemon works while free pages
@@ -347,9 +348,9 @@ void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
      * kill comes at the page that crossed it (the ledger's limit check,
      * task_footprint_exceeded), not after the whole allocation */
     int64_t foot = st.counted, most = st.peak;
-    if (why == MDL_JETSAM_PER_PROCESS_LIMIT && foot > ms_limit_of(pg, a)) {
-        foot = ms_limit_of(pg, a) + MDL_XNU_PAGE;
-        most = most > foot ? foot : most;
+    if (why == MDL_JETSAM_PER_PROCESS_LIMIT && x->crossed && foot > ms_limit_of(pg, a)) {
+        foot = ms_limit_of(pg, a) + MDL_XNU_PAGE; /* what it held before, at most that */
+        most = x->seen_peak > foot ? x->seen_peak : foot;
     }
     if (most < foot)
         most = foot;
@@ -528,9 +529,14 @@ pg_result pg_xnu_check(w_pages *pg, const pg_app *a, int64_t extra)
     if (*a->fg && x->app_comp > 0)
         x->app_comp = 0; /* in front again: its pages are decompressed as it runs */
     uint32_t epoch = *a->epoch;
+    if (x->seen_epoch != epoch) /* a new life of the app: nothing seen of it yet */
+        x->seen_epoch = epoch, x->seen_counted = x->seen_peak = 0;
+    int64_t before = x->seen_counted;
+    x->seen_counted = counted;
     /* the per-process limit: at once, on the allocating thread */
     if (*a->alive && counted > ms_limit_of(pg, a)) {
         pg->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
+        x->crossed = before <= ms_limit_of(pg, a);
         x->ngone = 0;
         ms_kill_app(pg, MDL_JETSAM_PER_PROCESS_LIMIT);
         (void)ms_run(pg, a);
@@ -538,6 +544,8 @@ pg_result pg_xnu_check(w_pages *pg, const pg_app *a, int64_t extra)
         res.gone = 1;
         return res;
     }
+    if (*a->alive && counted > x->seen_peak)
+        x->seen_peak = counted;
     if (extra == 0 && x->level == 0 && !x->fc && ms_quiet(pg, a, compressible)) {
         res.warn = 1;
         res.room = pg_xnu_room(pg, a);

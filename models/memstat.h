@@ -45,6 +45,11 @@ typedef struct w_xnu {
     int64_t other_comp;      /* their bytes in the compressor, uncompressed (the sum) */
     int64_t app_comp;        /* the app's anonymous bytes in the compressor */
     int64_t succ_comp;       /* the successor app's */
+    int64_t seen_counted;    /* the app's counted bytes at the last check (0: none since its start) */
+    int64_t seen_peak;       /* the most of them at any check of this life */
+    uint32_t seen_epoch;     /* the life they are of (a new life starts them again) */
+    int crossed;             /* the per-process kill came at the allocation that crossed the
+                              * limit (not at a limit lowered under the footprint) */
     sim_time succ_left;      /* the successor left the front (ages as the app does) */
     /* the phantom cache: file bytes evicted since its last look, its run of
      * thrashing periods, the end of the last period looked at */

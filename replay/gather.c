@@ -280,28 +280,51 @@ static void tally_other(rpl_others *o, const char *p)
     o->count[j]++;
 }
 
+/* Whether a record of the package gives uid (a killinfo names its victim
+ * by pid and uid alone). */
+static int package_uid(const rpl_record *items, size_t n, const char *process, size_t len,
+                       int64_t uid)
+{
+    for (size_t k = 0; uid >= 0 && k < n; k++) {
+        const char *p = items[k].x.process;
+        if (package_len(p) == len && strncmp(p, process, len) == 0 && items[k].x.uid == uid)
+            return 1;
+    }
+    return 0;
+}
+
 void rpl_leave_out_others(rpl_record *items, size_t *n, const char *process, rpl_others *o,
                           rpl_others *apps)
 {
     memset(o, 0, sizeof *o);
     memset(apps, 0, sizeof *apps);
     size_t len = process != NULL ? package_len(process) : 0, kept = 0;
+    /* decided on the whole list first: the loop below compacts it */
+    unsigned char *mine = calloc(*n + 1, 1);
+    for (size_t k = 0; mine != NULL && k < *n; k++)
+        mine[k] = items[k].x.killinfo && items[k].x.process[0] == '\0' && len > 0 &&
+                  package_uid(items, *n, process, len, items[k].x.uid);
     for (size_t k = 0; k < *n; k++) {
         const rpl_exit *x = &items[k].x;
         const char *p = x->process;
         int same_package = len > 0 && package_len(p) == len && strncmp(p, process, len) == 0;
+        if (len > 0 && x->killinfo && p[0] == '\0' && (mine == NULL || !mine[k])) {
+            tally_other(apps, "(a killinfo of a uid no record of the app gives)");
+            continue;
+        }
         /* another process of the same package: PACKAGE or PACKAGE:NAME */
         if (same_package && strcmp(p, process) != 0)
             tally_other(o, p);
         /* a kill line of another app: the system freeing memory, logged for
          * every process it kills (an exit record is the app's own) */
         else if (len > 0 && !same_package && p[0] != '\0' &&
-                 (x->source == RPL_LMKD || x->source == RPL_KERNEL)) /* killinfo: no name */
+                 (x->source == RPL_LMKD || x->source == RPL_KERNEL))
             tally_other(apps, p);
         else
             items[kept++] = items[k];
     }
     *n = kept;
+    free(mine);
 }
 
 int rpl_verdicts(const rpl_record *items, size_t n, const rpl_trace_exits *t, int own,

@@ -312,11 +312,13 @@ static int read_killinfo(const char *s, size_t n, uint64_t line, rpl_exit *x)
     else if (f[5] >= MDL_LMKD_COUNT - 1 || f[5] < -1)
         snprintf(x->description, sizeof x->description, "killinfo reason %lld: a vendor's "
                  "number, not one of lmkd's", (long long)f[5]);
-    else
-        snprintf(x->description, sizeof x->description, "killinfo reason %lld%s, min adj "
-                 "%lld%s, swap free %lld of %lld kB", (long long)f[5],
-                 f[5] < 0 ? " (none: not lmkd's PSI decision)" : "", (long long)f[3], th,
-                 (long long)f[13], (long long)f[12]);
+    else {
+        char d[320]; /* cut to the description's size below */
+        snprintf(d, sizeof d, "killinfo reason %lld%s, min adj %lld%s, swap free %lld of %lld "
+                 "kB", (long long)f[5], f[5] < 0 ? " (none: not lmkd's PSI decision)" : "",
+                 (long long)f[3], th, (long long)f[13], (long long)f[12]);
+        rpl__copy_text(x->description, d, strlen(d));
+    }
     log_time(s, n, x);
     return 1;
 }

@@ -36,8 +36,8 @@ static int64_t fit(const rpl_exit *x, const trace_exit *e, const char **on)
                             "clock is the phone's time zone)";
         return timed ? d : 0;
     }
-    if (when != 1)
-        return -1;
+    if (when != 1 || (x->killinfo && x->process[0] == '\0'))
+        return -1; /* a killinfo names no process: a time alone is anyone's kill */
     *on = "time (no pid on one side)";
     return d;
 }

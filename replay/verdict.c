@@ -205,7 +205,7 @@ static rpl_class classify(const rpl_exit *x, rpl_verdict *v, int *level)
             snprintf(why, sizeof why, ", reason %s", mdl_lmkd_reason_name(x->lmkd));
         else if (x->description[0] != '\0') /* a vendor's words, or the older forms' */
             snprintf(why, sizeof why, ", in its own words \"%.*s\"", 100, x->description);
-        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %s at oom_score_adj %d%s%s",
+        snprintf(v->supports, sizeof v->supports, "an lmkd kill of %.79s at oom_score_adj %d%s%.100s",
                  who, x->adj, x->has_adj ? "" : " (adj not given)", why);
         return x->has_adj && x->adj >= 700 ? RPL_CLASS_SYSTEM_RECLAIM : RPL_CLASS_LOW_MEMORY;
     }

@@ -856,7 +856,7 @@ TEST_CASE("diagnose: dumpsys and logcat times are the phone's clock, --tz puts t
     CHECK(r.out.find("\"timestamp_ms\": 1714332467967,\n      \"clock\": \"phone-local\"") !=
           std::string::npos);
     CHECK(oomsim({"diagnose", "--exits", log, "--tz", "UTC"}).status == 0);
-    for (const char *bad : {"+8:10", "+15:00", "Asia/Shanghai", "8", "+08:0", "-"}) {
+    for (const char *bad : {"+8:10", "+15:00", "Asia/Shanghai", "8", "+08:0", "-", "+1:"}) {
         INFO(bad);
         RunResult b = oomsim({"diagnose", "--exits", log, "--tz", bad});
         CHECK(b.status == 2);

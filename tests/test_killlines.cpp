@@ -282,3 +282,26 @@ TEST_CASE("killlines: swap exhausted and thrashing names the anonymous memory fi
     rpl_diagnose_all(t.data(), 1, nullptr, 0, &v);
     CHECK(v.rec == RPL_REC_THRASHING);
 }
+
+TEST_CASE("killlines: with --process, a killinfo stays only when a record of the app gives its uid",
+          "[diagnose][killlines]")
+{
+    // killinfo names a pid and a uid, no process: another app's kill must
+    // not pass for the app's
+    TempDir dir;
+    std::string log = dir.write(
+        "events.txt",
+        "ApplicationExitInfo(timestamp=2024-12-04 10:23:59.000 pid=4000 realUid=10234 "
+        "process=com.example.chat reason=3 (LOW_MEMORY) importance=400 description=lmk)\n"
+        "12-04 10:23:49.100  1203  1203 I killinfo: [4327,10234,900,900,81234,8]\n"
+        "12-04 10:23:49.300  1203  1203 I killinfo: [5555,10999,905,900,1234,8]\n");
+    RunResult r = oomsim({"diagnose", "--exits", log, "--process", "com.example.chat"});
+    INFO(r.out << r.err);
+    REQUIRE(r.status == 0);
+    CHECK(r.out.find("pid 4327 (uid 10234; killinfo names no process)") != std::string::npos);
+    CHECK(r.out.find("pid 5555") == std::string::npos);
+    CHECK(r.out.find("(a killinfo of a uid no record of the app gives)") != std::string::npos);
+    // without --process every record is read
+    r = oomsim({"diagnose", "--exits", log});
+    CHECK(r.out.find("pid 5555 (uid 10999; killinfo names no process)") != std::string::npos);
+}
