@@ -297,7 +297,11 @@ void llm__write_layers(const llama_more *m, out *w, double gpu_mib, unsigned gpu
         r = first ? (k >= 1 ? k - 1 : 0) : (k < count ? k : count);
     /* the loader holds the layers within the file and the GPU's buffers */
     double room = m->file_bytes + gpu_mib * MIB;
-    if (k > 0 && r > 0 && !out_gpu && floor(gpu_mib * 1024.0 / r) * 1024.0 * count > room) {
+    uint32_t implied = first ? (k >= 1 ? k - 1 : 0) : (k < count ? k : count);
+    if (k > 0 && r != implied) { /* the loader moves `implied`: bytes from r would not fit */
+        put(w, "        # bytes: the log offloads %u repeating layers where its %u layers in "
+               "this order make %u: the counts disagree, not used\n", r, k, implied);
+    } else if (k > 0 && r > 0 && !out_gpu && floor(gpu_mib * 1024.0 / r) * 1024.0 * count > room) {
         put(w, "        # bytes: %u layers of the accelerator's %.2f MiB / %u exceed the file and "
                "that buffer: the log's counts disagree, not used\n", count, gpu_mib, r);
     } else if (k > 0 && r > 0 && !out_gpu) {
