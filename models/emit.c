@@ -310,9 +310,10 @@ static void with_record(trc_event *e, const mdl_exit_record *r)
             with_error(e, mdl_lmkd_reason_name(r->lmkd));
         else if (r->kernel_oom) /* the kernel's OOM kill, as the importer names it */
             with_error(e, "kernel_oom");
-    } else if (r->kind == MDL_REC_JETSAM_SYSTEM) {
+    } else if (r->kind == MDL_REC_JETSAM_SYSTEM || r->kind == MDL_REC_METRICKIT) {
         /* iOS: no ApplicationExitInfo; the report the system wrote, by the
-         * name iOS gives it (the diagnosis reads it back), then XNU's cause */
+         * name iOS gives it (the diagnosis reads it back), then XNU's cause
+         * (MetricKit's count names none: there it is the model's alone) */
         e->has |= TRC_F_ERROR;
         snprintf(e->error, sizeof e->error, "%s:%s", mdl_record_kind_name(r->kind),
                  mdl_jetsam_cause_name(r->jetsam));
@@ -324,6 +325,9 @@ static void with_record(trc_event *e, const mdl_exit_record *r)
     e->exit.rss_kb = r->rss_kb;
     e->exit.status = r->status;
     e->exit.timestamp_ms = (r->time + 500) / 1000; /* rounded, as explain prints an instant */
+    if (r->kind == MDL_REC_METRICKIT) /* no report: a count in the day's MetricKit payload,
+                                       * with no time, no footprint and no status */
+        e->exit.has = TRC_X_IMPORTANCE;
 }
 
 void w__emit_exit(world *w, const mdl_exit_record *r, int main)

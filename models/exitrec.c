@@ -6,7 +6,16 @@
  * the reason and the state at the death. */
 #include "world_int.h"
 
-static void ios_record(const mdl_death *x, mdl_exit_record *r)
+/* A kill in the idle band posts no JetsamEvent
+ * (memorystatus_should_post_snapshot, kern_memorystatus.c): the app
+ * learns of it from MetricKit's background exits alone. */
+static void unreported(mdl_exit_record *r)
+{
+    r->kind = MDL_REC_METRICKIT;
+    r->description = MDL_TEXT_METRICKIT;
+}
+
+static void ios_record(const mdl_device *d, const mdl_death *x, mdl_exit_record *r)
 {
     /* the footprint at the kill: jetsam reports carry it */
     r->pss_kb = r->rss_kb = x->counted / 1024;
@@ -30,6 +39,10 @@ static void ios_record(const mdl_death *x, mdl_exit_record *r)
         r->description = r->jetsam == MDL_JETSAM_VM_PAGESHORTAGE ? MDL_TEXT_JETSAM_PAGESHORTAGE
                                                                   : MDL_TEXT_JETSAM_SYSTEM;
         r->status = 9;
+        /* the page model says whether a report lists it; the plain rule's
+         * idle-exit is a kill in band 0 */
+        if (x->jetsam != MDL_JETSAM_NONE ? x->unreported : !d->xnu_idle_snapshot)
+            unreported(r);
         break;
     default: /* low_memory: over the per-process limit, in the foreground or
               * the background alike, or the app in front killed for the
@@ -43,6 +56,8 @@ static void ios_record(const mdl_death *x, mdl_exit_record *r)
             r->description = r->jetsam == MDL_JETSAM_VM_PAGESHORTAGE
                                  ? MDL_TEXT_JETSAM_PAGESHORTAGE
                                  : MDL_TEXT_JETSAM_SYSTEM;
+            if (x->unreported)
+                unreported(r);
             break;
         }
         r->jetsam = MDL_JETSAM_PER_PROCESS_LIMIT;
@@ -98,7 +113,7 @@ void mdl_exit_record_make(const mdl_device *d, const mdl_death *x, mdl_exit_reco
     out->stage = x->stage;
     out->importance = x->foreground ? 100 : 400;
     if (d->os == MDL_OS_IOS)
-        ios_record(x, out);
+        ios_record(d, x, out);
     else
         android_record(d, x, out);
 }

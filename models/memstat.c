@@ -280,24 +280,137 @@ static void ms_pc_look(w_pages *pg, const pg_app *a, int64_t found, sim_time dur
 
 /* ---------------------------------------------------------- victims */
 
-/* A process killed in this pass, for the JetsamEvent. */
-static void ms_gone(w_pages *pg, int band, int64_t resident, int64_t comp, int succ,
-                    mdl_jetsam_cause why)
+/* ------------------------------------------------- JetsamEvents */
+
+/* The app's per-process limit, where it is (the entitlement in force). */
+static int64_t ms_limit_of(const w_pages *pg, const pg_app *a)
 {
-    w_xnu *x = &pg->x;
-    if (x->ngone < MDL_JETSAM_PROCS) {
-        x->gone[x->ngone].band = band;
-        x->gone[x->ngone].succ = (uint8_t)succ;
-        x->gone[x->ngone].cause = (uint8_t)why;
-        x->gone[x->ngone].resident = resident;
-        x->gone[x->ngone++].comp = comp;
-    }
+    return *a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
 }
 
-static void ms_kill_other(w_pages *pg, mdl_jetsam_cause why)
+static mdl_jetsam_proc ms_entry_other(const w_other *o)
+{
+    return (mdl_jetsam_proc){o->band, o->pid, o->resident, o->comp, o->resident + o->comp,
+                             o->resident + o->comp, 0, 0, MDL_JETSAM_NONE};
+}
+
+static mdl_jetsam_proc ms_entry_succ(const w_pages *pg, const pg_app *a)
+{
+    int64_t r = pg->ds->successor, c = pg->x.succ_comp;
+    return (mdl_jetsam_proc){ms_succ_band(pg, a), 3000u + pg->x.succ_life, r, c, r + c, r + c,
+                             0, 1, MDL_JETSAM_NONE};
+}
+
+/* The app as the snapshot has it: its footprint is what jetsam counts (the
+ * ledger's counted bytes, compressed ones included); over its per-process
+ * limit the kill comes at the page that crossed it (the ledger's limit
+ * check, task_footprint_exceeded), not after the whole allocation. */
+static mdl_jetsam_proc ms_entry_app(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
+{
+    const w_xnu *x = &pg->x;
+    mdl_ledger_stats st;
+    mdl_ledger_stats_get(pg->led, &st);
+    int64_t foot = st.counted, most = st.peak;
+    if (why == MDL_JETSAM_PER_PROCESS_LIMIT && x->crossed && foot > ms_limit_of(pg, a)) {
+        foot = ms_limit_of(pg, a) + MDL_XNU_PAGE; /* what it held before, at most that */
+        most = x->seen_peak > foot ? x->seen_peak : foot;
+    }
+    if (most < foot)
+        most = foot;
+    return (mdl_jetsam_proc){ms_app_band(a), 1000u + *a->epoch,
+                             app_anon(pg) - ms_app_comp(pg) + app_file_resident(pg),
+                             ms_app_comp(pg), most, foot, 1, 0, MDL_JETSAM_NONE};
+}
+
+static void ms_snap_add(mdl_jetsam_event *ev, mdl_jetsam_proc p)
+{
+    if (ev->nprocs < MDL_JETSAM_PROCS)
+        ev->procs[ev->nprocs++] = p;
+}
+
+/* memorystatus_init_jetsam_snapshot_locked: the pages now, and every
+ * process by band from 0 up (the app and the successor after the others
+ * of their band: those were there first). */
+static void ms_snap_make(w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
 {
     w_xnu *x = &pg->x;
-    ms_gone(pg, x->other[0].band, x->other[0].resident, x->other[0].comp, 0, why);
+    mdl_jetsam_event *ev = &x->snap;
+    ev->cause = why;
+    ev->free = pg_xnu_free(pg);
+    ev->file = ms_file_resident(pg);
+    ev->anonymous = pg->ds->cached + pg->ds->successor + app_anon(pg) - ms_app_comp(pg);
+    ev->wired = pg->dev->system;
+    ev->compressor = ms_pool(pg);
+    ev->compressed = ms_comp_total(pg);
+    ev->nprocs = 0;
+    int app = *a->alive, succ = ms_succ_alive(pg);
+    for (uint32_t k = 0; k <= x->nother; k++) {
+        int band = k < x->nother ? x->other[k].band : MDL_BAND_MAX + 1;
+        if (app && ms_app_band(a) < band)
+            ms_snap_add(ev, ms_entry_app(pg, a, MDL_JETSAM_NONE)), app = 0;
+        if (succ && ms_succ_band(pg, a) < band)
+            ms_snap_add(ev, ms_entry_succ(pg, a)), succ = 0;
+        if (k < x->nother)
+            ms_snap_add(ev, ms_entry_other(&x->other[k]));
+    }
+    x->snap_open = 1;
+}
+
+/* A kill of process p (its figures now) by `why`: the snapshot made when
+ * none is open (memorystatus_kill_top_process makes none for a victim in
+ * band 0 unless kern.jetsam_idle_snapshot is set; a per-process-limit
+ * kill, `own`, always makes one), its entry updated or appended
+ * (memorystatus_update_jetsam_snapshot_entry_locked), and the pass marked
+ * for a post unless the victim was in band 0 or 10
+ * (memorystatus_should_post_snapshot).  1: a report will list it. */
+static int ms_snap_kill(w_pages *pg, const pg_app *a, mdl_jetsam_proc p, mdl_jetsam_cause why,
+                        int own)
+{
+    w_xnu *x = &pg->x;
+    int idle = p.band == MDL_BAND_IDLE || p.band == MDL_BAND_AGING_DAEMONS;
+    int always = pg->dev->xnu_idle_snapshot;
+    if (x->settling)
+        return 0;
+    if (!x->snap_open && (own || p.band != MDL_BAND_IDLE || always))
+        ms_snap_make(pg, a, why);
+    if (own || !idle || always)
+        x->snap_post = 1;
+    if (!x->snap_open)
+        return 0;
+    p.killed = why;
+    mdl_jetsam_event *ev = &x->snap;
+    unsigned k = 0;
+    while (k < ev->nprocs && !(ev->procs[k].pid == p.pid && ev->procs[k].app == p.app &&
+                               ev->procs[k].successor == p.successor))
+        k++;
+    if (k < ev->nprocs)
+        ev->procs[k] = p;
+    else
+        ms_snap_add(ev, p);
+    return x->snap_post;
+}
+
+/* memorystatus_post_snapshot: an open snapshot goes out (ReportCrash reads
+ * it, which empties it) unless one went out in the last 30 s
+ * (JETSAM_SNAPSHOT_TIMEOUT_SECS): then it stays open, and the next pass
+ * that posts adds its kills to it. */
+static void ms_snap_post(w_pages *pg, const pg_app *a)
+{
+    w_xnu *x = &pg->x;
+    sim_time now = sim_now(a->e);
+    if (!x->snap_open || (x->snap_last >= 0 && now <= x->snap_last + MDL_XNU_SNAPSHOT_GAP_US))
+        return;
+    x->snap.time = now;
+    x->snap_open = 0;
+    x->snap_last = now;
+    if (pg->host->report != NULL)
+        pg->host->report(pg->ctx, &x->snap);
+}
+
+static void ms_kill_other(w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
+{
+    w_xnu *x = &pg->x;
+    (void)ms_snap_kill(pg, a, ms_entry_other(&x->other[0]), why, 0);
     pg->host->note(pg->ctx, "process_killed", mdl_jetsam_cause_name(why), 0, 0, x->other[0].band,
                    0);
     pg->ds->cached -= x->other[0].resident;
@@ -311,76 +424,23 @@ static void ms_kill_succ(w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
 {
     pg->host->note(pg->ctx, "successor_killed", mdl_jetsam_cause_name(why), 0, 0,
                    ms_succ_band(pg, a), 0);
-    ms_gone(pg, ms_succ_band(pg, a), pg->ds->successor, pg->x.succ_comp, 1, why);
+    (void)ms_snap_kill(pg, a, ms_entry_succ(pg, a), why, 0);
     pg->ds->successor = 0;
     pg->x.succ_comp = 0;
+    pg->x.succ_life++;
     pg->out->successor_kills++;
 }
 
-/* The app's per-process limit, where it is (the entitlement in force). */
-static int64_t ms_limit_of(const w_pages *pg, const pg_app *a)
+/* The app's death by memorystatus (own: over its per-process limit, the
+ * kill of that process by pid): the world kills it, the cause on the
+ * record, and whether a JetsamEvent will list it. */
+static void ms_kill_app(w_pages *pg, const pg_app *a, mdl_jetsam_cause why, int own)
 {
-    return *a->fg ? pg->dev->jetsam_limit : pg->dev->jetsam_background_limit;
-}
-
-void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
-                  mdl_jetsam_event *ev)
-{
-    const w_xnu *x = &pg->x;
-    ev->time = sim_now(a->e);
-    ev->cause = why;
-    ev->free = pg_xnu_free(pg);
-    ev->file = ms_file_resident(pg);
-    ev->anonymous = pg->ds->cached + pg->ds->successor + app_anon(pg) - ms_app_comp(pg);
-    ev->wired = pg->dev->system;
-    ev->compressor = ms_pool(pg);
-    ev->compressed = ms_comp_total(pg);
-    ev->nprocs = 0;
-    for (uint32_t k = 0; k < x->ngone && ev->nprocs < MDL_JETSAM_PROCS; k++)
-        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){
-            x->gone[k].band, x->gone[k].resident, x->gone[k].comp,
-            x->gone[k].resident + x->gone[k].comp, x->gone[k].resident + x->gone[k].comp, 0,
-            x->gone[k].succ, (mdl_jetsam_cause)x->gone[k].cause};
-    mdl_ledger_stats st;
-    mdl_ledger_stats_get(pg->led, &st);
-    /* the app's footprint is what jetsam counts (the ledger's counted
-     * bytes, compressed ones included); over its per-process limit the
-     * kill comes at the page that crossed it (the ledger's limit check,
-     * task_footprint_exceeded), not after the whole allocation */
-    int64_t foot = st.counted, most = st.peak;
-    if (why == MDL_JETSAM_PER_PROCESS_LIMIT && x->crossed && foot > ms_limit_of(pg, a)) {
-        foot = ms_limit_of(pg, a) + MDL_XNU_PAGE; /* what it held before, at most that */
-        most = x->seen_peak > foot ? x->seen_peak : foot;
-    }
-    if (most < foot)
-        most = foot;
-    mdl_jetsam_proc app = {ms_app_band(a), app_anon(pg) - ms_app_comp(pg) + app_file_resident(pg),
-                           ms_app_comp(pg), most, foot, 1, 0, why};
-    if (ev->nprocs < MDL_JETSAM_PROCS)
-        ev->procs[ev->nprocs++] = app;
-    if (ms_succ_alive(pg) && ev->nprocs < MDL_JETSAM_PROCS)
-        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){ms_succ_band(pg, a), pg->ds->successor,
-                                                    x->succ_comp,
-                                                    pg->ds->successor + x->succ_comp,
-                                                    pg->ds->successor + x->succ_comp, 0, 1,
-                                                    MDL_JETSAM_NONE};
-    for (uint32_t k = 0; k < x->nother && ev->nprocs < MDL_JETSAM_PROCS; k++)
-        ev->procs[ev->nprocs++] = (mdl_jetsam_proc){x->other[k].band, x->other[k].resident,
-                                                    x->other[k].comp,
-                                                    x->other[k].resident + x->other[k].comp,
-                                                    x->other[k].resident + x->other[k].comp, 0,
-                                                    0, MDL_JETSAM_NONE};
-}
-
-/* The app's death by memorystatus: the world reports the JetsamEvent
- * (pg_xnu_event) and kills it, the cause on the record. */
-static void ms_kill_app(w_pages *pg, mdl_jetsam_cause why)
-{
+    int report = ms_snap_kill(pg, a, ms_entry_app(pg, a, why), why, own);
     pg->out->deaths_by_jetsam[why]++;
-    pg_kill k = {PG_BY_JETSAM, -1, 0, NULL, why};
+    pg_kill k = {PG_BY_JETSAM, -1, 0, NULL, why, report};
     pg->host->kill(pg->ctx, &k);
 }
-
 
 /* ------------------------------------------------ the decision loop */
 
@@ -426,7 +486,7 @@ static int ms_run(w_pages *pg, const pg_app *a)
 {
     w_xnu *x = &pg->x;
     uint32_t epoch = *a->epoch;
-    x->ngone = 0; /* a new pass */
+    x->snap_post = 0; /* a new pass */
     if (x->fc && sim_now(a->e) - x->pc_end > MDL_XNU_PC_PERIOD_US)
         x->fc = 0, x->pc_run = 0; /* no refault for a period: the history clears */
     for (;;) {
@@ -444,14 +504,16 @@ static int ms_run(w_pages *pg, const pg_app *a)
         if (dec.cause == MDL_JETSAM_FC_THRASHING)
             x->fc = 0, x->pc_run = 0; /* the sample restarts after the kill */
         if (who == MS_APP) {
-            ms_kill_app(pg, dec.cause);
+            ms_kill_app(pg, a, dec.cause, 0);
             break;
         }
         if (who == MS_OTHER)
-            ms_kill_other(pg, dec.cause);
+            ms_kill_other(pg, a, dec.cause);
         else
             ms_kill_succ(pg, a, dec.cause);
     }
+    if (x->snap_post)
+        ms_snap_post(pg, a);
     return !(*a->alive && *a->epoch == epoch);
 }
 
@@ -537,8 +599,8 @@ pg_result pg_xnu_check(w_pages *pg, const pg_app *a, int64_t extra)
     if (*a->alive && counted > ms_limit_of(pg, a)) {
         pg->out->jetsam_kills[MDL_JETSAM_PER_PROCESS_LIMIT]++;
         x->crossed = before <= ms_limit_of(pg, a);
-        x->ngone = 0;
-        ms_kill_app(pg, MDL_JETSAM_PER_PROCESS_LIMIT);
+        ms_kill_app(pg, a, MDL_JETSAM_PER_PROCESS_LIMIT, 1);
+        ms_snap_post(pg, a); /* memorystatus_kill_process_sync posts at once */
         (void)ms_run(pg, a);
         ms_observe(pg, a);
         res.gone = 1;
@@ -614,7 +676,7 @@ void pg_xnu_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
         double c = (double)(mdl_dist_sample(&d->others[g].count, r) + d->others[g].count_add);
         for (int64_t k = 0; k < (int64_t)c && x->nother < MDL_OTHERS_MAX; k++) {
             int64_t s = mdl_dist_sample(&d->others[g].size, r);
-            w_other o = {d->others[g].band, s > 0 ? s : 0, 0};
+            w_other o = {d->others[g].band, 2000u + x->nother, s > 0 ? s : 0, 0};
             uint32_t at = x->nother; /* after every process of its band or lower */
             while (at > 0 && x->other[at - 1].band > o.band)
                 at--;
@@ -627,6 +689,9 @@ void pg_xnu_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
     pg->pc_cold = d->page_cache - d->page_cache_ws;
     pg->pc_ws = d->page_cache_ws;
     x->pc_end = -MDL_XNU_PC_PERIOD_US * 2;
+    x->snap_last = -1;
+    x->settling = 1; /* the phone as it was before the session: its reports are not the session's */
     (void)ms_run(pg, a);
+    x->settling = 0;
     ms_observe(pg, a);
 }

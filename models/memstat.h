@@ -33,6 +33,7 @@ typedef struct pg_result pg_result;
 /* iOS: another process beside the app (memstat.c), in kill order. */
 typedef struct w_other {
     int band;
+    uint32_t pid;            /* its pid in the JetsamEvents */
     int64_t resident;        /* its anonymous bytes in RAM */
     int64_t comp;            /* ... and in the compressor, uncompressed */
 } w_other;
@@ -61,14 +62,18 @@ typedef struct w_xnu {
     int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
     int64_t level_comp;      /* the compressor's content when the level was last set */
     int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */
-    /* the processes memorystatus killed in its current pass (the JetsamEvent
-     * of the app's death lists them with their cause) */
-    struct {
-        int32_t band;
-        uint8_t succ, cause; /* the successor; mdl_jetsam_cause */
-        int64_t resident, comp;
-    } gone[MDL_JETSAM_PROCS];
-    uint32_t ngone;
+    /* memorystatus's snapshot, the JetsamEvent to be (kern_memorystatus.c;
+     * docs/model.md "JetsamEvent reports"): made at the first kill while
+     * none is open, with the pages and every process then; each kill
+     * updates its process's entry (or appends one); posted when a pass
+     * that killed outside the idle bands ends, or at once after a
+     * per-process-limit kill, at most once in 30 s */
+    mdl_jetsam_event snap;
+    int snap_open;           /* made and not yet posted */
+    int snap_post;           /* this pass killed outside bands 0 and 10 */
+    int settling;            /* the phone settles before the session: no report */
+    sim_time snap_last;      /* the last post, -1 none */
+    uint32_t succ_life;      /* the successor's lives ended (its pid in the reports) */
 } w_xnu;
 
 /* memstat.c: the iOS page model, pages.c dispatching to it */
@@ -82,10 +87,6 @@ int64_t pg_xnu_growth_room(const w_pages *pg, const pg_app *a, int64_t *soft);
 void pg_xnu_fill(const w_pages *pg, const pg_app *a, trc_event *e);
 /* The app's jetsam band now. */
 int pg_xnu_band(const w_pages *pg, const pg_app *a);
-/* The JetsamEvent of the app's death by `why`: the pages, the processes
- * killed in this pass, the app, the others alive. */
-void pg_xnu_event(const w_pages *pg, const pg_app *a, mdl_jetsam_cause why,
-                  mdl_jetsam_event *ev);
 
 #ifdef __cplusplus
 }

@@ -343,6 +343,8 @@ typedef struct mdl_death {
     int kernel_oom;           /* the kernel's OOM killer killed it */
     mdl_jetsam_cause jetsam;  /* iOS memorystatus kills: the cause (none: per-process-limit
                                  under the plain rule, or not a jetsam kill) */
+    int unreported;           /* iOS page model: no JetsamEvent lists the kill (the app in
+                                 band 0 or 10, kern.jetsam_idle_snapshot off) */
 } mdl_death;
 
 /* The record the death leaves, as the system writes it (models/exitrec.c,
@@ -426,22 +428,28 @@ int mdl_run_replication(const mdl_cell *cell, uint64_t rep, const sim_alloc *all
  * by category and the queue and session counts on every event, the
  * periodic samples, deaths with their exit records, recovery actions at
  * cold starts.  fn returns SIM_OK, or an error that stops the run. */
-/* A JetsamEvent as memorystatus writes it at the app's death (the iOS
- * page model): the pages, and every process with its band and pages, the
- * ones killed in the same pass with their cause. */
+/* A JetsamEvent as memorystatus posts it (the iOS page model; docs/model.md
+ * "JetsamEvent reports"): the pages when its snapshot was made, and every
+ * process then with its band and pages, the ones killed since with their
+ * cause and their pages at the kill. */
 typedef struct mdl_jetsam_proc {
     int band;
+    uint32_t pid;                 /* the app 1000 + its life; the successor 3000 + its life;
+                                   * the others 2000 + k */
     int64_t resident, compressed; /* bytes: in RAM (file pages of the app included), compressed */
     int64_t lifetime_max;         /* the most it held (the app: its counted peak) */
     int64_t footprint;            /* phys_footprint, the report's rpages: anonymous in RAM and
                                    * compressed, no clean file page; never over lifetime_max */
     int app, successor;           /* the app; the app the user switched to */
-    mdl_jetsam_cause killed;      /* killed in this pass, with this cause; NONE: listed */
+    mdl_jetsam_cause killed;      /* killed since the snapshot, with this cause; NONE: listed */
 } mdl_jetsam_proc;
-#define MDL_JETSAM_PROCS (MDL_OTHERS_MAX + 2)
+/* the others, the app and the successor, and room for lives begun after
+ * the snapshot was made (beyond it, as in XNU's full buffer, a kill is
+ * not listed) */
+#define MDL_JETSAM_PROCS (MDL_OTHERS_MAX + 8)
 typedef struct mdl_jetsam_event {
-    sim_time time;
-    mdl_jetsam_cause cause;       /* the app's */
+    sim_time time;                /* posted */
+    mdl_jetsam_cause cause;       /* the first kill's */
     int64_t free, file, anonymous, wired, compressor, compressed; /* bytes; compressor: the
                                      pool in RAM, compressed: what it holds */
     mdl_jetsam_proc procs[MDL_JETSAM_PROCS];

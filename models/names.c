@@ -85,7 +85,8 @@ const char *mdl_recovery_name(mdl_recovery r)
 }
 
 static const char *const record_names[MDL_REC_KIND_COUNT] = {
-    "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash", "jetsam_system"};
+    "exit_info", "jetsam", "jetsam_pageshortage", "watchdog", "crash", "jetsam_system",
+    "metrickit_background"};
 
 const char *mdl_field_metric_name(mdl_field_metric m)
 {
@@ -110,7 +111,8 @@ static const char *const text_names[MDL_TEXT_COUNT] = {
     "low memory: lmkd kill",
     "signaled: 9 (no low-memory reporting)",
     "jetsam: system memory health",
-    "anr: executing service"};
+    "anr: executing service",
+    "MetricKit: cumulativeMemoryPressureExitCount (no JetsamEvent)"};
 
 const char *mdl_record_text_name(mdl_record_text t)
 {

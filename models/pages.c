@@ -222,7 +222,7 @@ static int64_t other_app(const w_pages *pg) { return pg->ds->successor + pg->suc
  * which of its processes holds the adj, kills it and writes lmkd's line. */
 static void kill_app(w_pages *pg, int adj, const mdl_lmkd_decision *dec)
 {
-    pg_kill k = {PG_BY_LMKD, adj, 0, dec, MDL_JETSAM_NONE};
+    pg_kill k = {PG_BY_LMKD, adj, 0, dec, MDL_JETSAM_NONE, 0};
     pg->host->kill(pg->ctx, &k);
 }
 
@@ -310,7 +310,7 @@ static int kernel_oom(w_pages *pg, const pg_app *a)
     else if (who == 3)
         kill_successor(pg, a, "kernel_oom");
     else if (who == 2 || who == 4) {
-        pg_kill k = {PG_BY_KERNEL_OOM, -1, who == 4, NULL, MDL_JETSAM_NONE};
+        pg_kill k = {PG_BY_KERNEL_OOM, -1, who == 4, NULL, MDL_JETSAM_NONE, 0};
         pg->host->kill(pg->ctx, &k);
     }
     return who == 2 || who == 4 ? 2 : who != 0;

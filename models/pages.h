@@ -70,6 +70,9 @@ typedef struct pg_kill {
     int main;                       /* the kernel's OOM killer: the main process (svc) */
     const mdl_lmkd_decision *dec;   /* lmkd: its decision (the reason, the description) */
     mdl_jetsam_cause cause;         /* memorystatus: the cause */
+    int report;                     /* memorystatus: a JetsamEvent will list the kill (a
+                                     * victim outside the idle bands, or the device's
+                                     * jetsam_idle_snapshot); 0: none is posted for it */
 } pg_kill;
 
 /* The looks a page model asks to be woken for. */
@@ -88,6 +91,8 @@ typedef struct pg_host {
                  int64_t refault, int adj, sim_time took);
     /* a look (PG_TICK or PG_POLL) at t: 1 scheduled, 0 not (past the horizon) */
     int (*at)(void *ctx, sim_time t, int what);
+    /* iOS: a JetsamEvent memorystatus posts (may be NULL) */
+    void (*report)(void *ctx, const mdl_jetsam_event *ev);
 } pg_host;
 
 /* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;

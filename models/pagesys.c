@@ -64,19 +64,13 @@ static void ps_kill_line(world *w, const mdl_lmkd_decision *dec, int main)
              dec->description);
 }
 
-/* The JetsamEvent of the app's death, to the trace's sink. */
-static void ps_jetsam_report(world *w, mdl_jetsam_cause why)
+/* A JetsamEvent memorystatus posts, to the trace's sink. */
+static void ps_report(void *ctx, const mdl_jetsam_event *ev)
 {
+    world *w = ctx;
     if (w->trace == NULL || w->trace->jetsam == NULL || w->ending)
         return;
-    mdl_jetsam_event *ev = sim_malloc(w->alloc, sizeof *ev);
-    if (ev == NULL) {
-        w__fail(w, sim_error_set(w->err, SIM_ENOMEM, "replication: out of memory"));
-        return;
-    }
-    pg_xnu_event(&w->pg, &w->pga, why, ev);
     int rc = w->trace->jetsam(w->trace->ctx, ev, w->err);
-    sim_free(w->alloc, ev, sizeof *ev);
     if (rc != SIM_OK)
         w__fail(w, rc);
 }
@@ -105,8 +99,8 @@ static void ps_kill(void *ctx, const pg_kill *k)
          * killed for the system's pages (every lower band already empty), is
          * a foreground death, low_memory; a system kill of the app behind is
          * system_reclaim */
-        ps_jetsam_report(w, k->cause);
         w->proc.jetsam = k->cause;
+        w->proc.unreported = !k->report;
         w__die(w, k->cause == MDL_JETSAM_PER_PROCESS_LIMIT || w->proc.fg
                       ? MDL_EXIT_LOW_MEMORY
                       : MDL_EXIT_SYSTEM_RECLAIM,
@@ -134,7 +128,7 @@ static int ps_at(void *ctx, sim_time t, int what)
            w__at(w, t, PRIO_PRESSURE, ps_look, (uint64_t)what, NULL) == SIM_OK;
 }
 
-static const pg_host ps_host = {ps_adj, ps_main_anon, ps_kill, ps_note, ps_at};
+static const pg_host ps_host = {ps_adj, ps_main_anon, ps_kill, ps_note, ps_at, ps_report};
 
 void w__pages_setup(world *w)
 {

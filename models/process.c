@@ -209,7 +209,7 @@ void w__die(world *w, mdl_exit why, mdl_stage stage)
     w__queue_area(w);
     mdl_death x = {why, stage, now(w), w->proc.fg, mdl_ledger_counted(w->led),
                    w->proc.sample_pss_kb, w->proc.sample_rss_kb, w->proc.lmkd,
-                   w->proc.kernel_oom, w->proc.jetsam};
+                   w->proc.kernel_oom, w->proc.jetsam, w->proc.unreported};
     if (w->svc) { /* the service's own figures: its memory, its importance */
         x.counted -= w__main_counted(w);
         /* bound by the app in front, the service's process state is

@@ -54,6 +54,7 @@ typedef struct w_proc {
     mdl_lmkd_reason lmkd; /* the kill about to be recorded: lmkd's reason */
     int kernel_oom;       /* ... or the kernel's OOM killer's */
     mdl_jetsam_cause jetsam; /* ... or memorystatus's cause (iOS page model) */
+    int unreported;       /* ... for which memorystatus posts no JetsamEvent */
     int dispatching;      /* dispatch() runs: a nested call leaves it to the loop */
     int64_t app[MDL_CAT_COUNT]; /* the app baseline this process holds */
     /* the attempts and requests in flight, in w_store's arrays */

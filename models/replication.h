@@ -102,6 +102,8 @@ typedef enum mdl_record_kind {
     MDL_REC_CRASH,            /* iOS EXC_CRASH / EXC_BAD_ACCESS crash report */
     MDL_REC_JETSAM_SYSTEM,    /* iOS JetsamEvent, another system cause (idle-exit,
                                  fc-thrashing, vm-compressor-...: the record's jetsam) */
+    MDL_REC_METRICKIT,        /* iOS, no JetsamEvent (a kill in the idle band): MetricKit's
+                                 background memory-pressure exit count is all there is */
     MDL_REC_KIND_COUNT
 } mdl_record_kind;
 
@@ -130,6 +132,7 @@ typedef enum mdl_record_text {
     MDL_TEXT_SIGNALED,        /* Android signaled 9, no low-memory reporting */
     MDL_TEXT_JETSAM_SYSTEM,   /* iOS JetsamEvent of another system cause (the record's jetsam) */
     MDL_TEXT_ANR_SERVICE,     /* Android anr of a service process: a callback past its timeout */
+    MDL_TEXT_METRICKIT,       /* iOS: counted in MetricKit's background exits, no report */
     MDL_TEXT_COUNT
 } mdl_record_text;
 

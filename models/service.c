@@ -89,7 +89,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     mdl_rep *o = w->out;
     int fg = w->proc.fg;
     mdl_death x = {why, stage, now(w), fg, w__main_counted(w), m->sample_pss_kb,
-                   m->sample_rss_kb, w->proc.lmkd, w->proc.kernel_oom, MDL_JETSAM_NONE};
+                   m->sample_rss_kb, w->proc.lmkd, w->proc.kernel_oom, MDL_JETSAM_NONE, 0};
     if (o->deaths_total == 0) {
         o->first_death = why;
         o->first_death_stage = stage;
@@ -139,6 +139,7 @@ void w__main_die(world *w, mdl_exit why, mdl_stage stage)
     w->proc.lmkd = MDL_LMKD_NONE;
     w->proc.kernel_oom = 0;
     w->proc.jetsam = MDL_JETSAM_NONE;
+    w->proc.unreported = 0;
     w__relaunch_at(w);
 }
 

@@ -67,6 +67,10 @@ int mdl_jetsam_cause_parse(const char *s, mdl_jetsam_cause *out);
 #define MDL_XNU_PAGE ((int64_t)16384)
 #define MDL_XNU_FREE_TARGET_PAGES 2000
 
+/* At most one JetsamEvent in this long (JETSAM_SNAPSHOT_TIMEOUT_SECS,
+ * bsd/sys/kern_memorystatus.h): a snapshot due sooner waits, open. */
+#define MDL_XNU_SNAPSHOT_GAP_US ((int64_t)30 * 1000 * 1000)
+
 /* The phantom cache (vm_phantom_cache.c): 250 ms periods; a period
  * thrashes when pages evicted and pages found are both at the threshold
  * (1000 for SSD-backed files) and found >= evicted / 2; pressure after 4

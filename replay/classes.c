@@ -278,7 +278,9 @@ static const char *const ios_names[RPL_IOS_COUNT][2] = {
     {"watchdog", "watchdog termination (0x8badf00d)"},
     {"crash", "crash report (EXC_BAD_ACCESS)"},
     {"jetsam_pageshortage", "JetsamEvent (vm-pageshortage)"},
-    {"jetsam_system", "JetsamEvent (the system's memory health)"}};
+    {"jetsam_system", "JetsamEvent (the system's memory health)"},
+    {"metrickit_background", "no JetsamEvent: MetricKit's cumulativeMemoryPressureExitCount "
+                             "in backgroundExitData"}};
 
 const char *rpl_ios_report_name(rpl_ios_report r)
 {

@@ -294,7 +294,9 @@ void rpl_exit_of_event(const trc_event *e, uint64_t index, rpl_exit *x)
                 strncmp(e->error, rpl__ios_report_key((rpl_ios_report)k), kind) == 0) {
                 x->source = RPL_IOS;
                 x->ios = (rpl_ios_report)k;
-                if (colon != NULL)
+                /* MetricKit's count names no cause: the one after the colon
+                 * is the simulator's, not the record's */
+                if (colon != NULL && x->ios != RPL_IOS_METRICKIT)
                     rpl__copy_text(x->cause, colon + 1, strlen(colon + 1));
             }
     }

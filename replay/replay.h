@@ -66,6 +66,7 @@ typedef enum rpl_source { RPL_EXIT_INFO = 0, RPL_LMKD, RPL_IOS, RPL_KERNEL } rpl
 typedef enum rpl_ios_report { RPL_IOS_JETSAM = 0, RPL_IOS_EXC_RESOURCE, RPL_IOS_WATCHDOG,
                               RPL_IOS_CRASH, RPL_IOS_JETSAM_PAGESHORTAGE,
                               RPL_IOS_JETSAM_SYSTEM, /* another system cause, in cause */
+                              RPL_IOS_METRICKIT, /* no report: MetricKit's background count */
                               RPL_IOS_COUNT } rpl_ios_report;
 /* Its name as iOS writes it ("JetsamEvent (per-process-limit)"). */
 const char *rpl_ios_report_name(rpl_ios_report r);

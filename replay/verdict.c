@@ -90,7 +90,7 @@ static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
      * EXC_RESOURCE report alone proves no death */
     static const rpl_class cls_of[RPL_IOS_COUNT] = {
         RPL_CLASS_LOW_MEMORY, RPL_CLASS_UNKNOWN, RPL_CLASS_WATCHDOG, RPL_CLASS_NATIVE_CRASH,
-        RPL_CLASS_SYSTEM_RECLAIM, RPL_CLASS_SYSTEM_RECLAIM};
+        RPL_CLASS_SYSTEM_RECLAIM, RPL_CLASS_SYSTEM_RECLAIM, RPL_CLASS_SYSTEM_RECLAIM};
     static const char *const what[RPL_IOS_COUNT] = {
         "jetsam ended the process over its per-process footprint limit",
         ("the footprint crossed a memory threshold; that report is a diagnostic, not a "
@@ -99,7 +99,10 @@ static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
         "the process crashed",
         "memorystatus killed processes up the bands until available pages were above "
         "critical",
-        "memorystatus killed the process for the system's memory health"};
+        "memorystatus killed the process for the system's memory health",
+        ("no JetsamEvent: a kill in the idle band posts none (kern.jetsam_idle_snapshot "
+         "is off on phones); MetricKit counts it in the day's backgroundExitData."
+         "cumulativeMemoryPressureExitCount, with no time and no footprint")};
     rpl_class cls = cls_of[x->ios];
     /* the app in front killed for the system's pages: a foreground death */
     int front = x->has_importance && x->importance < 400;
@@ -116,9 +119,11 @@ static rpl_class classify_ios(const rpl_exit *x, rpl_verdict *v, int *level)
             return cls;
         return named;
     }
-    snprintf(v->supports, sizeof v->supports, "%s %s: %s",
-             strchr("AEIOU", name[0]) != NULL ? "an" : "a", name,
-             what[x->ios]);
+    if (x->ios == RPL_IOS_METRICKIT)
+        snprintf(v->supports, sizeof v->supports, "%s", what[x->ios]);
+    else
+        snprintf(v->supports, sizeof v->supports, "%s %s: %s",
+                 strchr("AEIOU", name[0]) != NULL ? "an" : "a", name, what[x->ios]);
     return cls;
 }
 

@@ -270,9 +270,18 @@ unsigned rpl__record_lines(const rpl_teller *t, const trc_event *e, const rpl_ex
             snprintf(version, sizeof version, " (app version %s in its header)", build);
         else if (!jetsam)
             snprintf(version, sizeof version, " (its header names no version)");
+        if (hide && x->ios == RPL_IOS_METRICKIT)
+            return put(lines, 0, "  the system's record: (its kind hidden) of %s, no "
+                       "footprint", who);
         if (hide)
             return put(lines, 0, "  the system's report: (its kind hidden) of %s, footprint "
                        "%lld kB at the kill", who, (long long)x->pss_kb);
+        if (x->ios == RPL_IOS_METRICKIT)
+            return put(lines, 0, "  no JetsamEvent: memorystatus posts none for a kill in the "
+                       "idle band (here %s); the next MetricKit payload of %s counts it in "
+                       "backgroundExitData.cumulativeMemoryPressureExitCount (no time, no "
+                       "footprint, no cause)", jetsam_cause(e)[0] ? jetsam_cause(e) : "its cause",
+                       who);
         if (x->cause[0] != '\0')
             return put(lines, 0, "  the system's report: JetsamEvent (%s) of %s, footprint %lld "
                        "kB at the kill%s", x->cause, who, (long long)x->pss_kb, version);

@@ -49,18 +49,19 @@ void res_ips_name(sim_time t, unsigned same, char *buf, size_t n)
         snprintf(buf, n, "JetsamEvent-%s-%u.ips", second, same);
 }
 
-/* A process's name: the app's own, "successor-app", or "band<N>-<k>". */
-static void name_of(const mdl_jetsam_proc *p, const char *app, unsigned k, char *buf, size_t n)
+/* A process's name: the app's own, "successor-app", or "band<N>-<k>" (k
+ * the other's number, the same in every report). */
+static void name_of(const mdl_jetsam_proc *p, const char *app, char *buf, size_t n)
 {
     if (p->app)
         snprintf(buf, n, "%.32s", app); /* XNU keeps 2 x MAXCOMLEN */
     else if (p->successor)
         snprintf(buf, n, "successor-app");
     else
-        snprintf(buf, n, "band%d-%u", p->band, k);
+        snprintf(buf, n, "band%d-%u", p->band, p->pid - 2000u);
 }
 
-static json_t *process(const mdl_jetsam_proc *p, const char *name, unsigned pid, int *failed)
+static json_t *process(const mdl_jetsam_proc *p, const char *name, int *failed)
 {
     json_t *o = json_object();
     if (o == NULL) {
@@ -68,7 +69,7 @@ static json_t *process(const mdl_jetsam_proc *p, const char *name, unsigned pid,
         return NULL;
     }
     trc_json_set(o, "name", json_string(name), failed);
-    trc_json_set(o, "pid", json_integer(pid), failed);
+    trc_json_set(o, "pid", json_integer(p->pid), failed);
     trc_json_set(o, "rpages", pages_of(p->footprint), failed); /* phys_footprint */
     trc_json_set(o, "lifetimeMax", pages_of(p->lifetime_max), failed);
     json_t *st = json_array();
@@ -121,13 +122,12 @@ int res_ips_format(const mdl_jetsam_event *ev, const char *app, const char *devi
     for (unsigned i = 0; i < ev->nprocs; i++) {
         const mdl_jetsam_proc *p = &ev->procs[i];
         char name[48];
-        name_of(p, app, i, name, sizeof name);
+        name_of(p, app, name, sizeof name);
         if (p->resident > most) {
             most = p->resident;
             snprintf(largest, sizeof largest, "%s", name);
         }
-        trc_json_append(procs, process(p, name, p->app ? 1000u + k : 2000u + i, &failed),
-                        &failed);
+        trc_json_append(procs, process(p, name, &failed), &failed);
     }
     trc_json_set(body, "largestProcess", json_string(largest), &failed);
     trc_json_set(body, "processes", procs, &failed);

@@ -17,7 +17,7 @@ static const char *const device_keys[] = {
     "previous_ttl", "pageshortage", "entitled_limit", "background_gpu", "zram",
     "lmkd",        "reclaim_rate",  "storage_read", "page_cache",  "swappiness",
     "others",      "compressor",    "pages",        "fc_thrashing", "exit_info",
-    "measured",    "thermal"};
+    "measured",    "thermal",       "jetsam_idle_snapshot"};
 
 /* An optional size: 0 when absent. */
 static int opt_size(const scn__node *m, const char *key, int64_t *out, sim_error *err)

@@ -154,8 +154,21 @@ int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err)
 {
     static const char *const page_only[] = {"compressor", "pages", "fc_thrashing"};
     scn__node v, others;
-    scn__get(root, "others", &others);
     int rc = SIM_OK;
+    /* kern.jetsam_idle_snapshot (kern_memorystatus.c): off on phones; read
+     * under the plain rule too */
+    dev->xnu_idle_snapshot = 0;
+    scn__get(root, "jetsam_idle_snapshot", &v);
+    if (v.n != NULL) {
+        static const char *const names[] = {"false", "true"};
+        rc = scn__enum(&v, names, 2, &dev->xnu_idle_snapshot, err);
+        if (rc == SIM_OK && dev->os != MDL_OS_IOS)
+            rc = scn__fail(&v, err, SIM_EINPUT, "jetsam_idle_snapshot is XNU's "
+                           "kern.jetsam_idle_snapshot: an ios device's key");
+        if (rc != SIM_OK)
+            return rc;
+    }
+    scn__get(root, "others", &others);
     if (others.n != NULL && dev->os != MDL_OS_IOS)
         return scn__fail(&others, err, SIM_EINPUT, "others applies to ios devices only (android "
                          "devices give cached_apps)");

@@ -14,6 +14,7 @@
 #include <jansson.h>
 
 #include "replay/replay.h"
+#include "results/results.h"
 #include "shim/shim.hpp"
 
 using namespace shim;
@@ -437,15 +438,21 @@ TEST_CASE("ips: gen --exits writes the page model's JetsamEvent, which diagnose 
     CHECK(v.err.find("--exits-format needs --exits") != std::string::npos);
 }
 
-TEST_CASE("ips: gen --exits names every report of one second apart")
+TEST_CASE("ips: gen --exits writes one report in 30 s, the next with the kills between")
 {
     // A boot loop: the app's 1200 MiB baseline is over its 1000 MiB limit
-    // at every cold start, and the user reopens it 100 ms after each death:
-    // ten deaths in the first second, ten reports named -1 to -9 after the
-    // first.
+    // at every cold start, and the user reopens it 100 ms after each death.
+    // Each death is a per-process-limit kill, which posts at once
+    // (memorystatus_kill_process_sync), but memorystatus_post_snapshot
+    // sends none within 30 s of the last (JETSAM_SNAPSHOT_TIMEOUT_SECS): the
+    // first death's report at 0 s, then the snapshot the second death made
+    // fills with every life killed until the first death past 30 s, which
+    // sends it.  Its buffer holds MDL_JETSAM_PROCS entries: the idle
+    // process and 71 lives of the app, each killed; later kills are not
+    // listed (XNU's full snapshot).
     TempDir d;
     std::string yaml =
-        "name: loop\nhorizon: 1s\nreplications: 1\ndevices:\n  - name: phone\n    os: ios\n"
+        "name: loop\nhorizon: 35s\nreplications: 1\ndevices:\n  - name: phone\n    os: ios\n"
         "    ram: 4096MiB\n    system: 1024MiB\n    kill: {rule: jetsam, limit: 1000MiB}\n"
         "    others: [{band: 0, count: 1, size: 100MiB}]\ncandidates:\n  - id: m\n"
         "    digest: 0a1b\n    runtime: test-1\n    parts:\n"
@@ -457,13 +464,23 @@ TEST_CASE("ips: gen --exits names every report of one second apart")
                           d.file("ev")});
     INFO(g.err);
     REQUIRE(g.status == 0);
-    CHECK(g.err.find("10 JetsamEvent reports") != std::string::npos);
-    CHECK(!read_file(d.file("ev/JetsamEvent-1970-01-01-000000.ips")).empty());
-    for (int k = 1; k <= 9; k++) {
-        std::string name = "ev/JetsamEvent-1970-01-01-000000-" + std::to_string(k) + ".ips";
-        INFO(name);
-        CHECK(read_file(d.file(name)).find("per-process-limit") != std::string::npos);
-    }
+    CHECK(g.err.find(": 2 JetsamEvent reports") != std::string::npos);
+    std::string first = read_file(d.file("ev/JetsamEvent-1970-01-01-000000.ips"));
+    auto count = [](const std::string &t, const std::string &w) {
+        size_t n = 0;
+        for (size_t at = t.find(w); at != std::string::npos; at = t.find(w, at + 1))
+            n++;
+        return n;
+    };
+    CHECK(count(first, "\"per-process-limit\"") == 1);
+    // the second: the first death past 30 s, within the first 100 ms of 30 s
+    std::string second = read_file(d.file("ev/JetsamEvent-1970-01-01-000030.ips"));
+    CHECK(count(second, "\"per-process-limit\"") == MDL_JETSAM_PROCS - 1);
+    CHECK(count(second, "\"pid\"") == MDL_JETSAM_PROCS);
+    // two reports of one second would be named apart, -1, -2, ... after the first
+    char name[64];
+    res_ips_name(30 * 1000000 + 5, 2, name, sizeof name);
+    CHECK(std::string(name) == "JetsamEvent-1970-01-01-000030-2.ips");
 }
 
 TEST_CASE("ips: a highwater kill is explained as a kill under system pressure", "[ips]")
@@ -490,4 +507,34 @@ TEST_CASE("ips: a highwater kill is explained as a kill under system pressure", 
     snprintf(x.cause, sizeof x.cause, "%s", "per-process-limit");
     rpl_diagnose_all(&x, 1, nullptr, 0, &v);
     CHECK(std::string(v.supports).find("over its own footprint limit") != std::string::npos);
+}
+
+TEST_CASE("ips: an idle-band death with no JetsamEvent is read as MetricKit's count", "[ips]")
+{
+    // the exit event the model writes for the app killed in band 0:
+    // memorystatus_should_post_snapshot posts no report, so the record is
+    // MetricKit's background count, which names no cause and gives no time
+    // and no footprint; the cause after the colon is the simulator's
+    trc_event e;
+    memset(&e, 0, sizeof e);
+    e.has = TRC_F_KIND | TRC_F_EXIT | TRC_F_EXIT_REASON | TRC_F_ERROR;
+    e.kind = TRC_EXIT_EVENT;
+    e.stage = TRC_EXIT;
+    e.exit_reason = TRC_SYSTEM_RECLAIM;
+    e.exit.has = TRC_X_IMPORTANCE;
+    e.exit.importance = 400;
+    snprintf(e.error, sizeof e.error, "metrickit_background:idle-exit");
+    rpl_exit x;
+    rpl_exit_of_event(&e, 0, &x);
+    CHECK(x.source == RPL_IOS);
+    CHECK(x.ios == RPL_IOS_METRICKIT);
+    CHECK(std::string(x.cause).empty());
+    CHECK(x.timestamp_ms == -1);
+    rpl_verdict v;
+    rpl_diagnose(&x, nullptr, &v);
+    CHECK(v.kind == RPL_CLASS_SYSTEM_RECLAIM);
+    CHECK(std::string(v.supports).find("no JetsamEvent") == 0);
+    CHECK(std::string(v.supports).find("cumulativeMemoryPressureExitCount") !=
+          std::string::npos);
+    CHECK(std::string(rpl_ios_report_name(x.ios)).find("MetricKit") != std::string::npos);
 }

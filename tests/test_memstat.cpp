@@ -89,8 +89,10 @@ TEST_CASE("memstat: the suspended app below idle is idle-exit, the app in front 
     // 262, available 262 + 10 (the file) = 272 MiB: under idle (409.6), over
     // critical (204.8), the system healthy.  For 2 s the app is in the aging
     // band (20): no idle process, nothing done.  At 2 s it is idle (band 0):
-    // pick_action kills the idle band, idle-exit: the app (system_reclaim,
-    // a JetsamEvent of cause idle-exit).  The successor in front lives.
+    // pick_action kills the idle band, idle-exit: the app (system_reclaim;
+    // a kill in band 0 posts no JetsamEvent, memorystatus_should_post_snapshot:
+    // the record is MetricKit's background count).  The successor in front
+    // lives.
     Loaded l(iphone("[{band: 0, count: 0, size: 1MiB}]", "    successor: {size: 1000MiB}\n") +
              part("10MiB", false) + app("1800MiB", "cold_start, {background: 30s}"));
     Notes n;
@@ -100,9 +102,10 @@ TEST_CASE("memstat: the suspended app below idle is idle-exit, the app in front 
     CHECK(r.deaths_by_jetsam[MDL_JETSAM_IDLE_EXIT] == 1);
     CHECK(r.successor_kills == 0);
     REQUIRE(r.nrecords == 1);
-    CHECK(r.records[0].kind == MDL_REC_JETSAM_SYSTEM);
+    CHECK(r.records[0].kind == MDL_REC_METRICKIT);
     CHECK(r.records[0].jetsam == MDL_JETSAM_IDLE_EXIT);
     CHECK(r.records[0].importance == 400);
+    CHECK(n.count("metrickit_background:idle-exit") == 1); // the exit event names it
     // killed when it reached the idle band, 2 s after it left
     sim_time left = n.first("background");
     REQUIRE(left >= 0);
@@ -382,7 +385,8 @@ TEST_CASE("memstat: the plain jetsam rule's background kill is idle-exit", "[mem
     // No others: the plain rule.  Limit 3500 MiB; pageshortage 10 % (409.6
     // MiB).  The app's 1800 MiB in the background beside a 1000 MiB
     // successor: 3072 - 1800 - 1000 = 272 MiB < 409.6: killed at the move,
-    // as XNU names the idle band's kill: idle-exit (not vm-pageshortage)
+    // as XNU names the idle band's kill: idle-exit (not vm-pageshortage), for
+    // which no JetsamEvent is posted
     Loaded l("name: plain\nhorizon: 60s\nreplications: 1\ndevices:\n  - name: phone\n"
              "    os: ios\n    ram: 4096MiB\n    system: 1024MiB\n"
              "    kill: {rule: jetsam, limit: 3500MiB}\n    pageshortage: 10%\n"
@@ -391,7 +395,7 @@ TEST_CASE("memstat: the plain jetsam rule's background kill is idle-exit", "[mem
     mdl_rep r = l.run(0);
     CHECK(r.deaths[MDL_EXIT_SYSTEM_RECLAIM] == 1);
     REQUIRE(r.nrecords == 1);
-    CHECK(r.records[0].kind == MDL_REC_JETSAM_SYSTEM);
+    CHECK(r.records[0].kind == MDL_REC_METRICKIT);
     CHECK(r.records[0].jetsam == MDL_JETSAM_IDLE_EXIT);
 }
 

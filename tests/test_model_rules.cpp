@@ -133,7 +133,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 {
     mdl_device d = lmk_device();
     mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_INFERENCE, 5000000, 1, 700 * MiB, 640000, 700000,
-                MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
+                MDL_LMKD_NONE, 0, MDL_JETSAM_NONE, 0};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     CHECK(r.kind == MDL_REC_EXIT_INFO);
@@ -171,7 +171,7 @@ TEST_CASE("exit records: what Android writes for each death", "[rules][exit]")
 TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
 {
     mdl_device d = jetsam_device();
-    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
+    mdl_death x{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 1000, 1, 1001 * MiB, 5, 6, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE, 0};
     mdl_exit_record r;
     mdl_exit_record_make(&d, &x, &r);
     // over the per-process limit in the foreground: a JetsamEvent, never an
@@ -187,13 +187,31 @@ TEST_CASE("exit records: what iOS writes for each death", "[rules][exit]")
     CHECK(r.description == MDL_TEXT_JETSAM);
     CHECK(r.importance == 400);
     CHECK(r.jetsam == MDL_JETSAM_PER_PROCESS_LIMIT);
-    // the plain rule's background kill: the idle band's, XNU's idle-exit
+    // the plain rule's background kill: the idle band's, XNU's idle-exit,
+    // for which memorystatus_should_post_snapshot posts no JetsamEvent:
+    // MetricKit's background exit count is the only record
     x.why = MDL_EXIT_SYSTEM_RECLAIM;
     mdl_exit_record_make(&d, &x, &r);
-    CHECK(r.kind == MDL_REC_JETSAM_SYSTEM);
+    CHECK(r.kind == MDL_REC_METRICKIT);
     CHECK(r.jetsam == MDL_JETSAM_IDLE_EXIT);
-    CHECK(std::string(mdl_record_kind_name(r.kind)) == "jetsam_system");
+    CHECK(std::string(mdl_record_kind_name(r.kind)) == "metrickit_background");
+    CHECK(r.description == MDL_TEXT_METRICKIT);
     CHECK(r.importance == 400);
+    // ... unless the device sets kern.jetsam_idle_snapshot
+    d.xnu_idle_snapshot = 1;
+    mdl_exit_record_make(&d, &x, &r);
+    CHECK(r.kind == MDL_REC_JETSAM_SYSTEM);
+    CHECK(std::string(mdl_record_kind_name(r.kind)) == "jetsam_system");
+    d.xnu_idle_snapshot = 0;
+    // the page model says for itself: a kill it posts a report for keeps
+    // the JetsamEvent, one it posts none for is MetricKit's
+    x.jetsam = MDL_JETSAM_IDLE_EXIT;
+    x.unreported = 1;
+    mdl_exit_record_make(&d, &x, &r);
+    CHECK(r.kind == MDL_REC_METRICKIT);
+    x.unreported = 0;
+    mdl_exit_record_make(&d, &x, &r);
+    CHECK(r.kind == MDL_REC_JETSAM_SYSTEM);
     // the page model's causes: vm-pageshortage keeps its own record kind
     x.jetsam = MDL_JETSAM_VM_PAGESHORTAGE;
     mdl_exit_record_make(&d, &x, &r);
@@ -222,8 +240,8 @@ TEST_CASE("exit records: the first are kept, all are counted by signature", "[ru
     mdl_device d = lmk_device();
     mdl_rep o;
     std::memset(&o, 0, sizeof o);
-    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
-    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE};
+    mdl_death a{MDL_EXIT_LOW_MEMORY, MDL_STAGE_LOAD, 0, 1, 0, 100, 0, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE, 0};
+    mdl_death b{MDL_EXIT_ANR, MDL_STAGE_LOAD, 0, 1, 0, 50, 0, MDL_LMKD_NONE, 0, MDL_JETSAM_NONE, 0};
     mdl_exit_record ra, rb;
     mdl_exit_record_make(&d, &a, &ra);
     mdl_exit_record_make(&d, &b, &rb);

@@ -395,7 +395,7 @@ devices:
         if (extra) {
             CHECK(r.deaths[MDL_EXIT_SYSTEM_RECLAIM] == 1);
             REQUIRE(r.nrecords == 1);
-            CHECK(r.records[0].kind == MDL_REC_JETSAM_SYSTEM);
+            CHECK(r.records[0].kind == MDL_REC_METRICKIT); // band 0: no JetsamEvent
             CHECK(r.records[0].jetsam == MDL_JETSAM_IDLE_EXIT);
             CHECK(r.records[0].importance == 400);
             CHECK(r.min_margin == -1 * MiB);
