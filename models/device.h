@@ -126,6 +126,7 @@ typedef struct mdl_device {
     int64_t compressor_max;     /* uncompressed bytes the compressor holds at most */
     int64_t xnu_critical, xnu_idle, xnu_soft; /* memorystatus's page levels, bytes */
     int64_t fc_threshold;       /* phantom-cache pages per 250 ms period */
+    int64_t xnu_free_target;    /* the pageout daemon's free target, bytes */
     int xnu_idle_snapshot;      /* kern.jetsam_idle_snapshot: a kill in band 0 or 10 posts a
                                  * JetsamEvent too (default off: none) */
     int64_t *owned[4 + 2 * MDL_OTHER_GROUPS_MAX]; /* empirical values the loader

@@ -24,8 +24,8 @@
 
 #define XPAGE MDL_XNU_PAGE
 /* vm_page_free_target on iOS: the pageout daemon works while free pages
- * are below it (vm_pageout.c, VM_PAGE_FREE_TARGET_LIMIT) */
-#define XFREE_TARGET (MDL_XNU_FREE_TARGET_PAGES * XPAGE)
+ * are below it (vm_pageout.c; the device's, mdl_xnu_free_target) */
+#define XFREE_TARGET (pg->dev->xnu_free_target)
 
 enum { MS_NONE = 0, MS_OTHER, MS_APP, MS_SUCC };
 
@@ -251,34 +251,35 @@ static void ms_pageout(w_pages *pg, const pg_app *a)
 /* ----------------------------------------------------- phantom cache */
 
 /* Pages found in the phantom cache (`found` bytes read back over `dur`),
- * with the ghosts added since the last look: the periods of 250 ms they
- * span each thrash or not (is_thrashing); pressure after four in a row,
+ * with the ghosts added since the last look, as
+ * vm_phantom_cache_check_pressure sees them (vm_phantom_cache.c): the first
+ * look after the current 250 ms period ended shifts the history once,
+ * however long the gap (pc_history <<= 1 once per call, not per period
+ * gone); each period of the read then thrashes or not (is_thrashing, bit
+ * 0), the next shifted in.  Pressure when the last four bits are set,
  * unless file pages are over half of AVAILABLE_MEMORY (the active,
- * inactive, free and compressor pages: ram less the kernel's). */
+ * inactive, free and compressor pages: ram less the kernel's); the flag,
+ * memorystatus_phantom_cache_pressure, stays set until a thrashing kill
+ * clears it (memorystatus_thread_internal). */
 static void ms_pc_look(w_pages *pg, const pg_app *a, int64_t found, sim_time dur)
 {
     w_xnu *x = &pg->x;
+    sim_time now = sim_now(a->e);
     int64_t periods = dur / MDL_XNU_PC_PERIOD_US;
     if (periods < 1)
         periods = 1;
     /* the ghosts added in the period before the read and during it */
-    int64_t added = sim_now(a->e) - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
+    int64_t added = now - x->pc_added_at <= MDL_XNU_PC_PERIOD_US ? x->pc_added : 0;
     x->pc_added = 0;
     x->added_total += added;
     x->found_total += found;
-    if (sim_now(a->e) - x->pc_end > MDL_XNU_PC_PERIOD_US)
-        x->pc_run = 0; /* a quiet period since: its bit is clear */
-    if (mdl_xnu_pc_thrashing(added / XPAGE / periods, found / XPAGE / periods,
-                             pg->dev->fc_threshold))
-        x->pc_run += (uint32_t)(periods > MDL_XNU_PC_PERIODS ? MDL_XNU_PC_PERIODS : periods);
-    else
-        x->pc_run = 0;
-    x->pc_end = sim_now(a->e) + dur;
-    x->fc = x->pc_run >= MDL_XNU_PC_PERIODS &&
-            ms_file_resident(pg) <= (pg->dev->ram - pg->dev->system) / 2;
+    int thrash = mdl_xnu_pc_thrashing(added / XPAGE / periods, found / XPAGE / periods,
+                                      pg->dev->fc_threshold);
+    x->pc_hist = mdl_xnu_pc_history(x->pc_hist, &x->pc_start, now, periods, thrash);
+    if (mdl_xnu_pc_pressure(x->pc_hist) &&
+        ms_file_resident(pg) <= (pg->dev->ram - pg->dev->system) / 2)
+        x->fc = 1;
 }
-
-/* ---------------------------------------------------------- victims */
 
 /* ------------------------------------------------- JetsamEvents */
 
@@ -487,8 +488,6 @@ static int ms_run(w_pages *pg, const pg_app *a)
     w_xnu *x = &pg->x;
     uint32_t epoch = *a->epoch;
     x->snap_post = 0; /* a new pass */
-    if (x->fc && sim_now(a->e) - x->pc_end > MDL_XNU_PC_PERIOD_US)
-        x->fc = 0, x->pc_run = 0; /* no refault for a period: the history clears */
     for (;;) {
         ms_pageout(pg, a);
         mdl_xnu_input in;
@@ -501,8 +500,16 @@ static int ms_run(w_pages *pg, const pg_app *a)
         if (who == MS_NONE)
             break;
         pg->out->jetsam_kills[dec.cause]++;
-        if (dec.cause == MDL_JETSAM_FC_THRASHING)
-            x->fc = 0, x->pc_run = 0; /* the sample restarts after the kill */
+        if (dec.cause == MDL_JETSAM_FC_THRASHING || dec.cause == MDL_JETSAM_COMPRESSOR_THRASHING ||
+            dec.cause == MDL_JETSAM_COMPRESSOR_SPACE) {
+            /* is_reason_thrashing: the flag cleared, and with no
+             * compressor thrashing (swapout_target_age 0) the phantom
+             * cache's sample restarts (vm_thrashing_jetsam_done,
+             * vm_phantom_cache_restart_sample): the next look shifts the
+             * history, which is kept */
+            x->fc = 0;
+            x->pc_start = INT64_MIN / 2;
+        }
         if (who == MS_APP) {
             ms_kill_app(pg, a, dec.cause, 0);
             break;
@@ -688,7 +695,7 @@ void pg_xnu_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
     }
     pg->pc_cold = d->page_cache - d->page_cache_ws;
     pg->pc_ws = d->page_cache_ws;
-    x->pc_end = -MDL_XNU_PC_PERIOD_US * 2;
+    x->pc_start = INT64_MIN / 2;
     x->snap_last = -1;
     x->settling = 1; /* the phone as it was before the session: its reports are not the session's */
     (void)ms_run(pg, a);

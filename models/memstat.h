@@ -52,13 +52,15 @@ typedef struct w_xnu {
     int crossed;             /* the per-process kill came at the allocation that crossed the
                               * limit (not at a limit lowered under the footprint) */
     sim_time succ_left;      /* the successor left the front (ages as the app does) */
-    /* the phantom cache: file bytes evicted since its last look, its run of
-     * thrashing periods, the end of the last period looked at */
+    /* the phantom cache: file bytes evicted since its last look, its
+     * history (bit 0 the current period, one bit per period: pc_history),
+     * when its current period began */
     int64_t pc_added;
     sim_time pc_added_at;    /* when the last ghost was added */
-    uint32_t pc_run;
-    sim_time pc_end;
-    int fc;                  /* the phantom cache reports pressure */
+    uint32_t pc_hist;
+    sim_time pc_start;
+    int fc;                  /* memorystatus_phantom_cache_pressure: set by the phantom
+                              * cache, cleared only by a thrashing kill */
     int level;               /* the pressure level the app was last told: 0, 1 warning, 2 critical */
     int64_t level_comp;      /* the compressor's content when the level was last set */
     int64_t added_total, found_total; /* phantom cache counts over the replication, bytes */

@@ -67,6 +67,42 @@ int mdl_xnu_pc_thrashing(int64_t added, int64_t found, int64_t threshold)
     return found >= added / 2;
 }
 
+int64_t mdl_xnu_free_target(int64_t free_at_boot)
+{
+    const int64_t reserved = 100 + 28;
+    int64_t after = free_at_boot - reserved;
+    if (after < 0)
+        after = 0;
+    int64_t min = reserved + 10 + after / 200;
+    if (min > 1500)
+        min = 1500;
+    int64_t target = reserved + 15 + after / 100;
+    if (target > MDL_XNU_FREE_TARGET_PAGES)
+        target = MDL_XNU_FREE_TARGET_PAGES;
+    return target < min + 5 ? min + 5 : target;
+}
+
+uint32_t mdl_xnu_pc_history(uint32_t hist, int64_t *start, int64_t now, int64_t periods,
+                            int thrash)
+{
+    if (now - *start >= MDL_XNU_PC_PERIOD_US) /* pc_need_eval_reset: one shift */
+        hist <<= 1, *start = now;
+    for (int64_t k = 0; k < periods && k <= 32; k++) { /* 32 shifts clear it all */
+        if (k > 0)
+            hist <<= 1;
+        if (thrash)
+            hist |= 1u;
+    }
+    *start += (periods - 1) * MDL_XNU_PC_PERIOD_US; /* the read's last period */
+    return hist;
+}
+
+int mdl_xnu_pc_pressure(uint32_t hist)
+{
+    uint32_t all = (1u << MDL_XNU_PC_PERIODS) - 1;
+    return (hist & all) == all;
+}
+
 /* memorystatus_pick_action (kern_memorystatus_policy.c), CONFIG_JETSAM.
  * The health check is memorystatus_health_check's: the file cache
  * thrashes for the decision unless the compressor both thrashes and is

@@ -61,11 +61,18 @@ int mdl_jetsam_cause_parse(const char *s, mdl_jetsam_cause *out);
  * sits in the idle band (kern_memorystatus.c, the app aging time). */
 #define MDL_XNU_APP_AGING_US ((int64_t)2 * 1000 * 1000)
 
-/* Page size of arm64 iOS (JetsamEvent's pageSize) and the pageout
- * daemon's free target, VM_PAGE_FREE_TARGET_LIMIT pages on iOS
- * (osfmk/vm/vm_pageout.c). */
+/* Page size of arm64 iOS (JetsamEvent's pageSize) and the most the
+ * pageout daemon's free target can be, VM_PAGE_FREE_TARGET_LIMIT pages on
+ * iOS (osfmk/vm/vm_pageout.c). */
 #define MDL_XNU_PAGE ((int64_t)16384)
 #define MDL_XNU_FREE_TARGET_PAGES 2000
+
+/* vm_page_free_reserve (vm_pageout.c) on iOS with the compressor: the
+ * reserve is VM_PAGE_FREE_RESERVED_LIMIT + COMPRESSOR_FREE_RESERVED_LIMIT
+ * (100 + 28 pages); of the pages free at boot beyond it, the free target is
+ * reserved + 15 + free / 100, at most 2000 pages and at least the free
+ * minimum (reserved + 10 + free / 200, at most 1500) + 5.  Pages. */
+int64_t mdl_xnu_free_target(int64_t free_at_boot);
 
 /* At most one JetsamEvent in this long (JETSAM_SNAPSHOT_TIMEOUT_SECS,
  * bsd/sys/kern_memorystatus.h): a snapshot due sooner waits, open. */
@@ -78,6 +85,7 @@ int mdl_jetsam_cause_parse(const char *s, mdl_jetsam_cause *out);
  * AVAILABLE_MEMORY. */
 #define MDL_XNU_PC_PERIOD_US ((int64_t)250 * 1000)
 #define MDL_XNU_PC_THRESHOLD_SSD 1000
+#define MDL_XNU_PC_THRESHOLD 500 /* files on other storage (!XNU_TARGET_OS_OSX) */
 #define MDL_XNU_PC_PERIODS 4
 
 /* memorystatus_init's fallback thresholds, in pages of `page` bytes, for
@@ -89,6 +97,18 @@ void mdl_xnu_thresholds(int64_t ram, int64_t page, int64_t *critical, int64_t *i
 
 /* One period of the phantom cache: 1 when it thrashes (is_thrashing). */
 int mdl_xnu_pc_thrashing(int64_t added, int64_t found, int64_t threshold);
+
+/* The phantom cache's history (pc_history: bit 0 the current period) after
+ * a look at `now` that reads for `periods` periods (at least 1), each
+ * thrashing or not; *start is when the current period began.  The first
+ * look after that period ended shifts the history once, however long the
+ * gap; each further period of the read shifts once more
+ * (vm_phantom_cache_check_pressure). */
+uint32_t mdl_xnu_pc_history(uint32_t hist, int64_t *start, int64_t now, int64_t periods,
+                            int thrash);
+
+/* Pressure: the last MDL_XNU_PC_PERIODS periods all thrashed. */
+int mdl_xnu_pc_pressure(uint32_t hist);
 
 /* What memorystatus_health_check reads, and the page levels. */
 typedef struct mdl_xnu_input {

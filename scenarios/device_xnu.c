@@ -150,6 +150,27 @@ static int load_levels(const scn__node *m, mdl_device *dev, sim_error *err)
     return rc;
 }
 
+/* fc_thrashing (vm_phantom_cache.c): 1000 for files the pager calls
+ * SSD-backed, 500 on other storage; a number as the device's own. */
+static int load_fc(const scn__node *root, mdl_device *dev, sim_error *err)
+{
+    scn__node v;
+    dev->fc_threshold = MDL_XNU_PC_THRESHOLD_SSD;
+    scn__get(root, "fc_thrashing", &v);
+    if (v.n == NULL)
+        return SIM_OK;
+    const char *word;
+    size_t wl;
+    if (scn__scalar(&v, &word, &wl, err) == SIM_OK && wl > 0 && (word[0] < '0' || word[0] > '9')) {
+        static const char *const names[] = {"ssd", "non-ssd"};
+        int which = 0;
+        int rc = scn__enum(&v, names, 2, &which, err);
+        dev->fc_threshold = which ? MDL_XNU_PC_THRESHOLD : MDL_XNU_PC_THRESHOLD_SSD;
+        return rc;
+    }
+    return scn__int(&v, 1, 1000000, &dev->fc_threshold, err);
+}
+
 int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err)
 {
     static const char *const page_only[] = {"compressor", "pages", "fc_thrashing"};
@@ -196,6 +217,11 @@ int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err)
     scn__get(root, "compressor", &v);
     if (v.n != NULL && (rc = load_compressor(&v, dev, err)) != SIM_OK)
         return rc;
+    /* the pageout daemon's free target, from the pages free at boot: taken
+     * as ram less the system's (an assumption: the kernel's wired pages at
+     * vm_pageout's start are not known) */
+    dev->xnu_free_target = mdl_xnu_free_target((dev->ram - dev->system) / MDL_XNU_PAGE) *
+                           MDL_XNU_PAGE;
     /* XNU's fallback levels, in its page arithmetic; pageshortage is idle */
     int64_t crit, idle, soft;
     mdl_xnu_thresholds(dev->ram, MDL_XNU_PAGE, &crit, &idle, &soft);
@@ -218,9 +244,5 @@ int scn__device_xnu(const scn__node *root, mdl_device *dev, sim_error *err)
         if ((rc = load_levels(&v, dev, err)) != SIM_OK)
             return rc;
     }
-    dev->fc_threshold = MDL_XNU_PC_THRESHOLD_SSD;
-    scn__get(root, "fc_thrashing", &v);
-    if (v.n != NULL)
-        rc = scn__int(&v, 1, 1000000, &dev->fc_threshold, err);
-    return rc;
+    return load_fc(root, dev, err);
 }

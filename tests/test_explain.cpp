@@ -649,9 +649,10 @@ TEST_CASE("explain tells an LLM's death: the context made, the memory split, one
     CHECK(has(r.out, "the grid's levers: this replication again, one setting changed:\n"
                      "  context=4096: lives\n"
                      "  what would have saved it: the context (context=4096)\n"));
-    // llm-chat-grows on the iPhone (cell 6), reclaimed 2 s after it was
-    // suspended with an answer begun: one state, suspended; the ladder's row
-    RunResult i = oomsim({"explain", "llm-chat-grows", "--cell", "6"});
+    // llm-chat-grows on the iPhone (cell 6, replication 3), reclaimed 2 s
+    // after it was suspended with an answer begun: one state, suspended; the
+    // ladder's row
+    RunResult i = oomsim({"explain", "llm-chat-grows", "--cell", "6", "--replication", "3"});
     REQUIRE(i.status == 0);
     CHECK(has(i.out, "the app suspended in the background (the idle band), an answer begun "
                      "before and left unfinished"));

@@ -7,6 +7,7 @@
 // reads its verdicts.  Every figure is derived in a comment.
 #include <catch2/catch.hpp>
 
+#include <cstring>
 #include <string>
 
 #include <gsl/gsl_rng.h>
@@ -268,4 +269,47 @@ TEST_CASE("memstat: the per-process limit is a verdict with its cause and the Je
     CHECK(ev.procs[0].killed == MDL_JETSAM_NONE);
     CHECK(ev.procs[0].resident == 100 * MiB);
     CHECK(p.pg.x.nother == 1); // the idle process lives: the kill was the app's limit
+}
+
+TEST_CASE("memstat: the phantom cache's pressure stays set until a thrashing kill clears it")
+{
+    // memorystatus_phantom_cache_pressure is set by the phantom cache and
+    // cleared only after a kill for thrashing (memorystatus_thread_internal),
+    // not by a quiet period.  The flag set, 10 s pass with no refault; the
+    // next look still finds the file cache thrashing: the system is
+    // unhealthy, and the top process, the other in band 40, is killed with
+    // fc-thrashing; the flag is then clear and the app lives.
+    std::string yaml = "name: phone\nos: ios\nram: 4096MiB\nsystem: 1024MiB\n"
+                       "kill: {rule: jetsam, limit: 1000MiB}\n"
+                       "pages: {critical: 5%, idle: 10%, pressure: 15%}\n"
+                       "others: [{band: 40, count: 1, size: 100MiB}]\n"
+                       "compressor: {ratio: 1}\nfc_thrashing: non-ssd\n";
+    Phone p(yaml);
+    CHECK(p.dev.fc_threshold == 500); // files on storage the pager does not call SSD
+    gsl_rng *r = gsl_rng_alloc(gsl_rng_mt19937);
+    gsl_rng_set(r, 1);
+    p.setup(r);
+    gsl_rng_free(r);
+    CHECK_FALSE(p.alloc(100 * MiB).gone);
+    CHECK(p.out.jetsam_kills[MDL_JETSAM_FC_THRASHING] == 0);
+    p.pg.x.fc = 1;
+    p.at(10 * 1000 * MS);
+    CHECK_FALSE(p.alloc(1 * MiB).gone);
+    CHECK(p.out.jetsam_kills[MDL_JETSAM_FC_THRASHING] == 1);
+    CHECK(p.pg.x.nother == 0);
+    CHECK(p.pg.x.fc == 0);
+    // the words are ssd and non-ssd
+    mdl_device d;
+    std::memset(&d, 0, sizeof d);
+    sim_error err;
+    sim_error_clear(&err);
+    std::string ssd = yaml.substr(0, yaml.find("fc_thrashing")) + "fc_thrashing: ssd\n";
+    REQUIRE(scn_device_parse(ssd.data(), ssd.size(), "p.yaml", &d, &err) == SIM_OK);
+    CHECK(d.fc_threshold == 1000);
+    scn_device_release(&d);
+    std::memset(&d, 0, sizeof d);
+    std::string hdd = yaml.substr(0, yaml.find("fc_thrashing")) + "fc_thrashing: hdd\n";
+    CHECK(scn_device_parse(hdd.data(), hdd.size(), "p.yaml", &d, &err) == SIM_EINPUT);
+    CHECK(std::string(err.msg).find("p.yaml:9:") != std::string::npos);
+    scn_device_release(&d);
 }

@@ -92,6 +92,50 @@ TEST_CASE("xnu: the phantom cache thrashes only when most reads were evicted")
     CHECK(mdl_xnu_pc_thrashing(5000, 999, MDL_XNU_PC_THRESHOLD_SSD) == 0);  // too few found
     CHECK(mdl_xnu_pc_thrashing(4000, 2000, MDL_XNU_PC_THRESHOLD_SSD) == 1); // exactly half
     CHECK(mdl_xnu_pc_thrashing(4001, 1999, MDL_XNU_PC_THRESHOLD_SSD) == 0); // a new working set
+    // files on storage that is not an SSD: 500 (phantom_cache_thrashing_threshold)
+    CHECK(mdl_xnu_pc_thrashing(600, 600, MDL_XNU_PC_THRESHOLD) == 1);
+    CHECK(mdl_xnu_pc_thrashing(600, 600, MDL_XNU_PC_THRESHOLD_SSD) == 0);
+}
+
+TEST_CASE("xnu: the pageout daemon's free target, from the pages free at boot")
+{
+    // vm_page_free_reserve on iOS with the compressor: reserve 100 + 28 =
+    // 128 pages; target = 128 + 15 + (free - 128) / 100, at most 2000
+    // the 2 GiB iPhone, 700 MiB for the system: 1348 MiB = 86272 pages:
+    // 128 + 15 + 86144 / 100 = 143 + 861 = 1004
+    CHECK(mdl_xnu_free_target(86272) == 1004);
+    // 4 GiB less 1 GiB: 196608 pages: 143 + 1964 = 2107, capped at 2000
+    CHECK(mdl_xnu_free_target(196608) == MDL_XNU_FREE_TARGET_PAGES);
+    // the cap is reached at 128 + 185700 pages, 1857 * 100 beyond the reserve
+    CHECK(mdl_xnu_free_target(128 + 185699) == 1999);
+    CHECK(mdl_xnu_free_target(128 + 185700) == 2000);
+    // 10000 pages: min 128 + 10 + 49 = 187; target 128 + 15 + 98 = 241
+    CHECK(mdl_xnu_free_target(10000) == 241);
+}
+
+TEST_CASE("xnu: the phantom cache's history shifts once a look, not once a period gone")
+{
+    // vm_phantom_cache_check_pressure: a look after the 250 ms period
+    // ended shifts pc_history once (pc_history <<= 1), whatever the gap;
+    // a thrashing period sets bit 0; pressure when the low 4 bits are set
+    const int64_t P = MDL_XNU_PC_PERIOD_US;
+    int64_t start = -10 * P;
+    uint32_t h = mdl_xnu_pc_history(0, &start, 0, 3, 1); // a read of three thrashing periods
+    CHECK(h == 0x7u);
+    CHECK(start == 2 * P); // the read's last period began at 500 ms
+    CHECK_FALSE(mdl_xnu_pc_pressure(h));
+    // a quiet minute, then one thrashing period: one shift, four bits set:
+    // pressure (a gap does not clear the history)
+    h = mdl_xnu_pc_history(h, &start, 60 * 1000000, 1, 1);
+    CHECK(h == 0xfu);
+    CHECK(start == 60 * 1000000);
+    CHECK(mdl_xnu_pc_pressure(h));
+    // a look within the same period shifts nothing
+    CHECK(mdl_xnu_pc_history(0x7u, &start, 60 * 1000000 + P - 1, 1, 0) == 0x7u);
+    // a period that does not thrash breaks the run
+    h = mdl_xnu_pc_history(0xfu, &start, 61 * 1000000, 1, 0);
+    CHECK(h == 0x1eu);
+    CHECK_FALSE(mdl_xnu_pc_pressure(h));
 }
 
 TEST_CASE("xnu: healthy over every threshold: no action")
