@@ -13,6 +13,8 @@ static void unreported(mdl_exit_record *r)
 {
     r->kind = MDL_REC_METRICKIT;
     r->description = MDL_TEXT_METRICKIT;
+    r->status = 0; /* a count: no status, no footprint */
+    r->pss_kb = r->rss_kb = 0;
 }
 
 static void ios_record(const mdl_device *d, const mdl_death *x, mdl_exit_record *r)

@@ -252,11 +252,10 @@ static void ms_pageout(w_pages *pg, const pg_app *a)
 
 /* Pages found in the phantom cache (`found` bytes read back over `dur`),
  * with the ghosts added since the last look, as
- * vm_phantom_cache_check_pressure sees them (vm_phantom_cache.c): the first
- * look after the current 250 ms period ended shifts the history once,
- * however long the gap (pc_history <<= 1 once per call, not per period
- * gone); each period of the read then thrashes or not (is_thrashing, bit
- * 0), the next shifted in.  Pressure when the last four bits are set,
+ * vm_phantom_cache_check_pressure sees them (vm_phantom_cache.c): the
+ * history shifts once per 250 ms period gone (mdl_xnu_pc_history); each
+ * period of the read then thrashes or not (is_thrashing, bit 0), the next
+ * shifted in.  Pressure when the last four bits are set,
  * unless file pages are over half of AVAILABLE_MEMORY (the active,
  * inactive, free and compressor pages: ram less the kernel's); the flag,
  * memorystatus_phantom_cache_pressure, stays set until a thrashing kill
@@ -361,9 +360,11 @@ static void ms_snap_make(w_pages *pg, const pg_app *a, mdl_jetsam_cause why)
  * none is open (memorystatus_kill_top_process makes none for a victim in
  * band 0 unless kern.jetsam_idle_snapshot is set; a per-process-limit
  * kill, `own`, always makes one), its entry updated or appended
- * (memorystatus_update_jetsam_snapshot_entry_locked), and the pass marked
- * for a post unless the victim was in band 0 or 10
- * (memorystatus_should_post_snapshot).  1: a report will list it. */
+ * (memorystatus_update_jetsam_snapshot_entry_locked: an entry already
+ * killed is kept), and the pass marked for a post unless the victim was in
+ * band 0 or 10 (memorystatus_should_post_snapshot).  1: the kill is in the
+ * snapshot, which this pass or a later one posts (an open snapshot goes
+ * with the next pass that posts); 0: no report will list it. */
 static int ms_snap_kill(w_pages *pg, const pg_app *a, mdl_jetsam_proc p, mdl_jetsam_cause why,
                         int own)
 {
@@ -384,11 +385,13 @@ static int ms_snap_kill(w_pages *pg, const pg_app *a, mdl_jetsam_proc p, mdl_jet
     while (k < ev->nprocs && !(ev->procs[k].pid == p.pid && ev->procs[k].app == p.app &&
                                ev->procs[k].successor == p.successor))
         k++;
-    if (k < ev->nprocs)
+    if (k < ev->nprocs && ev->procs[k].killed == MDL_JETSAM_NONE)
         ev->procs[k] = p;
+    else if (k == ev->nprocs && ev->nprocs < MDL_JETSAM_PROCS)
+        ev->procs[ev->nprocs++] = p;
     else
-        ms_snap_add(ev, p);
-    return x->snap_post;
+        return 0; /* the buffer full (or a kill already listed): not listed */
+    return 1;
 }
 
 /* memorystatus_post_snapshot: an open snapshot goes out (ReportCrash reads
@@ -505,10 +508,11 @@ static int ms_run(w_pages *pg, const pg_app *a)
             /* is_reason_thrashing: the flag cleared, and with no
              * compressor thrashing (swapout_target_age 0) the phantom
              * cache's sample restarts (vm_thrashing_jetsam_done,
-             * vm_phantom_cache_restart_sample): the next look shifts the
-             * history, which is kept */
+             * vm_phantom_cache_restart_sample): the next call shifts the
+             * history once and begins a period; the history is kept */
             x->fc = 0;
-            x->pc_start = INT64_MIN / 2;
+            x->pc_hist <<= 1;
+            x->pc_start = sim_now(a->e);
         }
         if (who == MS_APP) {
             ms_kill_app(pg, a, dec.cause, 0);

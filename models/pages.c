@@ -631,6 +631,7 @@ void pg_successor_left(w_pages *pg)
 {
     pg->succ_swap = 0;
     pg->x.succ_comp = 0; /* iOS: the new one replaces its compressed pages */
+    pg->x.succ_life++;   /* ... and is a new process (its own pid in the reports) */
 }
 
 int pg_successor_back(w_pages *pg, sim_time now)

@@ -85,8 +85,11 @@ int64_t mdl_xnu_free_target(int64_t free_at_boot)
 uint32_t mdl_xnu_pc_history(uint32_t hist, int64_t *start, int64_t now, int64_t periods,
                             int thrash)
 {
-    if (now - *start >= MDL_XNU_PC_PERIOD_US) /* pc_need_eval_reset: one shift */
-        hist <<= 1, *start = now;
+    if (now - *start >= MDL_XNU_PC_PERIOD_US) { /* one shift per period gone */
+        int64_t gone = (now - *start) / MDL_XNU_PC_PERIOD_US;
+        hist = gone >= 32 ? 0 : hist << gone;
+        *start = now;
+    }
     for (int64_t k = 0; k < periods && k <= 32; k++) { /* 32 shifts clear it all */
         if (k > 0)
             hist <<= 1;

@@ -100,10 +100,11 @@ int mdl_xnu_pc_thrashing(int64_t added, int64_t found, int64_t threshold);
 
 /* The phantom cache's history (pc_history: bit 0 the current period) after
  * a look at `now` that reads for `periods` periods (at least 1), each
- * thrashing or not; *start is when the current period began.  The first
- * look after that period ended shifts the history once, however long the
- * gap; each further period of the read shifts once more
- * (vm_phantom_cache_check_pressure). */
+ * thrashing or not; *start is when the current period began.
+ * vm_phantom_cache_check_pressure shifts the history once per call after a
+ * period ended, and it is called often (every decompression, the pageout
+ * daemon's waits, the compactor): a look shifts once per period gone since
+ * *start, each further period of the read once more. */
 uint32_t mdl_xnu_pc_history(uint32_t hist, int64_t *start, int64_t now, int64_t periods,
                             int thrash);
 

@@ -18,7 +18,8 @@
 
 static const char *source_name(const rpl_exit *x)
 {
-    return x->source == RPL_IOS ? "JetsamEvent" : x->source == RPL_LMKD ? "lmkd"
+    return x->source == RPL_IOS && x->ios == RPL_IOS_METRICKIT ? "MetricKit"
+           : x->source == RPL_IOS ? "JetsamEvent" : x->source == RPL_LMKD ? "lmkd"
            : x->source == RPL_KERNEL ? "kernel" : "exit-info";
 }
 

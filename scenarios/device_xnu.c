@@ -161,7 +161,8 @@ static int load_fc(const scn__node *root, mdl_device *dev, sim_error *err)
         return SIM_OK;
     const char *word;
     size_t wl;
-    if (scn__scalar(&v, &word, &wl, err) == SIM_OK && wl > 0 && (word[0] < '0' || word[0] > '9')) {
+    if (scn__scalar(&v, &word, &wl, err) == SIM_OK && wl > 0 && (word[0] < '0' || word[0] > '9') &&
+        word[0] != '-' && word[0] != '+') {
         static const char *const names[] = {"ssd", "non-ssd"};
         int which = 0;
         int rc = scn__enum(&v, names, 2, &which, err);

@@ -156,9 +156,9 @@ TEST_CASE("jetsam reports: band 10 makes the snapshot without posting it, and th
     // then its second (224): a post, at 0 s.  Then at 10 s the app takes
     // 30 MiB more: free 194 < 204.8: 2003 (214) goes, and the pass would
     // post, but 10 s is within 30 s of the last: the snapshot stays open.
-    // At 45 s 15 MiB more: free 199: the last process, 2003's... none left
-    // in band 40 below the app: the app itself (band 100); the pass posts
-    // the open snapshot, made at 10 s (free 194), listing 2003 and the app.
+    // At 45 s 15 MiB more: free 199, and no other process is left below
+    // the app: the app itself (band 100) goes; the pass posts the open
+    // snapshot, made at 10 s (free 194), listing 2003 and the app.
     Phone p(iphone("[{band: 10, count: 1, size: 60MiB}, {band: 40, count: 3, size: 20MiB}]"));
     settle(p);
     CHECK_FALSE(p.alloc(3340 * MiB).gone);
@@ -255,4 +255,31 @@ TEST_CASE("jetsam reports: a kill in band 0 makes no snapshot, and a pass posts 
     CHECK(q.pg.x.nother == 0);
     CHECK(q.events.size() == 1);
     CHECK(q.pg.x.snap_open == 1);
+}
+
+TEST_CASE("jetsam reports: the app killed in band 0 while a snapshot is open is in it",
+          "[memstat][ips]")
+{
+    // Band 10 (60 MiB, pid 2000).  The app at 3400 MiB: free 3584 - 60 -
+    // 3400 = 124 < 204.8: band 10 goes (free 184, still under critical),
+    // then the app in front would be next; at 3350 instead: free 174, band
+    // 10 goes, free 234: the snapshot made (free 174), not posted.  Then
+    // the app is in the idle band: 234 < 409.6, healthy: its idle-exit.
+    // No snapshot is made for band 0, but one is open: the kill goes into
+    // it, and the next pass that posts sends it: the record is a JetsamEvent.
+    Phone p(iphone("[{band: 10, count: 1, size: 60MiB}]"));
+    settle(p);
+    CHECK_FALSE(p.alloc(3350 * MiB).gone);
+    CHECK(p.pg.x.snap_open == 1);
+    p.app_figures.fg = 0;
+    p.app_figures.aged = 1;
+    CHECK(pg_check(&p.pg, &p.a, 0, 1).gone);
+    REQUIRE(p.kills.size() == 1);
+    CHECK(p.kills[0].cause == MDL_JETSAM_IDLE_EXIT);
+    CHECK(p.kills[0].report == 1);
+    CHECK(p.events.empty()); // an idle-band kill posts nothing itself
+    const mdl_jetsam_proc *app = entry(p.pg.x.snap, 1000);
+    REQUIRE(app != nullptr);
+    CHECK(app->killed == MDL_JETSAM_IDLE_EXIT);
+    CHECK(app->band == 0);
 }

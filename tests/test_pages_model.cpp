@@ -293,11 +293,16 @@ TEST_CASE("memstat: the phantom cache's pressure stays set until a thrashing kil
     CHECK_FALSE(p.alloc(100 * MiB).gone);
     CHECK(p.out.jetsam_kills[MDL_JETSAM_FC_THRASHING] == 0);
     p.pg.x.fc = 1;
+    p.pg.x.pc_hist = 0xfu;
     p.at(10 * 1000 * MS);
     CHECK_FALSE(p.alloc(1 * MiB).gone);
     CHECK(p.out.jetsam_kills[MDL_JETSAM_FC_THRASHING] == 1);
     CHECK(p.pg.x.nother == 0);
     CHECK(p.pg.x.fc == 0);
+    // the kill restarts the sample (vm_phantom_cache_restart_sample): one
+    // shift, a period begun at the kill; the history is kept, not cleared
+    CHECK(p.pg.x.pc_hist == 0x1eu);
+    CHECK(p.pg.x.pc_start == 10 * 1000 * MS);
     // the words are ssd and non-ssd
     mdl_device d;
     std::memset(&d, 0, sizeof d);

@@ -113,29 +113,34 @@ TEST_CASE("xnu: the pageout daemon's free target, from the pages free at boot")
     CHECK(mdl_xnu_free_target(10000) == 241);
 }
 
-TEST_CASE("xnu: the phantom cache's history shifts once a look, not once a period gone")
+TEST_CASE("xnu: the phantom cache's history shifts once a period gone")
 {
-    // vm_phantom_cache_check_pressure: a look after the 250 ms period
-    // ended shifts pc_history once (pc_history <<= 1), whatever the gap;
-    // a thrashing period sets bit 0; pressure when the low 4 bits are set
+    // vm_phantom_cache_check_pressure: a call after the 250 ms period ended
+    // shifts pc_history once (pc_history <<= 1); it is called often, so a
+    // look shifts once per period gone; a thrashing period sets bit 0;
+    // pressure when the low 4 bits are set
     const int64_t P = MDL_XNU_PC_PERIOD_US;
     int64_t start = -10 * P;
     uint32_t h = mdl_xnu_pc_history(0, &start, 0, 3, 1); // a read of three thrashing periods
     CHECK(h == 0x7u);
     CHECK(start == 2 * P); // the read's last period began at 500 ms
     CHECK_FALSE(mdl_xnu_pc_pressure(h));
-    // a quiet minute, then one thrashing period: one shift, four bits set:
-    // pressure (a gap does not clear the history)
+    // the next period thrashes: one shift, four bits: pressure
+    int64_t s2 = start;
+    uint32_t next = mdl_xnu_pc_history(h, &s2, 3 * P, 1, 1);
+    CHECK(next == 0xfu);
+    CHECK(mdl_xnu_pc_pressure(next));
+    // a quiet minute (240 periods) shifts the history out: one thrashing
+    // period after it is no pressure
     h = mdl_xnu_pc_history(h, &start, 60 * 1000000, 1, 1);
-    CHECK(h == 0xfu);
+    CHECK(h == 0x1u);
     CHECK(start == 60 * 1000000);
-    CHECK(mdl_xnu_pc_pressure(h));
+    CHECK_FALSE(mdl_xnu_pc_pressure(h));
     // a look within the same period shifts nothing
     CHECK(mdl_xnu_pc_history(0x7u, &start, 60 * 1000000 + P - 1, 1, 0) == 0x7u);
-    // a period that does not thrash breaks the run
-    h = mdl_xnu_pc_history(0xfu, &start, 61 * 1000000, 1, 0);
-    CHECK(h == 0x1eu);
-    CHECK_FALSE(mdl_xnu_pc_pressure(h));
+    // two periods gone: two shifts
+    start = 0;
+    CHECK(mdl_xnu_pc_history(0x7u, &start, 2 * P, 1, 1) == 0x1du);
 }
 
 TEST_CASE("xnu: healthy over every threshold: no action")
