@@ -11,6 +11,7 @@
 #include "filepages.h"
 
 #include <math.h>
+#include <string.h>
 
 #define PAGE 4096
 /* lmkd.cpp: PSI_WINDOW_SIZE_MS, PSI_POLL_PERIOD_SHORT_MS, _LONG_MS */
@@ -63,40 +64,121 @@ int64_t pg_free(const w_pages *pg)
 /* ------------------------------------------------------------- PSI */
 
 /* A stall at now: `some` is any task waiting on memory; `full` every
- * runnable task.  Each trigger counts its stall in a 1 s window and fires
- * once per window at its threshold (the kernel's psi trigger). */
+ * runnable task.  lmkd's triggers are the kernel's (kernel/sched/psi.c,
+ * Linux 6.1): the growth of the stall over a sliding 1 s window.  The
+ * kernel updates them at its polls, 100 ms apart, as the stall goes; the
+ * model updates them once per stall, at the stall's end, when the kernel
+ * has seen all of it, and lmkd hears an event at once (the stall is the
+ * model's instant). */
 static void lmkd_wake(w_pages *pg, const pg_app *a, mdl_psi_level level, int event);
 
-/* One trigger's window: the stall added at t, 1 when it fires now. */
-static int psi_window(sim_time t, sim_time stall, int threshold_ms, sim_time *start,
-                      sim_time *acc, int *fired)
+void pg_psi_reset(pg_psi_trigger *t, sim_time now, sim_time total)
 {
-    if (t - *start >= WINDOW_US) {
-        *start = t;
-        *acc = 0;
-        *fired = 0;
-    }
-    *acc += stall;
-    if (*fired || *acc < (sim_time)threshold_ms * 1000)
-        return 0;
-    return *fired = 1;
+    t->start = now;
+    t->start_value = total;
+    t->prev_growth = 0;
 }
 
-static void psi_stall(w_pages *pg, const pg_app *a, sim_time stall, int full)
+/* window_update: the growth since the window began, plus the window
+ * before's growth in proportion to what is left of this one (the kernel's
+ * approximation of a sliding window); a window over restarts at now. */
+static sim_time window_update(pg_psi_trigger *t, sim_time now, sim_time total, sim_time window)
+{
+    sim_time elapsed = now - t->start, growth = total - t->start_value;
+    if (elapsed > window) {
+        t->start = now;
+        t->start_value = total;
+        t->prev_growth = growth;
+        return growth;
+    }
+    return growth + t->prev_growth * (window - elapsed) / window;
+}
+
+int pg_psi_update(pg_psi_trigger *t, sim_time now, sim_time total, int new_stall,
+                  sim_time threshold, sim_time window)
+{
+    if (!new_stall && !t->pending)
+        return 0;
+    if (new_stall) {
+        sim_time growth = window_update(t, now, total, window);
+        if (!t->pending) {
+            if (growth < threshold)
+                return 0;
+            t->pending = 1;
+        }
+    }
+    if (now < t->last_event + window)
+        return 0; /* one event per window: held */
+    t->last_event = now;
+    t->pending = 0;
+    return 1;
+}
+
+sim_time pg_psi_growth(const pg_psi_trigger *t, sim_time now, sim_time total, sim_time window)
+{
+    sim_time elapsed = now - t->start, growth = total - t->start_value;
+    if (elapsed < 0) /* the window was moved by a stall that ends later */
+        elapsed = 0;
+    if (elapsed > window) /* the whole stall since the start, spread over it */
+        return growth * window / elapsed;
+    return growth + t->prev_growth * (window - elapsed) / window;
+}
+
+/* A held event is signalled at the first poll after its trigger's window:
+ * one look for the earlier of the two. */
+static void psi_look_later(w_pages *pg, const pg_app *a)
+{
+    sim_time at = -1;
+    if (pg->some.pending)
+        at = pg->some.last_event + WINDOW_US;
+    if (pg->full.pending && (at < 0 || pg->full.last_event + WINDOW_US < at))
+        at = pg->full.last_event + WINDOW_US;
+    if (at < 0 || pg->psi_pending || *a->ending)
+        return;
+    if (pg->host->at(pg->ctx, at, PG_PSI))
+        pg->psi_pending = 1;
+}
+
+/* The triggers updated at u (a stall's end, or a held event's poll): lmkd
+ * hears the critical event when `full` signals, else the medium one when
+ * `some` does. */
+static void psi_signal(w_pages *pg, const pg_app *a, sim_time u, int new_some, int new_full)
 {
     const mdl_lmkd_props *p = &pg->dev->lmkd;
-    if (stall <= 0)
-        return;
-    pg->out->psi_some_us += stall;
-    int fire_some = psi_window(sim_now(a->e), stall, p->psi_partial_stall_ms, &pg->some_start,
-                               &pg->some_acc, &pg->some_fired);
-    int fire_full = full && psi_window(sim_now(a->e), stall, p->psi_complete_stall_ms,
-                                       &pg->full_start,
-                                       &pg->full_acc, &pg->full_fired);
+    int fire_some = pg_psi_update(&pg->some, u, pg->some_total, new_some,
+                                  (sim_time)p->psi_partial_stall_ms * 1000, WINDOW_US);
+    int fire_full = pg_psi_update(&pg->full, u, pg->full_total, new_full,
+                                  (sim_time)p->psi_complete_stall_ms * 1000, WINDOW_US);
     if (fire_full)
         lmkd_wake(pg, a, MDL_PSI_CRITICAL, 1);
     else if (fire_some)
         lmkd_wake(pg, a, MDL_PSI_MEDIUM, 1);
+    psi_look_later(pg, a);
+}
+
+static void psi_stall(w_pages *pg, const pg_app *a, sim_time stall, int full)
+{
+    if (stall <= 0)
+        return;
+    sim_time now = sim_now(a->e);
+    pg->out->psi_some_us += stall;
+    /* psi_poll_work: a stall after a window without one starts the polling
+     * anew, the windows from the totals then (init_triggers); the polling
+     * goes on a window past the last change */
+    if (now > pg->psi_until) {
+        pg_psi_reset(&pg->some, now, pg->some_total);
+        pg_psi_reset(&pg->full, now, pg->full_total);
+        pg->psi_seen = now;
+    }
+    /* the kernel's update that has seen the whole stall, never before one
+     * already made */
+    sim_time u = now + stall > pg->psi_seen ? now + stall : pg->psi_seen;
+    pg->psi_seen = u;
+    pg->psi_until = u + WINDOW_US;
+    pg->some_total += stall;
+    if (full)
+        pg->full_total += stall;
+    psi_signal(pg, a, u, 1, full);
 }
 
 /* ---------------------------------------------------------- reclaim */
@@ -349,7 +431,9 @@ static void lmkd_wake(w_pages *pg, const pg_app *a, mdl_psi_level level, int eve
     wk.level = event ? level : pg->level;
     wk.event = event;
     wk.has_psi = 1;
-    sim_time full = sim_now(a->e) - pg->full_start < WINDOW_US ? pg->full_acc : 0;
+    sim_time full = sim_now(a->e) > pg->psi_until
+                        ? 0
+                        : pg_psi_growth(&pg->full, sim_now(a->e), pg->full_total, WINDOW_US);
     wk.full_avg10 = full >= WINDOW_US ? 100.0 : 100.0 * (double)full / (double)WINDOW_US;
     wk.wmark_min = d->wmark_min / PAGE;
     wk.wmark_low = d->wmark_low / PAGE;
@@ -447,13 +531,16 @@ static void keep_ticking(w_pages *pg, const pg_app *a)
         pg->tick_pending = 1;
 }
 
-/* kswapd's look (PG_TICK), or lmkd's poll (PG_POLL). */
+/* kswapd's look (PG_TICK), lmkd's poll (PG_POLL), or the kernel's poll of
+ * its PSI triggers for an event held (PG_PSI). */
 void pg_look(w_pages *pg, const pg_app *a, int what)
 {
     if (what == PG_TICK)
         pg->tick_pending = 0;
-    else
+    else if (what == PG_POLL)
         pg->poll_pending = 0;
+    else
+        pg->psi_pending = 0;
     pg->out->page_events++;
     if (*a->ending)
         return;
@@ -462,8 +549,12 @@ void pg_look(w_pages *pg, const pg_app *a, int what)
     if (what == PG_TICK) {
         note_dropped(pg, a);
         keep_ticking(pg, a);
-    } else {
+    } else if (what == PG_POLL) {
         lmkd_wake(pg, a, pg->level, 0);
+    } else if (sim_now(a->e) <= pg->psi_until) {
+        if (sim_now(a->e) > pg->psi_seen)
+            pg->psi_seen = sim_now(a->e);
+        psi_signal(pg, a, pg->psi_seen, 0, 0);
     }
 }
 
@@ -532,7 +623,9 @@ void pg_fill(const w_pages *pg, const pg_app *a, trc_event *e)
                     cold_file(pg, a) + (active > 0 ? active : 0),
                     swap_used(pg),
                     pg->thrashing > 0 ? pg->thrashing : 0,
-                    sim_now(a->e) - pg->some_start < WINDOW_US ? pg->some_acc : 0};
+                    sim_now(a->e) > pg->psi_until
+                        ? 0
+                        : pg_psi_growth(&pg->some, sim_now(a->e), pg->some_total, WINDOW_US)};
     e->has |= TRC_F_PAGES;
     for (int k = 0; k < 6; k++) {
         e->pages[k] = v[k];
@@ -667,7 +760,8 @@ void pg_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
     pg->ncached = c <= 0 ? 0 : (uint32_t)((c + d->cached_app_size - 1) / d->cached_app_size);
     pg->pc_cold = d->page_cache - d->page_cache_ws;
     pg->pc_ws = d->page_cache_ws;
-    pg->some_start = pg->full_start = -WINDOW_US;
+    pg->some.last_event = pg->full.last_event = -WINDOW_US;
+    pg->psi_until = pg->psi_seen = -1;
     pg->poll_until = -1;
     mdl_lmkd_mem m;
     lmkd_mem(pg, a, &m);

@@ -76,7 +76,7 @@ typedef struct pg_kill {
 } pg_kill;
 
 /* The looks a page model asks to be woken for. */
-enum { PG_TICK = 0, PG_POLL = 1 };
+enum { PG_TICK = 0, PG_POLL = 1, PG_PSI = 2 };
 
 /* The world, as the page models see it. */
 typedef struct pg_host {
@@ -89,11 +89,34 @@ typedef struct pg_host {
     /* the timeline: one of the model's own events, the pages as they are */
     void (*note)(void *ctx, const char *what, const char *why, int64_t dropped,
                  int64_t refault, int adj, sim_time took);
-    /* a look (PG_TICK or PG_POLL) at t: 1 scheduled, 0 not (past the horizon) */
+    /* a look (PG_TICK, PG_POLL or PG_PSI) at t: 1 scheduled, 0 not (past the horizon) */
     int (*at)(void *ctx, sim_time t, int what);
     /* iOS: a JetsamEvent memorystatus posts (may be NULL) */
     void (*report)(void *ctx, const mdl_jetsam_event *ev);
 } pg_host;
+
+/* One of lmkd's PSI triggers as the kernel keeps it (kernel/sched/psi.c,
+ * struct psi_trigger and its psi_window): the window's start and the stall
+ * total then, the growth of the window before it (prev_growth), the time of
+ * the last event, and a breach not yet signalled (pending).  Microseconds. */
+typedef struct pg_psi_trigger {
+    sim_time start, start_value, prev_growth;
+    sim_time last_event;
+    int pending;
+} pg_psi_trigger;
+
+/* init_triggers: the window restarts at now from the total then. */
+void pg_psi_reset(pg_psi_trigger *t, sim_time now, sim_time total);
+/* update_triggers for one trigger at now, the stall total `total`, with
+ * new stall since the last update or not: 1 when it signals an event (the
+ * growth over its sliding window reached the threshold, at most one event
+ * per window; a breach inside the last event's window is held, pending,
+ * and signalled once that window is over). */
+int pg_psi_update(pg_psi_trigger *t, sim_time now, sim_time total, int new_stall,
+                  sim_time threshold, sim_time window);
+/* The growth over the window ending at now, as window_update computes it,
+ * read without moving the window. */
+sim_time pg_psi_growth(const pg_psi_trigger *t, sim_time now, sim_time total, sim_time window);
 
 /* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;
  * docs/model.md "The phone's pages").  Bytes; the app's anonymous and
@@ -119,10 +142,13 @@ struct w_pages {
     int kswapd;              /* free fell under low and is not yet over high */
     /* vmstat counters, bytes */
     int64_t refault, pgscan_kswapd, pgscan_direct, pgrefill;
-    /* PSI: the stall in the current 1 s window of each trigger */
-    sim_time some_start, full_start;
-    sim_time some_acc, full_acc;
-    int some_fired, full_fired;
+    /* PSI: the stall totals, lmkd's two triggers on them, the kernel's
+     * last update of them (psi_seen: a stall's end), its polling of them
+     * until psi_until, a look scheduled for a held event */
+    sim_time some_total, full_total;
+    pg_psi_trigger some, full;
+    sim_time psi_seen, psi_until;
+    int psi_pending;
     sim_time stall;          /* the app's own stall to add to its running stage */
     /* lmkd: its state between wake-ups, its polling after an event */
     mdl_lmkd_state lmkd;
@@ -152,7 +178,7 @@ pg_result pg_check(w_pages *pg, const pg_app *a, int64_t extra, int own);
 /* An inference on a part (hot: its file is hot, of hot_bytes) reads its
  * weights: what reclaim dropped of them comes back.  The time it takes. */
 sim_time pg_refault(w_pages *pg, const pg_app *a, int hot, int64_t hot_bytes, pg_result *res);
-/* The looks the model asked for (PG_TICK, PG_POLL). */
+/* The looks the model asked for (PG_TICK, PG_POLL, PG_PSI). */
 void pg_look(w_pages *pg, const pg_app *a, int what);
 
 int64_t pg_free(const w_pages *pg);

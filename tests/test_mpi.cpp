@@ -342,9 +342,11 @@ std::string calibrate_plan(const TempDir &t)
                    "workload:\n  path:\n    - cold_start\n"
                    "    - requests: {rate: \"0.2/s\", for: 1min}\n    - background: 1min\n"
                    "    - requests: {rate: \"0.2/s\", for: 30s}\n"
+                   // a daily rate well inside what spikes every 10 to 900 s give on
+                   // this path
                    "field:\n  sessions_per_day: 2\n  devices:\n"
-                   "    - {device: go-a, lmk_rate: 30%, users: 2000, background_rate: 90%}\n"
-                   "    - {device: go-b, lmk_rate: 30%, users: 2000, background_rate: 90%}\n"
+                   "    - {device: go-a, lmk_rate: 55%, users: 2000, background_rate: 90%}\n"
+                   "    - {device: go-b, lmk_rate: 55%, users: 2000, background_rate: 90%}\n"
                    "calibrate:\n  fit:\n    - {key: devices.*.pressure.mean, min: 10s, "
                    "max: 900s}\n");
 }

@@ -318,3 +318,91 @@ TEST_CASE("memstat: the phantom cache's pressure stays set until a thrashing kil
     CHECK(std::string(err.msg).find("p.yaml:9:") != std::string::npos);
     scn_device_release(&d);
 }
+
+// kernel/sched/psi.c (Linux 6.1), window_update: within a window the growth
+// is the stall since its start plus the window before's growth in proportion
+// to what is left of this one; a window over restarts, its growth kept.
+TEST_CASE("psi trigger: the window slides, carrying the window before in proportion")
+{
+    const sim_time S = 1000 * MS, thr = 100 * MS;
+    pg_psi_trigger t{};
+    t.last_event = -S;
+    pg_psi_reset(&t, 0, 0);
+    // 80 ms at 0.5 s: growth 80 < 100, nothing
+    CHECK(pg_psi_update(&t, 500 * MS, 80 * MS, 1, thr, S) == 0);
+    // 10 ms more at 1.5 s: the window (from 0) is over: it restarts at 1.5 s
+    // from the total 90, prev_growth 90, and the growth read is 90: nothing
+    CHECK(pg_psi_update(&t, 1500 * MS, 90 * MS, 1, thr, S) == 0);
+    CHECK(t.start == 1500 * MS);
+    CHECK(t.start_value == 90 * MS);
+    CHECK(t.prev_growth == 90 * MS);
+    // 50 ms at 1.6 s: 50 in this window + 90 x (1000 - 100) / 1000 = 81 of
+    // the one before: 131 >= 100, an event (a window counted from its start
+    // alone would hold 50)
+    CHECK(pg_psi_growth(&t, 1600 * MS, 140 * MS, S) == 131 * MS);
+    CHECK(pg_psi_update(&t, 1600 * MS, 140 * MS, 1, thr, S) == 1);
+    CHECK(t.last_event == 1600 * MS);
+    CHECK(t.pending == 0);
+}
+
+// update_triggers: a breach inside the last event's window is not dropped:
+// it is held (pending_event) and signalled at the first update once that
+// window is over, with or without new stall then.
+TEST_CASE("psi trigger: a breach within a window of the last event is held, then signalled")
+{
+    const sim_time S = 1000 * MS, thr = 100 * MS;
+    pg_psi_trigger t{};
+    t.last_event = -S;
+    pg_psi_reset(&t, 0, 0);
+    CHECK(pg_psi_update(&t, 100 * MS, 150 * MS, 1, thr, S) == 1); // 150 >= 100
+    // 150 ms more at 0.5 s: a breach (300), but within 1 s of the event at
+    // 0.1 s: held
+    CHECK(pg_psi_update(&t, 500 * MS, 300 * MS, 1, thr, S) == 0);
+    CHECK(t.pending == 1);
+    // no new stall at 1.0 s: still inside the window, still held
+    CHECK(pg_psi_update(&t, 1000 * MS, 300 * MS, 0, thr, S) == 0);
+    // at 1.1 s, no new stall: the window is over, the event goes
+    CHECK(pg_psi_update(&t, 1100 * MS, 300 * MS, 0, thr, S) == 1);
+    CHECK(t.last_event == 1100 * MS);
+    CHECK(t.pending == 0);
+    // nothing held, no new stall: nothing
+    CHECK(pg_psi_update(&t, 2200 * MS, 300 * MS, 0, thr, S) == 0);
+}
+
+TEST_CASE("pages: a second refault stall within the window wakes lmkd a window after the first event")
+{
+    Phone p(droid());
+    p.setup();
+    REQUIRE(mdl_ledger_alloc(p.led, p.app, MDL_CAT_FILE, 100 * MiB, MDL_STAGE_LOAD, 0, nullptr) ==
+            SIM_OK);
+    p.app_figures.hot = 100 * MiB;
+    // 40 MiB back at 100 MiB/s: 400 ms of stall from 0; the kernel has seen
+    // it all at 0.4 s: over `some` (70 ms), the medium event, lmkd's first
+    // wake-up (the model's instant: at 0)
+    p.pg.app_evicted = 40 * MiB;
+    pg_result r;
+    CHECK(pg_refault(&p.pg, &p.a, 1, 100 * MiB, &r) == 400 * MS);
+    CHECK(p.out.lmkd_wakeups == 1);
+    CHECK(p.pg.some.last_event == 400 * MS);
+    // 20 MiB more at 0.5 s: 200 ms, seen at 0.7 s: the window's growth
+    // 600 ms, a breach within 1 s of the event: held, and the kernel's poll
+    // asked for at 1.4 s
+    p.at(500 * MS);
+    p.pg.app_evicted = 20 * MiB;
+    uint64_t polls = p.out.lmkd_wakeups;
+    CHECK(pg_refault(&p.pg, &p.a, 1, 100 * MiB, &r) == 200 * MS);
+    CHECK(p.out.lmkd_wakeups == polls); // no event now
+    CHECK(p.pg.some.pending == 1);
+    int held = 0;
+    for (const auto &l : p.looks)
+        held += l.what == PG_PSI && l.t == 1400 * MS;
+    CHECK(held == 1);
+    // at 1.4 s the event goes: lmkd wakes on it, and its polling restarts
+    // from the event (1 s past it)
+    p.at(1400 * MS);
+    pg_look(&p.pg, &p.a, PG_PSI);
+    CHECK(p.out.lmkd_wakeups == polls + 1);
+    CHECK(p.pg.poll_until == 2400 * MS);
+    CHECK(p.pg.some.pending == 0);
+    CHECK(p.kills.empty());
+}

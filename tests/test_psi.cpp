@@ -246,10 +246,15 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
     // cached app).  From 5.2 s the user asks every 200 ms: each inference
     // reads about 500 MiB back (a refault each) and direct reclaim drops
     // them again, over a file LRU of about 100 MiB: thrashing of several
-    // hundred percent, over thrashing_limit_critical 300.  lmkd decides
-    // LOW_MEM_AND_THRASHING with min_score_adj 0 and kills by adj, one per
-    // wake-up: the two cached apps left (adj 950), the previous app (700,
-    // the one the user came back from), then the app itself (0).
+    // hundred percent, over thrashing_limit_critical 300.  The PSI events
+    // are the kernel's: the one of the stall at 5.2 s signalled, the
+    // breaches after it held for a window (psi.c update_triggers), so lmkd
+    // decides at its polls (every 10 ms after a kill), between the stalls:
+    // free pages back at high after the reclaim, the device in direct
+    // reclaim (pgscan_direct moved) and thrashing: DIRECT_RECL_AND_THRASHING
+    // with min_score_adj 0, one kill per wake-up, by adj: the two cached apps
+    // left (adj 999 down), the previous app (700, the one the user came back
+    // from), then the app itself (0).
     std::string yaml = llm_phone();
     Loaded l(yaml);
     mdl_rep r = l.run(0);
@@ -259,7 +264,7 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
     CHECK(r.thrashing_max >= 300);
     CHECK(r.deaths_total == 1);
     CHECK(r.first_death_foreground == 1);
-    CHECK(r.deaths_by_lmkd[MDL_LMKD_LOW_MEM_AND_THRASHING] == 1);
+    CHECK(r.deaths_by_lmkd[MDL_LMKD_DIRECT_RECL_AND_THRASHING] == 1);
     // the order, from the timeline: every other app before the app
     shim::TempDir dir;
     shim::write_file(dir.file("llm.yaml"), yaml);
@@ -268,7 +273,7 @@ TEST_CASE("psi: an LLM whose weights do not fit thrashes: cached apps, the previ
     std::string t = shim::read_file(dir.file("t.jsonl"));
     size_t last_cached = t.rfind("\"error\":\"cached_app_killed\"");
     size_t previous = t.find("\"error\":\"previous_app_killed\"");
-    size_t app = t.find("\"error\":\"LOW_MEM_AND_THRASHING\"");
+    size_t app = t.find("\"error\":\"DIRECT_RECL_AND_THRASHING\"");
     REQUIRE(last_cached != std::string::npos);
     REQUIRE(previous != std::string::npos);
     REQUIRE(app != std::string::npos);
@@ -295,7 +300,7 @@ TEST_CASE("psi: the thrashing LLM's timeline: pages, lmkd's kill line, explain a
     CHECK(x.out.find("lmkd kills the previous app (the one the user left) (") !=
           std::string::npos);
     CHECK(x.out.find("adj 700): free pages ") != std::string::npos);
-    CHECK(x.out.find("(LOW_MEM_AND_THRASHING, adj 0; free pages ") != std::string::npos);
+    CHECK(x.out.find("(DIRECT_RECL_AND_THRASHING, adj 0; free pages ") != std::string::npos);
     // the app's death carries lmkd's own kill line, which the log reader reads as a real one
     size_t lp = t.find("\"log\":\"lowmemorykiller: Kill 'com.example.app' (");
     REQUIRE(lp != std::string::npos);
@@ -310,7 +315,7 @@ TEST_CASE("psi: the thrashing LLM's timeline: pages, lmkd's kill line, explain a
     REQUIRE(nx == 1);
     CHECK(xs[0].source == RPL_LMKD);
     CHECK(xs[0].adj == 0);
-    CHECK(std::string(xs[0].description).find(" watermark is breached and thrashing (") !=
+    CHECK(std::string(xs[0].description).find("device is in direct reclaim and thrashing (") !=
           std::string::npos);
     std::free(xs);
     CHECK(x.out.find("  lmkd logs: lowmemorykiller: Kill 'com.example.app' (") != std::string::npos);

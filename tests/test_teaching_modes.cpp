@@ -343,7 +343,7 @@ TEST_CASE("teaching: thrashing-kill is lmkd's LOW_MEM_AND_THRASHING with the cou
         CHECK(x.importance == 100);
         CHECK(x.stage == "inference");
     }
-    CHECK(d[0].at_s == Approx(4.85).margin(0.001));
+    CHECK(d[0].at_s == Approx(4.97).margin(0.001));
     // 4 to 6 s after it opens, in every session
     for (int k = 0; k < 20; k++) {
         TempDir dir;
