@@ -21,9 +21,6 @@
 /* how often the page model looks while kswapd runs or the page cache
  * refaults: kswapd's work is continuous, the look is not */
 #define TICK_US ((sim_time)100 * 1000)
-/* the adj the cached apps other than this one hold, above the app's own
- * 900 once it is cached (the LRU gives 900-999; it is the newest) */
-#define CACHED_OTHERS_ADJ 950
 
 /* What allocated() finds of the allocating process. */
 enum { LIVES = 0, GONE = 1 };
@@ -353,38 +350,50 @@ static int lmkd_kill(w_pages *pg, const pg_app *a, int min_adj, const mdl_lmkd_d
     return 0;
 }
 
-/* The kernel's OOM killer (oom_badness): the largest rss + swap plus
- * adj x totalpages / 1000.  1 when one was killed, 2 the app's, 0 none. */
+/* oom_badness (mm/oom_kill.c, Linux 6.1), in pages: the resident and
+ * swapped pages, the page tables mapping them (one 4 KiB table per 512
+ * pages: dense mappings, an assumption), plus adj x (totalpages / 1000). */
+static int64_t badness(int64_t bytes, int adj, int64_t per_adj)
+{
+    int64_t pages = (bytes + PAGE - 1) / PAGE;
+    return pages + (pages + 511) / 512 + adj * per_adj;
+}
+
+/* The kernel's OOM killer: select_bad_process walks the processes oldest
+ * first and takes the most points, a tie going to the later one
+ * (oom_evaluate_task skips only fewer points): the cached apps (the oldest
+ * at 999, no smaller than the others), the app's main process, its service
+ * (started after it), the app the user switched to.  1 when one was
+ * killed, 2 the app's, 0 none. */
 static int kernel_oom(w_pages *pg, const pg_app *a)
 {
     const mdl_device *d = pg->dev;
-    double total = (double)(d->ram + (d->has_zram ? d->zram_size : 0)) / 1000.0;
-    double best = -1.0;
+    int64_t per_adj = (d->ram + (d->has_zram ? d->zram_size : 0)) / PAGE / 1000;
+    int64_t best = INT64_MIN, p;
     int who = 0; /* 1 a cached app, 2 the app (the model's process), 3 the successor, 4 the
                     main process (svc) */
     if (pg->ncached > 0) {
-        best = (double)(pg->ds->cached + pg->cached_swap) / pg->ncached +
-               CACHED_OTHERS_ADJ * total;
+        int64_t one = (pg->ds->cached + pg->cached_swap) / pg->ncached;
+        best = badness(one, MDL_ADJ_MAX - 1, per_adj);
         who = 1;
     }
     int64_t main_anon = *a->svc && *a->main_alive ? pg->host->main_anon(pg->ctx) : 0;
-    if (*a->alive) {
-        double app = (double)(app_anon(pg) - main_anon + app_file_resident(pg)) +
-                     pg->host->adj(pg->ctx, 0) * total;
-        if (app > best) {
-            best = app;
-            who = 2;
-        }
-    }
     if (*a->svc && *a->main_alive) {
-        double app =
-            (double)(*a->alive ? main_anon : app_anon(pg)) + pg->host->adj(pg->ctx, 1) * total;
-        if (app > best) {
-            best = app;
+        p = badness(*a->alive ? main_anon : app_anon(pg), pg->host->adj(pg->ctx, 1), per_adj);
+        if (p >= best) {
+            best = p;
             who = 4;
         }
     }
-    if (other_app(pg) > 0 && (double)other_app(pg) + other_adj(a) * total > best)
+    if (*a->alive) {
+        p = badness(app_anon(pg) - main_anon + app_file_resident(pg), pg->host->adj(pg->ctx, 0),
+                    per_adj);
+        if (p >= best) {
+            best = p;
+            who = 2;
+        }
+    }
+    if (other_app(pg) > 0 && badness(other_app(pg), other_adj(a), per_adj) >= best)
         who = 3;
     pg->out->kernel_oom_kills += who != 0;
     if (who == 1)

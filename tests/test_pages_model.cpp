@@ -406,3 +406,80 @@ TEST_CASE("pages: a second refault stall within the window wakes lmkd a window a
     CHECK(p.pg.some.pending == 0);
     CHECK(p.kills.empty());
 }
+
+// oom_badness and select_bad_process (mm/oom_kill.c, Linux 6.1): points in
+// pages, rss + swap + page tables (one table per 512 pages) + adj x
+// (totalpages / 1000); the oldest process first, a tie to the later one.
+// Here totalpages = 4096 MiB / 4 KiB = 1048576, 1048 pages per adj.  No
+// PSI event (thresholds over the 0.5 s stall): the kernel alone decides.
+std::string droid_quiet(const std::string &extra = "")
+{
+    return droid("lmkd: {psi_partial_stall_ms: 1000, psi_complete_stall_ms: 1000}\n" + extra);
+}
+
+TEST_CASE("pages: the kernel's OOM killer weighs the oldest cached app at its own adj, 999")
+{
+    // one cached app of 853 MiB; the app, behind at 700, allocates 1953 MiB:
+    // free 2796 - 853 - 1953 = -10 MiB, nothing to reclaim.  The app:
+    // 499968 + 977 + 700 x 1048 = 1234545 points; the cached app at 999:
+    // 218368 + 427 + 999 x 1048 = 1265747, the larger: it dies, the app lives.
+    // (At one adj for every cached app, 950, it would have 1214395, and the
+    // app would die.)
+    Phone p(droid_quiet("cached_apps: 853MiB\ncached_app_size: 1GiB\n"), 853 * MiB);
+    p.app_figures.fg = 0;
+    p.app_figures.bg = 1;
+    p.setup();
+    REQUIRE(p.pg.ncached == 1);
+    pg_result r = p.alloc(1953 * MiB);
+    CHECK_FALSE(r.gone);
+    CHECK(p.out.lmkd_wakeups == 0);
+    CHECK(p.out.kernel_oom_kills == 1);
+    CHECK(p.out.cached_kills == 1);
+    CHECK(p.kills.empty());
+    REQUIRE(p.notes.size() == 1);
+    CHECK(p.notes[0].what == "cached_app_killed");
+    CHECK(p.notes[0].why == "kernel_oom");
+    CHECK(p.notes[0].adj == 999);
+}
+
+TEST_CASE("pages: the kernel's OOM killer gives a tie to the newer process, the service")
+{
+    // the app runs its model in a service: main and service both behind, at
+    // 700; the main process holds 1403 MiB of the app's 2806.  Free
+    // 2796 - 2806 = -10 MiB, nothing to reclaim.  Each: 359168 pages + 702
+    // tables + 733600 points, a tie: the service, started after its
+    // client, is the later in the walk and dies
+    Phone p(droid_quiet());
+    p.app_figures.fg = 0;
+    p.app_figures.bg = 1;
+    p.app_figures.svc = 1;
+    p.app_figures.main_alive = 1;
+    p.host.main_anon = [](void *) -> int64_t { return 1403 * MiB; };
+    p.setup();
+    pg_result r = p.alloc(2806 * MiB);
+    CHECK(r.gone);
+    REQUIRE(p.kills.size() == 1);
+    CHECK(p.kills[0].by == PG_BY_KERNEL_OOM);
+    CHECK(p.kills[0].main == 0); // the service
+    CHECK(p.out.kernel_oom_kills == 1);
+}
+
+TEST_CASE("pages: page tables tip the kernel's choice between the app's two processes")
+{
+    // the app in front: its main process at 0, the service it binds at 100
+    // (100 x 1048 = 104800 points).  The service holds 306768 pages, the
+    // main process 411567 (104799 more): free 715776 - 718335 = -2559 pages,
+    // nothing to reclaim.  The service: 306768 + 600 tables + 104800 =
+    // 412168; the main process: 411567 + 804 tables = 412371, the larger:
+    // it dies.  (Without page tables the service would lead by one.)
+    Phone p(droid_quiet());
+    p.app_figures.svc = 1;
+    p.app_figures.main_alive = 1;
+    p.host.adj = [](void *, int main) { return main ? 0 : 100; };
+    p.host.main_anon = [](void *) -> int64_t { return int64_t(411567) * 4096; };
+    p.setup();
+    p.alloc(int64_t(306768 + 411567) * 4096);
+    REQUIRE(p.kills.size() == 1);
+    CHECK(p.kills[0].by == PG_BY_KERNEL_OOM);
+    CHECK(p.kills[0].main == 1);
+}
