@@ -483,3 +483,25 @@ TEST_CASE("pages: page tables tip the kernel's choice between the app's two proc
     CHECK(p.kills[0].by == PG_BY_KERNEL_OOM);
     CHECK(p.kills[0].main == 1);
 }
+
+// __alloc_pages_slowpath: past direct reclaim the allocation is met only
+// above the min watermark (the device's min holds each zone's min and its
+// largest protection, lowmem_reserve, summed): free pages under min with
+// nothing left to reclaim go to the OOM killer even while some are free.
+TEST_CASE("pages: direct reclaim keeps the reserve: under min with nothing to reclaim, the OOM killer runs though pages are free")
+{
+    // one cached app of 100 MiB; the app in front allocates 2676 MiB: free
+    // 2796 - 100 - 2676 = 20 MiB, under min (40), over 0; nothing to
+    // reclaim (no zram, no file pages).  The OOM killer: the cached app at
+    // 999, 25600 + 50 + 999 x 1048 = 1072602 points, over the app's
+    // 685056 + 1338 at adj 0: it dies, free 120 MiB, over min: the
+    // allocation is met and the app lives
+    Phone p(droid_quiet("cached_apps: 100MiB\ncached_app_size: 100MiB\n"), 100 * MiB);
+    p.setup();
+    pg_result r = p.alloc(2676 * MiB);
+    CHECK_FALSE(r.gone);
+    CHECK(p.out.kernel_oom_kills == 1);
+    CHECK(p.out.cached_kills == 1);
+    CHECK(p.kills.empty());
+    CHECK(pg_free(&p.pg) == 120 * MiB);
+}
