@@ -170,13 +170,17 @@ int w__victim_is_main(const world *w, int adj)
      * before its service's), over PERCEPTIBLE_APP_ADJ; the heaviest
      * (proc_get_heaviest) at or under it, or at every adj with
      * kill_heaviest_task.  proc_get_heaviest walks from the list's head,
-     * the newest, and keeps the first of a tie: the service */
+     * the newest, and keeps the first of a tie: the service.  Its size is
+     * proc_get_size's, the resident pages of /proc/PID/statm, where the
+     * GPU's buffers are not (they are the driver's pages, not mapped as
+     * the process's own) */
     if (adj > APP_ADJ_PERCEPTIBLE && w->dev->lmkd.kill_heaviest_task <= 0)
         return 1;
     int64_t all = 0;
     for (int c = 0; c < MDL_CAT_COUNT; c++)
-        all += mdl_ledger_total(w->led, (mdl_category)c);
-    int64_t mine = w__main_held(w, MDL_CAT_ALL);
+        if (c != MDL_CAT_GPU)
+            all += mdl_ledger_total(w->led, (mdl_category)c);
+    int64_t mine = w__main_held(w, MDL_CAT_ALL & ~MDL_CAT_BIT(MDL_CAT_GPU));
     return mine > all - mine;
 }
 

@@ -550,16 +550,17 @@ TEST_CASE("processes: kill_heaviest_task makes lmkd take the heavier of main and
         inl += (first ? "  - " : "    ") + line + "\n";
         first = false;
     }
-    auto scenario = [&](const std::string &lmkd) {
+    auto scenario = [&](const std::string &lmkd, const std::string &resident = "native: 1400MiB",
+                        const std::string &app = "150MiB") {
         return "name: heaviest\nseed: 7\nreplications: 4\nhorizon: 3min\ndevices:\n" + inl +
                lmkd +
                "candidates:\n  - id: big\n    digest: a1\n    runtime: litert-1.4.0\n"
                "    parts:\n      model:\n        file: 40MiB\n"
                "        load: {mode: mmap, time: 300ms}\n"
-               "        prepare: {time: 500ms, resident: {native: 1400MiB}}\n"
+               "        prepare: {time: 500ms, resident: {" + resident + "}}\n"
                "        inference: {time: 200ms}\n"
                "processes:\n  ml: {kind: service, restart: 2s, important: true}\n"
-               "app:\n  baseline: {native: 150MiB}\n  package: com.example.big\n"
+               "app:\n  baseline: {native: " + app + "}\n  package: com.example.big\n"
                "  processes:\n    ml: {baseline: {native: 40MiB}}\n"
                "workload:\n  path: [cold_start, {requests: {every: 1s, for: 5s}}, "
                "{background: 150s}]\n";
@@ -578,4 +579,18 @@ TEST_CASE("processes: kill_heaviest_task makes lmkd take the heavier of main and
     CHECK(tail_svc == 0);
     CHECK(heavy_main == 0);
     CHECK(heavy_svc > 0);
+    // proc_get_heaviest weighs /proc/PID/statm's resident pages, which hold
+    // no GPU buffer: with 1300 of the service's 1400 MiB on the GPU it
+    // weighs 100 + 40 MiB of baseline + 40 MiB of mapped file, under the
+    // main process's 250 MiB: the main process is the heavier and dies
+    Loaded gpu(scenario("    lmkd: {kill_heaviest_task: true}\n", "native: 100MiB, gpu: 1300MiB",
+                        "250MiB"));
+    int64_t gpu_main = 0, gpu_svc = 0;
+    for (uint64_t k = 0; k < 4; k++) {
+        mdl_rep c = gpu.run(0, k);
+        gpu_main += (int64_t)(c.deaths_total - c.svc_deaths);
+        gpu_svc += (int64_t)c.svc_deaths;
+    }
+    CHECK(gpu_main > 0);
+    CHECK(gpu_svc == 0);
 }
