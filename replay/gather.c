@@ -52,6 +52,7 @@ typedef struct gathering {
     void *ctx;
     rpl_record *items;
     size_t n;
+    uint32_t files;      /* the files read so far: each record's file */
     sim_error *err;
 } gathering;
 
@@ -70,8 +71,11 @@ static int append(gathering *g, const rpl_exit *xs, size_t nx)
     if (ni == NULL)
         return out_of_memory(g->err);
     g->items = ni;
-    for (size_t k = 0; k < nx; k++)
-        ni[g->n++] = (rpl_record){xs[k], source_name(&xs[k])};
+    for (size_t k = 0; k < nx; k++) {
+        ni[g->n] = (rpl_record){xs[k], source_name(&xs[k])};
+        ni[g->n++].x.file = g->files;
+    }
+    g->files++;
     return SIM_OK;
 }
 
@@ -198,7 +202,7 @@ int rpl_gather(const char *const *files, int nfiles, const char *process,
                const rpl_trace_exits *t, rpl_note_fn note_fn, void *ctx, rpl_record **out,
                size_t *nout, sim_error *err)
 {
-    gathering g = {process, 0, note_fn, ctx, NULL, 0, err};
+    gathering g = {process, 0, note_fn, ctx, NULL, 0, 0, err};
     int rc = SIM_OK;
     if (process == NULL && t != NULL && rpl_trace_exits_count(t) > 0 &&
         rpl_trace_exit_record(t, 0)->process[0] != '\0')

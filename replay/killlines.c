@@ -478,7 +478,9 @@ static int64_t line_gap(const rpl_exit *a, const rpl_exit *b)
  * (lmkd writes both, one after the other): the line keeps its name and
  * takes what only killinfo gives (the reason's number, the swap, on
  * builds whose line has none); the killinfo leaves the list.  The line
- * taken is the nearest in the file of the same pid within the window. */
+ * taken is of the same pid within the window: the nearest in the same
+ * file, else (the events log and the main log given as two files, whose
+ * line numbers do not compare) the nearest in time. */
 static void merge_killinfo(rpl_exit *v, size_t n)
 {
     unsigned char *taken = NULL; /* lines that took a killinfo: made when one is found */
@@ -487,15 +489,18 @@ static void merge_killinfo(rpl_exit *v, size_t n)
             continue;
         size_t best = n;
         uint64_t best_d = 0;
+        int best_other = 1; /* the best so far is in another file */
         for (size_t j = 0; j < n; j++) {
             const rpl_exit *l = &v[j];
             int64_t gap = line_gap(l, &v[k]);
             if (l->source != RPL_LMKD || l->killinfo || l->pid != v[k].pid ||
                 gap > RPL_JOIN_WINDOW_MS || (taken != NULL && taken[j]))
                 continue;
-            uint64_t d = l->line > v[k].line ? l->line - v[k].line : v[k].line - l->line;
-            if (best == n || d < best_d)
-                best = j, best_d = d;
+            int other = l->file != v[k].file;
+            uint64_t d = other ? (uint64_t)(gap < 0 ? 0 : gap)
+                         : l->line > v[k].line ? l->line - v[k].line : v[k].line - l->line;
+            if (best == n || other < best_other || (other == best_other && d < best_d))
+                best = j, best_d = d, best_other = other;
         }
         if (best == n || (taken == NULL && (taken = calloc(n, 1)) == NULL))
             continue; /* out of memory: the two stay two records */

@@ -92,6 +92,7 @@ typedef struct rpl_exit {
     int64_t pss_kb, rss_kb;         /* -1: not given */
     int64_t pid;                    /* -1: not given */
     uint64_t line;                  /* where it starts in its file (from 1) */
+    uint32_t file;                  /* which of the files given it is in (diagnose: from 0) */
     /* a JetsamEvent report (.ips): the process's entry */
     char cause[32];                 /* its `reason` (XNU's kill cause), "" when not killed */
     int jetsam_event;               /* 1: read from a JetsamEvent report */

@@ -162,6 +162,38 @@ TEST_CASE("killlines: killinfo joins lmkd's Kill line of the same kill", "[diagn
     CHECK(x.size() == 2);
 }
 
+TEST_CASE("killlines: across two files killinfo joins the line nearest in time, not in line number",
+          "[diagnose][killlines]")
+{
+    // the events log (file 0) holds the killinfo at its line 1, 10:23:49.100;
+    // the main log (file 1) two Kill lines of pid 4327 within the window:
+    // line 1 at 10:23:51.000 (the pid again, 1.9 s later) and line 2 at
+    // 10:23:49.090, the same kill.  Line numbers of two files do not
+    // compare: the nearest in time takes the killinfo (its reason, LOW_MEM)
+    std::vector<rpl_exit> events = parse(killinfo(38, 8) + "\n");
+    std::vector<rpl_exit> main = parse(
+        "12-04 10:23:51.000  1203  1203 I lowmemorykiller: Kill 'com.example.chat' (4327), uid "
+        "10234, oom_adj 900 to free 1000kB\n"
+        "12-04 10:23:49.090  1203  1203 I lowmemorykiller: Kill 'com.example.chat' (4327), uid "
+        "10234, oom_adj 900 to free 81234kB\n");
+    REQUIRE(events.size() == 1);
+    REQUIRE(main.size() == 2);
+    std::vector<rpl_exit> x = events;
+    for (rpl_exit e : main) {
+        e.file = 1;
+        x.push_back(e);
+    }
+    x.resize(rpl_exits_join(x.data(), x.size()));
+    REQUIRE(x.size() == 2); // the killinfo left the list, merged
+    for (const rpl_exit &e : x) {
+        CHECK(e.killinfo == 0);
+        if (e.rss_kb == 81234)
+            CHECK(e.lmkd == MDL_LMKD_LOW_MEM);
+        else
+            CHECK(e.lmkd == MDL_LMKD_NONE);
+    }
+}
+
 TEST_CASE("killlines: the two-line forms keep their size and their pressure",
           "[diagnose][killlines]")
 {
