@@ -130,10 +130,10 @@ static void psi_look_later(w_pages *pg, const pg_app *a)
         at = pg->some.last_event + WINDOW_US;
     if (pg->full.pending && (at < 0 || pg->full.last_event + WINDOW_US < at))
         at = pg->full.last_event + WINDOW_US;
-    if (at < 0 || pg->psi_pending || *a->ending)
-        return;
+    if (at < 0 || (pg->psi_look_at >= 0 && pg->psi_look_at <= at) || *a->ending)
+        return; /* none held, or a look comes in time */
     if (pg->host->at(pg->ctx, at, PG_PSI))
-        pg->psi_pending = 1;
+        pg->psi_look_at = at;
 }
 
 /* The triggers updated at u (a stall's end, or a held event's poll): lmkd
@@ -167,9 +167,10 @@ static void psi_stall(w_pages *pg, const pg_app *a, sim_time stall, int full)
         pg_psi_reset(&pg->full, now, pg->full_total);
         pg->psi_seen = now;
     }
-    /* the kernel's update that has seen the whole stall, never before one
-     * already made */
-    sim_time u = now + stall > pg->psi_seen ? now + stall : pg->psi_seen;
+    /* the kernel's update that has seen the whole stall: stalls at one
+     * instant follow each other (the allocation's direct reclaim, then the
+     * read), so this one ends `stall` after the last one seen */
+    sim_time u = (now > pg->psi_seen ? now : pg->psi_seen) + stall;
     pg->psi_seen = u;
     pg->psi_until = u + WINDOW_US;
     pg->some_total += stall;
@@ -377,16 +378,18 @@ static int kernel_oom(w_pages *pg, const pg_app *a)
         best = badness(one, MDL_ADJ_MAX - 1, per_adj);
         who = 1;
     }
+    /* rss holds no GPU buffer (held by fd, not mapped as the process's pages) */
+    int64_t rss_anon = app_anon(pg) - mdl_ledger_total(pg->led, MDL_CAT_GPU);
     int64_t main_anon = *a->svc && *a->main_alive ? pg->host->main_anon(pg->ctx) : 0;
     if (*a->svc && *a->main_alive) {
-        p = badness(*a->alive ? main_anon : app_anon(pg), pg->host->adj(pg->ctx, 1), per_adj);
+        p = badness(*a->alive ? main_anon : rss_anon, pg->host->adj(pg->ctx, 1), per_adj);
         if (p >= best) {
             best = p;
             who = 4;
         }
     }
     if (*a->alive) {
-        p = badness(app_anon(pg) - main_anon + app_file_resident(pg), pg->host->adj(pg->ctx, 0),
+        p = badness(rss_anon - main_anon + app_file_resident(pg), pg->host->adj(pg->ctx, 0),
                     per_adj);
         if (p >= best) {
             best = p;
@@ -549,7 +552,8 @@ void pg_look(w_pages *pg, const pg_app *a, int what)
     else if (what == PG_POLL)
         pg->poll_pending = 0;
     else
-        pg->psi_pending = 0;
+        if (pg->psi_look_at <= sim_now(a->e))
+            pg->psi_look_at = -1; /* (a later look asked for before comes all the same) */
     pg->out->page_events++;
     if (*a->ending)
         return;
@@ -770,7 +774,7 @@ void pg_setup(w_pages *pg, const pg_app *a, gsl_rng *r)
     pg->pc_cold = d->page_cache - d->page_cache_ws;
     pg->pc_ws = d->page_cache_ws;
     pg->some.last_event = pg->full.last_event = -WINDOW_US;
-    pg->psi_until = pg->psi_seen = -1;
+    pg->psi_until = pg->psi_seen = pg->psi_look_at = -1;
     pg->poll_until = -1;
     mdl_lmkd_mem m;
     lmkd_mem(pg, a, &m);

@@ -82,7 +82,8 @@ enum { PG_TICK = 0, PG_POLL = 1, PG_PSI = 2 };
 typedef struct pg_host {
     /* the oom_score_adj of the model's process (main 0) or its client (1) */
     int (*adj)(void *ctx, int main);
-    /* the anonymous bytes the main process holds (svc) */
+    /* the anonymous bytes the main process holds in its rss (svc): no GPU
+     * buffer, which is held by fd, not mapped as its own pages */
     int64_t (*main_anon)(void *ctx);
     /* carries the verdict out (the app's figures change with it) */
     void (*kill)(void *ctx, const pg_kill *k);
@@ -114,8 +115,10 @@ void pg_psi_reset(pg_psi_trigger *t, sim_time now, sim_time total);
  * and signalled once that window is over). */
 int pg_psi_update(pg_psi_trigger *t, sim_time now, sim_time total, int new_stall,
                   sim_time threshold, sim_time window);
-/* The growth over the window ending at now, as window_update computes it,
- * read without moving the window. */
+/* The growth over the window ending at now, read without moving the
+ * window: window_update's figure within the window; past it, the growth
+ * since the start spread over the time since (the kernel would restart the
+ * window there). */
 sim_time pg_psi_growth(const pg_psi_trigger *t, sim_time now, sim_time total, sim_time window);
 
 /* Android in lmkd's PSI mode: the phone's pages around the app (pages.c;
@@ -148,7 +151,7 @@ struct w_pages {
     sim_time some_total, full_total;
     pg_psi_trigger some, full;
     sim_time psi_seen, psi_until;
-    int psi_pending;
+    sim_time psi_look_at;    /* the earliest PG_PSI look asked for, -1 none */
     sim_time stall;          /* the app's own stall to add to its running stage */
     /* lmkd: its state between wake-ups, its polling after an event */
     mdl_lmkd_state lmkd;

@@ -38,7 +38,11 @@ static int ps_adj(void *ctx, int main)
     return main ? w__main_adj(w) : w__app_adj(w);
 }
 
-static int64_t ps_main_anon(void *ctx) { return w__main_anon((const world *)ctx); }
+static int64_t ps_main_anon(void *ctx)
+{
+    const world *w = ctx;
+    return w__main_anon(w) - w__main_held(w, MDL_CAT_BIT(MDL_CAT_GPU));
+}
 
 /* lmkd's kill line for one of the app's processes (main: the main one
  * while the model runs in a service process), as lmkd.cpp's

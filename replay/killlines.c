@@ -497,7 +497,7 @@ static void merge_killinfo(rpl_exit *v, size_t n)
                 gap > RPL_JOIN_WINDOW_MS || (taken != NULL && taken[j]))
                 continue;
             int other = l->file != v[k].file;
-            uint64_t d = other ? (uint64_t)(gap < 0 ? 0 : gap)
+            uint64_t d = other ? (gap < 0 ? UINT64_MAX : (uint64_t)gap) /* a time unknown: last */
                          : l->line > v[k].line ? l->line - v[k].line : v[k].line - l->line;
             if (best == n || other < best_other || (other == best_other && d < best_d))
                 best = j, best_d = d, best_other = other;

@@ -464,6 +464,27 @@ TEST_CASE("pages: the kernel's OOM killer gives a tie to the newer process, the 
     CHECK(p.out.kernel_oom_kills == 1);
 }
 
+TEST_CASE("pages: the kernel's OOM killer counts no GPU buffer in a process's rss")
+{
+    // the tie above, with 1000 of the service's 1403 MiB in GPU buffers
+    // (held by fd, not in get_mm_rss): the service weighs 403 MiB, 103168
+    // pages + 202 tables + 733600, under the main process's 359168 + 702 +
+    // 733600: the main process dies
+    Phone p(droid_quiet());
+    p.app_figures.fg = 0;
+    p.app_figures.bg = 1;
+    p.app_figures.svc = 1;
+    p.app_figures.main_alive = 1;
+    p.host.main_anon = [](void *) -> int64_t { return 1403 * MiB; };
+    p.setup();
+    REQUIRE(mdl_ledger_alloc(p.led, p.app, MDL_CAT_GPU, 1000 * MiB, MDL_STAGE_LOAD, 0, nullptr) ==
+            SIM_OK);
+    p.alloc(1806 * MiB); // free 2796 - 2806 = -10 MiB
+    REQUIRE(p.kills.size() == 1);
+    CHECK(p.kills[0].by == PG_BY_KERNEL_OOM);
+    CHECK(p.kills[0].main == 1);
+}
+
 TEST_CASE("pages: page tables tip the kernel's choice between the app's two processes")
 {
     // the app in front: its main process at 0, the service it binds at 100
