@@ -167,10 +167,9 @@ static void psi_stall(w_pages *pg, const pg_app *a, sim_time stall, int full)
         pg_psi_reset(&pg->full, now, pg->full_total);
         pg->psi_seen = now;
     }
-    /* the kernel's update that has seen the whole stall: stalls at one
-     * instant follow each other (the allocation's direct reclaim, then the
-     * read), so this one ends `stall` after the last one seen */
-    sim_time u = (now > pg->psi_seen ? now : pg->psi_seen) + stall;
+    /* the kernel's update that has seen the whole stall, never before one
+     * already made (stalls at one instant are taken as overlapping) */
+    sim_time u = now + stall > pg->psi_seen ? now + stall : pg->psi_seen;
     pg->psi_seen = u;
     pg->psi_until = u + WINDOW_US;
     pg->some_total += stall;

@@ -229,10 +229,10 @@ TEST_CASE("calibrate recovers a known value within its interval, which narrows a
     TempDir t;
     // the truth: spikes every 120 s on average; a session's visible-death
     // rate from 3200 replications of another seed.  The session's own
-    // stalls kill it now and then whatever the spikes (7 % of sessions at a
-    // 900 s interval, measured over 400), so the truth sits where the spikes
-    // move the rate most (about 37 % at 90 s, 17.5 % at 200 s), and the fit
-    // starts away from it, at 300 s
+    // complete stalls kill it in about one session in seven whatever the
+    // spikes (13.5 % at a 900 s interval, measured), so the truth sits where
+    // the spikes still move the rate (about 44 % at 90 s, 25 % at 200 s),
+    // and the fit starts away from it, at 300 s
     const int truth = 120;
     double p = true_session_rate(t, truth);
     REQUIRE(p > 0.05);
