@@ -442,6 +442,18 @@ TEST_CASE("pages: the kernel's OOM killer weighs the oldest cached app at its ow
     CHECK(p.notes[0].adj == 999);
 }
 
+// The app behind (700) with its model in a service, the main process
+// holding 1403 MiB of anonymous memory in its rss; the phone set up.
+void behind_with_service(Phone &p)
+{
+    p.app_figures.fg = 0;
+    p.app_figures.bg = 1;
+    p.app_figures.svc = 1;
+    p.app_figures.main_alive = 1;
+    p.host.main_anon = [](void *) -> int64_t { return 1403 * MiB; };
+    p.setup();
+}
+
 TEST_CASE("pages: the kernel's OOM killer gives a tie to the newer process, the service")
 {
     // the app runs its model in a service: main and service both behind, at
@@ -450,12 +462,7 @@ TEST_CASE("pages: the kernel's OOM killer gives a tie to the newer process, the 
     // tables + 733600 points, a tie: the service, started after its
     // client, is the later in the walk and dies
     Phone p(droid_quiet());
-    p.app_figures.fg = 0;
-    p.app_figures.bg = 1;
-    p.app_figures.svc = 1;
-    p.app_figures.main_alive = 1;
-    p.host.main_anon = [](void *) -> int64_t { return 1403 * MiB; };
-    p.setup();
+    behind_with_service(p);
     pg_result r = p.alloc(2806 * MiB);
     CHECK(r.gone);
     REQUIRE(p.kills.size() == 1);
@@ -471,12 +478,7 @@ TEST_CASE("pages: the kernel's OOM killer counts no GPU buffer in a process's rs
     // pages + 202 tables + 733600, under the main process's 359168 + 702 +
     // 733600: the main process dies
     Phone p(droid_quiet());
-    p.app_figures.fg = 0;
-    p.app_figures.bg = 1;
-    p.app_figures.svc = 1;
-    p.app_figures.main_alive = 1;
-    p.host.main_anon = [](void *) -> int64_t { return 1403 * MiB; };
-    p.setup();
+    behind_with_service(p);
     REQUIRE(mdl_ledger_alloc(p.led, p.app, MDL_CAT_GPU, 1000 * MiB, MDL_STAGE_LOAD, 0, nullptr) ==
             SIM_OK);
     p.alloc(1806 * MiB); // free 2796 - 2806 = -10 MiB
